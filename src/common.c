@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* Allocator hook, log callback and error strings. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static struct mqtx_allocator allocator = {
+	.alloc = mqtx_default_alloc,
+	.free = mqtx_default_free,
+};
+
+static struct {
+	mqtx_log_fn fn;
+	void *arg;
+	enum mqtx_log_level max;
+} logger;
+
+void *mqtx_default_alloc(size_t size, size_t align, void *arg)
+{
+	void *p;
+
+	(void)arg;
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	if (posix_memalign(&p, align, size ? size : 1))
+		return NULL;
+	return p;
+}
+
+void mqtx_default_free(void *ptr, void *arg)
+{
+	(void)arg;
+	free(ptr);
+}
+
+void mqtx_set_allocator(const struct mqtx_allocator *a)
+{
+	if (a && a->alloc && a->free)
+		allocator = *a;
+	else
+		allocator = (struct mqtx_allocator){ mqtx_default_alloc, mqtx_default_free, NULL };
+}
+
+void *mqtx__alloc_aligned(size_t size, size_t align)
+{
+	return allocator.alloc(size, align, allocator.arg);
+}
+
+void mqtx__free(void *ptr)
+{
+	if (ptr)
+		allocator.free(ptr, allocator.arg);
+}
+
+void mqtx_set_log(mqtx_log_fn fn, void *arg, enum mqtx_log_level max)
+{
+	logger.fn = fn;
+	logger.arg = arg;
+	logger.max = max;
+}
+
+void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!logger.fn || level > logger.max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	logger.fn(level, buf, logger.arg);
+}
+
+const char *mqtx_strerror(int err)
+{
+	static __thread char buf[64];
+
+	if (err < 0)
+		err = -err;
+	/* strerror_r (GNU) may return a static string instead of filling buf. */
+	return strerror_r(err, buf, sizeof(buf));
+}
