@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/* mqtx devices: lifecycle, TX queues and their control, queue selection, transmit, receive. */
+#ifndef MQTX_DEV_H
+#define MQTX_DEV_H
+
+#include <mqtx/clock.h>
+#include <mqtx/common.h>
+#include <mqtx/flow.h>
+#include <mqtx/pkt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MQTX_MAX_TXQ	       4096
+#define MQTX_DEFAULT_TXQLEN    1000
+#define MQTX_DEFAULT_MTU       1500
+#define MQTX_DEFAULT_QUOTA     64
+#define MQTX_XMIT_RECURSION_MAX 8
+#define MQTX_NAME_MAX	       32
+
+struct mqtx_dev;
+struct mqtx_txq;
+struct mqtx_dev_ops; /* <mqtx/driver.h> */
+
+/* Results of a single-packet transmit (the packet is consumed in every case). */
+enum mqtx_xmit_rc {
+	MQTX_XMIT_SUCCESS = 0, /* queued or handed to the driver */
+	MQTX_XMIT_DROP = 1,    /* dropped; counted with a reason */
+	MQTX_XMIT_CN = 2,      /* queued, but the qdisc dropped something else: back off */
+};
+
+/* Why a packet was dropped. Every drop is counted with exactly one reason where it happens. */
+enum mqtx_drop_reason {
+	MQTX_DROP_QDISC = 0, /* the qdisc refused it (limit) */
+	MQTX_DROP_AQM,	     /* an AQM decided (CoDel and friends) */
+	MQTX_DROP_POLICE,    /* a policer (ingress) */
+	MQTX_DROP_DOWN,	     /* the device was down or went down (purged) */
+	MQTX_DROP_RECURSION, /* a driver transmitted into its own queue, or nesting too deep */
+	MQTX_DROP_NOQUEUE,   /* noqueue qdisc and the driver queue was stopped */
+	MQTX_DROP_DRIVER,    /* the driver refused it with an error */
+	MQTX_DROP_REPLACE,   /* backlog of a replaced qdisc that the new qdisc refused */
+	MQTX_DROP_RESET,     /* a qdisc reset or delete purged it */
+	MQTX_DROP_REASON_MAX
+};
+
+/** mqtx_drop_reason_name() - a short name ("qdisc", "down", ...); "?" when out of range. */
+MQTX_API const char *mqtx_drop_reason_name(enum mqtx_drop_reason r);
+
+/* TX queue state bits (as Linux: the driver owns DRV_XOFF, BQL owns STACK_XOFF). */
+#define MQTX_TXQ_DRV_XOFF   0x1u
+#define MQTX_TXQ_STACK_XOFF 0x2u
+#define MQTX_TXQ_FROZEN	    0x4u
+#define MQTX_TXQ_ANY_XOFF   (MQTX_TXQ_DRV_XOFF | MQTX_TXQ_STACK_XOFF)
+
+/* Device flags (struct mqtx_dev_cfg.flags). */
+#define MQTX_DEV_F_NO_QUEUE 0x1u /* attach noqueue by default (virtual devices) */
+#define MQTX_DEV_F_BQL	    0x2u /* the driver reports sent/completed bytes: run BQL */
+
+/**
+ * struct mqtx_dev_cfg - what mqtx_dev_create() builds.
+ * @name: copied; 1..31 characters (required).
+ * @ops: the driver (required; see <mqtx/driver.h>).
+ * @num_txq: TX queues allocated, 1..MQTX_MAX_TXQ (required).
+ * @real_num_txq: queues in use, 1..num_txq (0: num_txq).
+ * @priv_size: bytes of driver-private area, at a fixed cache-line-aligned offset.
+ * @clock: the time base (NULL: mqtx_clock_real()); not owned.
+ * @tx_queue_len: default qdisc limit in packets (0: 1000).
+ * @mtu: (0: 1500).
+ * @quota: packets one qdisc run may send before yielding (0: 64).
+ * @flags: MQTX_DEV_F_*.
+ */
+struct mqtx_dev_cfg {
+	const char *name;
+	const struct mqtx_dev_ops *ops;
+	uint32_t num_txq;
+	uint32_t real_num_txq;
+	size_t priv_size;
+	struct mqtx_clock *clock;
+	uint32_t tx_queue_len;
+	uint32_t mtu;
+	uint32_t quota;
+	uint32_t flags;
+};
+
+/**
+ * mqtx_dev_create() - allocate a device and its TX queues; it starts down.
+ * Calls ops->init (if any) with the private area zeroed.
+ * Return: 0 and *@out; -EINVAL (missing name or ops, a count out of range, a name too long),
+ * -ENOMEM, or the error of ops->init.
+ */
+MQTX_API int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out);
+
+/** mqtx_dev_destroy() - bring the device down if up, call ops->uninit, free it. NULL is allowed. */
+MQTX_API void mqtx_dev_destroy(struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_open() - bring the device up: ops->open, attach the default qdisc to every TX queue
+ * that has none, activate the configured qdiscs, start every queue.
+ * Return: 0; -EALREADY if up; -ENOMEM; the error of ops->open (the device stays down).
+ */
+MQTX_API int mqtx_dev_open(struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_close() - bring the device down: stop every queue, deactivate the qdiscs, wait until
+ * no transmit is in flight, purge what is queued (counted as MQTX_DROP_DOWN), then ops->stop.
+ * Return: 0, or -EALREADY if already down.
+ */
+MQTX_API int mqtx_dev_close(struct mqtx_dev *dev);
+
+MQTX_API bool mqtx_dev_is_up(const struct mqtx_dev *dev);
+MQTX_API const char *mqtx_dev_name(const struct mqtx_dev *dev);
+MQTX_API const struct mqtx_dev_ops *mqtx_dev_ops(const struct mqtx_dev *dev);
+MQTX_API struct mqtx_clock *mqtx_dev_clock(const struct mqtx_dev *dev);
+MQTX_API uint32_t mqtx_dev_mtu(const struct mqtx_dev *dev);
+MQTX_API uint32_t mqtx_dev_tx_queue_len(const struct mqtx_dev *dev);
+
+/** mqtx_dev_priv() - the driver-private area (cache-line aligned, fixed offset). */
+MQTX_API void *mqtx_dev_priv(const struct mqtx_dev *dev);
+
+/** mqtx_dev_from_priv() - the device that owns private area @priv (inverse of the above). */
+MQTX_API struct mqtx_dev *mqtx_dev_from_priv(void *priv);
+
+/** mqtx_dev_ml_priv() / mqtx_dev_set_ml_priv() - a pointer reserved for a mid-layer. */
+MQTX_API void *mqtx_dev_ml_priv(const struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_set_ml_priv(struct mqtx_dev *dev, void *ml_priv);
+
+MQTX_API uint32_t mqtx_dev_num_txq(const struct mqtx_dev *dev);
+MQTX_API uint32_t mqtx_dev_real_num_txq(const struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_set_real_num_txq() - change how many TX queues are in use.
+ * Return: 0; -EBUSY while the device is up; -EINVAL outside 1..num_txq.
+ */
+MQTX_API int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n);
+
+/** mqtx_dev_txq() - TX queue @i, or NULL when @i >= num_txq. */
+MQTX_API struct mqtx_txq *mqtx_dev_txq(const struct mqtx_dev *dev, uint32_t i);
+MQTX_API uint32_t mqtx_txq_index(const struct mqtx_txq *txq);
+MQTX_API struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq);
+
+/* ---- queue selection ---- */
+
+/** A queue selector: return the queue for @pkt (capped to real_num_txq by the core). */
+typedef uint16_t (*mqtx_select_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);
+
+/**
+ * mqtx_dev_set_select_queue() - the application's selector, used before the driver's
+ * ops->select_queue and the default picker. NULL restores them. Safe under traffic.
+ */
+MQTX_API void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
+
+/**
+ * mqtx_dev_set_hash() - choose the flow hash of the default picker (see <mqtx/flow.h>).
+ * Safe under traffic. Return: 0, or the errors of mqtx_hasher_new().
+ */
+MQTX_API int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg);
+
+/** mqtx_dev_hash_cfg() - copy the device's current hash configuration into @cfg. */
+MQTX_API void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg);
+
+/**
+ * mqtx_dev_pick_tx() - the default picker: the packet's flow hash (computed and cached in the
+ * packet if not valid) scaled onto real_num_txq, or onto the packet's traffic-class range
+ * when traffic classes are set; non-IP frames go to queue 0. For selectors that fall back.
+ */
+MQTX_API uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/**
+ * mqtx_dev_select_queue() - run the whole selection for @pkt (hooks, default, cap) and set
+ * pkt->queue_mapping; what mqtx_dev_xmit() does first. Returns the queue index.
+ */
+MQTX_API uint16_t mqtx_dev_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/* ---- transmit ---- */
+
+/**
+ * mqtx_dev_xmit() - send one packet: select its queue, enqueue, run the queue.
+ * The packet is consumed in every case. Thread-safe.
+ * Return: enum mqtx_xmit_rc.
+ */
+MQTX_API int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/**
+ * mqtx_dev_xmit_burst() - send @n packets; consecutive packets for one queue share one lock
+ * hold and one run. Every packet is consumed. Return: how many were accepted (queued or sent);
+ * the others were dropped and counted.
+ */
+MQTX_API unsigned mqtx_dev_xmit_burst(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n);
+
+/* ---- queue control (drivers and applications) ---- */
+
+/** mqtx_txq_start() - clear DRV_XOFF; does not run the queue (for bring-up). */
+MQTX_API void mqtx_txq_start(struct mqtx_txq *txq);
+/** mqtx_txq_stop() - set DRV_XOFF: the queue is no longer dequeued. */
+MQTX_API void mqtx_txq_stop(struct mqtx_txq *txq);
+/** mqtx_txq_wake() - clear DRV_XOFF and, if it was set, schedule the queue to run. */
+MQTX_API void mqtx_txq_wake(struct mqtx_txq *txq);
+/** mqtx_txq_stopped() - DRV_XOFF is set (what drivers test). */
+MQTX_API bool mqtx_txq_stopped(const struct mqtx_txq *txq);
+/** mqtx_txq_state() - all state bits (MQTX_TXQ_*). */
+MQTX_API unsigned mqtx_txq_state(const struct mqtx_txq *txq);
+
+/** The same on every allocated queue (num_txq, as Linux). */
+MQTX_API void mqtx_dev_start_all_queues(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_stop_all_queues(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_wake_all_queues(struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_lock_all() - freeze every queue for a device-wide critical section: takes each
+ * queue's xmit lock in index order (waiting for transmits in progress) and sets FROZEN, so no
+ * queue is dequeued until mqtx_dev_unlock_all(), which clears FROZEN and reschedules every
+ * queue that is not stopped. Not from a driver's xmit_burst.
+ */
+MQTX_API void mqtx_dev_lock_all(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_unlock_all(struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_all_tx_empty() - exactly: no packet in any queue's qdisc or requeue list, and the
+ * driver reports nothing in flight on any queue (ops->inflight).
+ */
+MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
+
+/* ---- TX scheduling ---- */
+
+/**
+ * mqtx_txq_schedule() - put @txq on the output list to be run later, at most once (SCHED bit):
+ * on a TX worker's list if the device has workers, else on the calling thread's list, which
+ * the thread drains with mqtx_tx_action() (the transmit calls drain it before returning).
+ */
+MQTX_API void mqtx_txq_schedule(struct mqtx_txq *txq);
+
+/** mqtx_tx_action() - run every queue on the calling thread's output list. Returns how many. */
+MQTX_API unsigned mqtx_tx_action(void);
+
+/**
+ * mqtx_dev_start_workers() - start @n TX worker threads (1..64) that run scheduled queues of
+ * @dev (queue i goes to worker i % n). Return: 0; -EBUSY if started; -EINVAL; -ENOMEM; -EAGAIN.
+ */
+MQTX_API int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n);
+/** mqtx_dev_stop_workers() - stop them; scheduled queues move to the calling thread's list. */
+MQTX_API void mqtx_dev_stop_workers(struct mqtx_dev *dev);
+
+/* ---- statistics ---- */
+
+/**
+ * struct mqtx_txq_stats - one queue's counters.
+ * @packets, @bytes: taken by the driver.
+ * @drops: by reason; @requeues: refused by the driver and put back at the head;
+ * @stops, @wakes: DRV_XOFF transitions; @batches: driver calls; @bypass: packets sent without
+ * being queued; @qlen, @backlog: queued now in its qdisc (with the requeue list);
+ * @state: MQTX_TXQ_*; @bql_limit, @bql_inflight: BQL byte limit and bytes in flight.
+ */
+struct mqtx_txq_stats {
+	uint64_t packets, bytes;
+	uint64_t drops[MQTX_DROP_REASON_MAX];
+	uint64_t requeues, stops, wakes, batches, bypass;
+	uint64_t qlen, backlog;
+	uint32_t state;
+	uint32_t bql_limit, bql_inflight;
+};
+
+/** mqtx_txq_get_stats() - a snapshot of one queue's counters. */
+MQTX_API void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st);
+
+/**
+ * struct mqtx_dev_stats - device totals.
+ * @txq: the sum over all queues; @xmit: packets handed to mqtx_dev_xmit*();
+ * @select_capped: selections outside real_num_txq sent to queue 0;
+ * @rx_packets, @rx_bytes, @rx_drops: the receive path.
+ */
+struct mqtx_dev_stats {
+	struct mqtx_txq_stats txq;
+	uint64_t xmit;
+	uint64_t select_capped;
+	uint64_t rx_packets, rx_bytes, rx_drops;
+};
+
+MQTX_API void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st);
+
+/** mqtx_txq_stats_drops() - total drops of a snapshot. */
+static inline uint64_t mqtx_txq_stats_drops(const struct mqtx_txq_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < MQTX_DROP_REASON_MAX; i++)
+		n += st->drops[i];
+	return n;
+}
+
+/* ---- receive (ingress, seed 002) ---- */
+
+/** A receive handler: owns @pkt from here on. */
+typedef void (*mqtx_rx_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);
+
+/** mqtx_dev_set_rx_handler() - where received packets go (NULL: they are freed and counted). */
+MQTX_API void mqtx_dev_set_rx_handler(struct mqtx_dev *dev, mqtx_rx_fn fn, void *arg);
+
+/**
+ * mqtx_dev_receive() - a driver hands a received packet up: under the device's rx_queue lock
+ * the ingress qdisc (if attached) may drop it; then the handler gets it.
+ * Return: MQTX_XMIT_SUCCESS, or MQTX_XMIT_DROP (counted in rx_drops).
+ */
+MQTX_API int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* mqtx packets: a buffer with headroom and metadata, and a pool with per-thread caches. */
+#ifndef MQTX_PKT_H
+#define MQTX_PKT_H
+
+#include <mqtx/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MQTX_PKT_CB_SIZE 48
+
+/* Flags in struct mqtx_pkt.flags. */
+#define MQTX_PKT_F_HASH_VALID 0x0001 /* hash holds the flow hash */
+#define MQTX_PKT_F_NO_HASH    0x0002 /* hashed: the frame has no flow (non-IP) */
+#define MQTX_PKT_F_QMAP_SET   0x0004 /* queue_mapping chosen by the sender: skip selection */
+
+/**
+ * struct mqtx_pkt - one packet. The metadata occupies two cache lines; the buffer follows.
+ * @next: list linkage, owned by whoever holds the packet (a qdisc, a driver, a free list).
+ * @data: first byte of the frame, inside the buffer after the headroom.
+ * @len: frame length in bytes.
+ * @queue_mapping: the TX queue chosen for it (set by selection, read by drivers).
+ * @flags: MQTX_PKT_F_*.
+ * @hash: the flow hash when MQTX_PKT_F_HASH_VALID.
+ * @priority: the packet's priority (only the low 4 bits select a band or traffic class).
+ * @mark: free for classification (like skb->mark).
+ * @buf_size: size of the buffer (headroom + data room).
+ * @tstamp: when the packet was enqueued, in ns of the device's clock (set by the core).
+ * @user: free for the application (a sequence number, a pointer); never touched by mqtx.
+ * @pool: the pool the packet returns to.
+ * @cb: control block, scratch space for the layer that currently owns the packet.
+ */
+struct mqtx_pkt {
+	struct mqtx_pkt *next;
+	uint8_t *data;
+	uint32_t len;
+	uint16_t queue_mapping;
+	uint16_t flags;
+	uint32_t hash;
+	uint32_t priority;
+	uint32_t mark;
+	uint32_t buf_size;
+	uint64_t tstamp;
+	uint64_t user;
+	struct mqtx_pkt_pool *pool;
+	uint8_t cb[MQTX_PKT_CB_SIZE];
+	uint8_t pad_[16];
+	uint8_t buf[];
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+/**
+ * struct mqtx_pool_cfg - how to build a pool.
+ * @count: number of packets (required, 1..2^26).
+ * @data_room: bytes after the headroom (0: 2048).
+ * @headroom: bytes reserved in front of @data for headers pushed later (0: 128).
+ * @cache_size: packets each thread keeps for itself (0: 256; at most 4096; 1 disables caches).
+ */
+struct mqtx_pool_cfg {
+	uint32_t count;
+	uint32_t data_room;
+	uint32_t headroom;
+	uint32_t cache_size;
+};
+
+struct mqtx_pkt_pool;
+
+/**
+ * mqtx_pool_create() - allocate every packet of a pool up front (one allocation).
+ * Return: 0 and *@out; -EINVAL (count 0 or too large, cache_size too large), -ENOMEM.
+ */
+MQTX_API int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out);
+
+/** mqtx_pool_destroy() - free the pool. Every packet must have been returned; NULL is allowed. */
+MQTX_API void mqtx_pool_destroy(struct mqtx_pkt_pool *pool);
+
+/** mqtx_pool_count() - packets in the pool; mqtx_pool_in_use() - packets currently allocated. */
+MQTX_API uint32_t mqtx_pool_count(const struct mqtx_pkt_pool *pool);
+MQTX_API uint32_t mqtx_pool_in_use(const struct mqtx_pkt_pool *pool);
+
+/**
+ * mqtx_pkt_alloc() - take a packet: len 0, data at the headroom, metadata cleared.
+ * Return: the packet, or NULL when the pool is exhausted (counted: mqtx_pool_failures()).
+ */
+MQTX_API struct mqtx_pkt *mqtx_pkt_alloc(struct mqtx_pkt_pool *pool);
+
+/** mqtx_pkt_alloc_bulk() - take up to @n packets into @pkts; returns how many. */
+MQTX_API unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *pool, struct mqtx_pkt **pkts,
+				      unsigned n);
+
+/** mqtx_pkt_free() - return a packet to its pool (any thread); NULL is allowed. */
+MQTX_API void mqtx_pkt_free(struct mqtx_pkt *pkt);
+
+/** mqtx_pkt_free_bulk() - return @n packets (NULL entries are skipped). */
+MQTX_API void mqtx_pkt_free_bulk(struct mqtx_pkt **pkts, unsigned n);
+
+/** mqtx_pkt_free_list() - return a list linked through ->next; returns how many were freed. */
+MQTX_API unsigned mqtx_pkt_free_list(struct mqtx_pkt *head);
+
+/** mqtx_pool_failures() - allocations refused because the pool was empty. */
+MQTX_API uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool);
+
+/** mqtx_pkt_headroom() - bytes free in front of data; mqtx_pkt_tailroom() - after it. */
+static inline uint32_t mqtx_pkt_headroom(const struct mqtx_pkt *pkt)
+{
+	return (uint32_t)(pkt->data - pkt->buf);
+}
+
+static inline uint32_t mqtx_pkt_tailroom(const struct mqtx_pkt *pkt)
+{
+	return pkt->buf_size - mqtx_pkt_headroom(pkt) - pkt->len;
+}
+
+/** mqtx_pkt_put() - extend the frame by @n bytes at its end; NULL if there is no room. */
+static inline uint8_t *mqtx_pkt_put(struct mqtx_pkt *pkt, uint32_t n)
+{
+	uint8_t *tail = pkt->data + pkt->len;
+
+	if (n > mqtx_pkt_tailroom(pkt))
+		return NULL;
+	pkt->len += n;
+	return tail;
+}
+
+/** mqtx_pkt_push() - extend the frame by @n bytes in front (headroom); NULL if no room. */
+static inline uint8_t *mqtx_pkt_push(struct mqtx_pkt *pkt, uint32_t n)
+{
+	if (n > mqtx_pkt_headroom(pkt))
+		return NULL;
+	pkt->data -= n;
+	pkt->len += n;
+	return pkt->data;
+}
+
+/** mqtx_pkt_pull() - remove @n bytes from the front; NULL if the frame is shorter. */
+static inline uint8_t *mqtx_pkt_pull(struct mqtx_pkt *pkt, uint32_t n)
+{
+	if (n > pkt->len)
+		return NULL;
+	pkt->data += n;
+	pkt->len -= n;
+	return pkt->data;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

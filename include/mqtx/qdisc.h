@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* mqtx for qdisc authors: the qdisc object and ops table, packet-list helpers, registry,
+ * creation, grafting onto TX queues, and the dump emitter. */
+#ifndef MQTX_QDISC_H
+#define MQTX_QDISC_H
+
+#include <mqtx/dev.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Qdisc flags (struct mqtx_qdisc.flags), as Linux's TCQ_F_*. */
+#define MQTX_QF_BUILTIN	    0x001u /* static (noop, noqueue): never freed */
+#define MQTX_QF_INGRESS	    0x002u
+#define MQTX_QF_CAN_BYPASS  0x004u /* work-conserving: an empty one may be bypassed */
+#define MQTX_QF_MQROOT	    0x008u /* mq/mqprio root: no enqueue of its own */
+#define MQTX_QF_ONETXQUEUE  0x010u /* every packet is for dev_queue: may bulk-dequeue */
+#define MQTX_QF_NOPARENT    0x040u
+#define MQTX_QF_DEACTIVATED 0x100u /* the device is going down: enqueue drops */
+
+/** An extended error: a message naming what was wrong (like netlink extack). */
+struct mqtx_extack {
+	char msg[200];
+};
+
+/** mqtx_extack_set() - write a message into @ack (NULL allowed); returns -EINVAL for chaining. */
+MQTX_API int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** A FIFO of packets linked through ->next. */
+struct mqtx_pkt_list {
+	struct mqtx_pkt *head, *tail;
+	uint32_t len;
+};
+
+struct mqtx_qdisc;
+struct mqtx_dump;
+
+/**
+ * struct mqtx_qdisc_ops - a queueing discipline. One static const table per qdisc.
+ *
+ * @id: required. Kind name as tc spells it ("pfifo_fast").
+ * @priv_size: bytes of private state, reached with mqtx_qdisc_priv().
+ * @opt_size: size of the parsed-options struct @parse fills (0: the qdisc takes no options).
+ * @static_flags: MQTX_QF_* set on every instance.
+ * @enqueue: required, except for noqueue (NULL means "no queue": packets go straight to the
+ *        driver). Called with the qdisc lock held. Queue @pkt, or drop it (or another packet)
+ *        with mqtx_qdisc_drop(), which links it onto *@to_free for freeing after the lock is
+ *        released. Return MQTX_XMIT_SUCCESS, MQTX_XMIT_DROP (@pkt dropped) or MQTX_XMIT_CN
+ *        (@pkt queued, another dropped).
+ * @dequeue: required. Next packet to send, or NULL. Lock held.
+ * @peek: required. The packet @dequeue would return, left in place. Lock held.
+ * @parse: optional. Turn tc-style option tokens into *@opt (zeroed, @opt_size bytes), with
+ *        presence flags so that @change touches only what was given. Reject unknown tokens
+ *        and malformed values with a message naming the token; return 0 or -EINVAL.
+ * @init: optional. Set defaults (from the device: tx_queue_len, mtu), then apply @opt (NULL:
+ *        defaults only). Return 0 or -errno; @destroy is then still called.
+ * @change: optional (absent: -EOPNOTSUPP). Apply @opt: validate everything first, then change;
+ *        a lowered limit trims the backlog (dropped packets on *@to_free). Lock held.
+ * @reset: optional. Drop every queued packet onto *@to_free (the core counts them).
+ *        Absent: the core dequeues until empty.
+ * @destroy: optional. Release private allocations (the queue is already empty).
+ * @dump: optional. Emit the options (tc's order and words) with the mqtx_dump_*() calls.
+ */
+struct mqtx_qdisc_ops {
+	const char *id;
+	size_t priv_size;
+	size_t opt_size;
+	uint32_t static_flags;
+	int (*enqueue)(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free);
+	struct mqtx_pkt *(*dequeue)(struct mqtx_qdisc *q);
+	struct mqtx_pkt *(*peek)(struct mqtx_qdisc *q);
+	int (*parse)(int argc, char **argv, void *opt, struct mqtx_extack *ack);
+	int (*init)(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
+	int (*change)(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack);
+	void (*reset)(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
+	void (*destroy)(struct mqtx_qdisc *q);
+	void (*dump)(struct mqtx_qdisc *q, struct mqtx_dump *d);
+};
+
+/**
+ * struct mqtx_qdisc - one qdisc instance. Fields below "lock held" are protected by the lock
+ * of @dev_queue (mqtx_qdisc_lock()), which is the TX queue the qdisc is rooted at: each queue's
+ * own qdisc uses that queue's lock; one qdisc shared by all queues uses queue 0's (the
+ * single-lock design the multiqueue series replaced, kept as a baseline).
+ */
+struct mqtx_qdisc {
+	const struct mqtx_qdisc_ops *ops;
+	struct mqtx_dev *dev;
+	struct mqtx_txq *dev_queue;
+	uint32_t handle;
+	uint32_t parent;
+	uint32_t flags;
+	/* lock held */
+	uint32_t qlen;
+	uint64_t backlog;
+	struct mqtx_pkt_list requeue;
+	bool running;
+	uint64_t bytes, packets;
+	uint64_t drops, requeues, overlimits;
+	/* private state follows at mqtx_qdisc_priv() */
+};
+
+/** mqtx_qdisc_priv() - the qdisc's private area. */
+static inline void *mqtx_qdisc_priv(struct mqtx_qdisc *q)
+{
+	return (char *)q + ((sizeof(*q) + MQTX_CACHE_LINE - 1) & ~(size_t)(MQTX_CACHE_LINE - 1));
+}
+
+/* ---- packet lists ---- */
+
+static inline void mqtx_pkt_list_init(struct mqtx_pkt_list *l)
+{
+	l->head = l->tail = NULL;
+	l->len = 0;
+}
+
+static inline void mqtx_pkt_list_add_tail(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
+{
+	pkt->next = NULL;
+	if (l->tail)
+		l->tail->next = pkt;
+	else
+		l->head = pkt;
+	l->tail = pkt;
+	l->len++;
+}
+
+static inline void mqtx_pkt_list_add_head(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
+{
+	pkt->next = l->head;
+	l->head = pkt;
+	if (!l->tail)
+		l->tail = pkt;
+	l->len++;
+}
+
+static inline struct mqtx_pkt *mqtx_pkt_list_pop(struct mqtx_pkt_list *l)
+{
+	struct mqtx_pkt *pkt = l->head;
+
+	if (pkt) {
+		l->head = pkt->next;
+		if (!l->head)
+			l->tail = NULL;
+		l->len--;
+		pkt->next = NULL;
+	}
+	return pkt;
+}
+
+/* ---- helpers for implementations (lock held) ---- */
+
+/**
+ * mqtx_qdisc_drop() - count @pkt as dropped by @q for @reason (in the qdisc's drops and in the
+ * counters of the packet's TX queue) and link it onto *@to_free. Returns MQTX_XMIT_DROP.
+ */
+MQTX_API int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
+			     enum mqtx_drop_reason reason, struct mqtx_pkt **to_free);
+
+/** mqtx_qdisc_enqueue_tail() - append to @l and account qlen/backlog. */
+static inline int mqtx_qdisc_enqueue_tail(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
+					  struct mqtx_pkt *pkt)
+{
+	mqtx_pkt_list_add_tail(l, pkt);
+	q->qlen++;
+	q->backlog += pkt->len;
+	return MQTX_XMIT_SUCCESS;
+}
+
+/** mqtx_qdisc_dequeue_head() - pop from @l and account qlen/backlog. */
+static inline struct mqtx_pkt *mqtx_qdisc_dequeue_head(struct mqtx_qdisc *q,
+						       struct mqtx_pkt_list *l)
+{
+	struct mqtx_pkt *pkt = mqtx_pkt_list_pop(l);
+
+	if (pkt) {
+		q->qlen--;
+		q->backlog -= pkt->len;
+	}
+	return pkt;
+}
+
+/** mqtx_qdisc_now() - the device clock's time in ns. */
+MQTX_API uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q);
+
+/* ---- registry ---- */
+
+/** mqtx_qdisc_register() - add a kind. Return: 0, -EEXIST, -EINVAL (no id, no dequeue). */
+MQTX_API int mqtx_qdisc_register(const struct mqtx_qdisc_ops *ops);
+
+/** mqtx_qdisc_lookup() - the ops of kind @id, or NULL. Built-in kinds are always present. */
+MQTX_API const struct mqtx_qdisc_ops *mqtx_qdisc_lookup(const char *id);
+
+/* ---- creation and grafting ---- */
+
+/**
+ * mqtx_qdisc_create() - allocate and initialise a qdisc rooted at @dev_queue.
+ * @opt: parsed options (see ops->parse) or NULL for defaults.
+ * Return: 0 and *@out; -ENOMEM; -EINVAL or the error of ops->init (message in @ack).
+ */
+MQTX_API int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
+			       const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
+			       struct mqtx_extack *ack, struct mqtx_qdisc **out);
+
+/** mqtx_qdisc_destroy() - purge (counted as MQTX_DROP_RESET), destroy and free. NULL allowed;
+ *  built-in qdiscs are ignored. The qdisc must not be attached. */
+MQTX_API void mqtx_qdisc_destroy(struct mqtx_qdisc *q);
+
+/**
+ * mqtx_dev_graft_all() - make @qs[i] the qdisc of TX queue i for every i < num_txq, in one step
+ * that cannot fail (the commit pass of a transactional change; qs[i] may repeat, e.g. one
+ * shared qdisc rooted at queue 0). On an up device traffic keeps flowing: each old qdisc is
+ * taken out of service, its backlog (requeue list first, then its queue in order) re-enqueued
+ * into the new one (refusals counted as MQTX_DROP_REPLACE), and it is returned in @old[i]
+ * (NULL where unchanged, each distinct old qdisc once) for the caller to destroy.
+ */
+MQTX_API void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
+				 struct mqtx_qdisc **old);
+
+/** mqtx_txq_qdisc() - the configured qdisc of @txq (under the device's config lock). */
+MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);
+
+/** mqtx_dev_config_lock() / unlock() - the device's configuration mutex (the rtnl of mqtx). */
+MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
+
+/** mqtx_qdisc_lock_stats() - a consistent snapshot of @q's counters (takes its lock). */
+struct mqtx_qdisc_stats {
+	uint64_t bytes, packets, drops, requeues, overlimits, backlog;
+	uint32_t qlen;
+};
+MQTX_API void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
+
+/* ---- dump emitter: one call per option, rendered as tc text and as JSON ---- */
+
+/**
+ * mqtx_dump_uint() - emit option @key with value @v. @text is a printf format with one
+ * PRIu64-compatible conversion (e.g. "limit %" PRIu64 "p") used for the text form; the JSON
+ * form is "key": v.
+ */
+MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v);
+/** mqtx_dump_str() - the same for a string value; @text has one %s. */
+MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text,
+			    const char *v);
+/** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
+MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
+				   const uint32_t *v, unsigned n);
+
+/**
+ * mqtx_qdisc_dump_opts() - render @q's options: tc text into @text and JSON members
+ * (without braces) into @json. Returns the text length, or -ENOSPC if a buffer was too small.
+ */
+MQTX_API int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+				  size_t json_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
