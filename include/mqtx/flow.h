@@ -12,7 +12,7 @@ extern "C" {
 /* Flags in struct mqtx_flow_keys.flags. */
 #define MQTX_FLOW_F_IPV4  0x01 /* addrs.v4 valid */
 #define MQTX_FLOW_F_IPV6  0x02 /* addrs.v6 valid */
-#define MQTX_FLOW_F_PORTS 0x04 /* sport/dport valid (TCP, UDP, UDP-Lite, SCTP, DCCP; never FRAG) */
+#define MQTX_FLOW_F_PORTS 0x04 /* sport/dport valid: TCP, UDP, UDP-Lite, SCTP, DCCP; never FRAG */
 #define MQTX_FLOW_F_FRAG  0x08 /* an IP fragment: never has ports */
 #define MQTX_FLOW_F_TRUNC 0x10 /* a header the dissector wanted was cut short or malformed */
 
@@ -163,10 +163,11 @@ MQTX_API const struct mqtx_hash_cfg *mqtx_hasher_cfg(const struct mqtx_hasher *h
  * address is its four wire bytes loaded as a native u32 (what reading ip_hdr(skb)->saddr did),
  * IPv6 uses the last 32-bit word of each address loaded the same way, and ports is the first
  * 32-bit word of the transport header loaded natively, or 0 without ports (fragments, other
- * protocols; unlike simple_tx_hash, ESP and AH SPIs are not used). The value therefore depends on host byte order, as it did in the kernel.
- * TOEPLITZ hashes source ‖ destination address (‖ source ‖ destination port when the frame has
- * ports and cfg->l4 is set) in network order. CALLBACK calls cfg->fn for every frame, IP or not.
- * No allocation and no division.
+ * protocols; unlike simple_tx_hash, ESP and AH SPIs are not used). The value therefore depends
+ * on host byte order, as it did in the kernel.
+ * TOEPLITZ hashes source ‖ destination address (‖ source ‖ destination port when the frame
+ * has ports and cfg->l4 is set) in network order. CALLBACK calls cfg->fn for every frame, IP or
+ * not. No allocation and no division.
  *
  * Return: true with *@hash set for an IP frame, false for a frame that goes to queue 0 (non-IP,
  * NULL @h, @frame or @hash, or the callback said so).

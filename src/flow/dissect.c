@@ -8,20 +8,20 @@
 
 #include "internal.h"
 
-#define ETH_HDR_LEN	14
-#define VLAN_TAG_LEN	4
-#define ETYPE_MIN	0x0600 /* smaller values are an 802.3 length, not an ethertype */
-#define ETYPE_IPV4	0x0800
-#define ETYPE_IPV6	0x86dd
-#define ETYPE_8021Q	0x8100
-#define ETYPE_8021AD	0x88a8
-#define MAX_VLAN_TAGS	8 /* deeper stacks are not real traffic; treat them as non-IP */
-#define MAX_IPV6_EXT	8 /* bounds the walk; l4_off stays well inside uint16_t */
-#define IPV4_MIN_HLEN	20
-#define IPV4_MF		0x2000
-#define IPV4_OFFSET	0x1fff
-#define IPV6_HLEN	40
-#define IPV6_FRAG_LEN	8
+#define ETH_HDR_LEN   14
+#define VLAN_TAG_LEN  4
+#define ETYPE_MIN     0x0600 /* smaller values are an 802.3 length, not an ethertype */
+#define ETYPE_IPV4    0x0800
+#define ETYPE_IPV6    0x86dd
+#define ETYPE_8021Q   0x8100
+#define ETYPE_8021AD  0x88a8
+#define MAX_VLAN_TAGS 8 /* deeper stacks are not real traffic; treat them as non-IP */
+#define MAX_IPV6_EXT  8 /* bounds the walk; l4_off stays well inside uint16_t */
+#define IPV4_MIN_HLEN 20
+#define IPV4_MF	      0x2000
+#define IPV4_OFFSET   0x1fff
+#define IPV6_HLEN     40
+#define IPV6_FRAG_LEN 8
 
 static inline uint16_t get_be16(const uint8_t *p)
 {

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 /* The longest Toeplitz input: IPv6 source and destination plus two ports. */
-#define MQTX__TOEPLITZ_MAX_IN 36
+#define MQTX__TOEPLITZ_MAX_IN  36
 #define MQTX__TOEPLITZ_KEY_LEN 40
 
 /*
