@@ -573,13 +573,20 @@ static void test_fuzz_mutate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipv4_ports),     cmocka_unit_test(test_ipv4_no_ports),
-		cmocka_unit_test(test_ipv4_options),   cmocka_unit_test(test_ipv4_malformed),
-		cmocka_unit_test(test_ipv4_fragments), cmocka_unit_test(test_ipv6_plain),
-		cmocka_unit_test(test_ipv6_ext_chain), cmocka_unit_test(test_ipv6_ext_limit),
-		cmocka_unit_test(test_ipv6_fragments), cmocka_unit_test(test_vlan),
-		cmocka_unit_test(test_vlan_depth),     cmocka_unit_test(test_non_ip),
-		cmocka_unit_test(test_truncation),     cmocka_unit_test(test_fuzz_random),
+		cmocka_unit_test(test_ipv4_ports),
+		cmocka_unit_test(test_ipv4_no_ports),
+		cmocka_unit_test(test_ipv4_options),
+		cmocka_unit_test(test_ipv4_malformed),
+		cmocka_unit_test(test_ipv4_fragments),
+		cmocka_unit_test(test_ipv6_plain),
+		cmocka_unit_test(test_ipv6_ext_chain),
+		cmocka_unit_test(test_ipv6_ext_limit),
+		cmocka_unit_test(test_ipv6_fragments),
+		cmocka_unit_test(test_vlan),
+		cmocka_unit_test(test_vlan_depth),
+		cmocka_unit_test(test_non_ip),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_fuzz_random),
 		cmocka_unit_test(test_fuzz_mutate),
 	};
 

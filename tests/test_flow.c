@@ -476,6 +476,16 @@ static void test_jhash_hasher(void **state)
 		assert_true(mqtx_hasher_hash(h1, f.b, f.len, &x, NULL));
 		assert_int_equal(x, mqtx_jhash_3words(load_native(a + 12), load_native(b + 12),
 						      load_native(f.b + 54), 1));
+		fr_eth(&f, 0x86dd);
+		fr_ipv6(&f, IPPROTO_FRAGMENT, a, b);
+		fr_frag6(&f, IPPROTO_UDP, 0, 1);
+		fr_l4(&f, sp, dp, 8);
+		assert_true(mqtx_hasher_hash(h1, f.b, f.len, &y, NULL));
+		assert_int_equal(y, mqtx_jhash_3words(load_native(a + 12), load_native(b + 12), 0,
+						      1));
+		frame_v6(&f, IPPROTO_UDP, a, b, 0, 0);
+		assert_true(mqtx_hasher_hash(h1, f.b, f.len, &z, NULL));
+		assert_int_equal(y, z);
 	}
 	assert_int_equal(same_seed_clash, 0);
 	mqtx_hasher_free(h1);
@@ -668,7 +678,14 @@ static void test_hasher_enomem(void **state)
 		assert_int_equal(c.frees, 1);
 		c.allocs = c.frees = 0;
 	}
+}
+
+/* Runs even when an assertion aborts the test, so later tests get the default allocator. */
+static int restore_allocator(void **state)
+{
+	(void)state;
 	mqtx_set_allocator(NULL);
+	return 0;
 }
 
 /* Chi-square of 10,000 random IPv4 flows over 4, 8 and 16 queues, critical values at 99.9%. */
@@ -725,13 +742,20 @@ static void test_spread(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_jhash_vectors),	   cmocka_unit_test(test_jhash_reference),
-		cmocka_unit_test(test_jhash_3words),	   cmocka_unit_test(test_toeplitz_vectors),
-		cmocka_unit_test(test_toeplitz_tables),	   cmocka_unit_test(test_toeplitz_frames),
-		cmocka_unit_test(test_toeplitz_user_key),  cmocka_unit_test(test_toeplitz_symmetric),
-		cmocka_unit_test(test_reciprocal_scale),   cmocka_unit_test(test_jhash_hasher),
-		cmocka_unit_test(test_non_ip_hasher),	   cmocka_unit_test(test_callback),
-		cmocka_unit_test(test_hasher_new_errors), cmocka_unit_test(test_hasher_enomem),
+		cmocka_unit_test(test_jhash_vectors),
+		cmocka_unit_test(test_jhash_reference),
+		cmocka_unit_test(test_jhash_3words),
+		cmocka_unit_test(test_toeplitz_vectors),
+		cmocka_unit_test(test_toeplitz_tables),
+		cmocka_unit_test(test_toeplitz_frames),
+		cmocka_unit_test(test_toeplitz_user_key),
+		cmocka_unit_test(test_toeplitz_symmetric),
+		cmocka_unit_test(test_reciprocal_scale),
+		cmocka_unit_test(test_jhash_hasher),
+		cmocka_unit_test(test_non_ip_hasher),
+		cmocka_unit_test(test_callback),
+		cmocka_unit_test(test_hasher_new_errors),
+		cmocka_unit_test_teardown(test_hasher_enomem, restore_allocator),
 		cmocka_unit_test(test_spread),
 	};
 
