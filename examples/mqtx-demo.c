@@ -221,8 +221,8 @@ int main(int argc, char **argv)
 	struct mqtx_dev_cfg cfg = { .name = "sim0", .num_txq = NUM_TXQ };
 	struct mqtx_sim_cfg sim = { .ring = RING };
 	struct mqtx_pool_cfg pool_cfg = { .count = 32768 };
-	struct mqtx_pkt_pool *pool;
-	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool = NULL;
+	struct mqtx_dev *dev = NULL;
 	int err, rc;
 
 	if (argc > 3 || (argc > 1 && parse_u64(argv[1], 3600, &secs)) ||
@@ -236,6 +236,8 @@ int main(int argc, char **argv)
 		err = mqtx_dev_open(dev);
 	if (err) {
 		fprintf(stderr, "mqtx-demo: %s\n", mqtx_strerror(err));
+		mqtx_dev_destroy(dev);
+		mqtx_pool_destroy(pool);
 		return 1;
 	}
 	printf("mqtx-demo: %s, %u TX queues, ring %u, wire %.2f Mpps per queue, %u senders x %u "

@@ -9,8 +9,8 @@
 extern "C" {
 #endif
 
-#define MQTX_SIM_RING_MAX      65536
-#define MQTX_SIM_RING_DEFAULT  256
+#define MQTX_SIM_RING_MAX     65536
+#define MQTX_SIM_RING_DEFAULT 256
 /* Bytes a frame occupies on an Ethernet wire beyond its own: preamble + SFD (8), FCS (4),
  * inter-frame gap (12). The frame's len is taken as the frame without FCS. */
 #define MQTX_SIM_WIRE_OVERHEAD 24
