@@ -264,7 +264,8 @@ static inline bool netdev_xmit_more(void)
  * MQTX_LINUX_XMIT_BURST(name, start_xmit) - define `static unsigned name(...)`, an
  * mqtx_dev_ops.xmit_burst that feeds the packets one by one to the kernel-style
  * `netdev_tx_t start_xmit(struct sk_buff *skb, struct net_device *dev)`, with
- * netdev_xmit_more() telling whether another packet follows, and stops at the first
+ * netdev_xmit_more() telling whether another packet of this burst follows (as Linux: another
+ * skb in the bulk list, so BQL checks its limit at the end of each burst), and stops at the first
  * NETDEV_TX_BUSY (that packet and the rest are requeued by the stack).
  */
 #define MQTX_LINUX_XMIT_BURST(name, start_xmit)                                              \
@@ -273,8 +274,9 @@ static inline bool netdev_xmit_more(void)
 	{                                                                                    \
 		unsigned i_;                                                                 \
 		(void)txq_;                                                                  \
+		(void)more_;                                                                 \
 		for (i_ = 0; i_ < n_; i_++) {                                                \
-			mqtx_linux_xmit_more_ = i_ + 1 < n_ || more_;                        \
+			mqtx_linux_xmit_more_ = i_ + 1 < n_;                                 \
 			if (start_xmit(pkts_[i_], dev_) == NETDEV_TX_BUSY)                   \
 				break;                                                       \
 		}                                                                            \
