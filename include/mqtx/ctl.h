@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* mqtx control language: the tc-like commands every front end shares (mqtxd, mqtx -batch). */
+#ifndef MQTX_CTL_H
+#define MQTX_CTL_H
+
+#include <mqtx/dev.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes, as tc(8): */
+#define MQTX_CTL_OK	   0   /* success */
+#define MQTX_CTL_EPARSE	   1   /* the command line could not be parsed */
+#define MQTX_CTL_EREFUSED  2   /* the request was refused */
+#define MQTX_CTL_EHANDLE   255 /* a malformed handle */
+
+/* Flags for mqtx_ctl_exec(). */
+#define MQTX_CTL_F_STATS   0x1u /* -s */
+#define MQTX_CTL_F_JSON	   0x2u /* -j */
+#define MQTX_CTL_F_DETAILS 0x4u /* -d */
+
+/** A growing text buffer (output and error text of a command). */
+struct mqtx_buf {
+	char *data;
+	size_t len, cap;
+};
+
+MQTX_API void mqtx_buf_init(struct mqtx_buf *b);
+MQTX_API void mqtx_buf_free(struct mqtx_buf *b);
+/** mqtx_buf_printf() - append; returns 0 or -ENOMEM (the buffer keeps what it had). */
+MQTX_API int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** A control context: the named devices a front end manages (what mqtxd hosts). */
+struct mqtx_ctl;
+
+/** mqtx_ctl_new() - an empty context. Return: 0 and *@out, or -ENOMEM. */
+MQTX_API int mqtx_ctl_new(struct mqtx_ctl **out);
+
+/** mqtx_ctl_free() - stop everything the context runs, destroy its devices, free it. */
+MQTX_API void mqtx_ctl_free(struct mqtx_ctl *ctl);
+
+/**
+ * mqtx_ctl_add_dev() - let the context manage @dev under its name (it will destroy it).
+ * Return: 0, -EEXIST (name taken), -ENOMEM.
+ */
+MQTX_API int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
+
+/** mqtx_ctl_dev() - the device named @name, or NULL. */
+MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
+
+/**
+ * mqtx_ctl_exec() - run one command, given as the words after "mqtx" (e.g. "qdisc", "add",
+ * "dev", "eth0", "root", "handle", "1:", "mq"). Thread-safe: commands are serialised per
+ * context. Output goes to @out (text as tc prints it, or JSON with MQTX_CTL_F_JSON), error
+ * messages naming the offending token to @err.
+ * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
+ * fails changes nothing.
+ */
+MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+			   struct mqtx_buf *out, struct mqtx_buf *err);
+
+/**
+ * mqtx_ctl_exec_line() - split @line into words (whitespace; '#' starts a comment; double
+ * quotes group) and run it as mqtx_ctl_exec(). An empty or comment line returns MQTX_CTL_OK.
+ */
+MQTX_API int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
+				struct mqtx_buf *out, struct mqtx_buf *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
