@@ -227,6 +227,24 @@ MQTX_API int mqtx_qdisc_register(const struct mqtx_qdisc_ops *ops);
 /** mqtx_qdisc_lookup() - the ops of kind @id, or NULL. Built-in kinds are always present. */
 MQTX_API const struct mqtx_qdisc_ops *mqtx_qdisc_lookup(const char *id);
 
+/* ---- default qdisc (net.core.default_qdisc) ---- */
+
+/**
+ * mqtx_set_default_qdisc() - the kind attached to each TX queue by default (on a multiqueue
+ * device: under mq). Applies to qdiscs created afterwards. @kind NULL restores pfifo_fast.
+ * Return: 0; -ENOENT (unknown kind); -EINVAL (mq, mqprio or ingress cannot be a default).
+ */
+MQTX_API int mqtx_set_default_qdisc(const char *kind);
+
+/**
+ * mqtx_dev_set_default_qdisc() - a per-device override of mqtx_set_default_qdisc() (NULL:
+ * follow the global setting). Return: as mqtx_set_default_qdisc().
+ */
+MQTX_API int mqtx_dev_set_default_qdisc(struct mqtx_dev *dev, const char *kind);
+
+/** mqtx_default_qdisc() - the default kind's name for @dev (NULL: the global setting). */
+MQTX_API const char *mqtx_default_qdisc(struct mqtx_dev *dev);
+
 /* ---- creation and grafting ---- */
 
 /**
