@@ -107,6 +107,7 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 				dev->txq[j].qdisc_sleeping = NULL;
 		mqtx_qdisc_destroy(q);
 	}
+	mqtx__qtree_release(dev);
 	mqtx_qdisc_destroy(dev->rxq.qdisc);
 	mqtx_hasher_free(atomic_load(&dev->hasher));
 	mqtx__free(atomic_load(&dev->select_hook));
@@ -272,12 +273,14 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 	int err = 0;
 
 	pthread_mutex_lock(&dev->config_lock);
-	if (atomic_load(&dev->up))
+	if (atomic_load(&dev->up)) {
 		err = -EBUSY;
-	else if (!n || n > dev->num_txq)
+	} else if (!n || n > dev->num_txq) {
 		err = -EINVAL;
-	else
+	} else {
+		mqtx__dev_setup_tc(dev, n); /* netif_setup_tc() */
 		dev->real_num_txq = n;
+	}
 	pthread_mutex_unlock(&dev->config_lock);
 	return err;
 }
