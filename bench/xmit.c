@@ -110,8 +110,7 @@ static void make_shared(struct mqtx_dev *dev)
 
 static double measure(unsigned threads, unsigned burst, unsigned nq, bool shared)
 {
-	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = nq,
-				    .priv_size = MQTX_NULL_PRIV_SIZE };
+	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = nq };
 	atomic_bool go = false, stop = false;
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev;

@@ -11,6 +11,7 @@
 #include "bql.h"
 #include "internal.h"
 #include "lock.h"
+#include "qdisc/qtree.h"
 #include "tslot.h"
 
 /* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
@@ -86,6 +87,7 @@ struct mqtx_dev {
 	struct {
 		uint16_t count, offset;
 	} tc_to_txq[16];
+	struct mqtx_qtree qtree; /* qdisc configuration (src/qdisc/tree.c): config lock */
 
 	struct {
 		struct mqtx_spinlock lock;

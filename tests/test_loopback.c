@@ -104,8 +104,7 @@ static void test_frames_come_back(void **state)
 
 static void test_not_loopback(void **state)
 {
-	struct mqtx_dev_cfg c = { .name = "n0", .ops = &mqtx_null_ops, .num_txq = 1,
-				    .priv_size = MQTX_NULL_PRIV_SIZE };
+	struct mqtx_dev_cfg c = { .name = "n0", .ops = &mqtx_null_ops, .num_txq = 1 };
 	struct mqtx_loopback_stats ls;
 	struct mqtx_dev *dev;
 

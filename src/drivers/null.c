@@ -15,8 +15,6 @@ struct null_priv {
 	struct null_queue *q;
 };
 
-_Static_assert(sizeof(struct null_priv) <= MQTX_NULL_PRIV_SIZE, "MQTX_NULL_PRIV_SIZE too small");
-
 static int null_init(struct mqtx_dev *dev)
 {
 	struct null_priv *p = mqtx_dev_priv(dev);
@@ -56,6 +54,7 @@ static unsigned null_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq,
 
 const struct mqtx_dev_ops mqtx_null_ops = {
 	.kind = "null",
+	.priv_size = sizeof(struct null_priv),
 	.init = null_init,
 	.uninit = null_uninit,
 	.xmit_burst = null_xmit_burst,
