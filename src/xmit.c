@@ -133,7 +133,7 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq);
 		if (!n)
 			return;
-		more = q->qlen || q->requeue.len; /* read under the lock */
+		more = q->qlen || q->requeue.len;
 		mqtx_spin_unlock(lock);
 		sent = hard_xmit(txq, pkts, n, more, &bytes);
 		mqtx_spin_lock(lock);
