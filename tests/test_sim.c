@@ -417,6 +417,55 @@ static void test_peer(void **state)
 	mqtx_dev_destroy(b);
 }
 
+/* Fail the N-th allocation for every N: creation and open fail cleanly, nothing leaks. */
+static int fail_at, nalloc, live;
+
+static void *fail_alloc(size_t size, size_t align, void *arg)
+{
+	void *p;
+
+	if (nalloc++ == fail_at)
+		return NULL;
+	p = mqtx_default_alloc(size, align, arg);
+	if (p)
+		live++;
+	return p;
+}
+
+static void fail_free(void *ptr, void *arg)
+{
+	live--;
+	mqtx_default_free(ptr, arg);
+}
+
+static void test_alloc_failures(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_allocator a = { fail_alloc, fail_free, NULL };
+	struct mqtx_dev_cfg c = { .name = "simf", .num_txq = 4, .clock = e->clock };
+	struct mqtx_sim_cfg sc = { .ring = 32, .rate_pps = 1000000 };
+	int err = -ENOMEM;
+
+	mqtx_set_allocator(&a);
+	for (fail_at = 0; err; fail_at++) {
+		struct mqtx_dev *dev = NULL;
+
+		nalloc = live = 0;
+		err = mqtx_sim_dev_create(&c, &sc, &dev);
+		if (!err) {
+			err = mqtx_dev_open(dev);
+			if (!err)
+				assert_int_equal(mqtx_dev_close(dev), 0);
+			mqtx_dev_destroy(dev);
+		}
+		assert_true(err == 0 || err == -ENOMEM);
+		assert_int_equal(live, 0);
+		assert_true(fail_at < 1000);
+	}
+	mqtx_set_allocator(NULL);
+	assert_true(fail_at > 2);
+}
+
 /* Real time, two senders: only invariants (no timing). */
 struct rt_arg {
 	struct env *e;
@@ -491,6 +540,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_time, setup, teardown),
 	};
 
