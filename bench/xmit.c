@@ -133,8 +133,9 @@ static double measure(unsigned threads, unsigned burst, unsigned nq, bool shared
 	}
 	t0 = now();
 	atomic_store_explicit(&go, true, memory_order_release);
-	while (now() - t0 < run_secs)
-		;
+	/* Sleep, do not spin: the machine may have no core to spare for the timer. */
+	nanosleep(&(struct timespec){ (time_t)run_secs,
+				      (long)((run_secs - (double)(time_t)run_secs) * 1e9) }, NULL);
 	atomic_store(&stop, true);
 	t1 = now();
 	for (unsigned t = 0; t < threads; t++) {

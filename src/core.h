@@ -136,7 +136,7 @@ void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 /* sched.c */
 void mqtx__softnet_flush(void);
 void mqtx__sched_forget_dev(struct mqtx_dev *dev);
-extern __thread int mqtx__xmit_depth;
+extern MQTX_TLS int mqtx__xmit_depth;
 
 /* qdisc.c */
 extern struct mqtx_qdisc mqtx__noop_qdisc;
@@ -147,7 +147,7 @@ int mqtx__attach_default_qdiscs(struct mqtx_dev *dev);
 void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
 void mqtx__free_list(struct mqtx_pkt *to_free);
 /* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */
-extern __thread int mqtx__drop_override;
+extern MQTX_TLS int mqtx__drop_override;
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);

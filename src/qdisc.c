@@ -101,7 +101,7 @@ int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
 	return -EINVAL;
 }
 
-__thread int mqtx__drop_override = -1;
+MQTX_TLS int mqtx__drop_override = -1;
 
 int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason,
 		    struct mqtx_pkt **to_free)

@@ -51,13 +51,9 @@ struct mqtx_sim_cfg {
 	struct mqtx_dev *peer;
 };
 
-/* Private-area bytes a sim device needs when it is created with mqtx_dev_create() directly. */
-#define MQTX_SIM_PRIV_SIZE 512
-
 /**
  * The sim driver. Prefer mqtx_sim_dev_create(); a device created with mqtx_dev_create() and
- * these ops must have priv_size >= MQTX_SIM_PRIV_SIZE and uses the default configuration until
- * mqtx_sim_configure().
+ * these ops uses the default configuration until mqtx_sim_configure().
  */
 MQTX_API extern const struct mqtx_dev_ops mqtx_sim_ops;
 

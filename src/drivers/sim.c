@@ -45,7 +45,6 @@ struct sim_priv {
 	bool thread_run;
 };
 
-_Static_assert(sizeof(struct sim_priv) <= MQTX_SIM_PRIV_SIZE, "MQTX_SIM_PRIV_SIZE too small");
 
 static struct sim_priv *sim_priv(struct mqtx_dev *dev)
 {
@@ -456,7 +455,7 @@ int mqtx_sim_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_sim_c
 	if (err)
 		return err;
 	c.ops = &mqtx_sim_ops;
-	c.priv_size = MQTX_SIM_PRIV_SIZE;
+	c.priv_size = 0;
 	err = mqtx_dev_create(&c, &dev);
 	if (err)
 		return err;
@@ -505,6 +504,7 @@ int mqtx_sim_stats(struct mqtx_dev *dev, struct mqtx_sim_txq_stats *st)
 
 const struct mqtx_dev_ops mqtx_sim_ops = {
 	.kind = "sim",
+	.priv_size = sizeof(struct sim_priv),
 	.init = sim_init,
 	.uninit = sim_uninit,
 	.open = sim_open,
