@@ -27,8 +27,7 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 		abort();
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
 		struct mqtx_dev_cfg c = { .name = devs[i].name, .ops = &mqtx_null_ops,
-					  .num_txq = devs[i].n, .real_num_txq = devs[i].real,
-					  .priv_size = MQTX_NULL_PRIV_SIZE };
+					  .num_txq = devs[i].n, .real_num_txq = devs[i].real };
 		struct mqtx_dev *d;
 
 		if (mqtx_dev_create(&c, &d) || (devs[i].up && mqtx_dev_open(d)) ||
