@@ -63,6 +63,15 @@ struct mqtx_select_hook {
 
 struct mqtx_workers;
 
+/* Linux's num_tc, prio_tc_map and tc_to_txq. */
+struct mqtx_tc_map {
+	uint8_t num_tc;
+	uint8_t prio_tc_map[16];
+	struct {
+		uint16_t count, offset;
+	} tc_to_txq[16];
+};
+
 struct mqtx_dev {
 	char name[MQTX_NAME_MAX];
 	const struct mqtx_dev_ops *ops;
@@ -80,13 +89,10 @@ struct mqtx_dev {
 	struct mqtx_hasher *_Atomic hasher;	     /* RCU */
 	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
 
-	/* Traffic classes (mqprio): read by the picker, written under the config lock while
-	 * the queues are quiesced. num_tc 0: none. */
-	uint8_t num_tc;
-	uint8_t prio_tc_map[16];
-	struct {
-		uint16_t count, offset;
-	} tc_to_txq[16];
+	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
+	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
+	struct mqtx_tc_map *_Atomic tc;
+	struct mqtx_tc_map tc_slot[2];
 	struct mqtx_qtree qtree; /* qdisc configuration (src/qdisc/tree.c): config lock */
 
 	struct {

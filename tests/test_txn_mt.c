@@ -49,9 +49,9 @@ static void test_replace_under_traffic(void **state)
 		"qdisc replace dev eth16 root handle 1: mq",
 		"qdisc replace dev eth16 root handle 2: pfifo limit 50",
 		"qdisc replace dev eth16 root handle 3: pfifo_fast",
+		"qdisc replace dev eth16 root handle 4: mqprio num_tc 2 map 0 1 1 1 0 1 0 0 "
+		"queues 8@0 8@8 hw 0",
 	};
-	/* mqprio is left out here: the picker reads the traffic-class map without
-	 * synchronisation (src/select.c), which ThreadSanitizer reports; see test_txn.c. */
 	struct mqtx_pool_cfg pc = { .count = 4096 };
 	struct mqtx_ctl *ctl = fixture_ctl();
 	struct sender s = { .dev = mqtx_ctl_dev(ctl, "eth16") };
@@ -65,8 +65,8 @@ static void test_replace_under_traffic(void **state)
 	while (atomic_load(&s.progress) < 2000)
 		sched_yield();
 	mqtx_set_allocator(&fi_allocator);
-	for (unsigned c = 0; c < 6; c++) {
-		const char *cmd = cmds[c % 3];
+	for (unsigned c = 0; c < 8; c++) {
+		const char *cmd = cmds[c % 4];
 
 		for (long k = 1;; k++) {
 			int rc;
