@@ -48,11 +48,9 @@ void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	q->backlog = 0;
 }
 
-void mqtx__fifo_trim(struct mqtx_qdisc *q, bool (*over)(struct mqtx_qdisc *q),
-		     struct mqtx_pkt **to_free)
+void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
+		     bool (*over)(struct mqtx_qdisc *q), struct mqtx_pkt **to_free)
 {
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	while (p->list.head && over(q))
-		mqtx_qdisc_drop(q, mqtx_qdisc_dequeue_head(q, &p->list), MQTX_DROP_QDISC, to_free);
+	while (l->head && over(q))
+		mqtx_qdisc_drop(q, mqtx_qdisc_dequeue_head(q, l), MQTX_DROP_QDISC, to_free);
 }

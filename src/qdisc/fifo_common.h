@@ -35,9 +35,9 @@ int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
 /** mqtx__fifo_reset() - every queued packet onto *@to_free; qlen/backlog to 0. */
 void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
 
-/** mqtx__fifo_trim() - drop from the head (MQTX_DROP_QDISC) while @over(q) says so. */
-void mqtx__fifo_trim(struct mqtx_qdisc *q, bool (*over)(struct mqtx_qdisc *q),
-		     struct mqtx_pkt **to_free);
+/** mqtx__fifo_trim() - drop from the head of @l (MQTX_DROP_QDISC) while @over(q) says so. */
+void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
+		     bool (*over)(struct mqtx_qdisc *q), struct mqtx_pkt **to_free);
 
 struct mqtx_pkt *mqtx__fifo_dequeue(struct mqtx_qdisc *q);
 struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);

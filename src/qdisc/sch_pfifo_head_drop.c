@@ -63,7 +63,8 @@ static int phd_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	(void)ack;
 	if (o && o->has_limit) {
 		phd_set_limit(q, o->limit);
-		mqtx__fifo_trim(q, phd_over, to_free);
+		mqtx__fifo_trim(q, &((struct mqtx_fifo_priv *)mqtx_qdisc_priv(q))->list, phd_over,
+				to_free);
 	}
 	return 0;
 }
