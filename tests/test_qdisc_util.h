@@ -33,8 +33,7 @@ struct tq {
 static inline void tq_setup(struct tq *t, uint32_t txqlen, uint32_t mtu)
 {
 	struct mqtx_pool_cfg pc = { .count = 4096, .data_room = 2048 };
-	struct mqtx_dev_cfg dc = { .name = "tq0", .ops = &mqtx_null_ops, .num_txq = 1,
-				   .priv_size = MQTX_NULL_PRIV_SIZE };
+	struct mqtx_dev_cfg dc = { .name = "tq0", .ops = &mqtx_null_ops, .num_txq = 1 };
 
 	memset(t, 0, sizeof(*t));
 	assert_int_equal(mqtx_clock_new_virtual(1000000000ull, &t->clock), 0);
