@@ -2,6 +2,8 @@
 /* prio: band selection, strict priority, child limits, options, band changes, grafting. */
 #include <errno.h>
 
+#include <mqtx/ctl.h>
+
 #include "qdisc/classful.h"
 #include "test_qdisc_util.h"
 
@@ -183,6 +185,43 @@ static void test_reset_and_destroy_with_backlog(void **state)
 	tq_teardown(&t);		 /* destroy purges every band; teardown checks the pool */
 }
 
+/* Through the configuration layer: a band's child is replaced by handle via prio's cl_ops. */
+static void test_ctl_graft_by_handle(void **state)
+{
+	static const char *const cmds[] = {
+		"qdisc add dev tq0 root handle 1: prio bands 4 priomap 3 3 3",
+		"qdisc add dev tq0 parent 1:2 handle 20: fq_codel limit 100",
+		"qdisc add dev tq0 parent 1:4 handle 40: tbf rate 1mbit burst 10kb latency 50ms",
+	};
+	struct mqtx_dev_cfg dc = { .name = "tq0", .ops = &mqtx_null_ops, .num_txq = 1 };
+	struct mqtx_dev *dev;
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+
+	(void)state;
+	assert_int_equal(mqtx_dev_create(&dc, &dev), 0);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, dev), 0);
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (mqtx_ctl_exec_line(ctl, cmds[i], 0, &o, &e) != 0)
+			fail_msg("%s: %s", cmds[i], e.data ? e.data : "");
+	}
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev tq0", 0, &o, &e), 0);
+	assert_non_null(strstr(o.data, "prio 1: root"));
+	assert_non_null(strstr(o.data, "bands 4 priomap 3 3 3 2 1 2 0 0 1 1 1 1 1 1 1 1"));
+	assert_non_null(strstr(o.data, "fq_codel 20: parent 1:2 limit 100p flows 1024"));
+	assert_non_null(strstr(o.data, "tbf 40: parent 1:4 rate 1Mbit burst 10Kb lat 50ms"));
+	/* a band that does not exist is refused */
+	assert_int_not_equal(mqtx_ctl_exec_line(ctl, "qdisc add dev tq0 parent 1:5 codel", 0, &o,
+						&e),
+			     0);
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_rejects),		   cmocka_unit_test(test_change_bands),
 		cmocka_unit_test(test_graft),
 		cmocka_unit_test(test_reset_and_destroy_with_backlog),
+		cmocka_unit_test(test_ctl_graft_by_handle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -392,6 +392,35 @@ static void prio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint_array(d, "priomap", "priomap", map, PRIO_MAP_LEN);
 }
 
+/* ---- classes for the configuration code (struct mqtx_class_ops): class X:b+1 is band b ---- */
+
+static uint32_t prio_cl_count(struct mqtx_qdisc *q)
+{
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->bands;
+}
+
+static struct mqtx_qdisc *prio_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->child[minor - 1];
+}
+
+/* Swap only; the caller moves the backlog and fixes our qlen/backlog (lock held). */
+static void prio_cl_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+			  struct mqtx_qdisc **old)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	*old = p->child[minor - 1];
+	new->parent = (q->handle & 0xffff0000u) | minor;
+	p->child[minor - 1] = new;
+}
+
+static const struct mqtx_class_ops prio_class_ops = {
+	.count = prio_cl_count,
+	.leaf = prio_cl_leaf,
+	.graft = prio_cl_graft,
+};
+
 const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
 	.id = "prio",
 	.priv_size = sizeof(struct prio_priv),
@@ -405,4 +434,5 @@ const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
 	.reset = prio_reset,
 	.destroy = prio_destroy,
 	.dump = prio_dump,
+	.cl_ops = &prio_class_ops,
 };
