@@ -73,7 +73,9 @@ MQTX_API void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason re
 
 /* ---- built-in drivers ---- */
 
-/** The null driver: takes every packet, counts it, frees it. */
+/** The null driver: takes every packet, counts it, frees it. Create the device with
+ *  priv_size MQTX_NULL_PRIV_SIZE. */
+#define MQTX_NULL_PRIV_SIZE 64
 MQTX_API extern const struct mqtx_dev_ops mqtx_null_ops;
 
 /**

@@ -27,7 +27,7 @@ extern "C" {
  * @priority: the packet's priority (only the low 4 bits select a band or traffic class).
  * @mark: free for classification (like skb->mark).
  * @buf_size: size of the buffer (headroom + data room).
- * @tstamp: when the packet was enqueued, in ns of the device's clock (set by the core).
+ * @tstamp: enqueue time in ns of the device clock, set by qdiscs that measure sojourn time.
  * @user: free for the application (a sequence number, a pointer); never touched by mqtx.
  * @pool: the pool the packet returns to.
  * @cb: control block, scratch space for the layer that currently owns the packet.

@@ -98,7 +98,7 @@ struct mqtx_qdisc {
 	uint64_t backlog;
 	struct mqtx_pkt_list requeue;
 	bool running;
-	uint64_t bytes, packets;
+	uint64_t bytes, packets;     /* counted by the core as the driver takes packets */
 	uint64_t drops, requeues, overlimits;
 	/* private state follows at mqtx_qdisc_priv() */
 };
@@ -216,9 +216,17 @@ MQTX_API void mqtx_qdisc_destroy(struct mqtx_qdisc *q);
  * taken out of service, its backlog (requeue list first, then its queue in order) re-enqueued
  * into the new one (refusals counted as MQTX_DROP_REPLACE), and it is returned in @old[i]
  * (NULL where unchanged, each distinct old qdisc once) for the caller to destroy.
+ * Call with the device's config lock held (mqtx_dev_config_lock()).
  */
 MQTX_API void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
 				 struct mqtx_qdisc **old);
+
+/**
+ * mqtx_dev_graft_ingress() - attach @q (NULL: none) to the device's rx_queue; its enqueue runs
+ * under the rx_queue lock for every received packet and may drop it. Returns the old one.
+ */
+MQTX_API struct mqtx_qdisc *mqtx_dev_graft_ingress(struct mqtx_dev *dev, struct mqtx_qdisc *q);
+MQTX_API struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev);
 
 /** mqtx_txq_qdisc() - the configured qdisc of @txq (under the device's config lock). */
 MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);

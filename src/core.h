@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* Core internals: the device and TX queue objects and the functions the parts share. */
+#ifndef MQTX_CORE_H
+#define MQTX_CORE_H
+
+#include <pthread.h>
+
+#include <mqtx/driver.h>
+#include <mqtx/qdisc.h>
+
+#include "bql.h"
+#include "internal.h"
+#include "lock.h"
+#include "tslot.h"
+
+/* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
+#define MQTX_TXQ_SCHED 0x100u
+
+/* Qdisc flag: a graft is moving this qdisc's backlog; enqueuers wait and look again. */
+#define MQTX_QF_GRAFTING 0x200u
+
+/* Counters written by several threads. */
+struct mqtx_txq_shared_cnt {
+	atomic_ullong drops[MQTX_DROP_REASON_MAX];
+	atomic_ullong requeues, stops, wakes;
+};
+
+/*
+ * One TX queue. Lines: read-mostly pointers; the queue lock (protects the qdisc rooted here);
+ * the transmit side (xmit lock, state, counters written under the xmit lock); shared
+ * counters; BQL.
+ */
+struct mqtx_txq {
+	struct mqtx_dev *dev;
+	struct mqtx_qdisc *_Atomic qdisc; /* active: read under RCU */
+	struct mqtx_qdisc *qdisc_sleeping; /* configured: config lock */
+	uint32_t index;
+
+	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
+
+	struct mqtx_spinlock xmit_lock __attribute__((aligned(MQTX_CACHE_LINE)));
+	atomic_int xmit_owner;
+	atomic_uint state;
+	struct mqtx_txq *next_sched;
+	atomic_ullong packets, bytes, batches, bypass;
+
+	struct mqtx_txq_shared_cnt cnt __attribute__((aligned(MQTX_CACHE_LINE)));
+
+	struct mqtx_dql dql __attribute__((aligned(MQTX_CACHE_LINE)));
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+/* Per-thread-slot device counters, summed on read. */
+struct mqtx_dev_pcpu {
+	atomic_ullong xmit;
+	atomic_ullong capped;
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+struct mqtx_select_hook {
+	mqtx_select_fn fn;
+	void *arg;
+};
+
+struct mqtx_workers;
+
+struct mqtx_dev {
+	char name[MQTX_NAME_MAX];
+	const struct mqtx_dev_ops *ops;
+	struct mqtx_clock *clock;
+	uint32_t num_txq, real_num_txq;
+	uint32_t tx_queue_len, mtu, quota, flags;
+	atomic_bool up;
+	void *ml_priv;
+	size_t priv_size;
+	struct mqtx_txq *txq;
+
+	pthread_mutex_t config_lock; /* every configuration change; first in lock order */
+	pthread_mutex_t tx_global_lock; /* lock_all / unlock_all */
+
+	struct mqtx_hasher *_Atomic hasher;	     /* RCU */
+	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
+
+	/* Traffic classes (mqprio): read by the picker, written under the config lock while
+	 * the queues are quiesced. num_tc 0: none. */
+	uint8_t num_tc;
+	uint8_t prio_tc_map[16];
+	struct {
+		uint16_t count, offset;
+	} tc_to_txq[16];
+
+	struct {
+		struct mqtx_spinlock lock;
+		struct mqtx_qdisc *qdisc;
+		mqtx_rx_fn fn;
+		void *arg;
+		atomic_ullong packets, bytes, drops;
+	} rxq;
+
+	struct mqtx_workers *workers;
+	struct mqtx_dev_pcpu pcpu[MQTX_MAX_TSLOTS + 1]; /* last: threads without a slot */
+};
+
+static inline size_t mqtx__dev_priv_offset(void)
+{
+	return ALIGN_UP(sizeof(struct mqtx_dev), MQTX_CACHE_LINE);
+}
+
+static inline struct mqtx_dev_pcpu *mqtx__dev_pcpu(struct mqtx_dev *dev)
+{
+	int s = mqtx__tslot();
+
+	return &dev->pcpu[s < 0 ? MQTX_MAX_TSLOTS : s];
+}
+
+static inline bool mqtx__txq_frozen_or_stopped(const struct mqtx_txq *txq)
+{
+	return atomic_load_explicit(&txq->state, memory_order_acquire) &
+	       (MQTX_TXQ_ANY_XOFF | MQTX_TXQ_FROZEN);
+}
+
+
+/* The lock protecting @q: the one of the TX queue it is rooted at. */
+static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
+{
+	return &q->dev_queue->lock;
+}
+
+/* select.c */
+uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/* xmit.c */
+void mqtx__qdisc_run(struct mqtx_qdisc *q);
+void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
+
+/* sched.c */
+void mqtx__softnet_flush(void);
+void mqtx__sched_forget_dev(struct mqtx_dev *dev);
+extern __thread int mqtx__xmit_depth;
+
+/* qdisc.c */
+extern struct mqtx_qdisc mqtx__noop_qdisc;
+extern const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops;
+int mqtx__attach_default_qdiscs(struct mqtx_dev *dev);
+void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
+void mqtx__free_list(struct mqtx_pkt *to_free);
+/* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */
+extern __thread int mqtx__drop_override;
+
+/* dev.c */
+void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);
+
+/* rcu.c: liburcu-bp behind three names. */
+void mqtx__rcu_read_lock(void);
+void mqtx__rcu_read_unlock(void);
+void mqtx__rcu_synchronize(void);
+
+#endif

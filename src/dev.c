@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/* Device lifecycle: create, open (up), close (down), destroy, and device-wide settings. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+
+#include "core.h"
+
+#define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
+
+static void txq_init(struct mqtx_dev *dev, struct mqtx_txq *txq, uint32_t i)
+{
+	memset(txq, 0, sizeof(*txq));
+	txq->dev = dev;
+	txq->index = i;
+	mqtx_spin_init(&txq->lock);
+	mqtx_spin_init(&txq->xmit_lock);
+	atomic_init(&txq->qdisc, &mqtx__noop_qdisc);
+	/* Stopped until the device comes up. */
+	atomic_init(&txq->state, MQTX_TXQ_DRV_XOFF);
+	mqtx__dql_init(&txq->dql, BQL_HOLD_NS, mqtx_clock_now(dev->clock));
+}
+
+static int cfg_check(const struct mqtx_dev_cfg *cfg)
+{
+	size_t n;
+
+	if (!cfg || !cfg->name || !cfg->ops || !cfg->ops->xmit_burst)
+		return -EINVAL;
+	n = strlen(cfg->name);
+	if (!n || n >= MQTX_NAME_MAX)
+		return -EINVAL;
+	if (!cfg->num_txq || cfg->num_txq > MQTX_MAX_TXQ || cfg->real_num_txq > cfg->num_txq)
+		return -EINVAL;
+	if (cfg->priv_size > (1u << 30))
+		return -EINVAL;
+	return 0;
+}
+
+int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
+{
+	size_t size;
+	struct mqtx_dev *dev;
+	int err = cfg_check(cfg);
+
+	if (err)
+		return err;
+	/* The private area sits right after the device, cache-line aligned (seed 005). */
+	size = mqtx__dev_priv_offset() + ALIGN_UP(cfg->priv_size, MQTX_CACHE_LINE);
+	dev = mqtx__alloc_aligned(size, MQTX_CACHE_LINE);
+	if (!dev)
+		return -ENOMEM;
+	memset(dev, 0, size);
+	dev->txq = mqtx__alloc_aligned(sizeof(*dev->txq) * cfg->num_txq, MQTX_CACHE_LINE);
+	if (!dev->txq) {
+		mqtx__free(dev);
+		return -ENOMEM;
+	}
+	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
+	dev->ops = cfg->ops;
+	dev->clock = cfg->clock ? cfg->clock : mqtx_clock_real();
+	dev->num_txq = cfg->num_txq;
+	dev->real_num_txq = cfg->real_num_txq ? cfg->real_num_txq : cfg->num_txq;
+	dev->tx_queue_len = cfg->tx_queue_len ? cfg->tx_queue_len : MQTX_DEFAULT_TXQLEN;
+	dev->mtu = cfg->mtu ? cfg->mtu : MQTX_DEFAULT_MTU;
+	dev->quota = cfg->quota ? cfg->quota : MQTX_DEFAULT_QUOTA;
+	dev->flags = cfg->flags;
+	dev->priv_size = cfg->priv_size;
+	pthread_mutex_init(&dev->config_lock, NULL);
+	pthread_mutex_init(&dev->tx_global_lock, NULL);
+	mqtx_spin_init(&dev->rxq.lock);
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		txq_init(dev, &dev->txq[i], i);
+
+	err = mqtx_dev_set_hash(dev, &(struct mqtx_hash_cfg){ .algo = MQTX_HASH_JHASH, .l4 = true });
+	if (!err && dev->ops->init)
+		err = dev->ops->init(dev);
+	if (err) {
+		mqtx_hasher_free(atomic_load(&dev->hasher));
+		mqtx__free(dev->txq);
+		mqtx__free(dev);
+		return err;
+	}
+	*out = dev;
+	return 0;
+}
+
+void mqtx_dev_destroy(struct mqtx_dev *dev)
+{
+	struct mqtx_qdisc *q;
+
+	if (!dev)
+		return;
+	mqtx_dev_close(dev);
+	mqtx_dev_stop_workers(dev);
+	mqtx__sched_forget_dev(dev);
+	mqtx__rcu_synchronize();
+	if (dev->ops->uninit)
+		dev->ops->uninit(dev);
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		q = dev->txq[i].qdisc_sleeping;
+		if (!q)
+			continue;
+		/* A shared qdisc is attached to several queues: destroy it once. */
+		for (uint32_t j = i; j < dev->num_txq; j++)
+			if (dev->txq[j].qdisc_sleeping == q)
+				dev->txq[j].qdisc_sleeping = NULL;
+		mqtx_qdisc_destroy(q);
+	}
+	mqtx_qdisc_destroy(dev->rxq.qdisc);
+	mqtx_hasher_free(atomic_load(&dev->hasher));
+	mqtx__free(atomic_load(&dev->select_hook));
+	pthread_mutex_destroy(&dev->config_lock);
+	pthread_mutex_destroy(&dev->tx_global_lock);
+	mqtx__free(dev->txq);
+	mqtx__free(dev);
+}
+
+int mqtx_dev_open(struct mqtx_dev *dev)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&dev->config_lock);
+	if (atomic_load(&dev->up)) {
+		err = -EALREADY;
+		goto out;
+	}
+	err = mqtx__attach_default_qdiscs(dev);
+	if (err)
+		goto out;
+	if (dev->ops->open) {
+		err = dev->ops->open(dev);
+		if (err)
+			goto out;
+	}
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_txq *txq = &dev->txq[i];
+		struct mqtx_qdisc *q = txq->qdisc_sleeping;
+
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		q->flags &= ~MQTX_QF_DEACTIVATED;
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+		mqtx__dql_reset(&txq->dql, mqtx_clock_now(dev->clock));
+		atomic_fetch_and(&txq->state, ~MQTX_TXQ_STACK_XOFF);
+		atomic_store_explicit(&txq->qdisc, q, memory_order_release);
+	}
+	atomic_store(&dev->up, true);
+	mqtx_dev_start_all_queues(dev);
+out:
+	pthread_mutex_unlock(&dev->config_lock);
+	return err;
+}
+
+/* Wait until no runner holds @q (a runner may be inside the driver with the lock dropped). */
+void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q)
+{
+	for (;;) {
+		bool running;
+
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		running = q->running;
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+		if (!running)
+			return;
+		sched_yield();
+	}
+}
+
+int mqtx_dev_close(struct mqtx_dev *dev)
+{
+	struct mqtx_pkt *to_free = NULL;
+
+	pthread_mutex_lock(&dev->config_lock);
+	if (!atomic_load(&dev->up)) {
+		pthread_mutex_unlock(&dev->config_lock);
+		return -EALREADY;
+	}
+	atomic_store(&dev->up, false);
+	mqtx_dev_stop_all_queues(dev);
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_txq *txq = &dev->txq[i];
+		struct mqtx_qdisc *q = txq->qdisc_sleeping;
+
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		q->flags |= MQTX_QF_DEACTIVATED;
+		atomic_store_explicit(&txq->qdisc, &mqtx__noop_qdisc, memory_order_release);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	/* No transmit can still be on its way into an old qdisc after this... */
+	mqtx__rcu_synchronize();
+	/* ...and none is still sending out of one after this. */
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_qdisc *q = dev->txq[i].qdisc_sleeping;
+
+		mqtx__qdisc_wait_idle(q);
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		mqtx__qdisc_purge(q, MQTX_DROP_DOWN, &to_free);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+		/* Wait for a noqueue transmit that is still inside the driver. */
+		mqtx_spin_lock(&dev->txq[i].xmit_lock);
+		mqtx_spin_unlock(&dev->txq[i].xmit_lock);
+	}
+	mqtx__free_list(to_free);
+	if (dev->ops->stop)
+		dev->ops->stop(dev);
+	pthread_mutex_unlock(&dev->config_lock);
+	return 0;
+}
+
+bool mqtx_dev_is_up(const struct mqtx_dev *dev)
+{
+	return atomic_load(&((struct mqtx_dev *)dev)->up);
+}
+
+const char *mqtx_dev_name(const struct mqtx_dev *dev)
+{
+	return dev->name;
+}
+
+const struct mqtx_dev_ops *mqtx_dev_ops(const struct mqtx_dev *dev)
+{
+	return dev->ops;
+}
+
+struct mqtx_clock *mqtx_dev_clock(const struct mqtx_dev *dev)
+{
+	return dev->clock;
+}
+
+uint32_t mqtx_dev_mtu(const struct mqtx_dev *dev)
+{
+	return dev->mtu;
+}
+
+uint32_t mqtx_dev_tx_queue_len(const struct mqtx_dev *dev)
+{
+	return dev->tx_queue_len;
+}
+
+void *mqtx_dev_priv(const struct mqtx_dev *dev)
+{
+	return (char *)dev + mqtx__dev_priv_offset();
+}
+
+struct mqtx_dev *mqtx_dev_from_priv(void *priv)
+{
+	return (struct mqtx_dev *)((char *)priv - mqtx__dev_priv_offset());
+}
+
+void *mqtx_dev_ml_priv(const struct mqtx_dev *dev)
+{
+	return dev->ml_priv;
+}
+
+void mqtx_dev_set_ml_priv(struct mqtx_dev *dev, void *ml_priv)
+{
+	dev->ml_priv = ml_priv;
+}
+
+uint32_t mqtx_dev_num_txq(const struct mqtx_dev *dev)
+{
+	return dev->num_txq;
+}
+
+uint32_t mqtx_dev_real_num_txq(const struct mqtx_dev *dev)
+{
+	return dev->real_num_txq;
+}
+
+int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&dev->config_lock);
+	if (atomic_load(&dev->up))
+		err = -EBUSY;
+	else if (!n || n > dev->num_txq)
+		err = -EINVAL;
+	else
+		dev->real_num_txq = n;
+	pthread_mutex_unlock(&dev->config_lock);
+	return err;
+}
+
+struct mqtx_txq *mqtx_dev_txq(const struct mqtx_dev *dev, uint32_t i)
+{
+	return i < dev->num_txq ? &dev->txq[i] : NULL;
+}
+
+uint32_t mqtx_txq_index(const struct mqtx_txq *txq)
+{
+	return txq->index;
+}
+
+struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq)
+{
+	return txq->dev;
+}
+
+void mqtx_dev_config_lock(struct mqtx_dev *dev)
+{
+	pthread_mutex_lock(&dev->config_lock);
+}
+
+void mqtx_dev_config_unlock(struct mqtx_dev *dev)
+{
+	pthread_mutex_unlock(&dev->config_lock);
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/* The dump emitter: a qdisc describes its options once; they come out as tc text and JSON. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core.h"
+
+struct mqtx_dump {
+	char *text, *json;
+	size_t tlen, tcap, jlen, jcap;
+	bool overflow;
+};
+
+static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
+{
+	char *buf = json ? d->json : d->text;
+	size_t *len = json ? &d->jlen : &d->tlen;
+	size_t cap = json ? d->jcap : d->tcap;
+	va_list ap;
+	int n;
+
+	if (d->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap - *len) {
+		d->overflow = true;
+		return;
+	}
+	*len += (size_t)n;
+}
+
+static void sep(struct mqtx_dump *d, const char *key)
+{
+	put(d, false, "%s", d->tlen ? " " : "");
+	put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
+}
+
+void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v)
+{
+	sep(d, key);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	put(d, false, text, v);
+#pragma GCC diagnostic pop
+	put(d, true, "%" PRIu64, v);
+}
+
+void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
+{
+	sep(d, key);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	put(d, false, text, v);
+#pragma GCC diagnostic pop
+	put(d, true, "\"");
+	for (const char *c = v; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			put(d, true, "\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			put(d, true, "\\u%04x", (unsigned char)*c);
+		else
+			put(d, true, "%c", *c);
+	}
+	put(d, true, "\"");
+}
+
+void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
+			  const uint32_t *v, unsigned n)
+{
+	sep(d, key);
+	put(d, false, "%s", label);
+	put(d, true, "[");
+	for (unsigned i = 0; i < n; i++) {
+		put(d, false, " %" PRIu32, v[i]);
+		put(d, true, "%s%" PRIu32, i ? "," : "", v[i]);
+	}
+	put(d, true, "]");
+}
+
+int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+			 size_t json_len)
+{
+	struct mqtx_dump d = { text, json, 0, text_len, 0, json_len, false };
+
+	if (!text_len || !json_len)
+		return -ENOSPC;
+	text[0] = json[0] = '\0';
+	if (q->ops->dump && !(q->flags & MQTX_QF_BUILTIN)) {
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		q->ops->dump(q, &d);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	return d.overflow ? -ENOSPC : (int)d.tlen;
+}

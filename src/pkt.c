@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/* Packet pool: one allocation up front, a shared free stack and per-thread caches. */
+#include <errno.h>
+
+#include <mqtx/pkt.h>
+
+#include "internal.h"
+#include "lock.h"
+#include "tslot.h"
+
+#define POOL_MAX_COUNT (1u << 26)
+#define POOL_MAX_CACHE 4096u
+
+struct pool_cache {
+	atomic_uint len;
+	struct mqtx_pkt **objs;
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+struct mqtx_pkt_pool {
+	uint32_t count;
+	uint32_t elt_size;
+	uint32_t headroom;
+	uint32_t buf_size;
+	uint32_t cache_size;
+	char *mem;
+	struct mqtx_pkt **cache_mem;
+	atomic_ullong failures;
+	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
+	uint32_t free_len;
+	struct mqtx_pkt **free_stack;
+	struct pool_cache caches[MQTX_MAX_TSLOTS];
+};
+
+_Static_assert(sizeof(struct mqtx_pkt) == 2 * MQTX_CACHE_LINE, "packet metadata is two lines");
+
+int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out)
+{
+	struct mqtx_pkt_pool *p;
+	uint32_t room, head, cache;
+	size_t elt;
+
+	if (!cfg || !out || !cfg->count || cfg->count > POOL_MAX_COUNT ||
+	    cfg->cache_size > POOL_MAX_CACHE)
+		return -EINVAL;
+	room = cfg->data_room ? cfg->data_room : 2048;
+	head = cfg->headroom ? cfg->headroom : 128;
+	cache = cfg->cache_size ? cfg->cache_size : 256;
+	if ((uint64_t)room + head > UINT32_MAX / 2)
+		return -EINVAL;
+	elt = ALIGN_UP(sizeof(struct mqtx_pkt) + room + head, MQTX_CACHE_LINE);
+
+	p = mqtx__alloc_aligned(sizeof(*p), MQTX_CACHE_LINE);
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	p->count = cfg->count;
+	p->elt_size = (uint32_t)elt;
+	p->headroom = head;
+	p->buf_size = room + head;
+	p->cache_size = cache > 1 ? cache : 0;
+	mqtx_spin_init(&p->lock);
+	p->mem = mqtx__alloc_aligned(elt * cfg->count, MQTX_CACHE_LINE);
+	if (!p->mem)
+		goto err_pool;
+	p->free_stack = mqtx__alloc(sizeof(*p->free_stack) * cfg->count);
+	if (!p->free_stack)
+		goto err_mem;
+	if (p->cache_size) {
+		p->cache_mem = mqtx__alloc(sizeof(*p->cache_mem) * p->cache_size * MQTX_MAX_TSLOTS);
+		if (!p->cache_mem)
+			goto err_stack;
+		for (int i = 0; i < MQTX_MAX_TSLOTS; i++)
+			p->caches[i].objs = p->cache_mem + (size_t)i * p->cache_size;
+	}
+	for (uint32_t i = 0; i < cfg->count; i++) {
+		struct mqtx_pkt *pkt = (struct mqtx_pkt *)(p->mem + (size_t)i * elt);
+
+		pkt->pool = p;
+		pkt->buf_size = p->buf_size;
+		p->free_stack[cfg->count - 1 - i] = pkt;
+	}
+	p->free_len = cfg->count;
+	*out = p;
+	return 0;
+
+err_stack:
+	mqtx__free(p->free_stack);
+err_mem:
+	mqtx__free(p->mem);
+err_pool:
+	mqtx__free(p);
+	return -ENOMEM;
+}
+
+void mqtx_pool_destroy(struct mqtx_pkt_pool *pool)
+{
+	if (!pool)
+		return;
+	mqtx__free(pool->cache_mem);
+	mqtx__free(pool->free_stack);
+	mqtx__free(pool->mem);
+	mqtx__free(pool);
+}
+
+uint32_t mqtx_pool_count(const struct mqtx_pkt_pool *pool)
+{
+	return pool->count;
+}
+
+uint32_t mqtx_pool_in_use(const struct mqtx_pkt_pool *pool)
+{
+	struct mqtx_pkt_pool *p = (struct mqtx_pkt_pool *)pool;
+	uint32_t avail;
+
+	mqtx_spin_lock(&p->lock);
+	avail = p->free_len;
+	mqtx_spin_unlock(&p->lock);
+	for (int i = 0; i < MQTX_MAX_TSLOTS; i++)
+		avail += atomic_load_explicit(&p->caches[i].len, memory_order_relaxed);
+	return p->count - avail;
+}
+
+uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool)
+{
+	return atomic_load_explicit(&pool->failures, memory_order_relaxed);
+}
+
+static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
+{
+	pkt->next = NULL;
+	pkt->data = pkt->buf + p->headroom;
+	pkt->len = 0;
+	pkt->queue_mapping = 0;
+	pkt->flags = 0;
+	pkt->hash = 0;
+	pkt->priority = 0;
+	pkt->mark = 0;
+	pkt->tstamp = 0;
+	pkt->user = 0;
+}
+
+/* Move up to @n packets between the shared stack and @objs; returns how many moved. */
+static unsigned stack_take(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned n)
+{
+	mqtx_spin_lock(&p->lock);
+	if (n > p->free_len)
+		n = p->free_len;
+	p->free_len -= n;
+	memcpy(objs, p->free_stack + p->free_len, n * sizeof(*objs));
+	mqtx_spin_unlock(&p->lock);
+	return n;
+}
+
+static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned n)
+{
+	mqtx_spin_lock(&p->lock);
+	memcpy(p->free_stack + p->free_len, objs, n * sizeof(*objs));
+	p->free_len += n;
+	mqtx_spin_unlock(&p->lock);
+}
+
+unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *p, struct mqtx_pkt **pkts, unsigned n)
+{
+	int slot = p->cache_size ? mqtx__tslot() : -1;
+	unsigned got;
+
+	if (slot < 0) {
+		got = stack_take(p, pkts, n);
+	} else {
+		struct pool_cache *c = &p->caches[slot];
+		unsigned len = atomic_load_explicit(&c->len, memory_order_relaxed);
+
+		if (len < n)
+			len += stack_take(p, c->objs + len, p->cache_size - len);
+		got = n < len ? n : len;
+		len -= got;
+		memcpy(pkts, c->objs + len, got * sizeof(*pkts));
+		atomic_store_explicit(&c->len, len, memory_order_relaxed);
+	}
+	for (unsigned i = 0; i < got; i++)
+		pkt_reset(p, pkts[i]);
+	if (got < n)
+		atomic_fetch_add_explicit(&p->failures, n - got, memory_order_relaxed);
+	return got;
+}
+
+struct mqtx_pkt *mqtx_pkt_alloc(struct mqtx_pkt_pool *pool)
+{
+	struct mqtx_pkt *pkt;
+
+	return mqtx_pkt_alloc_bulk(pool, &pkt, 1) ? pkt : NULL;
+}
+
+static void pool_put(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt, int slot)
+{
+	struct pool_cache *c;
+	unsigned len, half;
+
+	if (slot < 0 || !p->cache_size) {
+		stack_give(p, &pkt, 1);
+		return;
+	}
+	c = &p->caches[slot];
+	len = atomic_load_explicit(&c->len, memory_order_relaxed);
+	if (len == p->cache_size) {
+		/* Keep the hot half, return the older half. */
+		half = len / 2;
+		stack_give(p, c->objs, half);
+		memmove(c->objs, c->objs + half, (len - half) * sizeof(*c->objs));
+		len -= half;
+	}
+	c->objs[len++] = pkt;
+	atomic_store_explicit(&c->len, len, memory_order_relaxed);
+}
+
+void mqtx_pkt_free(struct mqtx_pkt *pkt)
+{
+	if (pkt)
+		pool_put(pkt->pool, pkt, mqtx__tslot());
+}
+
+void mqtx_pkt_free_bulk(struct mqtx_pkt **pkts, unsigned n)
+{
+	int slot = mqtx__tslot();
+
+	for (unsigned i = 0; i < n; i++)
+		if (pkts[i])
+			pool_put(pkts[i]->pool, pkts[i], slot);
+}
+
+unsigned mqtx_pkt_free_list(struct mqtx_pkt *head)
+{
+	int slot = mqtx__tslot();
+	unsigned n = 0;
+
+	while (head) {
+		struct mqtx_pkt *next = head->next;
+
+		pool_put(head->pool, head, slot);
+		head = next;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+/* noqueue: no queue at all; packets go straight to the driver and what it refuses is dropped
+ * (the qdisc of virtual devices). Recognised by its missing enqueue. */
+#include "core.h"
+
+static struct mqtx_pkt *noqueue_dequeue(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return NULL;
+}
+
+const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops = {
+	.id = "noqueue",
+	.dequeue = noqueue_dequeue,
+	.peek = noqueue_dequeue,
+};

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/* The receive side (seed 002): the device's rx_queue, whose lock the ingress qdisc runs
+ * under, and delivery to the registered handler. */
+#include "core.h"
+
+void mqtx_dev_set_rx_handler(struct mqtx_dev *dev, mqtx_rx_fn fn, void *arg)
+{
+	mqtx_spin_lock(&dev->rxq.lock);
+	dev->rxq.fn = fn;
+	dev->rxq.arg = arg;
+	mqtx_spin_unlock(&dev->rxq.lock);
+}
+
+struct mqtx_qdisc *mqtx_dev_graft_ingress(struct mqtx_dev *dev, struct mqtx_qdisc *q)
+{
+	struct mqtx_qdisc *old;
+
+	mqtx_spin_lock(&dev->rxq.lock);
+	old = dev->rxq.qdisc;
+	dev->rxq.qdisc = q;
+	mqtx_spin_unlock(&dev->rxq.lock);
+	return old;
+}
+
+struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev)
+{
+	return dev->rxq.qdisc;
+}
+
+int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	struct mqtx_pkt *to_free = NULL;
+	struct mqtx_qdisc *q;
+	mqtx_rx_fn fn;
+	void *arg;
+	uint32_t len = pkt->len;
+	int rc = MQTX_XMIT_SUCCESS;
+
+	mqtx_spin_lock(&dev->rxq.lock);
+	q = dev->rxq.qdisc;
+	/* The ingress qdisc classifies or polices; it keeps nothing: accepted packets are taken
+	 * straight back out. */
+	if (q && q->ops->enqueue) {
+		rc = q->ops->enqueue(q, pkt, &to_free);
+		if (rc != MQTX_XMIT_DROP)
+			pkt = q->ops->dequeue(q);
+		else
+			pkt = NULL;
+	}
+	fn = dev->rxq.fn;
+	arg = dev->rxq.arg;
+	mqtx_spin_unlock(&dev->rxq.lock);
+	mqtx__free_list(to_free);
+	if (!pkt) {
+		MQTX_CNT_INC_SHARED(dev->rxq.drops, 1u);
+		return MQTX_XMIT_DROP;
+	}
+	MQTX_CNT_INC_SHARED(dev->rxq.packets, 1u);
+	MQTX_CNT_INC_SHARED(dev->rxq.bytes, len);
+	if (fn) {
+		fn(dev, pkt, arg);
+	} else {
+		MQTX_CNT_INC_SHARED(dev->rxq.drops, 1u);
+		mqtx_pkt_free(pkt);
+	}
+	return MQTX_XMIT_SUCCESS;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/* TX scheduling (seed 003): queues that must run later are linked through next_sched onto an
+ * output list, once (SCHED bit): the calling thread's own list, drained by mqtx_tx_action(),
+ * or a TX worker's list. */
+#include <errno.h>
+
+#include "core.h"
+
+/* One output list. Thread lists are registered so that a device going away can unlink its
+ * queues from lists of threads that will never run them. */
+struct softnet {
+	struct mqtx_spinlock lock;
+	struct mqtx_txq *head;
+	struct mqtx_txq **tailp;
+	struct softnet *next_reg, *prev_reg;
+	bool registered;
+};
+
+struct worker {
+	struct softnet sn;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop, kicked;
+};
+
+struct mqtx_workers {
+	unsigned n;
+	struct worker w[];
+};
+
+__thread int mqtx__xmit_depth;
+static __thread struct softnet tls_sn;
+static __thread bool tls_in_action;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct softnet reg_head = { .next_reg = &reg_head, .prev_reg = &reg_head };
+static pthread_key_t sn_key;
+static pthread_once_t sn_once = PTHREAD_ONCE_INIT;
+
+static void sn_init(struct softnet *sn)
+{
+	mqtx_spin_init(&sn->lock);
+	sn->head = NULL;
+	sn->tailp = &sn->head;
+}
+
+static void sn_register(struct softnet *sn)
+{
+	pthread_mutex_lock(&reg_lock);
+	sn->next_reg = reg_head.next_reg;
+	sn->prev_reg = &reg_head;
+	reg_head.next_reg->prev_reg = sn;
+	reg_head.next_reg = sn;
+	sn->registered = true;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void sn_unregister(struct softnet *sn)
+{
+	pthread_mutex_lock(&reg_lock);
+	sn->prev_reg->next_reg = sn->next_reg;
+	sn->next_reg->prev_reg = sn->prev_reg;
+	sn->registered = false;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* A thread that exits runs what it still has scheduled, then leaves the registry. */
+static void tls_sn_exit(void *arg)
+{
+	(void)arg;
+	mqtx_tx_action();
+	sn_unregister(&tls_sn);
+}
+
+static void sn_key_init(void)
+{
+	pthread_key_create(&sn_key, tls_sn_exit);
+}
+
+static struct softnet *my_softnet(void)
+{
+	if (unlikely(!tls_sn.registered)) {
+		pthread_once(&sn_once, sn_key_init);
+		sn_init(&tls_sn);
+		sn_register(&tls_sn);
+		pthread_setspecific(sn_key, &tls_sn);
+	}
+	return &tls_sn;
+}
+
+static void sn_append(struct softnet *sn, struct mqtx_txq *txq)
+{
+	mqtx_spin_lock(&sn->lock);
+	txq->next_sched = NULL;
+	*sn->tailp = txq;
+	sn->tailp = &txq->next_sched;
+	mqtx_spin_unlock(&sn->lock);
+}
+
+void mqtx_txq_schedule(struct mqtx_txq *txq)
+{
+	struct mqtx_workers *ws;
+
+	if (atomic_fetch_or(&txq->state, MQTX_TXQ_SCHED) & MQTX_TXQ_SCHED)
+		return;
+	ws = txq->dev->workers;
+	if (ws) {
+		struct worker *w = &ws->w[txq->index % ws->n];
+
+		sn_append(&w->sn, txq);
+		pthread_mutex_lock(&w->lock);
+		w->kicked = true;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	sn_append(my_softnet(), txq);
+}
+
+static unsigned sn_run(struct softnet *sn)
+{
+	struct mqtx_txq *txq, *next;
+	unsigned n = 0;
+
+	/* Detached queues are only reachable from here: the read section keeps a device being
+	 * destroyed (mqtx__sched_forget_dev, then a grace period) alive while they run. */
+	mqtx__rcu_read_lock();
+	mqtx_spin_lock(&sn->lock);
+	txq = sn->head;
+	sn->head = NULL;
+	sn->tailp = &sn->head;
+	mqtx_spin_unlock(&sn->lock);
+	for (; txq; txq = next, n++) {
+		next = txq->next_sched;
+		/* Clear SCHED first: a wake during the run must be able to schedule again. */
+		atomic_fetch_and(&txq->state, ~MQTX_TXQ_SCHED);
+		mqtx__qdisc_run(atomic_load_explicit(&txq->qdisc, memory_order_acquire));
+	}
+	mqtx__rcu_read_unlock();
+	return n;
+}
+
+unsigned mqtx_tx_action(void)
+{
+	unsigned n = 0, round;
+
+	if (!tls_sn.registered || tls_in_action)
+		return 0;
+	tls_in_action = true;
+	/* A bounded number of rounds: a driver that refuses without stopping is retried later. */
+	for (int i = 0; i < 4 && (round = sn_run(&tls_sn)); i++)
+		n += round;
+	tls_in_action = false;
+	return n;
+}
+
+void mqtx__softnet_flush(void)
+{
+	if (tls_sn.registered && tls_sn.head)
+		mqtx_tx_action();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		if (!w->kicked) {
+			pthread_cond_wait(&w->cond, &w->lock);
+			continue;
+		}
+		w->kicked = false;
+		pthread_mutex_unlock(&w->lock);
+		sn_run(&w->sn);
+		mqtx__softnet_flush();
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
+{
+	struct mqtx_workers *ws;
+	unsigned started;
+	int err = 0;
+
+	if (!n || n > 64)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->config_lock);
+	if (dev->workers) {
+		err = -EBUSY;
+		goto out;
+	}
+	ws = mqtx__zalloc(sizeof(*ws) + n * sizeof(ws->w[0]));
+	if (!ws) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ws->n = n;
+	for (started = 0; started < n; started++) {
+		struct worker *w = &ws->w[started];
+
+		sn_init(&w->sn);
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		if (pthread_create(&w->thread, NULL, worker_main, w)) {
+			err = -EAGAIN;
+			break;
+		}
+	}
+	if (err) {
+		dev->workers = ws;
+		pthread_mutex_unlock(&dev->config_lock);
+		ws->n = started;
+		mqtx_dev_stop_workers(dev);
+		return err;
+	}
+	atomic_thread_fence(memory_order_release);
+	dev->workers = ws;
+out:
+	pthread_mutex_unlock(&dev->config_lock);
+	return err;
+}
+
+void mqtx_dev_stop_workers(struct mqtx_dev *dev)
+{
+	struct mqtx_workers *ws;
+	struct mqtx_txq *txq, *next;
+
+	pthread_mutex_lock(&dev->config_lock);
+	ws = dev->workers;
+	dev->workers = NULL;
+	pthread_mutex_unlock(&dev->config_lock);
+	if (!ws)
+		return;
+	for (unsigned i = 0; i < ws->n; i++) {
+		struct worker *w = &ws->w[i];
+
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		/* What they still had moves to the calling thread. */
+		for (txq = w->sn.head; txq; txq = next) {
+			next = txq->next_sched;
+			sn_append(my_softnet(), txq);
+		}
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cond);
+	}
+	mqtx__free(ws);
+}
+
+/* Unlink every queue of @dev from every thread's list (the device is being destroyed). */
+void mqtx__sched_forget_dev(struct mqtx_dev *dev)
+{
+	struct softnet *sn;
+
+	pthread_mutex_lock(&reg_lock);
+	for (sn = reg_head.next_reg; sn != &reg_head; sn = sn->next_reg) {
+		struct mqtx_txq **pp;
+
+		mqtx_spin_lock(&sn->lock);
+		for (pp = &sn->head; *pp;) {
+			if ((*pp)->dev == dev)
+				*pp = (*pp)->next_sched;
+			else
+				pp = &(*pp)->next_sched;
+		}
+		sn->tailp = pp;
+		mqtx_spin_unlock(&sn->lock);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* Queue selection: the application's hook, the driver's select_queue, or the default picker
+ * (flow hash scaled onto the queue range, as Linux's skb_tx_hash), always capped. */
+#include <errno.h>
+
+#include "core.h"
+
+int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg)
+{
+	struct mqtx_hasher *h, *old;
+	int err;
+
+	if (!cfg)
+		return -EINVAL;
+	err = mqtx_hasher_new(cfg, &h);
+	if (err)
+		return err;
+	pthread_mutex_lock(&dev->config_lock);
+	old = atomic_exchange_explicit(&dev->hasher, h, memory_order_acq_rel);
+	pthread_mutex_unlock(&dev->config_lock);
+	if (old) {
+		mqtx__rcu_synchronize();
+		mqtx_hasher_free(old);
+	}
+	return 0;
+}
+
+void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg)
+{
+	pthread_mutex_lock(&dev->config_lock);
+	*cfg = *mqtx_hasher_cfg(atomic_load(&dev->hasher));
+	pthread_mutex_unlock(&dev->config_lock);
+}
+
+void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg)
+{
+	struct mqtx_select_hook *h = NULL, *old;
+
+	if (fn) {
+		h = mqtx__alloc(sizeof(*h));
+		if (!h) {
+			mqtx_err("%s: no memory for the select hook; keeping the old one", dev->name);
+			return;
+		}
+		h->fn = fn;
+		h->arg = arg;
+	}
+	pthread_mutex_lock(&dev->config_lock);
+	old = atomic_exchange_explicit(&dev->select_hook, h, memory_order_acq_rel);
+	pthread_mutex_unlock(&dev->config_lock);
+	if (old) {
+		mqtx__rcu_synchronize();
+		mqtx__free(old);
+	}
+}
+
+static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	uint32_t qoffset = 0, qcount = dev->real_num_txq;
+
+	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
+		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
+
+		if (mqtx_hasher_hash(h, pkt->data, pkt->len, &pkt->hash, NULL))
+			pkt->flags |= MQTX_PKT_F_HASH_VALID;
+		else
+			pkt->flags |= MQTX_PKT_F_NO_HASH;
+	}
+	if (dev->num_tc) {
+		uint8_t tc = dev->prio_tc_map[pkt->priority & 15];
+
+		/* An empty class falls back to every queue, as Linux does. */
+		if (dev->tc_to_txq[tc].count) {
+			qoffset = dev->tc_to_txq[tc].offset;
+			qcount = dev->tc_to_txq[tc].count;
+		}
+	}
+	/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash: queue 0). */
+	if (!(pkt->flags & MQTX_PKT_F_HASH_VALID))
+		return (uint16_t)qoffset;
+	return (uint16_t)(mqtx_reciprocal_scale(pkt->hash, qcount) + qoffset);
+}
+
+/* Inside an RCU read section (the transmit path holds one). */
+uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	struct mqtx_select_hook *hook;
+	uint32_t q;
+
+	if (pkt->flags & MQTX_PKT_F_QMAP_SET) {
+		q = pkt->queue_mapping;
+	} else if (dev->real_num_txq == 1) {
+		q = 0;
+	} else {
+		hook = atomic_load_explicit(&dev->select_hook, memory_order_acquire);
+		if (hook)
+			q = hook->fn(dev, pkt, hook->arg);
+		else if (dev->ops->select_queue)
+			q = dev->ops->select_queue(dev, pkt);
+		else
+			q = pick_tx(dev, pkt);
+	}
+	if (unlikely(q >= dev->real_num_txq)) {
+		/* Linux's netdev_cap_txqueue: out of range goes to queue 0, and is counted. */
+		MQTX_CNT_INC_SHARED(mqtx__dev_pcpu(dev)->capped, 1u);
+		mqtx_dbg("%s selects TX queue %u, but real number of TX queues is %u", dev->name,
+			 q, dev->real_num_txq);
+		q = 0;
+	}
+	pkt->queue_mapping = (uint16_t)q;
+	return (uint16_t)q;
+}
+
+uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	uint16_t q;
+
+	mqtx__rcu_read_lock();
+	q = pick_tx(dev, pkt);
+	mqtx__rcu_read_unlock();
+	return q;
+}
+
+uint16_t mqtx_dev_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	uint16_t q;
+
+	mqtx__rcu_read_lock();
+	q = mqtx__select_queue(dev, pkt);
+	mqtx__rcu_read_unlock();
+	return q;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/* TX queue control: start/stop/wake, freezing all queues, the exact all-empty test, BQL glue
+ * for drivers, and statistics. */
+#include <errno.h>
+
+#include "core.h"
+
+void mqtx_txq_start(struct mqtx_txq *txq)
+{
+	atomic_fetch_and(&txq->state, ~MQTX_TXQ_DRV_XOFF);
+}
+
+void mqtx_txq_stop(struct mqtx_txq *txq)
+{
+	if (!(atomic_fetch_or(&txq->state, MQTX_TXQ_DRV_XOFF) & MQTX_TXQ_DRV_XOFF))
+		MQTX_CNT_INC_SHARED(txq->cnt.stops, 1u);
+}
+
+void mqtx_txq_wake(struct mqtx_txq *txq)
+{
+	/* Only a queue that was stopped has packets waiting that nobody will send. */
+	if (atomic_fetch_and(&txq->state, ~MQTX_TXQ_DRV_XOFF) & MQTX_TXQ_DRV_XOFF) {
+		MQTX_CNT_INC_SHARED(txq->cnt.wakes, 1u);
+		mqtx_txq_schedule(txq);
+	}
+}
+
+bool mqtx_txq_stopped(const struct mqtx_txq *txq)
+{
+	return atomic_load(&((struct mqtx_txq *)txq)->state) & MQTX_TXQ_DRV_XOFF;
+}
+
+unsigned mqtx_txq_state(const struct mqtx_txq *txq)
+{
+	return atomic_load(&((struct mqtx_txq *)txq)->state) &
+	       (MQTX_TXQ_ANY_XOFF | MQTX_TXQ_FROZEN);
+}
+
+void mqtx_dev_start_all_queues(struct mqtx_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		mqtx_txq_start(&dev->txq[i]);
+}
+
+void mqtx_dev_stop_all_queues(struct mqtx_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		mqtx_txq_stop(&dev->txq[i]);
+}
+
+void mqtx_dev_wake_all_queues(struct mqtx_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		mqtx_txq_wake(&dev->txq[i]);
+	mqtx__softnet_flush();
+}
+
+void mqtx_dev_lock_all(struct mqtx_dev *dev)
+{
+	pthread_mutex_lock(&dev->tx_global_lock);
+	/* Taking each xmit lock waits out a transmit that already checked FROZEN (Linux). */
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_txq *txq = &dev->txq[i];
+
+		mqtx_spin_lock(&txq->xmit_lock);
+		atomic_fetch_or(&txq->state, MQTX_TXQ_FROZEN);
+		mqtx_spin_unlock(&txq->xmit_lock);
+	}
+}
+
+void mqtx_dev_unlock_all(struct mqtx_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_txq *txq = &dev->txq[i];
+
+		atomic_fetch_and(&txq->state, ~MQTX_TXQ_FROZEN);
+		if (!(atomic_load(&txq->state) & MQTX_TXQ_ANY_XOFF))
+			mqtx_txq_schedule(txq);
+	}
+	pthread_mutex_unlock(&dev->tx_global_lock);
+	mqtx__softnet_flush();
+}
+
+bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev)
+{
+	bool empty = true;
+
+	pthread_mutex_lock(&dev->config_lock);
+	for (uint32_t i = 0; i < dev->num_txq && empty; i++) {
+		struct mqtx_txq *txq = &dev->txq[i];
+		struct mqtx_qdisc *q = txq->qdisc_sleeping;
+
+		if (q && q->ops->enqueue) {
+			mqtx_spin_lock(mqtx__qdisc_lock(q));
+			/* A runner holds a dequeued batch while it is in the driver. */
+			empty = !q->qlen && !q->requeue.len && !q->running;
+			mqtx_spin_unlock(mqtx__qdisc_lock(q));
+		}
+		if (empty && atomic_load(&txq->xmit_owner))
+			empty = false;
+		if (empty && dev->ops->inflight)
+			empty = !dev->ops->inflight(dev, txq);
+	}
+	pthread_mutex_unlock(&dev->config_lock);
+	return empty;
+}
+
+bool mqtx_txq_sent(struct mqtx_txq *txq, uint32_t bytes, bool more)
+{
+	if (!(txq->dev->flags & MQTX_DEV_F_BQL))
+		return true;
+	mqtx__dql_queued(&txq->dql, bytes);
+	if (more)
+		return mqtx_txq_stopped(txq);
+	if (mqtx__dql_avail(&txq->dql) >= 0)
+		return true;
+	atomic_fetch_or(&txq->state, MQTX_TXQ_STACK_XOFF);
+	/* A completion may have made room between the test and the set (Linux re-checks). */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (mqtx__dql_avail(&txq->dql) >= 0)
+		atomic_fetch_and(&txq->state, ~MQTX_TXQ_STACK_XOFF);
+	return true;
+}
+
+void mqtx_txq_completed(struct mqtx_txq *txq, uint32_t pkts, uint32_t bytes)
+{
+	(void)pkts;
+	if (!(txq->dev->flags & MQTX_DEV_F_BQL) || !bytes)
+		return;
+	mqtx__dql_completed(&txq->dql, bytes, mqtx_clock_now(txq->dev->clock));
+	atomic_thread_fence(memory_order_seq_cst);
+	if (mqtx__dql_avail(&txq->dql) < 0)
+		return;
+	if (atomic_fetch_and(&txq->state, ~MQTX_TXQ_STACK_XOFF) & MQTX_TXQ_STACK_XOFF)
+		if (!(atomic_load(&txq->state) & MQTX_TXQ_DRV_XOFF))
+			mqtx_txq_schedule(txq);
+}
+
+void mqtx_txq_bql_reset(struct mqtx_txq *txq)
+{
+	atomic_fetch_and(&txq->state, ~MQTX_TXQ_STACK_XOFF);
+	mqtx__dql_reset(&txq->dql, mqtx_clock_now(txq->dev->clock));
+}
+
+int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limit,
+		     uint64_t hold_ns)
+{
+	uint32_t mn = min_limit ? min_limit : txq->dql.min_limit;
+	uint32_t mx = max_limit ? max_limit : txq->dql.max_limit;
+
+	if (mn > mx || mx > MQTX_DQL_MAX_LIMIT)
+		return -EINVAL;
+	txq->dql.min_limit = mn;
+	txq->dql.max_limit = mx;
+	if (hold_ns)
+		txq->dql.slack_hold_time = hold_ns;
+	return 0;
+}
+
+void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason, uint32_t n)
+{
+	if ((unsigned)reason < MQTX_DROP_REASON_MAX)
+		mqtx__count_drop(txq, reason, n);
+}
+
+void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
+{
+	struct mqtx_qdisc *q;
+
+	memset(st, 0, sizeof(*st));
+	st->packets = MQTX_CNT_READ(txq->packets);
+	st->bytes = MQTX_CNT_READ(txq->bytes);
+	st->batches = MQTX_CNT_READ(txq->batches);
+	st->bypass = MQTX_CNT_READ(txq->bypass);
+	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
+		st->drops[r] = MQTX_CNT_READ(txq->cnt.drops[r]);
+	st->requeues = MQTX_CNT_READ(txq->cnt.requeues);
+	st->stops = MQTX_CNT_READ(txq->cnt.stops);
+	st->wakes = MQTX_CNT_READ(txq->cnt.wakes);
+	st->state = mqtx_txq_state(txq);
+	st->bql_limit = atomic_load(&txq->dql.limit);
+	st->bql_inflight = atomic_load(&txq->dql.num_queued) - atomic_load(&txq->dql.num_completed);
+
+	pthread_mutex_lock(&txq->dev->config_lock);
+	q = txq->qdisc_sleeping;
+	/* A qdisc shared by several queues reports its backlog on the queue it is rooted at. */
+	if (q && q->ops->enqueue && q->dev_queue == txq) {
+		struct mqtx_qdisc_stats qs;
+
+		mqtx_qdisc_get_stats(q, &qs);
+		st->qlen = qs.qlen;
+		st->backlog = qs.backlog;
+	}
+	pthread_mutex_unlock(&txq->dev->config_lock);
+}
+
+void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
+{
+	struct mqtx_txq_stats t;
+
+	memset(st, 0, sizeof(*st));
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		mqtx_txq_get_stats(&dev->txq[i], &t);
+		st->txq.packets += t.packets;
+		st->txq.bytes += t.bytes;
+		for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
+			st->txq.drops[r] += t.drops[r];
+		st->txq.requeues += t.requeues;
+		st->txq.stops += t.stops;
+		st->txq.wakes += t.wakes;
+		st->txq.batches += t.batches;
+		st->txq.bypass += t.bypass;
+		st->txq.qlen += t.qlen;
+		st->txq.backlog += t.backlog;
+		st->txq.bql_inflight += t.bql_inflight;
+	}
+	for (int s = 0; s <= MQTX_MAX_TSLOTS; s++) {
+		st->xmit += MQTX_CNT_READ(dev->pcpu[s].xmit);
+		st->select_capped += MQTX_CNT_READ(dev->pcpu[s].capped);
+	}
+	st->rx_packets = MQTX_CNT_READ(dev->rxq.packets);
+	st->rx_bytes = MQTX_CNT_READ(dev->rxq.bytes);
+	st->rx_drops = MQTX_CNT_READ(dev->rxq.drops);
+}
+
+const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
+{
+	static const char *const names[MQTX_DROP_REASON_MAX] = {
+		[MQTX_DROP_QDISC] = "qdisc",	     [MQTX_DROP_AQM] = "aqm",
+		[MQTX_DROP_POLICE] = "police",	     [MQTX_DROP_DOWN] = "down",
+		[MQTX_DROP_RECURSION] = "recursion", [MQTX_DROP_NOQUEUE] = "noqueue",
+		[MQTX_DROP_DRIVER] = "driver",	     [MQTX_DROP_REPLACE] = "replace",
+		[MQTX_DROP_RESET] = "reset",
+	};
+
+	return (unsigned)r < MQTX_DROP_REASON_MAX ? names[r] : "?";
+}

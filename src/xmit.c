@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/* The transmit path: enqueue under the queue lock, bypass, the qdisc run loop, hand-off to
+ * the driver under the xmit lock, requeue at the head (reference/linux-mq-facts.md §2). */
+#include "core.h"
+
+#define MAX_BATCH 64
+#define SLOW_BULK 8 /* a qdisc shared by several queues bulks at most this many (Linux) */
+
+void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
+{
+	MQTX_CNT_INC_SHARED(txq->cnt.drops[r], n);
+}
+
+static void drop_pkts(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n,
+		      enum mqtx_drop_reason r)
+{
+	mqtx__count_drop(txq, r, n);
+	mqtx_pkt_free_bulk(pkts, n);
+}
+
+/*
+ * Give @pkts to the driver of @txq under its xmit lock unless the queue is stopped or frozen.
+ * Returns how many the driver took, and their bytes in *@bytes.
+ */
+static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n, bool more,
+			  uint64_t *bytes)
+{
+	struct mqtx_dev *dev = txq->dev;
+	uint32_t cum[MAX_BATCH + 1];
+	unsigned sent = 0;
+
+	/* Lengths first: once the driver owns a packet it may already have freed it. */
+	cum[0] = 0;
+	for (unsigned i = 0; i < n; i++)
+		cum[i + 1] = cum[i] + pkts[i]->len;
+	mqtx_spin_lock(&txq->xmit_lock);
+	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
+	if (!mqtx__txq_frozen_or_stopped(txq)) {
+		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
+		if (unlikely(sent > n))
+			sent = n;
+		MQTX_CNT_ADD(txq->packets, sent);
+		MQTX_CNT_ADD(txq->bytes, cum[sent]);
+		MQTX_CNT_ADD(txq->batches, 1u);
+	}
+	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);
+	mqtx_spin_unlock(&txq->xmit_lock);
+	*bytes = cum[sent];
+	return sent;
+}
+
+/* Lock held. Put @pkts back at the head of @q in order; they go out before anything else. */
+static void requeue_head(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			 unsigned n, bool count)
+{
+	for (unsigned i = n; i-- > 0;)
+		mqtx_pkt_list_add_head(&q->requeue, pkts[i]);
+	if (count) {
+		q->requeues += n;
+		MQTX_CNT_INC_SHARED(txq->cnt.requeues, n);
+	}
+}
+
+/*
+ * Lock held. Take the next batch for one TX queue: requeued packets first (never overtaken),
+ * then from the qdisc, bounded by @max, by BQL's byte budget for a one-queue qdisc, and by
+ * SLOW_BULK packets of one queue for a qdisc shared by several (the first packet for another
+ * queue waits at the head). Returns 0 when nothing may be sent now.
+ */
+static unsigned dequeue_batch(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsigned max,
+			      struct mqtx_txq **txqp)
+{
+	struct mqtx_dev *dev = q->dev;
+	bool one = q->flags & MQTX_QF_ONETXQUEUE;
+	struct mqtx_txq *txq;
+	struct mqtx_pkt *pkt;
+	int64_t budget = INT64_MAX;
+	unsigned n = 0;
+
+	if (q->requeue.head) {
+		txq = &dev->txq[q->requeue.head->queue_mapping];
+		if (mqtx__txq_frozen_or_stopped(txq))
+			return 0;
+		while (n < max && q->requeue.head &&
+		       q->requeue.head->queue_mapping == txq->index)
+			pkts[n++] = mqtx_pkt_list_pop(&q->requeue);
+		*txqp = txq;
+		return n;
+	}
+	if (one && mqtx__txq_frozen_or_stopped(q->dev_queue))
+		return 0;
+	pkt = q->ops->dequeue(q);
+	if (!pkt)
+		return 0;
+	txq = &dev->txq[pkt->queue_mapping];
+	if (!one && mqtx__txq_frozen_or_stopped(txq)) {
+		requeue_head(q, txq, &pkt, 1, false);
+		return 0;
+	}
+	pkts[n++] = pkt;
+	if (!one && max > SLOW_BULK)
+		max = SLOW_BULK;
+	if (one && (dev->flags & MQTX_DEV_F_BQL))
+		budget = mqtx__dql_avail(&txq->dql);
+	budget -= pkt->len;
+	while (n < max && budget > 0 && (pkt = q->ops->dequeue(q))) {
+		if (pkt->queue_mapping != txq->index) {
+			requeue_head(q, txq, &pkt, 1, false);
+			break;
+		}
+		pkts[n++] = pkt;
+		budget -= pkt->len;
+	}
+	*txqp = txq;
+	return n;
+}
+
+/*
+ * Lock held and q->running owned by the caller. Send until the quota is used, the qdisc is
+ * empty, or the driver refuses; the lock is dropped around each driver call.
+ */
+static void qdisc_restart(struct mqtx_qdisc *q)
+{
+	struct mqtx_spinlock *lock = mqtx__qdisc_lock(q);
+	int quota = (int)q->dev->quota;
+	struct mqtx_pkt *pkts[MAX_BATCH];
+	struct mqtx_txq *txq;
+	unsigned n, sent;
+	uint64_t bytes;
+
+	while (quota > 0 && !(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))) {
+		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq);
+		if (!n)
+			return;
+		mqtx_spin_unlock(lock);
+		sent = hard_xmit(txq, pkts, n, q->qlen || q->requeue.len, &bytes);
+		mqtx_spin_lock(lock);
+		q->packets += sent;
+		q->bytes += bytes;
+		quota -= (int)n;
+		if (sent < n) {
+			requeue_head(q, txq, pkts + sent, n - sent, true);
+			/* A stopped queue is run again by its wake; a busy one must be retried. */
+			if (!mqtx__txq_frozen_or_stopped(txq))
+				mqtx_txq_schedule(txq);
+			return;
+		}
+	}
+	if (quota <= 0 && (q->qlen || q->requeue.len))
+		mqtx_txq_schedule(q->dev_queue);
+}
+
+void mqtx__qdisc_run(struct mqtx_qdisc *q)
+{
+	struct mqtx_spinlock *lock;
+
+	if (!q->ops->enqueue)
+		return;
+	lock = mqtx__qdisc_lock(q);
+	mqtx_spin_lock(lock);
+	if (!q->running && !(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))) {
+		q->running = true;
+		qdisc_restart(q);
+		q->running = false;
+	}
+	mqtx_spin_unlock(lock);
+}
+
+/* A queue without a qdisc (noqueue): straight to the driver; what it refuses is dropped. */
+static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n)
+{
+	uint64_t bytes;
+	unsigned sent;
+
+	if (atomic_load_explicit(&txq->xmit_owner, memory_order_relaxed) == mqtx__tid()) {
+		/* Linux: "Dead loop on virtual device, fix it urgently!" */
+		mqtx_warn("dead loop on device %s queue %u", txq->dev->name, txq->index);
+		drop_pkts(txq, pkts, n, MQTX_DROP_RECURSION);
+		return 0;
+	}
+	sent = hard_xmit(txq, pkts, n, false, &bytes);
+	MQTX_CNT_ADD(txq->bypass, sent);
+	if (sent < n)
+		drop_pkts(txq, pkts + sent, n - sent, MQTX_DROP_NOQUEUE);
+	return sent;
+}
+
+/* Lock held: an empty work-conserving qdisc on a running queue is skipped. */
+static unsigned bypass_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			    unsigned n)
+{
+	struct mqtx_spinlock *lock = mqtx__qdisc_lock(q);
+	uint64_t bytes;
+	unsigned sent;
+
+	q->running = true;
+	mqtx_spin_unlock(lock);
+	sent = hard_xmit(txq, pkts, n, false, &bytes);
+	MQTX_CNT_ADD(txq->bypass, sent);
+	mqtx_spin_lock(lock);
+	q->packets += sent;
+	q->bytes += bytes;
+	if (sent < n) {
+		requeue_head(q, txq, pkts + sent, n - sent, true);
+		if (!mqtx__txq_frozen_or_stopped(txq))
+			mqtx_txq_schedule(txq);
+	} else {
+		qdisc_restart(q);
+	}
+	q->running = false;
+	return n;
+}
+
+/*
+ * Send @n packets that all selected @txq. Returns how many were accepted; *@rc gets the
+ * result of the last enqueue (for the single-packet call).
+ */
+static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n, int *rc)
+{
+	struct mqtx_qdisc *q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
+	struct mqtx_pkt *to_free = NULL;
+	struct mqtx_spinlock *lock;
+	unsigned accepted = 0;
+
+	for (;;) {
+		if (unlikely(q == &mqtx__noop_qdisc)) {
+			/* The device is down (or going down). */
+			drop_pkts(txq, pkts, n, MQTX_DROP_DOWN);
+			*rc = MQTX_XMIT_DROP;
+			return 0;
+		}
+		if (!q->ops->enqueue) {
+			accepted = noqueue_xmit(txq, pkts, n);
+			*rc = accepted ? MQTX_XMIT_SUCCESS : MQTX_XMIT_DROP;
+			return accepted;
+		}
+		lock = mqtx__qdisc_lock(q);
+		mqtx_spin_lock(lock);
+		if (likely(!(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))))
+			break;
+		/* Being replaced or taken down: follow the queue's current qdisc. */
+		mqtx_spin_unlock(lock);
+		mqtx_cpu_relax();
+		q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
+	}
+	if ((q->flags & MQTX_QF_CAN_BYPASS) && !q->qlen && !q->requeue.len && !q->running &&
+	    !mqtx__txq_frozen_or_stopped(txq)) {
+		accepted = bypass_xmit(q, txq, pkts, n);
+		*rc = MQTX_XMIT_SUCCESS;
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			*rc = q->ops->enqueue(q, pkts[i], &to_free);
+			accepted += *rc != MQTX_XMIT_DROP;
+		}
+		if (!q->running) {
+			q->running = true;
+			qdisc_restart(q);
+			q->running = false;
+		}
+	}
+	mqtx_spin_unlock(lock);
+	mqtx__free_list(to_free);
+	return accepted;
+}
+
+static void count_xmit(struct mqtx_dev *dev, unsigned n)
+{
+	int s = mqtx__tslot();
+
+	if (s >= 0)
+		MQTX_CNT_ADD(dev->pcpu[s].xmit, n);
+	else
+		MQTX_CNT_INC_SHARED(dev->pcpu[MQTX_MAX_TSLOTS].xmit, n);
+}
+
+static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
+{
+	count_xmit(dev, n);
+	if (unlikely(mqtx__xmit_depth >= MQTX_XMIT_RECURSION_MAX)) {
+		mqtx_warn("dead loop on device %s: transmit nested too deeply", dev->name);
+		drop_pkts(&dev->txq[0], pkts, n, MQTX_DROP_RECURSION);
+		return false;
+	}
+	mqtx__xmit_depth++;
+	mqtx__rcu_read_lock();
+	return true;
+}
+
+static void xmit_leave(void)
+{
+	mqtx__rcu_read_unlock();
+	if (--mqtx__xmit_depth == 0)
+		mqtx__softnet_flush();
+}
+
+int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	int rc = MQTX_XMIT_DROP;
+	uint16_t qi;
+
+	if (!xmit_enter(dev, &pkt, 1))
+		return MQTX_XMIT_DROP;
+	qi = mqtx__select_queue(dev, pkt);
+	txq_xmit(&dev->txq[qi], &pkt, 1, &rc);
+	xmit_leave();
+	return rc;
+}
+
+/* Split @n (≤ MAX_BATCH) selected packets into runs per queue, keeping their order within a
+ * queue (so within a flow), and send each run with one lock hold. */
+static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
+{
+	struct mqtx_pkt *sorted[MAX_BATCH];
+	uint16_t qi[MAX_BATCH];
+	unsigned accepted = 0, i, j;
+	bool one = true;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		qi[i] = mqtx__select_queue(dev, pkts[i]);
+		one &= qi[i] == qi[0];
+	}
+	if (one)
+		return txq_xmit(&dev->txq[qi[0]], pkts, n, &rc);
+	/* Few distinct queues per chunk: gather each queue's packets in one pass per queue. */
+	for (i = 0; i < n; i++) {
+		unsigned cnt = 0;
+		uint16_t cur = qi[i];
+
+		if (cur == UINT16_MAX)
+			continue;
+		for (j = i; j < n; j++) {
+			if (qi[j] == cur) {
+				sorted[cnt++] = pkts[j];
+				qi[j] = UINT16_MAX;
+			}
+		}
+		accepted += txq_xmit(&dev->txq[cur], sorted, cnt, &rc);
+	}
+	return accepted;
+}
+
+unsigned mqtx_dev_xmit_burst(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
+{
+	unsigned accepted = 0;
+
+	if (!n)
+		return 0;
+	if (!xmit_enter(dev, pkts, n))
+		return 0;
+	for (unsigned off = 0; off < n; off += MAX_BATCH)
+		accepted += xmit_chunk(dev, pkts + off, n - off < MAX_BATCH ? n - off : MAX_BATCH);
+	xmit_leave();
+	return accepted;
+}
