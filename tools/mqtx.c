@@ -208,12 +208,25 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	}
 	while (fgets(line, sizeof(line), f)) {
 		int argc, rc;
+		unsigned lf = flags;
+		char **av = argv;
 
 		lineno++;
 		argc = split_line(line, argv, 1023);
+		/* Per-line -s/-j/-d, as the command line takes them. */
+		for (; argc && av[0][0] == '-'; av++, argc--) {
+			if (!strcmp(av[0], "-s") || !strcmp(av[0], "-stats"))
+				lf |= MQTX_CTL_F_STATS;
+			else if (!strcmp(av[0], "-j") || !strcmp(av[0], "-json"))
+				lf |= MQTX_CTL_F_JSON;
+			else if (!strcmp(av[0], "-d") || !strcmp(av[0], "-details"))
+				lf |= MQTX_CTL_F_DETAILS;
+			else
+				break;
+		}
 		if (!argc)
 			continue;
-		rc = run_one(b, argc, argv, flags);
+		rc = run_one(b, argc, av, lf);
 		if (rc) {
 			fprintf(stderr, "Command failed %s:%d\n", file, lineno);
 			ret = rc;
