@@ -34,6 +34,7 @@ static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_d
 {
 	(void)opt;
 	base->ops = &mqtx_null_ops;
+	base->priv_size = MQTX_NULL_PRIV_SIZE;
 	return mqtx_dev_create(base, out);
 }
 
