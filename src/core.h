@@ -11,6 +11,7 @@
 #include "bql.h"
 #include "internal.h"
 #include "lock.h"
+#include "qdisc/qtree.h"
 #include "tslot.h"
 
 /* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
@@ -62,6 +63,15 @@ struct mqtx_select_hook {
 
 struct mqtx_workers;
 
+/* Linux's num_tc, prio_tc_map and tc_to_txq. */
+struct mqtx_tc_map {
+	uint8_t num_tc;
+	uint8_t prio_tc_map[16];
+	struct {
+		uint16_t count, offset;
+	} tc_to_txq[16];
+};
+
 struct mqtx_dev {
 	char name[MQTX_NAME_MAX];
 	const struct mqtx_dev_ops *ops;
@@ -79,13 +89,11 @@ struct mqtx_dev {
 	struct mqtx_hasher *_Atomic hasher;	     /* RCU */
 	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
 
-	/* Traffic classes (mqprio): read by the picker, written under the config lock while
-	 * the queues are quiesced. num_tc 0: none. */
-	uint8_t num_tc;
-	uint8_t prio_tc_map[16];
-	struct {
-		uint16_t count, offset;
-	} tc_to_txq[16];
+	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
+	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
+	struct mqtx_tc_map *_Atomic tc;
+	struct mqtx_tc_map tc_slot[2];
+	struct mqtx_qtree qtree; /* qdisc configuration (src/qdisc/tree.c): config lock */
 
 	struct {
 		struct mqtx_spinlock lock;
@@ -134,7 +142,7 @@ void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 /* sched.c */
 void mqtx__softnet_flush(void);
 void mqtx__sched_forget_dev(struct mqtx_dev *dev);
-extern __thread int mqtx__xmit_depth;
+extern MQTX_TLS int mqtx__xmit_depth;
 
 /* qdisc.c */
 extern struct mqtx_qdisc mqtx__noop_qdisc;
@@ -145,7 +153,7 @@ int mqtx__attach_default_qdiscs(struct mqtx_dev *dev);
 void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
 void mqtx__free_list(struct mqtx_pkt *to_free);
 /* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */
-extern __thread int mqtx__drop_override;
+extern MQTX_TLS int mqtx__drop_override;
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);

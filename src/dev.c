@@ -32,21 +32,22 @@ static int cfg_check(const struct mqtx_dev_cfg *cfg)
 		return -EINVAL;
 	if (!cfg->num_txq || cfg->num_txq > MQTX_MAX_TXQ || cfg->real_num_txq > cfg->num_txq)
 		return -EINVAL;
-	if (cfg->priv_size > (1u << 30))
+	if (cfg->priv_size > (1u << 30) || cfg->ops->priv_size > (1u << 30))
 		return -EINVAL;
 	return 0;
 }
 
 int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 {
-	size_t size;
+	size_t size, priv;
 	struct mqtx_dev *dev;
 	int err = cfg_check(cfg);
 
 	if (err)
 		return err;
+	priv = cfg->priv_size > cfg->ops->priv_size ? cfg->priv_size : cfg->ops->priv_size;
 	/* The private area sits right after the device, cache-line aligned (seed 005). */
-	size = mqtx__dev_priv_offset() + ALIGN_UP(cfg->priv_size, MQTX_CACHE_LINE);
+	size = mqtx__dev_priv_offset() + ALIGN_UP(priv, MQTX_CACHE_LINE);
 	dev = mqtx__alloc_aligned(size, MQTX_CACHE_LINE);
 	if (!dev)
 		return -ENOMEM;
@@ -65,7 +66,7 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	dev->mtu = cfg->mtu ? cfg->mtu : MQTX_DEFAULT_MTU;
 	dev->quota = cfg->quota ? cfg->quota : MQTX_DEFAULT_QUOTA;
 	dev->flags = cfg->flags;
-	dev->priv_size = cfg->priv_size;
+	dev->priv_size = priv;
 	pthread_mutex_init(&dev->config_lock, NULL);
 	pthread_mutex_init(&dev->tx_global_lock, NULL);
 	mqtx_spin_init(&dev->rxq.lock);
@@ -107,6 +108,7 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 				dev->txq[j].qdisc_sleeping = NULL;
 		mqtx_qdisc_destroy(q);
 	}
+	mqtx__qtree_release(dev);
 	mqtx_qdisc_destroy(dev->rxq.qdisc);
 	mqtx_hasher_free(atomic_load(&dev->hasher));
 	mqtx__free(atomic_load(&dev->select_hook));
@@ -272,12 +274,14 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 	int err = 0;
 
 	pthread_mutex_lock(&dev->config_lock);
-	if (atomic_load(&dev->up))
+	if (atomic_load(&dev->up)) {
 		err = -EBUSY;
-	else if (!n || n > dev->num_txq)
+	} else if (!n || n > dev->num_txq) {
 		err = -EINVAL;
-	else
+	} else {
+		mqtx__dev_setup_tc(dev, n); /* netif_setup_tc() */
 		dev->real_num_txq = n;
+	}
 	pthread_mutex_unlock(&dev->config_lock);
 	return err;
 }

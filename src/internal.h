@@ -32,6 +32,10 @@ void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
 #define mqtx_info(...) mqtx__log(MQTX_LOG_INFO, __VA_ARGS__)
 #define mqtx_dbg(...)  mqtx__log(MQTX_LOG_DEBUG, __VA_ARGS__)
 
+/* Thread-locals of the fast path: initial-exec avoids a __tls_get_addr call per access, even
+ * in the shared library (a few bytes of static TLS). */
+#define MQTX_TLS __thread __attribute__((tls_model("initial-exec")))
+
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

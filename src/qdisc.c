@@ -43,6 +43,8 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_noqueue_qdisc_ops,
 	&mqtx_pfifo_qdisc_ops,
 	&mqtx_pfifo_fast_qdisc_ops,
+	&mqtx_mq_qdisc_ops,
+	&mqtx_mqprio_qdisc_ops,
 };
 
 static const struct mqtx_qdisc_ops *find_kind(const char *id)
@@ -99,7 +101,7 @@ int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
 	return -EINVAL;
 }
 
-__thread int mqtx__drop_override = -1;
+MQTX_TLS int mqtx__drop_override = -1;
 
 int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason,
 		    struct mqtx_pkt **to_free)
@@ -223,33 +225,18 @@ void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 
 /* ---- default attachment ---- */
 
-/* Config lock held. Every queue without a configured qdisc gets the default one of its own
- * (noqueue for MQTX_DEV_F_NO_QUEUE devices). All are created before any is attached. */
+/* Config lock held. Queues without a configured qdisc get the defaults: mq on a multiqueue
+ * device, the default kind (noqueue for MQTX_DEV_F_NO_QUEUE) otherwise; see tree.c. */
 int mqtx__attach_default_qdiscs(struct mqtx_dev *dev)
 {
-	const struct mqtx_qdisc_ops *ops = (dev->flags & MQTX_DEV_F_NO_QUEUE) ?
-						   &mqtx_noqueue_qdisc_ops :
-						   &mqtx_pfifo_fast_qdisc_ops;
-	uint32_t i;
-	int err = 0;
+	int err;
 
 	/* Queues are configured all together: either all have a qdisc or none has. */
 	if (dev->txq[0].qdisc_sleeping)
 		return 0;
-	for (i = 0; i < dev->num_txq; i++) {
-		struct mqtx_txq *txq = &dev->txq[i];
-
-		err = mqtx_qdisc_create(dev, txq, ops, 0, NULL, NULL, &txq->qdisc_sleeping);
-		if (err)
-			break;
-		txq->qdisc_sleeping->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
-	}
-	if (err) {
-		mqtx_err("%s: default qdisc %s failed: %s", dev->name, ops->id, mqtx_strerror(err));
-		while (i-- > 0) {
-			mqtx_qdisc_destroy(dev->txq[i].qdisc_sleeping);
-			dev->txq[i].qdisc_sleeping = NULL;
-		}
-	}
+	err = mqtx__qtree_attach_defaults(dev);
+	if (err)
+		mqtx_err("%s: default qdisc %s failed: %s", dev->name, mqtx_default_qdisc(dev),
+			 mqtx_strerror(err));
 	return err;
 }

@@ -29,9 +29,9 @@ struct mqtx_workers {
 	struct worker w[];
 };
 
-__thread int mqtx__xmit_depth;
-static __thread struct softnet tls_sn;
-static __thread bool tls_in_action;
+MQTX_TLS int mqtx__xmit_depth;
+static MQTX_TLS struct softnet tls_sn;
+static MQTX_TLS bool tls_in_action;
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct softnet reg_head = { .next_reg = &reg_head, .prev_reg = &reg_head };

@@ -57,6 +57,7 @@ void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *ar
 static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
 	uint32_t qoffset = 0, qcount = dev->real_num_txq;
+	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
 
 	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
 		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
@@ -66,13 +67,13 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 		else
 			pkt->flags |= MQTX_PKT_F_NO_HASH;
 	}
-	if (dev->num_tc) {
-		uint8_t tc = dev->prio_tc_map[pkt->priority & 15];
+	if (tc) {
+		uint8_t c = tc->prio_tc_map[pkt->priority & 15];
 
 		/* An empty class falls back to every queue, as Linux does. */
-		if (dev->tc_to_txq[tc].count) {
-			qoffset = dev->tc_to_txq[tc].offset;
-			qcount = dev->tc_to_txq[tc].count;
+		if (tc->tc_to_txq[c].count) {
+			qoffset = tc->tc_to_txq[c].offset;
+			qcount = tc->tc_to_txq[c].count;
 		}
 	}
 	/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash: queue 0). */

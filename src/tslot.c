@@ -9,8 +9,8 @@
 #include "tslot.h"
 
 /* 0: not assigned yet; n > 0: slot n - 1; -1: none was free. */
-__thread int mqtx__tslot_cached;
-__thread int mqtx__tid_cached;
+MQTX_TLS int mqtx__tslot_cached;
+MQTX_TLS int mqtx__tid_cached;
 
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t slot_used;

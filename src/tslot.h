@@ -3,9 +3,11 @@
 #ifndef MQTX_TSLOT_H
 #define MQTX_TSLOT_H
 
+#include "internal.h"
+
 #define MQTX_MAX_TSLOTS 64
 
-extern __thread int mqtx__tslot_cached;
+extern MQTX_TLS int mqtx__tslot_cached;
 int mqtx__tslot_assign(void);
 
 /** mqtx__tslot() - this thread's slot in [0, MQTX_MAX_TSLOTS), or -1 when all are taken. */
@@ -17,7 +19,7 @@ static inline int mqtx__tslot(void)
 }
 
 /** mqtx__tid() - a non-zero id of the calling thread (the xmit lock owner). */
-extern __thread int mqtx__tid_cached;
+extern MQTX_TLS int mqtx__tid_cached;
 int mqtx__tid_assign(void);
 
 static inline int mqtx__tid(void)

@@ -127,13 +127,15 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 	struct mqtx_txq *txq;
 	unsigned n, sent;
 	uint64_t bytes;
+	bool more;
 
 	while (quota > 0 && !(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))) {
 		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq);
 		if (!n)
 			return;
+		more = q->qlen || q->requeue.len;
 		mqtx_spin_unlock(lock);
-		sent = hard_xmit(txq, pkts, n, q->qlen || q->requeue.len, &bytes);
+		sent = hard_xmit(txq, pkts, n, more, &bytes);
 		mqtx_spin_lock(lock);
 		q->packets += sent;
 		q->bytes += bytes;

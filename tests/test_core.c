@@ -318,8 +318,7 @@ static void test_null_refuse_conserves(void **state)
 	struct mqtx_dev *dev;
 	struct mqtx_dev_stats st;
 	uint64_t np, nb;
-	struct mqtx_dev_cfg cfg = { .name = "n", .ops = &mqtx_null_ops, .num_txq = 4,
-				    .priv_size = MQTX_NULL_PRIV_SIZE };
+	struct mqtx_dev_cfg cfg = { .name = "n", .ops = &mqtx_null_ops, .num_txq = 4 };
 
 	(void)state;
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 4096 }, &pool), 0);

@@ -180,7 +180,7 @@ static void test_tshark(void **state)
 static struct mqtx_dev *null_dev(struct mqtx_clock *clock, uint32_t nq)
 {
 	struct mqtx_dev_cfg c = { .name = "g0", .ops = &mqtx_null_ops, .num_txq = nq,
-				  .priv_size = MQTX_NULL_PRIV_SIZE, .clock = clock };
+				  .clock = clock };
 	struct mqtx_dev *dev;
 
 	assert_int_equal(mqtx_dev_create(&c, &dev), 0);

@@ -13,6 +13,8 @@ extern "C" {
  * struct mqtx_dev_ops - a driver. One static const table per driver.
  *
  * @kind: required. The driver's name ("sim", "null", ...).
+ * @priv_size: bytes of private area the driver itself needs; the device gets the larger of
+ *        this and mqtx_dev_cfg.priv_size.
  * @init: optional. Called once by mqtx_dev_create() with the private area zeroed; allocate
  *        driver resources here. Return 0 or -errno (creation then fails, @uninit not called).
  * @uninit: optional. Release what @init allocated; called by mqtx_dev_destroy().
@@ -32,6 +34,7 @@ extern "C" {
  */
 struct mqtx_dev_ops {
 	const char *kind;
+	size_t priv_size;
 	int (*init)(struct mqtx_dev *dev);
 	void (*uninit)(struct mqtx_dev *dev);
 	int (*open)(struct mqtx_dev *dev);
@@ -73,9 +76,7 @@ MQTX_API void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason re
 
 /* ---- built-in drivers ---- */
 
-/** The null driver: takes every packet, counts it, frees it. Create the device with
- *  priv_size MQTX_NULL_PRIV_SIZE. */
-#define MQTX_NULL_PRIV_SIZE 64
+/** The null driver: takes every packet, counts it, frees it. */
 MQTX_API extern const struct mqtx_dev_ops mqtx_null_ops;
 
 /**

@@ -36,6 +36,37 @@ struct mqtx_pkt_list {
 
 struct mqtx_qdisc;
 struct mqtx_dump;
+struct mqtx_qdisc_stats;
+
+/**
+ * struct mqtx_class_ops - the classes of a classful qdisc (prio bands, mq/mqprio TX queues).
+ * Class X:m of qdisc X: is minor m, numbered 1..@count. Every class always has a child qdisc
+ * (a default one with handle 0 until the user grafts another). All calls are made by the
+ * configuration code with the device's config lock held.
+ *
+ * @count: required. The number of classes.
+ * @leaf: required. The child qdisc of class @minor (1..count); never NULL.
+ * @select_queue: optional. The TX queue a new child of class @minor must be rooted at (mq:
+ *        queue minor-1). Absent: the parent's dev_queue.
+ * @graft: required. Make @new the child of class @minor and return the previous child in
+ *        *@old. Only swaps the pointer and sets @new->parent; must not fail, sleep or
+ *        allocate. For a parent without MQTX_QF_MQROOT it is called with the parent's lock
+ *        held; the caller then moves the old child's backlog into @new (refusals counted as
+ *        MQTX_DROP_REPLACE and taken off the parent's qlen/backlog) and destroys @old. For an
+ *        MQROOT parent the caller has already switched the TX queue with mqtx_dev_graft_all()
+ *        (without the lock); graft only records the new child.
+ * @dump: optional. Emit the class's options (tc's words) with the mqtx_dump_*() calls.
+ * @stats: optional. The class's counters into *@st; absent: the child's counters.
+ */
+struct mqtx_class_ops {
+	uint32_t (*count)(struct mqtx_qdisc *q);
+	struct mqtx_qdisc *(*leaf)(struct mqtx_qdisc *q, uint32_t minor);
+	struct mqtx_txq *(*select_queue)(struct mqtx_qdisc *q, uint32_t minor);
+	void (*graft)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+		      struct mqtx_qdisc **old);
+	void (*dump)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
+	void (*stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc_stats *st);
+};
 
 /**
  * struct mqtx_qdisc_ops - a queueing discipline. One static const table per qdisc.
@@ -62,6 +93,7 @@ struct mqtx_dump;
  *        Absent: the core dequeues until empty.
  * @destroy: optional. Release private allocations (the queue is already empty).
  * @dump: optional. Emit the options (tc's order and words) with the mqtx_dump_*() calls.
+ * @cl_ops: optional. Present for a classful qdisc: its classes and children (see above).
  */
 struct mqtx_qdisc_ops {
 	const char *id;
@@ -78,6 +110,7 @@ struct mqtx_qdisc_ops {
 	void (*reset)(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
 	void (*destroy)(struct mqtx_qdisc *q);
 	void (*dump)(struct mqtx_qdisc *q, struct mqtx_dump *d);
+	const struct mqtx_class_ops *cl_ops;
 };
 
 /**
@@ -193,6 +226,24 @@ MQTX_API int mqtx_qdisc_register(const struct mqtx_qdisc_ops *ops);
 
 /** mqtx_qdisc_lookup() - the ops of kind @id, or NULL. Built-in kinds are always present. */
 MQTX_API const struct mqtx_qdisc_ops *mqtx_qdisc_lookup(const char *id);
+
+/* ---- default qdisc (net.core.default_qdisc) ---- */
+
+/**
+ * mqtx_set_default_qdisc() - the kind attached to each TX queue by default (on a multiqueue
+ * device: under mq). Applies to qdiscs created afterwards. @kind NULL restores pfifo_fast.
+ * Return: 0; -ENOENT (unknown kind); -EINVAL (mq, mqprio or ingress cannot be a default).
+ */
+MQTX_API int mqtx_set_default_qdisc(const char *kind);
+
+/**
+ * mqtx_dev_set_default_qdisc() - a per-device override of mqtx_set_default_qdisc() (NULL:
+ * follow the global setting). Return: as mqtx_set_default_qdisc().
+ */
+MQTX_API int mqtx_dev_set_default_qdisc(struct mqtx_dev *dev, const char *kind);
+
+/** mqtx_default_qdisc() - the default kind's name for @dev (NULL: the global setting). */
+MQTX_API const char *mqtx_default_qdisc(struct mqtx_dev *dev);
 
 /* ---- creation and grafting ---- */
 

@@ -7,6 +7,8 @@
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
+#include <mqtx/loopback.h>
+#include <mqtx/sim.h>
 
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
@@ -34,13 +36,104 @@ static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_d
 {
 	(void)opt;
 	base->ops = &mqtx_null_ops;
-	base->priv_size = MQTX_NULL_PRIV_SIZE;
 	return mqtx_dev_create(base, out);
+}
+
+static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+{
+	(void)opt;
+	base->ops = &mqtx_loopback_ops;
+	return mqtx_dev_create(base, out);
+}
+
+/* sim: "ring D", "rate R" (bit/s or pps per queue), "coalesce TIME". */
+static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct mqtx_sim_cfg *c = opt;
+	uint64_t x;
+
+	if (argc < 2 || (strcmp(argv[0], "ring") && strcmp(argv[0], "rate") &&
+			 strcmp(argv[0], "coalesce")))
+		return 0;
+	if (!strcmp(argv[0], "ring")) {
+		if (mqtx__parse_u64(argv[1], &x) || !x || x > MQTX_SIM_RING_MAX)
+			goto bad;
+		c->ring = (uint32_t)x;
+	} else if (!strcmp(argv[0], "rate")) {
+		if (mqtx__parse_rate(argv[1], &c->rate_bps, &c->rate_pps))
+			goto bad;
+	} else if (mqtx__parse_time(argv[1], &c->coalesce_ns)) {
+		goto bad;
+	}
+	return 2;
+bad:
+	mqtx_buf_printf(err, "dev add: invalid sim %s \"%s\"\n", argv[0], argv[1]);
+	return -1;
+}
+
+static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+{
+	return mqtx_sim_dev_create(base, opt, out);
 }
 
 static const struct dev_kind dev_kinds[] = {
 	{ .kind = "null", .create = null_create },
+	{ .kind = "sim", .parse = sim_parse, .create = sim_create },
+	{ .kind = "loopback", .create = loopback_create },
 };
+
+_Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
+
+struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++)
+		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
+			return ctl->devs[i];
+	return NULL;
+}
+
+int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	struct mqtx_dev **d;
+
+	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
+		return -EEXIST;
+	if (ctl->ndevs == ctl->cap) {
+		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
+
+		d = mqtx__alloc(cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		if (ctl->ndevs)
+			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+		mqtx__free(ctl->devs);
+		ctl->devs = d;
+		ctl->cap = cap;
+	}
+	ctl->devs[ctl->ndevs++] = dev;
+	return 0;
+}
+
+struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++) {
+		struct mqtx_dev *dev = ctl->devs[i];
+
+		if (strcmp(mqtx_dev_name(dev), name))
+			continue;
+		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
+		ctl->ndevs--;
+		return dev;
+	}
+	return NULL;
+}
+
+unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
+{
+	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
+		devs[i] = ctl->devs[i];
+	return ctl->ndevs;
+}
 
 static const struct dev_kind *kind_lookup(const char *name)
 {
@@ -66,7 +159,7 @@ static void dev_usage(struct mqtx_buf *b)
 		"       mqtx dev del NAME\n"
 		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
 		"       mqtx dev stats [ NAME ]\n"
-		"KIND := { null }\n"
+		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] }\n"
 		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 ]\n");
 }
 
@@ -252,7 +345,7 @@ static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 				a.cfg.real_num_txq, a.cfg.num_txq);
 		return MQTX_CTL_EPARSE;
 	}
-	if (mqtx_ctl_dev(ctl, argv[0])) {
+	if (mqtx__tool_find_dev(ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
@@ -263,7 +356,7 @@ static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 		goto fail;
 	if (a.up && (rc = mqtx_dev_open(dev)))
 		goto fail;
-	rc = mqtx_ctl_add_dev(ctl, dev);
+	rc = mqtx__tool_add_dev(ctl, dev);
 	if (rc)
 		goto fail;
 	return MQTX_CTL_OK;
@@ -323,7 +416,7 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 		mqtx_buf_printf(err, "dev set: NAME and a setting are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	dev = mqtx_ctl_dev(ctl, argv[0]);
+	dev = mqtx__tool_find_dev(ctl, argv[0]);
 	if (!dev) {
 		mqtx_buf_printf(err, "dev set: cannot find device \"%s\"\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
@@ -533,7 +626,7 @@ static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		return MQTX_CTL_EPARSE;
 	}
 	if (argc == 1) {
-		devs[0] = mqtx_ctl_dev(ctl, argv[0]);
+		devs[0] = mqtx__tool_find_dev(ctl, argv[0]);
 		if (!devs[0]) {
 			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
 			return MQTX_CTL_EREFUSED;
@@ -558,8 +651,8 @@ static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	return MQTX_CTL_OK;
 }
 
-int mqtx__cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		   struct mqtx_buf *out, struct mqtx_buf *err)
 {
 	const char *verb = argc > 1 ? argv[1] : "show";
 	int n = argc > 2 ? argc - 2 : 0;
@@ -581,4 +674,15 @@ int mqtx__cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		return dev_show(ctl, n, rest, flags, true, out, err);
 	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
 	return MQTX_CTL_EPARSE;
+}
+
+int mqtx__cmd_dev(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "dev";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_dev(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
 }

@@ -323,7 +323,7 @@ static int job_dev(struct mqtx_ctl *ctl, const char *cmd, const char *name,
 		mqtx_buf_printf(err, "%s: \"dev NAME\" is required\n", cmd);
 		return MQTX_CTL_EPARSE;
 	}
-	*dev = mqtx_ctl_dev(ctl, name);
+	*dev = mqtx__tool_find_dev(ctl, name);
 	if (!*dev) {
 		mqtx_buf_printf(err, "%s: cannot find device \"%s\"\n", cmd, name);
 		return MQTX_CTL_EREFUSED;
@@ -335,8 +335,8 @@ static int job_dev(struct mqtx_ctl *ctl, const char *cmd, const char *name,
 	return 0;
 }
 
-int mqtx__cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		   struct mqtx_buf *out, struct mqtx_buf *err)
 {
 	struct mqtx_gen_cfg cfg;
 	const char *name = NULL;
@@ -443,8 +443,8 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 	return 0;
 }
 
-int mqtx__cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		     struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		      struct mqtx_buf *out, struct mqtx_buf *err)
 {
 	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1 };
 	const char *name = NULL;
@@ -550,4 +550,26 @@ void mqtx__tool_ctl_free(struct mqtx_ctl *ctl)
 	*pp = s->next;
 	pthread_mutex_unlock(&states_lock);
 	mqtx__free(s);
+}
+
+int mqtx__cmd_gen(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "gen";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_gen(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}
+
+int mqtx__cmd_replay(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "replay";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_replay(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
 }

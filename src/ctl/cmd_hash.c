@@ -196,8 +196,8 @@ static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uin
 	return 0;
 }
 
-int mqtx__cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		   struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		    struct mqtx_buf *out, struct mqtx_buf *err)
 {
 	struct hash_args a = { .proto = IPPROTO_TCP };
 	struct mqtx_dev *dev = NULL;
@@ -220,7 +220,7 @@ int mqtx__cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		mqtx_buf_printf(err, "hash: --src and --dst of one address family are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	if (a.dev && !(dev = mqtx_ctl_dev(ctl, a.dev))) {
+	if (a.dev && !(dev = mqtx__tool_find_dev(ctl, a.dev))) {
 		mqtx_buf_printf(err, "hash: cannot find device \"%s\"\n", a.dev);
 		return MQTX_CTL_EREFUSED;
 	}
@@ -251,4 +251,15 @@ int mqtx__cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	}
 	mqtx_buf_printf(out, "\n");
 	return MQTX_CTL_OK;
+}
+
+int mqtx__cmd_hash(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "hash";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_hash(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
 }

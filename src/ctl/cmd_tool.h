@@ -6,19 +6,31 @@
 
 #include <mqtx/ctl.h>
 
+#include "ctl/ctl_int.h"
+
 /*
- * Every command function: @argv[0] is the command word itself ("dev", "hash", ...), the
- * dispatcher holds the context's command lock, text goes to @out, messages naming the bad
- * token to @err. Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED.
+ * The command functions of the dispatcher's table (mqtx_ctl_fn): a->argv holds the words after
+ * the command's name; the dispatcher holds the context's lock, so they must not call the
+ * locking mqtx_ctl_dev()/mqtx_ctl_add_dev() but the helpers below.
+ * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED.
  */
-int mqtx__cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err);
-int mqtx__cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		   struct mqtx_buf *out, struct mqtx_buf *err);
-int mqtx__cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err);
-int mqtx__cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		     struct mqtx_buf *out, struct mqtx_buf *err);
+int mqtx__cmd_dev(struct mqtx_ctl_args *a);
+int mqtx__cmd_hash(struct mqtx_ctl_args *a);
+int mqtx__cmd_gen(struct mqtx_ctl_args *a);
+int mqtx__cmd_replay(struct mqtx_ctl_args *a);
+
+#define MQTX_CMD_DEV_HELP                                                                      \
+	"dev add NAME type { null | sim | loopback } [ txqueues N ] ... [ up ]\n"               \
+	"dev set NAME { up | down | txqueues N | hash ALGO }\ndev del NAME\n"                    \
+	"dev show [ NAME ]\ndev stats [ NAME ]"
+#define MQTX_CMD_GEN_HELP                                                                      \
+	"gen dev NAME [ flows N ] [ size S | size imix ] [ rate R ] [ count C | duration T ] ...\n" \
+	"gen { show [ ID ] | stop { ID | all } }"
+#define MQTX_CMD_REPLAY_HELP                                                                   \
+	"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"                      \
+	"replay { show [ ID ] | stop { ID | all } }"
+#define MQTX_CMD_HASH_HELP                                                                     \
+	"hash [ --algo ALGO ] [ --seed S ] [ --key HEX ] --src A[:P] --dst A[:P] [ dev NAME ]"
 
 /**
  * mqtx__tool_ctl_free() - stop every generator and replay of @ctl, bring its devices down and
@@ -39,7 +51,13 @@ void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
 
-/* ---- what the commands need from ctl.c (command lock held) ---- */
+/* ---- the context's device list, with the command lock held (in cmd_dev.c) ---- */
+
+/** mqtx__tool_find_dev() - the device @name of @ctl, or NULL. */
+struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name);
+
+/** mqtx__tool_add_dev() - append @dev. Return: 0, -EEXIST, -ENOMEM. */
+int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
 
 /** mqtx__ctl_detach_dev() - take device @name out of @ctl without destroying it; NULL if none. */
 struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name);

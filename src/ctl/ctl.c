@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Minimal control context and dispatcher (branch tool only; the config branch owns the real one).
+/* The control language: text buffers, the context's devices, word splitting, the dispatcher. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <mqtx/ctl.h>
-
 #include "ctl/cmd_tool.h"
+#include "ctl/ctl_int.h"
 #include "internal.h"
 
-struct mqtx_ctl {
-	pthread_mutex_t lock; /* serialises commands */
-	struct mqtx_dev **devs;
-	unsigned ndev, cap;
-};
+/* ---- text buffer ---- */
 
 void mqtx_buf_init(struct mqtx_buf *b)
 {
@@ -29,6 +23,28 @@ void mqtx_buf_free(struct mqtx_buf *b)
 	mqtx_buf_init(b);
 }
 
+static int buf_reserve(struct mqtx_buf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *p;
+
+	if (b->len + need + 1 <= b->cap)
+		return 0;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	p = mqtx__alloc(cap);
+	if (!p)
+		return -ENOMEM;
+	if (b->data)
+		memcpy(p, b->data, b->len + 1);
+	else
+		p[0] = 0;
+	mqtx__free(b->data);
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
 int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -37,29 +53,16 @@ int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		p = mqtx__alloc(cap);
-		if (!p)
-			return -ENOMEM;
-		if (b->len)
-			memcpy(p, b->data, b->len);
-		mqtx__free(b->data);
-		b->data = p;
-		b->cap = cap;
-	}
+	if (n < 0 || buf_reserve(b, (size_t)n))
+		return -ENOMEM;
 	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
 	return 0;
 }
+
+/* ---- context and devices ---- */
 
 int mqtx_ctl_new(struct mqtx_ctl **out)
 {
@@ -76,88 +79,149 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 {
 	if (!ctl)
 		return;
-	mqtx__tool_ctl_free(ctl);
-	for (unsigned i = ctl->ndev; i-- > 0;)
+	mqtx__tool_ctl_free(ctl); /* generators and replays stop before their devices go */
+	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
 	mqtx__free(ctl->devs);
 	pthread_mutex_destroy(&ctl->lock);
 	mqtx__free(ctl);
 }
 
-struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name)
+static struct mqtx_dev *find_dev(struct mqtx_ctl *ctl, const char *name)
 {
-	for (unsigned i = 0; i < ctl->ndev; i++)
+	for (unsigned i = 0; i < ctl->ndevs; i++) {
 		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
 			return ctl->devs[i];
+	}
 	return NULL;
 }
 
 int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 {
-	if (mqtx_ctl_dev(ctl, mqtx_dev_name(dev)))
-		return -EEXIST;
-	if (ctl->ndev == ctl->cap) {
+	int err = 0;
+
+	pthread_mutex_lock(&ctl->lock);
+	if (find_dev(ctl, mqtx_dev_name(dev))) {
+		err = -EEXIST;
+	} else if (ctl->ndevs == ctl->cap) {
 		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
 		struct mqtx_dev **d = mqtx__alloc(cap * sizeof(*d));
 
-		if (!d)
-			return -ENOMEM;
-		if (ctl->ndev)
-			memcpy(d, ctl->devs, ctl->ndev * sizeof(*d));
-		mqtx__free(ctl->devs);
-		ctl->devs = d;
-		ctl->cap = cap;
+		if (!d) {
+			err = -ENOMEM;
+		} else {
+			if (ctl->ndevs)
+				memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+			mqtx__free(ctl->devs);
+			ctl->devs = d;
+			ctl->cap = cap;
+		}
 	}
-	ctl->devs[ctl->ndev++] = dev;
-	return 0;
+	if (!err)
+		ctl->devs[ctl->ndevs++] = dev;
+	pthread_mutex_unlock(&ctl->lock);
+	return err;
 }
 
-struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
+struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name)
 {
-	for (unsigned i = 0; i < ctl->ndev; i++) {
-		struct mqtx_dev *dev = ctl->devs[i];
+	struct mqtx_dev *dev;
 
-		if (strcmp(mqtx_dev_name(dev), name))
-			continue;
-		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndev - i - 1) * sizeof(dev));
-		ctl->ndev--;
-		return dev;
-	}
-	return NULL;
+	pthread_mutex_lock(&ctl->lock);
+	dev = find_dev(ctl, name);
+	pthread_mutex_unlock(&ctl->lock);
+	return dev;
 }
 
-unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
+struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl_args *a, const char *name)
 {
-	for (unsigned i = 0; i < ctl->ndev && i < max; i++)
-		devs[i] = ctl->devs[i];
-	return ctl->ndev;
+	struct mqtx_dev *dev = find_dev(a->ctl, name);
+
+	if (!dev)
+		mqtx_buf_printf(a->err, "Cannot find device \"%s\"\n", name);
+	return dev;
 }
 
-typedef int (*cmd_fn)(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		      struct mqtx_buf *out, struct mqtx_buf *err);
+bool mqtx__ctl_matches(const char *word, const char *cmd)
+{
+	size_t n = strlen(word);
 
-static const struct {
-	const char *name;
-	cmd_fn fn;
-} cmds[] = {
-	{ "dev", mqtx__cmd_dev },
-	{ "hash", mqtx__cmd_hash },
-	{ "gen", mqtx__cmd_gen },
-	{ "replay", mqtx__cmd_replay },
+	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
+}
+
+/* ---- dispatcher ---- */
+
+static int cmd_help(struct mqtx_ctl_args *a);
+
+/* Other front-end commands (dev, gen, replay, hash) add their entries here. */
+static const struct mqtx_ctl_cmd commands[] = {
+	{ "qdisc", mqtx__ctl_qdisc,
+	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
+	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
+	{ "class", mqtx__ctl_class, "class show dev NAME" },
+	{ "dev", mqtx__cmd_dev, MQTX_CMD_DEV_HELP },
+	{ "gen", mqtx__cmd_gen, MQTX_CMD_GEN_HELP },
+	{ "replay", mqtx__cmd_replay, MQTX_CMD_REPLAY_HELP },
+	{ "help", cmd_help, "help" },
+	{ "hash", mqtx__cmd_hash, MQTX_CMD_HASH_HELP },
 };
+
+static int cmd_help(struct mqtx_ctl_args *a)
+{
+	mqtx_buf_printf(a->out, "Usage: mqtx [ -s ] [ -j ] [ -d ] OBJECT COMMAND\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		mqtx_buf_printf(a->out, "%s\n", commands[i].help);
+	return MQTX_CTL_OK;
+}
+
+/* Leading options as tc takes them: -s[tatistics], -j[son], -d[etails]. */
+static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
+{
+	while (*argc > 0 && (*argv)[0][0] == '-') {
+		const char *o = (*argv)[0] + 1;
+
+		if (*o == '-')
+			o++;
+		if (mqtx__ctl_matches(o, "statistics"))
+			flags |= MQTX_CTL_F_STATS;
+		else if (mqtx__ctl_matches(o, "json"))
+			flags |= MQTX_CTL_F_JSON;
+		else if (mqtx__ctl_matches(o, "details"))
+			flags |= MQTX_CTL_F_DETAILS;
+		else {
+			*bad = true;
+			break;
+		}
+		(*argc)--;
+		(*argv)++;
+	}
+	return flags;
+}
 
 int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		  struct mqtx_buf *out, struct mqtx_buf *err)
 {
+	struct mqtx_ctl_args a = { .ctl = ctl, .out = out, .err = err };
+	bool bad = false;
 	int rc;
 
-	if (argc < 1)
-		return MQTX_CTL_OK;
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
-		if (strcmp(argv[0], cmds[i].name))
+	flags = take_options(&argc, &argv, flags, &bad);
+	if (bad) {
+		mqtx_buf_printf(err, "Option \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	if (argc < 1) {
+		mqtx_buf_printf(err, "Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n");
+		return MQTX_CTL_EPARSE;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!mqtx__ctl_matches(argv[0], commands[i].name))
 			continue;
+		a.argc = argc - 1;
+		a.argv = argv + 1;
+		a.flags = flags;
 		pthread_mutex_lock(&ctl->lock);
-		rc = cmds[i].fn(ctl, argc, argv, flags, out, err);
+		rc = commands[i].fn(&a);
 		pthread_mutex_unlock(&ctl->lock);
 		return rc;
 	}
@@ -165,40 +229,60 @@ int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	return MQTX_CTL_EPARSE;
 }
 
+/* ---- word splitting ---- */
+
+#define CTL_MAX_WORDS 256
+
+/* Split @line in place into @words: blanks separate, "..." groups, '#' starts a comment. */
+static int split(char *line, char **words, int max)
+{
+	int n = 0;
+	char *r = line, *w = line;
+
+	for (;;) {
+		bool quoted = false;
+
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (!*r || *r == '#')
+			return n;
+		if (n == max)
+			return -E2BIG;
+		words[n++] = w;
+		while (*r && (quoted || (*r != ' ' && *r != '\t' && *r != '\n' && *r != '\r'))) {
+			if (*r == '"')
+				quoted = !quoted;
+			else
+				*w++ = *r;
+			r++;
+		}
+		if (quoted)
+			return -EINVAL;
+		if (*r)
+			r++;
+		*w++ = 0;
+	}
+}
+
 int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
 		       struct mqtx_buf *out, struct mqtx_buf *err)
 {
-	size_t n = strlen(line);
-	char *copy = mqtx__alloc(n + 1), *p, *w;
-	char **argv = mqtx__alloc((n / 2 + 2) * sizeof(*argv));
-	int argc = 0, rc;
+	size_t len = strlen(line);
+	char *copy = mqtx__alloc(len + 1), *words[CTL_MAX_WORDS];
+	int n, rc;
 
-	if (!copy || !argv) {
-		mqtx__free(copy);
-		mqtx__free(argv);
-		mqtx_buf_printf(err, "out of memory\n");
+	if (!copy) {
+		mqtx_buf_printf(err, "Out of memory\n");
 		return MQTX_CTL_EREFUSED;
 	}
-	for (p = (char *)line, w = copy; *p && *p != '#';) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			p++;
-			continue;
-		}
-		argv[argc++] = w;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			if (*p == '"') {
-				for (p++; *p && *p != '"'; p++)
-					*w++ = *p;
-				if (*p)
-					p++;
-				continue;
-			}
-			*w++ = *p++;
-		}
-		*w++ = '\0';
+	memcpy(copy, line, len + 1);
+	n = split(copy, words, CTL_MAX_WORDS);
+	if (n < 0) {
+		mqtx_buf_printf(err, "%s\n", n == -E2BIG ? "Too many words" : "Unterminated quote");
+		rc = MQTX_CTL_EPARSE;
+	} else {
+		rc = n ? mqtx_ctl_exec(ctl, n, words, flags, out, err) : MQTX_CTL_OK;
 	}
-	rc = mqtx_ctl_exec(ctl, argc, argv, flags, out, err);
 	mqtx__free(copy);
-	mqtx__free(argv);
 	return rc;
 }

@@ -1,36 +1,62 @@
 // SPDX-License-Identifier: MIT
 /* The null driver: takes every packet, counts it and frees it; can refuse every Nth burst
  * (returning 0 without stopping, like NETDEV_TX_BUSY) to exercise requeueing. */
+#include <errno.h>
+
 #include "core.h"
+
+/* Written under the queue's xmit lock only: one writer per queue, no shared cache line. */
+struct null_queue {
+	atomic_ullong calls, packets, bytes;
+} __attribute__((aligned(MQTX_CACHE_LINE)));
 
 struct null_priv {
 	atomic_uint refuse_every;
-	atomic_ullong calls;
-	atomic_ullong packets, bytes;
+	struct null_queue *q;
 };
+
+static int null_init(struct mqtx_dev *dev)
+{
+	struct null_priv *p = mqtx_dev_priv(dev);
+	size_t size = sizeof(*p->q) * mqtx_dev_num_txq(dev);
+
+	p->q = mqtx__alloc_aligned(size, MQTX_CACHE_LINE);
+	if (!p->q)
+		return -ENOMEM;
+	memset(p->q, 0, size);
+	return 0;
+}
+
+static void null_uninit(struct mqtx_dev *dev)
+{
+	mqtx__free(((struct null_priv *)mqtx_dev_priv(dev))->q);
+}
 
 static unsigned null_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq,
 				struct mqtx_pkt **pkts, unsigned n, bool more)
 {
 	struct null_priv *p = mqtx_dev_priv(dev);
+	struct null_queue *nq = &p->q[mqtx_txq_index(txq)];
 	unsigned every = atomic_load_explicit(&p->refuse_every, memory_order_relaxed);
 	uint64_t bytes = 0;
 
-	(void)txq;
 	(void)more;
-	if (every && (atomic_fetch_add_explicit(&p->calls, 1, memory_order_relaxed) + 1) % every == 0)
+	MQTX_CNT_ADD(nq->calls, 1u);
+	if (every && MQTX_CNT_READ(nq->calls) % every == 0)
 		return 0;
 	for (unsigned i = 0; i < n; i++)
 		bytes += pkts[i]->len;
 	mqtx_pkt_free_bulk(pkts, n);
-	/* Queues transmit concurrently: shared counters (the cost is the driver's, not the path's). */
-	atomic_fetch_add_explicit(&p->packets, n, memory_order_relaxed);
-	atomic_fetch_add_explicit(&p->bytes, bytes, memory_order_relaxed);
+	MQTX_CNT_ADD(nq->packets, n);
+	MQTX_CNT_ADD(nq->bytes, bytes);
 	return n;
 }
 
 const struct mqtx_dev_ops mqtx_null_ops = {
 	.kind = "null",
+	.priv_size = sizeof(struct null_priv),
+	.init = null_init,
+	.uninit = null_uninit,
 	.xmit_burst = null_xmit_burst,
 };
 
@@ -43,6 +69,9 @@ void mqtx_null_counts(struct mqtx_dev *dev, uint64_t *packets, uint64_t *bytes)
 {
 	struct null_priv *p = mqtx_dev_priv(dev);
 
-	*packets = atomic_load(&p->packets);
-	*bytes = atomic_load(&p->bytes);
+	*packets = *bytes = 0;
+	for (uint32_t i = 0; i < mqtx_dev_num_txq(dev); i++) {
+		*packets += MQTX_CNT_READ(p->q[i].packets);
+		*bytes += MQTX_CNT_READ(p->q[i].bytes);
+	}
 }

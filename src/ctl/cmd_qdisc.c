@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/* "qdisc add|replace|change|del|show" and "class show": tc's grammar, messages and output. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core.h"
+#include "ctl/ctl_int.h"
+#include "qdisc/qtree.h"
+
+/* ---- printing ---- */
+
+/* tc's sprint_size(): "1514000b", "10Kb", "2Mb". */
+static void sprint_size(uint64_t sz, char *buf, size_t len)
+{
+	double kb = 1024, mb = kb * kb, t = (double)sz;
+
+	if (t >= mb && fabs(mb * rint(t / mb) - t) < 1024)
+		snprintf(buf, len, "%gMb", rint(t / mb));
+	else if (t >= kb && fabs(kb * rint(t / kb) - t) < 16)
+		snprintf(buf, len, "%gKb", rint(t / kb));
+	else
+		snprintf(buf, len, "%" PRIu64 "b", sz);
+}
+
+struct show {
+	struct mqtx_ctl_args *a;
+	struct mqtx_dev *dev;
+	bool all_devs, json, stats;
+	unsigned count; /* objects printed (JSON commas) */
+};
+
+static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
+{
+	char b[32];
+
+	if (s->json) {
+		mqtx_buf_printf(s->a->out,
+				",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"drops\":%" PRIu64
+				",\"overlimits\":%" PRIu64 ",\"requeues\":%" PRIu64
+				",\"backlog\":%" PRIu64 ",\"qlen\":%u",
+				st->bytes, st->packets, st->drops, st->overlimits, st->requeues,
+				st->backlog, st->qlen);
+		return;
+	}
+	sprint_size(st->backlog, b, sizeof(b));
+	mqtx_buf_printf(s->a->out,
+			" Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
+			", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
+			" backlog %s %up requeues %" PRIu64 "\n",
+			st->bytes, st->packets, st->drops, st->overlimits, st->requeues, b,
+			st->qlen, st->requeues);
+}
+
+/* The head of a qdisc or class line/object: kind, handle, dev, parent. */
+static void print_head(struct show *s, const char *what, const char *kind, const char *handle,
+		       uint32_t parent)
+{
+	struct mqtx_buf *o = s->a->out;
+	char pb[16];
+
+	if (s->json) {
+		mqtx_buf_printf(o, "%s{\"%s\":\"%s\",\"handle\":\"%s\"", s->count++ ? "," : "",
+				what, kind, handle);
+		if (s->all_devs)
+			mqtx_buf_printf(o, ",\"dev\":\"%s\"", mqtx_dev_name(s->dev));
+		if (parent == MQTX_H_ROOT)
+			mqtx_buf_printf(o, ",\"root\":true");
+		else if (parent)
+			mqtx_buf_printf(o, ",\"parent\":\"%s\"",
+					mqtx__classid_fmt(parent, pb, sizeof(pb)));
+		return;
+	}
+	mqtx_buf_printf(o, "%s %s %s", what, kind, handle);
+	if (s->all_devs)
+		mqtx_buf_printf(o, " dev %s", mqtx_dev_name(s->dev));
+	if (parent == MQTX_H_ROOT)
+		mqtx_buf_printf(o, " root");
+	else if (parent)
+		mqtx_buf_printf(o, " parent %s", mqtx__classid_fmt(parent, pb, sizeof(pb)));
+}
+
+static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
+{
+	char handle[16], text[2048] = "", json[4096] = "";
+	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
+	struct mqtx_qdisc_stats st;
+
+	if (mqtx_qdisc_dump_opts(q, text, sizeof(text), json, sizeof(json)) < 0)
+		text[0] = json[0] = 0;
+	snprintf(handle, sizeof(handle), "%x:", q->handle >> 16);
+	print_head(s, s->json ? "kind" : "qdisc", q->ops->id, handle, q->parent);
+	if (s->json) {
+		if (refcnt != 1)
+			mqtx_buf_printf(s->a->out, ",\"refcnt\":%u", refcnt);
+		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
+	} else {
+		if (refcnt != 1)
+			mqtx_buf_printf(s->a->out, " refcnt %u", refcnt);
+		mqtx_buf_printf(s->a->out, " %s\n", text);
+	}
+	if (s->stats) {
+		mqtx__qdisc_stats(q, &st);
+		print_stats(s, &st);
+	}
+	if (s->json)
+		mqtx_buf_printf(s->a->out, "}");
+}
+
+/* Linux lists mq's children in its hash order, the last queue first. */
+static void walk_qdiscs(struct show *s, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	bool rev = q->flags & MQTX_QF_MQROOT;
+	uint32_t n;
+
+	if (mqtx__qdisc_visible(s->dev, q, parent))
+		print_qdisc(s, q);
+	if (!cl)
+		return;
+	n = cl->count(q);
+	for (uint32_t i = 0; i < n; i++)
+		walk_qdiscs(s, cl->leaf(q, rev ? n - i : i + 1), q);
+}
+
+static void show_dev_qdiscs(struct show *s)
+{
+	struct mqtx_qdisc *root;
+
+	mqtx_dev_config_lock(s->dev);
+	root = mqtx__qtree_root(s->dev);
+	if (root) {
+		walk_qdiscs(s, root, NULL);
+	} else {
+		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
+		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
+		mqtx_buf_printf(s->a->out, s->json ? ",\"refcnt\":2,\"options\":{}}" :
+						     " refcnt 2 \n");
+	}
+	if (s->dev->rxq.qdisc)
+		print_qdisc(s, s->dev->rxq.qdisc);
+	mqtx_dev_config_unlock(s->dev);
+}
+
+static void print_class(struct show *s, struct mqtx_qdisc *q, uint32_t m)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	struct mqtx_qdisc *leaf = cl->leaf(q, m);
+	char handle[16], text[1024] = "", json[2048] = "";
+	struct mqtx_qdisc_stats st;
+
+	/* mq_dump_class() reports root as the parent; other classes their qdisc. */
+	mqtx__classid_fmt(MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
+	print_head(s, "class", q->ops->id, handle,
+		   (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
+	if (cl->dump) {
+		/* Class options come from the qdisc's emitter; not used by mq. */
+		(void)text;
+	}
+	if (s->json) {
+		if (leaf && leaf->handle)
+			mqtx_buf_printf(s->a->out, ",\"leaf\":\"%x:\"", leaf->handle >> 16);
+		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
+	} else {
+		if (leaf && leaf->handle)
+			mqtx_buf_printf(s->a->out, " leaf %x:", leaf->handle >> 16);
+		mqtx_buf_printf(s->a->out, " %s\n", text);
+	}
+	if (s->stats) {
+		if (cl->stats)
+			cl->stats(q, m, &st);
+		else
+			mqtx__qdisc_stats(leaf, &st);
+		print_stats(s, &st);
+	}
+	if (s->json)
+		mqtx_buf_printf(s->a->out, "}");
+}
+
+static void walk_classes(struct show *s, struct mqtx_qdisc *q)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+
+	if (!cl)
+		return;
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
+		print_class(s, q, m);
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
+		walk_classes(s, cl->leaf(q, m));
+}
+
+/* ---- command parsing ---- */
+
+struct qcmd {
+	const char *dev;
+	uint32_t parent, handle;
+	bool have_parent, have_handle;
+	const char *kind;
+	int optc;
+	char **optv;
+};
+
+static int dup_arg(struct mqtx_ctl_args *a, const char *key, const char *val)
+{
+	mqtx_buf_printf(a->err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
+	return MQTX_CTL_EPARSE;
+}
+
+static int set_parent(struct mqtx_ctl_args *a, struct qcmd *c, uint32_t v, const char *word)
+{
+	if (c->have_parent) {
+		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
+		return MQTX_CTL_EPARSE;
+	}
+	c->have_parent = true;
+	c->parent = v;
+	return MQTX_CTL_OK;
+}
+
+/* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
+static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcmd *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		uint32_t v;
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= argc)
+				goto missing;
+			if (c->dev)
+				return dup_arg(a, "dev", argv[i]);
+			c->dev = argv[i];
+		} else if (!strcmp(w, "root")) {
+			if (set_parent(a, c, MQTX_H_ROOT, "root"))
+				return MQTX_CTL_EPARSE;
+		} else if (!strcmp(w, "ingress")) {
+			if (set_parent(a, c, MQTX_H_INGRESS, "ingress"))
+				return MQTX_CTL_EPARSE;
+			c->handle = 0xFFFF0000u;
+			c->have_handle = true;
+		} else if (!strcmp(w, "parent")) {
+			if (++i >= argc)
+				goto missing;
+			if (mqtx__classid_parse(argv[i], &v)) {
+				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
+					       "parent ID\n", argv[i]);
+				return MQTX_CTL_EHANDLE;
+			}
+			if (set_parent(a, c, v, "parent"))
+				return MQTX_CTL_EPARSE;
+		} else if (!strcmp(w, "handle")) {
+			if (++i >= argc)
+				goto missing;
+			if (c->have_handle)
+				return dup_arg(a, "handle", argv[i]);
+			if (mqtx__handle_parse(argv[i], &c->handle)) {
+				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
+					       "qdisc ID\n", argv[i]);
+				return MQTX_CTL_EHANDLE;
+			}
+			c->have_handle = true;
+		} else {
+			c->kind = w;
+			c->optc = argc - i - 1;
+			c->optv = argv + i + 1;
+			break;
+		}
+	}
+	return MQTX_CTL_OK;
+missing:
+	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
+	return MQTX_CTL_EPARSE;
+}
+
+/* The kind's options into a fresh buffer (*@opt NULL when none were given). */
+static int parse_opts(struct mqtx_ctl_args *a, const struct qcmd *c,
+		      const struct mqtx_qdisc_ops *ops, void **opt)
+{
+	struct mqtx_extack ack = { "" };
+
+	*opt = NULL;
+	if (!c->optc)
+		return MQTX_CTL_OK;
+	if (!ops || !ops->parse || !ops->opt_size) {
+		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
+				c->kind, c->optv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	*opt = mqtx__zalloc(ops->opt_size);
+	if (!*opt) {
+		mqtx_buf_printf(a->err, "Out of memory\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	if (ops->parse(c->optc, c->optv, *opt, &ack)) {
+		mqtx_buf_printf(a->err, "%s\n", ack.msg[0] ? ack.msg : "Illegal options");
+		mqtx__free(*opt);
+		*opt = NULL;
+		return MQTX_CTL_EPARSE;
+	}
+	return MQTX_CTL_OK;
+}
+
+static int refused(struct mqtx_ctl_args *a, int err, const struct mqtx_extack *ack)
+{
+	char buf[128];
+
+	if (ack->msg[0])
+		mqtx_buf_printf(a->err, "Error: %s\n", ack->msg);
+	else
+		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
+				strerror_r(-err, buf, sizeof(buf)));
+	return MQTX_CTL_EREFUSED;
+}
+
+static int qdisc_modify(struct mqtx_ctl_args *a, unsigned flags, bool del)
+{
+	struct mqtx_extack ack = { "" };
+	const struct mqtx_qdisc_ops *ops = NULL;
+	struct mqtx_qreq rq = { .flags = flags };
+	struct mqtx_dev *dev;
+	struct qcmd c;
+	void *opt = NULL;
+	int rc, err;
+
+	rc = parse_qcmd(a, a->argc, a->argv, &c);
+	if (rc)
+		return rc;
+	if (!c.dev) {
+		mqtx_buf_printf(a->err, "Error: Must specify device.\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (c.kind) {
+		ops = mqtx_qdisc_lookup(c.kind);
+		rc = parse_opts(a, &c, ops, &opt);
+		if (rc)
+			return rc;
+	}
+	dev = mqtx__ctl_find_dev(a, c.dev);
+	if (!dev) {
+		mqtx__free(opt);
+		return MQTX_CTL_EPARSE;
+	}
+	if (del) {
+		err = mqtx__qdisc_delete(dev, c.parent, c.handle, &ack);
+	} else if (c.kind && !ops) {
+		err = mqtx_extack_set(&ack, "Specified qdisc kind is unknown.");
+	} else {
+		rq.parent = c.parent;
+		rq.handle = c.handle;
+		rq.ops = ops;
+		rq.opt = opt;
+		err = mqtx__qdisc_modify(dev, &rq, &ack);
+	}
+	mqtx__free(opt);
+	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+}
+
+static int show(struct mqtx_ctl_args *a, bool classes)
+{
+	struct show s = { .a = a, .json = a->flags & MQTX_CTL_F_JSON,
+			  .stats = a->flags & MQTX_CTL_F_STATS };
+	const char *devname = NULL;
+
+	for (int i = 0; i < a->argc; i++) {
+		if (!strcmp(a->argv[i], "dev") && i + 1 < a->argc) {
+			devname = a->argv[++i];
+		} else {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx %s help\"\n",
+					a->argv[i], classes ? "class" : "qdisc");
+			return MQTX_CTL_EPARSE;
+		}
+	}
+	if (classes && !devname) {
+		mqtx_buf_printf(a->err, "Cannot use class show without specifying device.\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (devname && !mqtx__ctl_find_dev(a, devname))
+		return MQTX_CTL_EPARSE;
+	s.all_devs = !devname;
+	if (s.json)
+		mqtx_buf_printf(a->out, "[");
+	for (unsigned i = 0; i < a->ctl->ndevs; i++) {
+		s.dev = a->ctl->devs[i];
+		if (devname && strcmp(mqtx_dev_name(s.dev), devname))
+			continue;
+		if (!classes) {
+			show_dev_qdiscs(&s);
+			continue;
+		}
+		mqtx_dev_config_lock(s.dev);
+		if (mqtx__qtree_root(s.dev))
+			walk_classes(&s, mqtx__qtree_root(s.dev));
+		mqtx_dev_config_unlock(s.dev);
+	}
+	if (s.json)
+		mqtx_buf_printf(a->out, "]\n");
+	return MQTX_CTL_OK;
+}
+
+int mqtx__ctl_qdisc(struct mqtx_ctl_args *a)
+{
+	const char *verb = a->argc ? a->argv[0] : "show";
+
+	if (a->argc) {
+		a->argc--;
+		a->argv++;
+	}
+	if (mqtx__ctl_matches(verb, "add"))
+		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
+	if (mqtx__ctl_matches(verb, "change"))
+		return qdisc_modify(a, 0, false);
+	if (mqtx__ctl_matches(verb, "replace"))
+		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
+	if (mqtx__ctl_matches(verb, "delete"))
+		return qdisc_modify(a, 0, true);
+	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
+	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
+		return show(a, false);
+	if (mqtx__ctl_matches(verb, "help")) {
+		mqtx_buf_printf(a->out, "Usage: mqtx qdisc [ add | del | replace | change | show ] "
+					"dev STRING\n       [ handle QHANDLE ] [ root | ingress | "
+					"parent CLASSID ]\n       QDISC_KIND [ qdisc specific "
+					"parameters ]\n");
+		return MQTX_CTL_OK;
+	}
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
+	return MQTX_CTL_EPARSE;
+}
+
+int mqtx__ctl_class(struct mqtx_ctl_args *a)
+{
+	const char *verb = a->argc ? a->argv[0] : "show";
+
+	if (a->argc) {
+		a->argc--;
+		a->argv++;
+	}
+	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
+	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
+		return show(a, true);
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
+	return MQTX_CTL_EPARSE;
+}

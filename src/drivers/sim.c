@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/* The sim driver: per TX queue a ring of descriptors drained by a wire at a configured rate. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include <mqtx/qdisc.h>
+#include <mqtx/sim.h>
+
+#include "internal.h"
+
+struct sim_desc {
+	struct mqtx_pkt *pkt;
+	uint64_t due; /* when the wire finishes this frame */
+};
+
+/* One TX queue: its ring, its wire, its counters; written by xmit_burst and by completion. */
+struct sim_q {
+	pthread_mutex_t lock;
+	struct sim_desc *ring;
+	uint32_t head, count;
+	uint64_t wire_free; /* when the wire finishes the last frame on the ring */
+	bool stopped;	    /* this driver set DRV_XOFF and has not woken it yet */
+	struct mqtx_sim_txq_stats st;
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+struct sim_priv {
+	struct mqtx_sim_cfg cfg; /* as configured; resolved into run at open */
+	struct mqtx_sim_cfg run;
+	struct sim_q *q;
+	struct sim_desc *rings;
+	uint32_t nq;
+	struct mqtx_clock *clock;
+	bool virt;
+	atomic_bool up;
+
+	/* completion scheduling: one round at a time, at next_at */
+	pthread_mutex_t sched_lock;
+	pthread_cond_t sched_cond;
+	uint64_t next_at;     /* the pending round, UINT64_MAX if none */
+	uint64_t round_floor; /* no round before this (coalescing) */
+	struct mqtx_timer timer;
+	pthread_t thread;
+	bool thread_run;
+};
+
+
+static struct sim_priv *sim_priv(struct mqtx_dev *dev)
+{
+	return mqtx_dev_priv(dev);
+}
+
+static bool is_sim(struct mqtx_dev *dev)
+{
+	return dev && mqtx_dev_ops(dev) == &mqtx_sim_ops;
+}
+
+/* Time a frame of @len bytes occupies the wire, rounded up to whole ns. */
+static uint64_t sim_wire_ns(const struct mqtx_sim_cfg *c, uint32_t len)
+{
+	uint64_t t = 0;
+
+	if (c->rate_pps)
+		t = (MQTX_NSEC_PER_SEC + c->rate_pps - 1) / c->rate_pps;
+	if (c->rate_bps) {
+		unsigned __int128 bits = ((unsigned __int128)len + MQTX_SIM_WIRE_OVERHEAD) * 8;
+		unsigned __int128 ns = (bits * MQTX_NSEC_PER_SEC + c->rate_bps - 1) / c->rate_bps;
+
+		if (ns > t)
+			t = ns > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ns;
+	}
+	return t;
+}
+
+/* ---- completion scheduling ---- */
+
+/* Ask for a completion round at @due (or later, when coalescing says so). */
+static void sim_arm(struct sim_priv *s, uint64_t due)
+{
+	pthread_mutex_lock(&s->sched_lock);
+	if (due < s->round_floor)
+		due = s->round_floor;
+	if (due < s->next_at) {
+		s->next_at = due;
+		if (s->virt)
+			mqtx_timer_arm(&s->timer, due);
+		else
+			pthread_cond_signal(&s->sched_cond);
+	}
+	pthread_mutex_unlock(&s->sched_lock);
+}
+
+/* Complete what the wire of queue @i finished by @now; returns the next due time. */
+static uint64_t sim_complete_q(struct sim_priv *s, struct mqtx_dev *dev, uint32_t i, uint64_t now,
+			       struct mqtx_pkt_list *done)
+{
+	struct sim_q *q = &s->q[i];
+	struct mqtx_txq *txq = mqtx_dev_txq(dev, i);
+	uint32_t ring = s->run.ring, pkts = 0, bytes = 0;
+	uint64_t next = UINT64_MAX;
+
+	pthread_mutex_lock(&q->lock);
+	while (q->count && q->ring[q->head].due <= now) {
+		struct mqtx_pkt *pkt = q->ring[q->head].pkt;
+
+		bytes += pkt->len;
+		pkts++;
+		mqtx_pkt_list_add_tail(done, pkt);
+		if (++q->head == ring)
+			q->head = 0;
+		q->count--;
+	}
+	if (q->count)
+		next = q->ring[q->head].due;
+	if (pkts) {
+		q->st.completed_pkts += pkts;
+		q->st.completed_bytes += bytes;
+		q->st.rounds++;
+	}
+	/* Woken under the ring lock so that a concurrent xmit_burst cannot stop the queue in
+	 * between and be overridden by a stale wake. */
+	if (q->stopped && ring - q->count >= s->run.wake_thresh && atomic_load(&s->up)) {
+		q->stopped = false;
+		q->st.wakes++;
+		mqtx_txq_wake(txq);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (pkts)
+		mqtx_txq_completed(txq, pkts, bytes);
+	return next;
+}
+
+/* One completion round ("interrupt"): every queue, then hand the frames on, then run the
+ * queues that the wakes and BQL scheduled. */
+static void sim_round(struct sim_priv *s, uint64_t now)
+{
+	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
+	struct mqtx_pkt_list done;
+	uint64_t next = UINT64_MAX;
+
+	mqtx_pkt_list_init(&done);
+	for (uint32_t i = 0; i < s->nq; i++) {
+		uint64_t t = sim_complete_q(s, dev, i, now, &done);
+
+		if (t < next)
+			next = t;
+	}
+	if (next != UINT64_MAX)
+		sim_arm(s, next);
+	if (s->run.peer) {
+		struct mqtx_pkt *pkt;
+
+		while ((pkt = mqtx_pkt_list_pop(&done)))
+			mqtx_dev_receive(s->run.peer, pkt);
+	} else {
+		mqtx_pkt_free_list(done.head);
+	}
+	mqtx_tx_action();
+}
+
+/* Mark the start of a round: nothing is pending any more, coalescing starts from @now. */
+static void sim_round_begin(struct sim_priv *s, uint64_t now)
+{
+	s->next_at = UINT64_MAX;
+	s->round_floor = now + s->run.coalesce_ns;
+}
+
+static void sim_timer_fn(struct mqtx_timer *t, void *arg)
+{
+	struct sim_priv *s = arg;
+	uint64_t now = mqtx_clock_now(s->clock);
+
+	(void)t;
+	pthread_mutex_lock(&s->sched_lock);
+	sim_round_begin(s, now);
+	pthread_mutex_unlock(&s->sched_lock);
+	sim_round(s, now);
+}
+
+static void *sim_thread(void *arg)
+{
+	struct sim_priv *s = arg;
+
+	pthread_mutex_lock(&s->sched_lock);
+	while (s->thread_run) {
+		uint64_t now = mqtx_clock_now(s->clock);
+
+		if (s->next_at == UINT64_MAX) {
+			pthread_cond_wait(&s->sched_cond, &s->sched_lock);
+		} else if (now < s->next_at) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(s->next_at / MQTX_NSEC_PER_SEC),
+				.tv_nsec = (long)(s->next_at % MQTX_NSEC_PER_SEC),
+			};
+
+			pthread_cond_timedwait(&s->sched_cond, &s->sched_lock, &ts);
+		} else {
+			sim_round_begin(s, now);
+			pthread_mutex_unlock(&s->sched_lock);
+			sim_round(s, now);
+			pthread_mutex_lock(&s->sched_lock);
+		}
+	}
+	pthread_mutex_unlock(&s->sched_lock);
+	return NULL;
+}
+
+/* ---- data path ---- */
+
+static unsigned sim_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			       unsigned n, bool more)
+{
+	struct sim_priv *s = sim_priv(dev);
+	struct sim_q *q = &s->q[mqtx_txq_index(txq)];
+	uint32_t ring = s->run.ring;
+	uint64_t now = mqtx_clock_now(s->clock), first_due = 0;
+	unsigned take, free_;
+	bool was_empty;
+
+	(void)more; /* no doorbell to defer: the wire sees a frame when it is on the ring */
+
+	pthread_mutex_lock(&q->lock);
+	was_empty = q->count == 0;
+	free_ = ring - q->count;
+	/* Take frames until fewer than stop_thresh descriptors are free, then stop: the rest of
+	 * the burst goes back to the stack, as Linux's dev_hard_start_xmit() stops handing
+	 * packets to a queue stopped mid-list. So the ring never holds more than
+	 * ring - stop_thresh + 1 frames, however the stack batches. */
+	take = free_ < s->run.stop_thresh ? 0 : free_ - s->run.stop_thresh + 1;
+	if (take > n)
+		take = n;
+	for (unsigned i = 0; i < take; i++) {
+		struct mqtx_pkt *pkt = pkts[i];
+		uint32_t tail = q->head + q->count;
+		uint64_t start = now > q->wire_free ? now : q->wire_free;
+
+		if (tail >= ring)
+			tail -= ring;
+		q->wire_free = start + sim_wire_ns(&s->run, pkt->len);
+		q->ring[tail].pkt = pkt;
+		q->ring[tail].due = q->wire_free;
+		q->count++;
+		/* Accounted before the completer can see the frame, as a driver does before its
+		 * doorbell: BQL must never see a completion before the matching send. The limit
+		 * is checked on the last frame of this burst, not deferred by @more (the qdisc
+		 * backlog): Linux's xmit_more means "another skb in this bulk list". */
+		mqtx_txq_sent(txq, pkt->len, i + 1 < take);
+	}
+	if (take)
+		first_due = q->ring[q->head].due;
+	if (!take)
+		q->st.refused += n;
+	if (q->count > q->st.ring_max)
+		q->st.ring_max = q->count;
+	/* Re-asserted every time so that a wake by someone else cannot make the stack spin on a
+	 * full ring. */
+	if (ring - q->count < s->run.stop_thresh) {
+		if (!q->stopped) {
+			q->stopped = true;
+			q->st.stops++;
+		}
+		mqtx_txq_stop(txq);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (was_empty && take)
+		sim_arm(s, first_due);
+	return take;
+}
+
+static uint32_t sim_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
+{
+	struct sim_priv *s = sim_priv(dev);
+	struct sim_q *q = &s->q[mqtx_txq_index(txq)];
+	uint32_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->count;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+/* ---- control path ---- */
+
+/* Fill the defaults of @c in place and check it; 0 or -EINVAL. */
+static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
+{
+	if (!c->ring)
+		c->ring = MQTX_SIM_RING_DEFAULT;
+	if (c->ring > MQTX_SIM_RING_MAX) {
+		mqtx_err("sim: ring %u out of range 1..%u", c->ring, MQTX_SIM_RING_MAX);
+		return -EINVAL;
+	}
+	if (!c->stop_thresh)
+		c->stop_thresh = 1;
+	if (c->stop_thresh > c->ring) {
+		mqtx_err("sim: stop_thresh %u above ring %u", c->stop_thresh, c->ring);
+		return -EINVAL;
+	}
+	if (!c->wake_thresh)
+		c->wake_thresh = c->ring / 4 > c->stop_thresh ? c->ring / 4 : c->stop_thresh;
+	if (c->wake_thresh < c->stop_thresh || c->wake_thresh > c->ring) {
+		mqtx_err("sim: wake_thresh %u outside stop_thresh..ring (%u..%u)", c->wake_thresh,
+			 c->stop_thresh, c->ring);
+		return -EINVAL;
+	}
+	if (c->peer && c->peer == dev) {
+		mqtx_err("sim: peer is the device itself");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sim_init(struct mqtx_dev *dev)
+{
+	struct sim_priv *s = sim_priv(dev);
+	pthread_condattr_t ca;
+	uint32_t nq = mqtx_dev_num_txq(dev);
+
+	s->q = mqtx__alloc_aligned(nq * sizeof(*s->q), MQTX_CACHE_LINE);
+	if (!s->q)
+		return -ENOMEM;
+	memset(s->q, 0, nq * sizeof(*s->q));
+	s->nq = nq;
+	for (uint32_t i = 0; i < nq; i++)
+		pthread_mutex_init(&s->q[i].lock, NULL);
+	s->clock = mqtx_dev_clock(dev);
+	s->virt = mqtx_clock_is_virtual(s->clock);
+	pthread_mutex_init(&s->sched_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->sched_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+static void sim_uninit(struct mqtx_dev *dev)
+{
+	struct sim_priv *s = sim_priv(dev);
+
+	for (uint32_t i = 0; i < s->nq; i++)
+		pthread_mutex_destroy(&s->q[i].lock);
+	pthread_mutex_destroy(&s->sched_lock);
+	pthread_cond_destroy(&s->sched_cond);
+	mqtx__free(s->q);
+}
+
+static int sim_open(struct mqtx_dev *dev)
+{
+	struct sim_priv *s = sim_priv(dev);
+	struct mqtx_sim_cfg run = s->cfg;
+	int err = sim_resolve(dev, &run);
+
+	if (err)
+		return err;
+	if (!s->virt && !run.coalesce_ns)
+		run.coalesce_ns = MQTX_SIM_REAL_COALESCE_NS;
+	s->rings = mqtx__alloc((size_t)s->nq * run.ring * sizeof(struct sim_desc));
+	if (!s->rings)
+		return -ENOMEM;
+	s->run = run;
+	for (uint32_t i = 0; i < s->nq; i++) {
+		struct sim_q *q = &s->q[i];
+
+		q->ring = s->rings + (size_t)i * run.ring;
+		q->head = q->count = 0;
+		q->wire_free = 0;
+		q->stopped = false;
+	}
+	s->next_at = UINT64_MAX;
+	s->round_floor = 0;
+	atomic_store(&s->up, true);
+	if (s->virt) {
+		mqtx_timer_init(&s->timer, s->clock, sim_timer_fn, s);
+		return 0;
+	}
+	s->thread_run = true;
+	err = pthread_create(&s->thread, NULL, sim_thread, s);
+	if (err) {
+		atomic_store(&s->up, false);
+		mqtx__free(s->rings);
+		s->rings = NULL;
+		mqtx_err("sim: %s: cannot start the completion thread", mqtx_dev_name(dev));
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* The device is down: stop completing, drop what is still on the rings (counted). */
+static void sim_stop(struct mqtx_dev *dev)
+{
+	struct sim_priv *s = sim_priv(dev);
+
+	atomic_store(&s->up, false);
+	if (s->virt) {
+		mqtx_timer_cancel(&s->timer);
+	} else {
+		pthread_mutex_lock(&s->sched_lock);
+		s->thread_run = false;
+		pthread_cond_signal(&s->sched_cond);
+		pthread_mutex_unlock(&s->sched_lock);
+		pthread_join(s->thread, NULL);
+	}
+	for (uint32_t i = 0; i < s->nq; i++) {
+		struct sim_q *q = &s->q[i];
+
+		pthread_mutex_lock(&q->lock);
+		q->st.flushed += q->count;
+		while (q->count) {
+			mqtx_pkt_free(q->ring[q->head].pkt);
+			if (++q->head == s->run.ring)
+				q->head = 0;
+			q->count--;
+		}
+		q->stopped = false;
+		q->ring = NULL;
+		pthread_mutex_unlock(&q->lock);
+		mqtx_txq_bql_reset(mqtx_dev_txq(dev, i));
+	}
+	mqtx__free(s->rings);
+	s->rings = NULL;
+}
+
+int mqtx_sim_configure(struct mqtx_dev *dev, const struct mqtx_sim_cfg *cfg)
+{
+	struct mqtx_sim_cfg c = *cfg;
+	int err;
+
+	if (!is_sim(dev))
+		return -EINVAL;
+	err = sim_resolve(dev, &c);
+	if (err)
+		return err;
+	mqtx_dev_config_lock(dev);
+	if (mqtx_dev_is_up(dev)) {
+		mqtx_dev_config_unlock(dev);
+		return -EBUSY;
+	}
+	/* Keep the caller's zeroes: defaults depend on the clock and are resolved at open. */
+	sim_priv(dev)->cfg = *cfg;
+	mqtx_dev_config_unlock(dev);
+	return 0;
+}
+
+int mqtx_sim_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_sim_cfg *sim,
+			struct mqtx_dev **out)
+{
+	struct mqtx_dev_cfg c = *base;
+	struct mqtx_sim_cfg sc = sim ? *sim : (struct mqtx_sim_cfg){ 0 };
+	struct mqtx_dev *dev;
+	int err;
+
+	/* Checked before anything exists, so that a bad model creates nothing. */
+	err = sim_resolve(NULL, &sc);
+	if (err)
+		return err;
+	c.ops = &mqtx_sim_ops;
+	c.priv_size = 0;
+	err = mqtx_dev_create(&c, &dev);
+	if (err)
+		return err;
+	if (sim)
+		sim_priv(dev)->cfg = *sim;
+	*out = dev;
+	return 0;
+}
+
+int mqtx_sim_txq_stats(struct mqtx_dev *dev, uint32_t i, struct mqtx_sim_txq_stats *st)
+{
+	struct sim_q *q;
+
+	if (!is_sim(dev) || i >= mqtx_dev_num_txq(dev))
+		return -EINVAL;
+	q = &sim_priv(dev)->q[i];
+	pthread_mutex_lock(&q->lock);
+	*st = q->st;
+	st->ring = q->count;
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+int mqtx_sim_stats(struct mqtx_dev *dev, struct mqtx_sim_txq_stats *st)
+{
+	if (!is_sim(dev))
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	for (uint32_t i = 0; i < mqtx_dev_num_txq(dev); i++) {
+		struct mqtx_sim_txq_stats q;
+
+		mqtx_sim_txq_stats(dev, i, &q);
+		st->completed_pkts += q.completed_pkts;
+		st->completed_bytes += q.completed_bytes;
+		st->ring += q.ring;
+		if (q.ring_max > st->ring_max)
+			st->ring_max = q.ring_max;
+		st->refused += q.refused;
+		st->flushed += q.flushed;
+		st->stops += q.stops;
+		st->wakes += q.wakes;
+		st->rounds += q.rounds;
+	}
+	return 0;
+}
+
+const struct mqtx_dev_ops mqtx_sim_ops = {
+	.kind = "sim",
+	.priv_size = sizeof(struct sim_priv),
+	.init = sim_init,
+	.uninit = sim_uninit,
+	.open = sim_open,
+	.stop = sim_stop,
+	.xmit_burst = sim_xmit_burst,
+	.inflight = sim_inflight,
+};

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/* mq: the root of a multiqueue device, presenting each TX queue as a class (sch_mq.c). */
+#include <errno.h>
+
+#include "core.h"
+#include "qdisc/qtree.h"
+
+/* Never called: an MQROOT qdisc sits on no TX queue; packets go to the children. */
+int mqtx__mq_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
+}
+
+struct mqtx_pkt *mqtx__mq_dequeue(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return NULL;
+}
+
+/* mq_init(): one default child per allocated TX queue, handle 0, parent major:i+1. */
+int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack)
+{
+	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
+	struct mqtx_dev *dev = q->dev;
+	int err;
+
+	if (dev->num_txq < 2)
+		return -EOPNOTSUPP;
+	mp->child = mqtx__zalloc(dev->num_txq * sizeof(*mp->child));
+	if (!mp->child)
+		return -ENOMEM;
+	mp->n = dev->num_txq;
+	for (uint32_t i = 0; i < mp->n; i++) {
+		struct mqtx_qdisc *c;
+
+		err = mqtx_qdisc_create(dev, &dev->txq[i], mqtx__default_ops(dev, i), 0, NULL, ack,
+					&c);
+		if (err)
+			return err; /* destroy frees what was made */
+		c->parent = MQTX_H_MAKE(q->handle, i + 1);
+		c->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+		mp->child[i] = c;
+	}
+	return 0;
+}
+
+void mqtx__mq_attached(struct mqtx_qdisc *q)
+{
+	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
+
+	mp->attached = true;
+	for (uint32_t i = 0; i < mp->n; i++)
+		mp->child[i]->parent = MQTX_H_MAKE(q->handle, i + 1);
+}
+
+void mqtx__mq_destroy_children(struct mqtx_qdisc *q)
+{
+	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
+
+	/* Once attached, the TX queues own the children and free them. */
+	if (!mp->attached) {
+		for (uint32_t i = 0; i < mp->n; i++)
+			mqtx_qdisc_destroy(mp->child[i]);
+	}
+	mqtx__free(mp->child);
+	mp->child = NULL;
+	mp->n = 0;
+}
+
+static int mq_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	(void)opt;
+	return mqtx__mq_init_children(q, ack);
+}
+
+/* ---- classes: minor i+1 is TX queue i ---- */
+
+static uint32_t mq_count(struct mqtx_qdisc *q)
+{
+	return ((struct mqtx_mq_priv *)mqtx_qdisc_priv(q))->n;
+}
+
+static struct mqtx_qdisc *mq_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
+
+	return minor && minor <= mp->n ? mp->child[minor - 1] : NULL;
+}
+
+static struct mqtx_txq *mq_select_queue(struct mqtx_qdisc *q, uint32_t minor)
+{
+	return mqtx_dev_txq(q->dev, minor - 1);
+}
+
+static void mq_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+		     struct mqtx_qdisc **old)
+{
+	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
+
+	*old = mp->child[minor - 1];
+	mp->child[minor - 1] = new;
+	new->parent = MQTX_H_MAKE(q->handle, minor);
+}
+
+const struct mqtx_class_ops mqtx__mq_class_ops = {
+	.count = mq_count,
+	.leaf = mq_leaf,
+	.select_queue = mq_select_queue,
+	.graft = mq_graft,
+};
+
+const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
+	.id = "mq",
+	.priv_size = sizeof(struct mqtx_mq_priv),
+	.static_flags = MQTX_QF_MQROOT,
+	.enqueue = mqtx__mq_enqueue,
+	.dequeue = mqtx__mq_dequeue,
+	.peek = mqtx__mq_dequeue,
+	.init = mq_init,
+	.destroy = mqtx__mq_destroy_children,
+	.cl_ops = &mqtx__mq_class_ops,
+};

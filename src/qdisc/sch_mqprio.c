@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/* mqprio: mq plus traffic classes (priority -> tc -> queue range) for the picker (sch_mqprio.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "qdisc/qtree.h"
+
+struct mqprio_opt {
+	uint8_t num_tc;
+	uint8_t map[MQTX_TC_MAX];
+	uint8_t hw;
+	uint16_t count[MQTX_TC_MAX], offset[MQTX_TC_MAX];
+};
+
+struct mqprio_priv {
+	struct mqtx_mq_priv mq; /* first: the mq helpers use it */
+	struct mqprio_opt cfg;
+};
+
+/* tc's defaults when options are absent (q_mqprio.c). */
+static const struct mqprio_opt mqprio_defaults = {
+	.num_tc = 8,
+	.map = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 1, 1, 3, 3, 3, 3 },
+	.hw = 1,
+};
+
+static bool parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	*v = strtoul(s, &end, 10);
+	return !*end && *v <= max;
+}
+
+/* "count@offset" */
+static bool parse_pair(const char *s, uint16_t *count, uint16_t *offset)
+{
+	char buf[32], *at;
+	unsigned long c, o;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	at = strchr(buf, '@');
+	if (!at)
+		return false;
+	*at = 0;
+	if (!parse_uint(buf, 0xFFFF, &c) || !parse_uint(at + 1, 0xFFFF, &o))
+		return false;
+	*count = (uint16_t)c;
+	*offset = (uint16_t)o;
+	return true;
+}
+
+static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *ack)
+{
+	struct mqprio_opt *o = optp;
+	unsigned long v;
+	unsigned pairs = 0;
+
+	*o = mqprio_defaults;
+	for (int i = 0; i < argc; i++) {
+		unsigned idx = 0;
+
+		if (!strcmp(argv[i], "num_tc")) {
+			if (++i >= argc || !parse_uint(argv[i], 255, &v))
+				return mqtx_extack_set(ack, "Illegal \"num_tc\"");
+			o->num_tc = (uint8_t)v;
+		} else if (!strcmp(argv[i], "map")) {
+			/* Up to 16 numbers; the rest of the map is 0 (tc). */
+			for (; idx < MQTX_TC_MAX && i + 1 < argc &&
+			       parse_uint(argv[i + 1], 255, &v); idx++, i++)
+				o->map[idx] = (uint8_t)v;
+			for (; idx < MQTX_TC_MAX; idx++)
+				o->map[idx] = 0;
+		} else if (!strcmp(argv[i], "queues")) {
+			for (; idx < MQTX_TC_MAX && i + 1 < argc &&
+			       parse_pair(argv[i + 1], &o->count[idx], &o->offset[idx]);
+			     idx++, i++)
+				pairs++;
+		} else if (!strcmp(argv[i], "hw")) {
+			if (++i >= argc || !parse_uint(argv[i], 255, &v))
+				return mqtx_extack_set(ack, "Illegal \"hw\"");
+			o->hw = (uint8_t)v;
+		} else {
+			return mqtx_extack_set(ack, "argument \"%s\" is wrong: unknown argument",
+					       argv[i]);
+		}
+	}
+	if (pairs > o->num_tc)
+		return mqtx_extack_set(ack, "queues count/offset pair count %u can not be higher "
+				       "than given num_tc %u", pairs, o->num_tc);
+	return 0;
+}
+
+/* mqprio_validate_qopt() with allow_overlapping_txqs = false: a true interval check. */
+static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
+			   struct mqtx_extack *ack)
+{
+	unsigned real = dev->real_num_txq;
+
+	if (o->num_tc > MQTX_TC_MAX)
+		return mqtx_extack_set(ack, "Number of traffic classes is outside valid range");
+	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
+		if (o->map[i] >= o->num_tc)
+			return mqtx_extack_set(ack, "Invalid traffic class in priority to traffic "
+					       "class mapping");
+	}
+	if (o->hw)
+		return 0; /* counts are the driver's business with offload (refused below) */
+	for (unsigned i = 0; i < o->num_tc; i++) {
+		unsigned last = (unsigned)o->offset[i] + o->count[i];
+
+		if (!o->count[i])
+			return mqtx_extack_set(ack, "No queues for TC %u", i);
+		if (o->offset[i] >= real || last > real)
+			return mqtx_extack_set(ack, "Queues %u:%u for TC %u exceed the %u TX "
+					       "queues available", o->count[i], o->offset[i], i,
+					       real);
+		for (unsigned j = i + 1; j < o->num_tc; j++) {
+			unsigned lj = (unsigned)o->offset[j] + o->count[j];
+
+			if (o->offset[i] < lj && o->offset[j] < last)
+				return mqtx_extack_set(ack, "TC %u queues %u@%u overlap with TC %u "
+						       "queues %u@%u", i, o->count[i],
+						       o->offset[i], j, o->count[j], o->offset[j]);
+		}
+	}
+	return 0;
+}
+
+static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extack *ack)
+{
+	const struct mqprio_opt *o = optp ? optp : &mqprio_defaults;
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+	int err;
+
+	if (q->dev->num_txq < 2)
+		return -EOPNOTSUPP;
+	err = mqprio_validate(q->dev, o, ack);
+	if (err)
+		return err;
+	if (o->hw)
+		return mqtx_extack_set(ack, "Device does not support hardware offload");
+	pp->cfg = *o;
+	return mqtx__mq_init_children(q, ack);
+}
+
+void mqtx__mqprio_commit(struct mqtx_qdisc *q)
+{
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+
+	mqtx__dev_set_tc(q->dev, pp->cfg.num_tc, pp->cfg.map, pp->cfg.count, pp->cfg.offset);
+}
+
+static void mqprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+	char queues[16 * 16] = "";
+	uint32_t map[MQTX_TC_MAX];
+	size_t len = 0;
+
+	for (unsigned i = 0; i < MQTX_TC_MAX; i++)
+		map[i] = pp->cfg.map[i];
+	for (unsigned i = 0; i < pp->cfg.num_tc; i++)
+		len += (size_t)snprintf(queues + len, sizeof(queues) - len, "(%u:%u) ",
+					pp->cfg.offset[i],
+					pp->cfg.offset[i] + pp->cfg.count[i] - 1);
+	mqtx_dump_uint(d, "tc", "tc %" PRIu64, pp->cfg.num_tc);
+	mqtx_dump_uint_array(d, "map", "map", map, MQTX_TC_MAX);
+	mqtx_dump_str(d, "queues", "\n             queues:%s", queues);
+}
+
+const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
+	.id = "mqprio",
+	.priv_size = sizeof(struct mqprio_priv),
+	.opt_size = sizeof(struct mqprio_opt),
+	.static_flags = MQTX_QF_MQROOT,
+	.enqueue = mqtx__mq_enqueue,
+	.dequeue = mqtx__mq_dequeue,
+	.peek = mqtx__mq_dequeue,
+	.parse = mqprio_parse,
+	.init = mqprio_init,
+	.destroy = mqtx__mq_destroy_children,
+	.dump = mqprio_dump,
+	.cl_ops = &mqtx__mq_class_ops,
+};

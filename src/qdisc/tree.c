@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: MIT
+/* The qdisc tree of a device: lookup, add/replace/change/delete as tc_modify_qdisc, defaults. */
+#include <errno.h>
+#include <string.h>
+
+#include "core.h"
+#include "qdisc/qtree.h"
+
+static const struct mqtx_qdisc_ops *_Atomic global_dflt;
+
+/* ---- defaults ---- */
+
+static int check_default_kind(const char *kind, const struct mqtx_qdisc_ops **out)
+{
+	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup(kind);
+
+	if (!ops)
+		return -ENOENT;
+	/* A default sits on one TX queue: roots of all queues and ingress cannot. */
+	if (ops->static_flags & (MQTX_QF_MQROOT | MQTX_QF_INGRESS))
+		return -EINVAL;
+	*out = ops;
+	return 0;
+}
+
+int mqtx_set_default_qdisc(const char *kind)
+{
+	const struct mqtx_qdisc_ops *ops = NULL;
+	int err = kind ? check_default_kind(kind, &ops) : 0;
+
+	if (!err)
+		atomic_store(&global_dflt, ops);
+	return err;
+}
+
+int mqtx_dev_set_default_qdisc(struct mqtx_dev *dev, const char *kind)
+{
+	const struct mqtx_qdisc_ops *ops = NULL;
+	int err = kind ? check_default_kind(kind, &ops) : 0;
+
+	if (err)
+		return err;
+	mqtx_dev_config_lock(dev);
+	dev->qtree.dflt = ops;
+	mqtx_dev_config_unlock(dev);
+	return 0;
+}
+
+const char *mqtx_default_qdisc(struct mqtx_dev *dev)
+{
+	const struct mqtx_qdisc_ops *ops = dev ? dev->qtree.dflt : NULL;
+
+	if (!ops)
+		ops = atomic_load(&global_dflt);
+	return ops ? ops->id : mqtx_pfifo_fast_qdisc_ops.id;
+}
+
+const struct mqtx_qdisc_ops *mqtx__default_ops(struct mqtx_dev *dev, uint32_t i)
+{
+	const struct mqtx_qdisc_ops *ops;
+
+	/* get_default_qdisc_ops(): inactive tail queues keep pfifo_fast. */
+	if (i >= dev->real_num_txq)
+		return &mqtx_pfifo_fast_qdisc_ops;
+	ops = dev->qtree.dflt ? dev->qtree.dflt : atomic_load(&global_dflt);
+	return ops ? ops : &mqtx_pfifo_fast_qdisc_ops;
+}
+
+/* ---- lookup ---- */
+
+static bool is_noop(const struct mqtx_qdisc *q)
+{
+	return !q || q == &mqtx__noop_qdisc;
+}
+
+struct mqtx_qdisc *mqtx__qtree_root(struct mqtx_dev *dev)
+{
+	struct mqtx_qdisc *q = dev->qtree.root ? dev->qtree.root : dev->txq[0].qdisc_sleeping;
+
+	return is_noop(q) ? NULL : q;
+}
+
+static struct mqtx_qdisc *find_below(struct mqtx_qdisc *q, uint32_t h)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+
+	if (q->handle == h)
+		return q;
+	if (!cl)
+		return NULL;
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
+		struct mqtx_qdisc *c = cl->leaf(q, m), *r;
+
+		if (c && c->handle && (r = find_below(c, h)))
+			return r;
+	}
+	return NULL;
+}
+
+struct mqtx_qdisc *mqtx__qdisc_find(struct mqtx_dev *dev, uint32_t h)
+{
+	struct mqtx_qdisc *root = mqtx__qtree_root(dev);
+	struct mqtx_qdisc *q = NULL;
+
+	if (!h)
+		return NULL;
+	if (root)
+		q = find_below(root, h);
+	if (!q && dev->rxq.qdisc && dev->rxq.qdisc->handle == h)
+		q = dev->rxq.qdisc;
+	return q;
+}
+
+uint32_t mqtx__qdisc_refcnt(struct mqtx_dev *dev, struct mqtx_qdisc *q)
+{
+	uint32_t n = 1;
+
+	/* A root held by TX queues has one reference per queue plus dev->qdisc's (Linux). */
+	if (q != mqtx__qtree_root(dev) || (q->flags & MQTX_QF_MQROOT))
+		return 1;
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		n += dev->txq[i].qdisc_sleeping == q;
+	return n;
+}
+
+bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
+{
+	if (!parent || q->handle)
+		return true;
+	/* mq hashes its default children of active queues; other defaults stay hidden. */
+	return (parent->flags & MQTX_QF_MQROOT) && q->dev_queue &&
+	       q->dev_queue->index < dev->real_num_txq;
+}
+
+void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+
+	if (!(q->flags & MQTX_QF_MQROOT) || !cl) {
+		mqtx_qdisc_get_stats(q, st);
+		return;
+	}
+	/* mq_dump(): the root's counters are the sum over its children. */
+	memset(st, 0, sizeof(*st));
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
+		struct mqtx_qdisc_stats c;
+
+		mqtx_qdisc_get_stats(cl->leaf(q, m), &c);
+		st->bytes += c.bytes;
+		st->packets += c.packets;
+		st->drops += c.drops;
+		st->requeues += c.requeues;
+		st->overlimits += c.overlimits;
+		st->backlog += c.backlog;
+		st->qlen += c.qlen;
+	}
+}
+
+/* ---- the transaction: prepare every TX queue's new qdisc, then graft them all ---- */
+
+struct plan {
+	struct mqtx_qdisc **qs, **old;
+	struct mqtx_qdisc *root; /* new MQROOT object, or NULL */
+	struct mqtx_qdisc *single; /* new qdisc shared by every queue, or NULL */
+};
+
+static int plan_alloc(struct mqtx_dev *dev, struct plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->qs = mqtx__zalloc(2 * dev->num_txq * sizeof(*pl->qs));
+	if (!pl->qs)
+		return -ENOMEM;
+	pl->old = pl->qs + dev->num_txq;
+	return 0;
+}
+
+/* Undo a prepare: nothing new was attached, so everything new is freed. */
+static void plan_abort(struct mqtx_dev *dev, struct plan *pl)
+{
+	if (pl->root) {
+		mqtx_qdisc_destroy(pl->root); /* and its unattached children */
+	} else if (pl->single) {
+		mqtx_qdisc_destroy(pl->single);
+	} else if (pl->qs) {
+		for (uint32_t i = 0; i < dev->num_txq; i++)
+			mqtx_qdisc_destroy(pl->qs[i]);
+	}
+	mqtx__free(pl->qs);
+	pl->qs = NULL;
+}
+
+/* The commit pass: cannot fail. */
+static void plan_commit(struct mqtx_dev *dev, struct plan *pl)
+{
+	struct mqtx_qdisc *old_root = dev->qtree.root;
+
+	if (pl->root) {
+		struct mqtx_mq_priv *mp = mqtx_qdisc_priv(pl->root);
+
+		memcpy(pl->qs, mp->child, dev->num_txq * sizeof(*pl->qs));
+	} else if (pl->single) {
+		for (uint32_t i = 0; i < dev->num_txq; i++)
+			pl->qs[i] = pl->single;
+	}
+	mqtx_dev_graft_all(dev, pl->qs, pl->old);
+	dev->qtree.root = pl->root;
+	if (pl->root)
+		mqtx__mq_attached(pl->root);
+	/* mqprio owns the device's traffic classes while it is the root (netdev_set_num_tc). */
+	if (pl->root && pl->root->ops == &mqtx_mqprio_qdisc_ops)
+		mqtx__mqprio_commit(pl->root);
+	else if (old_root && old_root->ops == &mqtx_mqprio_qdisc_ops)
+		mqtx__dev_reset_tc(dev);
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		mqtx_qdisc_destroy(pl->old[i]);
+	mqtx_qdisc_destroy(old_root); /* its children came back in old[] */
+	mqtx__free(pl->qs);
+	pl->qs = NULL;
+}
+
+static int create(struct mqtx_dev *dev, struct mqtx_txq *txq, const struct mqtx_qdisc_ops *ops,
+		  uint32_t handle, uint32_t parent, const void *opt, struct mqtx_extack *ack,
+		  struct mqtx_qdisc **out)
+{
+	int err = mqtx_qdisc_create(dev, txq, ops, handle, opt, ack, out);
+
+	if (!err)
+		(*out)->parent = parent;
+	return err;
+}
+
+/* Prepare the default configuration (attach_default_qdiscs()) into @pl. */
+static int plan_defaults(struct mqtx_dev *dev, struct plan *pl, struct mqtx_extack *ack)
+{
+	bool noq = dev->flags & MQTX_DEV_F_NO_QUEUE;
+	int err = plan_alloc(dev, pl);
+
+	if (err)
+		return err;
+	if (dev->num_txq > 1 && !noq) {
+		err = create(dev, &dev->txq[0], &mqtx_mq_qdisc_ops, 0, MQTX_H_ROOT, NULL, ack,
+			     &pl->root);
+		goto out;
+	}
+	for (uint32_t i = 0; i < dev->num_txq && !err; i++) {
+		const struct mqtx_qdisc_ops *ops = noq ? &mqtx_noqueue_qdisc_ops :
+							 mqtx__default_ops(dev, i);
+
+		err = create(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, ack, &pl->qs[i]);
+		if (!err && !noq)
+			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+	}
+out:
+	if (err)
+		plan_abort(dev, pl);
+	return err;
+}
+
+int mqtx__qtree_attach_defaults(struct mqtx_dev *dev)
+{
+	struct plan pl;
+	int err = plan_defaults(dev, &pl, NULL);
+
+	if (!err)
+		plan_commit(dev, &pl);
+	return err;
+}
+
+void mqtx__qtree_release(struct mqtx_dev *dev)
+{
+	struct mqtx_qdisc *root = dev->qtree.root;
+
+	dev->qtree.root = NULL;
+	if (root && root->ops == &mqtx_mqprio_qdisc_ops)
+		mqtx__dev_reset_tc(dev);
+	mqtx_qdisc_destroy(root);
+}
+
+/* ---- grafting one qdisc ---- */
+
+/* qdisc_leaf(): the child of class @clid of @p. */
+static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
+		   struct mqtx_qdisc **out)
+{
+	const struct mqtx_class_ops *cl = p->ops->cl_ops;
+	uint32_t m = MQTX_H_MIN(clid);
+
+	if (!cl)
+		return -EOPNOTSUPP;
+	if (!m || m > cl->count(p)) {
+		mqtx_extack_set(ack, "Specified class not found.");
+		return -ENOENT;
+	}
+	*out = cl->leaf(p, m);
+	return 0;
+}
+
+/* Move what @old holds into @new (both children of @p, its lock held); the rest is dropped
+ * as MQTX_DROP_REPLACE and taken off @p's counters, as qdisc_tree_reduce_backlog(). */
+static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old,
+			       struct mqtx_qdisc *new, struct mqtx_pkt **to_free)
+{
+	uint32_t qlen = old->qlen;
+	uint64_t backlog = old->backlog;
+	struct mqtx_pkt *pkt;
+
+	if (new->ops->enqueue) {
+		while ((pkt = old->ops->dequeue(old)))
+			new->ops->enqueue(new, pkt, to_free);
+	}
+	mqtx__qdisc_purge(old, MQTX_DROP_REPLACE, to_free);
+	p->qlen -= qlen - new->qlen;
+	p->backlog -= backlog - new->backlog;
+}
+
+static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t minor,
+			struct mqtx_qdisc *new, struct mqtx_qdisc **qs)
+{
+	const struct mqtx_class_ops *cl = p->ops->cl_ops;
+	struct mqtx_pkt *to_free = NULL;
+	struct mqtx_qdisc *old = NULL;
+
+	if (p->flags & MQTX_QF_MQROOT) {
+		/* mq_graft(): the child is TX queue minor-1's own qdisc. */
+		for (uint32_t i = 0; i < dev->num_txq; i++)
+			qs[i] = dev->txq[i].qdisc_sleeping;
+		qs[minor - 1] = new;
+		new->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+		mqtx_dev_graft_all(dev, qs, qs + dev->num_txq);
+		cl->graft(p, minor, new, &old);
+		for (uint32_t i = 0; i < dev->num_txq; i++)
+			mqtx_qdisc_destroy(qs[dev->num_txq + i]);
+		return;
+	}
+	mqtx_spin_lock(mqtx__qdisc_lock(p));
+	cl->graft(p, minor, new, &old);
+	if (old)
+		move_child_backlog(p, old, new, &to_free);
+	mqtx_spin_unlock(mqtx__qdisc_lock(p));
+	mqtx__free_list(to_free);
+	mqtx_qdisc_destroy(old);
+}
+
+static uint32_t alloc_handle(struct mqtx_dev *dev)
+{
+	/* qdisc_alloc_handle(): 8001: upwards, skipping handles in use (per device here). */
+	for (int n = 0; n < 0x8000; n++) {
+		dev->qtree.autohandle += 0x10000;
+		if (dev->qtree.autohandle < 0x80010000u || dev->qtree.autohandle == 0xFFFF0000u)
+			dev->qtree.autohandle = 0x80010000u;
+		if (!mqtx__qdisc_find(dev, dev->qtree.autohandle))
+			return dev->qtree.autohandle;
+	}
+	return 0;
+}
+
+static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint32_t handle,
+			  struct mqtx_extack *ack)
+{
+	struct mqtx_qdisc *q;
+	struct plan pl;
+	int err = plan_alloc(dev, &pl);
+
+	if (err)
+		return err;
+	err = create(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack, &q);
+	if (err) {
+		plan_abort(dev, &pl);
+		return err;
+	}
+	if (q->flags & MQTX_QF_MQROOT)
+		pl.root = q;
+	else
+		pl.single = q;
+	plan_commit(dev, &pl);
+	return 0;
+}
+
+static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
+			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
+			   struct mqtx_extack *ack)
+{
+	const struct mqtx_class_ops *cl = p->ops->cl_ops;
+	uint32_t m = MQTX_H_MIN(clid);
+	struct mqtx_txq *txq = cl->select_queue ? cl->select_queue(p, m) : p->dev_queue;
+	struct mqtx_qdisc **qs = NULL, *q;
+	int err;
+
+	if (p->flags & MQTX_QF_MQROOT) {
+		qs = mqtx__alloc(2 * dev->num_txq * sizeof(*qs));
+		if (!qs)
+			return -ENOMEM;
+	}
+	err = create(dev, txq, ops, handle, clid, opt, ack, &q);
+	if (!err)
+		graft_class(dev, p, m, q, qs);
+	mqtx__free(qs);
+	return err;
+}
+
+static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
+			  struct mqtx_extack *ack)
+{
+	struct mqtx_qdisc *q;
+	int err;
+
+	if (!(rq->ops->static_flags & MQTX_QF_INGRESS)) {
+		mqtx_extack_set(ack, "Specified parent ID is reserved for ingress and clsact Qdiscs.");
+		return -EINVAL;
+	}
+	err = create(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS, rq->opt, ack, &q);
+	if (err)
+		return err;
+	mqtx_spin_lock(&dev->rxq.lock);
+	dev->rxq.qdisc = q;
+	mqtx_spin_unlock(&dev->rxq.lock);
+	return 0;
+}
+
+static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
+			  struct mqtx_extack *ack)
+{
+	uint32_t handle = rq->handle;
+	uint32_t fl = rq->ops->static_flags;
+
+	if (!(rq->flags & MQTX_QREQ_CREATE)) {
+		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
+		return -ENOENT;
+	}
+	if (rq->parent == MQTX_H_INGRESS)
+		return create_ingress(dev, rq, ack);
+	/* mq_init()/mqprio_init(): root only, on a multiqueue device; ingress_init(): ingress. */
+	if ((fl & MQTX_QF_MQROOT) && (rq->parent != MQTX_H_ROOT || dev->num_txq < 2))
+		return -EOPNOTSUPP;
+	if (fl & MQTX_QF_INGRESS)
+		return -EOPNOTSUPP;
+	if (!handle && !(handle = alloc_handle(dev))) {
+		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
+		return -ENOSPC;
+	}
+	if (!p)
+		return create_at_root(dev, rq, handle, ack);
+	return create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+}
+
+static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	struct mqtx_pkt *to_free = NULL;
+	int err;
+
+	if (!opt)
+		return 0; /* qdisc_change() without TCA_OPTIONS changes nothing */
+	if (!q->ops->change) {
+		mqtx_extack_set(ack, "Change operation not supported by specified qdisc.");
+		return -EOPNOTSUPP;
+	}
+	if (q->flags & MQTX_QF_MQROOT)
+		return q->ops->change(q, opt, &to_free, ack);
+	mqtx_spin_lock(mqtx__qdisc_lock(q));
+	err = q->ops->change(q, opt, &to_free, ack);
+	mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	mqtx__free_list(to_free);
+	return err;
+}
+
+static bool contains(struct mqtx_qdisc *q, struct mqtx_qdisc *x)
+{
+	return x && q->handle && find_below(q, x->handle) == x;
+}
+
+/* The existing qdisc @q named by handle: Linux would graft it again where it is. */
+static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
+		   struct mqtx_extack *ack)
+{
+	if (rq->flags & MQTX_QREQ_EXCL) {
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot override.");
+		return -EEXIST;
+	}
+	if (rq->ops && rq->ops != q->ops) {
+		mqtx_extack_set(ack, "Invalid qdisc name.");
+		return -EINVAL;
+	}
+	if (q->flags & MQTX_QF_INGRESS) {
+		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs.");
+		return -EINVAL;
+	}
+	if (contains(q, p)) {
+		mqtx_extack_set(ack, "Qdisc parent/child loop detected.");
+		return -ELOOP;
+	}
+	if (q->parent != rq->parent) {
+		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The qdisc at @clid (root, ingress or a class) into *@q, its classful parent into *@p. */
+static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct mqtx_qdisc **p,
+		  struct mqtx_qdisc **q, struct mqtx_extack *ack)
+{
+	*p = *q = NULL;
+	if (clid == MQTX_H_ROOT) {
+		*q = mqtx__qtree_root(dev);
+		return 0;
+	}
+	if (MQTX_H_MAJ(clid) == MQTX_H_MAJ(MQTX_H_INGRESS)) {
+		*q = dev->rxq.qdisc;
+		return 0;
+	}
+	*p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
+	if (!*p) {
+		mqtx_extack_set(ack, "%s", nomsg);
+		return -ENOENT;
+	}
+	return leaf_of(*p, clid, ack, q);
+}
+
+static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
+			 struct mqtx_extack *ack)
+{
+	struct mqtx_qdisc *p = NULL, *q = NULL;
+	int err;
+
+	if (rq->parent) {
+		err = locate(dev, rq->parent, "Failed to find specified qdisc.", &p, &q, ack);
+		if (err)
+			return err;
+		if (q && !q->handle)
+			q = NULL; /* a default qdisc: replaced, never changed */
+		if (!q || !rq->handle || q->handle != rq->handle) {
+			if (rq->handle) {
+				if (q && !(rq->flags & MQTX_QREQ_REPLACE)) {
+					mqtx_extack_set(ack, "NLM_F_REPLACE needed to override.");
+					return -EEXIST;
+				}
+				q = mqtx__qdisc_find(dev, rq->handle);
+				if (!q)
+					goto create;
+				return regraft(q, p, rq, ack);
+			}
+			if (!q)
+				goto create;
+			if ((rq->flags & MQTX_QREQ_CREATE) && (rq->flags & MQTX_QREQ_REPLACE) &&
+			    ((rq->flags & MQTX_QREQ_EXCL) || (rq->ops && rq->ops != q->ops)))
+				goto create;
+		}
+	} else {
+		if (!rq->handle) {
+			mqtx_extack_set(ack, "Handle cannot be zero.");
+			return -EINVAL;
+		}
+		q = mqtx__qdisc_find(dev, rq->handle);
+	}
+	if (!q) {
+		mqtx_extack_set(ack, "Specified qdisc not found.");
+		return -ENOENT;
+	}
+	if (rq->flags & MQTX_QREQ_EXCL) {
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
+		return -EEXIST;
+	}
+	if (rq->ops && rq->ops != q->ops) {
+		mqtx_extack_set(ack, "Invalid qdisc name.");
+		return -EINVAL;
+	}
+	return change(q, rq->opt, ack);
+create:
+	if (!rq->ops) {
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
+		return -ENOENT;
+	}
+	return create_n_graft(dev, p, rq, ack);
+}
+
+int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
+{
+	int err;
+
+	mqtx_dev_config_lock(dev);
+	err = modify_locked(dev, rq, ack);
+	mqtx_dev_config_unlock(dev);
+	return err;
+}
+
+/* ---- delete: the place gets its default back ---- */
+
+static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
+{
+	struct mqtx_qdisc *p;
+	struct plan pl;
+	int err;
+
+	if (q->parent == MQTX_H_INGRESS) {
+		mqtx_spin_lock(&dev->rxq.lock);
+		dev->rxq.qdisc = NULL;
+		mqtx_spin_unlock(&dev->rxq.lock);
+		mqtx_qdisc_destroy(q);
+		return 0;
+	}
+	if (q->parent == MQTX_H_ROOT) {
+		err = plan_defaults(dev, &pl, ack);
+		if (!err)
+			plan_commit(dev, &pl);
+		return err;
+	}
+	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(q->parent));
+	if (!p)
+		return -ENOENT;
+	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
+	return create_in_class(dev, p, q->parent,
+			       (p->flags & MQTX_QF_MQROOT) ?
+				       mqtx__default_ops(dev, MQTX_H_MIN(q->parent) - 1) :
+				       &mqtx_pfifo_qdisc_ops,
+			       0, NULL, ack);
+}
+
+static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
+			 struct mqtx_extack *ack)
+{
+	struct mqtx_qdisc *p, *q;
+	int err;
+
+	if (clid) {
+		err = locate(dev, clid, "Failed to find qdisc with specified classid.", &p, &q,
+			     ack);
+		if (err)
+			return err;
+		if (handle && (!q || q->handle != handle)) {
+			mqtx_extack_set(ack, "Invalid handle.");
+			return -EINVAL;
+		}
+		if (!q) {
+			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
+			return -ENOENT;
+		}
+	} else {
+		q = mqtx__qdisc_find(dev, handle);
+		if (!q) {
+			mqtx_extack_set(ack, "Failed to find qdisc with specified handle.");
+			return -ENOENT;
+		}
+	}
+	if (!q->handle) {
+		mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+		return -ENOENT;
+	}
+	return delete_qdisc(dev, q, ack);
+}
+
+int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle,
+		       struct mqtx_extack *ack)
+{
+	int err;
+
+	mqtx_dev_config_lock(dev);
+	err = delete_locked(dev, parent, handle, ack);
+	mqtx_dev_config_unlock(dev);
+	return err;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/* The qdisc/class commands: data-driven cases as tc-testing writes them, and exact output. */
+#include <errno.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ctl_fixture.h"
+#include <mqtx/qdisc.h>
+
+/*
+ * One case: setup commands (each must exit 0), the command under test and its exit code,
+ * then a verify command whose output (stdout and stderr; NULL: the command's own) must match
+ * @pattern (POSIX ERE, per line) exactly @count times.
+ */
+struct ctl_case {
+	const char *name;
+	const char *setup[3];
+	const char *cmd;
+	int rc;
+	const char *verify;
+	const char *pattern;
+	int count;
+};
+
+#define PFF "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
+
+static const struct ctl_case cases[] = {
+	/* defaults */
+	{ "mq is the default root of a multiqueue device", {}, "qdisc show dev eth0", 0, NULL,
+	  "^qdisc mq 0: root $", 1 },
+	{ "every queue of eth16 has the default", {}, "qdisc show dev eth16", 0, NULL,
+	  "^qdisc pfifo_fast 0: parent :[0-9a-f]+ " PFF "$", 16 },
+	{ "queue 10 is class :a", {}, "qdisc show dev eth16", 0, NULL, "parent :a ", 1 },
+	{ "only active queues are listed", {}, "qdisc show dev half0", 0, NULL, "pfifo_fast", 2 },
+	{ "class show lists every allocated queue", {}, "class show dev half0", 0, NULL,
+	  "^class mq :[1-4] root $", 4 },
+	{ "a single-queue device has no mq", {}, "qdisc show dev lo1", 0, NULL,
+	  "^qdisc pfifo_fast 0: root refcnt 2 " PFF "$", 1 },
+	/* handles */
+	{ "handle 10000: is malformed", {}, "qdisc add dev eth0 root handle 10000: mq", 255, NULL,
+	  "\"10000:\" is wrong: invalid qdisc ID", 1 },
+	{ "handle 123^ is malformed", {}, "qdisc add dev eth0 root handle 123^ mq", 255, NULL,
+	  "\"123\\^\" is wrong", 1 },
+	{ "parent 1:10000 is malformed", {}, "qdisc add dev eth0 parent 1:10000 pfifo", 255, NULL,
+	  "invalid parent ID", 1 },
+	{ "auto handles count from 8001:", { "qdisc add dev lo1 root pfifo" },
+	  "qdisc replace dev lo1 root handle 5: pfifo limit 9", 0, "qdisc show dev lo1",
+	  "^qdisc pfifo 5: root refcnt 2 limit 9p$", 1 },
+	{ "first auto handle", {}, "qdisc add dev lo1 root pfifo", 0, "qdisc show dev lo1",
+	  "^qdisc pfifo 8001: root refcnt 2 limit 1000p$", 1 },
+	/* add / replace / change / del */
+	{ "mq with a handle", {}, "qdisc add dev eth16 root handle 1: mq", 0,
+	  "qdisc show dev eth16", "^qdisc pfifo_fast 0: parent 1:(10|[1-9a-f]) ", 16 },
+	{ "adding an existing root is refused", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 root handle 1: mq", 2, NULL, "Exclusivity flag on", 1 },
+	{ "and changes nothing", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 root handle 1: mq", 2, "qdisc show dev eth0", "^qdisc mq 1: root $",
+	  1 },
+	{ "add without replace over another handle", { "qdisc add dev lo1 root pfifo" },
+	  "qdisc add dev lo1 root handle 3: pfifo", 2, NULL, "NLM_F_REPLACE needed", 1 },
+	{ "change of a missing qdisc", {}, "qdisc change dev lo1 root pfifo limit 5", 2, NULL,
+	  "Qdisc not found. To create specify NLM_F_CREATE flag", 1 },
+	{ "change by handle", { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 handle 7: pfifo limit 5", 0, "qdisc show dev lo1",
+	  "^qdisc pfifo 7: root refcnt 2 limit 5p$", 1 },
+	{ "change to another kind", { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 root pfifo_fast", 2, NULL, "Invalid qdisc name", 1 },
+	{ "replace with another handle", { "qdisc add dev lo1 root handle 7: pfifo_fast" },
+	  "qdisc replace dev lo1 root handle 8: pfifo_fast", 0, "qdisc show dev lo1",
+	  "^qdisc pfifo_fast 8: root", 1 },
+	{ "delete a missing handle", { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc del dev lo1 root handle 2:", 2, NULL, "Invalid handle", 1 },
+	{ "delete twice", { "qdisc add dev eth0 root handle 1: mq", "qdisc del dev eth0 root" },
+	  "qdisc del dev eth0 root", 2, NULL, "handle of zero", 1 },
+	{ "delete brings the default back", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc del dev eth0 root handle 1:", 0, "qdisc show dev eth0", "^qdisc mq 0: root $",
+	  1 },
+	{ "delete by unknown parent", {}, "qdisc del dev eth0 parent 5:1", 2, NULL,
+	  "Failed to find qdisc with specified classid", 1 },
+	{ "graft into an mq class", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 7", 0, "class show dev eth0",
+	  "^class mq 1:3 root leaf 30: $", 1 },
+	{ "class out of range", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:5 pfifo", 2, NULL, "Specified class not found", 1 },
+	{ "parent qdisc missing", {}, "qdisc add dev eth0 parent 7:1 pfifo", 2, NULL,
+	  "Failed to find specified qdisc", 1 },
+	{ "delete a class child puts the default back",
+	  { "qdisc add dev eth0 root handle 1: mq", "qdisc add dev eth0 parent 1:2 handle 9: pfifo" },
+	  "qdisc del dev eth0 parent 1:2", 0, "qdisc show dev eth0",
+	  "^qdisc pfifo_fast 0: parent 1:2 ", 1 },
+	{ "invalid parent keeps mq and its children",
+	  { "qdisc add dev eth16 root handle 1: mq" },
+	  "qdisc replace dev eth16 parent ffff:fff1 handle 1: mq", 2, "qdisc show dev eth16",
+	  "^qdisc pfifo_fast 0: parent 1:", 16 },
+	{ "mq on a single-queue device", {}, "qdisc add dev lo1 root handle 1: mq", 2, NULL,
+	  "Operation not supported", 1 },
+	{ "mq below the root", { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:1 handle 7: mq", 2, NULL, "Operation not supported", 1 },
+	{ "mqprio on a single-queue device", {},
+	  "qdisc add dev lo1 root mqprio num_tc 1 map 0 queues 1@0 hw 0", 2, NULL,
+	  "Operation not supported", 1 },
+	{ "unknown kind", {}, "qdisc add dev eth0 root foo", 2, NULL,
+	  "Specified qdisc kind is unknown", 1 },
+	{ "option for a kind without options", {}, "qdisc add dev eth0 root handle 1: mq foo", 1,
+	  NULL, "hence option \"foo\" is unparsable", 1 },
+	{ "unknown device", {}, "qdisc add dev nope root pfifo", 1, NULL,
+	  "Cannot find device \"nope\"", 1 },
+	{ "unknown verb", {}, "qdisc frob dev eth0", 1, NULL, "\"frob\" is unknown", 1 },
+	{ "duplicate parent", {}, "qdisc add dev eth0 root parent 1:1 pfifo", 1, NULL,
+	  "duplicate parent ID", 1 },
+	/* mqprio */
+	{ "mqprio", {}, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
+			"queues 2@0 2@2 hw 0", 0, "qdisc show dev eth0",
+	  "^qdisc mqprio 2: root tc 2 map 0 0 0 0 1 1 1 1 0 0 0 0 0 0 0 0", 1 },
+	{ "mqprio queue ranges", {}, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 1 "
+			"queues 1@0 3@1 hw 0", 0, "qdisc show dev eth0", "queues:\\(0:0\\) \\(1:3\\)",
+	  1 },
+	{ "mqprio overlap, unsorted", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
+			"queues 2@2 3@0 hw 0", 2, NULL,
+	  "TC 0 queues 2@2 overlap with TC 1 queues 3@0", 1 },
+	{ "mqprio beyond real_num_txq", {}, "qdisc add dev half0 root mqprio num_tc 2 map 0 1 "
+			"queues 1@0 2@1 hw 0", 2, NULL,
+	  "Queues 2:1 for TC 1 exceed the 2 TX queues available", 1 },
+	{ "mqprio empty class", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
+			"queues 2@0 0@2 hw 0", 2, NULL, "No queues for TC 1", 1 },
+	{ "mqprio bad map", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 2 "
+			"queues 2@0 2@2 hw 0", 2, NULL, "Invalid traffic class in priority", 1 },
+	{ "mqprio too many tcs", {}, "qdisc add dev eth0 root mqprio num_tc 17", 2, NULL,
+	  "Number of traffic classes is outside valid range", 1 },
+	{ "mqprio 17 map entries", {}, "qdisc add dev eth0 root mqprio num_tc 2 map "
+			"0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 queues 2@0 2@2 hw 0", 1, NULL,
+	  "\"1\" is wrong: unknown argument", 1 },
+	{ "mqprio more pairs than tcs", {}, "qdisc add dev eth0 root mqprio num_tc 1 map 0 "
+			"queues 2@0 2@2 hw 0", 1, NULL, "can not be higher than given num_tc 1", 1 },
+	{ "mqprio hw offload", {}, "qdisc add dev eth0 root mqprio num_tc 1 map 0 queues 4@0",
+	  2, NULL, "does not support hardware offload", 1 },
+	{ "refused mqprio keeps the old root", {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 queues 2@0 3@1 hw 0", 2,
+	  "qdisc show dev eth0", "^qdisc mq 0: root $", 1 },
+};
+
+static int count_matches(const char *pattern, const char *text)
+{
+	regex_t re;
+	regmatch_t m;
+	int n = 0;
+
+	assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0);
+	for (const char *p = text; *p && !regexec(&re, p, 1, &m, p == text ? 0 : REG_NOTBOL);) {
+		n++;
+		/* Continue after the match, at least one character on. */
+		p += m.rm_eo > 0 ? m.rm_eo : 1;
+	}
+	regfree(&re);
+	return n;
+}
+
+static void run_case(const struct ctl_case *c)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char *out, *err, *text;
+	int rc, n;
+
+	for (int i = 0; i < 3 && c->setup[i]; i++) {
+		rc = fixture_run(ctl, c->setup[i], &out, &err);
+		if (rc)
+			fail_msg("%s: setup \"%s\" exited %d: %s", c->name, c->setup[i], rc, err);
+		free(out);
+		free(err);
+	}
+	rc = fixture_run(ctl, c->cmd, &out, &err);
+	if (rc != c->rc)
+		fail_msg("%s: \"%s\" exited %d, expected %d: %s", c->name, c->cmd, rc, c->rc, err);
+	if (c->verify) {
+		free(out);
+		free(err);
+		assert_int_equal(fixture_run(ctl, c->verify, &out, &err), 0);
+	}
+	text = malloc(strlen(out) + strlen(err) + 1);
+	strcpy(text, out);
+	strcat(text, err);
+	n = count_matches(c->pattern, text);
+	if (n != c->count)
+		fail_msg("%s: /%s/ matched %d times, expected %d, in:\n%s", c->name, c->pattern, n,
+			 c->count, text);
+	free(text);
+	free(out);
+	free(err);
+	mqtx_ctl_free(ctl);
+}
+
+static void test_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+}
+
+static void expect_exact(const char *dev, unsigned flags, const char *obj, const char *want)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_buf o, e;
+	char line[64];
+
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	snprintf(line, sizeof(line), "%s show dev %s", obj, dev);
+	assert_int_equal(mqtx_ctl_exec_line(ctl, line, flags, &o, &e), 0);
+	assert_string_equal(o.data ? o.data : "", want);
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+}
+
+#define CHILD(n) "qdisc pfifo_fast 0: parent :" n " " PFF "\n"
+#define ZSTATS                                                        \
+	" Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n" \
+	" backlog 0b 0p requeues 0\n"
+#define PFF_JSON "\"options\":{\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]}"
+#define ZJSON                                                                                \
+	",\"bytes\":0,\"packets\":0,\"drops\":0,\"overlimits\":0,\"requeues\":0,\"backlog\":0," \
+	"\"qlen\":0"
+
+static void test_exact_default_4q(void **state)
+{
+	(void)state;
+	expect_exact("eth0", 0, "qdisc",
+		     "qdisc mq 0: root \n" CHILD("4") CHILD("3") CHILD("2") CHILD("1"));
+	expect_exact("eth0", MQTX_CTL_F_STATS, "qdisc",
+		     "qdisc mq 0: root \n" ZSTATS CHILD("4") ZSTATS CHILD("3") ZSTATS
+			     CHILD("2") ZSTATS CHILD("1") ZSTATS);
+	expect_exact("eth0", MQTX_CTL_F_JSON, "qdisc",
+		     "[{\"kind\":\"mq\",\"handle\":\"0:\",\"root\":true,\"options\":{}},"
+		     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"parent\":\":4\"," PFF_JSON "},"
+		     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"parent\":\":3\"," PFF_JSON "},"
+		     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"parent\":\":2\"," PFF_JSON "},"
+		     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"parent\":\":1\"," PFF_JSON
+		     "}]\n");
+	expect_exact("eth0", MQTX_CTL_F_JSON | MQTX_CTL_F_STATS, "class",
+		     "[{\"class\":\"mq\",\"handle\":\":1\",\"root\":true,\"options\":{}" ZJSON "},"
+		     "{\"class\":\"mq\",\"handle\":\":2\",\"root\":true,\"options\":{}" ZJSON "},"
+		     "{\"class\":\"mq\",\"handle\":\":3\",\"root\":true,\"options\":{}" ZJSON "},"
+		     "{\"class\":\"mq\",\"handle\":\":4\",\"root\":true,\"options\":{}" ZJSON
+		     "}]\n");
+	expect_exact("eth0", MQTX_CTL_F_STATS, "class",
+		     "class mq :1 root \n" ZSTATS "class mq :2 root \n" ZSTATS
+		     "class mq :3 root \n" ZSTATS "class mq :4 root \n" ZSTATS);
+}
+
+static void test_exact_default_1q(void **state)
+{
+	(void)state;
+	expect_exact("lo1", 0, "qdisc", "qdisc pfifo_fast 0: root refcnt 2 " PFF "\n");
+	expect_exact("lo1", MQTX_CTL_F_STATS, "qdisc",
+		     "qdisc pfifo_fast 0: root refcnt 2 " PFF "\n" ZSTATS);
+	expect_exact("lo1", MQTX_CTL_F_JSON | MQTX_CTL_F_STATS, "qdisc",
+		     "[{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"root\":true,\"refcnt\":2,"
+		     PFF_JSON ZJSON "}]\n");
+	expect_exact("lo1", 0, "class", "");
+}
+
+static void test_exact_mq_handle(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth16 root handle 1: mq", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth16 parent 1:a pfifo", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "class show dev eth16", &out, &err), 0);
+	assert_non_null(strstr(out, "class mq 1:9 root \nclass mq 1:a root leaf 8001: \n"
+				    "class mq 1:b root \n"));
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev eth16", &out, &err), 0);
+	assert_non_null(strstr(out, "qdisc mq 1: root \nqdisc pfifo_fast 0: parent 1:10 "));
+	assert_non_null(strstr(out, "\nqdisc pfifo 8001: parent 1:a limit 1000p\n"));
+	free(out);
+	free(err);
+	/* A shared root on a multiqueue device: one reference per queue and dev->qdisc's. */
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth0 root pfifo", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev eth0", &out, &err), 0);
+	assert_string_equal(out, "qdisc pfifo 8001: root refcnt 5 limit 1000p\n");
+	free(out);
+	free(err);
+	mqtx_ctl_free(ctl);
+}
+
+static void test_default_setting(void **state)
+{
+	struct mqtx_ctl *ctl;
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(mqtx_set_default_qdisc("nosuch"), -ENOENT);
+	assert_int_equal(mqtx_set_default_qdisc("mq"), -EINVAL);
+	assert_int_equal(mqtx_set_default_qdisc("pfifo"), 0);
+	ctl = fixture_ctl();
+	assert_int_equal(fixture_run(ctl, "qdisc show dev half0", &out, &err), 0);
+	/* Active queues get the setting; the inactive tail keeps pfifo_fast (not listed). */
+	assert_string_equal(out, "qdisc mq 0: root \n"
+				 "qdisc pfifo 0: parent :2 limit 1000p\n"
+				 "qdisc pfifo 0: parent :1 limit 1000p\n");
+	free(out);
+	free(err);
+	mqtx_ctl_free(ctl);
+	assert_int_equal(mqtx_set_default_qdisc(NULL), 0);
+	assert_string_equal(mqtx_default_qdisc(NULL), "pfifo_fast");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_exact_default_4q),
+		cmocka_unit_test(test_exact_default_1q),
+		cmocka_unit_test(test_exact_mq_handle),
+		cmocka_unit_test(test_default_setting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
