@@ -190,7 +190,7 @@ static struct mqtx_dev *null_dev(struct mqtx_clock *clock, uint32_t nq)
 
 static void test_count_exact(void **state)
 {
-	struct mqtx_pool_cfg pc = { .count = 512 };
+	struct mqtx_pool_cfg pc = { .count = 512, .cache_size = 32 };
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev = null_dev(NULL, 4);
 	struct mqtx_gen_cfg cfg;
@@ -245,7 +245,7 @@ static uint64_t wait_sent(struct mqtx_job *job, uint64_t want)
  * gone when the clock reads k ms, and 10 in all. */
 static void test_pacing_virtual(void **state)
 {
-	struct mqtx_pool_cfg pc = { .count = 64 };
+	struct mqtx_pool_cfg pc = { .count = 64, .cache_size = 8 };
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_clock *clk;
 	struct mqtx_dev *dev;
@@ -279,7 +279,7 @@ static void test_pacing_virtual(void **state)
 
 static void test_stop(void **state)
 {
-	struct mqtx_pool_cfg pc = { .count = 256 };
+	struct mqtx_pool_cfg pc = { .count = 256, .cache_size = 32 };
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev = null_dev(NULL, 2);
 	struct mqtx_gen_cfg cfg;
