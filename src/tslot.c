@@ -21,6 +21,8 @@ static void slot_release(void *arg)
 {
 	int s = (int)(intptr_t)arg - 1;
 
+	/* Before the slot can be handed to another thread. */
+	mqtx__pool_slot_release(s);
 	pthread_mutex_lock(&slot_lock);
 	slot_used &= ~(1ull << s);
 	pthread_mutex_unlock(&slot_lock);

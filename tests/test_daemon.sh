@@ -14,7 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 expect() { # expect CODE DESC -- CMD...: run CMD, compare its exit code
 	want=$1; desc=$2; shift 3

@@ -14,7 +14,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
 "$MQTXD" -S "$S" >"$T/daemon.out" 2>"$T/daemon.err" &

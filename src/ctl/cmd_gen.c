@@ -18,9 +18,6 @@
 
 #define POOL_PKTS      8192
 #define POOL_ROOM      2048
-/* Small per-thread caches: a thread that ends keeps its cache until another thread takes its
- * slot, so all slots' caches together (64 x 32) must stay well below the pool. */
-#define POOL_CACHE     32
 #define KEEP_FINISHED  32
 
 struct tool_job {
@@ -69,8 +66,7 @@ static struct tool_state *tool_state(struct mqtx_ctl *ctl, bool create)
 
 static struct mqtx_pkt_pool *dev_pool(struct tool_state *s, struct mqtx_dev *dev)
 {
-	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM,
-				      .cache_size = POOL_CACHE };
+	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
 	struct tool_pool *tp;
 
 	for (tp = s->pools; tp; tp = tp->next)
