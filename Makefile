@@ -17,7 +17,7 @@ $(BUILD)/build.ninja: | deps
 	meson setup $(BUILD) $(MESON_OPTS)
 
 run: all
-	$(BUILD)/examples/mqtx-demo
+	scripts/main-job $(BUILD)
 
 check: all
 	@scripts/bootstrap --check-extra
