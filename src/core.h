@@ -115,7 +115,7 @@ struct mqtx_dev {
 		atomic_ullong packets, bytes, drops;
 	} rxq;
 
-	struct mqtx_workers *workers;
+	struct mqtx_workers *_Atomic workers; /* RCU: schedulers read it, stop frees it */
 	struct mqtx_dev_pcpu pcpu[MQTX_MAX_TSLOTS + 1]; /* last: threads without a slot */
 };
 

@@ -29,7 +29,7 @@ static void mark_onetxqueue(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs)
 }
 
 /* All queue locks held. Move what @o holds into the new qdisc of each packet's queue. */
-static void move_backlog(struct mqtx_dev *dev, struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
+static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 			 struct mqtx_pkt **to_free)
 {
 	struct mqtx_pkt_list all;
@@ -52,7 +52,6 @@ static void move_backlog(struct mqtx_dev *dev, struct mqtx_qdisc *o, struct mqtx
 			mqtx_qdisc_drop(nq, pkt, MQTX_DROP_REPLACE, to_free);
 	}
 	mqtx__drop_override = -1;
-	(void)dev;
 }
 
 void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
@@ -81,7 +80,7 @@ void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
 			mqtx_spin_lock(&dev->txq[i].lock);
 		for (i = 0; i < n; i++)
 			if (old[i])
-				move_backlog(dev, old[i], qs, &to_free);
+				move_backlog(old[i], qs, &to_free);
 	}
 	mark_onetxqueue(dev, qs);
 	for (i = 0; i < n; i++) {

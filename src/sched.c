@@ -104,7 +104,10 @@ void mqtx_txq_schedule(struct mqtx_txq *txq)
 
 	if (atomic_fetch_or(&txq->state, MQTX_TXQ_SCHED) & MQTX_TXQ_SCHED)
 		return;
-	ws = txq->dev->workers;
+	/* The read section keeps the workers alive until the queue is on a list that
+	 * mqtx_dev_stop_workers() will move. */
+	mqtx__rcu_read_lock();
+	ws = atomic_load_explicit(&txq->dev->workers, memory_order_acquire);
 	if (ws) {
 		struct worker *w = &ws->w[txq->index % ws->n];
 
@@ -113,9 +116,10 @@ void mqtx_txq_schedule(struct mqtx_txq *txq)
 		w->kicked = true;
 		pthread_cond_signal(&w->cond);
 		pthread_mutex_unlock(&w->lock);
-		return;
+	} else {
+		sn_append(my_softnet(), txq);
 	}
-	sn_append(my_softnet(), txq);
+	mqtx__rcu_read_unlock();
 }
 
 static unsigned sn_run(struct softnet *sn)
@@ -190,7 +194,7 @@ int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
 	if (!n || n > 64)
 		return -EINVAL;
 	pthread_mutex_lock(&dev->config_lock);
-	if (dev->workers) {
+	if (atomic_load(&dev->workers)) {
 		err = -EBUSY;
 		goto out;
 	}
@@ -212,14 +216,13 @@ int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
 		}
 	}
 	if (err) {
-		dev->workers = ws;
+		atomic_store(&dev->workers, ws);
 		pthread_mutex_unlock(&dev->config_lock);
 		ws->n = started;
 		mqtx_dev_stop_workers(dev);
 		return err;
 	}
-	atomic_thread_fence(memory_order_release);
-	dev->workers = ws;
+	atomic_store_explicit(&dev->workers, ws, memory_order_release);
 out:
 	pthread_mutex_unlock(&dev->config_lock);
 	return err;
@@ -231,11 +234,12 @@ void mqtx_dev_stop_workers(struct mqtx_dev *dev)
 	struct mqtx_txq *txq, *next;
 
 	pthread_mutex_lock(&dev->config_lock);
-	ws = dev->workers;
-	dev->workers = NULL;
+	ws = atomic_exchange(&dev->workers, NULL);
 	pthread_mutex_unlock(&dev->config_lock);
 	if (!ws)
 		return;
+	/* After this no scheduler can still be appending to a worker's list. */
+	mqtx__rcu_synchronize();
 	for (unsigned i = 0; i < ws->n; i++) {
 		struct worker *w = &ws->w[i];
 
