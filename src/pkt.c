@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Packet pool: one allocation up front, a shared free stack and per-thread caches. */
 #include <errno.h>
+#include <pthread.h>
 
 #include <mqtx/pkt.h>
 
@@ -28,8 +29,13 @@ struct mqtx_pkt_pool {
 	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	uint32_t free_len;
 	struct mqtx_pkt **free_stack;
+	struct mqtx_pkt_pool *next_pool, **pprev_pool; /* pools_lock */
 	struct pool_cache caches[MQTX_MAX_TSLOTS];
 };
+
+/* Every live pool, so that an exiting thread can return what it cached. */
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mqtx_pkt_pool *pools;
 
 _Static_assert(sizeof(struct mqtx_pkt) == 2 * MQTX_CACHE_LINE, "packet metadata is two lines");
 
@@ -80,6 +86,13 @@ int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out
 		p->free_stack[cfg->count - 1 - i] = pkt;
 	}
 	p->free_len = cfg->count;
+	pthread_mutex_lock(&pools_lock);
+	p->next_pool = pools;
+	p->pprev_pool = &pools;
+	if (pools)
+		pools->pprev_pool = &p->next_pool;
+	pools = p;
+	pthread_mutex_unlock(&pools_lock);
 	*out = p;
 	return 0;
 
@@ -96,6 +109,11 @@ void mqtx_pool_destroy(struct mqtx_pkt_pool *pool)
 {
 	if (!pool)
 		return;
+	pthread_mutex_lock(&pools_lock);
+	*pool->pprev_pool = pool->next_pool;
+	if (pool->next_pool)
+		pool->next_pool->pprev_pool = pool->pprev_pool;
+	pthread_mutex_unlock(&pools_lock);
 	mqtx__free(pool->cache_mem);
 	mqtx__free(pool->free_stack);
 	mqtx__free(pool->mem);
@@ -157,6 +175,25 @@ static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned
 	memcpy(p->free_stack + p->free_len, objs, n * sizeof(*objs));
 	p->free_len += n;
 	mqtx_spin_unlock(&p->lock);
+}
+
+void mqtx__pools_flush_slot(int slot)
+{
+	struct mqtx_pkt_pool *p;
+
+	pthread_mutex_lock(&pools_lock);
+	for (p = pools; p; p = p->next_pool) {
+		struct pool_cache *c = &p->caches[slot];
+		unsigned len;
+
+		if (!p->cache_size)
+			continue;
+		/* Empty the cache before the stack grows: in_use never reads below zero. */
+		len = atomic_exchange_explicit(&c->len, 0, memory_order_relaxed);
+		if (len)
+			stack_give(p, c->objs, len);
+	}
+	pthread_mutex_unlock(&pools_lock);
 }
 
 unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *p, struct mqtx_pkt **pkts, unsigned n)

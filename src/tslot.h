@@ -18,6 +18,10 @@ static inline int mqtx__tslot(void)
 	return s > 0 ? s - 1 : (s < 0 ? -1 : mqtx__tslot_assign());
 }
 
+/** mqtx__pools_flush_slot() - (pkt.c) give every pool's cache of @slot back to its shared
+ *  stack; called by the thread that owns @slot as it exits, before the slot is reused. */
+void mqtx__pools_flush_slot(int slot);
+
 /** mqtx__tid() - a non-zero id of the calling thread (the xmit lock owner). */
 extern MQTX_TLS int mqtx__tid_cached;
 int mqtx__tid_assign(void);
