@@ -109,7 +109,9 @@ int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_r
 	if (unlikely(mqtx__drop_override >= 0))
 		reason = (enum mqtx_drop_reason)mqtx__drop_override;
 	q->drops++;
-	if (q->dev)
+	/* An ingress qdisc drops received packets: not this device's TX traffic (the receive
+	 * path counts them in rx_drops), and their queue_mapping is the sender's. */
+	if (q->dev && !(q->flags & MQTX_QF_INGRESS))
 		mqtx__count_drop(&q->dev->txq[pkt->queue_mapping], reason, 1);
 	pkt->next = *to_free;
 	*to_free = pkt;
