@@ -184,9 +184,10 @@ static void chain(uint32_t flags)
 			assert_int_equal(st.txq.packets, 1);
 			assert_int_equal(p->n, 1);
 			assert_int_equal(test_drops(&st), 0);
+			bool last = i == MQTX_XMIT_RECURSION_MAX - 1;
+
 			/* The forward out of d7 was the one refused. */
-			assert_int_equal(p->fwd_rc[i == MQTX_XMIT_RECURSION_MAX - 1 ? MQTX_XMIT_DROP
-										: MQTX_XMIT_SUCCESS], 1);
+			assert_int_equal(p->fwd_rc[last ? MQTX_XMIT_DROP : MQTX_XMIT_SUCCESS], 1);
 		} else if (i == MQTX_XMIT_RECURSION_MAX) {
 			assert_int_equal(st.xmit, 1);
 			assert_int_equal(st.txq.packets, 0);

@@ -110,10 +110,10 @@ static struct env *make(void)
 	struct env *e = calloc(1, sizeof(*e));
 	struct mqtx_dev_cfg cfg = { .name = "sch0", .ops = &ring_ops, .num_txq = NQ,
 				    .tx_queue_len = N };
+	struct mqtx_pool_cfg pc = { .count = N + 1024, .data_room = 128 };
 
 	my_role = ROLE_MAIN;
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = N + 1024,
-								    .data_room = 128 }, &e->pool), 0);
+	assert_int_equal(mqtx_pool_create(&pc, &e->pool), 0);
 	assert_int_equal(mqtx_dev_create(&cfg, &e->dev), 0);
 	e->drv = mqtx_dev_priv(e->dev);
 	assert_int_equal(mqtx_dev_open(e->dev), 0);

@@ -148,7 +148,8 @@ static void test_toeplitz_mapping(void **state)
 {
 	static const uint32_t ns[3] = { 4, 8, 16 };
 	/* Microsoft's RSS verification: 66.9.149.187:2794 -> 161.142.100.80:1766. */
-	static const uint8_t ms[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
+	static const uint8_t ms[12] = { 66, 9, 149, 187, 161, 142, 100, 80,
+					0x0a, 0xea, 0x06, 0xe6 };
 
 	(void)state;
 	assert_int_equal(mqtx_toeplitz(mqtx_rss_default_key, 40, ms, 8), 0x323e8fc2);
