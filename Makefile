@@ -17,7 +17,7 @@ $(BUILD)/build.ninja: | deps
 	meson setup $(BUILD) $(MESON_OPTS)
 
 run: all
-	$(BUILD)/examples/mqtx-demo
+	scripts/main-job $(BUILD)
 
 check: all
 	@scripts/bootstrap --check-extra
@@ -34,7 +34,7 @@ $(BUILD)-bench/build.ninja: | deps
 sanitize: $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan
 	@scripts/bootstrap --check-extra
-	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 scripts/run-tests $(BUILD)-asan \
+	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/scripts/ubsan.supp scripts/run-tests $(BUILD)-asan \
 		--timeout-multiplier 3
 
 $(BUILD)-asan/build.ninja: | deps

@@ -50,6 +50,18 @@ struct mqtx_txq {
 	struct mqtx_dql dql __attribute__((aligned(MQTX_CACHE_LINE)));
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 
+/* The layout the comment above promises: pointers every path reads on one line, the queue lock
+ * alone on the next, the transmit side (written by the thread holding the xmit lock) on one
+ * line, shared counters and BQL each on their own. */
+_Static_assert(offsetof(struct mqtx_txq, index) < MQTX_CACHE_LINE, "read-mostly line");
+_Static_assert(offsetof(struct mqtx_txq, lock) == 1 * MQTX_CACHE_LINE, "queue lock line");
+_Static_assert(offsetof(struct mqtx_txq, xmit_lock) == 2 * MQTX_CACHE_LINE, "xmit line");
+_Static_assert(offsetof(struct mqtx_txq, bypass) + sizeof(atomic_ullong) <= 3 * MQTX_CACHE_LINE,
+	       "the transmit side fits one line");
+_Static_assert(offsetof(struct mqtx_txq, cnt) == 3 * MQTX_CACHE_LINE, "shared counters line");
+_Static_assert(offsetof(struct mqtx_txq, dql) % MQTX_CACHE_LINE == 0, "BQL on its own lines");
+_Static_assert(sizeof(struct mqtx_txq) % MQTX_CACHE_LINE == 0, "queues do not share lines");
+
 /* Per-thread-slot device counters, summed on read. */
 struct mqtx_dev_pcpu {
 	atomic_ullong xmit;

@@ -29,11 +29,11 @@ struct mqtx_pkt_pool {
 	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	uint32_t free_len;
 	struct mqtx_pkt **free_stack;
-	struct mqtx_pkt_pool *next_pool, **pprev_pool; /* pools_lock */
+	struct mqtx_pkt_pool *next_pool, *prev_pool;
 	struct pool_cache caches[MQTX_MAX_TSLOTS];
 };
 
-/* Every live pool, so that an exiting thread can return what it cached. */
+/* Every pool, so that a thread that exits can hand its caches back (mqtx__pool_slot_release). */
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mqtx_pkt_pool *pools;
 
@@ -88,9 +88,8 @@ int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out
 	p->free_len = cfg->count;
 	pthread_mutex_lock(&pools_lock);
 	p->next_pool = pools;
-	p->pprev_pool = &pools;
 	if (pools)
-		pools->pprev_pool = &p->next_pool;
+		pools->prev_pool = p;
 	pools = p;
 	pthread_mutex_unlock(&pools_lock);
 	*out = p;
@@ -110,9 +109,12 @@ void mqtx_pool_destroy(struct mqtx_pkt_pool *pool)
 	if (!pool)
 		return;
 	pthread_mutex_lock(&pools_lock);
-	*pool->pprev_pool = pool->next_pool;
+	if (pool->prev_pool)
+		pool->prev_pool->next_pool = pool->next_pool;
+	else
+		pools = pool->next_pool;
 	if (pool->next_pool)
-		pool->next_pool->pprev_pool = pool->pprev_pool;
+		pool->next_pool->prev_pool = pool->prev_pool;
 	pthread_mutex_unlock(&pools_lock);
 	mqtx__free(pool->cache_mem);
 	mqtx__free(pool->free_stack);
@@ -141,6 +143,25 @@ uint32_t mqtx_pool_in_use(const struct mqtx_pkt_pool *pool)
 uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool)
 {
 	return atomic_load_explicit(&pool->failures, memory_order_relaxed);
+}
+
+static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned n);
+
+/* The thread owning @slot is exiting: its cached packets go back to each pool's shared stack,
+ * or a pool could look empty to every other thread while an exited one holds its packets. */
+void mqtx__pool_slot_release(int slot)
+{
+	pthread_mutex_lock(&pools_lock);
+	for (struct mqtx_pkt_pool *p = pools; p; p = p->next_pool) {
+		struct pool_cache *c = &p->caches[slot];
+		unsigned len = atomic_load_explicit(&c->len, memory_order_relaxed);
+
+		if (p->cache_size && len) {
+			stack_give(p, c->objs, len);
+			atomic_store_explicit(&c->len, 0, memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
 }
 
 static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
@@ -175,25 +196,6 @@ static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned
 	memcpy(p->free_stack + p->free_len, objs, n * sizeof(*objs));
 	p->free_len += n;
 	mqtx_spin_unlock(&p->lock);
-}
-
-void mqtx__pools_flush_slot(int slot)
-{
-	struct mqtx_pkt_pool *p;
-
-	pthread_mutex_lock(&pools_lock);
-	for (p = pools; p; p = p->next_pool) {
-		struct pool_cache *c = &p->caches[slot];
-		unsigned len;
-
-		if (!p->cache_size)
-			continue;
-		/* Empty the cache before the stack grows: in_use never reads below zero. */
-		len = atomic_exchange_explicit(&c->len, 0, memory_order_relaxed);
-		if (len)
-			stack_give(p, c->objs, len);
-	}
-	pthread_mutex_unlock(&pools_lock);
 }
 
 unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *p, struct mqtx_pkt **pkts, unsigned n)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "core.h"
+#include "qdisc/kinds.h"
 
 /* Enqueue to a deactivated queue: the transmit path drops before calling it. */
 static struct mqtx_pkt *noop_dequeue(struct mqtx_qdisc *q)
@@ -43,6 +44,13 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_noqueue_qdisc_ops,
 	&mqtx_pfifo_qdisc_ops,
 	&mqtx_pfifo_fast_qdisc_ops,
+	&mqtx_bfifo_qdisc_ops,
+	&mqtx_pfifo_head_drop_qdisc_ops,
+	&mqtx_prio_qdisc_ops,
+	&mqtx_tbf_qdisc_ops,
+	&mqtx_codel_qdisc_ops,
+	&mqtx_fq_codel_qdisc_ops,
+	&mqtx_ingress_qdisc_ops,
 	&mqtx_mq_qdisc_ops,
 	&mqtx_mqprio_qdisc_ops,
 };

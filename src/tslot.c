@@ -21,11 +21,8 @@ static void slot_release(void *arg)
 {
 	int s = (int)(intptr_t)arg - 1;
 
-	/* Packets cached by a thread that is gone could never be allocated again; and the slot
-	 * must not be used by this thread after another one got it (a later destructor may
-	 * still free packets or transmit): from here on it has none. */
-	mqtx__pools_flush_slot(s);
-	mqtx__tslot_cached = -1;
+	/* Before the slot can be handed to another thread. */
+	mqtx__pool_slot_release(s);
 	pthread_mutex_lock(&slot_lock);
 	slot_used &= ~(1ull << s);
 	pthread_mutex_unlock(&slot_lock);

@@ -10,6 +10,9 @@
 extern MQTX_TLS int mqtx__tslot_cached;
 int mqtx__tslot_assign(void);
 
+/* pkt.c: give back what the caches of a slot hold; called as its thread exits. */
+void mqtx__pool_slot_release(int slot);
+
 /** mqtx__tslot() - this thread's slot in [0, MQTX_MAX_TSLOTS), or -1 when all are taken. */
 static inline int mqtx__tslot(void)
 {
@@ -17,10 +20,6 @@ static inline int mqtx__tslot(void)
 
 	return s > 0 ? s - 1 : (s < 0 ? -1 : mqtx__tslot_assign());
 }
-
-/** mqtx__pools_flush_slot() - (pkt.c) give every pool's cache of @slot back to its shared
- *  stack; called by the thread that owns @slot as it exits, before the slot is reused. */
-void mqtx__pools_flush_slot(int slot);
 
 /** mqtx__tid() - a non-zero id of the calling thread (the xmit lock owner). */
 extern MQTX_TLS int mqtx__tid_cached;

@@ -206,7 +206,8 @@ static unsigned bypass_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
 		requeue_head(q, txq, pkts + sent, n - sent, true);
 		if (!mqtx__txq_frozen_or_stopped(txq))
 			mqtx_txq_schedule(txq);
-	} else {
+	} else if (q->qlen) {
+		/* Others enqueued while we were in the driver (they saw us running). */
 		qdisc_restart(q);
 	}
 	q->running = false;

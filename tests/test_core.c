@@ -2,6 +2,7 @@
 /* Core tests: device lifecycle, private area, queue control, requeue order, freezing, the
  * exact all-empty test, default selection. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -461,6 +462,34 @@ static void test_pfifo_fast_bands(void **state)
 	unmake(f);
 }
 
+static void *take_and_return_all(void *arg)
+{
+	struct mqtx_pkt_pool *pool = arg;
+	struct mqtx_pkt *p[64];
+
+	assert_int_equal(mqtx_pkt_alloc_bulk(pool, p, 64), 64);
+	mqtx_pkt_free_bulk(p, 64); /* into this thread's cache */
+	return NULL;
+}
+
+/* A thread that exits gives its cached packets back: another thread can take them all. */
+static void test_pool_cache_returned_at_exit(void **state)
+{
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_pkt *p[64];
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
+	assert_int_equal(pthread_create(&t, NULL, take_and_return_all, pool), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(mqtx_pool_in_use(pool), 0);
+	assert_int_equal(mqtx_pkt_alloc_bulk(pool, p, 64), 64);
+	assert_int_equal(mqtx_pool_failures(pool), 0);
+	mqtx_pkt_free_bulk(p, 64);
+	mqtx_pool_destroy(pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_lock_all_blocks),
 		cmocka_unit_test(test_close_purges_counted),
 		cmocka_unit_test(test_pfifo_fast_bands),
+		cmocka_unit_test(test_pool_cache_returned_at_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

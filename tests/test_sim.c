@@ -195,15 +195,18 @@ static void test_stop_wake(void **state)
 	mqtx_clock_advance_to(e->clock, T0 + 2000); /* 3 free: below wake_thresh */
 	assert_true(mqtx_txq_stopped(txq));
 	assert_int_equal(qstats(e, 0).wakes, 0);
-	mqtx_clock_advance_to(e->clock, T0 + 3000); /* 4 free: woken, refilled, stopped */
+	/* 4 free: woken; the stack hands over a burst of the 13 waiting, the driver takes the 4
+	 * that fit (stop_thresh 2 is below the burst size: the tail is refused and requeued). */
+	mqtx_clock_advance_to(e->clock, T0 + 3000);
 	assert_int_equal(qstats(e, 0).wakes, 1);
 	assert_int_equal(qstats(e, 0).stops, 2);
-	assert_int_equal(qstats(e, 0).ring, 7);
+	assert_int_equal(qstats(e, 0).ring, 8);
 	assert_true(mqtx_txq_stopped(txq));
 	mqtx_txq_get_stats(txq, &ts);
-	assert_int_equal(ts.qlen, 10);
-	assert_int_equal(ts.packets, 10);
-	assert_int_equal(qstats(e, 0).ring_max, 7);
+	assert_int_equal(ts.qlen, 9);
+	assert_int_equal(ts.packets, 11);
+	assert_int_equal(ts.requeues, 9);
+	assert_int_equal(qstats(e, 0).ring_max, 8);
 
 	/* The wire never idles: the 20th frame is done at exactly 20 us. */
 	mqtx_clock_advance_to(e->clock, T0 + 19999);
@@ -219,6 +222,39 @@ static void test_stop_wake(void **state)
 	assert_int_equal(ts.stops, qstats(e, 0).stops);
 	assert_int_equal(ts.wakes, qstats(e, 0).wakes);
 	assert_true(mqtx_dev_all_tx_empty(e->dev));
+}
+
+static void check_conservation(struct env *e, uint64_t sent);
+
+/* With the default thresholds a running queue always has room for a whole burst: under a
+ * sustained overload the queue stops and wakes, but the driver never refuses (no requeue). */
+static void test_default_never_refuses(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_cfg sc = { .ring = 256, .rate_pps = 1000000 };
+	struct mqtx_txq_stats ts;
+	uint64_t sent = 0;
+
+	mkdev(e, 1, 0, &sc);
+	for (int round = 0; round < 50; round++) {
+		struct mqtx_pkt *b[64];
+
+		for (int i = 0; i < 64; i++) {
+			b[i] = mqtx_pkt_alloc(e->pool);
+			assert_non_null(mqtx_pkt_put(b[i], 60));
+			memset(b[i]->data, 0, 60);
+		}
+		mqtx_dev_xmit_burst(e->dev, b, 64);
+		sent += 64;
+		mqtx_clock_advance(e->clock, 40000); /* 40 frames' worth of wire: overloaded */
+	}
+	mqtx_txq_get_stats(mqtx_dev_txq(e->dev, 0), &ts);
+	assert_true(ts.stops > 0);
+	assert_true(ts.wakes > 0);
+	assert_int_equal(ts.requeues, 0);
+	assert_int_equal(qstats(e, 0).refused, 0);
+	assert_true(qstats(e, 0).ring_max <= 256);
+	check_conservation(e, sent);
 }
 
 static void test_bql(void **state)
@@ -285,7 +321,7 @@ static void check_conservation(struct env *e, uint64_t sent)
 static void test_flush_and_conservation(void **state)
 {
 	struct env *e = *state;
-	struct mqtx_sim_cfg sc = { .ring = 16, .rate_pps = 1000000 };
+	struct mqtx_sim_cfg sc = { .ring = 16, .rate_pps = 1000000, .stop_thresh = 1 };
 	struct mqtx_sim_txq_stats ss;
 	struct mqtx_dev_stats ds;
 	uint64_t on_ring, queued;
@@ -536,6 +572,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queues_independent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_zero_next_round, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_wake, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_never_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bql, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config, setup, teardown),

@@ -26,9 +26,10 @@ extern "C" {
  *        bits per frame (0: no bit-rate limit). When both rates are set a frame takes the
  *        longer of the two times. Both 0: infinitely fast, frames complete at the next round.
  *        A frame's wire time is rounded up to whole ns.
- * @stop_thresh: the queue is stopped (DRV_XOFF) as soon as, after taking a frame, fewer than
- *        this many descriptors are free; the rest of that burst goes back to the stack
- *        (requeued). 1..ring (0: 1, i.e. when the ring is full).
+ * @stop_thresh: after a burst, the queue is stopped (DRV_XOFF) when fewer than this many
+ *        descriptors are free. A burst takes what fits; the rest goes back to the stack
+ *        (requeued), which cannot happen while stop_thresh >= the largest burst (64).
+ *        1..ring (0: min(64, ring / 4), at least 1).
  * @wake_thresh: a stopped queue is woken when at least this many descriptors are free:
  *        stop_thresh..ring (0: max(ring / 4, stop_thresh)).
  * @coalesce_ns: minimum time between two completion rounds (interrupt coalescing). 0 means

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl/cmd_tool.h"
 #include "ctl/ctl_int.h"
 #include "internal.h"
 
@@ -78,6 +79,7 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 {
 	if (!ctl)
 		return;
+	mqtx__tool_ctl_free(ctl); /* generators and replays stop before their devices go */
 	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
 	mqtx__free(ctl->devs);
@@ -157,7 +159,11 @@ static const struct mqtx_ctl_cmd commands[] = {
 	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
 	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
 	{ "class", mqtx__ctl_class, "class show dev NAME" },
+	{ "dev", mqtx__cmd_dev, MQTX_CMD_DEV_HELP },
+	{ "gen", mqtx__cmd_gen, MQTX_CMD_GEN_HELP },
+	{ "replay", mqtx__cmd_replay, MQTX_CMD_REPLAY_HELP },
 	{ "help", cmd_help, "help" },
+	{ "hash", mqtx__cmd_hash, MQTX_CMD_HASH_HELP },
 };
 
 static int cmd_help(struct mqtx_ctl_args *a)

@@ -223,13 +223,11 @@ static unsigned sim_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	pthread_mutex_lock(&q->lock);
 	was_empty = q->count == 0;
 	free_ = ring - q->count;
-	/* Take frames until fewer than stop_thresh descriptors are free, then stop: the rest of
-	 * the burst goes back to the stack, as Linux's dev_hard_start_xmit() stops handing
-	 * packets to a queue stopped mid-list. So the ring never holds more than
-	 * ring - stop_thresh + 1 frames, however the stack batches. */
-	take = free_ < s->run.stop_thresh ? 0 : free_ - s->run.stop_thresh + 1;
-	if (take > n)
-		take = n;
+	/* Take what fits; the queue is stopped below while stop_thresh descriptors are still free,
+	 * so with stop_thresh at least the stack's largest burst a running queue always has room
+	 * and nothing is refused (as a Linux driver stops while MAX_SKB_FRAGS + 1 still fit).
+	 * A smaller threshold models a driver that refuses the tail (NETDEV_TX_BUSY). */
+	take = n < free_ ? n : free_;
 	for (unsigned i = 0; i < take; i++) {
 		struct mqtx_pkt *pkt = pkts[i];
 		uint32_t tail = q->head + q->count;
@@ -291,8 +289,9 @@ static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
 		mqtx_err("sim: ring %u out of range 1..%u", c->ring, MQTX_SIM_RING_MAX);
 		return -EINVAL;
 	}
+	/* Default: room for the largest burst the stack hands over (64), at most a quarter ring. */
 	if (!c->stop_thresh)
-		c->stop_thresh = 1;
+		c->stop_thresh = c->ring / 4 > 64 ? 64 : (c->ring / 4 ? c->ring / 4 : 1);
 	if (c->stop_thresh > c->ring) {
 		mqtx_err("sim: stop_thresh %u above ring %u", c->stop_thresh, c->ring);
 		return -EINVAL;

@@ -150,6 +150,40 @@ bool mqtx_hasher_hash_keys(const struct mqtx_hasher *h, const struct mqtx_flow_k
 	}
 }
 
+/*
+ * The frame most senders send: untagged IPv4 without options, not a fragment, TCP or UDP with
+ * a complete header. Hashed straight from the frame, with exactly the inputs the dissector
+ * would give (tests check both paths agree). Returns false for anything else.
+ */
+static bool hash_fast_ipv4(const struct mqtx_hasher *h, const uint8_t *f, size_t len,
+			   uint32_t *hash)
+{
+	uint8_t in[12];
+	uint32_t ports, hv = 0;
+
+	if (len < 14 + 20 + 20 || f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45)
+		return false;
+	if ((f[20] & 0x3f) | f[21]) /* MF or a fragment offset */
+		return false;
+	if (f[23] != 6 && !(f[23] == 17 && len >= 14 + 20 + 8))
+		return false;
+	if (h->cfg.algo == MQTX_HASH_JHASH) {
+		uint32_t src, dst;
+
+		memcpy(&src, f + 26, 4);
+		memcpy(&dst, f + 30, 4);
+		memcpy(&ports, f + 34, 4);
+		*hash = mqtx_jhash_3words(src, dst, ports, h->cfg.seed);
+		return true;
+	}
+	memcpy(in, f + 26, 8);
+	memcpy(in + 8, f + 34, 4);
+	for (size_t i = 0; i < (h->cfg.l4 ? 12u : 8u); i++)
+		hv ^= h->tbl[i][in[i]];
+	*hash = hv;
+	return true;
+}
+
 bool mqtx_hasher_hash(const struct mqtx_hasher *h, const void *frame, size_t len, uint32_t *hash,
 		      struct mqtx_flow_keys *keys)
 {
@@ -159,6 +193,8 @@ bool mqtx_hasher_hash(const struct mqtx_hasher *h, const void *frame, size_t len
 
 	if (unlikely(!h || !frame || !hash))
 		return false;
+	if (!keys && h->cfg.algo != MQTX_HASH_CALLBACK && hash_fast_ipv4(h, frame, len, hash))
+		return true;
 	ret = mqtx_flow_dissect(frame, len, k);
 	/* The callback sees every frame, so it can spread non-IP traffic too. */
 	if (h->cfg.algo == MQTX_HASH_CALLBACK)

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: MIT
+// The dev command: add (through a table of driver kinds), set, del, show and stats.
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mqtx/ctl.h>
+#include <mqtx/driver.h>
+#include <mqtx/loopback.h>
+#include <mqtx/sim.h>
+
+#include "ctl/cmd_tool.h"
+#include "gen/gen.h"
+#include "internal.h"
+
+#define KIND_OPT_MAX 128
+
+/**
+ * struct dev_kind - one driver the dev add command can build. Adding a driver is one entry.
+ * @kind: the word after "type".
+ * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
+ *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
+ *        is not the driver's, or -1 after a message in @err for a bad value.
+ * @create: required. Build the device from @base (the common options) and @opt.
+ * @show: optional. Append the driver's own settings to a dev show line.
+ */
+struct dev_kind {
+	const char *kind;
+	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
+	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out);
+	void (*show)(struct mqtx_dev *dev, struct mqtx_buf *out);
+};
+
+static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+{
+	(void)opt;
+	base->ops = &mqtx_null_ops;
+	return mqtx_dev_create(base, out);
+}
+
+static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+{
+	(void)opt;
+	base->ops = &mqtx_loopback_ops;
+	return mqtx_dev_create(base, out);
+}
+
+/* sim: "ring D", "rate R" (bit/s or pps per queue), "coalesce TIME". */
+static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct mqtx_sim_cfg *c = opt;
+	uint64_t x;
+
+	if (argc < 2 || (strcmp(argv[0], "ring") && strcmp(argv[0], "rate") &&
+			 strcmp(argv[0], "coalesce")))
+		return 0;
+	if (!strcmp(argv[0], "ring")) {
+		if (mqtx__parse_u64(argv[1], &x) || !x || x > MQTX_SIM_RING_MAX)
+			goto bad;
+		c->ring = (uint32_t)x;
+	} else if (!strcmp(argv[0], "rate")) {
+		if (mqtx__parse_rate(argv[1], &c->rate_bps, &c->rate_pps))
+			goto bad;
+	} else if (mqtx__parse_time(argv[1], &c->coalesce_ns)) {
+		goto bad;
+	}
+	return 2;
+bad:
+	mqtx_buf_printf(err, "dev add: invalid sim %s \"%s\"\n", argv[0], argv[1]);
+	return -1;
+}
+
+static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+{
+	return mqtx_sim_dev_create(base, opt, out);
+}
+
+static const struct dev_kind dev_kinds[] = {
+	{ .kind = "null", .create = null_create },
+	{ .kind = "sim", .parse = sim_parse, .create = sim_create },
+	{ .kind = "loopback", .create = loopback_create },
+};
+
+_Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
+
+struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++)
+		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
+			return ctl->devs[i];
+	return NULL;
+}
+
+int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	struct mqtx_dev **d;
+
+	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
+		return -EEXIST;
+	if (ctl->ndevs == ctl->cap) {
+		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
+
+		d = mqtx__alloc(cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		if (ctl->ndevs)
+			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+		mqtx__free(ctl->devs);
+		ctl->devs = d;
+		ctl->cap = cap;
+	}
+	ctl->devs[ctl->ndevs++] = dev;
+	return 0;
+}
+
+struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++) {
+		struct mqtx_dev *dev = ctl->devs[i];
+
+		if (strcmp(mqtx_dev_name(dev), name))
+			continue;
+		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
+		ctl->ndevs--;
+		return dev;
+	}
+	return NULL;
+}
+
+unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
+{
+	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
+		devs[i] = ctl->devs[i];
+	return ctl->ndevs;
+}
+
+static const struct dev_kind *kind_lookup(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dev_kinds); i++)
+		if (!strcmp(dev_kinds[i].kind, name))
+			return &dev_kinds[i];
+	return NULL;
+}
+
+static const struct dev_kind *kind_of(struct mqtx_dev *dev)
+{
+	const char *k = mqtx_dev_ops(dev)->kind;
+
+	return k ? kind_lookup(k) : NULL;
+}
+
+static void dev_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+		"Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen L ]\n"
+		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ HASH ] [ KIND_OPTS ] [ up ]\n"
+		"       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
+		"       mqtx dev del NAME\n"
+		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
+		"       mqtx dev stats [ NAME ]\n"
+		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] }\n"
+		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 ]\n");
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= MQTX_NAME_MAX || !strcmp(s, "all") || !strcmp(s, "help"))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return 0;
+	return 1;
+}
+
+static int num_opt(const char *w, const char *v, uint64_t lo, uint64_t hi, uint32_t *dst,
+		   struct mqtx_buf *err)
+{
+	uint64_t x;
+
+	if (!v || mqtx__parse_u64(v, &x) || x < lo || x > hi) {
+		mqtx_buf_printf(err, "dev: invalid %s \"%s\" (%llu..%llu)\n", w, v ? v : "",
+				(unsigned long long)lo, (unsigned long long)hi);
+		return -1;
+	}
+	*dst = (uint32_t)x;
+	return 0;
+}
+
+static int parse_hex_key(const char *s, uint8_t *key, size_t n)
+{
+	if (strlen(s) != n * 2)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		key[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err)
+{
+	int i = 1;
+	uint64_t x;
+
+	if (argc < 2) {
+		mqtx_buf_printf(err, "hash: an algorithm is required\n");
+		return -1;
+	}
+	if (!strcmp(argv[1], "jhash"))
+		h->algo = MQTX_HASH_JHASH;
+	else if (!strcmp(argv[1], "toeplitz"))
+		h->algo = MQTX_HASH_TOEPLITZ;
+	else if (!strcmp(argv[1], "toeplitz-sym"))
+		h->algo = MQTX_HASH_TOEPLITZ_SYM;
+	else {
+		mqtx_buf_printf(err, "hash: unknown algorithm \"%s\"\n", argv[1]);
+		return -1;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "l4")) {
+			h->l4 = true;
+		} else if (!strcmp(argv[i], "seed") && i + 1 < argc) {
+			if (mqtx__parse_u64(argv[++i], &x) || x > UINT32_MAX) {
+				mqtx_buf_printf(err, "hash: invalid seed \"%s\"\n", argv[i]);
+				return -1;
+			}
+			h->seed = (uint32_t)x;
+		} else if (!strcmp(argv[i], "key") && i + 1 < argc) {
+			if (parse_hex_key(argv[++i], h->key, sizeof(h->key))) {
+				mqtx_buf_printf(err, "hash: invalid key \"%s\" (80 hex digits)\n",
+						argv[i]);
+				return -1;
+			}
+			h->key_len = sizeof(h->key);
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
+struct dev_add {
+	struct mqtx_dev_cfg cfg;
+	const struct dev_kind *kind;
+	uint8_t kopt[KIND_OPT_MAX];
+	struct mqtx_hash_cfg hash;
+	bool has_hash, up;
+};
+
+/* A common word of dev add; returns words used, 0 if unknown, -1 after a message. */
+static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
+{
+	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+
+	if (!strcmp(w, "up"))
+		return a->up = true, 1;
+	if (!strcmp(w, "bql"))
+		return a->cfg.flags |= MQTX_DEV_F_BQL, 1;
+	if (!strcmp(w, "hash")) {
+		int n = mqtx__parse_hash_words(argc, argv, &a->hash, err);
+
+		a->has_hash = true;
+		return n;
+	}
+	if (!strcmp(w, "txqueues"))
+		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.real_num_txq, err) ?: 2;
+	if (!strcmp(w, "maxqueues"))
+		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.num_txq, err) ?: 2;
+	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
+		return num_opt(w, v, 1, 1u << 24, &a->cfg.tx_queue_len, err) ?: 2;
+	if (!strcmp(w, "mtu"))
+		return num_opt(w, v, 68, 9000, &a->cfg.mtu, err) ?: 2;
+	if (!strcmp(w, "quota"))
+		return num_opt(w, v, 1, 65536, &a->cfg.quota, err) ?: 2;
+	return 0;
+}
+
+static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "type")) {
+			if (i + 1 >= argc || !(a->kind = kind_lookup(argv[i + 1]))) {
+				mqtx_buf_printf(err, "dev add: unknown type \"%s\"\n",
+						i + 1 < argc ? argv[i + 1] : "");
+				return MQTX_CTL_EPARSE;
+			}
+			i++;
+		}
+	}
+	if (!a->kind) {
+		mqtx_buf_printf(err, "dev add: \"type KIND\" is required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	for (int i = 0; i < argc;) {
+		int n = !strcmp(argv[i], "type") ? 2 : add_common(a, argc - i, argv + i, err);
+
+		if (n == 0 && a->kind->parse)
+			n = a->kind->parse(a->kopt, argc - i, argv + i, err);
+		if (n < 0)
+			return MQTX_CTL_EPARSE;
+		if (n == 0) {
+			mqtx_buf_printf(err, "dev add: what is \"%s\"? Try \"mqtx dev help\".\n",
+					argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		i += n;
+	}
+	return 0;
+}
+
+static int errno_reply(struct mqtx_buf *err, const char *what, const char *name, int rc)
+{
+	mqtx_buf_printf(err, "dev %s: %s: %s\n", what, name, mqtx_strerror(rc));
+	return MQTX_CTL_EREFUSED;
+}
+
+static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct dev_add a;
+	struct mqtx_dev *dev;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (argc < 1 || !valid_name(argv[0])) {
+		mqtx_buf_printf(err, "dev add: invalid device name \"%s\"\n", argc ? argv[0] : "");
+		return MQTX_CTL_EPARSE;
+	}
+	a.cfg.name = argv[0];
+	rc = add_parse(&a, argc - 1, argv + 1, err);
+	if (rc)
+		return rc;
+	if (!a.cfg.real_num_txq)
+		a.cfg.real_num_txq = a.cfg.num_txq ? a.cfg.num_txq : 1;
+	if (!a.cfg.num_txq)
+		a.cfg.num_txq = a.cfg.real_num_txq;
+	if (a.cfg.real_num_txq > a.cfg.num_txq) {
+		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
+				a.cfg.real_num_txq, a.cfg.num_txq);
+		return MQTX_CTL_EPARSE;
+	}
+	if (mqtx__tool_find_dev(ctl, argv[0])) {
+		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
+		return MQTX_CTL_EREFUSED;
+	}
+	rc = a.kind->create(&a.cfg, a.kopt, &dev);
+	if (rc)
+		return errno_reply(err, "add", argv[0], rc);
+	if (a.has_hash && (rc = mqtx_dev_set_hash(dev, &a.hash)))
+		goto fail;
+	if (a.up && (rc = mqtx_dev_open(dev)))
+		goto fail;
+	rc = mqtx__tool_add_dev(ctl, dev);
+	if (rc)
+		goto fail;
+	return MQTX_CTL_OK;
+fail:
+	mqtx_dev_destroy(dev);
+	return errno_reply(err, "add", argv[0], rc);
+}
+
+struct dev_set {
+	int up; /* -1 unchanged, 0 down, 1 up */
+	uint32_t txq;
+	struct mqtx_hash_cfg hash;
+	bool has_hash;
+};
+
+static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
+		     struct mqtx_buf *err)
+{
+	for (int i = 0; i < argc;) {
+		if (!strcmp(argv[i], "up") || !strcmp(argv[i], "down")) {
+			o->up = argv[i][0] == 'u';
+			i++;
+		} else if (!strcmp(argv[i], "txqueues")) {
+			if (num_opt("txqueues", i + 1 < argc ? argv[i + 1] : NULL, 1,
+				    mqtx_dev_num_txq(dev), &o->txq, err))
+				return MQTX_CTL_EPARSE;
+			i += 2;
+		} else if (!strcmp(argv[i], "hash")) {
+			int n;
+
+			mqtx_dev_hash_cfg(dev, &o->hash);
+			o->hash.key_len = 0;
+			o->hash.l4 = false;
+			n = mqtx__parse_hash_words(argc - i, argv + i, &o->hash, err);
+			if (n < 0)
+				return MQTX_CTL_EPARSE;
+			o->has_hash = true;
+			i += n;
+		} else {
+			mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev help\".\n",
+					argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+	}
+	return 0;
+}
+
+static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct dev_set o = { .up = -1 };
+	struct mqtx_hasher *h;
+	struct mqtx_dev *dev;
+	bool was_up;
+	int rc;
+
+	if (argc < 2) {
+		mqtx_buf_printf(err, "dev set: NAME and a setting are required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	dev = mqtx__tool_find_dev(ctl, argv[0]);
+	if (!dev) {
+		mqtx_buf_printf(err, "dev set: cannot find device \"%s\"\n", argv[0]);
+		return MQTX_CTL_EREFUSED;
+	}
+	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
+	if (rc)
+		return rc;
+	/* Validate the hash before changing anything. */
+	if (o.has_hash) {
+		rc = mqtx_hasher_new(&o.hash, &h);
+		if (rc)
+			return errno_reply(err, "set", argv[0], rc);
+		mqtx_hasher_free(h);
+		rc = mqtx_dev_set_hash(dev, &o.hash);
+		if (rc)
+			return errno_reply(err, "set", argv[0], rc);
+	}
+	was_up = mqtx_dev_is_up(dev);
+	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev)) {
+		/* The queue count changes only while down; like ethtool -L, bounce the device. */
+		if (was_up)
+			mqtx_dev_close(dev);
+		rc = mqtx_dev_set_real_num_txq(dev, o.txq);
+		if (was_up && o.up != 0) {
+			int rc2 = mqtx_dev_open(dev);
+
+			rc = rc ?: rc2;
+		}
+		if (rc)
+			return errno_reply(err, "set", argv[0], rc);
+	}
+	if (o.up == 1 && !mqtx_dev_is_up(dev) && (rc = mqtx_dev_open(dev)))
+		return errno_reply(err, "set", argv[0], rc);
+	if (o.up == 0 && mqtx_dev_is_up(dev))
+		mqtx_dev_close(dev);
+	return MQTX_CTL_OK;
+}
+
+static int dev_del(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct mqtx_dev *dev;
+
+	if (argc != 1) {
+		mqtx_buf_printf(err, argc ? "dev del: what is \"%s\"?\n" :
+					    "dev del: NAME is required%s\n",
+				argc ? argv[1] : "");
+		return MQTX_CTL_EPARSE;
+	}
+	dev = mqtx__ctl_detach_dev(ctl, argv[0]);
+	if (!dev) {
+		mqtx_buf_printf(err, "dev del: cannot find device \"%s\"\n", argv[0]);
+		return MQTX_CTL_EREFUSED;
+	}
+	mqtx__tool_dev_gone(ctl, dev);
+	mqtx_dev_destroy(dev);
+	return MQTX_CTL_OK;
+}
+
+static const char *hash_name(enum mqtx_hash_algo a)
+{
+	static const char *const names[] = { "jhash", "toeplitz", "toeplitz-sym", "callback" };
+
+	return (unsigned)a < ARRAY_SIZE(names) ? names[a] : "?";
+}
+
+static void state_words(uint32_t st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", st & MQTX_TXQ_DRV_XOFF ? "XOFF," : "",
+		 st & MQTX_TXQ_STACK_XOFF ? "STACK_XOFF," : "",
+		 st & MQTX_TXQ_FROZEN ? "frozen," : "", st ? "" : "running");
+	if (st && strlen(buf))
+		buf[strlen(buf) - 1] = '\0';
+}
+
+static void show_drops(const struct mqtx_txq_stats *st, struct mqtx_buf *out)
+{
+	bool any = false;
+
+	mqtx_buf_printf(out, "dropped %llu", (unsigned long long)mqtx_txq_stats_drops(st));
+	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
+		if (!st->drops[r])
+			continue;
+		mqtx_buf_printf(out, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
+				(unsigned long long)st->drops[r]);
+		any = true;
+	}
+	mqtx_buf_printf(out, "%s", any ? ")" : "");
+}
+
+static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
+{
+	char state[48];
+
+	state_words(st->state, state, sizeof(state));
+	mqtx_buf_printf(out, "    txq %u: state %s packets %llu bytes %llu ", i, state,
+			(unsigned long long)st->packets, (unsigned long long)st->bytes);
+	show_drops(st, out);
+	mqtx_buf_printf(out, " requeues %llu qlen %llu backlog %llub bql limit %u inflight %u\n",
+			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
+			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
+}
+
+static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+{
+	const struct dev_kind *k = kind_of(dev);
+	struct mqtx_hash_cfg hc;
+	struct mqtx_dev_stats ds;
+
+	mqtx_dev_hash_cfg(dev, &hc);
+	mqtx_buf_printf(out, "%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u "
+			"hash %s seed 0x%x",
+			mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "UP" : "DOWN",
+			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev),
+			mqtx_dev_num_txq(dev), mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev),
+			hash_name(hc.algo), hc.seed);
+	if (k && k->show)
+		k->show(dev, out);
+	mqtx_buf_printf(out, "\n");
+	if (!(flags & MQTX_CTL_F_STATS))
+		return;
+	mqtx_dev_get_stats(dev, &ds);
+	mqtx_buf_printf(out, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
+			(unsigned long long)ds.txq.bytes);
+	show_drops(&ds.txq, out);
+	mqtx_buf_printf(out, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
+			(unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
+			(unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
+			(unsigned long long)ds.txq.backlog);
+	mqtx_buf_printf(out, "    RX: packets %llu bytes %llu dropped %llu\n",
+			(unsigned long long)ds.rx_packets, (unsigned long long)ds.rx_bytes,
+			(unsigned long long)ds.rx_drops);
+	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
+		struct mqtx_txq_stats st;
+
+		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
+		show_txq(&st, i, out);
+	}
+}
+
+static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
+{
+	char state[48];
+
+	state_words(st->state, state, sizeof(state));
+	mqtx_buf_printf(out, "%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
+			"\"drops\":%llu,\"requeues\":%llu,\"qlen\":%llu,\"backlog\":%llu,"
+			"\"bql_limit\":%u,\"bql_inflight\":%u}",
+			i ? "," : "", i, state, (unsigned long long)st->packets,
+			(unsigned long long)st->bytes,
+			(unsigned long long)mqtx_txq_stats_drops(st),
+			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
+			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
+}
+
+static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct mqtx_buf *out)
+{
+	struct mqtx_hash_cfg hc;
+
+	mqtx_dev_hash_cfg(dev, &hc);
+	mqtx_buf_printf(out, "%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
+			"\"maxqueues\":%u,\"txqueuelen\":%u,\"mtu\":%u,\"hash\":\"%s\"",
+			first ? "" : ",", mqtx_dev_name(dev),
+			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
+			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
+			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
+	if (flags & MQTX_CTL_F_STATS) {
+		mqtx_buf_printf(out, ",\"queues\":[");
+		for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
+			struct mqtx_txq_stats st;
+
+			mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
+			json_txq(&st, i, out);
+		}
+		mqtx_buf_printf(out, "]");
+	}
+	mqtx_buf_printf(out, "}");
+}
+
+/* "dev stats": one line per device and per queue, fixed fields, for mqtx top and scripts. */
+static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, "dev %s up %d kind %s txq %u qlen_limit %u now %llu\n",
+			mqtx_dev_name(dev), mqtx_dev_is_up(dev), mqtx_dev_ops(dev)->kind,
+			mqtx_dev_real_num_txq(dev), mqtx_dev_tx_queue_len(dev),
+			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
+	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
+		struct mqtx_txq_stats st;
+
+		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
+		mqtx_buf_printf(out, "q %u %llu %llu %llu %llu %llu %llu %u %u %u\n", i,
+				(unsigned long long)st.packets, (unsigned long long)st.bytes,
+				(unsigned long long)mqtx_txq_stats_drops(&st),
+				(unsigned long long)st.requeues, (unsigned long long)st.qlen,
+				(unsigned long long)st.backlog, st.state, st.bql_limit,
+				st.bql_inflight);
+	}
+}
+
+static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, bool stats,
+		    struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct mqtx_dev *devs[256];
+	unsigned n;
+
+	if (argc > 1) {
+		mqtx_buf_printf(err, "dev show: what is \"%s\"?\n", argv[1]);
+		return MQTX_CTL_EPARSE;
+	}
+	if (argc == 1) {
+		devs[0] = mqtx__tool_find_dev(ctl, argv[0]);
+		if (!devs[0]) {
+			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
+			return MQTX_CTL_EREFUSED;
+		}
+		n = 1;
+	} else {
+		n = mqtx__ctl_devs(ctl, devs, ARRAY_SIZE(devs));
+		n = n < ARRAY_SIZE(devs) ? n : ARRAY_SIZE(devs);
+	}
+	if ((flags & MQTX_CTL_F_JSON) && !stats)
+		mqtx_buf_printf(out, "[");
+	for (unsigned i = 0; i < n; i++) {
+		if (stats)
+			show_stats(devs[i], out);
+		else if (flags & MQTX_CTL_F_JSON)
+			show_json(devs[i], flags, i == 0, out);
+		else
+			show_text(devs[i], flags, out);
+	}
+	if ((flags & MQTX_CTL_F_JSON) && !stats)
+		mqtx_buf_printf(out, "]\n");
+	return MQTX_CTL_OK;
+}
+
+static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		   struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	const char *verb = argc > 1 ? argv[1] : "show";
+	int n = argc > 2 ? argc - 2 : 0;
+	char **rest = argv + 2;
+
+	if (!strcmp(verb, "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
+		dev_usage(out);
+		return MQTX_CTL_OK;
+	}
+	if (!strcmp(verb, "add"))
+		return dev_add(ctl, n, rest, err);
+	if (!strcmp(verb, "set"))
+		return dev_set(ctl, n, rest, err);
+	if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
+		return dev_del(ctl, n, rest, err);
+	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
+		return dev_show(ctl, n, rest, flags, false, out, err);
+	if (!strcmp(verb, "stats"))
+		return dev_show(ctl, n, rest, flags, true, out, err);
+	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
+	return MQTX_CTL_EPARSE;
+}
+
+int mqtx__cmd_dev(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "dev";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_dev(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}

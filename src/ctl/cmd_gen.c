@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+// The gen and replay commands: start generators and replays inside a control context, list
+// them, stop them; the per-device packet pools they draw from.
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mqtx/clock.h>
+#include <mqtx/ctl.h>
+#include <mqtx/pkt.h>
+
+#include "ctl/cmd_tool.h"
+#include "gen/gen.h"
+#include "internal.h"
+
+#define POOL_PKTS      8192
+#define POOL_ROOM      2048
+#define KEEP_FINISHED  32
+
+struct tool_job {
+	struct tool_job *next;
+	unsigned id;
+	const char *kind; /* "gen" or "replay" */
+	struct mqtx_dev *dev;
+	struct mqtx_job *job;
+};
+
+struct tool_pool {
+	struct tool_pool *next;
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+};
+
+/* What the tool commands keep per context, found by the context's address: the context
+ * itself belongs to ctl.c and stays opaque here. */
+struct tool_state {
+	struct tool_state *next;
+	struct mqtx_ctl *ctl;
+	struct tool_job *jobs;
+	struct tool_pool *pools;
+	unsigned next_id;
+};
+
+static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tool_state *states;
+
+static struct tool_state *tool_state(struct mqtx_ctl *ctl, bool create)
+{
+	struct tool_state *s;
+
+	pthread_mutex_lock(&states_lock);
+	for (s = states; s && s->ctl != ctl; s = s->next)
+		;
+	if (!s && create && (s = mqtx__zalloc(sizeof(*s)))) {
+		s->ctl = ctl;
+		s->next_id = 1;
+		s->next = states;
+		states = s;
+	}
+	pthread_mutex_unlock(&states_lock);
+	return s;
+}
+
+static struct mqtx_pkt_pool *dev_pool(struct tool_state *s, struct mqtx_dev *dev)
+{
+	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
+	struct tool_pool *tp;
+
+	for (tp = s->pools; tp; tp = tp->next)
+		if (tp->dev == dev)
+			return tp->pool;
+	tp = mqtx__zalloc(sizeof(*tp));
+	if (!tp)
+		return NULL;
+	if (mqtx_pool_create(&pc, &tp->pool)) {
+		mqtx__free(tp);
+		return NULL;
+	}
+	tp->dev = dev;
+	tp->next = s->pools;
+	s->pools = tp;
+	return tp->pool;
+}
+
+static void job_unlink_free(struct tool_state *s, struct tool_job *tj)
+{
+	struct tool_job **pp;
+
+	for (pp = &s->jobs; *pp && *pp != tj; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = tj->next;
+	mqtx__job_free(tj->job);
+	mqtx__free(tj);
+}
+
+/* Forget the oldest finished jobs beyond KEEP_FINISHED (nobody asked for their results). */
+static void reap_finished(struct tool_state *s)
+{
+	struct tool_job *tj, *last = NULL;
+	unsigned kept = 0;
+
+	for (tj = s->jobs; tj; tj = tj->next) {
+		struct mqtx_job_stats st;
+
+		mqtx__job_stats(tj->job, &st);
+		if (st.done && ++kept > KEEP_FINISHED)
+			last = tj;
+	}
+	if (last)
+		job_unlink_free(s, last);
+}
+
+static int add_job(struct tool_state *s, const char *kind, struct mqtx_dev *dev,
+		   struct mqtx_job *job, struct mqtx_buf *out)
+{
+	struct tool_job *tj = mqtx__zalloc(sizeof(*tj)), **pp;
+
+	if (!tj) {
+		mqtx__job_free(job);
+		return -ENOMEM;
+	}
+	tj->id = s->next_id++;
+	tj->kind = kind;
+	tj->dev = dev;
+	tj->job = job;
+	for (pp = &s->jobs; *pp; pp = &(*pp)->next)
+		;
+	*pp = tj; /* oldest first, for show */
+	reap_finished(s);
+	mqtx_buf_printf(out, "%s %u started on %s\n", kind, tj->id, mqtx_dev_name(dev));
+	return 0;
+}
+
+static void show_job(const struct tool_job *tj, struct mqtx_buf *out)
+{
+	struct mqtx_job_stats st;
+	const char *e;
+	double secs;
+
+	mqtx__job_stats(tj->job, &st);
+	e = st.done ? mqtx__job_error(tj->job) : "";
+	secs = (double)(st.now_ns - st.start_ns) / 1e9;
+	mqtx_buf_printf(out,
+			"%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
+			"nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
+			tj->kind, tj->id, mqtx_dev_name(tj->dev),
+			*e ? "error" : st.done ? "done" : "running",
+			(unsigned long long)st.sent, (unsigned long long)st.bytes,
+			(unsigned long long)st.dropped, (unsigned long long)st.skipped,
+			(unsigned long long)st.nomem, (unsigned long long)st.loops, secs,
+			secs > 0 ? (double)st.sent / secs : 0.0,
+			secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
+	if (*e)
+		mqtx_buf_printf(out, " error: %s", e);
+	mqtx_buf_printf(out, "\n");
+}
+
+static struct tool_job *find_job(struct tool_state *s, const char *word, struct mqtx_buf *err,
+				 const char *cmd)
+{
+	uint64_t id;
+
+	if (mqtx__parse_u64(word, &id) || !id) {
+		mqtx_buf_printf(err, "%s: invalid job id \"%s\"\n", cmd, word);
+		return NULL;
+	}
+	for (struct tool_job *tj = s ? s->jobs : NULL; tj; tj = tj->next)
+		if (tj->id == id)
+			return tj;
+	mqtx_buf_printf(err, "%s: no job %s\n", cmd, word);
+	return NULL;
+}
+
+/* "show [ID]" and "stop ID|all" shared by gen and replay; stop prints the final counters. */
+static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *out,
+		     struct mqtx_buf *err)
+{
+	struct tool_state *s = tool_state(ctl, false);
+	bool stop = !strcmp(argv[1], "stop");
+	struct tool_job *tj, *next;
+
+	if (argc > 3) {
+		mqtx_buf_printf(err, "%s %s: what is \"%s\"?\n", argv[0], argv[1], argv[3]);
+		return MQTX_CTL_EPARSE;
+	}
+	if (stop && argc == 2) {
+		mqtx_buf_printf(err, "%s stop: give a job id or \"all\"\n", argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	if (argc == 3 && strcmp(argv[2], "all")) {
+		tj = find_job(s, argv[2], err, argv[0]);
+		if (!tj)
+			return MQTX_CTL_EREFUSED;
+		if (stop)
+			mqtx__job_join(tj->job);
+		show_job(tj, out);
+		if (stop)
+			job_unlink_free(s, tj);
+		return MQTX_CTL_OK;
+	}
+	for (tj = s ? s->jobs : NULL; tj; tj = next) {
+		next = tj->next;
+		if (stop)
+			mqtx__job_join(tj->job);
+		show_job(tj, out);
+		if (stop)
+			job_unlink_free(s, tj);
+	}
+	return MQTX_CTL_OK;
+}
+
+static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
+{
+	mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", cmd, what, tok ? tok : "");
+	return MQTX_CTL_EPARSE;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char c;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 255)
+			return -EINVAL;
+		mac[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
+
+/* One "word value" pair of the gen grammar; returns 0, or an exit code after a message. */
+static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struct mqtx_buf *err)
+{
+	uint64_t x;
+
+	if (!v)
+		return mqtx_buf_printf(err, "gen: \"%s\" needs a value\n", w), MQTX_CTL_EPARSE;
+	if (!strcmp(w, "flows")) {
+		if (mqtx__parse_u64(v, &x) || !x || x > UINT32_MAX)
+			return bad(err, "gen", "flows", v);
+		cfg->flows = (uint32_t)x;
+	} else if (!strcmp(w, "size")) {
+		if (!strcmp(v, "imix"))
+			cfg->size = MQTX_GEN_SIZE_IMIX;
+		else if (mqtx__parse_u64(v, &x) || x < MQTX_GEN_SIZE_MIN || x > 9018)
+			return bad(err, "gen", "size (64..mtu+18 or imix)", v);
+		else
+			cfg->size = (uint32_t)x;
+	} else if (!strcmp(w, "rate")) {
+		if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
+			return bad(err, "gen", "rate", v);
+	} else if (!strcmp(w, "count")) {
+		if (mqtx__parse_u64(v, &cfg->count) || !cfg->count)
+			return bad(err, "gen", "count", v);
+	} else if (!strcmp(w, "duration")) {
+		if (mqtx__parse_time(v, &cfg->duration_ns) || !cfg->duration_ns)
+			return bad(err, "gen", "duration", v);
+	} else if (!strcmp(w, "threads")) {
+		if (mqtx__parse_u64(v, &x) || !x || x > MQTX_GEN_THREADS_MAX)
+			return bad(err, "gen", "threads (1..16)", v);
+		cfg->threads = (unsigned)x;
+	} else if (!strcmp(w, "proto")) {
+		if (strcmp(v, "udp") && strcmp(v, "tcp"))
+			return bad(err, "gen", "proto (udp|tcp)", v);
+		cfg->proto = !strcmp(v, "udp") ? IPPROTO_UDP : IPPROTO_TCP;
+	} else if (!strcmp(w, "tos") || !strcmp(w, "dscp")) {
+		bool dscp = w[0] == 'd';
+
+		if (mqtx__parse_u64(v, &x) || x > (dscp ? 63 : 255))
+			return bad(err, "gen", w, v);
+		cfg->tos = (uint8_t)(dscp ? x << 2 : x);
+	} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
+		bool src = w[0] == 's';
+
+		if (mqtx__parse_ipv4_range(v, src ? &cfg->src_lo : &cfg->dst_lo,
+					   src ? &cfg->src_hi : &cfg->dst_hi))
+			return bad(err, "gen", w, v);
+	} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
+		bool s = w[0] == 's';
+
+		if (mqtx__parse_port_range(v, s ? &cfg->sport_lo : &cfg->dport_lo,
+					   s ? &cfg->sport_hi : &cfg->dport_hi))
+			return bad(err, "gen", w, v);
+	} else if (!strcmp(w, "vlan")) {
+		if (mqtx__parse_u64(v, &x) || x > 4095)
+			return bad(err, "gen", "vlan (0..4095)", v);
+		cfg->vlan = (int)x;
+	} else if (!strcmp(w, "smac") || !strcmp(w, "dmac")) {
+		if (parse_mac(v, w[0] == 's' ? cfg->src_mac : cfg->dst_mac))
+			return bad(err, "gen", w, v);
+	} else {
+		mqtx_buf_printf(err, "gen: what is \"%s\"? Try \"mqtx gen help\".\n", w);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+static void gen_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+		"Usage: mqtx gen dev NAME [ flows N ] [ size BYTES | size imix ] [ rate RATE ]\n"
+		"                [ count N | duration TIME ] [ threads K ] [ proto udp | tcp ]\n"
+		"                [ tos TOS | dscp DSCP ] [ src A[-B] ] [ dst A[-B] ]\n"
+		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ] [ dmac MAC ]\n"
+		"                [ detach ]\n"
+		"       mqtx gen show [ ID ]\n"
+		"       mqtx gen stop { ID | all }\n"
+		"RATE := { NUMBER[k|m|g]bit | NUMBER[k|m|g]bps | NUMBER[k|m]pps }\n"
+		"BYTES: the frame with FCS, 64..mtu+18; imix: 7:4:1 of 64, 594 and 1518\n");
+}
+
+/* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
+static int job_dev(struct mqtx_ctl *ctl, const char *cmd, const char *name,
+		   struct mqtx_dev **dev, struct mqtx_buf *err)
+{
+	if (!name) {
+		mqtx_buf_printf(err, "%s: \"dev NAME\" is required\n", cmd);
+		return MQTX_CTL_EPARSE;
+	}
+	*dev = mqtx__tool_find_dev(ctl, name);
+	if (!*dev) {
+		mqtx_buf_printf(err, "%s: cannot find device \"%s\"\n", cmd, name);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (!mqtx_dev_is_up(*dev)) {
+		mqtx_buf_printf(err, "%s: device \"%s\" is down\n", cmd, name);
+		return MQTX_CTL_EREFUSED;
+	}
+	return 0;
+}
+
+static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		   struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct mqtx_gen_cfg cfg;
+	const char *name = NULL;
+	struct tool_state *s;
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_dev *dev;
+	struct mqtx_job *job;
+	uint32_t max;
+	int rc;
+
+	(void)flags;
+	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
+		return job_admin(ctl, argc, argv, out, err);
+	if (argc < 2 || !strcmp(argv[1], "help")) {
+		gen_usage(argc < 2 ? err : out);
+		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
+	}
+	mqtx__gen_cfg_default(&cfg);
+	for (int i = 1; i < argc; i += 2) {
+		if (!strcmp(argv[i], "help")) {
+			gen_usage(out);
+			return MQTX_CTL_OK;
+		}
+		if (!strcmp(argv[i], "detach")) {
+			i--; /* the tool's word: return at once; the library always does */
+			continue;
+		}
+		if (!strcmp(argv[i], "dev")) {
+			if (i + 1 >= argc)
+				return bad(err, "gen", "dev", "");
+			name = argv[i + 1];
+			continue;
+		}
+		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, err);
+		if (rc)
+			return rc;
+	}
+	rc = job_dev(ctl, "gen", name, &dev, err);
+	if (rc)
+		return rc;
+	max = mqtx_dev_mtu(dev) + 18 + (cfg.vlan >= 0 ? 4 : 0);
+	if (cfg.size > max) {
+		mqtx_buf_printf(err, "gen: size %u is larger than the device allows (%u)\n",
+				cfg.size, max);
+		return MQTX_CTL_EREFUSED;
+	}
+	s = tool_state(ctl, true);
+	pool = s ? dev_pool(s, dev) : NULL;
+	if (!pool || mqtx__gen_start(dev, pool, &cfg, &job)) {
+		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	if (add_job(s, "gen", dev, job, out)) {
+		mqtx_buf_printf(err, "gen: out of memory\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	return MQTX_CTL_OK;
+}
+
+static void replay_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
+		"                   [ detach ]\n"
+		"       mqtx replay show [ ID ]\n"
+		"       mqtx replay stop { ID | all }\n"
+		"FILE: pcap or pcapng with Ethernet frames; loop 0 repeats until stopped\n");
+}
+
+static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const char **name,
+		       struct mqtx_buf *err)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+
+		if (!strcmp(w, "topspeed")) {
+			cfg->topspeed = true;
+			continue;
+		}
+		if (!strcmp(w, "detach"))
+			continue; /* the tool's word (see gen) */
+		if (!v)
+			return bad(err, "replay", w, "");
+		i++;
+		if (!strcmp(w, "dev")) {
+			*name = v;
+		} else if (!strcmp(w, "speed")) {
+			cfg->speed = strtod(v, &end);
+			if (*end || end == v || !(cfg->speed > 0) || cfg->speed > 1e6)
+				return bad(err, "replay", "speed", v);
+		} else if (!strcmp(w, "rate")) {
+			if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
+				return bad(err, "replay", "rate", v);
+		} else if (!strcmp(w, "loop")) {
+			if (mqtx__parse_u64(v, &cfg->loops))
+				return bad(err, "replay", "loop", v);
+		} else {
+			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
+					w);
+			return MQTX_CTL_EPARSE;
+		}
+	}
+	return 0;
+}
+
+static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		      struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1 };
+	const char *name = NULL;
+	struct tool_state *s;
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_dev *dev;
+	struct mqtx_job *job;
+	char msg[256];
+	int rc;
+
+	(void)flags;
+	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
+		return job_admin(ctl, argc, argv, out, err);
+	if (argc < 2 || !strcmp(argv[1], "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
+		replay_usage(argc < 2 ? err : out);
+		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
+	}
+	cfg.path = argv[1];
+	rc = replay_opts(argc, argv, &cfg, &name, err);
+	if (rc)
+		return rc;
+	if (cfg.topspeed + (cfg.rate_bps || cfg.rate_pps) + (cfg.speed != 1.0) > 1) {
+		mqtx_buf_printf(err, "replay: give only one of speed, rate and topspeed\n");
+		return MQTX_CTL_EPARSE;
+	}
+	rc = job_dev(ctl, "replay", name, &dev, err);
+	if (rc)
+		return rc;
+	s = tool_state(ctl, true);
+	pool = s ? dev_pool(s, dev) : NULL;
+	if (!pool) {
+		mqtx_buf_printf(err, "replay: out of memory\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	rc = mqtx__replay_start(dev, pool, &cfg, msg, sizeof(msg), &job);
+	if (rc) {
+		mqtx_buf_printf(err, "replay: %s: %s\n", cfg.path, msg);
+		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
+	}
+	if (add_job(s, "replay", dev, job, out)) {
+		mqtx_buf_printf(err, "replay: out of memory\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	return MQTX_CTL_OK;
+}
+
+static void release_pool(struct tool_state *s, struct mqtx_dev *dev)
+{
+	struct tool_pool **pp, *tp;
+
+	for (pp = &s->pools; (tp = *pp); pp = &tp->next) {
+		if (tp->dev != dev)
+			continue;
+		*pp = tp->next;
+		/* A packet still out (held by a peer device) keeps the pool alive: leak it
+		 * rather than let that packet come back to freed memory. */
+		if (mqtx_pool_in_use(tp->pool) == 0)
+			mqtx_pool_destroy(tp->pool);
+		else
+			mqtx_warn("mqtx: pool of %s still has %u packets out; kept",
+				  mqtx_dev_name(dev), mqtx_pool_in_use(tp->pool));
+		mqtx__free(tp);
+		return;
+	}
+}
+
+void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	struct tool_state *s = tool_state(ctl, false);
+	struct tool_job *tj, *next;
+
+	if (s) {
+		for (tj = s->jobs; tj; tj = next) {
+			next = tj->next;
+			if (tj->dev == dev)
+				job_unlink_free(s, tj);
+		}
+	}
+	if (mqtx_dev_is_up(dev))
+		mqtx_dev_close(dev); /* purges qdiscs and driver rings back into the pool */
+	if (s)
+		release_pool(s, dev);
+}
+
+void mqtx__tool_ctl_free(struct mqtx_ctl *ctl)
+{
+	struct tool_state *s = tool_state(ctl, false), **pp;
+	struct mqtx_dev *devs[256];
+	unsigned n;
+
+	if (!s)
+		return;
+	while (s->jobs)
+		job_unlink_free(s, s->jobs);
+	n = mqtx__ctl_devs(ctl, devs, ARRAY_SIZE(devs));
+	for (unsigned i = 0; i < n && i < ARRAY_SIZE(devs); i++)
+		mqtx__tool_dev_gone(ctl, devs[i]);
+	while (s->pools) /* devices beyond the array: pools of devices no longer known */
+		release_pool(s, s->pools->dev);
+	pthread_mutex_lock(&states_lock);
+	for (pp = &states; *pp != s; pp = &(*pp)->next)
+		;
+	*pp = s->next;
+	pthread_mutex_unlock(&states_lock);
+	mqtx__free(s);
+}
+
+int mqtx__cmd_gen(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "gen";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_gen(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}
+
+int mqtx__cmd_replay(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "replay";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_replay(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// The hash command: which flow hash and which TX queue a 4-tuple gets.
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mqtx/ctl.h>
+#include <mqtx/pkt.h>
+
+#include "ctl/cmd_tool.h"
+#include "gen/gen.h"
+#include "internal.h"
+
+struct endpoint {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	bool has_port;
+};
+
+/* "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address. */
+static int parse_endpoint(const char *s, struct endpoint *e)
+{
+	char host[64];
+	const char *port = NULL;
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return -EINVAL;
+		n = (size_t)(close - s - 1);
+		memcpy(host, s + 1, n < sizeof(host) ? n : 0);
+		port = close[1] ? close + 2 : NULL;
+	} else if (strchr(s, ':') && strchr(s, ':') == strrchr(s, ':')) {
+		n = (size_t)(strchr(s, ':') - s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+		port = strchr(s, ':') + 1;
+	} else {
+		n = strlen(s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+	}
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, e->addr) == 1)
+		e->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, e->addr) == 1)
+		e->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (port) {
+		uint64_t v;
+
+		if (mqtx__parse_u64(port, &v) || v > 65535)
+			return -EINVAL;
+		e->port = (uint16_t)v;
+		e->has_port = true;
+	}
+	return 0;
+}
+
+/* An Ethernet frame with the IP and L4 headers the dissector reads (checksums do not matter
+ * to the hash). Returns its length. */
+static size_t build_probe(uint8_t *f, const struct endpoint *src, const struct endpoint *dst,
+			  uint8_t proto)
+{
+	size_t l3 = 14, l4;
+
+	memset(f, 0, 128);
+	f[0] = 0x02, f[6] = 0x02, f[11] = 1;
+	if (src->family == AF_INET) {
+		f[12] = 0x08, f[13] = 0x00;
+		f[l3] = 0x45;
+		f[l3 + 3] = 40;
+		f[l3 + 8] = 64;
+		f[l3 + 9] = proto;
+		memcpy(f + l3 + 12, src->addr, 4);
+		memcpy(f + l3 + 16, dst->addr, 4);
+		l4 = l3 + 20;
+	} else {
+		f[12] = 0x86, f[13] = 0xdd;
+		f[l3] = 0x60;
+		f[l3 + 5] = 20;
+		f[l3 + 6] = proto;
+		f[l3 + 7] = 64;
+		memcpy(f + l3 + 8, src->addr, 16);
+		memcpy(f + l3 + 24, dst->addr, 16);
+		l4 = l3 + 40;
+	}
+	f[l4] = (uint8_t)(src->port >> 8), f[l4 + 1] = (uint8_t)src->port;
+	f[l4 + 2] = (uint8_t)(dst->port >> 8), f[l4 + 3] = (uint8_t)dst->port;
+	if (proto == IPPROTO_TCP)
+		f[l4 + 12] = 0x50;
+	return l4 + 20;
+}
+
+struct hash_args {
+	struct endpoint src, dst;
+	bool has_src, has_dst, has_algo;
+	uint8_t proto;
+	const char *dev;
+	uint32_t queues;
+	struct mqtx_hash_cfg cfg;
+};
+
+static const char *strip_dashes(const char *w)
+{
+	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
+}
+
+static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_buf *err)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *w = strip_dashes(argv[i]), *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x;
+
+		if (!strcmp(w, "algo")) {
+			char *sub[2] = { "hash", (char *)(v ? v : "") };
+			uint32_t seed = a->cfg.seed;
+
+			if (mqtx__parse_hash_words(2, sub, &a->cfg, err) < 0)
+				return MQTX_CTL_EPARSE;
+			a->cfg.seed = seed;
+			a->has_algo = true;
+		} else if (!v) {
+			mqtx_buf_printf(err, "hash: \"%s\" needs a value\n", argv[i]);
+			return MQTX_CTL_EPARSE;
+		} else if (!strcmp(w, "seed")) {
+			if (mqtx__parse_u64(v, &x) || x > UINT32_MAX)
+				goto bad;
+			a->cfg.seed = (uint32_t)x;
+		} else if (!strcmp(w, "key")) {
+			char *sub[4] = { "hash", "toeplitz", "key", (char *)v };
+			struct mqtx_hash_cfg tmp = a->cfg;
+
+			if (mqtx__parse_hash_words(4, sub, &tmp, err) < 0)
+				return MQTX_CTL_EPARSE;
+			memcpy(a->cfg.key, tmp.key, sizeof(tmp.key));
+			a->cfg.key_len = tmp.key_len;
+		} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
+			if (parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
+				goto bad;
+			*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
+		} else if (!strcmp(w, "proto")) {
+			if (strcmp(v, "tcp") && strcmp(v, "udp"))
+				goto bad;
+			a->proto = v[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
+		} else if (!strcmp(w, "dev")) {
+			a->dev = v;
+		} else if (!strcmp(w, "txqueues")) {
+			if (mqtx__parse_u64(v, &x) || !x || x > MQTX_MAX_TXQ)
+				goto bad;
+			a->queues = (uint32_t)x;
+		} else {
+			mqtx_buf_printf(err, "hash: what is \"%s\"? Try \"mqtx hash help\".\n",
+					argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		i++;
+		continue;
+bad:
+		mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+static void hash_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+		"Usage: mqtx hash [ --algo { jhash | toeplitz | toeplitz-sym } ] [ --seed S ]\n"
+		"                 [ --key HEX80 ] --src A[:P] --dst A[:P] [ --proto tcp | udp ]\n"
+		"                 [ dev NAME | txqueues N ]\n"
+		"IPv6: [ADDR]:PORT. Without --algo a device's own hash is used.\n");
+}
+
+/* The queue the device's own picker chooses (select hooks and traffic classes included). */
+static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uint16_t *q)
+{
+	struct mqtx_pool_cfg pc = { .count = 1, .cache_size = 1 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_pkt *pkt;
+
+	if (mqtx_pool_create(&pc, &pool))
+		return -ENOMEM;
+	pkt = mqtx_pkt_alloc(pool);
+	memcpy(mqtx_pkt_put(pkt, (uint32_t)len), frame, len);
+	*q = mqtx_dev_pick_tx(dev, pkt);
+	mqtx_pkt_free(pkt);
+	mqtx_pool_destroy(pool);
+	return 0;
+}
+
+static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		    struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct hash_args a = { .proto = IPPROTO_TCP };
+	struct mqtx_dev *dev = NULL;
+	struct mqtx_hasher *h;
+	uint8_t frame[128];
+	uint32_t hash = 0;
+	size_t len;
+	bool ok;
+	int rc;
+
+	(void)flags;
+	if (argc == 2 && !strcmp(argv[1], "help")) {
+		hash_usage(out);
+		return MQTX_CTL_OK;
+	}
+	rc = hash_parse(argc, argv, &a, err);
+	if (rc)
+		return rc;
+	if (!a.has_src || !a.has_dst || a.src.family != a.dst.family) {
+		mqtx_buf_printf(err, "hash: --src and --dst of one address family are required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (a.dev && !(dev = mqtx__tool_find_dev(ctl, a.dev))) {
+		mqtx_buf_printf(err, "hash: cannot find device \"%s\"\n", a.dev);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (dev && !a.has_algo)
+		mqtx_dev_hash_cfg(dev, &a.cfg);
+	else
+		a.cfg.l4 = a.src.has_port || a.dst.has_port;
+	rc = mqtx_hasher_new(&a.cfg, &h);
+	if (rc) {
+		mqtx_buf_printf(err, "hash: %s\n", rc == -EINVAL ?
+				"invalid key for this algorithm" : mqtx_strerror(rc));
+		return MQTX_CTL_EPARSE;
+	}
+	len = build_probe(frame, &a.src, &a.dst, a.proto);
+	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
+	mqtx_hasher_free(h);
+	mqtx_buf_printf(out, "hash 0x%08x", ok ? hash : 0);
+	if (dev && !a.has_algo) {
+		uint16_t q;
+
+		if (dev_queue(dev, frame, len, &q) == 0)
+			mqtx_buf_printf(out, " queue %u txqueues %u", q, mqtx_dev_real_num_txq(dev));
+	} else if (dev || a.queues) {
+		uint32_t n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
+
+		mqtx_buf_printf(out, " queue %u txqueues %u", ok ? mqtx_reciprocal_scale(hash, n) : 0,
+				n);
+	}
+	mqtx_buf_printf(out, "\n");
+	return MQTX_CTL_OK;
+}
+
+int mqtx__cmd_hash(struct mqtx_ctl_args *a)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the name; ours start with the name itself. */
+	argv[0] = "hash";
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return cmd_hash(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}

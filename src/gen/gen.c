@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// Traffic generator: builds valid Ethernet/IPv4/UDP|TCP frames for a set of flows and sends
+// them through the device's select/qdisc/driver path, paced on the device's clock.
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <mqtx/clock.h>
+#include <mqtx/pkt.h>
+
+#include "gen/gen.h"
+#include "internal.h"
+
+#define ETH_HLEN  14
+#define VLAN_HLEN 4
+#define IP_HLEN	  20
+#define UDP_HLEN  8
+#define TCP_HLEN  20
+
+void mqtx__gen_cfg_default(struct mqtx_gen_cfg *cfg)
+{
+	static const uint8_t smac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	static const uint8_t dmac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->flows = 1;
+	cfg->size = 64;
+	cfg->threads = 1;
+	cfg->proto = IPPROTO_UDP;
+	cfg->src_lo = cfg->src_hi = 0x0a000001;
+	cfg->dst_lo = cfg->dst_hi = 0x0a000002;
+	cfg->sport_lo = 1024;
+	cfg->sport_hi = 65535;
+	cfg->dport_lo = cfg->dport_hi = 9;
+	cfg->vlan = -1;
+	memcpy(cfg->src_mac, smac, 6);
+	memcpy(cfg->dst_mac, dmac, 6);
+}
+
+uint32_t mqtx__tos2prio(uint8_t tos)
+{
+	/* Linux ip_tos2prio[]: indexed by the four TOS bits; 0 best effort, 2 bulk,
+	 * 6 interactive, 4 interactive bulk. */
+	static const uint8_t map[16] = { 0, 0, 0, 0, 2, 2, 2, 2, 6, 6, 6, 6, 4, 4, 4, 4 };
+
+	return map[(tos & 0x1e) >> 1];
+}
+
+uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
+{
+	/* Simple IMIX: 7 x 64, 4 x 594, 1 x 1518 in every 12 frames, interleaved. */
+	static const uint16_t imix[12] = { 64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 594, 64 };
+
+	if (cfg->size != MQTX_GEN_SIZE_IMIX)
+		return cfg->size;
+	return imix[seq % 12];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/* RFC 1071 one's-complement sum, folded later. */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (; len > 1; p += 2, len -= 2)
+		sum += (uint32_t)(p[0] << 8 | p[1]);
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* The 4-tuple of flow @f: the source range moves fastest (see struct mqtx_gen_cfg). */
+static void flow_tuple(const struct mqtx_gen_cfg *cfg, uint64_t f, uint32_t *src, uint32_t *dst,
+		       uint16_t *sport, uint16_t *dport)
+{
+	uint64_t ns = (uint64_t)cfg->src_hi - cfg->src_lo + 1;
+	uint64_t nd = (uint64_t)cfg->dst_hi - cfg->dst_lo + 1;
+	uint64_t nsp = (uint64_t)cfg->sport_hi - cfg->sport_lo + 1;
+	uint64_t ndp = (uint64_t)cfg->dport_hi - cfg->dport_lo + 1;
+
+	*src = cfg->src_lo + (uint32_t)(f % ns);
+	f /= ns;
+	*dst = cfg->dst_lo + (uint32_t)(f % nd);
+	f /= nd;
+	*sport = (uint16_t)(cfg->sport_lo + f % nsp);
+	f /= nsp;
+	*dport = (uint16_t)(cfg->dport_lo + f % ndp);
+}
+
+static uint8_t *build_l2(const struct mqtx_gen_cfg *cfg, uint8_t *p)
+{
+	memcpy(p, cfg->dst_mac, 6);
+	memcpy(p + 6, cfg->src_mac, 6);
+	p += 12;
+	if (cfg->vlan >= 0) {
+		put16(p, 0x8100);
+		put16(p + 2, (uint16_t)cfg->vlan);
+		p += VLAN_HLEN;
+	}
+	put16(p, 0x0800);
+	return p + 2;
+}
+
+int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
+{
+	size_t len = mqtx__gen_frame_size(cfg, seq) - MQTX_GEN_FCS;
+	size_t l4len, hl4 = cfg->proto == IPPROTO_TCP ? TCP_HLEN : UDP_HLEN;
+	uint32_t src, dst, sum;
+	uint16_t sport, dport;
+	uint8_t *ip, *l4;
+
+	if (len > cap)
+		return -ENOSPC;
+	flow_tuple(cfg, seq % cfg->flows, &src, &dst, &sport, &dport);
+	ip = build_l2(cfg, buf);
+	l4 = ip + IP_HLEN;
+	l4len = len - (size_t)(l4 - buf);
+	/* Payload: the sequence number, then a byte pattern a reader can check. */
+	for (size_t i = hl4; i < l4len; i++)
+		l4[i] = (uint8_t)i;
+	if (l4len >= hl4 + 8) {
+		put32(l4 + hl4, (uint32_t)(seq >> 32));
+		put32(l4 + hl4 + 4, (uint32_t)seq);
+	}
+	/* IPv4 header: version 4, IHL 5, DF, TTL 64. */
+	ip[0] = 0x45;
+	ip[1] = cfg->tos;
+	put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
+	put16(ip + 4, (uint16_t)seq);
+	put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = cfg->proto;
+	put16(ip + 10, 0);
+	put32(ip + 12, src);
+	put32(ip + 16, dst);
+	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HLEN)));
+	put16(l4, sport);
+	put16(l4 + 2, dport);
+	if (cfg->proto == IPPROTO_TCP) {
+		put32(l4 + 4, (uint32_t)seq);	/* sequence */
+		put32(l4 + 8, 0);		/* ack */
+		l4[12] = 5 << 4;		/* data offset */
+		l4[13] = 0x18;			/* PSH, ACK */
+		put16(l4 + 14, 65535);		/* window */
+		put16(l4 + 16, 0);		/* checksum */
+		put16(l4 + 18, 0);		/* urgent */
+	} else {
+		put16(l4 + 4, (uint16_t)l4len);
+		put16(l4 + 6, 0);
+	}
+	/* Pseudo-header: addresses, protocol, L4 length. */
+	sum = csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
+	sum = csum_fold(csum_add(sum, l4, l4len));
+	if (cfg->proto != IPPROTO_TCP && sum == 0)
+		sum = 0xffff; /* UDP: zero means "no checksum" (RFC 768) */
+	put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
+	return (int)len;
+}
+
+struct gen_priv {
+	struct mqtx_gen_cfg cfg;
+};
+
+/* How many frames are due at @elapsed (at least the one we waited for, at most a burst):
+ * a thread that fell behind catches up in bursts instead of one frame per wake-up. */
+static unsigned due_now(const struct mqtx_gen_cfg *cfg, uint64_t rate_bps, uint64_t rate_pps,
+			uint64_t bits, uint64_t n, uint64_t seq, uint64_t k, uint64_t elapsed)
+{
+	unsigned want = 1;
+
+	bits += (uint64_t)(mqtx__gen_frame_size(cfg, seq) - MQTX_GEN_FCS) * 8;
+	while (want < MQTX_GEN_BURST &&
+	       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n + want) <= elapsed) {
+		bits += (uint64_t)(mqtx__gen_frame_size(cfg, seq + want * k) - MQTX_GEN_FCS) * 8;
+		want++;
+	}
+	return want;
+}
+
+/* Frames of thread t: seq = t, t + K, t + 2K, ... so flows interleave as with one thread. */
+static void *gen_thread(void *arg)
+{
+	struct mqtx_job_thread *t = arg;
+	struct mqtx_job *job = t->job;
+	const struct mqtx_gen_cfg *cfg = &((struct gen_priv *)job->priv)->cfg;
+	uint64_t k = job->nthreads, seq = t->index, n = 0, bits = 0;
+	uint64_t rate_bps = cfg->rate_bps / k, rate_pps = cfg->rate_pps / k;
+	uint64_t end = cfg->duration_ns ? job->start_ns + cfg->duration_ns : UINT64_MAX;
+	struct mqtx_pkt *pkts[MQTX_GEN_BURST];
+
+	if ((cfg->rate_bps && !rate_bps) || (cfg->rate_pps && !rate_pps))
+		rate_bps = cfg->rate_bps, rate_pps = 1; /* rate below one per thread */
+	while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+		unsigned want = MQTX_GEN_BURST, got, i;
+		uint64_t now;
+
+		if (cfg->count && seq >= cfg->count)
+			break;
+		if (!mqtx__job_wait_until(job, job->start_ns +
+					       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n)))
+			break;
+		now = mqtx_clock_now(job->clock);
+		if (now >= end)
+			break;
+		if (rate_bps || rate_pps)
+			want = due_now(cfg, rate_bps, rate_pps, bits, n, seq, k, now - job->start_ns);
+		if (cfg->count && (cfg->count - seq + k - 1) / k < want)
+			want = (unsigned)((cfg->count - seq + k - 1) / k);
+		got = mqtx_pkt_alloc_bulk(job->pool, pkts, want);
+		if (!got) {
+			atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
+			mqtx__job_wait_until(job, now + 100000);
+			continue;
+		}
+		for (i = 0; i < got; i++, seq += k, n++) {
+			struct mqtx_pkt *p = pkts[i];
+			int len = mqtx__gen_build(cfg, seq, p->data, mqtx_pkt_tailroom(p));
+
+			p->len = len > 0 ? (uint32_t)len : 0;
+			p->priority = mqtx__tos2prio(cfg->tos);
+			p->user = seq;
+			bits += (uint64_t)p->len * 8;
+		}
+		mqtx__job_send(t, pkts, got);
+	}
+	mqtx__job_thread_done(t);
+	return NULL;
+}
+
+static void gen_priv_free(void *priv)
+{
+	mqtx__free(priv);
+}
+
+int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+		    const struct mqtx_gen_cfg *cfg, struct mqtx_job **out)
+{
+	struct mqtx_job *job;
+	struct gen_priv *gp;
+	int rc;
+
+	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
+	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
+	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
+	    (cfg->rate_bps && cfg->rate_pps) || cfg->vlan > 4095 ||
+	    cfg->src_lo > cfg->src_hi || cfg->dst_lo > cfg->dst_hi ||
+	    cfg->sport_lo > cfg->sport_hi || cfg->dport_lo > cfg->dport_hi)
+		return -EINVAL;
+	job = mqtx__zalloc(sizeof(*job));
+	gp = mqtx__zalloc(sizeof(*gp));
+	if (!job || !gp) {
+		mqtx__free(job);
+		mqtx__free(gp);
+		return -ENOMEM;
+	}
+	gp->cfg = *cfg;
+	job->dev = dev;
+	job->pool = pool;
+	job->priv = gp;
+	job->priv_free = gen_priv_free;
+	rc = mqtx__job_run(job, cfg->threads, gen_thread);
+	if (rc) {
+		mqtx__job_free(job);
+		return rc;
+	}
+	*out = job;
+	return 0;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* Traffic generator and pcap replay engines (library-internal; driven by the gen/replay
+ * commands of the control language). */
+#ifndef MQTX_GEN_GEN_H
+#define MQTX_GEN_GEN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <mqtx/dev.h>
+
+/* Frame sizes include the 4-byte FCS, as pktgen and the IMIX literature count them; the
+ * frame built in the packet has no FCS (the wire, e.g. the sim driver, adds it). */
+#define MQTX_GEN_FCS	      4
+#define MQTX_GEN_SIZE_MIN     64
+#define MQTX_GEN_SIZE_IMIX    0 /* cfg.size: the 7:4:1 mix of 64, 594 and 1518 bytes */
+#define MQTX_GEN_THREADS_MAX  16
+#define MQTX_GEN_BURST	      32
+
+/**
+ * struct mqtx_gen_cfg - what a generator sends.
+ * @flows: distinct 4-tuples cycled through (1..); the tuple of flow f walks the source range
+ *         fastest, then destinations, source ports, destination ports.
+ * @size: frame size with FCS (MQTX_GEN_SIZE_MIN..mtu + 18 [+ 4 with a VLAN tag]) or
+ *        MQTX_GEN_SIZE_IMIX.
+ * @rate_bps, @rate_pps: pacing over all threads (frame bits without FCS; 0: as fast as possible;
+ *         at most one of them is set).
+ * @count: frames to send over all threads (0: no limit).
+ * @duration_ns: stop after this long on the device's clock (0: no limit).
+ * @threads: sending threads, 1..MQTX_GEN_THREADS_MAX.
+ * @proto: IPPROTO_UDP or IPPROTO_TCP.
+ * @tos: the IPv4 TOS byte (also sets the packet priority as Linux's ip_tos2prio does).
+ * @src_lo..@dport_hi: inclusive ranges, host byte order.
+ * @vlan: an 802.1Q tag with this VID (0..4095), or -1 for none.
+ */
+struct mqtx_gen_cfg {
+	uint32_t flows;
+	uint32_t size;
+	uint64_t rate_bps, rate_pps;
+	uint64_t count;
+	uint64_t duration_ns;
+	unsigned threads;
+	uint8_t proto;
+	uint8_t tos;
+	uint32_t src_lo, src_hi, dst_lo, dst_hi;
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	int vlan;
+	uint8_t src_mac[6], dst_mac[6];
+};
+
+/** mqtx__gen_cfg_default() - one UDP flow 10.0.0.1 -> 10.0.0.2:9, 64 bytes, one thread. */
+void mqtx__gen_cfg_default(struct mqtx_gen_cfg *cfg);
+
+/**
+ * mqtx__gen_build() - write frame number @seq of @cfg into @buf (valid IPv4 header checksum,
+ * UDP or TCP checksum over the pseudo-header, payload starting with @seq).
+ * Return: the frame length (without FCS), or -ENOSPC if @cap is too small.
+ */
+int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap);
+
+/** mqtx__gen_frame_size() - the size with FCS of frame @seq (resolves IMIX). */
+uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq);
+
+/** mqtx__tos2prio() - Linux's ip_tos2prio: the priority of an IPv4 TOS byte. */
+uint32_t mqtx__tos2prio(uint8_t tos);
+
+/**
+ * struct mqtx_job_stats - progress of a generator or a replay.
+ * @sent, @bytes: frames accepted by the device (queued or sent); @dropped: refused by it;
+ * @skipped: replay records not sent (larger than a packet buffer); @nomem: waits for packets;
+ * @start_ns, @now_ns: on the device clock; @done: finished (or stopped); @loops: replay passes.
+ */
+struct mqtx_job_stats {
+	uint64_t sent, bytes, dropped, skipped, nomem;
+	uint64_t start_ns, now_ns;
+	uint64_t loops;
+	bool done;
+};
+
+struct mqtx_job;
+
+/**
+ * mqtx__gen_start() - start a generator on @dev taking packets from @pool.
+ * Return: 0 and *@out; -EINVAL (a bad configuration), -ENOMEM, -EAGAIN (no thread).
+ */
+int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+		    const struct mqtx_gen_cfg *cfg, struct mqtx_job **out);
+
+/**
+ * struct mqtx_replay_cfg - how a capture is replayed.
+ * @path: the pcap or pcapng file (copied).
+ * @speed: timing multiplier of the capture's timestamps (1.0: as recorded); used when neither
+ *         rate is set and @topspeed is false.
+ * @rate_bps, @rate_pps: pace at this rate instead of the timestamps.
+ * @topspeed: as fast as possible.
+ * @loops: passes over the file (0: until stopped).
+ */
+struct mqtx_replay_cfg {
+	const char *path;
+	double speed;
+	uint64_t rate_bps, rate_pps;
+	bool topspeed;
+	uint64_t loops;
+};
+
+/**
+ * mqtx__replay_check() - read the whole capture once: its records must be intact and its link
+ * type Ethernet. @msg receives "record N: what" (or the open error) on failure.
+ * Return: the number of records, or -EINVAL (corrupt, truncated, wrong link type), -ENOENT.
+ */
+long mqtx__replay_check(const char *path, char *msg, size_t msglen);
+
+/**
+ * mqtx__replay_start() - replay a capture (checked first with mqtx__replay_check) on @dev.
+ * Return: 0 and *@out; -EINVAL with @msg, -ENOMEM, -EAGAIN.
+ */
+int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+		       const struct mqtx_replay_cfg *cfg, char *msg, size_t msglen,
+		       struct mqtx_job **out);
+
+/** mqtx__job_stop() - ask the job to stop (returns at once; idempotent). */
+void mqtx__job_stop(struct mqtx_job *job);
+
+/** mqtx__job_stats() - a snapshot of the job's progress. */
+void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st);
+
+/** mqtx__job_error() - the error that ended a replay early ("" if none). */
+const char *mqtx__job_error(struct mqtx_job *job);
+
+/** mqtx__job_join() - stop the job and wait for its threads (its counters are then final). */
+void mqtx__job_join(struct mqtx_job *job);
+
+/** mqtx__job_free() - stop the job, join its threads and free it; NULL allowed. */
+void mqtx__job_free(struct mqtx_job *job);
+
+/* ---- the job core shared by gen.c and replay.c ---- */
+
+typedef void *(*mqtx_job_thread_fn)(void *arg);
+
+struct mqtx_job_thread {
+	struct mqtx_job *job;
+	unsigned index;
+	pthread_t tid;
+	bool started;
+	/* the thread's own counters, summed by mqtx__job_stats() */
+	_Atomic uint64_t sent, bytes, dropped, skipped, nomem, loops;
+};
+
+struct mqtx_job {
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_clock *clock;
+	_Atomic bool stop;
+	_Atomic unsigned running;
+	uint64_t start_ns;
+	_Atomic uint64_t end_ns;
+	unsigned nthreads;
+	struct mqtx_job_thread th[MQTX_GEN_THREADS_MAX];
+	char error[160];
+	void *priv; /* gen or replay state */
+	void (*priv_free)(void *priv);
+};
+
+/** mqtx__job_run() - start @n threads running @fn on @job (joined by mqtx__job_free). */
+int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn);
+
+/** mqtx__job_thread_done() - a job thread finished (the last one stamps end_ns). */
+void mqtx__job_thread_done(struct mqtx_job_thread *t);
+
+/**
+ * mqtx__job_wait_until() - pace: wait until @t on the job's clock. Return false if the job
+ * was told to stop meanwhile.
+ */
+bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t);
+
+/** mqtx__job_pace_ns() - when the next frame is due: @bits or packets so far at a rate. */
+uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, uint64_t pkts);
+
+/**
+ * mqtx__job_send() - hand @n packets to the device, counting into @t; packets are consumed.
+ */
+void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned n);
+
+/* ---- value parsers shared by the commands (tc's units) ---- */
+
+/** mqtx__parse_u64() - a decimal or 0x number. Return 0 or -EINVAL. */
+int mqtx__parse_u64(const char *s, uint64_t *v);
+/** mqtx__parse_rate() - "10mbit", "1gbit", "125kbps", "1000pps": sets exactly one of *@bps and *@pps. */
+int mqtx__parse_rate(const char *s, uint64_t *bps, uint64_t *pps);
+/** mqtx__parse_time() - "10s", "500ms", "250us", "100ns", "1m"; a bare number is seconds. */
+int mqtx__parse_time(const char *s, uint64_t *ns);
+/** mqtx__parse_ipv4_range() - "A" or "A-B" (host order, A <= B). */
+int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi);
+/** mqtx__parse_port_range() - "P" or "P-Q" (P <= Q). */
+int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi);
+
+#endif

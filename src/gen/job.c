@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// The job core shared by the generator and the replay: threads, pacing, sending, counters.
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include <mqtx/clock.h>
+
+#include "gen/gen.h"
+#include "internal.h"
+
+int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
+{
+	job->clock = mqtx_dev_clock(job->dev);
+	job->start_ns = mqtx_clock_now(job->clock);
+	job->nthreads = n;
+	atomic_store(&job->running, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_job_thread *t = &job->th[i];
+
+		t->job = job;
+		t->index = i;
+		if (pthread_create(&t->tid, NULL, fn, t)) {
+			/* The threads already started see stop and finish; the caller frees. */
+			atomic_store(&job->stop, true);
+			atomic_fetch_sub(&job->running, n - i);
+			return -EAGAIN;
+		}
+		t->started = true;
+	}
+	return 0;
+}
+
+void mqtx__job_thread_done(struct mqtx_job_thread *t)
+{
+	struct mqtx_job *job = t->job;
+
+	if (atomic_fetch_sub(&job->running, 1) == 1)
+		atomic_store(&job->end_ns, mqtx_clock_now(job->clock));
+}
+
+bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t)
+{
+	for (;;) {
+		uint64_t now = mqtx_clock_now(job->clock);
+
+		if (atomic_load_explicit(&job->stop, memory_order_relaxed))
+			return false;
+		if (now >= t)
+			return true;
+		if (mqtx_clock_is_virtual(job->clock)) {
+			/* Someone else moves virtual time: just let them run. */
+			sched_yield();
+		} else {
+			uint64_t d = t - now;
+			struct timespec ts = { 0, (long)(d > 2000000 ? 2000000 : d) };
+
+			/* Short waits are spun: sleeping would overshoot the slot. */
+			if (d < 50000)
+				sched_yield();
+			else
+				nanosleep(&ts, NULL);
+		}
+	}
+}
+
+uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, uint64_t pkts)
+{
+	if (rate_bps)
+		return (uint64_t)((unsigned __int128)bits * MQTX_NSEC_PER_SEC / rate_bps);
+	if (rate_pps)
+		return (uint64_t)((unsigned __int128)pkts * MQTX_NSEC_PER_SEC / rate_pps);
+	return 0;
+}
+
+void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned n)
+{
+	uint64_t bytes = 0;
+	unsigned ok;
+
+	for (unsigned i = 0; i < n; i++)
+		bytes += pkts[i]->len;
+	ok = mqtx_dev_xmit_burst(t->job->dev, pkts, n);
+	/* Bytes are counted for the whole burst: exact when nothing was refused, which is the
+	 * case that matters for rates; refusals are counted separately. */
+	atomic_fetch_add_explicit(&t->sent, ok, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bytes, ok == n ? bytes : bytes / n * ok,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->dropped, n - ok, memory_order_relaxed);
+}
+
+void mqtx__job_stop(struct mqtx_job *job)
+{
+	atomic_store(&job->stop, true);
+}
+
+void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (unsigned i = 0; i < job->nthreads; i++) {
+		struct mqtx_job_thread *t = &job->th[i];
+
+		st->sent += atomic_load(&t->sent);
+		st->bytes += atomic_load(&t->bytes);
+		st->dropped += atomic_load(&t->dropped);
+		st->skipped += atomic_load(&t->skipped);
+		st->nomem += atomic_load(&t->nomem);
+		st->loops += atomic_load(&t->loops);
+	}
+	st->start_ns = job->start_ns;
+	st->done = atomic_load(&job->running) == 0;
+	st->now_ns = st->done ? atomic_load(&job->end_ns) : mqtx_clock_now(job->clock);
+}
+
+const char *mqtx__job_error(struct mqtx_job *job)
+{
+	return job->error;
+}
+
+void mqtx__job_join(struct mqtx_job *job)
+{
+	mqtx__job_stop(job);
+	for (unsigned i = 0; i < MQTX_GEN_THREADS_MAX; i++) {
+		if (job->th[i].started)
+			pthread_join(job->th[i].tid, NULL);
+		job->th[i].started = false;
+	}
+}
+
+void mqtx__job_free(struct mqtx_job *job)
+{
+	if (!job)
+		return;
+	mqtx__job_join(job);
+	if (job->priv_free)
+		job->priv_free(job->priv);
+	mqtx__free(job);
+}

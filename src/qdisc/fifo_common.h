@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared parts of the byte and head-drop FIFOs (sch_fifo semantics): options and purge. */
+#ifndef MQTX_QDISC_FIFO_COMMON_H
+#define MQTX_QDISC_FIFO_COMMON_H
+
+#include <mqtx/qdisc.h>
+
+/* Link @pkt onto *@to_free without counting it (reset: the core counts). */
+static inline void mqtx__pkt_link(struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	pkt->next = *to_free;
+	*to_free = pkt;
+}
+
+/* Ethernet's psched_mtu(): the device MTU plus the 14-byte hard header. */
+static inline uint32_t mqtx__psched_mtu(const struct mqtx_qdisc *q)
+{
+	return mqtx_dev_mtu(q->dev) + 14;
+}
+
+struct mqtx_fifo_opt {
+	bool has_limit;
+	uint64_t limit;
+};
+
+struct mqtx_fifo_priv {
+	uint64_t limit; /* packets or bytes */
+	struct mqtx_pkt_list list;
+};
+
+/** mqtx__fifo_parse() - "limit SIZE" (tc reads both kinds with get_size). */
+int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
+		     struct mqtx_extack *ack);
+
+/** mqtx__fifo_reset() - every queued packet onto *@to_free; qlen/backlog to 0. */
+void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
+
+/** mqtx__fifo_trim() - drop from the head of @l (MQTX_DROP_QDISC) while @over(q) says so. */
+void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
+		     bool (*over)(struct mqtx_qdisc *q), struct mqtx_pkt **to_free);
+
+struct mqtx_pkt *mqtx__fifo_dequeue(struct mqtx_qdisc *q);
+struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The qdisc kinds of src/qdisc/ for the core's built-in table (issue 3). */
+#ifndef MQTX_QDISC_KINDS_H
+#define MQTX_QDISC_KINDS_H
+
+#include <mqtx/qdisc.h>
+
+extern const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops;
+
+#endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/* codel: one FIFO under the CoDel AQM (Linux sch_codel.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "internal.h"
+#include "qdisc/codel.h"
+#include "qdisc/fifo_common.h"
+#include "qdisc/kinds.h"
+#include "qdisc/tcunits.h"
+
+#define CODEL_DEFAULT_LIMIT 1000
+#define CODEL_MAX_TIME_NS   (UINT32_MAX * 1000ull) /* tc carries times as u32 microseconds */
+
+struct codel_opt {
+	bool has_limit, has_target, has_interval, has_ce_threshold, has_ecn;
+	bool ecn;
+	uint32_t limit;
+	uint64_t target, interval, ce_threshold; /* ns */
+};
+
+struct codel_priv {
+	uint32_t limit;
+	struct mqtx_codel_params params;
+	struct mqtx_codel_vars vars;
+	struct mqtx_codel_stats stats;
+	uint64_t drop_overlimit;
+	struct mqtx_pkt_list list;
+	struct mqtx_pkt *peeked; /* dequeued by peek, still counted in qlen/backlog */
+	struct mqtx_pkt *dropped; /* AQM drops of the current dequeue, freed before returning */
+};
+
+/* ---- data path ---- */
+
+static int codel_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	if (q->qlen < p->limit) {
+		mqtx_codel_stamp(pkt, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+		return mqtx_qdisc_enqueue_tail(q, &p->list, pkt);
+	}
+	p->drop_overlimit++;
+	return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
+}
+
+static struct mqtx_pkt *codel_deq(struct mqtx_codel_vars *vars, void *ctx)
+{
+	struct mqtx_qdisc *q = ctx;
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	(void)vars;
+	return mqtx_qdisc_dequeue_head(q, &p->list);
+}
+
+static void codel_drop_aqm(struct mqtx_pkt *pkt, void *ctx)
+{
+	struct mqtx_qdisc *q = ctx;
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_qdisc_drop(q, pkt, MQTX_DROP_AQM, &p->dropped);
+}
+
+static struct mqtx_pkt *codel_dequeue_aqm(struct mqtx_qdisc *q)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt;
+
+	pkt = mqtx_codel_dequeue(q, &q->backlog, &p->params, &p->vars, &p->stats, codel_deq,
+				 codel_drop_aqm, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	/* Linux frees CoDel's victims on the spot, under the qdisc lock, as here. */
+	mqtx_pkt_free_list(p->dropped);
+	p->dropped = NULL;
+	p->stats.drop_count = 0;
+	return pkt;
+}
+
+static struct mqtx_pkt *codel_dequeue(struct mqtx_qdisc *q)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt = p->peeked;
+
+	if (pkt) {
+		p->peeked = NULL;
+		q->qlen--;
+		q->backlog -= pkt->len;
+	} else {
+		pkt = codel_dequeue_aqm(q);
+	}
+	return pkt;
+}
+
+/* CoDel may drop the head when it is dequeued: peek dequeues and keeps the survivor. */
+static struct mqtx_pkt *codel_peek(struct mqtx_qdisc *q)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	if (!p->peeked) {
+		p->peeked = codel_dequeue_aqm(q);
+		if (p->peeked) {
+			q->qlen++;
+			q->backlog += p->peeked->len;
+		}
+	}
+	return p->peeked;
+}
+
+/* ---- control path ---- */
+
+static int codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
+{
+	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
+		return -EINVAL;
+	if (*ns > CODEL_MAX_TIME_NS)
+		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
+				       argv[*i]);
+	return 0;
+}
+
+static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
+{
+	struct codel_opt *o = opt;
+	int err = 0;
+
+	for (int i = 0; i < argc && !err; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "limit") == 0) {
+			err = mqtx_tc_arg_u32(argc, argv, &i, &o->limit, ack);
+			o->has_limit = true;
+		} else if (strcmp(a, "target") == 0) {
+			err = codel_arg_time(argc, argv, &i, &o->target, ack);
+			o->has_target = true;
+		} else if (strcmp(a, "interval") == 0) {
+			err = codel_arg_time(argc, argv, &i, &o->interval, ack);
+			o->has_interval = true;
+		} else if (strcmp(a, "ce_threshold") == 0) {
+			err = codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
+			o->has_ce_threshold = true;
+		} else if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
+			o->ecn = a[0] == 'e';
+			o->has_ecn = true;
+		} else {
+			return mqtx_tc_unknown("codel", a, ack);
+		}
+	}
+	return err;
+}
+
+static void codel_apply(struct mqtx_qdisc *q, const struct codel_opt *o)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	if (o->has_limit)
+		p->limit = o->limit;
+	if (o->has_target)
+		p->params.target = mqtx_codel_ns2time(o->target);
+	if (o->has_interval)
+		p->params.interval = mqtx_codel_ns2time(o->interval);
+	if (o->has_ce_threshold) {
+		p->params.ce_threshold = mqtx_codel_ns2time(o->ce_threshold);
+		p->params.ce_threshold_on = true;
+	}
+	if (o->has_ecn)
+		p->params.ecn = o->ecn;
+}
+
+static int codel_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	(void)ack;
+	mqtx_pkt_list_init(&p->list);
+	p->limit = CODEL_DEFAULT_LIMIT;
+	mqtx_codel_params_init(&p->params, mqtx__psched_mtu(q));
+	mqtx_codel_vars_init(&p->vars);
+	if (opt)
+		codel_apply(q, opt);
+	q->flags |= MQTX_QF_CAN_BYPASS;
+	return 0;
+}
+
+static bool codel_over(struct mqtx_qdisc *q)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	return q->qlen > p->limit;
+}
+
+static int codel_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+			struct mqtx_extack *ack)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	(void)ack;
+	if (!opt)
+		return 0;
+	codel_apply(q, opt);
+	/* A lowered limit trims from the head, the peeked packet first (codel_change). */
+	if (p->peeked && codel_over(q)) {
+		q->qlen--;
+		q->backlog -= p->peeked->len;
+		mqtx_qdisc_drop(q, p->peeked, MQTX_DROP_QDISC, to_free);
+		p->peeked = NULL;
+	}
+	mqtx__fifo_trim(q, &p->list, codel_over, to_free);
+	return 0;
+}
+
+static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt;
+
+	if (p->peeked)
+		mqtx__pkt_link(p->peeked, to_free);
+	p->peeked = NULL;
+	while ((pkt = mqtx_pkt_list_pop(&p->list)))
+		mqtx__pkt_link(pkt, to_free);
+	q->qlen = 0;
+	q->backlog = 0;
+	mqtx_codel_vars_init(&p->vars);
+}
+
+static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+	char b[MQTX_TC_BUF];
+
+	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
+	mqtx_dump_str(d, "target", "target %s",
+		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.target)));
+	if (p->params.ce_threshold_on)
+		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
+			      mqtx_tc_print_time(b, sizeof(b),
+						 mqtx_codel_time2ns(p->params.ce_threshold)));
+	mqtx_dump_str(d, "interval", "interval %s",
+		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.interval)));
+	if (p->params.ecn)
+		mqtx_dump_uint(d, "ecn", "ecn", 1);
+}
+
+const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {
+	.id = "codel",
+	.priv_size = sizeof(struct codel_priv),
+	.opt_size = sizeof(struct codel_opt),
+	.enqueue = codel_enqueue,
+	.dequeue = codel_dequeue,
+	.peek = codel_peek,
+	.parse = codel_parse,
+	.init = codel_init,
+	.change = codel_change,
+	.reset = codel_reset,
+	.dump = codel_dump,
+};

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+/* fq_codel: per-flow CoDel queues served by deficit round robin (Linux sch_fq_codel.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <mqtx/flow.h>
+
+#include "internal.h"
+#include "qdisc/codel.h"
+#include "qdisc/fifo_common.h"
+#include "qdisc/fq_codel.h"
+#include "qdisc/kinds.h"
+#include "qdisc/tcunits.h"
+
+#define FQC_DEFAULT_LIMIT   10240
+#define FQC_DEFAULT_FLOWS   1024
+#define FQC_MAX_FLOWS	    65536
+#define FQC_QUANTUM_MIN	    256
+#define FQC_QUANTUM_MAX	    (1u << 20)
+#define FQC_MEMORY_LIMIT    (32u << 20)
+#define FQC_MEMORY_MAX	    (1u << 31)
+#define FQC_DROP_BATCH	    64
+#define FQC_MAX_TIME_NS	    (UINT32_MAX * 1000ull)
+
+struct fqc_opt {
+	bool has_limit, has_flows, has_quantum, has_target, has_interval, has_ce_threshold;
+	bool has_memory_limit, has_drop_batch, has_ecn, ecn;
+	uint32_t limit, flows, quantum, drop_batch;
+	uint64_t target, interval, ce_threshold, memory_limit;
+};
+
+struct fqc_flow {
+	struct mqtx_pkt *head, *tail;
+	struct fqc_flow *next; /* on new_flows or old_flows */
+	bool listed;
+	int32_t deficit;
+	uint32_t backlog;
+	struct mqtx_codel_vars cvars;
+};
+
+struct fqc_list {
+	struct fqc_flow *head, *tail;
+	uint32_t len;
+};
+
+struct fqc_priv {
+	struct fqc_flow *flows;
+	uint32_t flows_cnt, limit, quantum, drop_batch;
+	uint32_t memory_limit;
+	uint64_t memory_usage;
+	struct mqtx_codel_params cparams;
+	struct mqtx_codel_stats cstats;
+	uint64_t drop_overlimit, drop_overmemory;
+	uint32_t new_flow_count;
+	struct fqc_list new_flows, old_flows;
+	struct mqtx_qdisc *q;
+	struct mqtx_pkt *peeked, *dropped;
+};
+
+/* ---- flow lists: only ever popped at the head or appended at the tail ---- */
+
+static void fl_add_tail(struct fqc_list *l, struct fqc_flow *f)
+{
+	f->next = NULL;
+	f->listed = true;
+	if (l->tail)
+		l->tail->next = f;
+	else
+		l->head = f;
+	l->tail = f;
+	l->len++;
+}
+
+static struct fqc_flow *fl_pop(struct fqc_list *l)
+{
+	struct fqc_flow *f = l->head;
+
+	l->head = f->next;
+	if (!l->head)
+		l->tail = NULL;
+	l->len--;
+	f->next = NULL;
+	f->listed = false;
+	return f;
+}
+
+/* ---- classification ---- */
+
+uint32_t mqtx_fq_codel_flow_index(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	struct {
+		uint8_t src[16], dst[16];
+		uint16_t sport, dport;
+		uint16_t n_proto;
+		uint8_t ip_proto, pad;
+	} key;
+	struct mqtx_flow_keys k;
+
+	if (q->handle && (pkt->priority & 0xffff0000u) == (q->handle & 0xffff0000u)) {
+		uint32_t minor = pkt->priority & 0xffffu;
+
+		if (minor >= 1 && minor <= p->flows_cnt)
+			return minor - 1;
+	}
+	memset(&key, 0, sizeof(key));
+	mqtx_flow_dissect(pkt->data, pkt->len, &k);
+	if (k.flags & MQTX_FLOW_F_IPV4) {
+		memcpy(key.src, &k.addrs.v4.src, 4);
+		memcpy(key.dst, &k.addrs.v4.dst, 4);
+	} else if (k.flags & MQTX_FLOW_F_IPV6) {
+		memcpy(key.src, k.addrs.v6.src, 16);
+		memcpy(key.dst, k.addrs.v6.dst, 16);
+	}
+	if (k.flags & MQTX_FLOW_F_PORTS) {
+		key.sport = k.sport;
+		key.dport = k.dport;
+	}
+	key.n_proto = k.n_proto;
+	key.ip_proto = k.ip_proto;
+	return mqtx_reciprocal_scale(mqtx_jhash(&key, sizeof(key), 0), p->flows_cnt);
+}
+
+/* ---- data path ---- */
+
+static void flow_push(struct fqc_flow *f, struct mqtx_pkt *pkt)
+{
+	pkt->next = NULL;
+	if (f->tail)
+		f->tail->next = pkt;
+	else
+		f->head = pkt;
+	f->tail = pkt;
+}
+
+static struct mqtx_pkt *flow_pop(struct fqc_flow *f)
+{
+	struct mqtx_pkt *pkt = f->head;
+
+	f->head = pkt->next;
+	if (!f->head)
+		f->tail = NULL;
+	pkt->next = NULL;
+	return pkt;
+}
+
+/* Over a limit: drop up to drop_batch packets, at least half its bytes, from the fattest flow
+ * (the lowest index on ties; @idx, the newcomer's flow, if every backlog is 0). */
+static uint32_t fqc_drop_fat(struct mqtx_qdisc *q, uint32_t idx, struct mqtx_pkt **to_free)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	uint32_t maxbacklog = 0, threshold, len = 0, n = 0;
+	struct fqc_flow *f;
+
+	for (uint32_t i = 0; i < p->flows_cnt; i++) {
+		if (p->flows[i].backlog > maxbacklog) {
+			maxbacklog = p->flows[i].backlog;
+			idx = i;
+		}
+	}
+	threshold = maxbacklog >> 1;
+	f = &p->flows[idx];
+	do {
+		struct mqtx_pkt *pkt = flow_pop(f);
+
+		len += pkt->len;
+		p->memory_usage -= mqtx_fq_codel_truesize(pkt);
+		q->qlen--;
+		q->backlog -= pkt->len;
+		mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
+	} while (++n < p->drop_batch && len < threshold && f->head);
+	f->cvars.count += n; /* tells CoDel to signal harder too */
+	f->backlog -= len;
+	return idx;
+}
+
+static int fqc_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	uint32_t idx = mqtx_fq_codel_flow_index(q, pkt), before;
+	struct fqc_flow *f = &p->flows[idx];
+	bool over_memory;
+
+	mqtx_codel_stamp(pkt, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	flow_push(f, pkt);
+	f->backlog += pkt->len;
+	q->backlog += pkt->len;
+	if (!f->listed) {
+		fl_add_tail(&p->new_flows, f);
+		p->new_flow_count++;
+		f->deficit = (int32_t)p->quantum;
+	}
+	p->memory_usage += mqtx_fq_codel_truesize(pkt);
+	over_memory = p->memory_usage > p->memory_limit;
+	if (++q->qlen <= p->limit && !over_memory)
+		return MQTX_XMIT_SUCCESS;
+	before = q->qlen;
+	/* CN when the fat flow was this packet's own (which may have taken the newcomer too). */
+	if (fqc_drop_fat(q, idx, to_free) == idx) {
+		p->drop_overlimit += before - q->qlen;
+		if (over_memory)
+			p->drop_overmemory += before - q->qlen;
+		return MQTX_XMIT_CN;
+	}
+	p->drop_overlimit += before - q->qlen;
+	if (over_memory)
+		p->drop_overmemory += before - q->qlen;
+	return MQTX_XMIT_SUCCESS;
+}
+
+static struct mqtx_pkt *fqc_deq(struct mqtx_codel_vars *vars, void *ctx)
+{
+	struct fqc_flow *f = container_of(vars, struct fqc_flow, cvars);
+	struct mqtx_qdisc *q = ctx;
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt;
+
+	if (!f->head)
+		return NULL;
+	pkt = flow_pop(f);
+	f->backlog -= pkt->len;
+	p->memory_usage -= mqtx_fq_codel_truesize(pkt);
+	q->qlen--;
+	q->backlog -= pkt->len;
+	return pkt;
+}
+
+static void fqc_drop_aqm(struct mqtx_pkt *pkt, void *ctx)
+{
+	struct mqtx_qdisc *q = ctx;
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_qdisc_drop(q, pkt, MQTX_DROP_AQM, &p->dropped);
+}
+
+/* DRR over new flows first, then old ones; CoDel runs on the chosen flow. */
+static struct mqtx_pkt *fqc_dequeue_inner(struct mqtx_qdisc *q)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	uint32_t now = mqtx_codel_ns2time(mqtx_qdisc_now(q));
+	struct mqtx_pkt *pkt = NULL;
+
+	for (;;) {
+		struct fqc_list *head = p->new_flows.head ? &p->new_flows : &p->old_flows;
+		struct fqc_flow *f = head->head;
+
+		if (!f)
+			break;
+		if (f->deficit <= 0) {
+			f->deficit += (int32_t)p->quantum;
+			fl_add_tail(&p->old_flows, fl_pop(head));
+			continue;
+		}
+		pkt = mqtx_codel_dequeue(q, &q->backlog, &p->cparams, &f->cvars, &p->cstats,
+					 fqc_deq, fqc_drop_aqm, now);
+		if (pkt) {
+			f->deficit -= (int32_t)pkt->len;
+			break;
+		}
+		/* An emptied new flow takes one pass through old_flows, against starvation. */
+		fl_pop(head);
+		if (head == &p->new_flows && p->old_flows.head)
+			fl_add_tail(&p->old_flows, f);
+	}
+	mqtx_pkt_free_list(p->dropped);
+	p->dropped = NULL;
+	p->cstats.drop_count = 0;
+	return pkt;
+}
+
+static struct mqtx_pkt *fqc_dequeue(struct mqtx_qdisc *q)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt = p->peeked;
+
+	if (pkt) {
+		p->peeked = NULL;
+		q->qlen--;
+		q->backlog -= pkt->len;
+	} else {
+		pkt = fqc_dequeue_inner(q);
+	}
+	return pkt;
+}
+
+static struct mqtx_pkt *fqc_peek(struct mqtx_qdisc *q)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	if (!p->peeked) {
+		p->peeked = fqc_dequeue_inner(q);
+		if (p->peeked) {
+			q->qlen++;
+			q->backlog += p->peeked->len;
+		}
+	}
+	return p->peeked;
+}
+
+/* ---- control path ---- */
+
+static int fqc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
+{
+	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
+		return -EINVAL;
+	if (*ns > FQC_MAX_TIME_NS)
+		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
+				       argv[*i]);
+	return 0;
+}
+
+static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o,
+			 struct mqtx_extack *ack)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "limit") == 0) {
+		o->has_limit = true;
+		return mqtx_tc_arg_u32(argc, argv, i, &o->limit, ack);
+	}
+	if (strcmp(a, "flows") == 0) {
+		o->has_flows = true;
+		return mqtx_tc_arg_u32(argc, argv, i, &o->flows, ack);
+	}
+	if (strcmp(a, "quantum") == 0) {
+		o->has_quantum = true;
+		return mqtx_tc_arg_u32(argc, argv, i, &o->quantum, ack);
+	}
+	if (strcmp(a, "drop_batch") == 0) {
+		o->has_drop_batch = true;
+		return mqtx_tc_arg_u32(argc, argv, i, &o->drop_batch, ack);
+	}
+	if (strcmp(a, "memory_limit") == 0) {
+		o->has_memory_limit = true;
+		return mqtx_tc_arg_size(argc, argv, i, &o->memory_limit, ack);
+	}
+	if (strcmp(a, "target") == 0) {
+		o->has_target = true;
+		return fqc_arg_time(argc, argv, i, &o->target, ack);
+	}
+	if (strcmp(a, "interval") == 0) {
+		o->has_interval = true;
+		return fqc_arg_time(argc, argv, i, &o->interval, ack);
+	}
+	if (strcmp(a, "ce_threshold") == 0) {
+		o->has_ce_threshold = true;
+		return fqc_arg_time(argc, argv, i, &o->ce_threshold, ack);
+	}
+	if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
+		o->has_ecn = true;
+		o->ecn = a[0] == 'e';
+		return 0;
+	}
+	return mqtx_tc_unknown("fq_codel", a, ack);
+}
+
+static int fqc_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
+{
+	for (int i = 0; i < argc; i++) {
+		if (fqc_parse_one(argc, argv, &i, opt, ack))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Range checks of fq_codel_change(), before anything is touched. */
+static int fqc_validate(const struct fqc_opt *o, bool creating, struct mqtx_extack *ack)
+{
+	if (o->has_flows && !creating)
+		return mqtx_extack_set(ack, "fq_codel: \"flows\" can only be set at creation");
+	if (o->has_flows && (o->flows == 0 || o->flows > FQC_MAX_FLOWS))
+		return mqtx_extack_set(ack, "fq_codel: \"flows\" %u is not in 1..%u", o->flows,
+				       FQC_MAX_FLOWS);
+	if (o->has_quantum && o->quantum > FQC_QUANTUM_MAX)
+		return mqtx_extack_set(ack, "fq_codel: \"quantum\" %u is above %u", o->quantum,
+				       FQC_QUANTUM_MAX);
+	return 0;
+}
+
+static void fqc_apply(struct mqtx_qdisc *q, const struct fqc_opt *o)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	if (o->has_limit)
+		p->limit = o->limit;
+	if (o->has_quantum)
+		p->quantum = o->quantum < FQC_QUANTUM_MIN ? FQC_QUANTUM_MIN : o->quantum;
+	if (o->has_drop_batch)
+		p->drop_batch = o->drop_batch ? o->drop_batch : 1;
+	if (o->has_memory_limit)
+		p->memory_limit = (uint32_t)(o->memory_limit > FQC_MEMORY_MAX ? FQC_MEMORY_MAX
+									: o->memory_limit);
+	if (o->has_target)
+		p->cparams.target = mqtx_codel_ns2time(o->target);
+	if (o->has_interval)
+		p->cparams.interval = mqtx_codel_ns2time(o->interval);
+	if (o->has_ce_threshold) {
+		p->cparams.ce_threshold = mqtx_codel_ns2time(o->ce_threshold);
+		p->cparams.ce_threshold_on = true;
+	}
+	if (o->has_ecn)
+		p->cparams.ecn = o->ecn;
+	if (p->limit >= 1)
+		q->flags |= MQTX_QF_CAN_BYPASS;
+	else
+		q->flags &= ~MQTX_QF_CAN_BYPASS;
+}
+
+static int fqc_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	static const struct fqc_opt none;
+	const struct fqc_opt *o = opt ? opt : &none;
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	int err;
+
+	err = fqc_validate(o, true, ack);
+	if (err)
+		return err;
+	p->q = q;
+	p->limit = FQC_DEFAULT_LIMIT;
+	p->flows_cnt = o->has_flows ? o->flows : FQC_DEFAULT_FLOWS;
+	p->quantum = mqtx__psched_mtu(q);
+	p->drop_batch = FQC_DROP_BATCH;
+	p->memory_limit = FQC_MEMORY_LIMIT;
+	mqtx_codel_params_init(&p->cparams, mqtx__psched_mtu(q));
+	p->cparams.ecn = true;
+	fqc_apply(q, o);
+	p->flows = mqtx__zalloc(sizeof(*p->flows) * p->flows_cnt);
+	if (!p->flows) {
+		mqtx_extack_set(ack, "fq_codel: no memory for %u flows", p->flows_cnt);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool fqc_over(struct mqtx_qdisc *q)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	return q->qlen > p->limit || p->memory_usage > p->memory_limit;
+}
+
+static int fqc_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack)
+{
+	struct mqtx_pkt *pkt;
+	int err;
+
+	if (!opt)
+		return 0;
+	err = fqc_validate(opt, false, ack);
+	if (err)
+		return err;
+	fqc_apply(q, opt);
+	/* Over a lowered limit: drop what dequeue would send next, as fq_codel_change does. */
+	while (q->qlen && fqc_over(q)) {
+		pkt = fqc_dequeue(q);
+		if (!pkt)
+			break;
+		mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
+	}
+	return 0;
+}
+
+static void fqc_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	if (p->peeked)
+		mqtx__pkt_link(p->peeked, to_free);
+	p->peeked = NULL;
+	for (uint32_t i = 0; p->flows && i < p->flows_cnt; i++) {
+		struct fqc_flow *f = &p->flows[i];
+
+		while (f->head)
+			mqtx__pkt_link(flow_pop(f), to_free);
+		memset(f, 0, sizeof(*f));
+	}
+	memset(&p->new_flows, 0, sizeof(p->new_flows));
+	memset(&p->old_flows, 0, sizeof(p->old_flows));
+	p->memory_usage = 0;
+	q->qlen = 0;
+	q->backlog = 0;
+}
+
+static void fqc_destroy(struct mqtx_qdisc *q)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx__free(p->flows);
+	p->flows = NULL;
+}
+
+static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	char b[MQTX_TC_BUF];
+
+	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
+	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows_cnt);
+	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->quantum);
+	mqtx_dump_str(d, "target", "target %s",
+		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.target)));
+	if (p->cparams.ce_threshold_on)
+		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
+			      mqtx_tc_print_time(b, sizeof(b),
+						 mqtx_codel_time2ns(p->cparams.ce_threshold)));
+	mqtx_dump_str(d, "interval", "interval %s",
+		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.interval)));
+	mqtx_dump_str(d, "memory_limit", "memory_limit %s",
+		      mqtx_tc_print_size(b, sizeof(b), p->memory_limit));
+	if (p->cparams.ecn)
+		mqtx_dump_uint(d, "ecn", "ecn", 1);
+	mqtx_dump_uint(d, "drop_batch", "drop_batch %" PRIu64, p->drop_batch);
+}
+
+void mqtx_fq_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	st->maxpacket = p->cstats.maxpacket;
+	st->new_flow_count = p->new_flow_count;
+	st->new_flows_len = p->new_flows.len;
+	st->old_flows_len = p->old_flows.len;
+	st->drop_overlimit = p->drop_overlimit;
+	st->drop_overmemory = p->drop_overmemory;
+	st->ecn_mark = p->cstats.ecn_mark;
+	st->ce_mark = p->cstats.ce_mark;
+	st->memory_usage = p->memory_usage;
+}
+
+uint32_t mqtx_fq_codel_flow_backlog(struct mqtx_qdisc *q, uint32_t idx)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	return idx < p->flows_cnt ? p->flows[idx].backlog : 0;
+}
+
+const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops = {
+	.id = "fq_codel",
+	.priv_size = sizeof(struct fqc_priv),
+	.opt_size = sizeof(struct fqc_opt),
+	.enqueue = fqc_enqueue,
+	.dequeue = fqc_dequeue,
+	.peek = fqc_peek,
+	.parse = fqc_parse,
+	.init = fqc_init,
+	.change = fqc_change,
+	.reset = fqc_reset,
+	.destroy = fqc_destroy,
+	.dump = fqc_dump,
+};

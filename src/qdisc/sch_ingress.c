@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/* ingress: the qdisc of a device's receive side, with an optional token-bucket policer that
+ * drops over-rate packets (Linux sch_ingress.c with a police action). */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+#include "qdisc/kinds.h"
+#include "qdisc/tbucket.h"
+#include "qdisc/tcunits.h"
+
+struct ingress_opt {
+	bool has_rate, has_burst;
+	uint64_t rate, burst;
+};
+
+struct ingress_priv {
+	bool police;
+	uint64_t burst; /* bytes */
+	struct mqtx_tbucket tb;
+	struct mqtx_pkt_list held; /* accepted, until the receive path takes them back */
+};
+
+/*
+ * Not really a queue: SUCCESS means "deliver it" (the receive path takes the packet straight
+ * back with dequeue), DROP means the policer took it. Conformance as act_police: the bucket refills with elapsed time up to its
+ * depth, and a packet conforms if its transmission time at the rate fits in the tokens.
+ */
+static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	if (p->police) {
+		int64_t now = (int64_t)mqtx_qdisc_now(q);
+		int64_t toks = mqtx__tb_probe(&p->tb, now, pkt->len);
+
+		if (toks < 0) {
+			q->overlimits++;
+			return mqtx_qdisc_drop(q, pkt, MQTX_DROP_POLICE, to_free);
+		}
+		p->tb.t_c = now;
+		p->tb.tokens = toks;
+	}
+	q->bytes += pkt->len;
+	q->packets++;
+	return mqtx_qdisc_enqueue_tail(q, &p->held, pkt);
+}
+
+static struct mqtx_pkt *ingress_dequeue(struct mqtx_qdisc *q)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	return mqtx_qdisc_dequeue_head(q, &p->held);
+}
+
+static struct mqtx_pkt *ingress_peek(struct mqtx_qdisc *q)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	return p->held.head;
+}
+
+static int ingress_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
+{
+	struct ingress_opt *o = opt;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "rate") == 0) {
+			if (mqtx_tc_arg_rate(argc, argv, &i, &o->rate, ack))
+				return -EINVAL;
+			if (!o->rate)
+				return mqtx_extack_set(ack, "ingress: \"rate\" must be positive");
+			o->has_rate = true;
+		} else if (!strcmp(a, "burst") || !strcmp(a, "buffer") || !strcmp(a, "maxburst")) {
+			if (mqtx_tc_arg_size(argc, argv, &i, &o->burst, ack))
+				return -EINVAL;
+			if (!o->burst)
+				return mqtx_extack_set(ack, "ingress: \"%s\" must be positive", a);
+			o->has_burst = true;
+		} else {
+			return mqtx_tc_unknown("ingress", a, ack);
+		}
+	}
+	return 0;
+}
+
+/* Merge @o into the current policer; both rate and burst, or neither. */
+static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o,
+			     struct mqtx_extack *ack)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+	uint64_t rate = p->police ? p->tb.rate : 0, burst = p->police ? p->burst : 0;
+
+	if (!o)
+		return 0;
+	if (o->has_rate)
+		rate = o->rate;
+	if (o->has_burst)
+		burst = o->burst;
+	if (!rate && !burst)
+		return 0;
+	if (!rate || !burst)
+		return mqtx_extack_set(ack, "ingress: the policer needs both \"rate\" and \"burst\"");
+	p->police = true;
+	p->burst = burst;
+	p->tb.rate = rate;
+	p->tb.buffer = mqtx__l2t_ns(rate, burst);
+	p->tb.tokens = p->tb.buffer;
+	p->tb.t_c = (int64_t)mqtx_qdisc_now(q);
+	return 0;
+}
+
+static int ingress_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_pkt_list_init(&p->held);
+	return ingress_configure(q, opt, ack);
+}
+
+static int ingress_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+			  struct mqtx_extack *ack)
+{
+	(void)to_free;
+	return ingress_configure(q, opt, ack);
+}
+
+static void ingress_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+	char b[MQTX_TC_BUF];
+
+	if (!p->police)
+		return;
+	mqtx_dump_str(d, "rate", "rate %s", mqtx_tc_print_rate(b, sizeof(b), p->tb.rate));
+	mqtx_dump_str(d, "burst", "burst %s", mqtx_tc_print_size(b, sizeof(b), p->burst));
+}
+
+const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {
+	.id = "ingress",
+	.priv_size = sizeof(struct ingress_priv),
+	.opt_size = sizeof(struct ingress_opt),
+	.static_flags = MQTX_QF_INGRESS,
+	.enqueue = ingress_enqueue,
+	.dequeue = ingress_dequeue,
+	.peek = ingress_peek,
+	.parse = ingress_parse,
+	.init = ingress_init,
+	.change = ingress_change,
+	.dump = ingress_dump,
+};

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/* prio: strict-priority bands, each a class with its own child qdisc (Linux sch_prio.c). */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "internal.h"
+#include "qdisc/classful.h"
+#include "qdisc/fifo_common.h"
+#include "qdisc/kinds.h"
+#include "qdisc/tcunits.h"
+
+#define PRIO_MIN_BANDS 2
+#define PRIO_MAX_BANDS 16
+#define PRIO_MAP_LEN   16 /* TC_PRIO_MAX + 1 */
+
+/* Linux's default priority-to-band map (sch_default_prio2band), as pfifo_fast. */
+static const uint8_t prio_default_map[PRIO_MAP_LEN] = { 1, 2, 2, 2, 1, 2, 0, 0,
+							 1, 1, 1, 1, 1, 1, 1, 1 };
+
+struct prio_opt {
+	bool has_bands, has_priomap;
+	uint32_t bands;
+	uint32_t priomap_len;
+	uint8_t priomap[PRIO_MAP_LEN];
+};
+
+struct prio_priv {
+	uint32_t bands;
+	uint8_t prio2band[PRIO_MAP_LEN];
+	struct mqtx_qdisc *child[PRIO_MAX_BANDS];
+};
+
+/* ---- accounting: a parent's counters follow its children's (qdisc_tree_reduce_backlog) ---- */
+
+struct child_snap {
+	uint32_t qlen;
+	uint64_t backlog, drops;
+};
+
+static inline void snap(const struct mqtx_qdisc *c, struct child_snap *s)
+{
+	s->qlen = c->qlen;
+	s->backlog = c->backlog;
+	s->drops = c->drops;
+}
+
+static inline void follow(struct mqtx_qdisc *q, const struct mqtx_qdisc *c,
+			  const struct child_snap *s)
+{
+	q->qlen = q->qlen - s->qlen + c->qlen;
+	q->backlog = q->backlog - s->backlog + c->backlog;
+	q->drops += c->drops - s->drops;
+}
+
+/* ---- data path ---- */
+
+static unsigned prio_classify(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+	uint32_t prio = pkt->priority;
+
+	/* A priority of the form <our major>:<band + 1> names the band directly (Linux). */
+	if (q->handle && (prio & 0xffff0000u) == (q->handle & 0xffff0000u)) {
+		uint32_t minor = prio & 0xffffu;
+
+		if (minor >= 1 && minor <= p->bands)
+			return minor - 1;
+	}
+	return p->prio2band[prio & (PRIO_MAP_LEN - 1)];
+}
+
+static int prio_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_qdisc *c = p->child[prio_classify(q, pkt)];
+	struct child_snap s;
+	int ret;
+
+	snap(c, &s);
+	ret = c->ops->enqueue(c, pkt, to_free);
+	follow(q, c, &s);
+	return ret;
+}
+
+static struct mqtx_pkt *prio_dequeue(struct mqtx_qdisc *q)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	for (uint32_t b = 0; b < p->bands; b++) {
+		struct mqtx_qdisc *c = p->child[b];
+		struct mqtx_pkt *pkt;
+		struct child_snap s;
+
+		if (!c->qlen)
+			continue;
+		snap(c, &s);
+		pkt = c->ops->dequeue(c);
+		follow(q, c, &s);
+		if (pkt) {
+			/* Class statistics; the core counts the root's when the driver takes it. */
+			c->bytes += pkt->len;
+			c->packets++;
+			return pkt;
+		}
+	}
+	return NULL;
+}
+
+static struct mqtx_pkt *prio_peek(struct mqtx_qdisc *q)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	for (uint32_t b = 0; b < p->bands; b++) {
+		struct mqtx_qdisc *c = p->child[b];
+		struct mqtx_pkt *pkt = c->qlen ? c->ops->peek(c) : NULL;
+
+		if (pkt)
+			return pkt;
+	}
+	return NULL;
+}
+
+/* ---- children ---- */
+
+void mqtx__qdisc_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
+{
+	struct mqtx_pkt *pkt;
+
+	if (c->ops->reset) {
+		c->ops->reset(c, to_free);
+	} else {
+		while ((pkt = c->ops->dequeue(c)))
+			mqtx__pkt_link(pkt, to_free);
+	}
+	c->qlen = 0;
+	c->backlog = 0;
+}
+
+static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extack *ack,
+			  struct mqtx_qdisc **out)
+{
+	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup("pfifo");
+	int err;
+
+	if (!ops)
+		return mqtx_extack_set(ack, "prio: no pfifo qdisc for the bands");
+	err = mqtx_qdisc_create(q->dev, q->dev_queue, ops, 0, NULL, ack, out);
+	if (err)
+		return err;
+	(*out)->parent = (q->handle & 0xffff0000u) | (band + 1);
+	return 0;
+}
+
+/* Empty a band that goes away: its packets count as dropped by a delete. */
+static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c,
+			     struct mqtx_pkt **to_free)
+{
+	struct mqtx_pkt *list = NULL, *pkt;
+
+	q->qlen -= c->qlen;
+	q->backlog -= c->backlog;
+	mqtx__qdisc_child_reset(c, &list);
+	while ((pkt = list)) {
+		list = pkt->next;
+		mqtx_qdisc_drop(q, pkt, MQTX_DROP_RESET, to_free);
+	}
+}
+
+/*
+ * Free an emptied child while holding the lock it shares with us: mqtx_qdisc_destroy() would
+ * take that lock again. Only we could reach it, so no runner can still see it.
+ */
+static void prio_free_child(struct mqtx_qdisc *c)
+{
+	if (c->ops->destroy)
+		c->ops->destroy(c);
+	mqtx__free(c);
+}
+
+unsigned mqtx_qdisc_class_count(struct mqtx_qdisc *q)
+{
+	if (!q || q->ops != &mqtx_prio_qdisc_ops)
+		return 0;
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->bands;
+}
+
+struct mqtx_qdisc *mqtx_qdisc_class_child(struct mqtx_qdisc *q, unsigned i)
+{
+	if (i >= mqtx_qdisc_class_count(q))
+		return NULL;
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->child[i];
+}
+
+int mqtx_qdisc_class_graft(struct mqtx_qdisc *q, unsigned i, struct mqtx_qdisc *child,
+			   struct mqtx_qdisc **old, struct mqtx_pkt **to_free)
+{
+	struct prio_priv *p;
+	struct mqtx_qdisc *prev;
+	struct mqtx_pkt *list = NULL, *pkt;
+	struct child_snap s;
+	uint64_t drops;
+
+	if (!q || q->ops != &mqtx_prio_qdisc_ops)
+		return -EOPNOTSUPP;
+	p = mqtx_qdisc_priv(q);
+	if (i >= p->bands)
+		return -ERANGE;
+	if (!child || child == q || child->dev_queue != q->dev_queue)
+		return -EINVAL;
+	prev = p->child[i];
+	q->qlen -= prev->qlen;
+	q->backlog -= prev->backlog;
+	drops = prev->drops;
+	child->parent = (q->handle & 0xffff0000u) | (i + 1);
+	p->child[i] = child;
+	q->qlen += child->qlen;
+	q->backlog += child->backlog;
+	/* Carry the backlog over in order, as mqtx_dev_graft_all() does; what the old child will
+	 * not release now (a throttled shaper) follows from its reset. */
+	for (;;) {
+		pkt = prev->ops->dequeue(prev);
+		if (!pkt && !list) {
+			mqtx__qdisc_child_reset(prev, &list);
+			if (!list)
+				break;
+		}
+		if (!pkt) {
+			pkt = list;
+			list = pkt->next;
+		}
+		snap(child, &s);
+		child->ops->enqueue(child, pkt, to_free);
+		follow(q, child, &s);
+	}
+	q->drops += prev->drops - drops;
+	*old = prev;
+	return 0;
+}
+
+/* ---- control path ---- */
+
+static int prio_parse_map(int argc, char **argv, int *i, struct prio_opt *o,
+			  struct mqtx_extack *ack)
+{
+	o->has_priomap = true;
+	while (*i + 1 < argc && isdigit((unsigned char)argv[*i + 1][0])) {
+		const char *tok = argv[++*i];
+		uint32_t band;
+
+		if (mqtx_tc_parse_u32(tok, &band))
+			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"", tok);
+		if (o->priomap_len >= PRIO_MAP_LEN)
+			return mqtx_extack_set(ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
+					       PRIO_MAP_LEN, tok);
+		if (band >= PRIO_MAX_BANDS || (o->has_bands && band >= o->bands))
+			return mqtx_extack_set(ack, "prio: \"priomap\" element \"%s\" is out of bands",
+					       tok);
+		o->priomap[o->priomap_len++] = (uint8_t)band;
+	}
+	if (!o->priomap_len)
+		return mqtx_extack_set(ack, "prio: \"priomap\" needs at least one element");
+	return 0;
+}
+
+static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
+{
+	struct prio_opt *o = opt;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "bands") == 0) {
+			if (mqtx_tc_arg_u32(argc, argv, &i, &o->bands, ack))
+				return -EINVAL;
+			if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
+				return mqtx_extack_set(ack, "prio: \"bands\" \"%s\" is not in %u..%u",
+						       argv[i], PRIO_MIN_BANDS, PRIO_MAX_BANDS);
+			o->has_bands = true;
+		} else if (strcmp(argv[i], "priomap") == 0) {
+			if (o->has_priomap)
+				return mqtx_extack_set(ack, "prio: duplicate \"priomap\"");
+			if (prio_parse_map(argc, argv, &i, o, ack))
+				return -EINVAL;
+		} else {
+			return mqtx_tc_unknown("prio", argv[i], ack);
+		}
+	}
+	return 0;
+}
+
+/* The configuration @o asks for on top of the current one; checks that the map fits. */
+static int prio_resolve(const struct prio_priv *cur, const struct prio_opt *o, uint32_t *bands,
+			uint8_t *map, struct mqtx_extack *ack)
+{
+	*bands = o && o->has_bands ? o->bands : cur->bands;
+	memcpy(map, cur->prio2band, PRIO_MAP_LEN);
+	if (o && o->has_priomap)
+		memcpy(map, o->priomap, o->priomap_len);
+	for (unsigned i = 0; i < PRIO_MAP_LEN; i++) {
+		if (map[i] >= *bands)
+			return mqtx_extack_set(ack, "prio: \"priomap\" element %u (%u) is out of %u bands",
+					       i, map[i], *bands);
+	}
+	return 0;
+}
+
+static int prio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+	uint8_t map[PRIO_MAP_LEN];
+	uint32_t bands;
+	int err;
+
+	p->bands = 3;
+	memcpy(p->prio2band, prio_default_map, PRIO_MAP_LEN);
+	err = prio_resolve(p, opt, &bands, map, ack);
+	if (err)
+		return err;
+	p->bands = 0;
+	for (uint32_t b = 0; b < bands; b++) {
+		err = prio_new_child(q, b, ack, &p->child[b]);
+		if (err)
+			return err; /* destroy frees the bands made so far */
+		p->bands = b + 1;
+	}
+	memcpy(p->prio2band, map, PRIO_MAP_LEN);
+	return 0;
+}
+
+static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		       struct mqtx_extack *ack)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_qdisc *fresh[PRIO_MAX_BANDS] = { NULL };
+	uint8_t map[PRIO_MAP_LEN];
+	uint32_t bands;
+	int err;
+
+	err = prio_resolve(p, opt, &bands, map, ack);
+	if (err)
+		return err;
+	/* Every new band's child exists before anything changes. */
+	for (uint32_t b = p->bands; b < bands; b++) {
+		err = prio_new_child(q, b, ack, &fresh[b]);
+		if (err) {
+			for (uint32_t k = p->bands; k < b; k++)
+				mqtx_qdisc_destroy(fresh[k]);
+			return err;
+		}
+	}
+	for (uint32_t b = bands; b < p->bands; b++) {
+		prio_purge_child(q, p->child[b], to_free);
+		prio_free_child(p->child[b]);
+		p->child[b] = NULL;
+	}
+	for (uint32_t b = p->bands; b < bands; b++)
+		p->child[b] = fresh[b];
+	p->bands = bands;
+	memcpy(p->prio2band, map, PRIO_MAP_LEN);
+	return 0;
+}
+
+static void prio_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	for (uint32_t b = 0; b < p->bands; b++)
+		mqtx__qdisc_child_reset(p->child[b], to_free);
+	q->qlen = 0;
+	q->backlog = 0;
+}
+
+static void prio_destroy(struct mqtx_qdisc *q)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	for (uint32_t b = 0; b < PRIO_MAX_BANDS; b++) {
+		mqtx_qdisc_destroy(p->child[b]);
+		p->child[b] = NULL;
+	}
+	p->bands = 0;
+}
+
+static void prio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+	uint32_t map[PRIO_MAP_LEN];
+
+	for (unsigned i = 0; i < PRIO_MAP_LEN; i++)
+		map[i] = p->prio2band[i];
+	mqtx_dump_uint(d, "bands", "bands %" PRIu64, p->bands);
+	mqtx_dump_uint_array(d, "priomap", "priomap", map, PRIO_MAP_LEN);
+}
+
+/* ---- classes for the configuration code (struct mqtx_class_ops): class X:b+1 is band b ---- */
+
+static uint32_t prio_cl_count(struct mqtx_qdisc *q)
+{
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->bands;
+}
+
+static struct mqtx_qdisc *prio_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	return ((struct prio_priv *)mqtx_qdisc_priv(q))->child[minor - 1];
+}
+
+/* Swap only; the caller moves the backlog and fixes our qlen/backlog (lock held). */
+static void prio_cl_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+			  struct mqtx_qdisc **old)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	*old = p->child[minor - 1];
+	new->parent = (q->handle & 0xffff0000u) | minor;
+	p->child[minor - 1] = new;
+}
+
+static const struct mqtx_class_ops prio_class_ops = {
+	.count = prio_cl_count,
+	.leaf = prio_cl_leaf,
+	.graft = prio_cl_graft,
+};
+
+const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
+	.id = "prio",
+	.priv_size = sizeof(struct prio_priv),
+	.opt_size = sizeof(struct prio_opt),
+	.enqueue = prio_enqueue,
+	.dequeue = prio_dequeue,
+	.peek = prio_peek,
+	.parse = prio_parse,
+	.init = prio_init,
+	.change = prio_change,
+	.reset = prio_reset,
+	.destroy = prio_destroy,
+	.dump = prio_dump,
+	.cl_ops = &prio_class_ops,
+};

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Token buckets in time units (ns), as Linux's tbf and police keep them. Internal to mqtx. */
+#ifndef MQTX_QDISC_TBUCKET_H
+#define MQTX_QDISC_TBUCKET_H
+
+#include <mqtx/clock.h>
+#include <stdint.h>
+
+/* psched_l2t_ns(): the time @len bytes take at @rate bytes/s, in ns (exact, rounded down). */
+static inline int64_t mqtx__l2t_ns(uint64_t rate, uint64_t len)
+{
+	if (!rate)
+		return 0;
+	return (int64_t)((unsigned __int128)len * MQTX_NSEC_PER_SEC / rate);
+}
+
+/* psched_ns_t2l(): how many bytes @ns of tokens buy at @rate (rounded down). */
+static inline uint64_t mqtx__t2l(uint64_t rate, int64_t ns)
+{
+	if (ns <= 0)
+		return 0;
+	return (uint64_t)((unsigned __int128)ns * rate / MQTX_NSEC_PER_SEC);
+}
+
+/*
+ * One bucket: @buffer is its depth and @tokens its content, both in ns of transmission at
+ * @rate; @t_c the time of the last conforming packet.
+ */
+struct mqtx_tbucket {
+	uint64_t rate;
+	int64_t buffer;
+	int64_t tokens;
+	int64_t t_c;
+};
+
+/* The tokens left if a @len-byte packet went at @now (negative: it does not conform yet). */
+static inline int64_t mqtx__tb_probe(const struct mqtx_tbucket *b, int64_t now, uint64_t len)
+{
+	int64_t toks = now - b->t_c;
+
+	if (toks > b->buffer)
+		toks = b->buffer;
+	toks += b->tokens;
+	if (toks > b->buffer)
+		toks = b->buffer;
+	return toks - mqtx__l2t_ns(b->rate, len);
+}
+
+#endif

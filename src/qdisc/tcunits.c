@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/* tc(8) units: the parsers and printers of iproute2's tc_util.c/utils.c, rewritten for mqtx. */
+#include "internal.h"
+#include "qdisc/tcunits.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct unit {
+	const char *name;
+	double scale;
+};
+
+/* tc's rate suffixes (bits per second); matched case-insensitively, so "mbps" is MBps. */
+static const struct unit rate_units[] = {
+	{ "bit", 1. },
+	{ "kibit", 1024. },
+	{ "kbit", 1000. },
+	{ "mibit", 1024. * 1024. },
+	{ "mbit", 1000000. },
+	{ "gibit", 1024. * 1024. * 1024. },
+	{ "gbit", 1000000000. },
+	{ "tibit", 1024. * 1024. * 1024. * 1024. },
+	{ "tbit", 1000000000000. },
+	{ "bps", 8. },
+	{ "kibps", 8. * 1024. },
+	{ "kbps", 8000. },
+	{ "mibps", 8. * 1024. * 1024. },
+	{ "mbps", 8000000. },
+	{ "gibps", 8. * 1024. * 1024. * 1024. },
+	{ "gbps", 8000000000. },
+	{ "tibps", 8. * 1024. * 1024. * 1024. * 1024. },
+	{ "tbps", 8000000000000. },
+};
+
+/* Time suffixes, in microseconds (tc's TIME_UNITS_PER_SEC). */
+static const struct unit time_units[] = {
+	{ "s", 1e6 },	 { "sec", 1e6 },   { "secs", 1e6 }, { "ms", 1e3 },    { "msec", 1e3 },
+	{ "msecs", 1e3 }, { "us", 1. },	   { "usec", 1. },  { "usecs", 1. },
+};
+
+static const struct unit size_units[] = {
+	{ "b", 1. },
+	{ "k", 1024. },
+	{ "kb", 1024. },
+	{ "m", 1024. * 1024. },
+	{ "mb", 1024. * 1024. },
+	{ "g", 1024. * 1024. * 1024. },
+	{ "gb", 1024. * 1024. * 1024. },
+	{ "kbit", 1024. / 8 },
+	{ "mbit", 1024. * 1024. / 8 },
+	{ "gbit", 1024. * 1024. * 1024. / 8 },
+};
+
+/*
+ * A non-negative decimal number (strtod syntax restricted to digits and one point: no sign,
+ * no hex, no inf/nan), then one of @units or nothing (scale @bare). Stores value * scale.
+ */
+static int parse_scaled(const char *s, const struct unit *units, size_t n, double bare,
+			double *out)
+{
+	const char *p = s;
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p) || *p == '.'; p++)
+		;
+	v = strtod(s, &end);
+	if (end != p || !isfinite(v))
+		return -EINVAL; /* "1.2.3", or an exponent form strtod took further */
+	if (*end == '\0') {
+		*out = v * bare;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcasecmp(end, units[i].name) == 0) {
+			*out = v * units[i].scale;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec)
+{
+	double bits;
+
+	if (parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), 1., &bits))
+		return -EINVAL;
+	if (bits / 8 >= 18446744073709549568.0)
+		return -EINVAL;
+	*bytes_per_sec = (uint64_t)(bits / 8);
+	return 0;
+}
+
+int mqtx_tc_parse_time(const char *s, uint64_t *ns)
+{
+	double us;
+
+	if (parse_scaled(s, time_units, ARRAY_SIZE(time_units), 1., &us))
+		return -EINVAL;
+	if (us * 1000. >= 18446744073709549568.0)
+		return -EINVAL;
+	*ns = (uint64_t)llround(us * 1000.);
+	return 0;
+}
+
+int mqtx_tc_parse_size(const char *s, uint64_t *bytes)
+{
+	double b;
+
+	if (parse_scaled(s, size_units, ARRAY_SIZE(size_units), 1., &b))
+		return -EINVAL;
+	if (b > (double)UINT32_MAX)
+		return -EINVAL;
+	*bytes = (uint64_t)b;
+	return 0;
+}
+
+int mqtx_tc_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+char *mqtx_tc_print_rate(char *buf, size_t len, uint64_t bytes_per_sec)
+{
+	static const char *const prefix[] = { "", "K", "M", "G", "T" };
+	uint64_t r = bytes_per_sec * 8;
+	unsigned i;
+
+	/* Scale while the number stays exact, or while it is at least 1000 units anyway. */
+	for (i = 0; i < ARRAY_SIZE(prefix) - 1; i++) {
+		if (r < 1000)
+			break;
+		if (r % 1000 != 0 && r < 1000 * 1000)
+			break;
+		r /= 1000;
+	}
+	snprintf(buf, len, "%.0f%sbit", (double)r, prefix[i]);
+	return buf;
+}
+
+char *mqtx_tc_print_time(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	double t = (double)us;
+
+	if (t >= 1e6)
+		snprintf(buf, len, "%.3gs", t / 1e6);
+	else if (t >= 1e3)
+		snprintf(buf, len, "%.3gms", t / 1e3);
+	else
+		snprintf(buf, len, "%uus", (unsigned)us);
+	return buf;
+}
+
+char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes)
+{
+	double sz = (double)bytes;
+
+	if (bytes >= 1024 * 1024 && fabs(1024. * 1024. * rint(sz / (1024 * 1024)) - sz) < 1024)
+		snprintf(buf, len, "%gMb", rint(sz / (1024 * 1024)));
+	else if (bytes >= 1024 && fabs(1024. * rint(sz / 1024) - sz) < 16)
+		snprintf(buf, len, "%gKb", rint(sz / 1024));
+	else
+		snprintf(buf, len, "%llub", (unsigned long long)bytes);
+	return buf;
+}
+
+const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *ack)
+{
+	if (*i + 1 >= argc) {
+		mqtx_extack_set(ack, "option \"%s\" needs a value", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+#define DEFINE_ARG(name, type, parse, what)                                                   \
+	int mqtx_tc_arg_##name(int argc, char **argv, int *i, type *v, struct mqtx_extack *ack) \
+	{                                                                                       \
+		const char *opt = argv[*i];                                                     \
+		const char *val = mqtx_tc_next_arg(argc, argv, i, ack);                         \
+		if (!val)                                                                       \
+			return -EINVAL;                                                         \
+		if (parse(val, v))                                                              \
+			return mqtx_extack_set(ack, "illegal \"%s\" value \"%s\" (expected %s)",  \
+					       opt, val, what);                                 \
+		return 0;                                                                       \
+	}
+
+DEFINE_ARG(u32, uint32_t, mqtx_tc_parse_u32, "an unsigned integer")
+DEFINE_ARG(time, uint64_t, mqtx_tc_parse_time, "a time such as 5ms")
+DEFINE_ARG(size, uint64_t, mqtx_tc_parse_size, "a size such as 10kb")
+DEFINE_ARG(rate, uint64_t, mqtx_tc_parse_rate, "a rate such as 1mbit")
+
+int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack)
+{
+	return mqtx_extack_set(ack, "%s: what is \"%s\"?", kind, tok);
+}

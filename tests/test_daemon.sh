@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mqtxd: socket permissions and SO_PEERCRED, malformed/oversized/partial requests, racing
+# clients, config file, --daemon, and the SIGTERM shutdown. Needs $MQTX and $MQTXD.
+set -u
+: "${MQTX:?}" "${MQTXD:?}"
+T=$(mktemp -d /tmp/mqtx-daemon-test.XXXXXX)
+S=$T/mqtx.sock
+fails=0
+DPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+expect() { # expect CODE DESC -- CMD...: run CMD, compare its exit code
+	want=$1; desc=$2; shift 3
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$desc"; else fail "$desc: exit $rc, want $want: $(cat "$T/err")"; fi
+}
+start() { # start the daemon on $S with extra args; wait for the socket
+	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
+	DPID=$!
+	for _ in $(seq 100); do [ -S "$S" ] && return 0; sleep 0.05; done
+	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
+	return 1
+}
+stop() { # SIGTERM; the daemon must exit 0
+	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
+	[ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
+}
+raw() { # raw HEX-ish python snippet against the socket; prints the reply code or "closed"
+	python3 - "$S" "$1" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+mode = sys.argv[2]
+def req(words, flags=0):
+    body = struct.pack('!II', flags, len(words)) + b''.join(w.encode() + b'\0' for w in words)
+    return struct.pack('!I', len(body)) + body
+if mode == 'argc-lies':
+    s.sendall(struct.pack('!III', 8, 0, 5))
+elif mode == 'no-nul':
+    s.sendall(struct.pack('!III', 11, 0, 1) + b'dev')
+elif mode == 'trailing':
+    body = struct.pack('!II', 0, 1) + b'dev\0junk'
+    s.sendall(struct.pack('!I', len(body)) + body)
+elif mode == 'oversized':
+    s.sendall(struct.pack('!I', 1 << 20) + b'x' * 1024)
+elif mode == 'huge-argc':
+    s.sendall(struct.pack('!III', 8, 0, 0xffffffff))
+elif mode == 'partial':
+    r = req(['dev', 'add', 'half0', 'type', 'null'])
+    s.sendall(r[:len(r) - 3])
+    s.close()
+    print('closed')
+    sys.exit(0)
+elif mode == 'short-header':
+    s.sendall(b'\0\0')
+    s.close()
+    print('closed')
+    sys.exit(0)
+replies = []
+try:
+    while True:
+        h = s.recv(4, socket.MSG_WAITALL)
+        if len(h) < 4:
+            break
+        n = struct.unpack('!I', h)[0]
+        b = s.recv(n, socket.MSG_WAITALL)
+        replies.append(struct.unpack('!I', b[:4])[0])
+except ConnectionResetError:
+    pass
+print(' '.join(map(str, replies)) if replies else 'closed')
+PY
+}
+
+# ---- start, permissions ----
+start || exit 1
+mode=$(stat -c %a "$S")
+[ "$mode" = 600 ] && ok "socket mode 0600" || fail "socket mode $mode"
+[ "$(stat -c %u "$S")" = "$(id -u)" ] && ok "socket owned by the daemon's user" || fail "socket owner"
+expect 0 "dev add" -- "$MQTX" -S "$S" dev add eth0 type null txqueues 4 up
+MQTX_SOCKET=$S "$MQTX" dev show >"$T/out" 2>&1
+grep -q "^eth0: <UP>" "$T/out" && ok "MQTX_SOCKET selects the socket" || fail "MQTX_SOCKET: $(cat "$T/out")"
+
+if [ "$(id -u)" -eq 0 ]; then
+	# A second user (nobody, via setuid in a child). First the file mode stops it...
+	chmod 755 "$T"
+	as_nobody() { python3 -c 'import os,sys; os.setgid(65534); os.setgroups([]); os.setuid(65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"; }
+	as_nobody "$MQTX" -S "$S" dev show >"$T/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "Permission denied" "$T/out" && ok "other user: connect refused by mode 0600" ||
+		fail "other user with mode 0600: exit $rc: $(cat "$T/out")"
+	# ...and if the mode is opened up, SO_PEERCRED still refuses it with a clear message.
+	chmod 666 "$S"
+	as_nobody "$MQTX" -S "$S" dev show >"$T/out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q "permission denied: uid 65534" "$T/out" && ok "other user: refused by SO_PEERCRED" ||
+		fail "other user, mode 0666: exit $rc: $(cat "$T/out")"
+	expect 0 "the daemon still serves its owner" -- "$MQTX" -S "$S" dev show eth0
+	chmod 600 "$S"
+else
+	echo "skip: permission checks need root (a second user)"
+fi
+
+# ---- malformed, oversized, partial requests ----
+for m in argc-lies no-nul trailing huge-argc; do
+	r=$(raw $m)
+	case "$r" in 1*) ok "malformed ($m): error reply" ;; *) fail "malformed ($m): got '$r'" ;; esac
+done
+r=$(raw oversized)
+case "$r" in 1*) ok "oversized: error reply" ;; *) fail "oversized: got '$r'" ;; esac
+grep -q "too large" "$T/daemon.err" 2>/dev/null || true
+raw partial >/dev/null
+raw short-header >/dev/null
+sleep 0.2
+"$MQTX" -S "$S" dev show >"$T/out" 2>&1
+grep -q half0 "$T/out" && fail "a partial request was applied" || ok "partial request: nothing applied"
+expect 0 "daemon alive after bad clients" -- "$MQTX" -S "$S" dev show eth0
+# an oversized command line built by the tool itself gets an error, not a hang
+big=$(python3 -c 'print(" ".join(["x" * 100] * 1000))')
+# shellcheck disable=SC2086
+expect 1 "oversized command from mqtx" -- "$MQTX" -S "$S" dev add $big
+
+# ---- two clients racing ----
+race() {
+	for i in $(seq 25); do
+		"$MQTX" -S "$S" dev add "r$1x$i" type null txqueues 2 up >/dev/null 2>&1 || echo "add r$1x$i failed"
+		"$MQTX" -S "$S" dev add same type null >/dev/null 2>&1
+		"$MQTX" -S "$S" dev del same >/dev/null 2>&1
+		"$MQTX" -S "$S" gen dev "r$1x$i" count 50 >/dev/null 2>&1 || echo "gen r$1x$i failed"
+	done
+}
+race a >"$T/race.a" & ra=$!
+race b >"$T/race.b" & rb=$!
+wait $ra $rb
+[ -s "$T/race.a" ] || [ -s "$T/race.b" ] && fail "racing: $(cat "$T/race.a" "$T/race.b")"
+n=$("$MQTX" -S "$S" dev show | grep -c '^r[ab]x')
+[ "$n" -eq 50 ] && ok "racing clients: 50 devices" || fail "racing clients: $n devices"
+n=$("$MQTX" -S "$S" -s dev show | grep -A1 '^r[ab]x' | grep -c 'TX: packets 50 ')
+[ "$n" -eq 50 ] && ok "racing clients: every generator sent 50" || fail "racing: $n generators complete"
+
+# ---- shutdown with a generator running: final counters, exit 0 ----
+"$MQTX" -S "$S" gen dev eth0 rate 1000pps detach >/dev/null
+stop
+grep -q "^eth0: <DOWN>" "$T/daemon.out" && grep -q "TX: packets" "$T/daemon.out" &&
+	ok "final counters printed" || fail "final counters: $(head -5 "$T/daemon.out")"
+[ -e "$S" ] && fail "socket left behind" || ok "socket removed"
+
+# ---- config file ----
+cat >"$T/conf" <<CONF
+# devices at start-up
+dev add cfg0 type null txqueues 8 up   # trailing comment
+dev add cfg1 type null
+CONF
+start -c "$T/conf" || exit 1
+"$MQTX" -S "$S" dev show >"$T/out" 2>&1
+grep -q "^cfg0: <UP> kind null txqueues 8" "$T/out" && grep -q "^cfg1: <DOWN>" "$T/out" &&
+	ok "config file applied" || fail "config file: $(cat "$T/out")"
+stop
+printf 'dev add bad0 type null\ndev add bad0 type frob\n' >"$T/bad"
+"$MQTXD" -S "$S" -c "$T/bad" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "bad:2:" "$T/err" && ok "bad config: exit 1 naming the line" ||
+	fail "bad config: exit $rc: $(cat "$T/err")"
+[ -e "$S" ] && fail "socket created despite a bad config" || ok "no socket after a bad config"
+
+# ---- --daemon: returns once the socket serves ----
+"$MQTXD" -S "$S" --daemon; rc=$?
+[ $rc -eq 0 ] && [ -S "$S" ] && ok "--daemon: ready when it returns" || fail "--daemon: exit $rc"
+expect 0 "--daemon serves" -- "$MQTX" -S "$S" dev add d0 type null
+pid=$(python3 -c 'import socket,struct,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0])' "$S")
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && fail "--daemon: still running after SIGTERM" || ok "--daemon: stopped"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+// The traffic generator: frames with valid checksums (own verifier, and tshark when present),
+// exact counts through a null device, pacing in virtual time, stop.
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <sched.h>
+
+#include <mqtx/driver.h>
+#include <mqtx/mqtx.h>
+
+#include "gen/gen.h"
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* An independent RFC 1071 check: the sum over a region including its checksum is 0xffff. */
+static uint16_t sum16(uint32_t sum, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += get16(p + i);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* Check one frame; returns the L4 protocol. */
+static int check_frame(const uint8_t *f, size_t len, size_t want_len, int vlan)
+{
+	size_t l3 = vlan >= 0 ? 18 : 14, l4len;
+	const uint8_t *ip = f + l3, *l4;
+	uint32_t ph;
+
+	assert_int_equal(len, want_len);
+	if (vlan >= 0) {
+		assert_int_equal(get16(f + 12), 0x8100);
+		assert_int_equal(get16(f + 14) & 0xfff, vlan);
+	}
+	assert_int_equal(get16(f + l3 - 2), 0x0800);
+	assert_int_equal(ip[0], 0x45);
+	assert_int_equal(get16(ip + 2), len - l3);
+	assert_int_equal(sum16(0, ip, 20), 0xffff);
+	l4 = ip + 20;
+	l4len = len - l3 - 20;
+	ph = sum16(0, ip + 12, 8) + ip[9] + (uint32_t)l4len;
+	assert_int_equal(sum16(ph, l4, l4len), 0xffff);
+	if (ip[9] == IPPROTO_UDP)
+		assert_int_equal(get16(l4 + 4), l4len);
+	return ip[9];
+}
+
+static void test_frames_valid(void **state)
+{
+	struct mqtx_gen_cfg cfg;
+	uint8_t buf[2048];
+
+	(void)state;
+	mqtx__gen_cfg_default(&cfg);
+	for (int proto = 0; proto < 2; proto++) {
+		cfg.proto = proto ? IPPROTO_TCP : IPPROTO_UDP;
+		for (int v = -1; v <= 100; v += 101) {
+			cfg.vlan = v;
+			cfg.size = MQTX_GEN_SIZE_IMIX;
+			for (uint64_t seq = 0; seq < 24; seq++) {
+				int len = mqtx__gen_build(&cfg, seq, buf, sizeof(buf));
+				uint32_t want = mqtx__gen_frame_size(&cfg, seq) - MQTX_GEN_FCS;
+
+				assert_int_equal(check_frame(buf, (size_t)len, want, v), cfg.proto);
+			}
+			for (uint32_t size = 64; size <= 1522; size += 97) {
+				cfg.size = size;
+				check_frame(buf, (size_t)mqtx__gen_build(&cfg, 7, buf, sizeof(buf)),
+					    size - 4, v);
+			}
+		}
+	}
+	cfg.size = 1518;
+	assert_int_equal(mqtx__gen_build(&cfg, 0, buf, 100), -ENOSPC);
+}
+
+static void test_imix_and_flows(void **state)
+{
+	struct mqtx_gen_cfg cfg;
+	unsigned n64 = 0, n594 = 0, n1518 = 0;
+	uint8_t buf[2048];
+	uint16_t seen[16] = { 0 };
+
+	(void)state;
+	mqtx__gen_cfg_default(&cfg);
+	cfg.size = MQTX_GEN_SIZE_IMIX;
+	for (uint64_t s = 0; s < 1200; s++) {
+		uint32_t z = mqtx__gen_frame_size(&cfg, s);
+
+		n64 += z == 64, n594 += z == 594, n1518 += z == 1518;
+	}
+	assert_int_equal(n64, 700);
+	assert_int_equal(n594, 400);
+	assert_int_equal(n1518, 100);
+	/* 4 sources x 2 destinations x 2 source ports = 16 distinct tuples, source fastest */
+	cfg.size = 64;
+	cfg.flows = 16;
+	cfg.src_lo = 0x0a000001, cfg.src_hi = 0x0a000004;
+	cfg.dst_lo = 0x0a010001, cfg.dst_hi = 0x0a010002;
+	cfg.sport_lo = 5000, cfg.sport_hi = 5001;
+	for (uint64_t s = 0; s < 16; s++) {
+		mqtx__gen_build(&cfg, s, buf, sizeof(buf));
+		assert_int_equal(buf[14 + 15], 1 + s % 4);	 /* last byte of the source */
+		assert_int_equal(buf[14 + 19], 1 + (s / 4) % 2); /* of the destination */
+		assert_int_equal(get16(buf + 34), 5000 + (s / 8) % 2);
+		seen[(buf[29] - 1) | ((buf[33] - 1) << 2) | ((get16(buf + 34) - 5000) << 3)]++;
+	}
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(seen[i], 1);
+	assert_int_equal(mqtx__tos2prio(0x10), 6); /* IPTOS_LOWDELAY: interactive */
+	assert_int_equal(mqtx__tos2prio(0x08), 2); /* IPTOS_THROUGHPUT: bulk */
+	assert_int_equal(mqtx__tos2prio(0xb8), 4); /* EF */
+}
+
+/* Frames written with libpcap and read back by tshark (skipped when tshark is missing). */
+static void test_tshark(void **state)
+{
+	char path[] = "/tmp/mqtx-gen-XXXXXX.pcap", cmd[512];
+	struct mqtx_gen_cfg cfg;
+	uint8_t buf[2048];
+	pcap_dumper_t *d;
+	pcap_t *p;
+	FILE *f;
+	int fd, n = 0;
+
+	(void)state;
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	close(fd);
+	p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = pcap_dump_open(p, path);
+	assert_non_null(d);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.size = MQTX_GEN_SIZE_IMIX;
+	cfg.flows = 50;
+	for (uint64_t s = 0; s < 200; s++) {
+		struct pcap_pkthdr h = { .ts = { 1, (long)s } };
+
+		cfg.proto = s & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+		cfg.vlan = s % 3 == 0 ? (int)s : -1;
+		h.caplen = h.len = (bpf_u_int32)mqtx__gen_build(&cfg, s, buf, sizeof(buf));
+		pcap_dump((u_char *)d, &h, buf);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	if (system("command -v tshark >/dev/null 2>&1") != 0) {
+		unlink(path);
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE "
+		 "-o tcp.check_checksum:TRUE -Y 'ip.checksum.status == 1 && "
+		 "(udp.checksum.status == 1 || tcp.checksum.status == 1) && !_ws.malformed' "
+		 "2>/dev/null | wc -l", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	unlink(path);
+	assert_int_equal(n, 200);
+}
+
+static struct mqtx_dev *null_dev(struct mqtx_clock *clock, uint32_t nq)
+{
+	struct mqtx_dev_cfg c = { .name = "g0", .ops = &mqtx_null_ops, .num_txq = nq,
+				  .clock = clock };
+	struct mqtx_dev *dev;
+
+	assert_int_equal(mqtx_dev_create(&c, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	return dev;
+}
+
+static void test_count_exact(void **state)
+{
+	struct mqtx_pool_cfg pc = { .count = 512, .cache_size = 32 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_dev *dev = null_dev(NULL, 4);
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats st;
+	struct mqtx_job *job;
+	uint64_t pk, by;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.count = 10000;
+	cfg.threads = 3;
+	cfg.flows = 64;
+	cfg.size = MQTX_GEN_SIZE_IMIX;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	do {
+		sched_yield();
+		mqtx__job_stats(job, &st);
+	} while (!st.done);
+	mqtx__job_join(job);
+	mqtx__job_stats(job, &st);
+	mqtx_null_counts(dev, &pk, &by);
+	assert_int_equal(st.sent + st.dropped, 10000);
+	assert_int_equal(pk, st.sent);
+	assert_int_equal(by, st.bytes);
+	/* 10000 = 833 rounds of 12 (4294 bytes) + 4 frames of 60, 590, 60, 60 */
+	assert_int_equal(by + 0, 833ull * 4294 + 770);
+	mqtx__job_free(job);
+	mqtx_dev_destroy(dev);
+	assert_int_equal(mqtx_pool_in_use(pool), 0);
+	mqtx_pool_destroy(pool);
+}
+
+static uint64_t wait_sent(struct mqtx_job *job, uint64_t want)
+{
+	struct mqtx_job_stats st;
+
+	for (long i = 0; i < 200000000; i++) {
+		mqtx__job_stats(job, &st);
+		if (st.sent >= want || st.done)
+			break;
+		sched_yield();
+	}
+	/* give a runaway sender a chance to show itself */
+	for (int i = 0; i < 1000; i++)
+		sched_yield();
+	mqtx__job_stats(job, &st);
+	return st.sent;
+}
+
+/* 1000 pps for 10 ms of virtual time: frame k is due at k ms, so exactly k + 1 frames have
+ * gone when the clock reads k ms, and 10 in all. */
+static void test_pacing_virtual(void **state)
+{
+	struct mqtx_pool_cfg pc = { .count = 64, .cache_size = 8 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_clock *clk;
+	struct mqtx_dev *dev;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats st;
+	struct mqtx_job *job;
+
+	(void)state;
+	assert_int_equal(mqtx_clock_new_virtual(1000000, &clk), 0);
+	dev = null_dev(clk, 2);
+	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.rate_pps = 1000;
+	cfg.duration_ns = 10000000;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	for (uint64_t k = 0; k < 10; k++) {
+		assert_int_equal(wait_sent(job, k + 1), k + 1);
+		mqtx_clock_advance(clk, 1000000);
+	}
+	do {
+		sched_yield();
+		mqtx__job_stats(job, &st);
+	} while (!st.done);
+	assert_int_equal(st.sent, 10);
+	assert_int_equal(st.now_ns - st.start_ns, 10000000);
+	mqtx__job_free(job);
+	mqtx_dev_destroy(dev);
+	mqtx_pool_destroy(pool);
+	mqtx_clock_free(clk);
+}
+
+static void test_stop(void **state)
+{
+	struct mqtx_pool_cfg pc = { .count = 256, .cache_size = 32 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_dev *dev = null_dev(NULL, 2);
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats st;
+	struct mqtx_job *job;
+	uint64_t pk, by;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.threads = 2;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	assert_true(wait_sent(job, 1000) >= 1000);
+	mqtx__job_join(job);
+	mqtx__job_stats(job, &st);
+	assert_true(st.done);
+	mqtx_null_counts(dev, &pk, &by);
+	assert_int_equal(pk, st.sent);
+	mqtx__job_free(job);
+	mqtx_dev_destroy(dev);
+	mqtx_pool_destroy(pool);
+}
+
+static void test_parsers(void **state)
+{
+	uint64_t bps, pps, ns;
+	uint32_t lo, hi;
+	uint16_t plo, phi;
+
+	(void)state;
+	assert_int_equal(mqtx__parse_rate("10mbit", &bps, &pps), 0);
+	assert_int_equal(bps, 10000000);
+	assert_int_equal(pps, 0);
+	assert_int_equal(mqtx__parse_rate("2kpps", &bps, &pps), 0);
+	assert_int_equal(pps, 2000);
+	assert_int_equal(mqtx__parse_rate("1mbps", &bps, &pps), 0);
+	assert_int_equal(bps, 8000000);
+	assert_int_equal(mqtx__parse_rate("fast", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("-1mbit", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_time("250ms", &ns), 0);
+	assert_int_equal(ns, 250000000);
+	assert_int_equal(mqtx__parse_time("3", &ns), 0);
+	assert_int_equal(ns, 3000000000ull);
+	assert_int_equal(mqtx__parse_time("3 s", &ns), -EINVAL);
+	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.1-10.0.0.9", &lo, &hi), 0);
+	assert_int_equal(hi - lo, 8);
+	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.9-10.0.0.1", &lo, &hi), -EINVAL);
+	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.256", &lo, &hi), -EINVAL);
+	assert_int_equal(mqtx__parse_port_range("80-90", &plo, &phi), 0);
+	assert_int_equal(phi, 90);
+	assert_int_equal(mqtx__parse_port_range("65536", &plo, &phi), -EINVAL);
+	assert_int_equal(mqtx__parse_port_range("1-2-3", &plo, &phi), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frames_valid),  cmocka_unit_test(test_imix_and_flows),
+		cmocka_unit_test(test_tshark),	      cmocka_unit_test(test_count_exact),
+		cmocka_unit_test(test_pacing_virtual), cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_parsers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

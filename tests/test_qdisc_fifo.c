@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/* bfifo and pfifo_head_drop: limits, order, drop accounting, options, trimming, dumps. */
+#include <errno.h>
+
+#include "test_qdisc_util.h"
+
+static void test_bfifo_defaults(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, NULL), 0);
+	/* tx_queue_len x (mtu + 14) = 10 x 1514 */
+	assert_string_equal(tq_dump(&t), "limit 15140b");
+	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
+	tq_teardown(&t);
+}
+
+static void test_bfifo_limit_order_drops(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 3000"), 0);
+	assert_string_equal(tq_dump(&t), "limit 3000b");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)), MQTX_XMIT_SUCCESS);
+	/* backlog + len must stay <= limit: one byte more is refused */
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1, 99)), MQTX_XMIT_DROP);
+	assert_int_equal(t.q->qlen, 3);
+	assert_int_equal(t.q->backlog, 3000);
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1000, 3)), MQTX_XMIT_SUCCESS);
+	assert_int_equal(t.q->ops->peek(t.q)->user, 1);
+	assert_int_equal(tq_deq(&t), 1);
+	tq_check_conservation(&t, 5);
+	assert_int_equal(t.q->drops, 1);
+	assert_int_equal(t.freed, 1);
+	tq_teardown(&t);
+}
+
+static void test_bfifo_change_trims(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 3000"), 0);
+	for (int i = 0; i < 3; i++)
+		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
+	/* A lowered limit drops from the head until the backlog fits. */
+	assert_int_equal(tq_change(&t, "limit 1500"), 0);
+	assert_int_equal(t.q->qlen, 1);
+	assert_int_equal(t.q->backlog, 1000);
+	assert_false(t.q->flags & MQTX_QF_CAN_BYPASS); /* 1500 < mtu + 14 */
+	assert_int_equal(tq_deq(&t), 2);
+	tq_check_conservation(&t, 3);
+	assert_string_equal(tq_dump(&t), "limit 1500b");
+	/* An empty change changes nothing. */
+	assert_int_equal(tq_change(&t, ""), 0);
+	assert_string_equal(tq_dump(&t), "limit 1500b");
+	assert_int_equal(tq_change(&t, "limit 10kb"), 0);
+	assert_string_equal(tq_dump(&t), "limit 10Kb");
+	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
+	tq_teardown(&t);
+}
+
+static void test_fifo_rejects(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "limit", "\"limit\" needs a value" },
+		{ "limit 10x", "\"10x\"" },
+		{ "limit -1", "\"-1\"" },
+		{ "bogus 1", "\"bogus\"" },
+		{ "limit 10 extra", "\"extra\"" },
+	};
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, bad[i][0]), -EINVAL);
+		assert_non_null(strstr(t.err, bad[i][1]));
+		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i][0]), -EINVAL);
+		assert_non_null(strstr(t.err, bad[i][1]));
+	}
+	assert_null(t.q);
+	/* a refused change leaves the qdisc as it was */
+	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 4"), 0);
+	assert_int_equal(tq_change(&t, "limit 2 bogus"), -EINVAL);
+	assert_string_equal(tq_dump(&t), "limit 4p");
+	tq_teardown(&t);
+}
+
+static void test_head_drop(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, NULL), 0);
+	assert_string_equal(tq_dump(&t), "limit 10p"); /* tx_queue_len */
+	assert_int_equal(tq_change(&t, "limit 3"), 0);
+	assert_string_equal(tq_dump(&t), "limit 3p");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)), MQTX_XMIT_SUCCESS);
+	/* Full: the oldest goes, the newcomer stays, and the sender hears CN. */
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 3)), MQTX_XMIT_CN);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 4)), MQTX_XMIT_CN);
+	assert_int_equal(t.q->qlen, 3);
+	assert_int_equal(t.q->drops, 2);
+	assert_int_equal(tq_deq(&t), 2);
+	assert_int_equal(tq_deq(&t), 3);
+	assert_int_equal(tq_deq(&t), 4);
+	assert_int_equal(tq_deq(&t), -1);
+	tq_check_conservation(&t, 5);
+	tq_teardown(&t);
+}
+
+static void test_head_drop_zero_and_trim(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 0"), 0);
+	assert_false(t.q->flags & MQTX_QF_CAN_BYPASS);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 0)), MQTX_XMIT_DROP);
+	assert_int_equal(tq_change(&t, "limit 5"), 0);
+	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
+	for (int i = 1; i <= 5; i++)
+		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
+	assert_int_equal(tq_change(&t, "limit 2"), 0);
+	assert_int_equal(t.q->qlen, 2);
+	assert_int_equal(t.q->backlog, 200);
+	assert_int_equal(tq_deq(&t), 4);
+	tq_check_conservation(&t, 6);
+	assert_int_equal(t.q->drops, 4);
+	tq_teardown(&t);
+}
+
+/* Through the real transmit path on an up device: the null driver takes what bfifo holds. */
+static void test_bfifo_through_xmit(void **state)
+{
+	struct mqtx_qdisc *qs[1], *old[1] = { NULL };
+	struct mqtx_dev_stats ds;
+	uint64_t pk, by;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 2000"), 0);
+	qs[0] = t.q;
+	mqtx_dev_config_lock(t.dev);
+	mqtx_dev_graft_all(t.dev, qs, old);
+	mqtx_dev_config_unlock(t.dev);
+	assert_int_equal(mqtx_dev_open(t.dev), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 500, (uint64_t)i)), MQTX_XMIT_SUCCESS);
+	mqtx_null_counts(t.dev, &pk, &by);
+	assert_int_equal(pk, 4);
+	assert_int_equal(by, 2000);
+	mqtx_dev_get_stats(t.dev, &ds);
+	assert_int_equal(ds.txq.packets, 4);
+	assert_int_equal(mqtx_txq_stats_drops(&ds.txq), 0);
+	mqtx_dev_close(t.dev);
+	t.q = NULL; /* owned by the device now */
+	tq_teardown(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bfifo_defaults),	 cmocka_unit_test(test_bfifo_limit_order_drops),
+		cmocka_unit_test(test_bfifo_change_trims), cmocka_unit_test(test_fifo_rejects),
+		cmocka_unit_test(test_head_drop),	 cmocka_unit_test(test_head_drop_zero_and_trim),
+		cmocka_unit_test(test_bfifo_through_xmit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

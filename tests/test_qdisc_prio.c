@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/* prio: band selection, strict priority, child limits, options, band changes, grafting. */
+#include <errno.h>
+
+#include <mqtx/ctl.h>
+
+#include "qdisc/classful.h"
+#include "test_qdisc_util.h"
+
+static struct mqtx_pkt *prio_pkt(struct tq *t, uint32_t priority, uint64_t user)
+{
+	struct mqtx_pkt *p = tq_pkt(t, 100, user);
+
+	p->priority = priority;
+	return p;
+}
+
+static void test_defaults_and_order(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	assert_string_equal(tq_dump(&t), "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
+	assert_int_equal(mqtx_qdisc_class_count(t.q), 3);
+	/* priority 1 -> band 2, 0 -> band 1, 6 -> band 0, 16 + 7 -> 7 & 15 -> band 0 */
+	tq_enq(&t, prio_pkt(&t, 1, 10));
+	tq_enq(&t, prio_pkt(&t, 0, 20));
+	tq_enq(&t, prio_pkt(&t, 6, 30));
+	tq_enq(&t, prio_pkt(&t, 23, 31));
+	/* <handle major>:3 names band 2 directly */
+	tq_enq(&t, prio_pkt(&t, 0x10003, 11));
+	assert_int_equal(t.q->qlen, 5);
+	assert_int_equal(t.q->backlog, 500);
+	assert_int_equal(mqtx_qdisc_class_child(t.q, 2)->qlen, 2);
+	assert_int_equal(t.q->ops->peek(t.q)->user, 30);
+	assert_int_equal(tq_deq(&t), 30);
+	assert_int_equal(tq_deq(&t), 31);
+	assert_int_equal(tq_deq(&t), 20);
+	assert_int_equal(tq_deq(&t), 10);
+	assert_int_equal(tq_deq(&t), 11);
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(mqtx_qdisc_class_child(t.q, 0)->packets, 2);
+	tq_check_conservation(&t, 5);
+	tq_teardown(&t);
+}
+
+static void test_child_limit_counts(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	/* each band is a pfifo of tx_queue_len packets */
+	for (int i = 0; i < 12; i++)
+		tq_enq(&t, prio_pkt(&t, 0, (uint64_t)i));
+	assert_int_equal(t.refused, 2);
+	assert_int_equal(t.q->qlen, 10);
+	assert_int_equal(t.q->drops, 2);
+	assert_int_equal(mqtx_qdisc_class_child(t.q, 1)->drops, 2);
+	tq_check_conservation(&t, 12);
+	tq_teardown(&t);
+}
+
+static void test_rejects(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "bands 1", "\"1\"" },
+		{ "bands 17", "\"17\"" },
+		{ "bands x", "\"x\"" },
+		{ "bands", "needs a value" },
+		{ "priomap 0 1 2 0 1 2 0 1 2 0 1 2 0 1 2 0 1", "more than 16" },
+		{ "bands 2 priomap 0 1 2", "\"2\" is out of bands" },
+		{ "priomap 0 16", "\"16\" is out of bands" },
+		{ "priomap", "at least one" },
+		{ "priomap 0 1x", "\"1x\"" },
+		{ "bands 2", "out of 2 bands" }, /* the default map uses band 2 */
+		{ "multiqueue", "\"multiqueue\"" },
+	};
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, bad[i][0]), -EINVAL);
+		if (!strstr(t.err, bad[i][1]))
+			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
+	}
+	assert_null(t.q);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+				   "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1"),
+			 0);
+	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
+	/* a refused change changes nothing */
+	assert_int_equal(tq_change(&t, "priomap 2"), -EINVAL);
+	assert_int_equal(tq_change(&t, "bands 3 priomap 0 0 5"), -EINVAL);
+	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
+	assert_int_equal(mqtx_qdisc_class_count(t.q), 2);
+	tq_teardown(&t);
+}
+
+static void test_change_bands(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	/* a partial priomap replaces only its first entries */
+	assert_int_equal(tq_change(&t, "bands 5 priomap 4 3"), 0);
+	assert_string_equal(tq_dump(&t), "bands 5 priomap 4 3 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
+	tq_enq(&t, prio_pkt(&t, 0, 1)); /* band 4 */
+	tq_enq(&t, prio_pkt(&t, 0, 2));
+	tq_enq(&t, prio_pkt(&t, 1, 3)); /* band 3 */
+	tq_enq(&t, prio_pkt(&t, 6, 4)); /* band 0 */
+	assert_int_equal(t.q->qlen, 4);
+	/* shrinking must not leave the map pointing past the bands */
+	assert_int_equal(tq_change(&t, "bands 3"), -EINVAL);
+	assert_int_equal(t.q->qlen, 4);
+	/* dropping bands 3 and 4 drops their packets */
+	assert_int_equal(tq_change(&t, "bands 3 priomap 1 2"), 0);
+	assert_int_equal(t.q->qlen, 1);
+	assert_int_equal(t.q->backlog, 100);
+	assert_int_equal(t.q->drops, 3);
+	assert_int_equal(tq_deq(&t), 4);
+	tq_check_conservation(&t, 4);
+	assert_int_equal(mqtx_qdisc_class_child(t.q, 3), NULL);
+	tq_teardown(&t);
+}
+
+static void test_graft(void **state)
+{
+	struct mqtx_qdisc *bf, *old = NULL;
+	struct mqtx_pkt *to_free = NULL;
+	struct mqtx_extack ack;
+	void *opt;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	for (int i = 0; i < 4; i++)
+		tq_enq(&t, prio_pkt(&t, 6, (uint64_t)i));
+	assert_int_equal(tq_parse(&mqtx_bfifo_qdisc_ops, "limit 300", &opt, NULL, 0), 0);
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_bfifo_qdisc_ops, 0,
+					   opt, &ack, &bf),
+			 0);
+	free(opt);
+	assert_int_equal(mqtx_qdisc_class_graft(t.q, 3, bf, &old, &to_free), -ERANGE);
+	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, NULL, &old, &to_free), -EINVAL);
+	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, t.q, &old, &to_free), -EINVAL);
+	/* the 4 queued packets move over in order; the bfifo keeps 300 bytes, drops one */
+	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, bf, &old, &to_free), 0);
+	t.freed += mqtx_pkt_free_list(to_free);
+	assert_non_null(old);
+	assert_ptr_equal(mqtx_qdisc_class_child(t.q, 0), bf);
+	assert_int_equal(bf->parent, 0x10001);
+	assert_int_equal(t.q->qlen, 3);
+	assert_int_equal(t.q->drops, 1);
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), 2);
+	assert_int_equal(tq_deq(&t), -1);
+	tq_check_conservation(&t, 4);
+	mqtx_qdisc_destroy(old);
+	assert_int_equal(mqtx_qdisc_class_graft(NULL, 0, bf, &old, &to_free),
+			 -EOPNOTSUPP);
+	assert_int_equal(mqtx_qdisc_class_count(NULL), 0);
+	tq_teardown(&t);
+}
+
+static void test_reset_and_destroy_with_backlog(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, "bands 16"
+				   " priomap 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"), 0);
+	for (uint32_t i = 0; i < 32; i++)
+		tq_enq(&t, prio_pkt(&t, i, i));
+	assert_int_equal(t.q->qlen, 32); /* 2 per band: all fit */
+	tq_teardown(&t);		 /* destroy purges every band; teardown checks the pool */
+}
+
+/* Through the configuration layer: a band's child is replaced by handle via prio's cl_ops. */
+static void test_ctl_graft_by_handle(void **state)
+{
+	static const char *const cmds[] = {
+		"qdisc add dev tq0 root handle 1: prio bands 4 priomap 3 3 3",
+		"qdisc add dev tq0 parent 1:2 handle 20: fq_codel limit 100",
+		"qdisc add dev tq0 parent 1:4 handle 40: tbf rate 1mbit burst 10kb latency 50ms",
+	};
+	struct mqtx_dev_cfg dc = { .name = "tq0", .ops = &mqtx_null_ops, .num_txq = 1 };
+	struct mqtx_dev *dev;
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+
+	(void)state;
+	assert_int_equal(mqtx_dev_create(&dc, &dev), 0);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, dev), 0);
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (mqtx_ctl_exec_line(ctl, cmds[i], 0, &o, &e) != 0)
+			fail_msg("%s: %s", cmds[i], e.data ? e.data : "");
+	}
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev tq0", 0, &o, &e), 0);
+	assert_non_null(strstr(o.data, "prio 1: root"));
+	assert_non_null(strstr(o.data, "bands 4 priomap 3 3 3 2 1 2 0 0 1 1 1 1 1 1 1 1"));
+	assert_non_null(strstr(o.data, "fq_codel 20: parent 1:2 limit 100p flows 1024"));
+	assert_non_null(strstr(o.data, "tbf 40: parent 1:4 rate 1Mbit burst 10Kb lat 50ms"));
+	/* a band that does not exist is refused */
+	assert_int_not_equal(mqtx_ctl_exec_line(ctl, "qdisc add dev tq0 parent 1:5 codel", 0, &o,
+						&e),
+			     0);
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_order), cmocka_unit_test(test_child_limit_counts),
+		cmocka_unit_test(test_rejects),		   cmocka_unit_test(test_change_bands),
+		cmocka_unit_test(test_graft),
+		cmocka_unit_test(test_reset_and_destroy_with_backlog),
+		cmocka_unit_test(test_ctl_graft_by_handle),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared fixture of the qdisc tests: a down null-driver device on a virtual clock, packets,
+ * option parsing from a string, direct enqueue/dequeue with drop accounting, dumps. */
+#ifndef MQTX_TEST_QDISC_UTIL_H
+#define MQTX_TEST_QDISC_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mqtx/driver.h>
+#include <mqtx/qdisc.h>
+
+#include "qdisc/kinds.h"
+
+struct tq {
+	struct mqtx_clock *clock;
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_qdisc *q;
+	uint64_t freed;	   /* packets that came back on to_free */
+	uint64_t accepted; /* SUCCESS or CN */
+	uint64_t refused;  /* DROP */
+	uint64_t sent;	   /* dequeued */
+	char err[200];
+};
+
+static inline void tq_setup(struct tq *t, uint32_t txqlen, uint32_t mtu)
+{
+	struct mqtx_pool_cfg pc = { .count = 4096, .data_room = 2048 };
+	struct mqtx_dev_cfg dc = { .name = "tq0", .ops = &mqtx_null_ops, .num_txq = 1 };
+
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(mqtx_clock_new_virtual(1000000000ull, &t->clock), 0);
+	dc.clock = t->clock;
+	dc.tx_queue_len = txqlen;
+	dc.mtu = mtu;
+	assert_int_equal(mqtx_dev_create(&dc, &t->dev), 0);
+	assert_int_equal(mqtx_pool_create(&pc, &t->pool), 0);
+}
+
+static inline void tq_teardown(struct tq *t)
+{
+	mqtx_qdisc_destroy(t->q);
+	t->q = NULL;
+	mqtx_dev_destroy(t->dev);
+	assert_int_equal(mqtx_pool_in_use(t->pool), 0);
+	mqtx_pool_destroy(t->pool);
+	mqtx_clock_free(t->clock);
+}
+
+/* Split @opts on spaces and run the kind's parser into a fresh options buffer. */
+static inline int tq_parse(const struct mqtx_qdisc_ops *ops, const char *opts, void **optp,
+			   char *err, size_t errlen)
+{
+	struct mqtx_extack ack = { "" };
+	char buf[512], *argv[64];
+	int argc = 0, ret;
+	void *opt;
+
+	*optp = NULL;
+	if (!opts)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (char *s = strtok(buf, " "); s && argc < 64; s = strtok(NULL, " "))
+		argv[argc++] = s;
+	opt = calloc(1, ops->opt_size ? ops->opt_size : 1);
+	assert_non_null(opt);
+	ret = ops->parse ? ops->parse(argc, argv, opt, &ack) : (argc ? -EINVAL : 0);
+	if (err)
+		snprintf(err, errlen, "%s", ack.msg);
+	if (ret) {
+		free(opt);
+		return ret;
+	}
+	*optp = opt;
+	return 0;
+}
+
+/* Create t->q of kind @ops with @opts (NULL: defaults). Returns the error of parse/create. */
+static inline int tq_create(struct tq *t, const struct mqtx_qdisc_ops *ops, const char *opts)
+{
+	struct mqtx_extack ack = { "" };
+	void *opt;
+	int ret;
+
+	ret = tq_parse(ops, opts, &opt, t->err, sizeof(t->err));
+	if (ret)
+		return ret;
+	ret = mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), ops, 0x10000, opt, &ack, &t->q);
+	if (ret)
+		snprintf(t->err, sizeof(t->err), "%s", ack.msg);
+	free(opt);
+	return ret;
+}
+
+static inline int tq_change(struct tq *t, const char *opts)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_pkt *to_free = NULL;
+	void *opt;
+	int ret;
+
+	ret = tq_parse(t->q->ops, opts, &opt, t->err, sizeof(t->err));
+	if (ret)
+		return ret;
+	ret = t->q->ops->change(t->q, opt, &to_free, &ack);
+	if (ret)
+		snprintf(t->err, sizeof(t->err), "%s", ack.msg);
+	t->freed += mqtx_pkt_free_list(to_free);
+	free(opt);
+	return ret;
+}
+
+static inline struct mqtx_pkt *tq_pkt(struct tq *t, uint32_t len, uint64_t user)
+{
+	struct mqtx_pkt *p = mqtx_pkt_alloc(t->pool);
+
+	assert_non_null(p);
+	assert_non_null(mqtx_pkt_put(p, len));
+	memset(p->data, 0, len);
+	p->user = user;
+	return p;
+}
+
+/* An Ethernet/IPv4/UDP frame of @len bytes (>= 42) with the given 5-tuple and TOS byte. */
+static inline struct mqtx_pkt *tq_udp4(struct tq *t, uint32_t len, uint32_t saddr, uint32_t daddr,
+				       uint16_t sport, uint16_t dport, uint8_t tos)
+{
+	struct mqtx_pkt *p = tq_pkt(t, len, 0);
+	uint8_t *f = p->data, *ip = f + 14, *udp = ip + 20;
+	uint32_t sum = 0;
+	uint16_t tot = (uint16_t)(len - 14);
+
+	f[12] = 0x08;
+	f[13] = 0x00;
+	ip[0] = 0x45;
+	ip[1] = tos;
+	ip[2] = (uint8_t)(tot >> 8);
+	ip[3] = (uint8_t)tot;
+	ip[8] = 64;
+	ip[9] = 17;
+	for (int i = 0; i < 4; i++) {
+		ip[12 + i] = (uint8_t)(saddr >> (24 - 8 * i));
+		ip[16 + i] = (uint8_t)(daddr >> (24 - 8 * i));
+	}
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+	udp[0] = (uint8_t)(sport >> 8);
+	udp[1] = (uint8_t)sport;
+	udp[2] = (uint8_t)(dport >> 8);
+	udp[3] = (uint8_t)dport;
+	return p;
+}
+
+/* The IPv4 header checksum of a tq_udp4 frame verifies (sums to 0xffff). */
+static inline bool tq_ip4_csum_ok(const struct mqtx_pkt *p)
+{
+	const uint8_t *ip = p->data + 14;
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* Enqueue directly; frees whatever came back on to_free. Returns the qdisc's code. */
+static inline int tq_enq(struct tq *t, struct mqtx_pkt *p)
+{
+	struct mqtx_pkt *to_free = NULL;
+	int ret = t->q->ops->enqueue(t->q, p, &to_free);
+
+	t->freed += mqtx_pkt_free_list(to_free);
+	if (ret == MQTX_XMIT_DROP)
+		t->refused++;
+	else
+		t->accepted++;
+	return ret;
+}
+
+/* Dequeue directly; returns the packet's user tag and frees it, or -1 when none. */
+static inline int64_t tq_deq(struct tq *t)
+{
+	struct mqtx_pkt *p = t->q->ops->dequeue(t->q);
+	int64_t u;
+
+	if (!p)
+		return -1;
+	u = (int64_t)p->user;
+	t->sent++;
+	mqtx_pkt_free(p);
+	return u;
+}
+
+/* Every packet handed in is sent, dropped (counted by the qdisc) or still queued. */
+static inline void tq_check_conservation(struct tq *t, uint64_t handed)
+{
+	struct mqtx_txq_stats st;
+
+	assert_int_equal(t->accepted + t->refused, handed);
+	mqtx_txq_get_stats(mqtx_dev_txq(t->dev, 0), &st);
+	assert_int_equal(t->sent + mqtx_txq_stats_drops(&st) + t->q->qlen, handed);
+	assert_int_equal(t->q->drops, mqtx_txq_stats_drops(&st));
+	assert_int_equal(mqtx_pool_in_use(t->pool), t->q->qlen);
+}
+
+static inline const char *tq_dump(struct tq *t)
+{
+	static char text[512], json[1024];
+
+	assert_true(mqtx_qdisc_dump_opts(t->q, text, sizeof(text), json, sizeof(json)) >= 0);
+	return text;
+}
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mqtx top: under tmux the view refreshes in place (one header, a line and a bar per queue);
+# on a pipe it prints periodic lines. Needs $MQTX, $MQTXD; tmux (skips without it).
+set -u
+: "${MQTX:?}" "${MQTXD:?}"
+T=$(mktemp -d /tmp/mqtx-top-test.XXXXXX)
+S=$T/mqtx.sock
+TM="tmux -L mqtx-top-$$"
+fails=0
+cleanup() {
+	$TM kill-server 2>/dev/null
+	[ -n "${DPID:-}" ] && kill "$DPID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+"$MQTXD" -S "$S" >"$T/daemon.out" 2>"$T/daemon.err" &
+DPID=$!
+for _ in $(seq 100); do [ -S "$S" ] && break; sleep 0.05; done
+"$MQTX" -S "$S" dev add eth0 type null txqueues 4 up
+"$MQTX" -S "$S" gen dev eth0 flows 64 rate 4000pps detach >/dev/null
+
+# Not a terminal: periodic lines, one per queue per refresh.
+"$MQTX" -S "$S" top dev eth0 interval 0.2 count 3 >"$T/lines" 2>&1
+n=$(grep -c '^dev eth0 q [0-3] state run pps [0-9]* mbit' "$T/lines")
+[ "$n" -eq 12 ] && ok "pipe: 3 x 4 queue lines" || fail "pipe: $n lines: $(cat "$T/lines")"
+grep -q 'pps [1-9]' "$T/lines" && ok "pipe: rates measured" || fail "pipe: no traffic seen"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "skip: tmux is not installed (scripts/bootstrap --check-extra)"
+	echo "$fails failed"
+	[ "$fails" -eq 0 ] || exit 1
+	exit 77
+fi
+$TM new-session -d -x 120 -y 30 "$MQTX -S $S top interval 0.2; sleep 5"
+sleep 1.5
+$TM capture-pane -p >"$T/screen1"
+sleep 0.6
+$TM capture-pane -p >"$T/screen2"
+for f in screen1 screen2; do
+	h=$(grep -c '^mqtx top - ' "$T/$f")
+	[ "$h" -eq 1 ] && ok "$f: one header (refreshed in place)" || fail "$f: $h headers: $(cat "$T/$f")"
+	q=$(grep -cE '^ +[0-3] run +[0-9]+ +[0-9.]+ .*\|[# ]{20}\|$' "$T/$f")
+	[ "$q" -eq 4 ] && ok "$f: a row and a bar per queue" || fail "$f: $q queue rows: $(cat "$T/$f")"
+	grep -q '^eth0: UP kind null txqueues 4' "$T/$f" && ok "$f: device line" || fail "$f: no device line"
+done
+grep -q '#' "$T/screen2" && ok "bars drawn for busy queues" || fail "no bar: $(cat "$T/screen2")"
+cmp -s "$T/screen1" "$T/screen2" && fail "the screen did not change between refreshes" ||
+	ok "the view refreshes"
+$TM send-keys C-c
+sleep 0.5
+$TM capture-pane -p >"$T/screen3"
+echo "$fails failed"
+[ "$fails" -eq 0 ]

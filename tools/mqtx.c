@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+// mqtx: the tc-like tool; talks to mqtxd, or runs commands in-process with -batch.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mqtx/ctl.h>
+
+#include "client.h"
+#include "proto.h"
+
+volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		"       mqtx [ OPTIONS ] -batch FILE\n"
+		"where  OBJECT := { dev | qdisc | class | gen | replay | hash | top }\n"
+		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
+		"                    -V[ersion] }\n"
+		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
+		"path); -batch FILE (\"-\": stdin) runs them in this process instead.\n"
+		"Try \"mqtx OBJECT help\".\n");
+}
+
+void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+static void set_result(struct result *r, int code, const char *out, size_t outlen,
+		       const char *err, size_t errlen)
+{
+	r->code = code;
+	r->out = strndup(out ? out : "", outlen);
+	r->err = strndup(err ? err : "", errlen);
+}
+
+void backend_exec(struct backend *b, int argc, char **argv, unsigned flags, struct result *r)
+{
+	char msg[512];
+	size_t len;
+	char *m;
+
+	if (b->ctl) {
+		struct mqtx_buf out, err;
+
+		mqtx_buf_init(&out);
+		mqtx_buf_init(&err);
+		r->code = mqtx_ctl_exec(b->ctl, argc, argv, flags, &out, &err);
+		set_result(r, r->code, out.data, out.len, err.data, err.len);
+		mqtx_buf_free(&out);
+		mqtx_buf_free(&err);
+		return;
+	}
+	m = proto_encode_req(flags, argc, argv, &len);
+	/* A refused peer gets its reply before the daemon reads anything: even when our
+	 * write fails, the reply may be waiting. */
+	if (m)
+		proto_write_full(b->fd, m, len);
+	errno = 0;
+	if (!m || proto_recv_reply(b->fd, &r->code, &r->out, &r->err)) {
+		snprintf(msg, sizeof(msg), "mqtx: %s: %s\n", b->path,
+			 errno ? strerror(errno) : "mqtxd closed the connection");
+		set_result(r, MQTX_CTL_EREFUSED, NULL, 0, msg, strlen(msg));
+	}
+	free(m);
+}
+
+static void print_result(const struct result *r)
+{
+	fputs(r->out, stdout);
+	fputs(r->err, stderr);
+	fflush(stdout);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* After "gen N started": show progress until the job ends (or ^C), then its final line. */
+static int wait_job(struct backend *b, const char *kind, const char *out)
+{
+	char id[24] = "", state[16], *show[3] = { (char *)kind, "show", id };
+	bool tty = isatty(2), failed = false;
+	unsigned tick = 0;
+	struct result r;
+
+	if (sscanf(out, "%*s %23s started", id) != 1)
+		return 0;
+	while (!interrupted) {
+		backend_exec(b, 3, show, 0, &r);
+		if (r.code) {
+			print_result(&r);
+			result_free(&r);
+			return r.code;
+		}
+		/* "KIND ID dev NAME STATE ..." */
+		if (sscanf(r.out, "%*s %*s %*s %*s %15s", state) != 1)
+			strcpy(state, "done");
+		failed = !strcmp(state, "error");
+		if (strcmp(state, "running")) {
+			result_free(&r);
+			break;
+		}
+		if (tick++ % 5 == 0) {
+			r.out[strcspn(r.out, "\n")] = '\0';
+			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", r.out);
+		}
+		result_free(&r);
+		sleep_ms(200);
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	show[1] = "stop";
+	backend_exec(b, 3, show, 0, &r);
+	print_result(&r);
+	result_free(&r);
+	return failed ? MQTX_CTL_EPARSE : 0;
+}
+
+static bool is_job_start(int argc, char **argv)
+{
+	if (argc < 2 || (strcmp(argv[0], "gen") && strcmp(argv[0], "replay")))
+		return false;
+	if (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop") || !strcmp(argv[1], "help"))
+		return false;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "detach"))
+			return false;
+	return true;
+}
+
+/* One command, as typed: its output printed, jobs waited for; returns the exit code. */
+static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
+{
+	struct result r;
+	int code;
+
+	if (argc >= 1 && !strcmp(argv[0], "top")) {
+		if (b->ctl) {
+			fprintf(stderr, "mqtx: top shows a running mqtxd; not with -batch\n");
+			return MQTX_CTL_EPARSE;
+		}
+		return top_main(b, argc, argv);
+	}
+	backend_exec(b, argc, argv, flags, &r);
+	print_result(&r);
+	code = r.code;
+	if (code == 0 && is_job_start(argc, argv))
+		code = wait_job(b, argv[0], r.out);
+	result_free(&r);
+	return code;
+}
+
+/* Split a batch line in place (whitespace, "quotes", # comments), as the library does. */
+static int split_line(char *line, char **argv, int max)
+{
+	int argc = 0;
+	char *p = line, *w = line;
+
+	while (*p && *p != '#' && argc < max) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+			continue;
+		}
+		argv[argc++] = w;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+			if (*p == '"') {
+				for (p++; *p && *p != '"'; p++)
+					*w++ = *p;
+				p += *p == '"';
+				continue;
+			}
+			*w++ = *p++;
+		}
+		if (*p)
+			p++;
+		*w++ = '\0';
+	}
+	return argc;
+}
+
+static int run_batch(struct backend *b, const char *file, unsigned flags, bool force)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	char line[16384], *argv[1024];
+	int lineno = 0, ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "mqtx: cannot open \"%s\": %s\n", file, strerror(errno));
+		return MQTX_CTL_EPARSE;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int argc, rc;
+		unsigned lf = flags;
+		char **av = argv;
+
+		lineno++;
+		argc = split_line(line, argv, 1023);
+		/* Per-line -s/-j/-d, as the command line takes them. */
+		for (; argc && av[0][0] == '-'; av++, argc--) {
+			if (!strcmp(av[0], "-s") || !strcmp(av[0], "-stats"))
+				lf |= MQTX_CTL_F_STATS;
+			else if (!strcmp(av[0], "-j") || !strcmp(av[0], "-json"))
+				lf |= MQTX_CTL_F_JSON;
+			else if (!strcmp(av[0], "-d") || !strcmp(av[0], "-details"))
+				lf |= MQTX_CTL_F_DETAILS;
+			else
+				break;
+		}
+		if (!argc)
+			continue;
+		rc = run_one(b, argc, av, lf);
+		if (rc) {
+			fprintf(stderr, "Command failed %s:%d\n", file, lineno);
+			ret = rc;
+			if (!force)
+				break;
+		}
+		if (interrupted)
+			break;
+	}
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+/* "help" anywhere as the last word needs no daemon: ask an in-process context. */
+static int local_help(int argc, char **argv)
+{
+	struct backend b = { .fd = -1 };
+	int code;
+
+	if (argc == 1 || !strcmp(argv[0], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[0], "top")) {
+		printf("Usage: mqtx top [ dev NAME ] [ interval SECS ] [ count N ]\n"
+		       "Live per-queue view of mqtxd's devices: rate, depth, drops, requeues,\n"
+		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n");
+		return 0;
+	}
+	if (mqtx_ctl_new(&b.ctl))
+		return MQTX_CTL_EREFUSED;
+	code = run_one(&b, argc, argv, 0);
+	mqtx_ctl_free(b.ctl);
+	return code;
+}
+
+static bool opt_is(const char *a, const char *full, size_t min)
+{
+	size_t n = strlen(a);
+
+	return n >= min && n <= strlen(full) && !strncmp(a, full, n);
+}
+
+int main(int argc, char **argv)
+{
+	struct backend b = { .fd = -1 };
+	const char *batch = NULL, *sock = NULL;
+	char path[108];
+	unsigned flags = 0;
+	bool force = false;
+	int i, code;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *a = argv[i] + (argv[i][1] == '-'); /* --json as -json */
+
+		if (opt_is(a, "-statistics", 2))
+			flags |= MQTX_CTL_F_STATS;
+		else if (opt_is(a, "-json", 2))
+			flags |= MQTX_CTL_F_JSON;
+		else if (opt_is(a, "-details", 2))
+			flags |= MQTX_CTL_F_DETAILS;
+		else if (!strcmp(a, "-force"))
+			force = true;
+		else if ((!strcmp(a, "-S") || !strcmp(a, "-socket")) && i + 1 < argc)
+			sock = argv[++i];
+		else if (!strcmp(a, "-batch") && i + 1 < argc)
+			batch = argv[++i];
+		else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
+			printf("mqtx utility, libmqtx 0.1.0\n");
+			return 0;
+		} else if (!strcmp(a, "-h") || opt_is(a, "-help", 2)) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "Option \"%s\" is unknown, try \"mqtx -help\".\n", argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+	}
+	argc -= i;
+	argv += i;
+	if (!batch && argc == 0) {
+		usage(stderr);
+		return MQTX_CTL_EPARSE;
+	}
+	if (!batch && (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help")))
+		return local_help(argc, argv);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (batch) {
+		if (mqtx_ctl_new(&b.ctl)) {
+			fprintf(stderr, "mqtx: out of memory\n");
+			return MQTX_CTL_EREFUSED;
+		}
+		code = run_batch(&b, batch, flags, force);
+		mqtx_ctl_free(b.ctl);
+		return code;
+	}
+	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)
+		 : proto_default_socket(path, sizeof(path), 0)) {
+		fprintf(stderr, "mqtx: no usable socket path\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	b.path = path;
+	b.fd = proto_connect(path);
+	if (b.fd < 0) {
+		fprintf(stderr, "mqtx: cannot reach mqtxd at %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT || errno == ECONNREFUSED ? " (is mqtxd running? use -S PATH "
+				"or -batch)" : "");
+		return MQTX_CTL_EREFUSED;
+	}
+	code = run_one(&b, argc, argv, flags);
+	close(b.fd);
+	return code;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// mqtx top: a live per-queue view of mqtxd's devices, from "dev stats" every interval.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mqtx/dev.h>
+
+#include "client.h"
+
+#define MAXQ	 4096
+#define MAXDEV	 64
+#define BAR_W	 20
+
+struct qsnap {
+	unsigned long long packets, bytes, drops, requeues, qlen, backlog;
+	unsigned state, bql_limit, bql_inflight;
+};
+
+struct devsnap {
+	char name[32], kind[16];
+	int up;
+	unsigned nq, limit;
+	unsigned long long now;
+	struct qsnap *q;
+};
+
+struct snap {
+	struct devsnap dev[MAXDEV];
+	unsigned ndev;
+};
+
+static void snap_free(struct snap *s)
+{
+	for (unsigned i = 0; i < s->ndev; i++)
+		free(s->dev[i].q);
+	s->ndev = 0;
+}
+
+/* Parse "dev stats" output (see cmd_dev.c show_stats) into @s. */
+static int snap_parse(const char *text, struct snap *s)
+{
+	const char *p = text;
+	struct devsnap *d = NULL;
+
+	s->ndev = 0;
+	while (*p) {
+		unsigned qi;
+		struct qsnap q;
+
+		if (!strncmp(p, "dev ", 4) && s->ndev < MAXDEV) {
+			d = &s->dev[s->ndev];
+			memset(d, 0, sizeof(*d));
+			if (sscanf(p, "dev %31s up %d kind %15s txq %u qlen_limit %u now %llu", d->name,
+				   &d->up, d->kind, &d->nq, &d->limit, &d->now) != 6 || d->nq > MAXQ)
+				return -1;
+			d->q = calloc(d->nq ? d->nq : 1, sizeof(*d->q));
+			if (!d->q)
+				return -1;
+			s->ndev++;
+		} else if (d && sscanf(p, "q %u %llu %llu %llu %llu %llu %llu %u %u %u", &qi,
+				       &q.packets, &q.bytes, &q.drops, &q.requeues, &q.qlen,
+				       &q.backlog, &q.state, &q.bql_limit, &q.bql_inflight) == 10 &&
+			   qi < d->nq) {
+			d->q[qi] = q;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
+static const struct devsnap *find_prev(const struct snap *prev, const char *name)
+{
+	for (unsigned i = 0; i < prev->ndev; i++)
+		if (!strcmp(prev->dev[i].name, name))
+			return &prev->dev[i];
+	return NULL;
+}
+
+static const char *state_str(unsigned st)
+{
+	if (st & MQTX_TXQ_FROZEN)
+		return "frozen";
+	if (st & MQTX_TXQ_DRV_XOFF)
+		return "XOFF";
+	if (st & MQTX_TXQ_STACK_XOFF)
+		return "BQL-XOFF";
+	return "run";
+}
+
+struct qrate {
+	double pps, mbit, dps, rps;
+};
+
+static struct qrate rate_of(const struct qsnap *q, const struct qsnap *o, double secs)
+{
+	struct qrate r = { 0 };
+
+	if (!o || secs <= 0)
+		return r;
+	r.pps = (double)(q->packets - o->packets) / secs;
+	r.mbit = (double)(q->bytes - o->bytes) * 8 / secs / 1e6;
+	r.dps = (double)(q->drops - o->drops) / secs;
+	r.rps = (double)(q->requeues - o->requeues) / secs;
+	return r;
+}
+
+static void render_dev(const struct devsnap *d, const struct devsnap *o, bool tty)
+{
+	double secs = o ? (double)(d->now - o->now) / 1e9 : 0, max = 0;
+	char bar[BAR_W + 1];
+
+	for (unsigned i = 0; i < d->nq; i++) {
+		struct qrate r = rate_of(&d->q[i], o && i < o->nq ? &o->q[i] : NULL, secs);
+
+		max = r.pps > max ? r.pps : max;
+	}
+	if (tty)
+		printf("%s: %s kind %s txqueues %u\n", d->name, d->up ? "UP" : "DOWN", d->kind,
+		       d->nq);
+	for (unsigned i = 0; i < d->nq; i++) {
+		const struct qsnap *q = &d->q[i];
+		struct qrate r = rate_of(q, o && i < o->nq ? &o->q[i] : NULL, secs);
+		unsigned n = max > 0 ? (unsigned)(r.pps / max * BAR_W + 0.5) : 0;
+
+		memset(bar, '#', n);
+		memset(bar + n, ' ', BAR_W - n);
+		bar[BAR_W] = '\0';
+		if (tty)
+			printf("  %4u %-8s %12.0f %10.2f %7llu %9llu %9.0f %9.0f %10llu |%s|\n", i,
+			       state_str(q->state), r.pps, r.mbit, q->qlen, q->backlog, r.dps, r.rps,
+			       q->drops, bar);
+		else
+			printf("dev %s q %u state %s pps %.0f mbit %.2f qlen %llu backlog %llu "
+			       "drops %llu requeues %llu drops/s %.0f requeues/s %.0f\n",
+			       d->name, i, state_str(q->state), r.pps, r.mbit, q->qlen, q->backlog,
+			       q->drops, q->requeues, r.dps, r.rps);
+	}
+}
+
+static void render(const struct snap *cur, const struct snap *prev, bool tty, double ival)
+{
+	time_t t = time(NULL);
+	char ts[32];
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+	if (tty) {
+		printf("\033[H\033[2J");
+		printf("mqtx top - %s, every %.1fs, %u device(s)   (^C quits)\n\n", ts, ival,
+		       cur->ndev);
+		printf("  %4s %-8s %12s %10s %7s %9s %9s %9s %10s  %-*s\n", "TXQ", "STATE", "PPS",
+		       "MBIT/S", "QLEN", "BACKLOG", "DROPS/S", "REQ/S", "DROPS", BAR_W, "RATE");
+	} else {
+		printf("# %s\n", ts);
+	}
+	for (unsigned i = 0; i < cur->ndev; i++)
+		render_dev(&cur->dev[i], find_prev(prev, cur->dev[i].name), tty);
+	if (!cur->ndev)
+		printf("(no devices)\n");
+	fflush(stdout);
+}
+
+static int top_args(int argc, char **argv, char **dev, double *ival, long *count)
+{
+	for (int i = 1; i < argc; i += 2) {
+		char *end;
+
+		if (i + 1 >= argc) {
+			fprintf(stderr, "top: \"%s\" needs a value\n", argv[i]);
+			return -1;
+		}
+		if (!strcmp(argv[i], "dev")) {
+			*dev = argv[i + 1];
+		} else if (!strcmp(argv[i], "interval")) {
+			*ival = strtod(argv[i + 1], &end);
+			if (*end || !(*ival >= 0.1 && *ival <= 3600)) {
+				fprintf(stderr, "top: invalid interval \"%s\"\n", argv[i + 1]);
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "count")) {
+			*count = strtol(argv[i + 1], &end, 10);
+			if (*end || *count < 1) {
+				fprintf(stderr, "top: invalid count \"%s\"\n", argv[i + 1]);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, "top: what is \"%s\"? Try \"mqtx top help\".\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int top_main(struct backend *b, int argc, char **argv)
+{
+	char *dev = NULL, *cmd[3] = { "dev", "stats", NULL };
+	struct snap *cur = calloc(1, sizeof(*cur)), *prev = calloc(1, sizeof(*prev)), *tmp;
+	bool tty = isatty(1);
+	double ival = 1.0;
+	long count = 0;
+	int code = 0;
+
+	if (!cur || !prev || top_args(argc, argv, &dev, &ival, &count)) {
+		free(cur), free(prev);
+		return 1;
+	}
+	cmd[2] = dev;
+	if (tty)
+		printf("\033[?25l"); /* hide the cursor while drawing */
+	for (long n = 0; !interrupted && (!count || n < count); n++) {
+		struct result r;
+		struct timespec ts = { (time_t)ival, (long)((ival - (time_t)ival) * 1e9) };
+
+		backend_exec(b, dev ? 3 : 2, cmd, 0, &r);
+		if (r.code || snap_parse(r.out, cur)) {
+			fputs(r.err, stderr);
+			code = r.code ? r.code : 1;
+			result_free(&r);
+			break;
+		}
+		result_free(&r);
+		render(cur, prev, tty, ival);
+		snap_free(prev);
+		tmp = prev, prev = cur, cur = tmp;
+		if (!count || n + 1 < count)
+			nanosleep(&ts, NULL);
+	}
+	if (tty)
+		printf("\033[?25h");
+	snap_free(cur), snap_free(prev);
+	free(cur), free(prev);
+	return code;
+}
