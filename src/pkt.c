@@ -215,6 +215,10 @@ unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *p, struct mqtx_pkt **pkts, un
 		len -= got;
 		memcpy(pkts, c->objs + len, got * sizeof(*pkts));
 		atomic_store_explicit(&c->len, len, memory_order_relaxed);
+		/* A bulk larger than the cache takes the rest from the shared stack (as DPDK's
+		 * mempool does): only an empty pool may refuse. */
+		if (got < n)
+			got += stack_take(p, pkts + got, n - got);
 	}
 	for (unsigned i = 0; i < got; i++)
 		pkt_reset(p, pkts[i]);

@@ -117,7 +117,11 @@ int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_r
 	if (unlikely(mqtx__drop_override >= 0))
 		reason = (enum mqtx_drop_reason)mqtx__drop_override;
 	q->drops++;
-	if (q->dev)
+	/* A received packet's queue_mapping is the sender's (a peer may have more queues): an
+	 * ingress drop is counted, by reason, on the queue its qdisc is rooted at. */
+	if (q->flags & MQTX_QF_INGRESS)
+		mqtx__count_drop(q->dev_queue, reason, 1);
+	else if (q->dev)
 		mqtx__count_drop(&q->dev->txq[pkt->queue_mapping], reason, 1);
 	pkt->next = *to_free;
 	*to_free = pkt;

@@ -23,6 +23,9 @@ static void slot_release(void *arg)
 
 	/* Before the slot can be handed to another thread. */
 	mqtx__pool_slot_release(s);
+	/* A later TLS destructor (the scheduler's last mqtx_tx_action) may still free packets
+	 * or transmit: this thread must not use a slot another thread may own by then. */
+	mqtx__tslot_cached = -1;
 	pthread_mutex_lock(&slot_lock);
 	slot_used &= ~(1ull << s);
 	pthread_mutex_unlock(&slot_lock);

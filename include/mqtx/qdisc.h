@@ -188,7 +188,8 @@ static inline struct mqtx_pkt *mqtx_pkt_list_pop(struct mqtx_pkt_list *l)
 
 /**
  * mqtx_qdisc_drop() - count @pkt as dropped by @q for @reason (in the qdisc's drops and in the
- * counters of the packet's TX queue) and link it onto *@to_free. Returns MQTX_XMIT_DROP.
+ * counters of the packet's TX queue; for an ingress qdisc, of the queue it is rooted at) and
+ * link it onto *@to_free. Returns MQTX_XMIT_DROP.
  */
 MQTX_API int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
 			     enum mqtx_drop_reason reason, struct mqtx_pkt **to_free);
