@@ -112,7 +112,8 @@ struct mqtx_dev {
 		struct mqtx_qdisc *qdisc;
 		mqtx_rx_fn fn;
 		void *arg;
-		atomic_ullong packets, bytes, drops;
+		atomic_ullong packets, bytes;
+		atomic_ullong drops[MQTX_DROP_REASON_MAX];
 	} rxq;
 
 	struct mqtx_workers *_Atomic workers; /* RCU: schedulers read it, stop frees it */

@@ -117,10 +117,10 @@ int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_r
 	if (unlikely(mqtx__drop_override >= 0))
 		reason = (enum mqtx_drop_reason)mqtx__drop_override;
 	q->drops++;
-	/* A received packet's queue_mapping is the sender's (a peer may have more queues): an
-	 * ingress drop is counted, by reason, on the queue its qdisc is rooted at. */
+	/* A receive drop belongs to the receive side (and a received packet's queue_mapping is
+	 * the sender's, which may be beyond this device's queues). */
 	if (q->flags & MQTX_QF_INGRESS)
-		mqtx__count_drop(q->dev_queue, reason, 1);
+		MQTX_CNT_INC_SHARED(q->dev->rxq.drops[reason], 1u);
 	else if (q->dev)
 		mqtx__count_drop(&q->dev->txq[pkt->queue_mapping], reason, 1);
 	pkt->next = *to_free;

@@ -51,17 +51,16 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	arg = dev->rxq.arg;
 	mqtx_spin_unlock(&dev->rxq.lock);
 	mqtx__free_list(to_free);
-	if (!pkt) {
-		MQTX_CNT_INC_SHARED(dev->rxq.drops, 1u);
+	/* Dropped by the ingress qdisc: it counted the reason (mqtx_qdisc_drop). */
+	if (!pkt)
+		return MQTX_XMIT_DROP;
+	if (!fn) {
+		MQTX_CNT_INC_SHARED(dev->rxq.drops[MQTX_DROP_NO_HANDLER], 1u);
+		mqtx_pkt_free(pkt);
 		return MQTX_XMIT_DROP;
 	}
 	MQTX_CNT_INC_SHARED(dev->rxq.packets, 1u);
 	MQTX_CNT_INC_SHARED(dev->rxq.bytes, len);
-	if (fn) {
-		fn(dev, pkt, arg);
-	} else {
-		MQTX_CNT_INC_SHARED(dev->rxq.drops, 1u);
-		mqtx_pkt_free(pkt);
-	}
+	fn(dev, pkt, arg);
 	return MQTX_XMIT_SUCCESS;
 }

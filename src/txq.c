@@ -220,7 +220,10 @@ void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
 	}
 	st->rx_packets = MQTX_CNT_READ(dev->rxq.packets);
 	st->rx_bytes = MQTX_CNT_READ(dev->rxq.bytes);
-	st->rx_drops = MQTX_CNT_READ(dev->rxq.drops);
+	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
+		st->rx_drop_reasons[r] = MQTX_CNT_READ(dev->rxq.drops[r]);
+		st->rx_drops += st->rx_drop_reasons[r];
+	}
 }
 
 const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
@@ -230,7 +233,7 @@ const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
 		[MQTX_DROP_POLICE] = "police",	     [MQTX_DROP_DOWN] = "down",
 		[MQTX_DROP_RECURSION] = "recursion", [MQTX_DROP_NOQUEUE] = "noqueue",
 		[MQTX_DROP_DRIVER] = "driver",	     [MQTX_DROP_REPLACE] = "replace",
-		[MQTX_DROP_RESET] = "reset",
+		[MQTX_DROP_RESET] = "reset",	     [MQTX_DROP_NO_HANDLER] = "nohandler",
 	};
 
 	return (unsigned)r < MQTX_DROP_REASON_MAX ? names[r] : "?";

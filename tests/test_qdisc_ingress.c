@@ -9,10 +9,10 @@
 
 static uint64_t police_drops(struct tq *t)
 {
-	struct mqtx_txq_stats st;
+	struct mqtx_dev_stats st;
 
-	mqtx_txq_get_stats(mqtx_dev_txq(t->dev, 0), &st);
-	return st.drops[MQTX_DROP_POLICE];
+	mqtx_dev_get_stats(t->dev, &st);
+	return st.rx_drop_reasons[MQTX_DROP_POLICE];
 }
 
 /* Enqueue as the receive path does: SUCCESS hands the packet straight back. */

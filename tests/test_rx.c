@@ -143,14 +143,16 @@ static void test_no_handler_drops(void **state)
 	struct got g = { .dev = e->dev };
 	struct mqtx_dev_stats st;
 
-	/* No handler: freed (the pool gets it back) and counted as a drop. */
-	assert_int_equal(mqtx_dev_receive(e->dev, frame(e, 0, 0)), MQTX_XMIT_SUCCESS);
-	assert_int_equal(mqtx_dev_receive(e->dev, frame(e, 1, 100)), MQTX_XMIT_SUCCESS);
+	/* No handler: freed (the pool gets it back) and counted as a drop with its reason. */
+	assert_int_equal(mqtx_dev_receive(e->dev, frame(e, 0, 0)), MQTX_XMIT_DROP);
+	assert_int_equal(mqtx_dev_receive(e->dev, frame(e, 1, 100)), MQTX_XMIT_DROP);
 	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
 	mqtx_dev_get_stats(e->dev, &st);
 	assert_int_equal(st.rx_drops, 2);
-	assert_int_equal(st.rx_packets, 2);
-	assert_int_equal(st.rx_bytes, 64 + 164);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_NO_HANDLER], 2);
+	assert_int_equal(st.rx_packets, 0);
+	assert_int_equal(st.rx_bytes, 0);
+	assert_int_equal(test_drops(&st), 0); /* nothing on the TX side */
 	/* A handler installed later gets the next one; removing it drops again. */
 	mqtx_dev_set_rx_handler(e->dev, handler, &g);
 	mqtx_dev_receive(e->dev, frame(e, 2, 0));
@@ -160,7 +162,8 @@ static void test_no_handler_drops(void **state)
 	assert_int_equal(g.seq[0], 2);
 	mqtx_dev_get_stats(e->dev, &st);
 	assert_int_equal(st.rx_drops, 3);
-	assert_int_equal(st.rx_packets, 4);
+	assert_int_equal(st.rx_packets, 1);
+	assert_int_equal(st.rx_bytes, 64);
 }
 
 static void test_ingress_police(void **state)
@@ -199,10 +202,10 @@ static void test_ingress_police(void **state)
 	assert_int_equal(qs.drops, 10);
 	assert_int_equal(qs.qlen, 0);
 	assert_int_equal(qs.backlog, 0);
-	/* The reason is kept on the queue the ingress qdisc is rooted at (queue 0). */
+	/* The reason is kept on the receive side; the TX queues count nothing. */
 	assert_int_equal(st.xmit, 0);
-	assert_int_equal(st.txq.drops[MQTX_DROP_POLICE], 10);
-	assert_int_equal(test_drops(&st), 10);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_POLICE], 10);
+	assert_int_equal(test_drops(&st), 0);
 
 	/* Detach: delivery without policing again. */
 	old = mqtx_dev_graft_ingress(e->dev, NULL);
@@ -232,9 +235,11 @@ static void test_ingress_foreign_queue_mapping(void **state)
 	}
 	mqtx_dev_get_stats(e->dev, &st);
 	assert_int_equal(st.rx_drops, 2 + 2); /* 2 policed, 2 without a handler */
-	assert_int_equal(st.rx_packets, 2);
-	/* Counted on queue 0, where the qdisc is rooted, not at index 4000. */
-	assert_int_equal(st.txq.drops[MQTX_DROP_POLICE], 2);
+	assert_int_equal(st.rx_packets, 0);
+	/* Counted on the receive side, never by indexing this device's queues with 4000. */
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_POLICE], 2);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_NO_HANDLER], 2);
+	assert_int_equal(test_drops(&st), 0);
 	/* The device destroys the attached ingress qdisc. */
 }
 

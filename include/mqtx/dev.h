@@ -41,6 +41,7 @@ enum mqtx_drop_reason {
 	MQTX_DROP_DRIVER,    /* the driver refused it with an error */
 	MQTX_DROP_REPLACE,   /* backlog of a replaced qdisc that the new qdisc refused */
 	MQTX_DROP_RESET,     /* a qdisc reset or delete purged it */
+	MQTX_DROP_NO_HANDLER, /* received, but no receive handler is set */
 	MQTX_DROP_REASON_MAX
 };
 
@@ -267,13 +268,17 @@ MQTX_API void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st
  * struct mqtx_dev_stats - device totals.
  * @txq: the sum over all queues; @xmit: packets handed to mqtx_dev_xmit*();
  * @select_capped: selections outside real_num_txq sent to queue 0;
- * @rx_packets, @rx_bytes, @rx_drops: the receive path.
+ * @rx_packets, @rx_bytes: received frames delivered to the receive handler;
+ * @rx_drop_reasons: received frames dropped, by reason (the ingress qdisc's policer, no
+ * handler); @rx_drops: their sum. Every frame given to mqtx_dev_receive() is delivered or
+ * dropped: rx_packets + rx_drops. Receive drops are never counted on a TX queue.
  */
 struct mqtx_dev_stats {
 	struct mqtx_txq_stats txq;
 	uint64_t xmit;
 	uint64_t select_capped;
 	uint64_t rx_packets, rx_bytes, rx_drops;
+	uint64_t rx_drop_reasons[MQTX_DROP_REASON_MAX];
 };
 
 MQTX_API void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st);
@@ -299,7 +304,7 @@ MQTX_API void mqtx_dev_set_rx_handler(struct mqtx_dev *dev, mqtx_rx_fn fn, void 
 /**
  * mqtx_dev_receive() - a driver hands a received packet up: under the device's rx_queue lock
  * the ingress qdisc (if attached) may drop it; then the handler gets it.
- * Return: MQTX_XMIT_SUCCESS, or MQTX_XMIT_DROP (counted in rx_drops).
+ * Return: MQTX_XMIT_SUCCESS (delivered), or MQTX_XMIT_DROP (counted in rx_drop_reasons).
  */
 MQTX_API int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 

@@ -49,6 +49,9 @@ struct mqtx_dev_ops {
  * mqtx_txq_sent() - BQL: the driver put @bytes on @txq's ring (from xmit_burst). Sets
  * STACK_XOFF when the byte limit is reached. With @more, only accounts (the limit is checked on
  * the last packet of a burst). Returns true when the driver should ring its doorbell now.
+ * @more: another packet *of this burst* follows (i + 1 < n), like Linux's per-skb xmit_more.
+ *        Do not pass xmit_burst's @more (the qdisc still has packets): with a standing
+ *        backlog the limit would never be checked and BQL would never bound the ring.
  * No-op (returns true) unless the device was created with MQTX_DEV_F_BQL.
  */
 MQTX_API bool mqtx_txq_sent(struct mqtx_txq *txq, uint32_t bytes, bool more);

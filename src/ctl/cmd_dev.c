@@ -491,16 +491,20 @@ static void state_words(uint32_t st, char *buf, size_t len)
 		buf[strlen(buf) - 1] = '\0';
 }
 
-static void show_drops(const struct mqtx_txq_stats *st, struct mqtx_buf *out)
+/* "dropped N (reason n ...)" for a per-reason array. */
+static void show_drops(const uint64_t *drops, struct mqtx_buf *out)
 {
+	uint64_t total = 0;
 	bool any = false;
 
-	mqtx_buf_printf(out, "dropped %llu", (unsigned long long)mqtx_txq_stats_drops(st));
+	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
+		total += drops[r];
+	mqtx_buf_printf(out, "dropped %llu", (unsigned long long)total);
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
-		if (!st->drops[r])
+		if (!drops[r])
 			continue;
 		mqtx_buf_printf(out, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
-				(unsigned long long)st->drops[r]);
+				(unsigned long long)drops[r]);
 		any = true;
 	}
 	mqtx_buf_printf(out, "%s", any ? ")" : "");
@@ -513,7 +517,7 @@ static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 	state_words(st->state, state, sizeof(state));
 	mqtx_buf_printf(out, "    txq %u: state %s packets %llu bytes %llu ", i, state,
 			(unsigned long long)st->packets, (unsigned long long)st->bytes);
-	show_drops(st, out);
+	show_drops(st->drops, out);
 	mqtx_buf_printf(out, " requeues %llu qlen %llu backlog %llub bql limit %u inflight %u\n",
 			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
@@ -540,14 +544,15 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 	mqtx_dev_get_stats(dev, &ds);
 	mqtx_buf_printf(out, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
 			(unsigned long long)ds.txq.bytes);
-	show_drops(&ds.txq, out);
+	show_drops(ds.txq.drops, out);
 	mqtx_buf_printf(out, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
 			(unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
 			(unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
 			(unsigned long long)ds.txq.backlog);
-	mqtx_buf_printf(out, "    RX: packets %llu bytes %llu dropped %llu\n",
-			(unsigned long long)ds.rx_packets, (unsigned long long)ds.rx_bytes,
-			(unsigned long long)ds.rx_drops);
+	mqtx_buf_printf(out, "    RX: packets %llu bytes %llu ", (unsigned long long)ds.rx_packets,
+			(unsigned long long)ds.rx_bytes);
+	show_drops(ds.rx_drop_reasons, out);
+	mqtx_buf_printf(out, "\n");
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
 
