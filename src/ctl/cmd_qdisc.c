@@ -237,10 +237,21 @@ static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcm
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
 				return MQTX_CTL_EPARSE;
 		} else if (!strcmp(w, "ingress")) {
-			if (set_parent(a, c, MQTX_H_INGRESS, "ingress"))
+			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
+			 * are the kind's options. */
+			if (c->have_parent) {
+				mqtx_buf_printf(a->err,
+						"Error: \"ingress\" is a duplicate parent ID\n");
 				return MQTX_CTL_EPARSE;
+			}
+			c->have_parent = true;
+			c->parent = MQTX_H_INGRESS;
 			c->handle = 0xFFFF0000u;
 			c->have_handle = true;
+			c->kind = w;
+			c->optc = argc - i - 1;
+			c->optv = argv + i + 1;
+			break;
 		} else if (!strcmp(w, "parent")) {
 			if (++i >= argc)
 				goto missing;
