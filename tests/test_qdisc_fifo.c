@@ -13,6 +13,7 @@ static void test_bfifo_defaults(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, NULL), 0);
 	/* tx_queue_len x (mtu + 14) = 10 x 1514 */
 	assert_string_equal(tq_dump(&t), "limit 15140b");
+	assert_string_equal(tq_json(&t), "\"limit\":15140"); /* iproute2 print_size(): bytes */
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }
@@ -63,6 +64,7 @@ static void test_bfifo_change_trims(void **state)
 	assert_string_equal(tq_dump(&t), "limit 1500b");
 	assert_int_equal(tq_change(&t, "limit 10kb"), 0);
 	assert_string_equal(tq_dump(&t), "limit 10Kb");
+	assert_string_equal(tq_json(&t), "\"limit\":10240");
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }
@@ -91,6 +93,7 @@ static void test_fifo_rejects(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 4"), 0);
 	assert_int_equal(tq_change(&t, "limit 2 bogus"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "limit 4p");
+	assert_string_equal(tq_json(&t), "\"limit\":4");
 	tq_teardown(&t);
 }
 

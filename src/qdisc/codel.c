@@ -17,6 +17,15 @@ void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu)
 	p->ecn = false;
 }
 
+void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d)
+{
+	mqtx_dump_time(d, "target", "target %s", mqtx_codel_time2ns(p->target));
+	if (p->ce_threshold_on)
+		mqtx_dump_time(d, "ce_threshold", "ce_threshold %s",
+			       mqtx_codel_time2ns(p->ce_threshold));
+	mqtx_dump_time(d, "interval", "interval %s", mqtx_codel_time2ns(p->interval));
+}
+
 void mqtx_codel_vars_init(struct mqtx_codel_vars *v)
 {
 	memset(v, 0, sizeof(*v));

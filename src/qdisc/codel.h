@@ -72,6 +72,9 @@ typedef struct mqtx_pkt *(*mqtx_codel_dequeue_fn)(struct mqtx_codel_vars *vars, 
 typedef void (*mqtx_codel_drop_fn)(struct mqtx_pkt *pkt, void *ctx);
 
 void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu);
+
+/* codel and fq_codel dumps: "target T [ce_threshold T] interval T", as tc prints them. */
+void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d);
 void mqtx_codel_vars_init(struct mqtx_codel_vars *v);
 
 /** mqtx_codel_newton_step() - refine rec_inv_sqrt toward 1/sqrt(count) (Q0.16). */

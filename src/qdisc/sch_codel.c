@@ -226,19 +226,11 @@ static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
-	mqtx_dump_str(d, "target", "target %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.target)));
-	if (p->params.ce_threshold_on)
-		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
-			      mqtx_tc_print_time(b, sizeof(b),
-						 mqtx_codel_time2ns(p->params.ce_threshold)));
-	mqtx_dump_str(d, "interval", "interval %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.interval)));
+	mqtx_codel_dump_times(&p->params, d);
 	if (p->params.ecn)
-		mqtx_dump_uint(d, "ecn", "ecn", 1);
+		mqtx_dump_flag(d, "ecn", "ecn");
 }
 
 const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {

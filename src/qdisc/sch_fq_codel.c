@@ -495,23 +495,15 @@ static void fqc_destroy(struct mqtx_qdisc *q)
 static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows_cnt);
 	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->quantum);
-	mqtx_dump_str(d, "target", "target %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.target)));
-	if (p->cparams.ce_threshold_on)
-		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
-			      mqtx_tc_print_time(b, sizeof(b),
-						 mqtx_codel_time2ns(p->cparams.ce_threshold)));
-	mqtx_dump_str(d, "interval", "interval %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.interval)));
-	mqtx_dump_str(d, "memory_limit", "memory_limit %s",
-		      mqtx_tc_print_size(b, sizeof(b), p->memory_limit));
+	/* tc prints memory_limit between interval and ecn, so the CoDel part comes in two. */
+	mqtx_codel_dump_times(&p->cparams, d);
+	mqtx_dump_size(d, "memory_limit", "memory_limit %s", p->memory_limit);
 	if (p->cparams.ecn)
-		mqtx_dump_uint(d, "ecn", "ecn", 1);
+		mqtx_dump_flag(d, "ecn", "ecn");
 	mqtx_dump_uint(d, "drop_batch", "drop_batch %" PRIu64, p->drop_batch);
 }
 
