@@ -26,6 +26,7 @@ check: all
 bench: $(BUILD)-bench/build.ninja
 	ninja -C $(BUILD)-bench
 	$(BUILD)-bench/bench/xmit
+	$(BUILD)-bench/bench/qdisc
 
 $(BUILD)-bench/build.ninja: | deps
 	meson setup $(BUILD)-bench -Dbuildtype=release -Dtests=false $(MESON_OPTS)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "core.h"
+#include "qdisc/tcunits.h"
 
 struct mqtx_dump {
 	char *text, *json;
@@ -39,26 +40,35 @@ static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
 static void sep(struct mqtx_dump *d, const char *key)
 {
 	put(d, false, "%s", d->tlen ? " " : "");
-	put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
+	if (key)
+		put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
 }
+
+/* The text form: @text is the caller's printf format with one conversion for @v. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void text_uint(struct mqtx_dump *d, const char *text, uint64_t v)
+{
+	put(d, false, text, v);
+}
+
+static void text_str(struct mqtx_dump *d, const char *text, const char *v)
+{
+	put(d, false, text, v);
+}
+#pragma GCC diagnostic pop
 
 void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v)
 {
 	sep(d, key);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	put(d, false, text, v);
-#pragma GCC diagnostic pop
+	text_uint(d, text, v);
 	put(d, true, "%" PRIu64, v);
 }
 
 void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
 {
 	sep(d, key);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	put(d, false, text, v);
-#pragma GCC diagnostic pop
+	text_str(d, text, v);
 	put(d, true, "\"");
 	for (const char *c = v; *c; c++) {
 		if (*c == '"' || *c == '\\')
@@ -69,6 +79,46 @@ void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const
 			put(d, true, "%c", *c);
 	}
 	put(d, true, "\"");
+}
+
+/* A value tc prints in words but iproute2's JSON carries as the number @json. */
+static void dump_unit(struct mqtx_dump *d, const char *key, const char *text, const char *words,
+		      uint64_t json)
+{
+	sep(d, key);
+	text_str(d, text, words);
+	put(d, true, "%" PRIu64, json);
+}
+
+void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint64_t ns)
+{
+	char b[MQTX_TC_BUF];
+
+	/* tc's time unit is the microsecond: the netlink value print_uint() emits. */
+	dump_unit(d, key, text, mqtx_tc_print_time(b, sizeof(b), ns), ns / 1000);
+}
+
+void mqtx_dump_size(struct mqtx_dump *d, const char *key, const char *text, uint64_t bytes)
+{
+	char b[MQTX_TC_BUF];
+
+	dump_unit(d, key, text, mqtx_tc_print_size(b, sizeof(b), bytes), bytes);
+}
+
+void mqtx_dump_rate(struct mqtx_dump *d, const char *key, const char *text, uint64_t bps)
+{
+	char b[MQTX_TC_BUF];
+
+	/* print_rate(): bits with a prefix in text, bytes per second in JSON. */
+	dump_unit(d, key, text, mqtx_tc_print_rate(b, sizeof(b), bps), bps);
+}
+
+void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *text)
+{
+	sep(d, key);
+	put(d, false, "%s", text);
+	if (key)
+		put(d, true, "true");
 }
 
 void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,

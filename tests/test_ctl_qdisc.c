@@ -103,6 +103,14 @@ static const struct ctl_case cases[] = {
 	{ "mqprio on a single-queue device", {},
 	  "qdisc add dev lo1 root mqprio num_tc 1 map 0 queues 1@0 hw 0", 2, NULL,
 	  "Operation not supported", 1 },
+	{ "ingress names parent, handle and kind", {}, "qdisc add dev eth0 ingress", 0,
+	  "qdisc show dev eth0", "^qdisc ingress ffff: parent ffff:fff1 ", 1 },
+	{ "ingress takes its options", {}, "qdisc add dev lo1 ingress rate 8kbit burst 1500", 0,
+	  "qdisc show dev lo1", " parent ffff:fff1 .*rate 8Kbit burst 1500b$", 1 },
+	{ "ingress after a parent", {}, "qdisc add dev eth0 parent ffff:fff1 ingress", 1, NULL,
+	  "\"ingress\" is a duplicate parent ID", 1 },
+	{ "ingress deleted by the same word", { "qdisc add dev eth0 ingress" },
+	  "qdisc del dev eth0 ingress", 0, "qdisc show dev eth0", "ingress", 0 },
 	{ "unknown kind", {}, "qdisc add dev eth0 root foo", 2, NULL,
 	  "Specified qdisc kind is unknown", 1 },
 	{ "option for a kind without options", {}, "qdisc add dev eth0 root handle 1: mq foo", 1,
@@ -312,6 +320,57 @@ static void test_default_setting(void **state)
 	assert_string_equal(mqtx_default_qdisc(NULL), "pfifo_fast");
 }
 
+/* Times, sizes, rates and flags: tc's words in text, iproute2's numbers and booleans in -j. */
+static void test_exact_units(void **state)
+{
+	static const char *const setup[] = {
+		"qdisc add dev eth0 root handle 1: mq",
+		"qdisc add dev eth0 parent 1:1 handle 10: tbf rate 1mbit burst 10kb latency 50ms",
+		"qdisc add dev eth0 parent 1:2 handle 20: codel ecn",
+		"qdisc add dev eth0 parent 1:3 handle 30: bfifo limit 3000",
+		"qdisc add dev eth0 parent 1:4 handle 40: fq_codel noecn memory_limit 1mb",
+		"qdisc add dev eth0 ingress",
+	};
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_buf o, e;
+
+	(void)state;
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	for (size_t i = 0; i < sizeof(setup) / sizeof(setup[0]); i++)
+		assert_int_equal(mqtx_ctl_exec_line(ctl, setup[i], 0, &o, &e), 0);
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", 0, &o, &e), 0);
+	assert_string_equal(o.data,
+			    "qdisc mq 1: root \n"
+			    "qdisc fq_codel 40: parent 1:4 limit 10240p flows 1024 quantum 1514 "
+			    "target 5ms interval 100ms memory_limit 1Mb drop_batch 64\n"
+			    "qdisc bfifo 30: parent 1:3 limit 3000b\n"
+			    "qdisc codel 20: parent 1:2 limit 1000p target 5ms interval 100ms ecn\n"
+			    "qdisc tbf 10: parent 1:1 rate 1Mbit burst 10Kb lat 50ms\n"
+			    "qdisc ingress ffff: parent ffff:fff1 ----------------\n");
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_JSON, &o, &e), 0);
+	assert_string_equal(o.data,
+			    "[{\"kind\":\"mq\",\"handle\":\"1:\",\"root\":true,\"options\":{}},"
+			    "{\"kind\":\"fq_codel\",\"handle\":\"40:\",\"parent\":\"1:4\","
+			    "\"options\":{\"limit\":10240,\"flows\":1024,\"quantum\":1514,"
+			    "\"target\":4999,\"interval\":99999,\"memory_limit\":1048576,"
+			    "\"drop_batch\":64}},"
+			    "{\"kind\":\"bfifo\",\"handle\":\"30:\",\"parent\":\"1:3\","
+			    "\"options\":{\"limit\":3000}},"
+			    "{\"kind\":\"codel\",\"handle\":\"20:\",\"parent\":\"1:2\","
+			    "\"options\":{\"limit\":1000,\"target\":4999,\"interval\":99999,"
+			    "\"ecn\":true}},"
+			    "{\"kind\":\"tbf\",\"handle\":\"10:\",\"parent\":\"1:1\","
+			    "\"options\":{\"rate\":125000,\"burst\":10240,\"lat\":50000}},"
+			    "{\"kind\":\"ingress\",\"handle\":\"ffff:\",\"parent\":\"ffff:fff1\","
+			    "\"options\":{}}]\n");
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_exact_default_4q),
 		cmocka_unit_test(test_exact_default_1q),
 		cmocka_unit_test(test_exact_mq_handle),
+		cmocka_unit_test(test_exact_units),
 		cmocka_unit_test(test_default_setting),
 	};
 

@@ -105,6 +105,9 @@ static void test_ecn_marks(void **state)
 	tq_setup(&t, 100, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "ecn"), 0);
 	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms interval 100ms ecn");
+	/* -j: microseconds as Linux reports them (5 ms is 4882 units of 1024 ns), ecn a bool */
+	assert_string_equal(tq_json(&t),
+			    "\"limit\":1000,\"target\":4999,\"interval\":99999,\"ecn\":true");
 	for (int i = 0; i < 10; i++) {
 		p = tq_udp4(&t, 1000, 0x0a000001, 0x0a000002, 1000, 2000, 0x02); /* ECT(0) */
 		p->user = (uint64_t)i;
@@ -142,6 +145,8 @@ static void test_ce_threshold(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "ce_threshold 1ms"), 0);
 	/* 1 ms is 976 units: tc shows the 999 us the kernel reports back */
 	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms ce_threshold 999us interval 100ms");
+	assert_string_equal(tq_json(&t),
+			    "\"limit\":1000,\"target\":4999,\"ce_threshold\":999,\"interval\":99999");
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x01)); /* ECT(1) */
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x00)); /* Not-ECT */
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x01));

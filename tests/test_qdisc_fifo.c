@@ -2,6 +2,7 @@
 /* bfifo and pfifo_head_drop: limits, order, drop accounting, options, trimming, dumps. */
 #include <errno.h>
 
+#include "core.h" /* mqtx_pfifo_qdisc_ops */
 #include "test_qdisc_util.h"
 
 static void test_bfifo_defaults(void **state)
@@ -13,6 +14,7 @@ static void test_bfifo_defaults(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, NULL), 0);
 	/* tx_queue_len x (mtu + 14) = 10 x 1514 */
 	assert_string_equal(tq_dump(&t), "limit 15140b");
+	assert_string_equal(tq_json(&t), "\"limit\":15140"); /* iproute2 print_size(): bytes */
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }
@@ -63,6 +65,7 @@ static void test_bfifo_change_trims(void **state)
 	assert_string_equal(tq_dump(&t), "limit 1500b");
 	assert_int_equal(tq_change(&t, "limit 10kb"), 0);
 	assert_string_equal(tq_dump(&t), "limit 10Kb");
+	assert_string_equal(tq_json(&t), "\"limit\":10240");
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }
@@ -91,6 +94,41 @@ static void test_fifo_rejects(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 4"), 0);
 	assert_int_equal(tq_change(&t, "limit 2 bogus"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "limit 4p");
+	assert_string_equal(tq_json(&t), "\"limit\":4");
+	tq_teardown(&t);
+}
+
+/* Integer options take hex and octal as tc's get_unsigned(.., 0) does. */
+static void test_integer_bases(void **state)
+{
+	static const struct {
+		const struct mqtx_qdisc_ops *ops;
+		const char *opt, *dump;
+	} cases[] = {
+		{ &mqtx_pfifo_qdisc_ops, "limit 0x10", "limit 16p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 010", "limit 8p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 0X1f", "limit 31p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 0", "limit 0p" },
+		{ &mqtx_fq_codel_qdisc_ops, "limit 0x100 flows 020 quantum 0x5ea",
+		  "limit 256p flows 16 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn "
+		  "drop_batch 64" },
+	};
+	static const char *const bad[] = { "limit 08", "limit 0x", "limit -0", "limit +1" };
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (tq_create(&t, cases[i].ops, cases[i].opt))
+			fail_msg("\"%s\": %s", cases[i].opt, t.err);
+		assert_string_equal(tq_dump(&t), cases[i].dump);
+		mqtx_qdisc_destroy(t.q);
+		t.q = NULL;
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tq_create(&t, &mqtx_pfifo_qdisc_ops, bad[i]), -EINVAL);
+		assert_non_null(strstr(t.err, bad[i] + 6)); /* the message names the value */
+	}
 	tq_teardown(&t);
 }
 
@@ -175,7 +213,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bfifo_defaults),	 cmocka_unit_test(test_bfifo_limit_order_drops),
 		cmocka_unit_test(test_bfifo_change_trims), cmocka_unit_test(test_fifo_rejects),
-		cmocka_unit_test(test_head_drop),	 cmocka_unit_test(test_head_drop_zero_and_trim),
+		cmocka_unit_test(test_integer_bases),	 cmocka_unit_test(test_head_drop),
+		cmocka_unit_test(test_head_drop_zero_and_trim),
 		cmocka_unit_test(test_bfifo_through_xmit),
 	};
 

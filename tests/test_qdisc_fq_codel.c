@@ -42,6 +42,10 @@ static void test_defaults_dump(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "limit 10240p flows 1024 quantum 1514 target 5ms "
 					 "interval 100ms memory_limit 32Mb ecn drop_batch 64");
+	/* what tc -j shows for a default Linux fq_codel */
+	assert_string_equal(tq_json(&t), "\"limit\":10240,\"flows\":1024,\"quantum\":1514,"
+					 "\"target\":4999,\"interval\":99999,"
+					 "\"memory_limit\":33554432,\"ecn\":true,\"drop_batch\":64");
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }

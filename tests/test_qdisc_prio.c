@@ -4,8 +4,18 @@
 
 #include <mqtx/ctl.h>
 
-#include "qdisc/classful.h"
 #include "test_qdisc_util.h"
+
+/* prio's classes through its struct mqtx_class_ops: band b is class minor b + 1. */
+static uint32_t bands_of(struct mqtx_qdisc *q)
+{
+	return q->ops->cl_ops->count(q);
+}
+
+static struct mqtx_qdisc *band(struct mqtx_qdisc *q, uint32_t b)
+{
+	return q->ops->cl_ops->leaf(q, b + 1);
+}
 
 static struct mqtx_pkt *prio_pkt(struct tq *t, uint32_t priority, uint64_t user)
 {
@@ -23,7 +33,7 @@ static void test_defaults_and_order(void **state)
 	tq_setup(&t, 10, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
-	assert_int_equal(mqtx_qdisc_class_count(t.q), 3);
+	assert_int_equal(bands_of(t.q), 3);
 	/* priority 1 -> band 2, 0 -> band 1, 6 -> band 0, 16 + 7 -> 7 & 15 -> band 0 */
 	tq_enq(&t, prio_pkt(&t, 1, 10));
 	tq_enq(&t, prio_pkt(&t, 0, 20));
@@ -33,7 +43,7 @@ static void test_defaults_and_order(void **state)
 	tq_enq(&t, prio_pkt(&t, 0x10003, 11));
 	assert_int_equal(t.q->qlen, 5);
 	assert_int_equal(t.q->backlog, 500);
-	assert_int_equal(mqtx_qdisc_class_child(t.q, 2)->qlen, 2);
+	assert_int_equal(band(t.q, 2)->qlen, 2);
 	assert_int_equal(t.q->ops->peek(t.q)->user, 30);
 	assert_int_equal(tq_deq(&t), 30);
 	assert_int_equal(tq_deq(&t), 31);
@@ -41,7 +51,7 @@ static void test_defaults_and_order(void **state)
 	assert_int_equal(tq_deq(&t), 10);
 	assert_int_equal(tq_deq(&t), 11);
 	assert_int_equal(tq_deq(&t), -1);
-	assert_int_equal(mqtx_qdisc_class_child(t.q, 0)->packets, 2);
+	assert_int_equal(band(t.q, 0)->packets, 2);
 	tq_check_conservation(&t, 5);
 	tq_teardown(&t);
 }
@@ -59,7 +69,7 @@ static void test_child_limit_counts(void **state)
 	assert_int_equal(t.refused, 2);
 	assert_int_equal(t.q->qlen, 10);
 	assert_int_equal(t.q->drops, 2);
-	assert_int_equal(mqtx_qdisc_class_child(t.q, 1)->drops, 2);
+	assert_int_equal(band(t.q, 1)->drops, 2);
 	tq_check_conservation(&t, 12);
 	tq_teardown(&t);
 }
@@ -97,7 +107,7 @@ static void test_rejects(void **state)
 	assert_int_equal(tq_change(&t, "priomap 2"), -EINVAL);
 	assert_int_equal(tq_change(&t, "bands 3 priomap 0 0 5"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
-	assert_int_equal(mqtx_qdisc_class_count(t.q), 2);
+	assert_int_equal(bands_of(t.q), 2);
 	tq_teardown(&t);
 }
 
@@ -126,49 +136,80 @@ static void test_change_bands(void **state)
 	assert_int_equal(t.q->drops, 3);
 	assert_int_equal(tq_deq(&t), 4);
 	tq_check_conservation(&t, 4);
-	assert_int_equal(mqtx_qdisc_class_child(t.q, 3), NULL);
+	assert_int_equal(bands_of(t.q), 3); /* bands 3 and 4 are gone */
 	tq_teardown(&t);
 }
 
+/* Run @cmd on @ctl; returns its exit code, its error text in @err. */
+static int run(struct mqtx_ctl *ctl, const char *cmd, struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	out->len = err->len = 0;
+	if (out->data)
+		out->data[0] = '\0';
+	if (err->data)
+		err->data[0] = '\0';
+	return mqtx_ctl_exec_line(ctl, cmd, 0, out, err);
+}
+
+/* Grafting a band's child by class id moves the band's backlog into the new child. */
 static void test_graft(void **state)
 {
-	struct mqtx_qdisc *bf, *old = NULL;
-	struct mqtx_pkt *to_free = NULL;
-	struct mqtx_extack ack;
-	void *opt;
+	static const char *const refused[][2] = {
+		{ "qdisc add dev tq0 parent 1:4 bfifo", "Specified class not found." },
+		{ "qdisc add dev tq0 parent 1:0 bfifo", "Specified class not found." },
+		{ "qdisc replace dev tq0 parent 1:1 handle 1: prio", "loop detected" },
+		{ "qdisc add dev tq0 parent 10:1 pfifo", "" }, /* bfifo has no classes */
+		{ "qdisc add dev tq0 parent 7:1 pfifo", "Failed to find specified qdisc." },
+	};
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+	struct mqtx_qdisc *bf;
 	struct tq t;
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, t.dev), 0); /* the context destroys it */
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	assert_int_equal(run(ctl, "qdisc add dev tq0 root handle 1: prio", &o, &e), 0);
+	mqtx_dev_config_lock(t.dev);
+	t.q = mqtx_txq_qdisc(mqtx_dev_txq(t.dev, 0));
+	mqtx_dev_config_unlock(t.dev);
+	assert_string_equal(t.q->ops->id, "prio");
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, prio_pkt(&t, 6, (uint64_t)i));
-	assert_int_equal(tq_parse(&mqtx_bfifo_qdisc_ops, "limit 300", &opt, NULL, 0), 0);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_bfifo_qdisc_ops, 0,
-					   opt, &ack, &bf),
-			 0);
-	free(opt);
-	assert_int_equal(mqtx_qdisc_class_graft(t.q, 3, bf, &old, &to_free), -ERANGE);
-	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, NULL, &old, &to_free), -EINVAL);
-	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, t.q, &old, &to_free), -EINVAL);
 	/* the 4 queued packets move over in order; the bfifo keeps 300 bytes, drops one */
-	assert_int_equal(mqtx_qdisc_class_graft(t.q, 0, bf, &old, &to_free), 0);
-	t.freed += mqtx_pkt_free_list(to_free);
-	assert_non_null(old);
-	assert_ptr_equal(mqtx_qdisc_class_child(t.q, 0), bf);
+	assert_int_equal(run(ctl, "qdisc add dev tq0 parent 1:1 handle 10: bfifo limit 300", &o,
+			     &e),
+			 0);
+	bf = band(t.q, 0);
+	assert_string_equal(bf->ops->id, "bfifo");
+	assert_int_equal(bf->handle, 0x100000);
 	assert_int_equal(bf->parent, 0x10001);
+	assert_int_equal(bf->qlen, 3);
 	assert_int_equal(t.q->qlen, 3);
+	assert_int_equal(t.q->backlog, 300);
 	assert_int_equal(t.q->drops, 1);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (run(ctl, refused[i][0], &o, &e) == 0 || !strstr(e.data, refused[i][1]))
+			fail_msg("\"%s\" was not refused: \"%s\"", refused[i][0],
+				 e.data ? e.data : "");
+		assert_ptr_equal(band(t.q, 0), bf); /* a refused graft changes nothing */
+		assert_int_equal(bands_of(t.q), 3);
+	}
 	assert_int_equal(tq_deq(&t), 0);
 	assert_int_equal(tq_deq(&t), 1);
 	assert_int_equal(tq_deq(&t), 2);
 	assert_int_equal(tq_deq(&t), -1);
 	tq_check_conservation(&t, 4);
-	mqtx_qdisc_destroy(old);
-	assert_int_equal(mqtx_qdisc_class_graft(NULL, 0, bf, &old, &to_free),
-			 -EOPNOTSUPP);
-	assert_int_equal(mqtx_qdisc_class_count(NULL), 0);
-	tq_teardown(&t);
+	t.q = NULL;
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+	assert_int_equal(mqtx_pool_in_use(t.pool), 0);
+	mqtx_pool_destroy(t.pool);
+	mqtx_clock_free(t.clock);
 }
 
 static void test_reset_and_destroy_with_backlog(void **state)

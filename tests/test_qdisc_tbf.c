@@ -101,6 +101,8 @@ static void test_peakrate(void **state)
 			 0);
 	assert_string_equal(tq_dump(&t),
 			    "rate 1Mbit burst 10Kb peakrate 2Mbit minburst 1000b lat 78.1ms");
+	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"peakrate\":250000,"
+					 "\"minburst\":1000,\"lat\":78080");
 	tq_attach(&t);
 	for (int i = 0; i < 4; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
@@ -152,8 +154,11 @@ static void test_dump_and_change(void **state)
 			 0);
 	/* tc: limit = 125000 B/s x 50 ms + 10240 = 16490; lat = 16490/125000 s - 81.92 ms */
 	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb lat 50ms");
+	/* -j: rate in bytes per second, sizes in bytes, lat in microseconds */
+	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"lat\":50000");
 	assert_int_equal(tq_change(&t, "limit 1000"), 0);
 	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb limit 1000b");
+	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"limit\":1000");
 	/* every option alone */
 	assert_int_equal(tq_change(&t, "rate 2mbit"), 0);
 	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 10Kb limit 1000b");

@@ -228,4 +228,13 @@ static inline const char *tq_dump(struct tq *t)
 	return text;
 }
 
+/* The JSON members of the options ("options":{...} without the braces), as -j prints them. */
+static inline const char *tq_json(struct tq *t)
+{
+	static char text[512], json[1024];
+
+	assert_true(mqtx_qdisc_dump_opts(t->q, text, sizeof(text), json, sizeof(json)) >= 0);
+	return json;
+}
+
 #endif

@@ -148,6 +148,38 @@ static void test_parse_u32(void **state)
 	assert_int_equal(v, 4294967295u);
 }
 
+/* tc's get_unsigned(.., 0): strtoul base 0, so hex and octal, but no sign and no trailer. */
+static void test_parse_u32_bases(void **state)
+{
+	static const struct {
+		const char *s;
+		uint32_t v;
+	} good[] = {
+		{ "0x10", 16 },	    { "0X1f", 31 },	      { "0xffffffff", 4294967295u },
+		{ "010", 8 },	    { "0777", 511 },	      { "00", 0 },
+		{ "0x0", 0 },	    { "037777777777", 4294967295u },
+	};
+	static const char *const bad[] = {
+		"0x",	       "0x100000000", "040000000000", "08",	    "09",   "0xg",
+		"0x10 ",       "1k",	      "+1",	      "-0",	    "-0x1", "\t1",
+		"99999999999999999999999", "1.0", "1e3",
+	};
+	uint32_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 12345;
+		if (mqtx_tc_parse_u32(good[i].s, &v) || v != good[i].v)
+			fail_msg("\"%s\": %u, want %u", good[i].s, v, good[i].v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		if (mqtx_tc_parse_u32(bad[i], &v) != -EINVAL || v != 12345)
+			fail_msg("\"%s\" was taken as %u", bad[i], v);
+	}
+	assert_int_equal(mqtx_tc_parse_u32(NULL, &v), -EINVAL);
+}
+
 static void test_print_rate(void **state)
 {
 	char b[MQTX_TC_BUF];
@@ -251,7 +283,7 @@ int main(void)
 		cmocka_unit_test(test_parse_rate),	 cmocka_unit_test(test_parse_rate_rejects),
 		cmocka_unit_test(test_parse_time),	 cmocka_unit_test(test_parse_time_rejects),
 		cmocka_unit_test(test_parse_size),	 cmocka_unit_test(test_parse_size_rejects),
-		cmocka_unit_test(test_parse_u32),	 cmocka_unit_test(test_print_rate),
+		cmocka_unit_test(test_parse_u32), cmocka_unit_test(test_parse_u32_bases),	 cmocka_unit_test(test_print_rate),
 		cmocka_unit_test(test_print_time),	 cmocka_unit_test(test_print_size),
 		cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_arg_helpers),
 	};

@@ -305,6 +305,21 @@ MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *t
 /** mqtx_dump_str() - the same for a string value; @text has one %s. */
 MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text,
 			    const char *v);
+/**
+ * mqtx_dump_time() - a time option (@ns): tc's words in text ("5ms", via @text with one %s),
+ * and in JSON the number iproute2 emits, whole microseconds (tc's time unit).
+ */
+MQTX_API void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint64_t ns);
+/** mqtx_dump_size() - a size in bytes: "10Kb" in text (@text has one %s), bytes in JSON. */
+MQTX_API void mqtx_dump_size(struct mqtx_dump *d, const char *key, const char *text,
+			     uint64_t bytes);
+/** mqtx_dump_rate() - a rate in bytes per second: "1Mbit" in text (@text has one %s), bytes per
+ *  second in JSON (iproute2's print_rate()). */
+MQTX_API void mqtx_dump_rate(struct mqtx_dump *d, const char *key, const char *text,
+			     uint64_t bytes_per_sec);
+/** mqtx_dump_flag() - a flag that is on: @text (no conversion) in text, "key": true in JSON.
+ *  @key NULL: text only (what tc prints but leaves out of its JSON). */
+MQTX_API void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *text);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);

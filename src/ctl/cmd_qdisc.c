@@ -2,28 +2,15 @@
 /* "qdisc add|replace|change|del|show" and "class show": tc's grammar, messages and output. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core.h"
 #include "ctl/ctl_int.h"
 #include "qdisc/qtree.h"
+#include "qdisc/tcunits.h"
 
 /* ---- printing ---- */
-
-/* tc's sprint_size(): "1514000b", "10Kb", "2Mb". */
-static void sprint_size(uint64_t sz, char *buf, size_t len)
-{
-	double kb = 1024, mb = kb * kb, t = (double)sz;
-
-	if (t >= mb && fabs(mb * rint(t / mb) - t) < 1024)
-		snprintf(buf, len, "%gMb", rint(t / mb));
-	else if (t >= kb && fabs(kb * rint(t / kb) - t) < 16)
-		snprintf(buf, len, "%gKb", rint(t / kb));
-	else
-		snprintf(buf, len, "%" PRIu64 "b", sz);
-}
 
 struct show {
 	struct mqtx_ctl_args *a;
@@ -34,7 +21,7 @@ struct show {
 
 static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
 {
-	char b[32];
+	char b[MQTX_TC_BUF];
 
 	if (s->json) {
 		mqtx_buf_printf(s->a->out,
@@ -45,7 +32,7 @@ static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
 				st->backlog, st->qlen);
 		return;
 	}
-	sprint_size(st->backlog, b, sizeof(b));
+	mqtx_tc_print_size(b, sizeof(b), st->backlog);
 	mqtx_buf_printf(s->a->out,
 			" Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
 			", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
@@ -237,10 +224,21 @@ static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcm
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
 				return MQTX_CTL_EPARSE;
 		} else if (!strcmp(w, "ingress")) {
-			if (set_parent(a, c, MQTX_H_INGRESS, "ingress"))
+			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
+			 * are the kind's options. */
+			if (c->have_parent) {
+				mqtx_buf_printf(a->err,
+						"Error: \"ingress\" is a duplicate parent ID\n");
 				return MQTX_CTL_EPARSE;
+			}
+			c->have_parent = true;
+			c->parent = MQTX_H_INGRESS;
 			c->handle = 0xFFFF0000u;
 			c->have_handle = true;
+			c->kind = w;
+			c->optc = argc - i - 1;
+			c->optv = argv + i + 1;
+			break;
 		} else if (!strcmp(w, "parent")) {
 			if (++i >= argc)
 				goto missing;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* CoDel (RFC 8289) with Linux's fixed-point arithmetic, and ECN CE marking of IP packets. */
+#include <errno.h>
+
 #include "qdisc/codel.h"
+#include "qdisc/tcunits.h"
 
 #include <mqtx/flow.h>
 
@@ -15,6 +18,51 @@ void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu)
 	p->ce_threshold_on = false;
 	p->mtu = mtu;
 	p->ecn = false;
+}
+
+void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d)
+{
+	mqtx_dump_time(d, "target", "target %s", mqtx_codel_time2ns(p->target));
+	if (p->ce_threshold_on)
+		mqtx_dump_time(d, "ce_threshold", "ce_threshold %s",
+			       mqtx_codel_time2ns(p->ce_threshold));
+	mqtx_dump_time(d, "interval", "interval %s", mqtx_codel_time2ns(p->interval));
+}
+
+int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
+{
+	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
+		return -EINVAL;
+	if (*ns > UINT32_MAX * 1000ull) /* tc carries times as u32 microseconds */
+		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
+				       argv[*i]);
+	return 0;
+}
+
+struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					   struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
+{
+	struct mqtx_pkt *pkt = *peeked;
+
+	if (!pkt)
+		return deq(q);
+	*peeked = NULL;
+	q->qlen--;
+	q->backlog -= pkt->len;
+	return pkt;
+}
+
+struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
+{
+	if (!*peeked) {
+		*peeked = deq(q);
+		if (*peeked) {
+			q->qlen++;
+			q->backlog += (*peeked)->len;
+		}
+	}
+	return *peeked;
 }
 
 void mqtx_codel_vars_init(struct mqtx_codel_vars *v)

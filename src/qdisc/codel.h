@@ -72,6 +72,25 @@ typedef struct mqtx_pkt *(*mqtx_codel_dequeue_fn)(struct mqtx_codel_vars *vars, 
 typedef void (*mqtx_codel_drop_fn)(struct mqtx_pkt *pkt, void *ctx);
 
 void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu);
+
+/* codel and fq_codel dumps: "target T [ce_threshold T] interval T", as tc prints them. */
+void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d);
+
+/**
+ * mqtx_codel_arg_time() - the time after option argv[*i] (mqtx_tc_arg_time), at most what tc
+ * can carry (u32 microseconds). Return: 0 or -EINVAL with a message naming the value.
+ */
+int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
+
+/*
+ * CoDel may drop the head when it is dequeued, so peek dequeues ahead and keeps the survivor
+ * in *@peeked, still counted in @q's qlen/backlog; dequeue hands it out first. @deq is the
+ * qdisc's own dequeue (through CoDel). Lock held.
+ */
+struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					   struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
+struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
 void mqtx_codel_vars_init(struct mqtx_codel_vars *v);
 
 /** mqtx_codel_newton_step() - refine rec_inv_sqrt toward 1/sqrt(count) (Q0.16). */

@@ -72,9 +72,8 @@ static int bfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt *
 static void bfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
-	mqtx_dump_str(d, "limit", "limit %s", mqtx_tc_print_size(b, sizeof(b), p->limit));
+	mqtx_dump_size(d, "limit", "limit %s", p->limit);
 }
 
 const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops = {

@@ -11,7 +11,6 @@
 #include "qdisc/tcunits.h"
 
 #define CODEL_DEFAULT_LIMIT 1000
-#define CODEL_MAX_TIME_NS   (UINT32_MAX * 1000ull) /* tc carries times as u32 microseconds */
 
 struct codel_opt {
 	bool has_limit, has_target, has_interval, has_ce_threshold, has_ecn;
@@ -79,44 +78,18 @@ static struct mqtx_pkt *codel_dequeue_aqm(struct mqtx_qdisc *q)
 static struct mqtx_pkt *codel_dequeue(struct mqtx_qdisc *q)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt = p->peeked;
 
-	if (pkt) {
-		p->peeked = NULL;
-		q->qlen--;
-		q->backlog -= pkt->len;
-	} else {
-		pkt = codel_dequeue_aqm(q);
-	}
-	return pkt;
+	return mqtx_codel_peeked_dequeue(q, &p->peeked, codel_dequeue_aqm);
 }
 
-/* CoDel may drop the head when it is dequeued: peek dequeues and keeps the survivor. */
 static struct mqtx_pkt *codel_peek(struct mqtx_qdisc *q)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 
-	if (!p->peeked) {
-		p->peeked = codel_dequeue_aqm(q);
-		if (p->peeked) {
-			q->qlen++;
-			q->backlog += p->peeked->len;
-		}
-	}
-	return p->peeked;
+	return mqtx_codel_peeked_peek(q, &p->peeked, codel_dequeue_aqm);
 }
 
 /* ---- control path ---- */
-
-static int codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
-{
-	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
-		return -EINVAL;
-	if (*ns > CODEL_MAX_TIME_NS)
-		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
-				       argv[*i]);
-	return 0;
-}
 
 static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
@@ -130,13 +103,13 @@ static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack
 			err = mqtx_tc_arg_u32(argc, argv, &i, &o->limit, ack);
 			o->has_limit = true;
 		} else if (strcmp(a, "target") == 0) {
-			err = codel_arg_time(argc, argv, &i, &o->target, ack);
+			err = mqtx_codel_arg_time(argc, argv, &i, &o->target, ack);
 			o->has_target = true;
 		} else if (strcmp(a, "interval") == 0) {
-			err = codel_arg_time(argc, argv, &i, &o->interval, ack);
+			err = mqtx_codel_arg_time(argc, argv, &i, &o->interval, ack);
 			o->has_interval = true;
 		} else if (strcmp(a, "ce_threshold") == 0) {
-			err = codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
+			err = mqtx_codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
 			o->has_ce_threshold = true;
 		} else if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
 			o->ecn = a[0] == 'e';
@@ -226,19 +199,11 @@ static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
-	mqtx_dump_str(d, "target", "target %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.target)));
-	if (p->params.ce_threshold_on)
-		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
-			      mqtx_tc_print_time(b, sizeof(b),
-						 mqtx_codel_time2ns(p->params.ce_threshold)));
-	mqtx_dump_str(d, "interval", "interval %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->params.interval)));
+	mqtx_codel_dump_times(&p->params, d);
 	if (p->params.ecn)
-		mqtx_dump_uint(d, "ecn", "ecn", 1);
+		mqtx_dump_flag(d, "ecn", "ecn");
 }
 
 const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {

@@ -21,7 +21,6 @@
 #define FQC_MEMORY_LIMIT    (32u << 20)
 #define FQC_MEMORY_MAX	    (1u << 31)
 #define FQC_DROP_BATCH	    64
-#define FQC_MAX_TIME_NS	    (UINT32_MAX * 1000ull)
 
 struct fqc_opt {
 	bool has_limit, has_flows, has_quantum, has_target, has_interval, has_ce_threshold;
@@ -272,43 +271,18 @@ static struct mqtx_pkt *fqc_dequeue_inner(struct mqtx_qdisc *q)
 static struct mqtx_pkt *fqc_dequeue(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt = p->peeked;
 
-	if (pkt) {
-		p->peeked = NULL;
-		q->qlen--;
-		q->backlog -= pkt->len;
-	} else {
-		pkt = fqc_dequeue_inner(q);
-	}
-	return pkt;
+	return mqtx_codel_peeked_dequeue(q, &p->peeked, fqc_dequeue_inner);
 }
 
 static struct mqtx_pkt *fqc_peek(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
-	if (!p->peeked) {
-		p->peeked = fqc_dequeue_inner(q);
-		if (p->peeked) {
-			q->qlen++;
-			q->backlog += p->peeked->len;
-		}
-	}
-	return p->peeked;
+	return mqtx_codel_peeked_peek(q, &p->peeked, fqc_dequeue_inner);
 }
 
 /* ---- control path ---- */
-
-static int fqc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
-{
-	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
-		return -EINVAL;
-	if (*ns > FQC_MAX_TIME_NS)
-		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
-				       argv[*i]);
-	return 0;
-}
 
 static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o,
 			 struct mqtx_extack *ack)
@@ -337,15 +311,15 @@ static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o,
 	}
 	if (strcmp(a, "target") == 0) {
 		o->has_target = true;
-		return fqc_arg_time(argc, argv, i, &o->target, ack);
+		return mqtx_codel_arg_time(argc, argv, i, &o->target, ack);
 	}
 	if (strcmp(a, "interval") == 0) {
 		o->has_interval = true;
-		return fqc_arg_time(argc, argv, i, &o->interval, ack);
+		return mqtx_codel_arg_time(argc, argv, i, &o->interval, ack);
 	}
 	if (strcmp(a, "ce_threshold") == 0) {
 		o->has_ce_threshold = true;
-		return fqc_arg_time(argc, argv, i, &o->ce_threshold, ack);
+		return mqtx_codel_arg_time(argc, argv, i, &o->ce_threshold, ack);
 	}
 	if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
 		o->has_ecn = true;
@@ -495,23 +469,15 @@ static void fqc_destroy(struct mqtx_qdisc *q)
 static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows_cnt);
 	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->quantum);
-	mqtx_dump_str(d, "target", "target %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.target)));
-	if (p->cparams.ce_threshold_on)
-		mqtx_dump_str(d, "ce_threshold", "ce_threshold %s",
-			      mqtx_tc_print_time(b, sizeof(b),
-						 mqtx_codel_time2ns(p->cparams.ce_threshold)));
-	mqtx_dump_str(d, "interval", "interval %s",
-		      mqtx_tc_print_time(b, sizeof(b), mqtx_codel_time2ns(p->cparams.interval)));
-	mqtx_dump_str(d, "memory_limit", "memory_limit %s",
-		      mqtx_tc_print_size(b, sizeof(b), p->memory_limit));
+	/* tc prints memory_limit between interval and ecn, so the CoDel part comes in two. */
+	mqtx_codel_dump_times(&p->cparams, d);
+	mqtx_dump_size(d, "memory_limit", "memory_limit %s", p->memory_limit);
 	if (p->cparams.ecn)
-		mqtx_dump_uint(d, "ecn", "ecn", 1);
+		mqtx_dump_flag(d, "ecn", "ecn");
 	mqtx_dump_uint(d, "drop_batch", "drop_batch %" PRIu64, p->drop_batch);
 }
 

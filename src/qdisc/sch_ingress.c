@@ -130,12 +130,13 @@ static int ingress_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt
 static void ingress_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
-	char b[MQTX_TC_BUF];
 
+	/* tc's ingress line, text only; the policer is mqtx's own addition. */
+	mqtx_dump_flag(d, NULL, "----------------");
 	if (!p->police)
 		return;
-	mqtx_dump_str(d, "rate", "rate %s", mqtx_tc_print_rate(b, sizeof(b), p->tb.rate));
-	mqtx_dump_str(d, "burst", "burst %s", mqtx_tc_print_size(b, sizeof(b), p->burst));
+	mqtx_dump_rate(d, "rate", "rate %s", p->tb.rate);
+	mqtx_dump_size(d, "burst", "burst %s", p->burst);
 }
 
 const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "qdisc/tcunits.h"
 
 struct pfifo_opt {
 	bool has_limit;
@@ -38,19 +39,15 @@ static struct mqtx_pkt *pfifo_peek(struct mqtx_qdisc *q)
 static int pfifo_parse(int argc, char **argv, void *optp, struct mqtx_extack *ack)
 {
 	struct pfifo_opt *opt = optp;
-	char *end;
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "limit"))
 			return mqtx_extack_set(ack, "What is \"%s\"?", argv[i]);
 		if (++i == argc)
 			return mqtx_extack_set(ack, "\"limit\" needs a value");
-		unsigned long v = strtoul(argv[i], &end, 0);
-
-		if (*end || !*argv[i] || argv[i][0] == '-' || v > UINT32_MAX)
+		if (mqtx_tc_parse_u32(argv[i], &opt->limit))
 			return mqtx_extack_set(ack, "Illegal \"limit\" \"%s\"", argv[i]);
 		opt->has_limit = true;
-		opt->limit = (uint32_t)v;
 	}
 	return 0;
 }

@@ -5,8 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "internal.h"
-#include "qdisc/classful.h"
+#include "core.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tcunits.h"
@@ -124,7 +123,8 @@ static struct mqtx_pkt *prio_peek(struct mqtx_qdisc *q)
 
 /* ---- children ---- */
 
-void mqtx__qdisc_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
+/* Empty child @c onto *@to_free uncounted: the caller (our reset, or the core) counts them. */
+static void prio_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 {
 	struct mqtx_pkt *pkt;
 
@@ -153,19 +153,15 @@ static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extac
 	return 0;
 }
 
-/* Empty a band that goes away: its packets count as dropped by a delete. */
+/* Empty a band that goes away: its packets count as dropped by a delete, here and above. */
 static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c,
 			     struct mqtx_pkt **to_free)
 {
-	struct mqtx_pkt *list = NULL, *pkt;
+	struct child_snap s;
 
-	q->qlen -= c->qlen;
-	q->backlog -= c->backlog;
-	mqtx__qdisc_child_reset(c, &list);
-	while ((pkt = list)) {
-		list = pkt->next;
-		mqtx_qdisc_drop(q, pkt, MQTX_DROP_RESET, to_free);
-	}
+	snap(c, &s);
+	mqtx__qdisc_purge(c, MQTX_DROP_RESET, to_free);
+	follow(q, c, &s);
 }
 
 /*
@@ -177,66 +173,6 @@ static void prio_free_child(struct mqtx_qdisc *c)
 	if (c->ops->destroy)
 		c->ops->destroy(c);
 	mqtx__free(c);
-}
-
-unsigned mqtx_qdisc_class_count(struct mqtx_qdisc *q)
-{
-	if (!q || q->ops != &mqtx_prio_qdisc_ops)
-		return 0;
-	return ((struct prio_priv *)mqtx_qdisc_priv(q))->bands;
-}
-
-struct mqtx_qdisc *mqtx_qdisc_class_child(struct mqtx_qdisc *q, unsigned i)
-{
-	if (i >= mqtx_qdisc_class_count(q))
-		return NULL;
-	return ((struct prio_priv *)mqtx_qdisc_priv(q))->child[i];
-}
-
-int mqtx_qdisc_class_graft(struct mqtx_qdisc *q, unsigned i, struct mqtx_qdisc *child,
-			   struct mqtx_qdisc **old, struct mqtx_pkt **to_free)
-{
-	struct prio_priv *p;
-	struct mqtx_qdisc *prev;
-	struct mqtx_pkt *list = NULL, *pkt;
-	struct child_snap s;
-	uint64_t drops;
-
-	if (!q || q->ops != &mqtx_prio_qdisc_ops)
-		return -EOPNOTSUPP;
-	p = mqtx_qdisc_priv(q);
-	if (i >= p->bands)
-		return -ERANGE;
-	if (!child || child == q || child->dev_queue != q->dev_queue)
-		return -EINVAL;
-	prev = p->child[i];
-	q->qlen -= prev->qlen;
-	q->backlog -= prev->backlog;
-	drops = prev->drops;
-	child->parent = (q->handle & 0xffff0000u) | (i + 1);
-	p->child[i] = child;
-	q->qlen += child->qlen;
-	q->backlog += child->backlog;
-	/* Carry the backlog over in order, as mqtx_dev_graft_all() does; what the old child will
-	 * not release now (a throttled shaper) follows from its reset. */
-	for (;;) {
-		pkt = prev->ops->dequeue(prev);
-		if (!pkt && !list) {
-			mqtx__qdisc_child_reset(prev, &list);
-			if (!list)
-				break;
-		}
-		if (!pkt) {
-			pkt = list;
-			list = pkt->next;
-		}
-		snap(child, &s);
-		child->ops->enqueue(child, pkt, to_free);
-		follow(q, child, &s);
-	}
-	q->drops += prev->drops - drops;
-	*old = prev;
-	return 0;
 }
 
 /* ---- control path ---- */
@@ -365,7 +301,7 @@ static void prio_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	struct prio_priv *p = mqtx_qdisc_priv(q);
 
 	for (uint32_t b = 0; b < p->bands; b++)
-		mqtx__qdisc_child_reset(p->child[b], to_free);
+		prio_child_reset(p->child[b], to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 }

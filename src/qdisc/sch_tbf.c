@@ -257,16 +257,15 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
 	const struct tbf_cfg *c = &p->cfg;
-	char b[MQTX_TC_BUF];
 	double lat;
 
-	mqtx_dump_str(d, "rate", "rate %s", mqtx_tc_print_rate(b, sizeof(b), c->rate));
-	mqtx_dump_str(d, "burst", "burst %s", mqtx_tc_print_size(b, sizeof(b), c->burst));
+	mqtx_dump_rate(d, "rate", "rate %s", c->rate);
+	mqtx_dump_size(d, "burst", "burst %s", c->burst);
 	if (c->peak) {
-		mqtx_dump_str(d, "peakrate", "peakrate %s",
-			      mqtx_tc_print_rate(b, sizeof(b), c->peak));
-		mqtx_dump_str(d, "minburst", "minburst %s",
-			      mqtx_tc_print_size(b, sizeof(b), c->mtu));
+		/* Current tc leaves peakrate out of its JSON (printed PRINT_FP only); mqtx keeps
+		 * it, as a number like rate. */
+		mqtx_dump_rate(d, "peakrate", "peakrate %s", c->peak);
+		mqtx_dump_size(d, "minburst", "minburst %s", c->mtu);
 	}
 	/* tc shows the latency the limit implies, or the limit when that is negative. */
 	lat = 1e9 * (double)c->limit / (double)c->rate - (double)c->buffer;
@@ -277,9 +276,9 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 			lat = lat2;
 	}
 	if (lat >= 0)
-		mqtx_dump_str(d, "lat", "lat %s", mqtx_tc_print_time(b, sizeof(b), (uint64_t)lat));
+		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat);
 	else
-		mqtx_dump_str(d, "limit", "limit %s", mqtx_tc_print_size(b, sizeof(b), c->limit));
+		mqtx_dump_size(d, "limit", "limit %s", c->limit);
 }
 
 const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {

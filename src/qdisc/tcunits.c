@@ -129,10 +129,12 @@ int mqtx_tc_parse_u32(const char *s, uint32_t *v)
 	unsigned long long x;
 	char *end;
 
+	/* tc's get_unsigned(.., 0) is strtoul base 0: "0x1f" is hex, "017" octal. strtoul would
+	 * also take blanks and a sign ("-1" wraps); a number here starts with a digit. */
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	x = strtoull(s, &end, 10);
+	x = strtoull(s, &end, 0);
 	if (errno || *end || x > UINT32_MAX)
 		return -EINVAL;
 	*v = (uint32_t)x;

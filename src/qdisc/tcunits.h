@@ -33,8 +33,10 @@ int mqtx_tc_parse_time(const char *s, uint64_t *ns);
 int mqtx_tc_parse_size(const char *s, uint64_t *bytes);
 
 /**
- * mqtx_tc_parse_u32() - a plain decimal unsigned integer (no sign, no suffix).
- * Return: 0, or -EINVAL (empty, malformed, above UINT32_MAX).
+ * mqtx_tc_parse_u32() - an unsigned integer as tc's get_unsigned()/get_u32() with base 0:
+ * decimal, hex after "0x"/"0X", octal after a leading "0" ("0x10" and "020" are 16). No sign,
+ * blanks or suffix.
+ * Return: 0, or -EINVAL (empty, malformed, trailing characters, negative, above UINT32_MAX).
  */
 int mqtx_tc_parse_u32(const char *s, uint32_t *v);
 

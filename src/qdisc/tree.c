@@ -296,7 +296,8 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 }
 
 /* Move what @old holds into @new (both children of @p, its lock held); the rest is dropped
- * as MQTX_DROP_REPLACE and taken off @p's counters, as qdisc_tree_reduce_backlog(). */
+ * as MQTX_DROP_REPLACE and taken off @p's counters, as qdisc_tree_reduce_backlog(), which also
+ * counts the lost packets as drops of the parent. */
 static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old,
 			       struct mqtx_qdisc *new, struct mqtx_pkt **to_free)
 {
@@ -311,6 +312,7 @@ static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old,
 	mqtx__qdisc_purge(old, MQTX_DROP_REPLACE, to_free);
 	p->qlen -= qlen - new->qlen;
 	p->backlog -= backlog - new->backlog;
+	p->drops += qlen - new->qlen;
 }
 
 static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t minor,

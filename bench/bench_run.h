@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the benchmarks: UDP frames from the pool, one sender thread per queue (XPS-like),
+ * a timed run through the whole transmit path, medians. */
+#ifndef MQTX_BENCH_RUN_H
+#define MQTX_BENCH_RUN_H
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mqtx/driver.h>
+#include <mqtx/mqtx.h>
+
+struct bench_job {
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+	unsigned id, burst, nq;
+	atomic_bool *go, *stop;
+	uint64_t sent;
+};
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A 64-byte Ethernet/IPv4/UDP frame of flow @flow (one of 1024 source addresses and ports). */
+static inline void bench_build_frame(struct mqtx_pkt *p, uint32_t flow)
+{
+	uint8_t *f = mqtx_pkt_put(p, 64);
+	uint32_t s = htonl(0x0a000000 + flow), d = htonl(0x0a800001);
+
+	memset(f, 0, 64);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[17] = 50;
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, &s, 4);
+	memcpy(f + 30, &d, 4);
+	f[34] = (uint8_t)(flow >> 8);
+	f[35] = (uint8_t)flow;
+	f[37] = 53;
+	f[39] = 30;
+}
+
+/* XPS-like: each thread sends on its own queue (the flow hash is still computed). */
+static inline uint16_t bench_select_by_thread(struct mqtx_dev *dev, struct mqtx_pkt *pkt,
+					      void *arg)
+{
+	static __thread unsigned my_q = UINT32_MAX;
+
+	(void)arg;
+	mqtx_dev_pick_tx(dev, pkt);
+	if (my_q == UINT32_MAX)
+		my_q = (unsigned)pkt->mark;
+	return (uint16_t)my_q;
+}
+
+static inline void *bench_sender(void *arg)
+{
+	struct bench_job *j = arg;
+	struct mqtx_pkt *b[32];
+	uint32_t flow = j->id * 1000;
+
+	while (!atomic_load_explicit(j->go, memory_order_acquire))
+		;
+	while (!atomic_load_explicit(j->stop, memory_order_relaxed)) {
+		unsigned n = mqtx_pkt_alloc_bulk(j->pool, b, j->burst);
+
+		for (unsigned i = 0; i < n; i++) {
+			bench_build_frame(b[i], flow++ & 1023);
+			b[i]->mark = j->id % j->nq;
+		}
+		if (j->burst == 1)
+			mqtx_dev_xmit(j->dev, b[0]);
+		else
+			mqtx_dev_xmit_burst(j->dev, b, n);
+		j->sent += n;
+	}
+	return NULL;
+}
+
+/*
+ * Send from @threads threads (thread t on queue t % nq) for @secs through the open device
+ * @dev; returns the packets per second of them all. @burst: 1..32.
+ */
+static inline double bench_run(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+			       unsigned threads, unsigned burst, unsigned nq, double secs)
+{
+	atomic_bool go = false, stop = false;
+	struct bench_job jobs[8];
+	pthread_t th[8];
+	uint64_t total = 0;
+	double t0, t1;
+
+	mqtx_dev_set_select_queue(dev, bench_select_by_thread, NULL);
+	for (unsigned t = 0; t < threads; t++) {
+		jobs[t] = (struct bench_job){ dev, pool, t, burst, nq, &go, &stop, 0 };
+		pthread_create(&th[t], NULL, bench_sender, &jobs[t]);
+	}
+	t0 = bench_now();
+	atomic_store_explicit(&go, true, memory_order_release);
+	/* Sleep, do not spin: the machine may have no core to spare for the timer. */
+	nanosleep(&(struct timespec){ (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) },
+		  NULL);
+	atomic_store(&stop, true);
+	t1 = bench_now();
+	for (unsigned t = 0; t < threads; t++) {
+		pthread_join(th[t], NULL);
+		total += jobs[t].sent;
+	}
+	return (double)total / (t1 - t0);
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n values (sorts them). */
+static inline double bench_median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(v[0]), bench_cmp_double);
+	return v[n / 2];
+}
+
+#endif

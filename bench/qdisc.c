@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/* bench/qdisc: the cost of each queueing discipline next to pfifo's, measured in the same run.
+ * A null device with 2 TX queues, mq at the root and the kind on both queues (set up with the
+ * command language), 1 and 2 sender threads each on its own queue, bursts of 1 and 32.
+ * Kinds are measured round-robin, REPS rounds, so that a noisy moment of the shared machine
+ * falls on all of them alike; each line gives the medians. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mqtx/ctl.h>
+
+#include "bench_run.h"
+
+#define REPS   7
+#define NQ     2
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* Each kind with the options it is measured with; pfifo first: the baseline. */
+static const struct {
+	const char *name, *opts;
+} kinds[] = {
+	{ "pfifo", "" },
+	{ "pfifo_fast", "" },
+	{ "bfifo", "" },
+	{ "prio", "" },
+	/* far above what a core can send: the shaper's arithmetic, never its throttling */
+	{ "tbf", "rate 1tbit burst 1mb limit 10mb" },
+	{ "codel", "" },
+	{ "fq_codel", "" },
+};
+
+static double run_secs = 0.08;
+
+static void ctl_or_die(struct mqtx_ctl *ctl, const char *line)
+{
+	struct mqtx_buf o, e;
+
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	if (mqtx_ctl_exec_line(ctl, line, 0, &o, &e) != MQTX_CTL_OK) {
+		fprintf(stderr, "qdisc: \"%s\": %s", line, e.data ? e.data : "failed\n");
+		exit(1);
+	}
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+}
+
+static struct mqtx_pkt_pool *pool;
+
+/* What the runs of one kind add up to besides their times. */
+struct tally {
+	uint64_t packets, drops, bypass;
+};
+
+/* One timed run of kind @k; returns CPU ns per packet (thread time / packets). */
+static double measure(unsigned k, unsigned threads, unsigned burst, struct tally *ty)
+{
+	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = NQ };
+	struct mqtx_dev_stats st;
+	struct mqtx_dev *dev;
+	struct mqtx_ctl *ctl;
+	char line[160];
+	double pps;
+
+	if (mqtx_dev_create(&cfg, &dev) || mqtx_dev_open(dev) || mqtx_ctl_new(&ctl) ||
+	    mqtx_ctl_add_dev(ctl, dev)) {
+		fprintf(stderr, "qdisc: setup failed\n");
+		exit(1);
+	}
+	ctl_or_die(ctl, "qdisc replace dev bench root handle 1: mq");
+	for (unsigned q = 1; q <= NQ; q++) {
+		snprintf(line, sizeof(line), "qdisc replace dev bench parent 1:%u %s %s", q,
+			 kinds[k].name, kinds[k].opts);
+		ctl_or_die(ctl, line);
+	}
+	pps = bench_run(dev, pool, threads, burst, NQ, run_secs);
+	mqtx_dev_get_stats(dev, &st);
+	ty->packets += st.xmit;
+	ty->drops += mqtx_txq_stats_drops(&st.txq);
+	ty->bypass += st.txq.bypass;
+	mqtx_ctl_free(ctl); /* destroys the device; its packets go back to the pool */
+	return 1e9 * threads / pps;
+}
+
+static void bench(unsigned threads, unsigned burst)
+{
+	double ns[NKINDS][REPS], med[NKINDS];
+	struct tally ty[NKINDS] = { { 0 } };
+
+	for (unsigned r = 0; r < REPS; r++)
+		for (unsigned k = 0; k < NKINDS; k++)
+			ns[k][r] = measure(k, threads, burst, &ty[k]);
+	for (unsigned k = 0; k < NKINDS; k++)
+		med[k] = bench_median(ns[k], REPS);
+	for (unsigned k = 0; k < NKINDS; k++) {
+		/* bypass: the share of packets that went straight to the driver (an empty
+		 * work-conserving qdisc is skipped, as in Linux), so never into the qdisc. */
+		printf("bench=qdisc kind=%s threads=%u burst=%u queues=%u ns_per_pkt=%.1f "
+		       "pfifo_ns_per_pkt=%.1f ratio=%.2f bypass=%.2f drops=%llu\n",
+		       kinds[k].name, threads, burst, NQ, med[k], med[0], med[k] / med[0],
+		       ty[k].packets ? (double)ty[k].bypass / (double)ty[k].packets : 0.,
+		       (unsigned long long)ty[k].drops);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		run_secs = atof(argv[1]);
+	if (mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 65536, .data_room = 256 }, &pool)) {
+		fprintf(stderr, "qdisc: no packet pool\n");
+		return 1;
+	}
+	for (unsigned t = 1; t <= 2; t++) {
+		bench(t, 1);
+		bench(t, 32);
+	}
+	mqtx_pool_destroy(pool);
+	return 0;
+}
