@@ -88,6 +88,7 @@ static void test_rejects(void **state)
 		{ "priomap 0 1x", "\"1x\"" },
 		{ "bands 2", "out of 2 bands" }, /* the default map uses band 2 */
 		{ "multiqueue", "\"multiqueue\"" },
+		{ "bands 0x4", "\"0x4\"" }, /* tc reads prio's numbers in base 10 */
 	};
 	struct tq t;
 
@@ -108,6 +109,11 @@ static void test_rejects(void **state)
 	assert_int_equal(tq_change(&t, "bands 3 priomap 0 0 5"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
 	assert_int_equal(bands_of(t.q), 2);
+	tq_teardown(&t);
+	/* "010" is ten bands in tc (decimal), not eight. */
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, "bands 010"), 0);
+	assert_int_equal(bands_of(t.q), 10);
 	tq_teardown(&t);
 }
 

@@ -178,6 +178,13 @@ static void test_parse_u32_bases(void **state)
 			fail_msg("\"%s\" was taken as %u", bad[i], v);
 	}
 	assert_int_equal(mqtx_tc_parse_u32(NULL, &v), -EINVAL);
+	/* Base 10 only (tc's get_integer(.., 10), prio's numbers): "010" is ten, "0x10" bad. */
+	assert_int_equal(mqtx_tc_parse_u32_dec("010", &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(mqtx_tc_parse_u32_dec("08", &v), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(mqtx_tc_parse_u32_dec("0x10", &v), -EINVAL);
+	assert_int_equal(mqtx_tc_parse_u32_dec("-1", &v), -EINVAL);
 }
 
 static void test_print_rate(void **state)

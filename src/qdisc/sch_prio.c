@@ -185,7 +185,8 @@ static int prio_parse_map(int argc, char **argv, int *i, struct prio_opt *o,
 		const char *tok = argv[++*i];
 		uint32_t band;
 
-		if (mqtx_tc_parse_u32(tok, &band))
+		/* tc reads prio's numbers in base 10 (get_integer(.., 10)). */
+		if (mqtx_tc_parse_u32_dec(tok, &band))
 			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"", tok);
 		if (o->priomap_len >= PRIO_MAP_LEN)
 			return mqtx_extack_set(ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
@@ -206,7 +207,7 @@ static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "bands") == 0) {
-			if (mqtx_tc_arg_u32(argc, argv, &i, &o->bands, ack))
+			if (mqtx_tc_arg_u32_dec(argc, argv, &i, &o->bands, ack))
 				return -EINVAL;
 			if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
 				return mqtx_extack_set(ack, "prio: \"bands\" \"%s\" is not in %u..%u",

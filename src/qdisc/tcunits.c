@@ -124,21 +124,32 @@ int mqtx_tc_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-int mqtx_tc_parse_u32(const char *s, uint32_t *v)
+static int parse_u32_base(const char *s, int base, uint32_t *v)
 {
 	unsigned long long x;
 	char *end;
 
-	/* tc's get_unsigned(.., 0) is strtoul base 0: "0x1f" is hex, "017" octal. strtoul would
-	 * also take blanks and a sign ("-1" wraps); a number here starts with a digit. */
+	/* strtoull would also take blanks and a sign ("-1" wraps); a number starts with a digit. */
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	x = strtoull(s, &end, base);
 	if (errno || *end || x > UINT32_MAX)
 		return -EINVAL;
 	*v = (uint32_t)x;
 	return 0;
+}
+
+/* tc's get_unsigned(.., 0) is strtoul base 0: "0x1f" is hex, "017" octal. */
+int mqtx_tc_parse_u32(const char *s, uint32_t *v)
+{
+	return parse_u32_base(s, 0, v);
+}
+
+/* Where tc reads get_integer(.., 10) (prio's bands and priomap): "010" is ten. */
+int mqtx_tc_parse_u32_dec(const char *s, uint32_t *v)
+{
+	return parse_u32_base(s, 10, v);
 }
 
 char *mqtx_tc_print_rate(char *buf, size_t len, uint64_t bytes_per_sec)
@@ -209,6 +220,7 @@ const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *
 	}
 
 DEFINE_ARG(u32, uint32_t, mqtx_tc_parse_u32, "an unsigned integer")
+DEFINE_ARG(u32_dec, uint32_t, mqtx_tc_parse_u32_dec, "a decimal integer")
 DEFINE_ARG(time, uint64_t, mqtx_tc_parse_time, "a time such as 5ms")
 DEFINE_ARG(size, uint64_t, mqtx_tc_parse_size, "a size such as 10kb")
 DEFINE_ARG(rate, uint64_t, mqtx_tc_parse_rate, "a rate such as 1mbit")

@@ -40,6 +40,9 @@ int mqtx_tc_parse_size(const char *s, uint64_t *bytes);
  */
 int mqtx_tc_parse_u32(const char *s, uint32_t *v);
 
+/** mqtx_tc_parse_u32_dec() - the same in base 10 only, where tc reads get_integer(.., 10). */
+int mqtx_tc_parse_u32_dec(const char *s, uint32_t *v);
+
 /**
  * mqtx_tc_print_rate() - tc's sprint_rate: bits per second with the largest decimal prefix
  * that keeps the number exact, or a rounded one from 1000 units up ("1Mbit", "1500Kbit",
@@ -70,6 +73,7 @@ const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *
 /** mqtx_tc_arg_u32() / _time() / _size() / _rate() - next_arg + parse, with a message naming
  *  the option and the bad value. Return 0 or -EINVAL. */
 int mqtx_tc_arg_u32(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
+int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
 int mqtx_tc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
 int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes, struct mqtx_extack *ack);
 int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps, struct mqtx_extack *ack);
