@@ -164,7 +164,7 @@ struct mqtx_job {
 /** mqtx__job_run() - start @n threads running @fn on @job (joined by mqtx__job_free). */
 int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn);
 
-/** mqtx__job_thread_done() - a job thread finished (the last one stamps end_ns). */
+/** mqtx__job_thread_done() - a job thread finished (end_ns: the latest finish time). */
 void mqtx__job_thread_done(struct mqtx_job_thread *t);
 
 /**

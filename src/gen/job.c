@@ -35,9 +35,14 @@ int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
 void mqtx__job_thread_done(struct mqtx_job_thread *t)
 {
 	struct mqtx_job *job = t->job;
+	uint64_t now = mqtx_clock_now(job->clock);
+	uint64_t end = atomic_load(&job->end_ns);
 
-	if (atomic_fetch_sub(&job->running, 1) == 1)
-		atomic_store(&job->end_ns, mqtx_clock_now(job->clock));
+	/* The end time is in place before the count says done: a reader that sees running == 0
+	 * must not find end_ns still unset. The latest thread's time wins. */
+	while (end < now && !atomic_compare_exchange_weak(&job->end_ns, &end, now))
+		;
+	atomic_fetch_sub(&job->running, 1);
 }
 
 bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t)
