@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "ctl_fixture.h"
+#include <mqtx/mqtx.h>
 #include <mqtx/qdisc.h>
 
 /*
@@ -332,6 +333,99 @@ static void test_default_setting(void **state)
 	assert_string_equal(mqtx_default_qdisc(NULL), "pfifo_fast");
 }
 
+/* Send @n frames of @len bytes with @prio (non-IP: the first queue of its traffic class), or
+ * on queue @q when @q >= 0. */
+static void send(struct mqtx_ctl *ctl, struct mqtx_pkt_pool *pool, unsigned n, uint32_t len,
+		 uint32_t prio, int q)
+{
+	struct mqtx_dev *dev = mqtx_ctl_dev(ctl, "eth0");
+
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
+
+		assert_non_null(pkt);
+		memset(mqtx_pkt_put(pkt, len), 0, len);
+		pkt->priority = prio;
+		if (q >= 0) {
+			pkt->queue_mapping = (uint16_t)q;
+			pkt->flags |= MQTX_PKT_F_QMAP_SET;
+		}
+		assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
+	}
+}
+
+/* mqprio's classes as mqprio_walk() and mqprio_dump_class() give them: a virtual class
+ * major:ffe0+tc per traffic class (root, no leaf; counters: the sum over its queues), then the
+ * queue classes major:q+1 with their traffic class as parent ("none" outside every range). */
+static void test_exact_mqprio_classes(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_pkt_pool *pool;
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 "
+				     "map 0 0 0 0 1 1 1 1 queues 1@0 2@1 hw 0", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 parent 2:2 handle 20: pfifo limit 5",
+				     NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
+	assert_string_equal(out, "class mqprio 2:ffe0 root \n"
+				 "class mqprio 2:ffe1 root \n"
+				 "class mqprio 2:1 parent 2:ffe0 \n"
+				 "class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
+				 "class mqprio 2:3 parent 2:ffe1 \n"
+				 "class mqprio 2:4 parent none \n");
+	free(out);
+	free(err);
+	send(ctl, pool, 3, 100, 0, -1); /* TC 0: queue 0 */
+	send(ctl, pool, 2, 200, 5, -1); /* TC 1: its first queue, 1 */
+	send(ctl, pool, 1, 50, 0, 2);	/* queue 2, in TC 1's range */
+	send(ctl, pool, 1, 60, 0, 3);	/* queue 3, in no range */
+	assert_int_equal(fixture_run(ctl, "-s class show dev eth0", &out, &err), 0);
+	assert_string_equal(out,
+		"class mqprio 2:ffe0 root \n"
+		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:ffe1 root \n"
+		" Sent 450 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:1 parent 2:ffe0 \n"
+		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
+		" Sent 400 bytes 2 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:3 parent 2:ffe1 \n"
+		" Sent 50 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:4 parent none \n"
+		" Sent 60 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n");
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "-j class show dev eth0", &out, &err), 0);
+	assert_string_equal(out,
+		"[{\"class\":\"mqprio\",\"handle\":\"2:ffe0\",\"root\":true,\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:ffe1\",\"root\":true,\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:1\",\"parent\":\"2:ffe0\",\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:2\",\"parent\":\"2:ffe1\",\"leaf\":\"20:\","
+		"\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:3\",\"parent\":\"2:ffe1\",\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:4\",\"parent\":\"none\",\"options\":{}}]\n");
+	free(out);
+	free(err);
+	/* mq again: the traffic classes go with mqprio, and so do their classes. */
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth0 root handle 3: mq", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
+	assert_string_equal(out, "class mq 3:1 root \nclass mq 3:2 root \n"
+				 "class mq 3:3 root \nclass mq 3:4 root \n");
+	free(out);
+	free(err);
+	mqtx_ctl_free(ctl);
+	mqtx_pool_destroy(pool);
+}
+
 /* Times, sizes, rates and flags: tc's words in text, iproute2's numbers and booleans in -j. */
 static void test_exact_units(void **state)
 {
@@ -389,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_exact_default_4q),
 		cmocka_unit_test(test_exact_default_1q),
+		cmocka_unit_test(test_exact_mqprio_classes),
 		cmocka_unit_test(test_exact_mq_handle),
 		cmocka_unit_test(test_exact_units),
 		cmocka_unit_test(test_default_setting),

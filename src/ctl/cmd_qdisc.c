@@ -225,6 +225,43 @@ static void print_class(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32
 	print_class_end(s, s->stats ? &st : NULL);
 }
 
+/* mqprio_walk(): a virtual class major:ffe0+tc per traffic class (counters: the sum over its
+ * queues), then the queue classes, each with its traffic class as parent. */
+static void mqprio_classes(struct show *s, struct mqtx_qdisc *q)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	const struct mqtx_tc_map *tcm = atomic_load(&s->dev->tc);
+	unsigned num_tc = tcm ? tcm->num_tc : 0;
+
+	for (unsigned tc = 0; tc < num_tc; tc++) {
+		struct mqtx_qdisc_stats st = { 0 }, c;
+
+		print_class_head(s, q, MQTX_TC_CLASS_MIN + tc, MQTX_H_ROOT, 0);
+		for (unsigned i = tcm->tc_to_txq[tc].offset;
+		     i < tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count; i++) {
+			mqtx__qdisc_stats(cl->leaf(q, i + 1), &c);
+			st.bytes += c.bytes;
+			st.packets += c.packets;
+			st.drops += c.drops;
+			st.requeues += c.requeues;
+			st.overlimits += c.overlimits;
+			st.backlog += c.backlog;
+			st.qlen += c.qlen;
+		}
+		print_class_end(s, s->stats ? &st : NULL);
+	}
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
+		uint32_t parent = 0; /* netdev_txq_to_tc(): none when no range holds the queue */
+
+		for (unsigned tc = 0; tc < num_tc; tc++) {
+			if (m - 1 >= tcm->tc_to_txq[tc].offset &&
+			    m - 1 < (unsigned)tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count)
+				parent = MQTX_H_MAKE(q->handle, MQTX_TC_CLASS_MIN + tc);
+		}
+		print_class(s, q, m, parent);
+	}
+}
+
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
@@ -240,6 +277,10 @@ static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 	}
 	if (!cl)
 		return;
+	if (q->ops == &mqtx_mqprio_qdisc_ops) {
+		mqprio_classes(s, q);
+		return;
+	}
 	/* mq_dump_class() reports root as the parent; other classes their qdisc. */
 	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
 		print_class(s, q, m, (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
