@@ -121,6 +121,16 @@ void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *text)
 		put(d, true, "true");
 }
 
+void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *text, bool v)
+{
+	if (v && text) {
+		put(d, false, "%s", d->tlen ? " " : "");
+		put(d, false, "%s", text);
+	}
+	if (key)
+		put(d, true, "%s\"%s\":%s", d->jlen ? "," : "", key, v ? "true" : "false");
+}
+
 void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 			  const uint32_t *v, unsigned n)
 {

@@ -164,6 +164,8 @@ void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqt
 
 /* ---- create / destroy ---- */
 
+static _Atomic uint64_t qdisc_seq;
+
 int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 		      const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 		      struct mqtx_extack *ack, struct mqtx_qdisc **out)
@@ -183,6 +185,8 @@ int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 	q->dev_queue = dev_queue;
 	q->handle = handle;
 	q->flags = ops->static_flags;
+	/* Linux hashes a qdisc when it is created, and tc dumps a hash bucket newest first. */
+	q->seq = atomic_fetch_add(&qdisc_seq, 1);
 	mqtx_pkt_list_init(&q->requeue);
 	if (ops->init) {
 		err = ops->init(q, opt, ack);

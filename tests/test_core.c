@@ -458,7 +458,8 @@ static void test_pfifo_fast_bands(void **state)
 	assert_string_equal(q->ops->id, "pfifo_fast");
 	assert_true(mqtx_qdisc_dump_opts(q, text, sizeof(text), json, sizeof(json)) > 0);
 	assert_string_equal(text, "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
-	assert_string_equal(json, "\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]");
+	assert_string_equal(json, "\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1],"
+				  "\"multiqueue\":false");
 	unmake(f);
 }
 

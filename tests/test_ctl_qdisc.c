@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "ctl_fixture.h"
+#include <mqtx/mqtx.h>
 #include <mqtx/qdisc.h>
 
 /*
@@ -106,8 +107,8 @@ static const struct ctl_case cases[] = {
 	{ "ingress names parent, handle and kind", {}, "qdisc add dev eth0 ingress", 0,
 	  "qdisc show dev eth0", "^qdisc ingress ffff: parent ffff:fff1 ", 1 },
 	{ "ingress takes its options", {}, "qdisc add dev lo1 ingress rate 8kbit burst 1500", 0,
-	  "qdisc show dev lo1", " parent ffff:fff1 .*rate 8Kbit burst 1500b$", 1 },
-	{ "ingress after a parent", {}, "qdisc add dev eth0 parent ffff:fff1 ingress", 1, NULL,
+	  "qdisc show dev lo1", " parent ffff:fff1 .*rate 8Kbit burst 1500b $", 1 },
+	{ "ingress after a parent", {}, "qdisc add dev eth0 parent ffff:fff1 ingress", 255, NULL,
 	  "\"ingress\" is a duplicate parent ID", 1 },
 	{ "ingress deleted by the same word", { "qdisc add dev eth0 ingress" },
 	  "qdisc del dev eth0 ingress", 0, "qdisc show dev eth0", "ingress", 0 },
@@ -117,9 +118,18 @@ static const struct ctl_case cases[] = {
 	  NULL, "hence option \"foo\" is unparsable", 1 },
 	{ "unknown device", {}, "qdisc add dev nope root pfifo", 1, NULL,
 	  "Cannot find device \"nope\"", 1 },
-	{ "unknown verb", {}, "qdisc frob dev eth0", 1, NULL, "\"frob\" is unknown", 1 },
-	{ "duplicate parent", {}, "qdisc add dev eth0 root parent 1:1 pfifo", 1, NULL,
-	  "duplicate parent ID", 1 },
+	/* tc exits with -1 (255) on these */
+	{ "unknown verb", {}, "qdisc frob dev eth0", 255, NULL, "\"frob\" is unknown", 1 },
+	{ "duplicate parent", {}, "qdisc add dev eth0 root parent 1:1 pfifo", 255, NULL,
+	  "Error: duplicate \"parent\": \"1:1\" is the second value.", 1 },
+	{ "duplicate root", {}, "qdisc add dev eth0 parent 1:1 root pfifo", 255, NULL,
+	  "Error: \"root\" is duplicate parent ID", 1 },
+	{ "duplicate handle", {}, "qdisc add dev eth0 handle 1: handle 2: root pfifo", 255, NULL,
+	  "Error: duplicate \"handle\": \"handle\" is the second value.", 1 },
+	{ "incomplete", {}, "qdisc add dev eth0 root handle", 255, NULL,
+	  "Command line is not complete", 1 },
+	{ "ingress ignores a handle, as tc", {}, "qdisc add dev eth0 ingress handle 5:", 0,
+	  "qdisc show dev eth0", "^qdisc ingress ffff: parent ffff:fff1 ---------------- $", 1 },
 	/* mqprio */
 	{ "mqprio", {}, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
 			"queues 2@0 2@2 hw 0", 0, "qdisc show dev eth0",
@@ -228,7 +238,9 @@ static void expect_exact(const char *dev, unsigned flags, const char *obj, const
 #define ZSTATS                                                        \
 	" Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n" \
 	" backlog 0b 0p requeues 0\n"
-#define PFF_JSON "\"options\":{\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]}"
+#define PFF_JSON                                                                 \
+	"\"options\":{\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]," \
+	"\"multiqueue\":false}"
 #define ZJSON                                                                                \
 	",\"bytes\":0,\"packets\":0,\"drops\":0,\"overlimits\":0,\"requeues\":0,\"backlog\":0," \
 	"\"qlen\":0"
@@ -285,8 +297,9 @@ static void test_exact_mq_handle(void **state)
 	free(out);
 	free(err);
 	assert_int_equal(fixture_run(ctl, "qdisc show dev eth16", &out, &err), 0);
-	assert_non_null(strstr(out, "qdisc mq 1: root \nqdisc pfifo_fast 0: parent 1:10 "));
-	assert_non_null(strstr(out, "\nqdisc pfifo 8001: parent 1:a limit 1000p\n"));
+	assert_non_null(strstr(out, "qdisc mq 1: root \nqdisc pfifo 8001: parent 1:a limit 1000p\n"
+				    "qdisc pfifo_fast 0: parent 1:10 "));
+	/* Linux hash order: 8001: shares bucket 0 with the defaults and is newest (kernel 6.18). */
 	free(out);
 	free(err);
 	/* A shared root on a multiqueue device: one reference per queue and dev->qdisc's. */
@@ -320,6 +333,99 @@ static void test_default_setting(void **state)
 	assert_string_equal(mqtx_default_qdisc(NULL), "pfifo_fast");
 }
 
+/* Send @n frames of @len bytes with @prio (non-IP: the first queue of its traffic class), or
+ * on queue @q when @q >= 0. */
+static void send(struct mqtx_ctl *ctl, struct mqtx_pkt_pool *pool, unsigned n, uint32_t len,
+		 uint32_t prio, int q)
+{
+	struct mqtx_dev *dev = mqtx_ctl_dev(ctl, "eth0");
+
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
+
+		assert_non_null(pkt);
+		memset(mqtx_pkt_put(pkt, len), 0, len);
+		pkt->priority = prio;
+		if (q >= 0) {
+			pkt->queue_mapping = (uint16_t)q;
+			pkt->flags |= MQTX_PKT_F_QMAP_SET;
+		}
+		assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
+	}
+}
+
+/* mqprio's classes as mqprio_walk() and mqprio_dump_class() give them: a virtual class
+ * major:ffe0+tc per traffic class (root, no leaf; counters: the sum over its queues), then the
+ * queue classes major:q+1 with their traffic class as parent ("none" outside every range). */
+static void test_exact_mqprio_classes(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_pkt_pool *pool;
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 "
+				     "map 0 0 0 0 1 1 1 1 queues 1@0 2@1 hw 0", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 parent 2:2 handle 20: pfifo limit 5",
+				     NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
+	assert_string_equal(out, "class mqprio 2:ffe0 root \n"
+				 "class mqprio 2:ffe1 root \n"
+				 "class mqprio 2:1 parent 2:ffe0 \n"
+				 "class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
+				 "class mqprio 2:3 parent 2:ffe1 \n"
+				 "class mqprio 2:4 parent none \n");
+	free(out);
+	free(err);
+	send(ctl, pool, 3, 100, 0, -1); /* TC 0: queue 0 */
+	send(ctl, pool, 2, 200, 5, -1); /* TC 1: its first queue, 1 */
+	send(ctl, pool, 1, 50, 0, 2);	/* queue 2, in TC 1's range */
+	send(ctl, pool, 1, 60, 0, 3);	/* queue 3, in no range */
+	assert_int_equal(fixture_run(ctl, "-s class show dev eth0", &out, &err), 0);
+	assert_string_equal(out,
+		"class mqprio 2:ffe0 root \n"
+		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:ffe1 root \n"
+		" Sent 450 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:1 parent 2:ffe0 \n"
+		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
+		" Sent 400 bytes 2 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:3 parent 2:ffe1 \n"
+		" Sent 50 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n"
+		"class mqprio 2:4 parent none \n"
+		" Sent 60 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+		" backlog 0b 0p requeues 0\n");
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "-j class show dev eth0", &out, &err), 0);
+	assert_string_equal(out,
+		"[{\"class\":\"mqprio\",\"handle\":\"2:ffe0\",\"root\":true,\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:ffe1\",\"root\":true,\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:1\",\"parent\":\"2:ffe0\",\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:2\",\"parent\":\"2:ffe1\",\"leaf\":\"20:\","
+		"\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:3\",\"parent\":\"2:ffe1\",\"options\":{}},"
+		"{\"class\":\"mqprio\",\"handle\":\"2:4\",\"parent\":\"none\",\"options\":{}}]\n");
+	free(out);
+	free(err);
+	/* mq again: the traffic classes go with mqprio, and so do their classes. */
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth0 root handle 3: mq", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
+	assert_string_equal(out, "class mq 3:1 root \nclass mq 3:2 root \n"
+				 "class mq 3:3 root \nclass mq 3:4 root \n");
+	free(out);
+	free(err);
+	mqtx_ctl_free(ctl);
+	mqtx_pool_destroy(pool);
+}
+
 /* Times, sizes, rates and flags: tc's words in text, iproute2's numbers and booleans in -j. */
 static void test_exact_units(void **state)
 {
@@ -343,27 +449,27 @@ static void test_exact_units(void **state)
 	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", 0, &o, &e), 0);
 	assert_string_equal(o.data,
 			    "qdisc mq 1: root \n"
+			    "qdisc bfifo 30: parent 1:3 limit 3000b\n"
+			    "qdisc tbf 10: parent 1:1 rate 1Mbit burst 10Kb lat 50ms \n"
 			    "qdisc fq_codel 40: parent 1:4 limit 10240p flows 1024 quantum 1514 "
 			    "target 5ms interval 100ms memory_limit 1Mb drop_batch 64\n"
-			    "qdisc bfifo 30: parent 1:3 limit 3000b\n"
 			    "qdisc codel 20: parent 1:2 limit 1000p target 5ms interval 100ms ecn\n"
-			    "qdisc tbf 10: parent 1:1 rate 1Mbit burst 10Kb lat 50ms\n"
-			    "qdisc ingress ffff: parent ffff:fff1 ----------------\n");
+			    "qdisc ingress ffff: parent ffff:fff1 ---------------- \n");
 	o.len = 0;
 	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_JSON, &o, &e), 0);
 	assert_string_equal(o.data,
 			    "[{\"kind\":\"mq\",\"handle\":\"1:\",\"root\":true,\"options\":{}},"
+			    "{\"kind\":\"bfifo\",\"handle\":\"30:\",\"parent\":\"1:3\","
+			    "\"options\":{\"limit\":3000}},"
+			    "{\"kind\":\"tbf\",\"handle\":\"10:\",\"parent\":\"1:1\","
+			    "\"options\":{\"rate\":125000,\"burst\":10240,\"lat\":50000}},"
 			    "{\"kind\":\"fq_codel\",\"handle\":\"40:\",\"parent\":\"1:4\","
 			    "\"options\":{\"limit\":10240,\"flows\":1024,\"quantum\":1514,"
 			    "\"target\":4999,\"interval\":99999,\"memory_limit\":1048576,"
 			    "\"drop_batch\":64}},"
-			    "{\"kind\":\"bfifo\",\"handle\":\"30:\",\"parent\":\"1:3\","
-			    "\"options\":{\"limit\":3000}},"
 			    "{\"kind\":\"codel\",\"handle\":\"20:\",\"parent\":\"1:2\","
 			    "\"options\":{\"limit\":1000,\"target\":4999,\"interval\":99999,"
 			    "\"ecn\":true}},"
-			    "{\"kind\":\"tbf\",\"handle\":\"10:\",\"parent\":\"1:1\","
-			    "\"options\":{\"rate\":125000,\"burst\":10240,\"lat\":50000}},"
 			    "{\"kind\":\"ingress\",\"handle\":\"ffff:\",\"parent\":\"ffff:fff1\","
 			    "\"options\":{}}]\n");
 	mqtx_buf_free(&o);
@@ -377,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_exact_default_4q),
 		cmocka_unit_test(test_exact_default_1q),
+		cmocka_unit_test(test_exact_mqprio_classes),
 		cmocka_unit_test(test_exact_mq_handle),
 		cmocka_unit_test(test_exact_units),
 		cmocka_unit_test(test_default_setting),

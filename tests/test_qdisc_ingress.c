@@ -39,7 +39,7 @@ static void test_pass_through(void **state)
 	tq_setup(&t, 100, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, NULL), 0);
 	assert_true(t.q->flags & MQTX_QF_INGRESS);
-	assert_string_equal(tq_dump(&t), "----------------");
+	assert_string_equal(tq_dump(&t), "---------------- ");
 	assert_string_equal(tq_json(&t), ""); /* tc prints the dashes as text only */
 	for (int i = 0; i < 100; i++)
 		assert_int_equal(rx(&t, 1500), MQTX_XMIT_SUCCESS);
@@ -62,7 +62,7 @@ static void test_policer(void **state)
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, "rate 8kbit burst 1500"), 0);
-	assert_string_equal(tq_dump(&t), "---------------- rate 8Kbit burst 1500b");
+	assert_string_equal(tq_dump(&t), "---------------- rate 8Kbit burst 1500b ");
 	assert_string_equal(tq_json(&t), "\"rate\":1000,\"burst\":1500"); /* bytes/s, bytes */
 	assert_int_equal(rx(&t, 1000), MQTX_XMIT_SUCCESS);
 	assert_int_equal(rx(&t, 1000), MQTX_XMIT_DROP);
@@ -79,7 +79,7 @@ static void test_policer(void **state)
 	tq_check_conservation(&t, 8);
 	/* a change keeps what it is not given */
 	assert_int_equal(tq_change(&t, "rate 16kbit"), 0);
-	assert_string_equal(tq_dump(&t), "---------------- rate 16Kbit burst 1500b");
+	assert_string_equal(tq_dump(&t), "---------------- rate 16Kbit burst 1500b ");
 	assert_string_equal(tq_json(&t), "\"rate\":2000,\"burst\":1500");
 	tq_teardown(&t);
 }
@@ -139,7 +139,7 @@ static void test_rejects(void **state)
 	}
 	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, NULL), 0);
 	assert_int_equal(tq_change(&t, "rate 1mbit"), -EINVAL);
-	assert_string_equal(tq_dump(&t), "----------------");
+	assert_string_equal(tq_dump(&t), "---------------- ");
 	assert_string_equal(tq_json(&t), ""); /* tc prints the dashes as text only */
 	tq_teardown(&t);
 }

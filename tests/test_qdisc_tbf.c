@@ -100,7 +100,7 @@ static void test_peakrate(void **state)
 				   "rate 1mbit burst 10kb peakrate 2mbit mtu 1000 limit 20000"),
 			 0);
 	assert_string_equal(tq_dump(&t),
-			    "rate 1Mbit burst 10Kb peakrate 2Mbit minburst 1000b lat 78.1ms");
+			    "rate 1Mbit burst 10Kb peakrate 2Mbit minburst 1000b lat 78.1ms ");
 	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"peakrate\":250000,"
 					 "\"minburst\":1000,\"lat\":78080");
 	tq_attach(&t);
@@ -153,22 +153,23 @@ static void test_dump_and_change(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 10kb latency 50ms"),
 			 0);
 	/* tc: limit = 125000 B/s x 50 ms + 10240 = 16490; lat = 16490/125000 s - 81.92 ms */
-	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb lat 50ms");
+	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb lat 50ms ");
 	/* -j: rate in bytes per second, sizes in bytes, lat in microseconds */
 	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"lat\":50000");
 	assert_int_equal(tq_change(&t, "limit 1000"), 0);
-	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb limit 1000b");
+	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb limit 1000b ");
 	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":10240,\"limit\":1000");
 	/* every option alone */
 	assert_int_equal(tq_change(&t, "rate 2mbit"), 0);
-	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 10Kb limit 1000b");
+	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 10Kb limit 1000b ");
 	assert_int_equal(tq_change(&t, "burst 1000"), 0);
-	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 1000b lat 0us");
+	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 1000b lat 0us ");
 	assert_int_equal(tq_change(&t, "latency 10ms"), 0);
-	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 1000b lat 10ms");
+	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 1000b lat 10ms ");
 	assert_int_equal(tq_change(&t, "mtu 1000"), 0);
 	assert_int_equal(tq_change(&t, "peakrate 4mbit"), 0);
-	assert_string_equal(tq_dump(&t), "rate 2Mbit burst 1000b peakrate 4Mbit minburst 1000b lat 10ms");
+	assert_string_equal(tq_dump(&t),
+			    "rate 2Mbit burst 1000b peakrate 4Mbit minburst 1000b lat 10ms ");
 	tq_teardown(&t);
 }
 
@@ -207,7 +208,7 @@ static void test_rejects(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 10kb limit 5000"), 0);
 	assert_int_equal(tq_change(&t, "peakrate 2mbit"), -EINVAL); /* no mtu: nothing changes */
 	assert_int_equal(tq_change(&t, "rate 2mbit bogus"), -EINVAL);
-	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb limit 5000b");
+	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb limit 5000b ");
 	tq_teardown(&t);
 }
 

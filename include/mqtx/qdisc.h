@@ -126,6 +126,7 @@ struct mqtx_qdisc {
 	uint32_t handle;
 	uint32_t parent;
 	uint32_t flags;
+	uint64_t seq; /* creation order (set by mqtx_qdisc_create): tc's dump order uses it */
 	/* lock held */
 	uint32_t qlen;
 	uint64_t backlog;
@@ -320,6 +321,9 @@ MQTX_API void mqtx_dump_rate(struct mqtx_dump *d, const char *key, const char *t
 /** mqtx_dump_flag() - a flag that is on: @text (no conversion) in text, "key": true in JSON.
  *  @key NULL: text only (what tc prints but leaves out of its JSON). */
 MQTX_API void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *text);
+/** mqtx_dump_bool() - "key": true/false in JSON; @text (no conversion, NULL: nothing) in text
+ *  only when @v is true. */
+MQTX_API void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *text, bool v);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);

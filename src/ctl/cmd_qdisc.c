@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
 #include "ctl/ctl_int.h"
+#include "qdisc/kinds.h"
 #include "qdisc/qtree.h"
 #include "qdisc/tcunits.h"
 
@@ -96,31 +98,83 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 		mqtx_buf_printf(s->a->out, "}");
 }
 
-/* Linux lists mq's children in its hash order, the last queue first. */
-static void walk_qdiscs(struct show *s, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
+/*
+ * The order tc lists a device's qdiscs in: the root, then Linux's per-device qdisc hash (16
+ * buckets by hash_32(handle), each bucket newest first; every qdisc below the root is in it),
+ * then ingress. Classes follow the same order: the root's, then each hashed qdisc's.
+ */
+struct qorder {
+	struct mqtx_qdisc **v;
+	unsigned n;
+};
+
+static unsigned qhash_bucket(uint32_t handle)
+{
+	return (uint32_t)(handle * 0x61C88647u) >> 28; /* hash_32(handle, 4) */
+}
+
+static int qorder_cmp(const void *x, const void *y)
+{
+	const struct mqtx_qdisc *a = *(struct mqtx_qdisc *const *)x;
+	const struct mqtx_qdisc *b = *(struct mqtx_qdisc *const *)y;
+	unsigned ba = qhash_bucket(a->handle), bb = qhash_bucket(b->handle);
+
+	if (ba != bb)
+		return ba < bb ? -1 : 1;
+	return a->seq < b->seq ? 1 : a->seq > b->seq ? -1 : 0;
+}
+
+/* The visible qdiscs below @q into @o (@o->v NULL: count them only). */
+static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct qorder *o)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
-	bool rev = q->flags & MQTX_QF_MQROOT;
-	uint32_t n;
 
-	if (mqtx__qdisc_visible(s->dev, q, parent))
-		print_qdisc(s, q);
 	if (!cl)
 		return;
-	n = cl->count(q);
-	for (uint32_t i = 0; i < n; i++)
-		walk_qdiscs(s, cl->leaf(q, rev ? n - i : i + 1), q);
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
+		struct mqtx_qdisc *c = cl->leaf(q, m);
+
+		if (!c)
+			continue;
+		if (mqtx__qdisc_visible(dev, c, q)) {
+			if (o->v)
+				o->v[o->n] = c;
+			o->n++;
+		}
+		qorder_collect(dev, c, o);
+	}
+}
+
+/* The root's hashed qdiscs in tc's order; o->v is NULL (and n 0) when there are none. */
+static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, struct qorder *o)
+{
+	o->v = NULL;
+	o->n = 0;
+	qorder_collect(dev, root, o);
+	if (!o->n)
+		return 0;
+	o->v = mqtx__alloc(o->n * sizeof(*o->v));
+	if (!o->v)
+		return -ENOMEM;
+	o->n = 0;
+	qorder_collect(dev, root, o);
+	qsort(o->v, o->n, sizeof(*o->v), qorder_cmp);
+	return 0;
 }
 
 static void show_dev_qdiscs(struct show *s)
 {
 	struct mqtx_qdisc *root;
+	struct qorder o;
 
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
-	if (root) {
-		walk_qdiscs(s, root, NULL);
-	} else {
+	if (root && !qorder_build(s->dev, root, &o)) {
+		print_qdisc(s, root);
+		for (unsigned i = 0; i < o.n; i++)
+			print_qdisc(s, o.v[i]);
+		mqtx__free(o.v);
+	} else if (!root) {
 		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
 		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
 		mqtx_buf_printf(s->a->out, s->json ? ",\"refcnt\":2,\"options\":{}}" :
@@ -131,51 +185,121 @@ static void show_dev_qdiscs(struct show *s)
 	mqtx_dev_config_unlock(s->dev);
 }
 
-static void print_class(struct show *s, struct mqtx_qdisc *q, uint32_t m)
+/* One class line: @leaf 0 prints no leaf; @parent as tc (0 is "none"). */
+static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent,
+			     uint32_t leaf)
+{
+	char handle[16], pb[16];
+
+	mqtx__classid_fmt(MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
+	print_head(s, "class", q->ops->id, handle, parent);
+	if (!parent) /* tc prints the unset parent too */
+		mqtx_buf_printf(s->a->out, s->json ? ",\"parent\":\"%s\"" : " parent %s",
+				mqtx__classid_fmt(0, pb, sizeof(pb)));
+	if (leaf)
+		mqtx_buf_printf(s->a->out, s->json ? ",\"leaf\":\"%x:\"" : " leaf %x:", leaf >> 16);
+	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{}" : " \n");
+}
+
+static void print_class_end(struct show *s, const struct mqtx_qdisc_stats *st)
+{
+	if (st)
+		print_stats(s, st);
+	if (s->json)
+		mqtx_buf_printf(s->a->out, "}");
+}
+
+static void print_class(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
 	struct mqtx_qdisc *leaf = cl->leaf(q, m);
-	char handle[16], text[1024] = "", json[2048] = "";
 	struct mqtx_qdisc_stats st;
 
-	/* mq_dump_class() reports root as the parent; other classes their qdisc. */
-	mqtx__classid_fmt(MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
-	print_head(s, "class", q->ops->id, handle,
-		   (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
-	if (cl->dump) {
-		/* Class options come from the qdisc's emitter; not used by mq. */
-		(void)text;
-	}
-	if (s->json) {
-		if (leaf && leaf->handle)
-			mqtx_buf_printf(s->a->out, ",\"leaf\":\"%x:\"", leaf->handle >> 16);
-		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
-	} else {
-		if (leaf && leaf->handle)
-			mqtx_buf_printf(s->a->out, " leaf %x:", leaf->handle >> 16);
-		mqtx_buf_printf(s->a->out, " %s\n", text);
-	}
+	print_class_head(s, q, m, parent, leaf ? leaf->handle : 0);
 	if (s->stats) {
 		if (cl->stats)
 			cl->stats(q, m, &st);
 		else
 			mqtx__qdisc_stats(leaf, &st);
-		print_stats(s, &st);
 	}
-	if (s->json)
-		mqtx_buf_printf(s->a->out, "}");
+	print_class_end(s, s->stats ? &st : NULL);
 }
 
-static void walk_classes(struct show *s, struct mqtx_qdisc *q)
+/* mqprio_walk(): a virtual class major:ffe0+tc per traffic class (counters: the sum over its
+ * queues), then the queue classes, each with its traffic class as parent. */
+static void mqprio_classes(struct show *s, struct mqtx_qdisc *q)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	const struct mqtx_tc_map *tcm = atomic_load(&s->dev->tc);
+	unsigned num_tc = tcm ? tcm->num_tc : 0;
+
+	for (unsigned tc = 0; tc < num_tc; tc++) {
+		struct mqtx_qdisc_stats st = { 0 }, c;
+
+		print_class_head(s, q, MQTX_TC_CLASS_MIN + tc, MQTX_H_ROOT, 0);
+		for (unsigned i = tcm->tc_to_txq[tc].offset;
+		     i < tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count; i++) {
+			mqtx__qdisc_stats(cl->leaf(q, i + 1), &c);
+			st.bytes += c.bytes;
+			st.packets += c.packets;
+			st.drops += c.drops;
+			st.requeues += c.requeues;
+			st.overlimits += c.overlimits;
+			st.backlog += c.backlog;
+			st.qlen += c.qlen;
+		}
+		print_class_end(s, s->stats ? &st : NULL);
+	}
+	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
+		uint32_t parent = 0; /* netdev_txq_to_tc(): none when no range holds the queue */
+
+		for (unsigned tc = 0; tc < num_tc; tc++) {
+			if (m - 1 >= tcm->tc_to_txq[tc].offset &&
+			    m - 1 < (unsigned)tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count)
+				parent = MQTX_H_MAKE(q->handle, MQTX_TC_CLASS_MIN + tc);
+		}
+		print_class(s, q, m, parent);
+	}
+}
+
+static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
 
+	if (q->ops == &mqtx_tbf_qdisc_ops) {
+		/* Linux's tbf is classful: one class X:1 over its inner bfifo (handle 0, no
+		 * counters of its own). mqtx's tbf queues inside; the class is shown as tc does. */
+		print_class_head(s, q, 1, q->handle, 0);
+		if (s->stats && !s->json)
+			mqtx_buf_printf(s->a->out, "\n");
+		print_class_end(s, NULL);
+		return;
+	}
 	if (!cl)
 		return;
+	if (q->ops == &mqtx_mqprio_qdisc_ops) {
+		mqprio_classes(s, q);
+		return;
+	}
+	/* mq_dump_class() reports root as the parent; other classes their qdisc. */
 	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
-		print_class(s, q, m);
-	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
-		walk_classes(s, cl->leaf(q, m));
+		print_class(s, q, m, (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
+}
+
+static void show_dev_classes(struct show *s)
+{
+	struct mqtx_qdisc *root;
+	struct qorder o;
+
+	mqtx_dev_config_lock(s->dev);
+	root = mqtx__qtree_root(s->dev);
+	if (root && !qorder_build(s->dev, root, &o)) {
+		qdisc_classes(s, root);
+		for (unsigned i = 0; i < o.n; i++)
+			qdisc_classes(s, o.v[i]);
+		mqtx__free(o.v);
+	}
+	mqtx_dev_config_unlock(s->dev);
 }
 
 /* ---- command parsing ---- */
@@ -192,14 +316,14 @@ struct qcmd {
 static int dup_arg(struct mqtx_ctl_args *a, const char *key, const char *val)
 {
 	mqtx_buf_printf(a->err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
-	return MQTX_CTL_EPARSE;
+	return MQTX_CTL_EHANDLE; /* tc's duparg() exits with -1 */
 }
 
 static int set_parent(struct mqtx_ctl_args *a, struct qcmd *c, uint32_t v, const char *word)
 {
 	if (c->have_parent) {
 		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
-		return MQTX_CTL_EPARSE;
+		return MQTX_CTL_EHANDLE;
 	}
 	c->have_parent = true;
 	c->parent = v;
@@ -222,14 +346,14 @@ static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcm
 			c->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
-				return MQTX_CTL_EPARSE;
+				return MQTX_CTL_EHANDLE;
 		} else if (!strcmp(w, "ingress")) {
 			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
 			 * are the kind's options. */
 			if (c->have_parent) {
 				mqtx_buf_printf(a->err,
 						"Error: \"ingress\" is a duplicate parent ID\n");
-				return MQTX_CTL_EPARSE;
+				return MQTX_CTL_EHANDLE;
 			}
 			c->have_parent = true;
 			c->parent = MQTX_H_INGRESS;
@@ -242,18 +366,19 @@ static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcm
 		} else if (!strcmp(w, "parent")) {
 			if (++i >= argc)
 				goto missing;
+			if (c->have_parent)
+				return dup_arg(a, "parent", argv[i]);
 			if (mqtx__classid_parse(argv[i], &v)) {
 				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
 					       "parent ID\n", argv[i]);
 				return MQTX_CTL_EHANDLE;
 			}
-			if (set_parent(a, c, v, "parent"))
-				return MQTX_CTL_EPARSE;
+			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
+			if (c->have_handle) /* tc checks before taking the value */
+				return dup_arg(a, "handle", w);
 			if (++i >= argc)
 				goto missing;
-			if (c->have_handle)
-				return dup_arg(a, "handle", argv[i]);
 			if (mqtx__handle_parse(argv[i], &c->handle)) {
 				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
 					       "qdisc ID\n", argv[i]);
@@ -270,7 +395,7 @@ static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcm
 	return MQTX_CTL_OK;
 missing:
 	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EPARSE;
+	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL when none were given). */
@@ -368,7 +493,7 @@ static int show(struct mqtx_ctl_args *a, bool classes)
 		} else {
 			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx %s help\"\n",
 					a->argv[i], classes ? "class" : "qdisc");
-			return MQTX_CTL_EPARSE;
+			return MQTX_CTL_EHANDLE; /* tc returns -1 */
 		}
 	}
 	if (classes && !devname) {
@@ -388,10 +513,7 @@ static int show(struct mqtx_ctl_args *a, bool classes)
 			show_dev_qdiscs(&s);
 			continue;
 		}
-		mqtx_dev_config_lock(s.dev);
-		if (mqtx__qtree_root(s.dev))
-			walk_classes(&s, mqtx__qtree_root(s.dev));
-		mqtx_dev_config_unlock(s.dev);
+		show_dev_classes(&s);
 	}
 	if (s.json)
 		mqtx_buf_printf(a->out, "]\n");
@@ -425,7 +547,7 @@ int mqtx__ctl_qdisc(struct mqtx_ctl_args *a)
 		return MQTX_CTL_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }
 
 int mqtx__ctl_class(struct mqtx_ctl_args *a)
@@ -440,5 +562,5 @@ int mqtx__ctl_class(struct mqtx_ctl_args *a)
 	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
 		return show(a, true);
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }

@@ -16,6 +16,9 @@
 /* Traffic-class limits (TC_QOPT_MAX_QUEUE, TC_QOPT_BITMASK). */
 #define MQTX_TC_MAX	16
 #define MQTX_TC_BITMASK 15
+/* mqprio: traffic class tc is the virtual class major:(MQTX_TC_CLASS_MIN + tc) (Linux's
+ * TC_H_MIN_PRIORITY). */
+#define MQTX_TC_CLASS_MIN 0xFFE0u
 
 /* The device's configuration state (embedded in struct mqtx_dev; zero is "nothing yet"). */
 struct mqtx_qtree {

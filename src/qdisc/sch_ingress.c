@@ -67,7 +67,11 @@ static int ingress_parse(int argc, char **argv, void *opt, struct mqtx_extack *a
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (strcmp(a, "rate") == 0) {
+		if (strcmp(a, "handle") == 0) {
+			/* tc's ingress takes "handle X" and ignores it: the handle is ffff:. */
+			if (!mqtx_tc_next_arg(argc, argv, &i, ack))
+				return -EINVAL;
+		} else if (strcmp(a, "rate") == 0) {
 			if (mqtx_tc_arg_rate(argc, argv, &i, &o->rate, ack))
 				return -EINVAL;
 			if (!o->rate)
@@ -133,10 +137,11 @@ static void ingress_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 
 	/* tc's ingress line, text only; the policer is mqtx's own addition. */
 	mqtx_dump_flag(d, NULL, "----------------");
-	if (!p->police)
-		return;
-	mqtx_dump_rate(d, "rate", "rate %s", p->tb.rate);
-	mqtx_dump_size(d, "burst", "burst %s", p->burst);
+	if (p->police) {
+		mqtx_dump_rate(d, "rate", "rate %s", p->tb.rate);
+		mqtx_dump_size(d, "burst", "burst %s", p->burst);
+	}
+	mqtx_dump_flag(d, NULL, ""); /* tc ends the line with a blank */
 }
 
 const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {

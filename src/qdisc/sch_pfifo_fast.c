@@ -82,6 +82,9 @@ static void pfifo_fast_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	(void)q;
 	mqtx_dump_uint(d, "bands", "bands %" PRIu64, BANDS);
 	mqtx_dump_uint_array(d, "priomap", "priomap", prio2band, 16);
+	/* tc's prio printer (shared by both kinds) adds the Linux 2.6 multiqueue flag to its
+	 * JSON, off: the kernel has not sent TCA_PRIO_MQ since. */
+	mqtx_dump_bool(d, "multiqueue", NULL, false);
 }
 
 const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops = {

@@ -327,6 +327,9 @@ static void prio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		map[i] = p->prio2band[i];
 	mqtx_dump_uint(d, "bands", "bands %" PRIu64, p->bands);
 	mqtx_dump_uint_array(d, "priomap", "priomap", map, PRIO_MAP_LEN);
+	/* tc's prio printer (shared by both kinds) adds the Linux 2.6 multiqueue flag to its
+	 * JSON, off: the kernel has not sent TCA_PRIO_MQ since. */
+	mqtx_dump_bool(d, "multiqueue", NULL, false);
 }
 
 /* ---- classes for the configuration code (struct mqtx_class_ops): class X:b+1 is band b ---- */

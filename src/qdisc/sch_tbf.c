@@ -253,6 +253,21 @@ static void tbf_destroy(struct mqtx_qdisc *q)
 		mqtx_timer_cancel(&p->watchdog);
 }
 
+/*
+ * A bucket as tc shows it: the kernel reports its depth in 64 ns ticks (PSCHED_NS2TICKS) and
+ * tc turns that into whole microseconds (psched's 1000/64 ticks per us), truncating; sizes are
+ * those microseconds at the rate, truncated again ("burst 1mb" at 100mbit shows 1024Kb).
+ */
+static uint32_t tc_ticks_us(int64_t ns)
+{
+	return (uint32_t)((double)((uint64_t)ns >> 6) / 15.625);
+}
+
+static uint64_t tc_bucket_size(uint64_t rate, int64_t ns)
+{
+	return (uint32_t)((double)rate * tc_ticks_us(ns) / 1e6);
+}
+
 static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
@@ -260,25 +275,26 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	double lat;
 
 	mqtx_dump_rate(d, "rate", "rate %s", c->rate);
-	mqtx_dump_size(d, "burst", "burst %s", c->burst);
+	mqtx_dump_size(d, "burst", "burst %s", tc_bucket_size(c->rate, c->buffer));
 	if (c->peak) {
 		/* Current tc leaves peakrate out of its JSON (printed PRINT_FP only); mqtx keeps
 		 * it, as a number like rate. */
 		mqtx_dump_rate(d, "peakrate", "peakrate %s", c->peak);
-		mqtx_dump_size(d, "minburst", "minburst %s", c->mtu);
+		mqtx_dump_size(d, "minburst", "minburst %s", tc_bucket_size(c->peak, c->mtu_ns));
 	}
-	/* tc shows the latency the limit implies, or the limit when that is negative. */
-	lat = 1e9 * (double)c->limit / (double)c->rate - (double)c->buffer;
+	/* tc shows the latency the limit implies (in us), or the limit when that is negative. */
+	lat = 1e6 * (double)c->limit / (double)c->rate - tc_ticks_us(c->buffer);
 	if (c->peak) {
-		double lat2 = 1e9 * (double)c->limit / (double)c->peak - (double)c->mtu_ns;
+		double lat2 = 1e6 * (double)c->limit / (double)c->peak - tc_ticks_us(c->mtu_ns);
 
 		if (lat2 > lat)
 			lat = lat2;
 	}
 	if (lat >= 0)
-		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat);
+		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat * 1000);
 	else
 		mqtx_dump_size(d, "limit", "limit %s", c->limit);
+	mqtx_dump_flag(d, NULL, ""); /* tc ends the line with a blank */
 }
 
 const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {

@@ -562,6 +562,8 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
 		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
 		return -EEXIST;
 	}
+	/* Deliberate: "change" never creates. Recent kernels (6.18 here) graft a new qdisc
+	 * when the kind differs; mqtx keeps the long-standing answer, as the parity test notes. */
 	if (rq->ops && rq->ops != q->ops) {
 		mqtx_extack_set(ack, "Invalid qdisc name.");
 		return -EINVAL;

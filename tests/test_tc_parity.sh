@@ -1,0 +1,315 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Parity with the real tc: each scenario runs with tc on an ifb device in a private network
+# namespace and with "mqtx -batch" on a null device of as many TX queues; every command's exit
+# code and the output of the show commands must be the same (JSON compared parsed). Needs $MQTX
+# and root; skips (77) only without root or network namespaces.
+set -u
+: "${MQTX:?}"
+NS=mqtxpar$$
+D=mqp0
+T=$(mktemp -d /tmp/mqtx-parity.XXXXXX)
+fails=0
+cleanup() {
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skip: needs root to create a network namespace"
+	exit 77
+fi
+if ! command -v tc >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then
+	echo "skip: iproute2 (ip, tc) is not installed (scripts/bootstrap --check-extra)"
+	exit 77
+fi
+if ! ip netns add "$NS" 2>"$T/err"; then
+	echo "skip: ip netns add failed: $(cat "$T/err")"
+	exit 77
+fi
+X="ip netns exec $NS"
+# No IPv6 autoconfiguration: nothing may send on the device, so its counters stay 0.
+$X sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+$X sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
+
+# The kernel's device: ifb (this kernel has no dummy) is a plain multiqueue device whose
+# default qdiscs are mq and pfifo_fast (veth and dummy are IFF_NO_QUEUE: noqueue). Its
+# txqueuelen is set to mqtx's 1000, which pfifo/bfifo take as their default limit.
+kdev_add() { # NQ
+	$X ip link add "$D" numtxqueues "$1" numrxqueues "$1" type ifb &&
+		$X ip link set "$D" txqueuelen 1000 up
+}
+kdev_del() { $X ip link del "$D" 2>/dev/null; }
+
+# Which show commands are compared after each scenario. Not "-j class show": tc 6.1 prints
+# classes as text even with -j (mqtx prints JSON; its form is checked in test_ctl_qdisc).
+SHOWS='qdisc show dev D
+-s qdisc show dev D
+-j qdisc show dev D
+-s -j qdisc show dev D
+class show dev D
+-s class show dev D'
+
+# mqtx: run the commands so far that succeeded (a refused command changes nothing), then @cmd.
+mqtx_run() { # CMD -> $T/m.out $T/m.err, returns the exit code
+	{ echo "dev add $D type null txqueues $NQ up"; cat "$T/okcmds"; echo "$1"; } >"$T/batch"
+	"$MQTX" -batch "$T/batch" >"$T/m.out" 2>"$T/m.err"
+	rc=$?
+	grep -v '^Command failed ' "$T/m.err" >"$T/m.err2"
+	mv "$T/m.err2" "$T/m.err"
+	return $rc
+}
+
+tc_run() { # CMD -> $T/k.out $T/k.err
+	# shellcheck disable=SC2086 # the command is split into words on purpose
+	$X tc $1 >"$T/k.out" 2>"$T/k.err" </dev/null
+}
+
+# Bring both outputs to what must be equal, then compare: FORM (text|json) TCFILE MQTXFILE.
+# - Automatic handles (8001: up) come from one counter per device in mqtx but from one counter
+#   for the whole kernel in Linux, so their numbers differ: each becomes its rank (A1:, A2:,
+#   ...) and, as tc lists a device's qdiscs in the order of a hash of their handles, the
+#   objects are compared as a sorted list when automatic handles are present.
+# - mqtx's tbf JSON keeps "peakrate", which tc 6.1 prints in text only (see sch_tbf.c).
+# - JSON is compared parsed.
+same() {
+	python3 - "$@" <<'PY'
+import json, re, sys
+form, kfile, mfile = sys.argv[1:4]
+AUTO = re.compile(r'\b(8[0-9a-f]{3}):')
+
+def ranks(text):
+    hs = sorted({int(h, 16) for h in AUTO.findall(text) if int(h, 16) > 0x8000})
+    return {h: 'A%d' % (i + 1) for i, h in enumerate(hs)}
+
+def norm(text, mqtx):
+    rk = ranks(text)
+    text = AUTO.sub(lambda m: rk.get(int(m.group(1), 16), m.group(1)) + ':', text)
+    if form == 'json':
+        v = json.loads(text)
+        for o in v:
+            if mqtx and o.get('kind') == 'tbf':
+                o.get('options', {}).pop('peakrate', None)
+        return sorted(v, key=lambda o: json.dumps(o, sort_keys=True)) if rk else v
+    if not rk:
+        return text
+    blocks = []
+    for line in text.splitlines(keepends=True):
+        if blocks and (line.startswith(' ') or line == '\n'):
+            blocks[-1] += line
+        else:
+            blocks.append(line)
+    return ''.join(sorted(blocks))
+
+k, m = norm(open(kfile).read(), False), norm(open(mfile).read(), True)
+if k != m:
+    if form == 'json':
+        print('#  tc:   ' + json.dumps(k, sort_keys=True))
+        print('#  mqtx: ' + json.dumps(m, sort_keys=True))
+    else:
+        import difflib
+        for l in difflib.unified_diff(k.splitlines(), m.splitlines(), 'tc', 'mqtx', lineterm=''):
+            print('#  ' + l)
+    sys.exit(1)
+PY
+}
+
+# One command or show in both worlds, compared. $NAME is the scenario.
+compare() { # CMD ISSHOW
+	cmd=$(echo "$1" | sed "s/\bD\b/$D/g")
+	tc_run "$cmd"; krc=$?
+	mqtx_run "$cmd"; mrc=$?
+	if [ "$krc" -ne "$mrc" ]; then
+		fail "$NAME: '$cmd': exit $mrc, tc $krc:" \
+			"mqtx: $(cat "$T/m.err") tc: $(cat "$T/k.err")"
+		return
+	fi
+	[ "$krc" -eq 0 ] && [ "$2" = cmd ] && echo "$cmd" >>"$T/okcmds"
+	if [ "$2" = cmd ]; then
+		ok "$NAME: '$cmd': exit $krc"
+		return
+	fi
+	form=text
+	case "$cmd" in *-j*) form=json ;; esac
+	if out=$(same $form "$T/k.out" "$T/m.out" 2>&1); then
+		ok "$NAME: '$cmd'"
+	else
+		fail "$NAME: '$cmd' differs:"
+		echo "$out"
+	fi
+}
+
+# Whether this kernel has qdisc KIND (it may be built without mqtx's other kinds).
+kernel_has() {
+	$X ip link add mqpprobe type ifb 2>/dev/null || return 1
+	$X tc qdisc add dev mqpprobe root "$1" >/dev/null 2>&1; r=$?
+	$X ip link del mqpprobe
+	return $r
+}
+
+# A scenario: "## NAME", then "NQ [KIND...]" (the kinds it needs the kernel to have), then
+# commands, one a line, up to the next "##"; "# " lines are comments. D is the device.
+run_scenario() {
+	for k in $NEEDS; do
+		if ! kernel_has "$k"; then
+			echo "ok: $NAME # skip: this kernel has no $k"
+			return
+		fi
+	done
+	kdev_del
+	if ! kdev_add "$NQ"; then
+		fail "$NAME: cannot create the kernel's device"
+		return
+	fi
+	: >"$T/okcmds"
+	while IFS= read -r c; do
+		compare "$c" cmd
+	done <"$T/cmds"
+	echo "$SHOWS" | while IFS= read -r c; do
+		compare "$c" show
+	done >"$T/shows"
+	cat "$T/shows"
+	fails=$((fails + $(grep -c '^not ok' "$T/shows")))
+}
+
+scenarios() {
+	cat <<'EOF'
+## defaults, 4 queues: mq and a pfifo_fast per queue
+4
+## defaults, 1 queue: pfifo_fast at the root
+1
+## mq with a qdisc of every kind the kernel has
+4
+qdisc add dev D root handle 1: mq
+qdisc replace dev D parent 1:2 pfifo limit 50
+qdisc replace dev D parent 1:3 bfifo limit 30000
+qdisc replace dev D parent 1:4 tbf rate 1mbit burst 10kb latency 50ms
+qdisc add dev D ingress
+## default limits follow txqueuelen, handles count from 8001:
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 pfifo
+qdisc add dev D parent 1:2 bfifo
+qdisc add dev D parent 1:3 pfifo_head_drop
+qdisc add dev D parent 1:4 handle 40: pfifo_fast
+## delete the root: the defaults come back
+4
+qdisc add dev D root handle 1: mq
+qdisc replace dev D parent 1:2 pfifo limit 50
+qdisc add dev D ingress
+qdisc del dev D root
+qdisc del dev D ingress
+## one qdisc for all four queues
+4
+qdisc add dev D root handle 5: pfifo limit 10
+## replace the root by other kinds
+4
+qdisc replace dev D root handle 1: mq
+qdisc replace dev D root handle 2: tbf rate 10mbit burst 20kb limit 50kb
+qdisc replace dev D root handle 3: mq
+## single queue: pfifo_fast root with a handle
+1
+qdisc add dev D root handle 1: pfifo_fast
+## single queue: tbf root, changed
+1
+qdisc add dev D root handle 5: tbf rate 8mbit burst 32kb limit 100kb
+qdisc change dev D root handle 5: tbf rate 16mbit burst 64kb latency 20ms
+qdisc change dev D handle 5: tbf rate 100mbit burst 1mb limit 1mb
+## single queue: tbf with a peak rate
+1
+qdisc add dev D root tbf rate 1mbit burst 5kb latency 70ms peakrate 2mbit mtu 1540
+## change and replace in an mq class
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 handle 10: pfifo limit 5
+qdisc change dev D parent 1:1 handle 10: pfifo limit 7
+qdisc change dev D handle 10: pfifo limit 9
+qdisc replace dev D parent 1:1 handle 10: pfifo limit 11
+qdisc replace dev D parent 1:1 handle 11: bfifo limit 3000
+qdisc change dev D parent 1:1 handle 11: bfifo limit 4000
+# Not "qdisc change dev D parent 1:1 pfifo limit 3" over that bfifo: this kernel (6.18)
+# creates and grafts a pfifo; mqtx answers "Invalid qdisc name" (exit 2) on purpose, as
+# Linux long did: "change" never creates (see modify_locked() in src/qdisc/tree.c).
+## errors: what exists, what does not
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D root handle 1: mq
+qdisc add dev D root handle 2: mq
+qdisc add dev D parent 1:5 pfifo
+qdisc add dev D parent 7:1 pfifo
+qdisc del dev D parent 1:3
+qdisc del dev D parent 5:1
+qdisc del dev D root handle 2:
+qdisc change dev D parent 1:2 pfifo limit 5
+qdisc add dev D ingress
+qdisc add dev D ingress
+qdisc del dev D root
+qdisc del dev D root
+## errors: syntax
+4
+qdisc add dev D root handle 10000: mq
+qdisc add dev D root handle 123^ mq
+qdisc add dev D parent 1:10000 pfifo
+qdisc add dev D root pfifo limit abc
+qdisc add dev D root bfifo limit 10zz
+# Not "tbf rate 1mbit" (no burst): tc's parser refuses it (exit 1); mqtx's tbf merges a
+# change's options with the current ones, so what is missing is found at init (exit 2).
+qdisc add dev D root tbf rate fast burst 10kb latency 50ms
+qdisc add dev D root handle 1: mq foo
+qdisc add dev D root parent 1:1 pfifo
+qdisc add dev nosuchdev root pfifo
+qdisc add dev D root foo
+qdisc frob dev D
+## errors: mq where it cannot be
+1
+qdisc add dev D root handle 1: mq
+qdisc add dev D root handle 1: pfifo
+qdisc add dev D parent 1:1 handle 2: mq
+qdisc add dev D ingress handle 5:
+## errors: mq below mq
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 handle 7: mq
+qdisc add dev D parent ffff:fff1 handle 8: pfifo
+## mqtx's other kinds, where the kernel has them: prio
+4 prio
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 handle 10: prio bands 4 priomap 0 1 2 3 3 3 3 3 3 3 3 3 3 3 3 3
+qdisc add dev D parent 10:2 handle 20: pfifo limit 9
+## mqtx's other kinds, where the kernel has them: codel and fq_codel
+4 codel fq_codel
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 handle 10: codel
+qdisc add dev D parent 1:2 handle 11: codel limit 100 target 2ms interval 50ms ecn
+qdisc add dev D parent 1:3 handle 12: fq_codel
+qdisc add dev D parent 1:4 handle 13: fq_codel limit 1000 flows 64 quantum 300 noecn
+## mqtx's other kinds, where the kernel has them: mqprio
+4 mqprio
+qdisc add dev D root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 2@0 2@2 hw 0
+qdisc add dev D parent 2:3 handle 30: pfifo limit 5
+EOF
+}
+
+# Split the scenarios and run each.
+scenarios >"$T/all"
+n=0
+while :; do
+	n=$((n + 1))
+	awk -v n="$n" '/^## /{s++; if (s == n) { print substr($0, 4) > "/dev/stderr" }; next}
+		s == n && !/^# /' "$T/all" >"$T/block" 2>"$T/name"
+	[ -s "$T/name" ] || break
+	NAME=$(cat "$T/name")
+	NQ=$(head -n1 "$T/block" | cut -d' ' -f1)
+	NEEDS=$(head -n1 "$T/block" | cut -s -d' ' -f2-)
+	tail -n +2 "$T/block" >"$T/cmds"
+	run_scenario
+done
+kdev_del
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
