@@ -84,57 +84,6 @@ static const struct dev_kind dev_kinds[] = {
 
 _Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
 
-struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
-{
-	for (unsigned i = 0; i < ctl->ndevs; i++)
-		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
-			return ctl->devs[i];
-	return NULL;
-}
-
-int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
-{
-	struct mqtx_dev **d;
-
-	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
-		return -EEXIST;
-	if (ctl->ndevs == ctl->cap) {
-		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
-
-		d = mqtx__alloc(cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		if (ctl->ndevs)
-			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
-		mqtx__free(ctl->devs);
-		ctl->devs = d;
-		ctl->cap = cap;
-	}
-	ctl->devs[ctl->ndevs++] = dev;
-	return 0;
-}
-
-struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
-{
-	for (unsigned i = 0; i < ctl->ndevs; i++) {
-		struct mqtx_dev *dev = ctl->devs[i];
-
-		if (strcmp(mqtx_dev_name(dev), name))
-			continue;
-		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
-		ctl->ndevs--;
-		return dev;
-	}
-	return NULL;
-}
-
-unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
-{
-	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
-		devs[i] = ctl->devs[i];
-	return ctl->ndevs;
-}
-
 static const struct dev_kind *kind_lookup(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dev_kinds); i++)

@@ -51,7 +51,7 @@ void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
 
-/* ---- the context's device list, with the command lock held (in cmd_dev.c) ---- */
+/* ---- the context's device list, with the command lock held (in ctl.c) ---- */
 
 /** mqtx__tool_find_dev() - the device @name of @ctl, or NULL. */
 struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name);
