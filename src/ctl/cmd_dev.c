@@ -632,11 +632,5 @@ static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 
 int mqtx__cmd_dev(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "dev";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_dev(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "dev", cmd_dev);
 }

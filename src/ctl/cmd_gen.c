@@ -554,22 +554,10 @@ void mqtx__tool_ctl_free(struct mqtx_ctl *ctl)
 
 int mqtx__cmd_gen(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "gen";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_gen(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "gen", cmd_gen);
 }
 
 int mqtx__cmd_replay(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "replay";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_replay(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "replay", cmd_replay);
 }

@@ -174,6 +174,18 @@ bool mqtx__ctl_matches(const char *word, const char *cmd)
 	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
 }
 
+int mqtx__tool_call(struct mqtx_ctl_args *a, const char *name, mqtx_tool_fn fn)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the (maybe abbreviated) name; the tool commands
+	 * take the full name first. */
+	argv[0] = (char *)name;
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return fn(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+}
+
 /* ---- dispatcher ---- */
 
 static int cmd_help(struct mqtx_ctl_args *a);
