@@ -356,7 +356,6 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
 {
 	struct dev_set o = { .up = -1 };
-	struct mqtx_hasher *h;
 	struct mqtx_dev *dev;
 	bool was_up;
 	int rc;
@@ -373,16 +372,9 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
 	if (rc)
 		return rc;
-	/* Validate the hash before changing anything. */
-	if (o.has_hash) {
-		rc = mqtx_hasher_new(&o.hash, &h);
-		if (rc)
-			return errno_reply(err, "set", argv[0], rc);
-		mqtx_hasher_free(h);
-		rc = mqtx_dev_set_hash(dev, &o.hash);
-		if (rc)
-			return errno_reply(err, "set", argv[0], rc);
-	}
+	/* First: mqtx_dev_set_hash() validates before it changes anything. */
+	if (o.has_hash && (rc = mqtx_dev_set_hash(dev, &o.hash)))
+		return errno_reply(err, "set", argv[0], rc);
 	was_up = mqtx_dev_is_up(dev);
 	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev)) {
 		/* The queue count changes only while down; like ethtool -L, bounce the device. */
