@@ -10,9 +10,19 @@
 #include "gen/gen.h"
 #include "internal.h"
 
-int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
+int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv, unsigned n,
+		    mqtx_job_thread_fn fn, struct mqtx_job **out)
 {
-	job->clock = mqtx_dev_clock(job->dev);
+	struct mqtx_job *job = mqtx__zalloc(sizeof(*job));
+
+	if (!job) {
+		mqtx__free(priv);
+		return -ENOMEM;
+	}
+	job->dev = dev;
+	job->pool = pool;
+	job->priv = priv;
+	job->clock = mqtx_dev_clock(dev);
 	job->start_ns = mqtx_clock_now(job->clock);
 	job->nthreads = n;
 	atomic_store(&job->running, n);
@@ -22,13 +32,15 @@ int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
 		t->job = job;
 		t->index = i;
 		if (pthread_create(&t->tid, NULL, fn, t)) {
-			/* The threads already started see stop and finish; the caller frees. */
+			/* The threads already started see stop and finish. */
 			atomic_store(&job->stop, true);
 			atomic_fetch_sub(&job->running, n - i);
+			mqtx__job_free(job);
 			return -EAGAIN;
 		}
 		t->started = true;
 	}
+	*out = job;
 	return 0;
 }
 
@@ -138,7 +150,6 @@ void mqtx__job_free(struct mqtx_job *job)
 	if (!job)
 		return;
 	mqtx__job_join(job);
-	if (job->priv_free)
-		job->priv_free(job->priv);
+	mqtx__free(job->priv);
 	mqtx__free(job);
 }
