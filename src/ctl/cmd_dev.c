@@ -564,23 +564,21 @@ static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, bool stats,
 		    struct mqtx_buf *out, struct mqtx_buf *err)
 {
-	struct mqtx_dev *devs[256];
-	unsigned n;
+	struct mqtx_dev *one, **devs = ctl->devs;
+	unsigned n = ctl->ndevs;
 
 	if (argc > 1) {
 		mqtx_buf_printf(err, "dev show: what is \"%s\"?\n", argv[1]);
 		return MQTX_CTL_EPARSE;
 	}
 	if (argc == 1) {
-		devs[0] = mqtx__tool_find_dev(ctl, argv[0]);
-		if (!devs[0]) {
+		one = mqtx__tool_find_dev(ctl, argv[0]);
+		if (!one) {
 			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
 			return MQTX_CTL_EREFUSED;
 		}
+		devs = &one;
 		n = 1;
-	} else {
-		n = mqtx__ctl_devs(ctl, devs, ARRAY_SIZE(devs));
-		n = n < ARRAY_SIZE(devs) ? n : ARRAY_SIZE(devs);
 	}
 	if ((flags & MQTX_CTL_F_JSON) && !stats)
 		mqtx_buf_printf(out, "[");
