@@ -118,9 +118,6 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		       const struct mqtx_replay_cfg *cfg, char *msg, size_t msglen,
 		       struct mqtx_job **out);
 
-/** mqtx__job_stop() - ask the job to stop (returns at once; idempotent). */
-void mqtx__job_stop(struct mqtx_job *job);
-
 /** mqtx__job_stats() - a snapshot of the job's progress. */
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st);
 

@@ -107,11 +107,6 @@ void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned 
 	atomic_fetch_add_explicit(&t->dropped, n - ok, memory_order_relaxed);
 }
 
-void mqtx__job_stop(struct mqtx_job *job)
-{
-	atomic_store(&job->stop, true);
-}
-
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -137,7 +132,7 @@ const char *mqtx__job_error(struct mqtx_job *job)
 
 void mqtx__job_join(struct mqtx_job *job)
 {
-	mqtx__job_stop(job);
+	atomic_store(&job->stop, true);
 	for (unsigned i = 0; i < MQTX_GEN_THREADS_MAX; i++) {
 		if (job->th[i].started)
 			pthread_join(job->th[i].tid, NULL);
