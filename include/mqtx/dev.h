@@ -87,8 +87,8 @@ struct mqtx_dev_cfg {
 /**
  * mqtx_dev_create() - allocate a device and its TX queues; it starts down.
  * Calls ops->init (if any) with the private area zeroed.
- * Return: 0 and *@out; -EINVAL (missing name or ops, a count out of range, a name too long),
- * -ENOMEM, or the error of ops->init.
+ * Return: 0 and *@out; -EINVAL (missing name, ops or ops->xmit_burst, a count out of range, a
+ * name too long, a private area over 1 GiB), -ENOMEM, or the error of ops->init.
  */
 MQTX_API int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out);
 
@@ -96,9 +96,10 @@ MQTX_API int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **o
 MQTX_API void mqtx_dev_destroy(struct mqtx_dev *dev);
 
 /**
- * mqtx_dev_open() - bring the device up: ops->open, attach the default qdisc to every TX queue
- * that has none, activate the configured qdiscs, start every queue.
- * Return: 0; -EALREADY if up; -ENOMEM; the error of ops->open (the device stays down).
+ * mqtx_dev_open() - bring the device up: attach the default qdiscs if no qdisc is configured,
+ * ops->open, activate the configured qdiscs, start every queue.
+ * Return: 0; -EALREADY if up; -ENOMEM (the default qdiscs could not be made); the error of
+ * ops->open. On an error the device stays down.
  */
 MQTX_API int mqtx_dev_open(struct mqtx_dev *dev);
 
@@ -147,7 +148,8 @@ typedef uint16_t (*mqtx_select_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, v
 
 /**
  * mqtx_dev_set_select_queue() - the application's selector, used before the driver's
- * ops->select_queue and the default picker. NULL restores them. Safe under traffic.
+ * ops->select_queue and the default picker. NULL restores them. Safe under traffic. Out of
+ * memory, the previous selector stays and an error is logged.
  */
 MQTX_API void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
 
@@ -281,6 +283,7 @@ struct mqtx_dev_stats {
 	uint64_t rx_drop_reasons[MQTX_DROP_REASON_MAX];
 };
 
+/** mqtx_dev_get_stats() - a snapshot of the device totals (queue by queue, not atomically). */
 MQTX_API void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st);
 
 /** mqtx_txq_stats_drops() - total drops of a snapshot. */

@@ -189,7 +189,7 @@ static inline struct mqtx_pkt *mqtx_pkt_list_pop(struct mqtx_pkt_list *l)
 
 /**
  * mqtx_qdisc_drop() - count @pkt as dropped by @q for @reason (in the qdisc's drops and in the
- * counters of the packet's TX queue; for an ingress qdisc, of the queue it is rooted at) and
+ * counters of the packet's TX queue; for an ingress qdisc, in the device's receive drops) and
  * link it onto *@to_free. Returns MQTX_XMIT_DROP.
  */
 MQTX_API int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
@@ -223,7 +223,11 @@ MQTX_API uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q);
 
 /* ---- registry ---- */
 
-/** mqtx_qdisc_register() - add a kind. Return: 0, -EEXIST, -EINVAL (no id, no dequeue). */
+/**
+ * mqtx_qdisc_register() - add a kind (@ops is kept, not copied).
+ * Return: 0; -EINVAL (no id, dequeue or peek); -EEXIST (the id is taken); -ENOSPC (64 kinds
+ * are registered already).
+ */
 MQTX_API int mqtx_qdisc_register(const struct mqtx_qdisc_ops *ops);
 
 /** mqtx_qdisc_lookup() - the ops of kind @id, or NULL. Built-in kinds are always present. */
@@ -288,11 +292,16 @@ MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);
 MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
 MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
 
-/** mqtx_qdisc_lock_stats() - a consistent snapshot of @q's counters (takes its lock). */
+/**
+ * struct mqtx_qdisc_stats - a qdisc's counters: @bytes, @packets taken by the driver; @drops;
+ * @requeues; @overlimits; @qlen, @backlog queued now, the requeue list included.
+ */
 struct mqtx_qdisc_stats {
 	uint64_t bytes, packets, drops, requeues, overlimits, backlog;
 	uint32_t qlen;
 };
+
+/** mqtx_qdisc_get_stats() - a consistent snapshot of @q's counters (takes its lock). */
 MQTX_API void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
 
 /* ---- dump emitter: one call per option, rendered as tc text and as JSON ---- */

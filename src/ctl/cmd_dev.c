@@ -84,57 +84,6 @@ static const struct dev_kind dev_kinds[] = {
 
 _Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
 
-struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
-{
-	for (unsigned i = 0; i < ctl->ndevs; i++)
-		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
-			return ctl->devs[i];
-	return NULL;
-}
-
-int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
-{
-	struct mqtx_dev **d;
-
-	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
-		return -EEXIST;
-	if (ctl->ndevs == ctl->cap) {
-		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
-
-		d = mqtx__alloc(cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		if (ctl->ndevs)
-			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
-		mqtx__free(ctl->devs);
-		ctl->devs = d;
-		ctl->cap = cap;
-	}
-	ctl->devs[ctl->ndevs++] = dev;
-	return 0;
-}
-
-struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
-{
-	for (unsigned i = 0; i < ctl->ndevs; i++) {
-		struct mqtx_dev *dev = ctl->devs[i];
-
-		if (strcmp(mqtx_dev_name(dev), name))
-			continue;
-		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
-		ctl->ndevs--;
-		return dev;
-	}
-	return NULL;
-}
-
-unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
-{
-	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
-		devs[i] = ctl->devs[i];
-	return ctl->ndevs;
-}
-
 static const struct dev_kind *kind_lookup(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(dev_kinds); i++)
@@ -407,7 +356,6 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
 {
 	struct dev_set o = { .up = -1 };
-	struct mqtx_hasher *h;
 	struct mqtx_dev *dev;
 	bool was_up;
 	int rc;
@@ -424,16 +372,9 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
 	if (rc)
 		return rc;
-	/* Validate the hash before changing anything. */
-	if (o.has_hash) {
-		rc = mqtx_hasher_new(&o.hash, &h);
-		if (rc)
-			return errno_reply(err, "set", argv[0], rc);
-		mqtx_hasher_free(h);
-		rc = mqtx_dev_set_hash(dev, &o.hash);
-		if (rc)
-			return errno_reply(err, "set", argv[0], rc);
-	}
+	/* First: mqtx_dev_set_hash() validates before it changes anything. */
+	if (o.has_hash && (rc = mqtx_dev_set_hash(dev, &o.hash)))
+		return errno_reply(err, "set", argv[0], rc);
 	was_up = mqtx_dev_is_up(dev);
 	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev)) {
 		/* The queue count changes only while down; like ethtool -L, bounce the device. */
@@ -623,23 +564,21 @@ static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, bool stats,
 		    struct mqtx_buf *out, struct mqtx_buf *err)
 {
-	struct mqtx_dev *devs[256];
-	unsigned n;
+	struct mqtx_dev *one, **devs = ctl->devs;
+	unsigned n = ctl->ndevs;
 
 	if (argc > 1) {
 		mqtx_buf_printf(err, "dev show: what is \"%s\"?\n", argv[1]);
 		return MQTX_CTL_EPARSE;
 	}
 	if (argc == 1) {
-		devs[0] = mqtx__tool_find_dev(ctl, argv[0]);
-		if (!devs[0]) {
+		one = mqtx__tool_find_dev(ctl, argv[0]);
+		if (!one) {
 			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
 			return MQTX_CTL_EREFUSED;
 		}
+		devs = &one;
 		n = 1;
-	} else {
-		n = mqtx__ctl_devs(ctl, devs, ARRAY_SIZE(devs));
-		n = n < ARRAY_SIZE(devs) ? n : ARRAY_SIZE(devs);
 	}
 	if ((flags & MQTX_CTL_F_JSON) && !stats)
 		mqtx_buf_printf(out, "[");
@@ -683,11 +622,5 @@ static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 
 int mqtx__cmd_dev(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "dev";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_dev(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "dev", cmd_dev);
 }

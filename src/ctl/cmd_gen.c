@@ -3,7 +3,6 @@
 // them, stop them; the per-device packet pools they draw from.
 #include <errno.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,37 +33,21 @@ struct tool_pool {
 	struct mqtx_pkt_pool *pool;
 };
 
-/* What the tool commands keep per context, found by the context's address: the context
- * itself belongs to ctl.c and stays opaque here. */
-struct tool_state {
-	struct tool_state *next;
-	struct mqtx_ctl *ctl;
+/* What the gen and replay commands keep per context (ctl->tool, made on first use). */
+struct mqtx_tool_state {
 	struct tool_job *jobs;
 	struct tool_pool *pools;
 	unsigned next_id;
 };
 
-static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tool_state *states;
-
-static struct tool_state *tool_state(struct mqtx_ctl *ctl, bool create)
+static struct mqtx_tool_state *get_tool_state(struct mqtx_ctl *ctl, bool create)
 {
-	struct tool_state *s;
-
-	pthread_mutex_lock(&states_lock);
-	for (s = states; s && s->ctl != ctl; s = s->next)
-		;
-	if (!s && create && (s = mqtx__zalloc(sizeof(*s)))) {
-		s->ctl = ctl;
-		s->next_id = 1;
-		s->next = states;
-		states = s;
-	}
-	pthread_mutex_unlock(&states_lock);
-	return s;
+	if (!ctl->tool && create && (ctl->tool = mqtx__zalloc(sizeof(*ctl->tool))))
+		ctl->tool->next_id = 1;
+	return ctl->tool;
 }
 
-static struct mqtx_pkt_pool *dev_pool(struct tool_state *s, struct mqtx_dev *dev)
+static struct mqtx_pkt_pool *dev_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
 {
 	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
 	struct tool_pool *tp;
@@ -85,7 +68,7 @@ static struct mqtx_pkt_pool *dev_pool(struct tool_state *s, struct mqtx_dev *dev
 	return tp->pool;
 }
 
-static void job_unlink_free(struct tool_state *s, struct tool_job *tj)
+static void job_unlink_free(struct mqtx_tool_state *s, struct tool_job *tj)
 {
 	struct tool_job **pp;
 
@@ -98,7 +81,7 @@ static void job_unlink_free(struct tool_state *s, struct tool_job *tj)
 }
 
 /* Forget the oldest finished jobs beyond KEEP_FINISHED (nobody asked for their results). */
-static void reap_finished(struct tool_state *s)
+static void reap_finished(struct mqtx_tool_state *s)
 {
 	struct tool_job *tj, *last = NULL;
 	unsigned kept = 0;
@@ -114,7 +97,7 @@ static void reap_finished(struct tool_state *s)
 		job_unlink_free(s, last);
 }
 
-static int add_job(struct tool_state *s, const char *kind, struct mqtx_dev *dev,
+static int add_job(struct mqtx_tool_state *s, const char *kind, struct mqtx_dev *dev,
 		   struct mqtx_job *job, struct mqtx_buf *out)
 {
 	struct tool_job *tj = mqtx__zalloc(sizeof(*tj)), **pp;
@@ -159,7 +142,7 @@ static void show_job(const struct tool_job *tj, struct mqtx_buf *out)
 	mqtx_buf_printf(out, "\n");
 }
 
-static struct tool_job *find_job(struct tool_state *s, const char *word, struct mqtx_buf *err,
+static struct tool_job *find_job(struct mqtx_tool_state *s, const char *word, struct mqtx_buf *err,
 				 const char *cmd)
 {
 	uint64_t id;
@@ -179,7 +162,7 @@ static struct tool_job *find_job(struct tool_state *s, const char *word, struct 
 static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *out,
 		     struct mqtx_buf *err)
 {
-	struct tool_state *s = tool_state(ctl, false);
+	struct mqtx_tool_state *s = get_tool_state(ctl, false);
 	bool stop = !strcmp(argv[1], "stop");
 	struct tool_job *tj, *next;
 
@@ -340,7 +323,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 {
 	struct mqtx_gen_cfg cfg;
 	const char *name = NULL;
-	struct tool_state *s;
+	struct mqtx_tool_state *s;
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
@@ -383,7 +366,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				cfg.size, max);
 		return MQTX_CTL_EREFUSED;
 	}
-	s = tool_state(ctl, true);
+	s = get_tool_state(ctl, true);
 	pool = s ? dev_pool(s, dev) : NULL;
 	if (!pool || mqtx__gen_start(dev, pool, &cfg, &job)) {
 		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
@@ -448,7 +431,7 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 {
 	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1 };
 	const char *name = NULL;
-	struct tool_state *s;
+	struct mqtx_tool_state *s;
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
@@ -473,7 +456,7 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 	rc = job_dev(ctl, "replay", name, &dev, err);
 	if (rc)
 		return rc;
-	s = tool_state(ctl, true);
+	s = get_tool_state(ctl, true);
 	pool = s ? dev_pool(s, dev) : NULL;
 	if (!pool) {
 		mqtx_buf_printf(err, "replay: out of memory\n");
@@ -491,7 +474,7 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 	return MQTX_CTL_OK;
 }
 
-static void release_pool(struct tool_state *s, struct mqtx_dev *dev)
+static void release_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
 {
 	struct tool_pool **pp, *tp;
 
@@ -513,7 +496,7 @@ static void release_pool(struct tool_state *s, struct mqtx_dev *dev)
 
 void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 {
-	struct tool_state *s = tool_state(ctl, false);
+	struct mqtx_tool_state *s = get_tool_state(ctl, false);
 	struct tool_job *tj, *next;
 
 	if (s) {
@@ -531,45 +514,24 @@ void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 
 void mqtx__tool_ctl_free(struct mqtx_ctl *ctl)
 {
-	struct tool_state *s = tool_state(ctl, false), **pp;
-	struct mqtx_dev *devs[256];
-	unsigned n;
+	struct mqtx_tool_state *s = ctl->tool;
 
 	if (!s)
 		return;
 	while (s->jobs)
 		job_unlink_free(s, s->jobs);
-	n = mqtx__ctl_devs(ctl, devs, ARRAY_SIZE(devs));
-	for (unsigned i = 0; i < n && i < ARRAY_SIZE(devs); i++)
-		mqtx__tool_dev_gone(ctl, devs[i]);
-	while (s->pools) /* devices beyond the array: pools of devices no longer known */
-		release_pool(s, s->pools->dev);
-	pthread_mutex_lock(&states_lock);
-	for (pp = &states; *pp != s; pp = &(*pp)->next)
-		;
-	*pp = s->next;
-	pthread_mutex_unlock(&states_lock);
+	for (unsigned i = 0; i < ctl->ndevs; i++)
+		mqtx__tool_dev_gone(ctl, ctl->devs[i]);
 	mqtx__free(s);
+	ctl->tool = NULL;
 }
 
 int mqtx__cmd_gen(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "gen";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_gen(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "gen", cmd_gen);
 }
 
 int mqtx__cmd_replay(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "replay";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_replay(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "replay", cmd_replay);
 }

@@ -255,11 +255,5 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 
 int mqtx__cmd_hash(struct mqtx_ctl_args *a)
 {
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the name; ours start with the name itself. */
-	argv[0] = "hash";
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return cmd_hash(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
+	return mqtx__tool_call(a, "hash", cmd_hash);
 }

@@ -19,6 +19,16 @@ int mqtx__cmd_hash(struct mqtx_ctl_args *a);
 int mqtx__cmd_gen(struct mqtx_ctl_args *a);
 int mqtx__cmd_replay(struct mqtx_ctl_args *a);
 
+/**
+ * typedef mqtx_tool_fn - a tool command on its own words: @argv[0] is the command's full name
+ * (as the messages spell it), the words after it follow. Returns an MQTX_CTL_* exit code.
+ */
+typedef int (*mqtx_tool_fn)(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+			    struct mqtx_buf *out, struct mqtx_buf *err);
+
+/** mqtx__tool_call() - run @fn on the words of @a with @name in front of them. */
+int mqtx__tool_call(struct mqtx_ctl_args *a, const char *name, mqtx_tool_fn fn);
+
 #define MQTX_CMD_DEV_HELP                                                                      \
 	"dev add NAME type { null | sim | loopback } [ txqueues N ] ... [ up ]\n"               \
 	"dev set NAME { up | down | txqueues N | hash ALGO }\ndev del NAME\n"                    \
@@ -51,7 +61,7 @@ void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
 
-/* ---- the context's device list, with the command lock held (in cmd_dev.c) ---- */
+/* ---- the context's device list, with the command lock held (in ctl.c) ---- */
 
 /** mqtx__tool_find_dev() - the device @name of @ctl, or NULL. */
 struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name);

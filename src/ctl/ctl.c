@@ -87,38 +87,63 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 	mqtx__free(ctl);
 }
 
-static struct mqtx_dev *find_dev(struct mqtx_ctl *ctl, const char *name)
+struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
 {
-	for (unsigned i = 0; i < ctl->ndevs; i++) {
+	for (unsigned i = 0; i < ctl->ndevs; i++)
 		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
 			return ctl->devs[i];
+	return NULL;
+}
+
+int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	struct mqtx_dev **d;
+
+	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
+		return -EEXIST;
+	if (ctl->ndevs == ctl->cap) {
+		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
+
+		d = mqtx__alloc(cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		if (ctl->ndevs)
+			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+		mqtx__free(ctl->devs);
+		ctl->devs = d;
+		ctl->cap = cap;
+	}
+	ctl->devs[ctl->ndevs++] = dev;
+	return 0;
+}
+
+struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++) {
+		struct mqtx_dev *dev = ctl->devs[i];
+
+		if (strcmp(mqtx_dev_name(dev), name))
+			continue;
+		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
+		ctl->ndevs--;
+		return dev;
 	}
 	return NULL;
 }
 
+unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
+{
+	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
+		devs[i] = ctl->devs[i];
+	return ctl->ndevs;
+}
+
 int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 {
-	int err = 0;
+	int err;
 
 	pthread_mutex_lock(&ctl->lock);
-	if (find_dev(ctl, mqtx_dev_name(dev))) {
-		err = -EEXIST;
-	} else if (ctl->ndevs == ctl->cap) {
-		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
-		struct mqtx_dev **d = mqtx__alloc(cap * sizeof(*d));
-
-		if (!d) {
-			err = -ENOMEM;
-		} else {
-			if (ctl->ndevs)
-				memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
-			mqtx__free(ctl->devs);
-			ctl->devs = d;
-			ctl->cap = cap;
-		}
-	}
-	if (!err)
-		ctl->devs[ctl->ndevs++] = dev;
+	err = mqtx__tool_add_dev(ctl, dev);
 	pthread_mutex_unlock(&ctl->lock);
 	return err;
 }
@@ -128,14 +153,14 @@ struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name)
 	struct mqtx_dev *dev;
 
 	pthread_mutex_lock(&ctl->lock);
-	dev = find_dev(ctl, name);
+	dev = mqtx__tool_find_dev(ctl, name);
 	pthread_mutex_unlock(&ctl->lock);
 	return dev;
 }
 
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl_args *a, const char *name)
 {
-	struct mqtx_dev *dev = find_dev(a->ctl, name);
+	struct mqtx_dev *dev = mqtx__tool_find_dev(a->ctl, name);
 
 	if (!dev)
 		mqtx_buf_printf(a->err, "Cannot find device \"%s\"\n", name);
@@ -147,6 +172,18 @@ bool mqtx__ctl_matches(const char *word, const char *cmd)
 	size_t n = strlen(word);
 
 	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
+}
+
+int mqtx__tool_call(struct mqtx_ctl_args *a, const char *name, mqtx_tool_fn fn)
+{
+	char *argv[a->argc + 2];
+
+	/* The dispatcher passes the words after the (maybe abbreviated) name; the tool commands
+	 * take the full name first. */
+	argv[0] = (char *)name;
+	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
+	argv[a->argc + 1] = NULL;
+	return fn(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
 }
 
 /* ---- dispatcher ---- */

@@ -7,10 +7,13 @@
 
 #include <mqtx/ctl.h>
 
+struct mqtx_tool_state;
+
 struct mqtx_ctl {
 	pthread_mutex_t lock; /* serialises commands */
 	struct mqtx_dev **devs;
 	unsigned ndevs, cap;
+	struct mqtx_tool_state *tool; /* jobs and pools of the gen/replay commands (cmd_gen.c) */
 };
 
 /** One command's arguments: the words after its name, the -s/-j/-d flags, where to write. */

@@ -173,10 +173,6 @@ int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, 
 	return (int)len;
 }
 
-struct gen_priv {
-	struct mqtx_gen_cfg cfg;
-};
-
 /* How many frames are due at @elapsed (at least the one we waited for, at most a burst):
  * a thread that fell behind catches up in bursts instead of one frame per wake-up. */
 static unsigned due_now(const struct mqtx_gen_cfg *cfg, uint64_t rate_bps, uint64_t rate_pps,
@@ -198,7 +194,7 @@ static void *gen_thread(void *arg)
 {
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
-	const struct mqtx_gen_cfg *cfg = &((struct gen_priv *)job->priv)->cfg;
+	const struct mqtx_gen_cfg *cfg = job->priv;
 	uint64_t k = job->nthreads, seq = t->index, n = 0, bits = 0;
 	uint64_t rate_bps = cfg->rate_bps / k, rate_pps = cfg->rate_pps / k;
 	uint64_t end = cfg->duration_ns ? job->start_ns + cfg->duration_ns : UINT64_MAX;
@@ -243,17 +239,10 @@ static void *gen_thread(void *arg)
 	return NULL;
 }
 
-static void gen_priv_free(void *priv)
-{
-	mqtx__free(priv);
-}
-
 int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		    const struct mqtx_gen_cfg *cfg, struct mqtx_job **out)
 {
-	struct mqtx_job *job;
-	struct gen_priv *gp;
-	int rc;
+	struct mqtx_gen_cfg *copy;
 
 	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
@@ -262,23 +251,9 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	    cfg->src_lo > cfg->src_hi || cfg->dst_lo > cfg->dst_hi ||
 	    cfg->sport_lo > cfg->sport_hi || cfg->dport_lo > cfg->dport_hi)
 		return -EINVAL;
-	job = mqtx__zalloc(sizeof(*job));
-	gp = mqtx__zalloc(sizeof(*gp));
-	if (!job || !gp) {
-		mqtx__free(job);
-		mqtx__free(gp);
+	copy = mqtx__alloc(sizeof(*copy));
+	if (!copy)
 		return -ENOMEM;
-	}
-	gp->cfg = *cfg;
-	job->dev = dev;
-	job->pool = pool;
-	job->priv = gp;
-	job->priv_free = gen_priv_free;
-	rc = mqtx__job_run(job, cfg->threads, gen_thread);
-	if (rc) {
-		mqtx__job_free(job);
-		return rc;
-	}
-	*out = job;
-	return 0;
+	*copy = *cfg;
+	return mqtx__job_start(dev, pool, copy, cfg->threads, gen_thread, out);
 }

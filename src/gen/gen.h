@@ -118,9 +118,6 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		       const struct mqtx_replay_cfg *cfg, char *msg, size_t msglen,
 		       struct mqtx_job **out);
 
-/** mqtx__job_stop() - ask the job to stop (returns at once; idempotent). */
-void mqtx__job_stop(struct mqtx_job *job);
-
 /** mqtx__job_stats() - a snapshot of the job's progress. */
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st);
 
@@ -157,12 +154,16 @@ struct mqtx_job {
 	unsigned nthreads;
 	struct mqtx_job_thread th[MQTX_GEN_THREADS_MAX];
 	char error[160];
-	void *priv; /* gen or replay state */
-	void (*priv_free)(void *priv);
+	void *priv; /* gen or replay state, freed with the job */
 };
 
-/** mqtx__job_run() - start @n threads running @fn on @job (joined by mqtx__job_free). */
-int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn);
+/**
+ * mqtx__job_start() - a new job on @dev drawing packets from @pool, owning @priv (from
+ * mqtx__alloc(); freed with the job, or here on failure), with @n threads running @fn.
+ * Return: 0 and *@out; -ENOMEM, -EAGAIN (no thread).
+ */
+int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv, unsigned n,
+		    mqtx_job_thread_fn fn, struct mqtx_job **out);
 
 /** mqtx__job_thread_done() - a job thread finished (end_ns: the latest finish time). */
 void mqtx__job_thread_done(struct mqtx_job_thread *t);

@@ -10,9 +10,19 @@
 #include "gen/gen.h"
 #include "internal.h"
 
-int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
+int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv, unsigned n,
+		    mqtx_job_thread_fn fn, struct mqtx_job **out)
 {
-	job->clock = mqtx_dev_clock(job->dev);
+	struct mqtx_job *job = mqtx__zalloc(sizeof(*job));
+
+	if (!job) {
+		mqtx__free(priv);
+		return -ENOMEM;
+	}
+	job->dev = dev;
+	job->pool = pool;
+	job->priv = priv;
+	job->clock = mqtx_dev_clock(dev);
 	job->start_ns = mqtx_clock_now(job->clock);
 	job->nthreads = n;
 	atomic_store(&job->running, n);
@@ -22,13 +32,15 @@ int mqtx__job_run(struct mqtx_job *job, unsigned n, mqtx_job_thread_fn fn)
 		t->job = job;
 		t->index = i;
 		if (pthread_create(&t->tid, NULL, fn, t)) {
-			/* The threads already started see stop and finish; the caller frees. */
+			/* The threads already started see stop and finish. */
 			atomic_store(&job->stop, true);
 			atomic_fetch_sub(&job->running, n - i);
+			mqtx__job_free(job);
 			return -EAGAIN;
 		}
 		t->started = true;
 	}
+	*out = job;
 	return 0;
 }
 
@@ -95,11 +107,6 @@ void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned 
 	atomic_fetch_add_explicit(&t->dropped, n - ok, memory_order_relaxed);
 }
 
-void mqtx__job_stop(struct mqtx_job *job)
-{
-	atomic_store(&job->stop, true);
-}
-
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -125,7 +132,7 @@ const char *mqtx__job_error(struct mqtx_job *job)
 
 void mqtx__job_join(struct mqtx_job *job)
 {
-	mqtx__job_stop(job);
+	atomic_store(&job->stop, true);
 	for (unsigned i = 0; i < MQTX_GEN_THREADS_MAX; i++) {
 		if (job->th[i].started)
 			pthread_join(job->th[i].tid, NULL);
@@ -138,7 +145,6 @@ void mqtx__job_free(struct mqtx_job *job)
 	if (!job)
 		return;
 	mqtx__job_join(job);
-	if (job->priv_free)
-		job->priv_free(job->priv);
+	mqtx__free(job->priv);
 	mqtx__free(job);
 }

@@ -141,17 +141,11 @@ static void *replay_thread(void *arg)
 	return NULL;
 }
 
-static void replay_priv_free(void *priv)
-{
-	mqtx__free(priv);
-}
-
 int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		       const struct mqtx_replay_cfg *cfg, char *msg, size_t msglen,
 		       struct mqtx_job **out)
 {
 	struct replay_priv *rp;
-	struct mqtx_job *job;
 	long n;
 	int rc;
 
@@ -163,11 +157,8 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	n = mqtx__replay_check(cfg->path, msg, msglen);
 	if (n < 0)
 		return (int)n;
-	job = mqtx__zalloc(sizeof(*job));
 	rp = mqtx__zalloc(sizeof(*rp));
-	if (!job || !rp) {
-		mqtx__free(job);
-		mqtx__free(rp);
+	if (!rp) {
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
@@ -176,16 +167,8 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		rp->cfg.loops = 1; /* an empty capture: one pass, not an endless spin */
 	strcpy(rp->path, cfg->path);
 	rp->cfg.path = rp->path;
-	job->dev = dev;
-	job->pool = pool;
-	job->priv = rp;
-	job->priv_free = replay_priv_free;
-	rc = mqtx__job_run(job, 1, replay_thread);
-	if (rc) {
-		snprintf(msg, msglen, "cannot start a thread");
-		mqtx__job_free(job);
-		return rc;
-	}
-	*out = job;
-	return 0;
+	rc = mqtx__job_start(dev, pool, rp, 1, replay_thread, out);
+	if (rc)
+		snprintf(msg, msglen, rc == -ENOMEM ? "out of memory" : "cannot start a thread");
+	return rc;
 }

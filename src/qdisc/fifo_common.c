@@ -40,10 +40,8 @@ struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q)
 void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt;
 
-	while ((pkt = mqtx_pkt_list_pop(&p->list)))
-		mqtx__pkt_link(pkt, to_free);
+	mqtx__pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 }

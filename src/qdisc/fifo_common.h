@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared parts of the byte and head-drop FIFOs (sch_fifo semantics): options and purge. */
+/* Shared parts of the FIFOs (sch_fifo semantics): options, purge, and list helpers the other
+ * qdiscs use too. */
 #ifndef MQTX_QDISC_FIFO_COMMON_H
 #define MQTX_QDISC_FIFO_COMMON_H
 
@@ -10,6 +11,16 @@ static inline void mqtx__pkt_link(struct mqtx_pkt *pkt, struct mqtx_pkt **to_fre
 {
 	pkt->next = *to_free;
 	*to_free = pkt;
+}
+
+/* Move all of @l onto *@to_free in one splice, uncounted (reset: the core counts them). */
+static inline void mqtx__pkt_list_splice(struct mqtx_pkt_list *l, struct mqtx_pkt **to_free)
+{
+	if (l->tail) {
+		l->tail->next = *to_free;
+		*to_free = l->head;
+	}
+	mqtx_pkt_list_init(l);
 }
 
 /* Ethernet's psched_mtu(): the device MTU plus the 14-byte hard header. */

@@ -184,13 +184,11 @@ static int codel_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt *
 static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt;
 
 	if (p->peeked)
 		mqtx__pkt_link(p->peeked, to_free);
 	p->peeked = NULL;
-	while ((pkt = mqtx_pkt_list_pop(&p->list)))
-		mqtx__pkt_link(pkt, to_free);
+	mqtx__pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 	mqtx_codel_vars_init(&p->vars);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "qdisc/fifo_common.h"
 #include "qdisc/tcunits.h"
 
 struct pfifo_opt {
@@ -91,11 +92,7 @@ static void pfifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct pfifo_priv *p = mqtx_qdisc_priv(q);
 
-	if (p->q.tail) {
-		p->q.tail->next = *to_free;
-		*to_free = p->q.head;
-	}
-	mqtx_pkt_list_init(&p->q);
+	mqtx__pkt_list_splice(&p->q, to_free);
 }
 
 static void pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)

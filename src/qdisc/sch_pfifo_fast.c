@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "core.h"
+#include "qdisc/fifo_common.h"
 
 #define BANDS 3
 
@@ -67,13 +68,8 @@ static void pfifo_fast_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct pfifo_fast_priv *p = mqtx_qdisc_priv(q);
 
-	for (int b = 0; b < BANDS; b++) {
-		if (p->band[b].tail) {
-			p->band[b].tail->next = *to_free;
-			*to_free = p->band[b].head;
-		}
-		mqtx_pkt_list_init(&p->band[b]);
-	}
+	for (int b = 0; b < BANDS; b++)
+		mqtx__pkt_list_splice(&p->band[b], to_free);
 	p->bitmap = 0;
 }
 

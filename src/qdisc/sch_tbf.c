@@ -233,10 +233,8 @@ static int tbf_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 static void tbf_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt;
 
-	while ((pkt = mqtx_pkt_list_pop(&p->list)))
-		mqtx__pkt_link(pkt, to_free);
+	mqtx__pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 	p->t_c = (int64_t)mqtx_qdisc_now(q);
