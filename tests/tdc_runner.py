@@ -22,7 +22,7 @@ def run(cmd, env, timeout=30):
 
 
 def subst(cmd, env):
-    for k in ('TC', 'MQTX', 'MQTXD', 'SOCK', 'TMP', 'SRCDIR'):
+    for k in ('TC', 'MQTXD', 'MQTX', 'SOCK', 'TMP', 'SRCDIR'):  # MQTXD before its prefix
         cmd = cmd.replace('$' + k, env[k])
     return cmd
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "ctl_fixture.h"
@@ -477,6 +478,67 @@ static void test_exact_units(void **state)
 	mqtx_ctl_free(ctl);
 }
 
+/* The one splitter of every front end: words, quotes, comments, and refusals that name why. */
+static void test_split(void **state)
+{
+	static const struct {
+		const char *line;
+		int argc;
+		const char *words[4];
+	} good[] = {
+		{ "  dev  add\teth0\r\n", 3, { "dev", "add", "eth0" } },
+		{ "a\"b c\"d \"\" e", 3, { "ab cd", "", "e" } },
+		{ "qdisc show # a comment \"", 2, { "qdisc", "show" } },
+		{ "a#b \"#c\"", 2, { "a#b", "#c" } },
+		{ "   # only a comment", 0, { NULL } },
+		{ "", 0, { NULL } },
+	};
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char big[3 * (MQTX_CTL_WORDS_MAX + 1) + 1];
+	struct mqtx_buf o, e;
+	char **argv = NULL;
+	int argc = -1;
+
+	(void)state;
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(mqtx_ctl_split(good[i].line, &argc, &argv, &e), 0);
+		assert_int_equal(argc, good[i].argc);
+		for (int w = 0; w < argc; w++)
+			assert_string_equal(argv[w], good[i].words[w]);
+		assert_null(argv[argc]);
+		mqtx_ctl_split_free(argv);
+	}
+	assert_null(e.data);
+	argc = -1, argv = NULL;
+	assert_int_equal(mqtx_ctl_split("dev add \"eth0 type null", &argc, &argv, &e), -EINVAL);
+	assert_int_equal(argc, -1);
+	assert_null(argv);
+	assert_string_equal(e.data, "Unterminated quote: the \" at column 9 is never closed\n");
+	for (int i = 0; i <= MQTX_CTL_WORDS_MAX; i++)
+		memcpy(big + 3 * i, "xy ", 3);
+	big[sizeof(big) - 1] = '\0';
+	e.len = 0;
+	assert_int_equal(mqtx_ctl_split(big, &argc, &argv, &e), -E2BIG);
+	assert_non_null(strstr(e.data, "Too many words"));
+	big[3 * MQTX_CTL_WORDS_MAX] = '\0';
+	assert_int_equal(mqtx_ctl_split(big, &argc, &argv, &e), 0);
+	assert_int_equal(argc, MQTX_CTL_WORDS_MAX);
+	mqtx_ctl_split_free(argv);
+	/* exec_line refuses the same line and changes nothing */
+	e.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "dev add new0 type null txqueues \"4", 0, &o, &e),
+			 MQTX_CTL_EPARSE);
+	assert_non_null(strstr(e.data, "Unterminated quote"));
+	assert_null(mqtx_ctl_dev(ctl, "new0"));
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "dev add \"new0\" type null", 0, &o, &e), 0);
+	assert_non_null(mqtx_ctl_dev(ctl, "new0"));
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_exact_mq_handle),
 		cmocka_unit_test(test_exact_units),
 		cmocka_unit_test(test_default_setting),
+		cmocka_unit_test(test_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

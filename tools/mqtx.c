@@ -9,6 +9,7 @@
 
 #include <mqtx/ctl.h>
 
+#include "batch.h"
 #include "client.h"
 #include "proto.h"
 
@@ -146,13 +147,25 @@ static bool is_job_start(int argc, char **argv)
 	return true;
 }
 
+/* Leading per-line options ("-s qdisc show" in a batch file) are the library's to parse;
+ * what the tool itself looks at (top, a job start) comes after them. */
+static int skip_options(int argc, char **argv)
+{
+	int i = 0;
+
+	while (i < argc && argv[i][0] == '-')
+		i++;
+	return i;
+}
+
 /* One command, as typed: its output printed, jobs waited for; returns the exit code. */
 static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 {
+	int skip = skip_options(argc, argv);
 	struct result r;
 	int code;
 
-	if (argc >= 1 && !strcmp(argv[0], "top")) {
+	if (skip < argc && !strcmp(argv[skip], "top")) {
 		if (b->ctl) {
 			fprintf(stderr, "mqtx: top shows a running mqtxd; not with -batch\n");
 			return MQTX_CTL_EPARSE;
@@ -162,82 +175,49 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 	backend_exec(b, argc, argv, flags, &r);
 	print_result(&r);
 	code = r.code;
-	if (code == 0 && is_job_start(argc, argv))
-		code = wait_job(b, argv[0], r.out);
+	if (code == 0 && is_job_start(argc - skip, argv + skip))
+		code = wait_job(b, argv[skip], r.out);
 	result_free(&r);
 	return code;
-}
-
-/* Split a batch line in place (whitespace, "quotes", # comments), as the library does. */
-static int split_line(char *line, char **argv, int max)
-{
-	int argc = 0;
-	char *p = line, *w = line;
-
-	while (*p && *p != '#' && argc < max) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			p++;
-			continue;
-		}
-		argv[argc++] = w;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			if (*p == '"') {
-				for (p++; *p && *p != '"'; p++)
-					*w++ = *p;
-				p += *p == '"';
-				continue;
-			}
-			*w++ = *p++;
-		}
-		if (*p)
-			p++;
-		*w++ = '\0';
-	}
-	return argc;
 }
 
 static int run_batch(struct backend *b, const char *file, unsigned flags, bool force)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	char line[16384], *argv[1024];
-	int lineno = 0, ret = 0;
+	struct batch_line *lines = NULL;
+	size_t n = 0;
+	int bad, ret = 0;
 
 	if (!f) {
 		fprintf(stderr, "mqtx: cannot open \"%s\": %s\n", file, strerror(errno));
 		return MQTX_CTL_EPARSE;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		int argc, rc;
-		unsigned lf = flags;
-		char **av = argv;
+	bad = batch_read(f, "mqtx", file, &lines, &n);
+	if (f != stdin)
+		fclose(f);
+	if (bad < 0)
+		return MQTX_CTL_EPARSE;
+	if (bad && !force) {
+		fprintf(stderr, "mqtx: %s: nothing was run\n", file);
+		batch_free(lines, n);
+		return MQTX_CTL_EPARSE;
+	}
+	if (bad)
+		ret = MQTX_CTL_EPARSE; /* -force: the good lines run, the bad ones were reported */
+	for (size_t i = 0; i < n && !interrupted; i++) {
+		int rc;
 
-		lineno++;
-		argc = split_line(line, argv, 1023);
-		/* Per-line -s/-j/-d, as the command line takes them. */
-		for (; argc && av[0][0] == '-'; av++, argc--) {
-			if (!strcmp(av[0], "-s") || !strcmp(av[0], "-stats"))
-				lf |= MQTX_CTL_F_STATS;
-			else if (!strcmp(av[0], "-j") || !strcmp(av[0], "-json"))
-				lf |= MQTX_CTL_F_JSON;
-			else if (!strcmp(av[0], "-d") || !strcmp(av[0], "-details"))
-				lf |= MQTX_CTL_F_DETAILS;
-			else
-				break;
-		}
-		if (!argc)
+		if (!lines[i].argv)
 			continue;
-		rc = run_one(b, argc, av, lf);
+		rc = run_one(b, lines[i].argc, lines[i].argv, flags);
 		if (rc) {
-			fprintf(stderr, "Command failed %s:%d\n", file, lineno);
+			fprintf(stderr, "Command failed %s:%d\n", file, lines[i].lineno);
 			ret = rc;
 			if (!force)
 				break;
 		}
-		if (interrupted)
-			break;
 	}
-	if (f != stdin)
-		fclose(f);
+	batch_free(lines, n);
 	return ret;
 }
 

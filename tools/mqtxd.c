@@ -20,6 +20,7 @@
 
 #include <mqtx/ctl.h>
 
+#include "batch.h"
 #include "ctl/cmd_tool.h"
 #include "proto.h"
 
@@ -206,35 +207,40 @@ static void accept_one(void)
 	close(fd);
 }
 
-/* Run the commands of @file; the first failure stops the start-up. */
+/* Run the commands of @file; a line that cannot be split stops the start-up before any
+ * command ran, and so does the first failing command. */
 static int run_config(const char *file)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	char line[8192];
-	int lineno = 0, rc = 0;
+	struct batch_line *lines;
+	size_t n;
+	int bad, rc = 0;
 
 	if (!f) {
 		fprintf(stderr, "mqtxd: %s: %s\n", file, strerror(errno));
 		return -1;
 	}
-	while (!rc && fgets(line, sizeof(line), f)) {
+	bad = batch_read(f, "mqtxd", file, &lines, &n);
+	if (f != stdin)
+		fclose(f);
+	if (bad < 0)
+		return -1;
+	for (size_t i = 0; i < n && !rc && !bad; i++) {
 		struct mqtx_buf out, err;
 
-		lineno++;
 		mqtx_buf_init(&out);
 		mqtx_buf_init(&err);
-		rc = mqtx_ctl_exec_line(D.ctl, line, 0, &out, &err);
+		rc = mqtx_ctl_exec(D.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
 		if (out.len)
 			fwrite(out.data, 1, out.len, stdout);
 		if (rc)
-			fprintf(stderr, "mqtxd: %s:%d: %.*s", file, lineno, (int)err.len,
+			fprintf(stderr, "mqtxd: %s:%d: %.*s", file, lines[i].lineno, (int)err.len,
 				err.data ? err.data : "");
 		mqtx_buf_free(&out);
 		mqtx_buf_free(&err);
 	}
-	if (f != stdin)
-		fclose(f);
-	return rc ? -1 : 0;
+	batch_free(lines, n);
+	return rc || bad ? -1 : 0;
 }
 
 /* Bind on a temporary name, then rename: the socket appears only once it accepts. */

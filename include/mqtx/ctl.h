@@ -61,9 +61,31 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
 MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			   struct mqtx_buf *out, struct mqtx_buf *err);
 
+/** Most words one command line may have (as many as mqtxd takes in one request). */
+#define MQTX_CTL_WORDS_MAX 1024
+
 /**
- * mqtx_ctl_exec_line() - split @line into words (whitespace; '#' starts a comment; double
- * quotes group) and run it as mqtx_ctl_exec(). An empty or comment line returns MQTX_CTL_OK.
+ * mqtx_ctl_split() - split one command line into words, the one way every front end reads
+ * them (mqtx -batch, mqtxd -c, mqtx_ctl_exec_line()): blanks (space, tab, CR, LF) separate
+ * words; double quotes group blanks into a word and may open and close inside one
+ * (a"b c"d is the word "ab cd"; "" is an empty word); a '#' where a word would start begins a
+ * comment that runs to the end of the line. There are no escapes.
+ * @line: the text (not changed).
+ * @argc: the number of words (0 for an empty or comment-only line).
+ * @argv: a NULL-terminated array of the words; free it with mqtx_ctl_split_free().
+ * @err: where a message naming the problem goes on failure.
+ * Return: 0; -EINVAL (a quote that is never closed; the message gives its column), -E2BIG
+ * (more than MQTX_CTL_WORDS_MAX words), -ENOMEM. On failure *@argc and *@argv are not set.
+ */
+MQTX_API int mqtx_ctl_split(const char *line, int *argc, char ***argv, struct mqtx_buf *err);
+
+/** mqtx_ctl_split_free() - free the words of mqtx_ctl_split(); NULL allowed. */
+MQTX_API void mqtx_ctl_split_free(char **argv);
+
+/**
+ * mqtx_ctl_exec_line() - split @line with mqtx_ctl_split() and run it as mqtx_ctl_exec().
+ * An empty or comment line returns MQTX_CTL_OK; a line that cannot be split runs nothing and
+ * returns MQTX_CTL_EPARSE (MQTX_CTL_EREFUSED when out of memory) with the message in @err.
  */
 MQTX_API int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
 				struct mqtx_buf *out, struct mqtx_buf *err);

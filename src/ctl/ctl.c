@@ -268,58 +268,96 @@ int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 
 /* ---- word splitting ---- */
 
-#define CTL_MAX_WORDS 256
-
-/* Split @line in place into @words: blanks separate, "..." groups, '#' starts a comment. */
-static int split(char *line, char **words, int max)
+static bool is_blank(char c)
 {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * Split @line into words: blanks separate, "..." groups (also inside a word), '#' at the start
+ * of a word starts a comment. With @buf (strlen(line) + 1 bytes) the words are written there,
+ * NUL-terminated, and @words points at them; without, they are only counted. Returns the
+ * count, -E2BIG past @max words, or -EINVAL with *@quote_at the column (from 1) of a quote
+ * that is never closed.
+ */
+static int split_words(const char *line, char *buf, char **words, int max, size_t *quote_at)
+{
+	const char *r = line;
+	char *w = buf;
 	int n = 0;
-	char *r = line, *w = line;
 
 	for (;;) {
-		bool quoted = false;
+		const char *open = NULL;
 
-		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+		while (is_blank(*r))
 			r++;
 		if (!*r || *r == '#')
 			return n;
 		if (n == max)
 			return -E2BIG;
-		words[n++] = w;
-		while (*r && (quoted || (*r != ' ' && *r != '\t' && *r != '\n' && *r != '\r'))) {
+		if (words)
+			words[n] = w;
+		n++;
+		for (; *r && (open || !is_blank(*r)); r++) {
 			if (*r == '"')
-				quoted = !quoted;
-			else
+				open = open ? NULL : r;
+			else if (w)
 				*w++ = *r;
-			r++;
 		}
-		if (quoted)
+		if (open) {
+			*quote_at = (size_t)(open - line) + 1;
 			return -EINVAL;
-		if (*r)
-			r++;
-		*w++ = 0;
+		}
+		if (w)
+			*w++ = '\0';
 	}
+}
+
+int mqtx_ctl_split(const char *line, int *argc, char ***argv, struct mqtx_buf *err)
+{
+	size_t len = strlen(line), quote_at = 0, room;
+	int n = split_words(line, NULL, NULL, MQTX_CTL_WORDS_MAX, &quote_at);
+	char **words;
+
+	if (n == -EINVAL) {
+		mqtx_buf_printf(err, "Unterminated quote: the \" at column %zu is never closed\n",
+				quote_at);
+		return n;
+	}
+	if (n < 0) {
+		mqtx_buf_printf(err, "Too many words: a command has at most %d\n",
+				MQTX_CTL_WORDS_MAX);
+		return n;
+	}
+	/* One block: the NULL-terminated pointer array, then the words it points into. */
+	room = ((size_t)n + 1) * sizeof(*words);
+	words = mqtx__alloc(room + len + 1);
+	if (!words) {
+		mqtx_buf_printf(err, "Out of memory\n");
+		return -ENOMEM;
+	}
+	split_words(line, (char *)words + room, words, n, &quote_at);
+	words[n] = NULL;
+	*argc = n;
+	*argv = words;
+	return 0;
+}
+
+void mqtx_ctl_split_free(char **argv)
+{
+	mqtx__free(argv);
 }
 
 int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
 		       struct mqtx_buf *out, struct mqtx_buf *err)
 {
-	size_t len = strlen(line);
-	char *copy = mqtx__alloc(len + 1), *words[CTL_MAX_WORDS];
+	char **words;
 	int n, rc;
 
-	if (!copy) {
-		mqtx_buf_printf(err, "Out of memory\n");
-		return MQTX_CTL_EREFUSED;
-	}
-	memcpy(copy, line, len + 1);
-	n = split(copy, words, CTL_MAX_WORDS);
-	if (n < 0) {
-		mqtx_buf_printf(err, "%s\n", n == -E2BIG ? "Too many words" : "Unterminated quote");
-		rc = MQTX_CTL_EPARSE;
-	} else {
-		rc = n ? mqtx_ctl_exec(ctl, n, words, flags, out, err) : MQTX_CTL_OK;
-	}
-	mqtx__free(copy);
+	rc = mqtx_ctl_split(line, &n, &words, err);
+	if (rc)
+		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
+	rc = n ? mqtx_ctl_exec(ctl, n, words, flags, out, err) : MQTX_CTL_OK;
+	mqtx_ctl_split_free(words);
 	return rc;
 }

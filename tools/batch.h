@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Command files (mqtx -batch, mqtxd -c): every line split with mqtx_ctl_split(), so that both
+ * front ends read exactly the language the library reads. */
+#ifndef MQTX_TOOLS_BATCH_H
+#define MQTX_TOOLS_BATCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <mqtx/ctl.h>
+
+/** One non-empty line of a command file. */
+struct batch_line {
+	int lineno, argc;
+	char **argv; /* from mqtx_ctl_split(); NULL: the line could not be split */
+};
+
+/**
+ * batch_read() - read all of @f and split each line. Empty and comment lines are left out; a
+ * line that cannot be split is kept with argv NULL and reported on stderr as
+ * "PROG: FILE:LINE: why". *@out (free with batch_free()) and *@n are set unless -1 is returned.
+ * Return: the number of lines that could not be split, or -1 (read error, out of memory;
+ * reported).
+ */
+int batch_read(FILE *f, const char *prog, const char *file, struct batch_line **out, size_t *n);
+
+/** batch_free() - free what batch_read() returned. */
+void batch_free(struct batch_line *lines, size_t n);
+
+#endif
