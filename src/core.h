@@ -19,6 +19,8 @@
 
 /* Qdisc flag: a graft is moving this qdisc's backlog; enqueuers wait and look again. */
 #define MQTX_QF_GRAFTING 0x200u
+/* Not to be run or enqueued to: going down, or being replaced. */
+#define MQTX_QF_OUT_OF_SERVICE (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING)
 
 /* Counters written by several threads. */
 struct mqtx_txq_shared_cnt {
@@ -125,12 +127,16 @@ static inline size_t mqtx__dev_priv_offset(void)
 	return ALIGN_UP(sizeof(struct mqtx_dev), MQTX_CACHE_LINE);
 }
 
-static inline struct mqtx_dev_pcpu *mqtx__dev_pcpu(struct mqtx_dev *dev)
-{
-	int s = mqtx__tslot();
-
-	return &dev->pcpu[s < 0 ? MQTX_MAX_TSLOTS : s];
-}
+/* Add @n to a per-thread device counter: a single-writer add in the thread's own slot, an
+ * atomic one in the slot shared by threads that have none. */
+#define MQTX_DEV_PCPU_ADD(dev, field, n)                                                 \
+	do {                                                                               \
+		int s_ = mqtx__tslot();                                                    \
+		if (likely(s_ >= 0))                                                       \
+			MQTX_CNT_ADD((dev)->pcpu[s_].field, (n));                          \
+		else                                                                       \
+			MQTX_CNT_INC_SHARED((dev)->pcpu[MQTX_MAX_TSLOTS].field, (n));      \
+	} while (0)
 
 static inline bool mqtx__txq_frozen_or_stopped(const struct mqtx_txq *txq)
 {

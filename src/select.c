@@ -103,7 +103,7 @@ uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	}
 	if (unlikely(q >= dev->real_num_txq)) {
 		/* Linux's netdev_cap_txqueue: out of range goes to queue 0, and is counted. */
-		MQTX_CNT_INC_SHARED(mqtx__dev_pcpu(dev)->capped, 1u);
+		MQTX_DEV_PCPU_ADD(dev, capped, 1u);
 		mqtx_dbg("%s selects TX queue %u, but real number of TX queues is %u", dev->name,
 			 q, dev->real_num_txq);
 		q = 0;

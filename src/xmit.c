@@ -129,7 +129,7 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 	uint64_t bytes;
 	bool more;
 
-	while (quota > 0 && !(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))) {
+	while (quota > 0 && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
 		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq);
 		if (!n)
 			return;
@@ -160,7 +160,7 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q)
 		return;
 	lock = mqtx__qdisc_lock(q);
 	mqtx_spin_lock(lock);
-	if (!q->running && !(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))) {
+	if (!q->running && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
 		q->running = true;
 		qdisc_restart(q);
 		q->running = false;
@@ -239,7 +239,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		}
 		lock = mqtx__qdisc_lock(q);
 		mqtx_spin_lock(lock);
-		if (likely(!(q->flags & (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING))))
+		if (likely(!(q->flags & MQTX_QF_OUT_OF_SERVICE)))
 			break;
 		/* Being replaced or taken down: follow the queue's current qdisc. */
 		mqtx_spin_unlock(lock);
@@ -266,19 +266,9 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 	return accepted;
 }
 
-static void count_xmit(struct mqtx_dev *dev, unsigned n)
-{
-	int s = mqtx__tslot();
-
-	if (s >= 0)
-		MQTX_CNT_ADD(dev->pcpu[s].xmit, n);
-	else
-		MQTX_CNT_INC_SHARED(dev->pcpu[MQTX_MAX_TSLOTS].xmit, n);
-}
-
 static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 {
-	count_xmit(dev, n);
+	MQTX_DEV_PCPU_ADD(dev, xmit, n);
 	if (unlikely(mqtx__xmit_depth >= MQTX_XMIT_RECURSION_MAX)) {
 		mqtx_warn("dead loop on device %s: transmit nested too deeply", dev->name);
 		drop_pkts(&dev->txq[0], pkts, n, MQTX_DROP_RECURSION);

@@ -105,15 +105,21 @@ static void test_integer_bases(void **state)
 		const struct mqtx_qdisc_ops *ops;
 		const char *opt, *dump;
 	} cases[] = {
+		/* tc reads every fifo limit with get_size (strtod): these are what tc 6.1 made of
+		 * them on this machine. */
 		{ &mqtx_pfifo_qdisc_ops, "limit 0x10", "limit 16p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 010", "limit 8p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 010", "limit 10p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 08", "limit 8p" },
 		{ &mqtx_pfifo_qdisc_ops, "limit 0X1f", "limit 31p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 1e2", "limit 100p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit 10kb", "limit 10240p" },
+		{ &mqtx_pfifo_qdisc_ops, "limit -0", "limit 0p" },
 		{ &mqtx_pfifo_qdisc_ops, "limit 0", "limit 0p" },
 		{ &mqtx_fq_codel_qdisc_ops, "limit 0x100 flows 020 quantum 0x5ea",
 		  "limit 256p flows 16 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn "
 		  "drop_batch 64" },
 	};
-	static const char *const bad[] = { "limit 08", "limit 0x", "limit -0", "limit +1" };
+	static const char *const bad[] = { "limit 0x", "limit inf", "limit -1", "limit 5p" };
 	struct tq t;
 
 	(void)state;

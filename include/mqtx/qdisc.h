@@ -262,8 +262,12 @@ MQTX_API int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 			       const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 			       struct mqtx_extack *ack, struct mqtx_qdisc **out);
 
-/** mqtx_qdisc_destroy() - purge (counted as MQTX_DROP_RESET), destroy and free. NULL allowed;
- *  built-in qdiscs are ignored. The qdisc must not be attached. */
+/**
+ * mqtx_qdisc_destroy() - purge (counted as MQTX_DROP_RESET), destroy and free. NULL allowed;
+ * built-in qdiscs are ignored. The qdisc must not be attached. It takes @q's lock (the lock of
+ * the TX queue it is rooted at): a classful qdisc must not call it on a child rooted at its own
+ * queue while holding that lock (in @change, say); free such a child after unlocking.
+ */
 MQTX_API void mqtx_qdisc_destroy(struct mqtx_qdisc *q);
 
 /**

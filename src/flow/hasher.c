@@ -134,20 +134,12 @@ bool mqtx_hasher_hash_keys(const struct mqtx_hasher *h, const struct mqtx_flow_k
 {
 	if (unlikely(!h || !k || !hash))
 		return false;
-	switch (h->cfg.algo) {
-	case MQTX_HASH_CALLBACK:
+	if (h->cfg.algo == MQTX_HASH_CALLBACK)
 		return h->cfg.fn(NULL, 0, k, hash, h->cfg.arg);
-	case MQTX_HASH_JHASH:
-		if (!(k->flags & (MQTX_FLOW_F_IPV4 | MQTX_FLOW_F_IPV6)))
-			return false;
-		*hash = hash_jhash(h, k);
-		return true;
-	default:
-		if (!(k->flags & (MQTX_FLOW_F_IPV4 | MQTX_FLOW_F_IPV6)))
-			return false;
-		*hash = hash_toeplitz(h, k);
-		return true;
-	}
+	if (!(k->flags & (MQTX_FLOW_F_IPV4 | MQTX_FLOW_F_IPV6)))
+		return false;
+	*hash = h->cfg.algo == MQTX_HASH_JHASH ? hash_jhash(h, k) : hash_toeplitz(h, k);
+	return true;
 }
 
 /*

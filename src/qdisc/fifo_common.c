@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Shared parts of bfifo and pfifo_head_drop: option parsing, dequeue, reset and trimming. */
+/* Shared parts of the FIFOs: option parsing, dequeue, reset, trimming, and the whole control
+ * path of the packet-limited ones (pfifo, pfifo_head_drop). */
 #include <errno.h>
 #include <string.h>
+
+#include <inttypes.h>
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/tcunits.h"
@@ -51,4 +54,56 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 {
 	while (l->head && over(q))
 		mqtx_qdisc_drop(q, mqtx_qdisc_dequeue_head(q, l), MQTX_DROP_QDISC, to_free);
+}
+
+/* Packet-limited FIFOs: the limit counts packets and defaults to the device's tx_queue_len. */
+static bool pkt_over(struct mqtx_qdisc *q)
+{
+	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
+
+	return q->qlen > p->limit;
+}
+
+static void pkt_set_limit(struct mqtx_qdisc *q, uint64_t limit)
+{
+	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
+
+	p->limit = limit;
+	/* Linux bypasses only a fifo that can hold at least one packet (fifo_init). */
+	if (limit >= 1)
+		q->flags |= MQTX_QF_CAN_BYPASS;
+	else
+		q->flags &= ~MQTX_QF_CAN_BYPASS;
+}
+
+int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+{
+	const struct mqtx_fifo_opt *o = opt;
+	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
+
+	(void)ack;
+	mqtx_pkt_list_init(&p->list);
+	pkt_set_limit(q, o && o->has_limit ? o->limit : mqtx_dev_tx_queue_len(q->dev));
+	return 0;
+}
+
+int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		       struct mqtx_extack *ack)
+{
+	const struct mqtx_fifo_opt *o = opt;
+	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
+
+	(void)ack;
+	if (o && o->has_limit) {
+		pkt_set_limit(q, o->limit);
+		mqtx__fifo_trim(q, &p->list, pkt_over, to_free);
+	}
+	return 0;
+}
+
+void mqtx__pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
 }

@@ -53,4 +53,12 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 struct mqtx_pkt *mqtx__fifo_dequeue(struct mqtx_qdisc *q);
 struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);
 
+/* The control path of packet-limited FIFOs (pfifo, pfifo_head_drop), which differ only in
+ * what a full queue drops: init (limit default tx_queue_len), change (a lower limit trims from
+ * the head), dump ("limit Np"). */
+int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
+int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		       struct mqtx_extack *ack);
+void mqtx__pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d);
+
 #endif

@@ -1,18 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* pfifo_head_drop: a packet FIFO that, when full, drops its oldest packet (Linux sch_fifo.c). */
-#include <errno.h>
-#include <inttypes.h>
-
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tcunits.h"
-
-static bool phd_over(struct mqtx_qdisc *q)
-{
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	return q->qlen > p->limit;
-}
 
 static int phd_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
@@ -33,49 +23,6 @@ static int phd_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 	return mqtx__fifo_parse("pfifo_head_drop", argc, argv, opt, ack);
 }
 
-static void phd_set_limit(struct mqtx_qdisc *q, uint64_t limit)
-{
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	p->limit = limit;
-	if (limit >= 1)
-		q->flags |= MQTX_QF_CAN_BYPASS;
-	else
-		q->flags &= ~MQTX_QF_CAN_BYPASS;
-}
-
-static int phd_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
-{
-	const struct mqtx_fifo_opt *o = opt;
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	(void)ack;
-	mqtx_pkt_list_init(&p->list);
-	phd_set_limit(q, o && o->has_limit ? o->limit : mqtx_dev_tx_queue_len(q->dev));
-	return 0;
-}
-
-static int phd_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		      struct mqtx_extack *ack)
-{
-	const struct mqtx_fifo_opt *o = opt;
-
-	(void)ack;
-	if (o && o->has_limit) {
-		phd_set_limit(q, o->limit);
-		mqtx__fifo_trim(q, &((struct mqtx_fifo_priv *)mqtx_qdisc_priv(q))->list, phd_over,
-				to_free);
-	}
-	return 0;
-}
-
-static void phd_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
-{
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
-}
-
 const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops = {
 	.id = "pfifo_head_drop",
 	.priv_size = sizeof(struct mqtx_fifo_priv),
@@ -84,8 +31,8 @@ const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops = {
 	.dequeue = mqtx__fifo_dequeue,
 	.peek = mqtx__fifo_peek,
 	.parse = phd_parse,
-	.init = phd_init,
-	.change = phd_change,
+	.init = mqtx__pfifo_init,
+	.change = mqtx__pfifo_change,
 	.reset = mqtx__fifo_reset,
-	.dump = phd_dump,
+	.dump = mqtx__pfifo_dump,
 };

@@ -58,23 +58,21 @@ static const struct unit size_units[] = {
 };
 
 /*
- * A non-negative decimal number (strtod syntax restricted to digits and one point: no sign,
- * no hex, no inf/nan), then one of @units or nothing (scale @bare). Stores value * scale.
+ * A number as tc's get_size/get_rate/get_time read it: strtod (so "010" is ten, "0x10" and
+ * "1e3" work, blanks and '+' may lead), finite and not negative, then one of @units or nothing
+ * (scale @bare). Stores value * scale. Checked against tc 6.1 on this kernel.
  */
 static int parse_scaled(const char *s, const struct unit *units, size_t n, double bare,
 			double *out)
 {
-	const char *p = s;
 	char *end;
 	double v;
 
-	if (!s || !(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))))
+	if (!s)
 		return -EINVAL;
-	for (; isdigit((unsigned char)*p) || *p == '.'; p++)
-		;
 	v = strtod(s, &end);
-	if (end != p || !isfinite(v))
-		return -EINVAL; /* "1.2.3", or an exponent form strtod took further */
+	if (end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
 	if (*end == '\0') {
 		*out = v * bare;
 		return 0;
