@@ -303,9 +303,10 @@ static void test_stop(void **state)
 	mqtx_pool_destroy(pool);
 }
 
+/* Rates, sizes and times are tc's (qdisc/tcunits.c); the generator only adds packet rates. */
 static void test_parsers(void **state)
 {
-	uint64_t bps, pps, ns;
+	uint64_t bps, pps;
 	uint32_t lo, hi;
 	uint16_t plo, phi;
 
@@ -315,15 +316,32 @@ static void test_parsers(void **state)
 	assert_int_equal(pps, 0);
 	assert_int_equal(mqtx__parse_rate("2kpps", &bps, &pps), 0);
 	assert_int_equal(pps, 2000);
+	assert_int_equal(bps, 0);
+	assert_int_equal(mqtx__parse_rate("2.5KPPS", &bps, &pps), 0);
+	assert_int_equal(pps, 2500);
 	assert_int_equal(mqtx__parse_rate("1mbps", &bps, &pps), 0);
 	assert_int_equal(bps, 8000000);
+	/* what tc accepts, the generator accepts: exponents, binary prefixes, bare bit/s */
+	assert_int_equal(mqtx__parse_rate("1e3kbit", &bps, &pps), 0);
+	assert_int_equal(bps, 1000000);
+	assert_int_equal(mqtx__parse_rate("1kibit", &bps, &pps), 0);
+	assert_int_equal(bps, 1024);
+	assert_int_equal(mqtx__parse_rate("100", &bps, &pps), 0);
+	assert_int_equal(bps, 100);
+	assert_int_equal(pps, 0);
+	/* bits are not truncated to bytes: 100bit is 100 bit/s, not 96 */
+	assert_int_equal(mqtx__parse_rate("100bit", &bps, &pps), 0);
+	assert_int_equal(bps, 100);
+	bps = pps = 7;
 	assert_int_equal(mqtx__parse_rate("fast", &bps, &pps), -EINVAL);
 	assert_int_equal(mqtx__parse_rate("-1mbit", &bps, &pps), -EINVAL);
-	assert_int_equal(mqtx__parse_time("250ms", &ns), 0);
-	assert_int_equal(ns, 250000000);
-	assert_int_equal(mqtx__parse_time("3", &ns), 0);
-	assert_int_equal(ns, 3000000000ull);
-	assert_int_equal(mqtx__parse_time("3 s", &ns), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("0pps", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("0.5bit", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("2gpps", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("pps", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("2mpps ", &bps, &pps), -EINVAL);
+	assert_int_equal(mqtx__parse_rate("2e15pps", &bps, &pps), -EINVAL);
+	assert_int_equal(bps + pps, 14); /* a refused value leaves both alone */
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.1-10.0.0.9", &lo, &hi), 0);
 	assert_int_equal(hi - lo, 8);
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.9-10.0.0.1", &lo, &hi), -EINVAL);

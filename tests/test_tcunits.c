@@ -56,6 +56,41 @@ static void test_parse_rate(void **state)
 	assert_int_equal(rate("9bit"), 1); /* 1.125 bytes/s truncates */
 }
 
+/* The same grammar in bits (not truncated to bytes) and, for the generator, packet rates. */
+static void test_parse_rate_bits_pps(void **state)
+{
+	static const char *const bad_pps[] = { "", "pps", "1000", "1000bit", "1gpps", "-1pps",
+					       "1 pps", "1ppsx", "inf pps", "1e30pps" };
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(mqtx_tc_parse_rate_bits("9bit", &v), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(mqtx_tc_parse_rate_bits("1.5mbit", &v), 0);
+	assert_int_equal(v, 1500000);
+	assert_int_equal(mqtx_tc_parse_rate_bits("1kbps", &v), 0);
+	assert_int_equal(v, 8000);
+	assert_int_equal(mqtx_tc_parse_rate_bits("1e3", &v), 0);
+	assert_int_equal(v, 1000);
+	v = 7;
+	assert_int_equal(mqtx_tc_parse_rate_bits("1pps", &v), -EINVAL);
+	assert_int_equal(mqtx_tc_parse_rate_bits("99999999999999999999999tbit", &v), -EINVAL);
+	assert_int_equal(v, 7);
+	assert_int_equal(mqtx_tc_parse_rate_pps("1000pps", &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(mqtx_tc_parse_rate_pps("2.5kpps", &v), 0);
+	assert_int_equal(v, 2500);
+	assert_int_equal(mqtx_tc_parse_rate_pps("1MPPS", &v), 0);
+	assert_int_equal(v, 1000000);
+	assert_int_equal(mqtx_tc_parse_rate_pps("1e2kpps", &v), 0);
+	assert_int_equal(v, 100000);
+	v = 7;
+	for (size_t i = 0; i < sizeof(bad_pps) / sizeof(bad_pps[0]); i++)
+		assert_int_equal(mqtx_tc_parse_rate_pps(bad_pps[i], &v), -EINVAL);
+	assert_int_equal(mqtx_tc_parse_rate_pps(NULL, &v), -EINVAL);
+	assert_int_equal(v, 7);
+}
+
 static void test_parse_rate_rejects(void **state)
 {
 	static const char *const bad[] = { "", "mbit", "1mbitx", "1 mbit", "-1mbit", "1.2.3mbit",
@@ -295,6 +330,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_rate),	 cmocka_unit_test(test_parse_rate_rejects),
+		cmocka_unit_test(test_parse_rate_bits_pps),
 		cmocka_unit_test(test_parse_time),	 cmocka_unit_test(test_parse_time_rejects),
 		cmocka_unit_test(test_parse_size),	 cmocka_unit_test(test_parse_size_rejects),
 		cmocka_unit_test(test_parse_u32), cmocka_unit_test(test_parse_u32_bases),	 cmocka_unit_test(test_print_rate),

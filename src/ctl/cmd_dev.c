@@ -13,6 +13,7 @@
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
 #include "internal.h"
+#include "qdisc/tcunits.h"
 
 #define KIND_OPT_MAX 128
 
@@ -62,7 +63,7 @@ static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	} else if (!strcmp(argv[0], "rate")) {
 		if (mqtx__parse_rate(argv[1], &c->rate_bps, &c->rate_pps))
 			goto bad;
-	} else if (mqtx__parse_time(argv[1], &c->coalesce_ns)) {
+	} else if (mqtx_tc_parse_time(argv[1], &c->coalesce_ns)) { /* bare: us, as tc and ethtool */
 		goto bad;
 	}
 	return 2;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gen and replay commands: start generators and replays inside a control context, list
 // them, stop them; the per-device packet pools they draw from.
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
 #include "internal.h"
+#include "qdisc/tcunits.h"
 
 #define POOL_PKTS      8192
 #define POOL_ROOM      2048
@@ -217,6 +219,26 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
+/*
+ * tc reads a bare time as microseconds, so "duration 10" would mean 10 us to tc but 10 s to
+ * anyone who has used pktgen or trafgen: a bare number is refused instead of guessed at.
+ * With a unit, the time is tc's (mqtx_tc_parse_time).
+ */
+static int parse_duration(struct mqtx_gen_cfg *cfg, const char *v, struct mqtx_buf *err)
+{
+	char *end = (char *)v;
+
+	if (isdigit((unsigned char)*v) || *v == '.')
+		strtod(v, &end);
+	if (end != v && !*end) {
+		mqtx_buf_printf(err, "gen: duration needs a unit (s, ms, us): \"%s\"\n", v);
+		return MQTX_CTL_EPARSE;
+	}
+	if (mqtx_tc_parse_time(v, &cfg->duration_ns) || !cfg->duration_ns)
+		return bad(err, "gen", "duration (a time such as 10s, 500ms)", v);
+	return 0;
+}
+
 /* One "word value" pair of the gen grammar; returns 0, or an exit code after a message. */
 static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struct mqtx_buf *err)
 {
@@ -231,7 +253,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struc
 	} else if (!strcmp(w, "size")) {
 		if (!strcmp(v, "imix"))
 			cfg->size = MQTX_GEN_SIZE_IMIX;
-		else if (mqtx__parse_u64(v, &x) || x < MQTX_GEN_SIZE_MIN || x > 9018)
+		else if (mqtx_tc_parse_size(v, &x) || x < MQTX_GEN_SIZE_MIN || x > 9018)
 			return bad(err, "gen", "size (64..mtu+18 or imix)", v);
 		else
 			cfg->size = (uint32_t)x;
@@ -242,8 +264,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struc
 		if (mqtx__parse_u64(v, &cfg->count) || !cfg->count)
 			return bad(err, "gen", "count", v);
 	} else if (!strcmp(w, "duration")) {
-		if (mqtx__parse_time(v, &cfg->duration_ns) || !cfg->duration_ns)
-			return bad(err, "gen", "duration", v);
+		return parse_duration(cfg, v, err);
 	} else if (!strcmp(w, "threads")) {
 		if (mqtx__parse_u64(v, &x) || !x || x > MQTX_GEN_THREADS_MAX)
 			return bad(err, "gen", "threads (1..16)", v);
@@ -294,8 +315,11 @@ static void gen_usage(struct mqtx_buf *b)
 		"                [ detach ]\n"
 		"       mqtx gen show [ ID ]\n"
 		"       mqtx gen stop { ID | all }\n"
-		"RATE := { NUMBER[k|m|g]bit | NUMBER[k|m|g]bps | NUMBER[k|m]pps }\n"
-		"BYTES: the frame with FCS, 64..mtu+18; imix: 7:4:1 of 64, 594 and 1518\n");
+		"RATE := { NUMBER[k|m|g|t]bit | NUMBER[k|m|g|t]bps | NUMBER[k|m]pps }  (tc's rates;\n"
+		"        a bare NUMBER is bit/s)\n"
+		"TIME := NUMBER{s|ms|us}  (tc's times; a unit is required: \"duration 10\" is refused)\n"
+		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18;\n"
+		"       imix: 7:4:1 of 64, 594 and 1518\n");
 }
 
 /* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */

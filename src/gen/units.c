@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Value parsers for the gen/replay/dev commands: numbers, tc-style rates and times, ranges.
+// Value parsers for the gen/replay/dev commands: numbers, rates (tc's, plus pps), ranges.
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "gen/gen.h"
 #include "internal.h"
+#include "qdisc/tcunits.h"
 
 int mqtx__parse_u64(const char *s, uint64_t *v)
 {
@@ -25,61 +24,20 @@ int mqtx__parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* A number with an optional fractional part, then a unit from @units (case-insensitive). */
-static int parse_scaled(const char *s, const char *const *units, const double *scale,
-			size_t nunits, double *v)
-{
-	char *end;
-	double x;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	x = strtod(s, &end);
-	if (errno || end == s || !isfinite(x) || x < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < nunits; i++) {
-		if (!strcasecmp(end, units[i])) {
-			*v = x * scale[i];
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
+/* Rates are tc's (one grammar for every front end), plus packet rates; 1 Pbit/s or 1e15 pps
+ * bounds them so that pacing arithmetic stays far from overflow. */
+#define RATE_MAX 1000000000000000ull
 
 int mqtx__parse_rate(const char *s, uint64_t *bps, uint64_t *pps)
 {
-	/* tc(8): bit and bps (bytes per second) with SI and IEC prefixes; plus pps. */
-	static const char *const units[] = { "",     "bit",   "kbit", "mbit", "gbit", "tbit",
-					     "kibit", "mibit", "gibit", "bps", "kbps", "mbps",
-					     "gbps", "kibps", "mibps", "gibps", "pps", "kpps",
-					     "mpps" };
-	static const double scale[] = { 1,	    1,	  1e3,	  1e6,	  1e9,	  1e12,
-					1024.0, 1048576.0, 1073741824.0, 8, 8e3, 8e6,
-					8e9,	8192.0, 8388608.0, 8589934592.0, 1, 1e3, 1e6 };
-	double v;
-	size_t n = ARRAY_SIZE(units);
+	uint64_t b = 0, p = 0;
 
-	if (parse_scaled(s, units, scale, n, &v) || v < 1 || v > 1e15)
+	if (mqtx_tc_parse_rate_pps(s, &p) && mqtx_tc_parse_rate_bits(s, &b))
 		return -EINVAL;
-	*bps = *pps = 0;
-	if (strcasestr(s, "pps"))
-		*pps = (uint64_t)v;
-	else
-		*bps = (uint64_t)v;
-	return 0;
-}
-
-int mqtx__parse_time(const char *s, uint64_t *ns)
-{
-	static const char *const units[] = { "", "s", "sec", "ms", "msec", "us", "usec", "ns",
-					     "m", "min" };
-	static const double scale[] = { 1e9, 1e9, 1e9, 1e6, 1e6, 1e3, 1e3, 1, 60e9, 60e9 };
-	double v;
-
-	if (parse_scaled(s, units, scale, ARRAY_SIZE(units), &v) || v > 1e18)
+	if ((!b && !p) || b > RATE_MAX || p > RATE_MAX)
 		return -EINVAL;
-	*ns = (uint64_t)v;
+	*bps = b;
+	*pps = p;
 	return 0;
 }
 

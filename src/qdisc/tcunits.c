@@ -98,6 +98,39 @@ int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec)
 	return 0;
 }
 
+int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec)
+{
+	double bits;
+
+	if (parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), 1., &bits))
+		return -EINVAL;
+	if (bits >= 18446744073709549568.0)
+		return -EINVAL;
+	*bits_per_sec = (uint64_t)bits;
+	return 0;
+}
+
+/* Packet rates (not tc's; pktgen and trafgen count packets): the number as tc reads one. */
+static const struct unit pps_units[] = {
+	{ "pps", 1. },
+	{ "kpps", 1e3 },
+	{ "mpps", 1e6 },
+};
+
+int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps)
+{
+	size_t n = s ? strlen(s) : 0;
+	double v;
+
+	/* A bare number is a bit rate, never packets. */
+	if (n < 3 || strcasecmp(s + n - 3, "pps"))
+		return -EINVAL;
+	if (parse_scaled(s, pps_units, ARRAY_SIZE(pps_units), 1., &v) || v >= 18446744073709549568.0)
+		return -EINVAL;
+	*pps = (uint64_t)v;
+	return 0;
+}
+
 int mqtx_tc_parse_time(const char *s, uint64_t *ns)
 {
 	double us;

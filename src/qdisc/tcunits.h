@@ -19,6 +19,20 @@
 int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec);
 
 /**
+ * mqtx_tc_parse_rate_bits() - the same grammar as mqtx_tc_parse_rate(), in bits per second
+ * (truncated), for callers that pace bits (the generator, the sim driver's wire).
+ * Return: 0, or -EINVAL (as above).
+ */
+int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec);
+
+/**
+ * mqtx_tc_parse_rate_pps() - a packet rate: a number as tc reads one, then pps, kpps or mpps
+ * (case-insensitive; "1000pps", "2.5kpps"). A bare number is not a packet rate.
+ * Return: 0, or -EINVAL (no pps suffix, malformed, negative, not finite, too large).
+ */
+int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps);
+
+/**
  * mqtx_tc_parse_time() - a tc time ("5ms", "100us", "1s") in ns. Suffixes s/sec/secs,
  * ms/msec/msecs, us/usec/usecs; a bare number is microseconds (tc's rule).
  * Return: 0, or -EINVAL (as above; at most about 584 years).
