@@ -160,6 +160,18 @@ start -c "$T/conf" || exit 1
 grep -q "^cfg0: <UP> kind null txqueues 8" "$T/out" && grep -q "^cfg1: <DOWN>" "$T/out" &&
 	ok "config file applied" || fail "config file: $(cat "$T/out")"
 stop
+# more devices than any fixed-size array of the shutdown path: every one brought down and
+# its final counters printed
+for i in $(seq 300); do echo "dev add nd$i type null txqueues 2 up"; done >"$T/many"
+start -c "$T/many" || exit 1
+expect 0 "300 devices from a config file" -- "$MQTX" -S "$S" gen dev nd300 count 7
+stop
+n=$(grep -c '^nd[0-9]*: <DOWN>' "$T/daemon.out")
+[ "$n" -eq 300 ] && ok "shutdown: 300 devices down" || fail "shutdown: $n of 300 devices down"
+n=$(grep -c '^    TX: packets ' "$T/daemon.out")
+[ "$n" -eq 300 ] && ok "shutdown: final counters of 300 devices" || fail "shutdown: $n counter lines"
+grep -A1 '^nd300: <DOWN>' "$T/daemon.out" | grep -q 'TX: packets 7 ' &&
+	ok "shutdown: the 300th device's counters" || fail "shutdown: nd300 counters"
 printf 'dev add bad0 type null\ndev add bad0 type frob\n' >"$T/bad"
 "$MQTXD" -S "$S" -c "$T/bad" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "bad:2:" "$T/err" && ok "bad config: exit 1 naming the line" ||

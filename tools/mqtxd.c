@@ -299,13 +299,13 @@ static void exec_print(int argc, char **argv, unsigned flags)
  * No client is connected any more, so nothing else uses the context. */
 static void shutdown_ctl(void)
 {
-	struct mqtx_dev *devs[256];
-	unsigned n = mqtx__ctl_devs(D.ctl, devs, 256);
 	char *stop[] = { "gen", "stop", "all" }, *show[] = { "dev", "show" };
+	struct mqtx_dev *dev;
 
 	exec_print(3, stop, 0);
-	for (unsigned i = 0; i < n && i < 256; i++) {
-		char *down[] = { "dev", "set", (char *)mqtx_dev_name(devs[i]), "down" };
+	/* Every device, however many: bringing one down leaves the list as it is. */
+	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.ctl, i)); i++) {
+		char *down[] = { "dev", "set", (char *)mqtx_dev_name(dev), "down" };
 
 		exec_print(4, down, 0);
 	}

@@ -73,9 +73,9 @@ int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
 struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name);
 
 /**
- * mqtx__ctl_devs() - the devices of @ctl in the order they were added: fills up to @max
- * pointers into @devs and returns how many devices there are (may exceed @max).
+ * mqtx__ctl_dev_at() - device @i of @ctl in the order they were added, NULL past the last:
+ * walk them all with for (i = 0; (dev = mqtx__ctl_dev_at(ctl, i)); i++), no array to size.
  */
-unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max);
+struct mqtx_dev *mqtx__ctl_dev_at(struct mqtx_ctl *ctl, unsigned i);
 
 #endif

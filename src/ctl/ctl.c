@@ -131,11 +131,9 @@ struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
 	return NULL;
 }
 
-unsigned mqtx__ctl_devs(struct mqtx_ctl *ctl, struct mqtx_dev **devs, unsigned max)
+struct mqtx_dev *mqtx__ctl_dev_at(struct mqtx_ctl *ctl, unsigned i)
 {
-	for (unsigned i = 0; i < ctl->ndevs && i < max; i++)
-		devs[i] = ctl->devs[i];
-	return ctl->ndevs;
+	return i < ctl->ndevs ? ctl->devs[i] : NULL;
 }
 
 int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
