@@ -37,29 +37,54 @@ static uint16_t sum16(uint32_t sum, const uint8_t *p, size_t n)
 	return (uint16_t)sum;
 }
 
-/* Check one frame; returns the L4 protocol. */
-static int check_frame(const uint8_t *f, size_t len, size_t want_len, int vlan)
+/* Check an IPv6 header; returns the next header. The pseudo-header sum is added to *@ph. */
+static int check_ip6(const uint8_t *ip, size_t l3len, uint8_t tclass, uint32_t *ph)
+{
+	assert_int_equal(ip[0] >> 4, 6);
+	assert_int_equal((uint8_t)(get16(ip) >> 4), tclass);
+	assert_int_equal(get16(ip + 4), l3len - 40);
+	assert_int_equal(ip[7], 64);
+	*ph = sum16(0, ip + 8, 32) + ip[6] + (uint32_t)(l3len - 40);
+	return ip[6];
+}
+
+/* Check one frame (IPv4, or IPv6 by its EtherType); returns the L4 protocol. */
+static int check_frame_tc(const uint8_t *f, size_t len, size_t want_len, int vlan, uint8_t tos)
 {
 	size_t l3 = vlan >= 0 ? 18 : 14, l4len;
 	const uint8_t *ip = f + l3, *l4;
 	uint32_t ph;
+	int proto;
 
 	assert_int_equal(len, want_len);
 	if (vlan >= 0) {
 		assert_int_equal(get16(f + 12), 0x8100);
 		assert_int_equal(get16(f + 14) & 0xfff, vlan);
 	}
-	assert_int_equal(get16(f + l3 - 2), 0x0800);
-	assert_int_equal(ip[0], 0x45);
-	assert_int_equal(get16(ip + 2), len - l3);
-	assert_int_equal(sum16(0, ip, 20), 0xffff);
-	l4 = ip + 20;
-	l4len = len - l3 - 20;
-	ph = sum16(0, ip + 12, 8) + ip[9] + (uint32_t)l4len;
+	if (get16(f + l3 - 2) == 0x86dd) {
+		proto = check_ip6(ip, len - l3, tos, &ph);
+		l4 = ip + 40;
+		l4len = len - l3 - 40;
+	} else {
+		assert_int_equal(get16(f + l3 - 2), 0x0800);
+		assert_int_equal(ip[0], 0x45);
+		assert_int_equal(ip[1], tos);
+		assert_int_equal(get16(ip + 2), len - l3);
+		assert_int_equal(sum16(0, ip, 20), 0xffff);
+		proto = ip[9];
+		l4 = ip + 20;
+		l4len = len - l3 - 20;
+		ph = sum16(0, ip + 12, 8) + ip[9] + (uint32_t)l4len;
+	}
 	assert_int_equal(sum16(ph, l4, l4len), 0xffff);
-	if (ip[9] == IPPROTO_UDP)
+	if (proto == IPPROTO_UDP)
 		assert_int_equal(get16(l4 + 4), l4len);
-	return ip[9];
+	return proto;
+}
+
+static int check_frame(const uint8_t *f, size_t len, size_t want_len, int vlan)
+{
+	return check_frame_tc(f, len, want_len, vlan, 0);
 }
 
 static void test_frames_valid(void **state)
@@ -89,6 +114,71 @@ static void test_frames_valid(void **state)
 	}
 	cfg.size = 1518;
 	assert_int_equal(mqtx__gen_build(&cfg, 0, buf, 100), -ENOSPC);
+}
+
+static void set_ipv6(struct mqtx_gen_cfg *cfg)
+{
+	static const uint8_t s6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t d6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1 };
+
+	cfg->ipv6 = true;
+	memcpy(cfg->src6, s6, 16);
+	memcpy(cfg->dst6, d6, 16);
+	cfg->src_lo = 1, cfg->src_hi = 4;
+	cfg->dst_lo = 1, cfg->dst_hi = 1;
+}
+
+/* IPv6: the same checks over the IPv6 pseudo-header, the TOS as traffic class, VLAN tags, and
+ * the smallest frames that hold the headers. */
+static void test_frames_valid_ipv6(void **state)
+{
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_pkt_pool *pool = NULL;
+	struct mqtx_job *job = NULL;
+	uint8_t buf[2048];
+
+	(void)state;
+	mqtx__gen_cfg_default(&cfg);
+	set_ipv6(&cfg);
+	cfg.flows = 4;
+	cfg.tos = 0xb8; /* EF */
+	for (int proto = 0; proto < 2; proto++) {
+		cfg.proto = proto ? IPPROTO_TCP : IPPROTO_UDP;
+		for (int v = -1; v <= 100; v += 101) {
+			uint32_t min = 14 + (v >= 0 ? 4 : 0) + 40 + (proto ? 20 : 8) + 4;
+			const uint8_t *ip = buf + (v >= 0 ? 18 : 14);
+
+			cfg.vlan = v;
+			assert_int_equal(mqtx__gen_min_size(&cfg), min);
+			cfg.size = MQTX_GEN_SIZE_IMIX;
+			for (uint64_t seq = 0; seq < 24; seq++) {
+				int len = mqtx__gen_build(&cfg, seq, buf, sizeof(buf));
+				uint32_t want = mqtx__gen_frame_size(&cfg, seq);
+
+				assert_true(want == min || want == 594 || want == 1518);
+				assert_int_equal(check_frame_tc(buf, (size_t)len, want - 4, v, 0xb8),
+						 cfg.proto);
+				/* the source's last 32 bits walk 1..4 under 2001:db8:: */
+				assert_int_equal(get16(ip + 8), 0x2001);
+				assert_int_equal(get16(ip + 20), 0);
+				assert_int_equal(ip[23], 1 + seq % 4);
+			}
+			for (uint32_t size = min; size <= 1522; size += 97) {
+				cfg.size = size;
+				check_frame_tc(buf, (size_t)mqtx__gen_build(&cfg, 7, buf, sizeof(buf)),
+					       size - 4, v, 0xb8);
+			}
+		}
+	}
+	/* a size too small for the headers is refused before anything starts */
+	cfg.proto = IPPROTO_UDP;
+	cfg.vlan = -1;
+	cfg.size = 64;
+	assert_int_equal(mqtx__gen_start(NULL, pool, &cfg, &job), -EINVAL);
+	assert_null(job);
+	cfg.size = 66;
+	assert_int_equal(check_frame_tc(buf, (size_t)mqtx__gen_build(&cfg, 0, buf, sizeof(buf)),
+					62, -1, 0xb8), IPPROTO_UDP);
 }
 
 static void test_imix_and_flows(void **state)
@@ -129,52 +219,100 @@ static void test_imix_and_flows(void **state)
 	assert_int_equal(mqtx__tos2prio(0xb8), 4); /* EF */
 }
 
-/* Frames written with libpcap and read back by tshark (skipped when tshark is missing). */
-static void test_tshark(void **state)
+/* Count the frames of @path that tshark's display @filter (checksums verified) matches;
+ * -1 when tshark is missing. */
+static int tshark_count(const char *path, const char *filter)
 {
-	char path[] = "/tmp/mqtx-gen-XXXXXX.pcap", cmd[512];
-	struct mqtx_gen_cfg cfg;
+	char cmd[768];
+	FILE *f;
+	int n = -1;
+
+	if (system("command -v tshark >/dev/null 2>&1") != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE "
+		 "-o tcp.check_checksum:TRUE -Y '%s' 2>/dev/null | wc -l", path, filter);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
+}
+
+/* 200 frames of @cfg (UDP and TCP alternating, every third with a VLAN tag) into a pcap. */
+static void write_pcap(const char *path, struct mqtx_gen_cfg *cfg)
+{
 	uint8_t buf[2048];
 	pcap_dumper_t *d;
 	pcap_t *p;
-	FILE *f;
-	int fd, n = 0;
+
+	p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = pcap_dump_open(p, path);
+	assert_non_null(d);
+	for (uint64_t s = 0; s < 200; s++) {
+		struct pcap_pkthdr h = { .ts = { 1, (long)s } };
+
+		cfg->proto = s & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+		cfg->vlan = s % 3 == 0 ? (int)s : -1;
+		h.caplen = h.len = (bpf_u_int32)mqtx__gen_build(cfg, s, buf, sizeof(buf));
+		pcap_dump((u_char *)d, &h, buf);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+}
+
+/* Frames written with libpcap and read back by tshark (skipped when tshark is missing). */
+static void test_tshark(void **state)
+{
+	char path[] = "/tmp/mqtx-gen-XXXXXX.pcap";
+	struct mqtx_gen_cfg cfg;
+	int fd, n;
 
 	(void)state;
 	fd = mkstemps(path, 5);
 	assert_true(fd >= 0);
 	close(fd);
-	p = pcap_open_dead(DLT_EN10MB, 65535);
-	d = pcap_dump_open(p, path);
-	assert_non_null(d);
 	mqtx__gen_cfg_default(&cfg);
 	cfg.size = MQTX_GEN_SIZE_IMIX;
 	cfg.flows = 50;
-	for (uint64_t s = 0; s < 200; s++) {
-		struct pcap_pkthdr h = { .ts = { 1, (long)s } };
-
-		cfg.proto = s & 1 ? IPPROTO_TCP : IPPROTO_UDP;
-		cfg.vlan = s % 3 == 0 ? (int)s : -1;
-		h.caplen = h.len = (bpf_u_int32)mqtx__gen_build(&cfg, s, buf, sizeof(buf));
-		pcap_dump((u_char *)d, &h, buf);
-	}
-	pcap_dump_close(d);
-	pcap_close(p);
-	if (system("command -v tshark >/dev/null 2>&1") != 0) {
-		unlink(path);
-		skip();
-	}
-	snprintf(cmd, sizeof(cmd),
-		 "tshark -r %s -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE "
-		 "-o tcp.check_checksum:TRUE -Y 'ip.checksum.status == 1 && "
-		 "(udp.checksum.status == 1 || tcp.checksum.status == 1) && !_ws.malformed' "
-		 "2>/dev/null | wc -l", path);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%d", &n), 1);
-	pclose(f);
+	write_pcap(path, &cfg);
+	n = tshark_count(path, "ip.checksum.status == 1 && (udp.checksum.status == 1 || "
+			       "tcp.checksum.status == 1) && !_ws.malformed");
 	unlink(path);
+	if (n < 0)
+		skip();
 	assert_int_equal(n, 200);
+}
+
+/* The same for IPv6: tshark checks UDP and TCP checksums over the IPv6 pseudo-header, and
+ * reads the traffic class, the addresses and the VLAN tags back. */
+static void test_tshark_ipv6(void **state)
+{
+	char path[] = "/tmp/mqtx-gen6-XXXXXX.pcap";
+	struct mqtx_gen_cfg cfg;
+	int fd, n, tagged;
+
+	(void)state;
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	close(fd);
+	mqtx__gen_cfg_default(&cfg);
+	set_ipv6(&cfg);
+	cfg.size = MQTX_GEN_SIZE_IMIX;
+	cfg.flows = 50;
+	cfg.tos = 46 << 2;
+	write_pcap(path, &cfg);
+	n = tshark_count(path, "ipv6 && !ip && ipv6.tclass.dscp == 46 && ipv6.hlim == 64 && "
+			       "ipv6.src == 2001:db8::/125 && ipv6.dst == 2001:db8:1::1 && "
+			       "(udp.checksum.status == 1 || tcp.checksum.status == 1) && "
+			       "!_ws.malformed");
+	tagged = tshark_count(path, "vlan && ipv6 && (udp.checksum.status == 1 || "
+				    "tcp.checksum.status == 1)");
+	unlink(path);
+	if (n < 0)
+		skip();
+	assert_int_equal(n, 200);
+	assert_int_equal(tagged, 67); /* s % 3 == 0 for s < 200 */
 }
 
 static struct mqtx_dev *null_dev(struct mqtx_clock *clock, uint32_t nq)
@@ -309,6 +447,7 @@ static void test_parsers(void **state)
 	uint64_t bps, pps;
 	uint32_t lo, hi;
 	uint16_t plo, phi;
+	uint8_t base[16];
 
 	(void)state;
 	assert_int_equal(mqtx__parse_rate("10mbit", &bps, &pps), 0);
@@ -346,6 +485,22 @@ static void test_parsers(void **state)
 	assert_int_equal(hi - lo, 8);
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.9-10.0.0.1", &lo, &hi), -EINVAL);
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.256", &lo, &hi), -EINVAL);
+	memset(base, 0, sizeof(base));
+	assert_int_equal(mqtx__parse_ipv6_range("2001:db8::1:fffe-2001:db8::2:1", base, &lo, &hi), 0);
+	assert_int_equal(lo, 0x1fffe);
+	assert_int_equal(hi, 0x20001);
+	assert_int_equal(base[0], 0x20);
+	assert_int_equal(base[3], 0xb8);
+	assert_int_equal(mqtx__parse_ipv6_range("fd00::7", base, &lo, &hi), 0);
+	assert_int_equal(lo, 7);
+	assert_int_equal(hi, 7);
+	assert_int_equal(base[0], 0xfd);
+	assert_int_equal(mqtx__parse_ipv6_range("fd00::1-fd01::1", base, &lo, &hi), -ERANGE);
+	assert_int_equal(mqtx__parse_ipv6_range("fd00::9-fd00::1", base, &lo, &hi), -EINVAL);
+	assert_int_equal(mqtx__parse_ipv6_range("fd00::g", base, &lo, &hi), -EINVAL);
+	assert_int_equal(mqtx__parse_ipv6_range("10.0.0.1", base, &lo, &hi), -EINVAL);
+	assert_int_equal(mqtx__parse_ipv6_range("fd00::1-", base, &lo, &hi), -EINVAL);
+	assert_int_equal(base[0], 0xfd); /* refused: unchanged */
 	assert_int_equal(mqtx__parse_port_range("80-90", &plo, &phi), 0);
 	assert_int_equal(phi, 90);
 	assert_int_equal(mqtx__parse_port_range("65536", &plo, &phi), -EINVAL);
@@ -357,6 +512,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_valid),  cmocka_unit_test(test_imix_and_flows),
 		cmocka_unit_test(test_tshark),	      cmocka_unit_test(test_count_exact),
+		cmocka_unit_test(test_frames_valid_ipv6), cmocka_unit_test(test_tshark_ipv6),
 		cmocka_unit_test(test_pacing_virtual), cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_parsers),
 	};

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,8 +240,60 @@ static int parse_duration(struct mqtx_gen_cfg *cfg, const char *v, struct mqtx_b
 	return 0;
 }
 
+/* "src"/"dst" A[-B]: an IPv6 address (it has a ':') or IPv4; @af[0] and @af[1] record the
+ * family given for the source and the destination. */
+static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int af[2],
+		      struct mqtx_buf *err)
+{
+	bool src = w[0] == 's';
+	uint32_t *lo = src ? &cfg->src_lo : &cfg->dst_lo, *hi = src ? &cfg->src_hi : &cfg->dst_hi;
+	int rc;
+
+	if (!strchr(v, ':')) {
+		if (mqtx__parse_ipv4_range(v, lo, hi))
+			return bad(err, "gen", w, v);
+		af[!src] = AF_INET;
+		return 0;
+	}
+	rc = mqtx__parse_ipv6_range(v, src ? cfg->src6 : cfg->dst6, lo, hi);
+	if (rc == -ERANGE) {
+		mqtx_buf_printf(err, "gen: invalid %s \"%s\": an IPv6 range may vary only in its "
+				"last 32 bits\n", w, v);
+		return MQTX_CTL_EPARSE;
+	}
+	if (rc)
+		return bad(err, "gen", w, v);
+	af[!src] = AF_INET6;
+	return 0;
+}
+
+/* After the options: one address family for both ends; an end not given follows the other. */
+static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_buf *err)
+{
+	static const uint8_t def6[2][16] = {
+		{ 0xfd, [15] = 1 }, /* fd00::1 -> fd00::2, as 10.0.0.1 -> 10.0.0.2 */
+		{ 0xfd, [15] = 2 },
+	};
+
+	if (af[0] && af[1] && af[0] != af[1]) {
+		mqtx_buf_printf(err, "gen: src and dst must be of one address family\n");
+		return MQTX_CTL_EPARSE;
+	}
+	cfg->ipv6 = af[0] == AF_INET6 || af[1] == AF_INET6;
+	if (cfg->ipv6 && !af[0]) {
+		memcpy(cfg->src6, def6[0], 16);
+		cfg->src_lo = cfg->src_hi = 1;
+	}
+	if (cfg->ipv6 && !af[1]) {
+		memcpy(cfg->dst6, def6[1], 16);
+		cfg->dst_lo = cfg->dst_hi = 2;
+	}
+	return 0;
+}
+
 /* One "word value" pair of the gen grammar; returns 0, or an exit code after a message. */
-static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struct mqtx_buf *err)
+static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int af[2],
+		   struct mqtx_buf *err)
 {
 	uint64_t x;
 
@@ -280,11 +333,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, struc
 			return bad(err, "gen", w, v);
 		cfg->tos = (uint8_t)(dscp ? x << 2 : x);
 	} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-		bool src = w[0] == 's';
-
-		if (mqtx__parse_ipv4_range(v, src ? &cfg->src_lo : &cfg->dst_lo,
-					   src ? &cfg->src_hi : &cfg->dst_hi))
-			return bad(err, "gen", w, v);
+		return parse_addr(cfg, w, v, af, err);
 	} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
 		bool s = w[0] == 's';
 
@@ -318,7 +367,10 @@ static void gen_usage(struct mqtx_buf *b)
 		"RATE := { NUMBER[k|m|g|t]bit | NUMBER[k|m|g|t]bps | NUMBER[k|m]pps }  (tc's rates;\n"
 		"        a bare NUMBER is bit/s)\n"
 		"TIME := NUMBER{s|ms|us}  (tc's times; a unit is required: \"duration 10\" is refused)\n"
-		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18;\n"
+		"A, B: IPv4 or IPv6 addresses (one family; IPv6 ranges vary in the last 32 bits);\n"
+		"      an IPv6 address selects IPv6 frames, TOS/DSCP going to the traffic class\n"
+		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 with\n"
+		"       UDP, 78 with TCP; imix raises its 64 to that);\n"
 		"       imix: 7:4:1 of 64, 594 and 1518\n");
 }
 
@@ -351,6 +403,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
+	int af[2] = { 0, 0 };
 	uint32_t max;
 	int rc;
 
@@ -377,9 +430,18 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			name = argv[i + 1];
 			continue;
 		}
-		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, err);
+		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, af, err);
 		if (rc)
 			return rc;
+	}
+	rc = settle_family(&cfg, af, err);
+	if (rc)
+		return rc;
+	if (cfg.size != MQTX_GEN_SIZE_IMIX && cfg.size < mqtx__gen_min_size(&cfg)) {
+		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
+				cfg.size, cfg.ipv6 ? "IPv6" : "IPv4",
+				cfg.proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx__gen_min_size(&cfg));
+		return MQTX_CTL_EPARSE;
 	}
 	rc = job_dev(ctl, "gen", name, &dev, err);
 	if (rc)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Traffic generator: builds valid Ethernet/IPv4/UDP|TCP frames for a set of flows and sends
-// them through the device's select/qdisc/driver path, paced on the device's clock.
+// Traffic generator: builds valid Ethernet/IPv4|IPv6/UDP|TCP frames for a set of flows and
+// sends them through the device's select/qdisc/driver path, paced on the device's clock.
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #define ETH_HLEN  14
 #define VLAN_HLEN 4
 #define IP_HLEN	  20
+#define IP6_HLEN  40
 #define UDP_HLEN  8
 #define TCP_HLEN  20
 
@@ -46,14 +47,27 @@ uint32_t mqtx__tos2prio(uint8_t tos)
 	return map[(tos & 0x1e) >> 1];
 }
 
+uint32_t mqtx__gen_min_size(const struct mqtx_gen_cfg *cfg)
+{
+	uint32_t n = ETH_HLEN + (cfg->vlan >= 0 ? VLAN_HLEN : 0) + MQTX_GEN_FCS +
+		     (cfg->ipv6 ? IP6_HLEN : IP_HLEN) +
+		     (cfg->proto == IPPROTO_TCP ? TCP_HLEN : UDP_HLEN);
+
+	return n > MQTX_GEN_SIZE_MIN ? n : MQTX_GEN_SIZE_MIN;
+}
+
 uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 {
 	/* Simple IMIX: 7 x 64, 4 x 594, 1 x 1518 in every 12 frames, interleaved. */
 	static const uint16_t imix[12] = { 64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 594, 64 };
+	uint32_t min;
 
 	if (cfg->size != MQTX_GEN_SIZE_IMIX)
 		return cfg->size;
-	return imix[seq % 12];
+	/* 64 bytes cannot hold IPv6 and UDP or TCP headers: the smallest frame that can stands
+	 * in for it (as pktgen grows a frame too small for its headers). */
+	min = mqtx__gen_min_size(cfg);
+	return imix[seq % 12] > min ? imix[seq % 12] : min;
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -113,8 +127,40 @@ static uint8_t *build_l2(const struct mqtx_gen_cfg *cfg, uint8_t *p)
 		put16(p + 2, (uint16_t)cfg->vlan);
 		p += VLAN_HLEN;
 	}
-	put16(p, 0x0800);
+	put16(p, cfg->ipv6 ? 0x86dd : 0x0800);
 	return p + 2;
+}
+
+/* IPv4 header: version 4, IHL 5, DF, TTL 64, header checksum. */
+static void build_ip4(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint64_t seq, uint32_t src,
+		      uint32_t dst, size_t l4len)
+{
+	ip[0] = 0x45;
+	ip[1] = cfg->tos;
+	put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
+	put16(ip + 4, (uint16_t)seq);
+	put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = cfg->proto;
+	put16(ip + 10, 0);
+	put32(ip + 12, src);
+	put32(ip + 16, dst);
+	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HLEN)));
+}
+
+/* IPv6 header (RFC 8200): the TOS byte as traffic class, flow label 0, hop limit 64; the
+ * addresses are the configured prefixes with the flow's last 32 bits. */
+static void build_ip6(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint32_t src, uint32_t dst,
+		      size_t l4len)
+{
+	put32(ip, 6u << 28 | (uint32_t)cfg->tos << 20);
+	put16(ip + 4, (uint16_t)l4len);
+	ip[6] = cfg->proto;
+	ip[7] = 64;
+	memcpy(ip + 8, cfg->src6, 12);
+	put32(ip + 20, src);
+	memcpy(ip + 24, cfg->dst6, 12);
+	put32(ip + 36, dst);
 }
 
 int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
@@ -129,7 +175,9 @@ int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, 
 		return -ENOSPC;
 	flow_tuple(cfg, seq % cfg->flows, &src, &dst, &sport, &dport);
 	ip = build_l2(cfg, buf);
-	l4 = ip + IP_HLEN;
+	l4 = ip + (cfg->ipv6 ? IP6_HLEN : IP_HLEN);
+	if (l4 + hl4 > buf + len)
+		return -EINVAL; /* smaller than its headers: mqtx__gen_start() refuses such sizes */
 	l4len = len - (size_t)(l4 - buf);
 	/* Payload: the sequence number, then a byte pattern a reader can check. */
 	for (size_t i = hl4; i < l4len; i++)
@@ -138,18 +186,10 @@ int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, 
 		put32(l4 + hl4, (uint32_t)(seq >> 32));
 		put32(l4 + hl4 + 4, (uint32_t)seq);
 	}
-	/* IPv4 header: version 4, IHL 5, DF, TTL 64. */
-	ip[0] = 0x45;
-	ip[1] = cfg->tos;
-	put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
-	put16(ip + 4, (uint16_t)seq);
-	put16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = cfg->proto;
-	put16(ip + 10, 0);
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
-	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HLEN)));
+	if (cfg->ipv6)
+		build_ip6(cfg, ip, src, dst, l4len);
+	else
+		build_ip4(cfg, ip, seq, src, dst, l4len);
 	put16(l4, sport);
 	put16(l4 + 2, dport);
 	if (cfg->proto == IPPROTO_TCP) {
@@ -164,11 +204,15 @@ int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, 
 		put16(l4 + 4, (uint16_t)l4len);
 		put16(l4 + 6, 0);
 	}
-	/* Pseudo-header: addresses, protocol, L4 length. */
-	sum = csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
+	/* Pseudo-header: addresses, protocol, L4 length; the IPv6 one (RFC 8200 8.1) has a
+	 * 32-bit length and next header, which add up the same as IPv4's 16-bit fields. */
+	if (cfg->ipv6)
+		sum = csum_add(0, ip + 8, 32) + cfg->proto + (uint32_t)l4len;
+	else
+		sum = csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
 	sum = csum_fold(csum_add(sum, l4, l4len));
 	if (cfg->proto != IPPROTO_TCP && sum == 0)
-		sum = 0xffff; /* UDP: zero means "no checksum" (RFC 768) */
+		sum = 0xffff; /* UDP: zero means "no checksum" (RFC 768; not allowed over IPv6) */
 	put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
 	return (int)len;
 }
@@ -247,6 +291,7 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
 	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
+	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx__gen_min_size(cfg)) ||
 	    (cfg->rate_bps && cfg->rate_pps) || cfg->vlan > 4095 ||
 	    cfg->src_lo > cfg->src_hi || cfg->dst_lo > cfg->dst_hi ||
 	    cfg->sport_lo > cfg->sport_hi || cfg->dport_lo > cfg->dport_hi)

@@ -29,8 +29,12 @@
  * @duration_ns: stop after this long on the device's clock (0: no limit).
  * @threads: sending threads, 1..MQTX_GEN_THREADS_MAX.
  * @proto: IPPROTO_UDP or IPPROTO_TCP.
- * @tos: the IPv4 TOS byte (also sets the packet priority as Linux's ip_tos2prio does).
- * @src_lo..@dport_hi: inclusive ranges, host byte order.
+ * @tos: the IPv4 TOS byte or the IPv6 traffic class (also sets the packet priority as Linux's
+ *       ip_tos2prio does).
+ * @src_lo..@dport_hi: inclusive ranges, host byte order. For IPv6, @src_lo..@src_hi and
+ *       @dst_lo..@dst_hi are the last 32 bits of the addresses.
+ * @ipv6: build IPv6 frames: addresses are @src6/@dst6 with their last 32 bits taken from the
+ *       ranges above (only the first 12 bytes of @src6/@dst6 are used).
  * @vlan: an 802.1Q tag with this VID (0..4095), or -1 for none.
  */
 struct mqtx_gen_cfg {
@@ -44,6 +48,8 @@ struct mqtx_gen_cfg {
 	uint8_t tos;
 	uint32_t src_lo, src_hi, dst_lo, dst_hi;
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	bool ipv6;
+	uint8_t src6[16], dst6[16];
 	int vlan;
 	uint8_t src_mac[6], dst_mac[6];
 };
@@ -52,14 +58,24 @@ struct mqtx_gen_cfg {
 void mqtx__gen_cfg_default(struct mqtx_gen_cfg *cfg);
 
 /**
- * mqtx__gen_build() - write frame number @seq of @cfg into @buf (valid IPv4 header checksum,
- * UDP or TCP checksum over the pseudo-header, payload starting with @seq).
+ * mqtx__gen_build() - write frame number @seq of @cfg into @buf (IPv4 with a valid header
+ * checksum, or IPv6; UDP or TCP checksum over the IPv4 or IPv6 pseudo-header; payload starting
+ * with @seq).
  * Return: the frame length (without FCS), or -ENOSPC if @cap is too small.
  */
 int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap);
 
-/** mqtx__gen_frame_size() - the size with FCS of frame @seq (resolves IMIX). */
+/**
+ * mqtx__gen_frame_size() - the size with FCS of frame @seq (resolves IMIX; an IMIX size below
+ * mqtx__gen_min_size() is raised to it, which only IPv6 needs).
+ */
 uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq);
+
+/**
+ * mqtx__gen_min_size() - the smallest frame with FCS that holds the headers of @cfg, at least
+ * MQTX_GEN_SIZE_MIN (IPv6/UDP needs 66, IPv6/TCP 78, 4 more with a VLAN tag).
+ */
+uint32_t mqtx__gen_min_size(const struct mqtx_gen_cfg *cfg);
 
 /** mqtx__tos2prio() - Linux's ip_tos2prio: the priority of an IPv4 TOS byte. */
 uint32_t mqtx__tos2prio(uint8_t tos);
@@ -195,6 +211,12 @@ int mqtx__parse_u64(const char *s, uint64_t *v);
 int mqtx__parse_rate(const char *s, uint64_t *bps, uint64_t *pps);
 /** mqtx__parse_ipv4_range() - "A" or "A-B" (host order, A <= B). */
 int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi);
+/**
+ * mqtx__parse_ipv6_range() - "A" or "A-B" (IPv6, A <= B): @base gets A, *@lo and *@hi the last
+ * 32 bits of A and B. Return 0, -EINVAL (malformed), -ERANGE (A and B differ before their last
+ * 32 bits).
+ */
+int mqtx__parse_ipv6_range(const char *s, uint8_t base[16], uint32_t *lo, uint32_t *hi);
 /** mqtx__parse_port_range() - "P" or "P-Q" (P <= Q). */
 int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi);
 

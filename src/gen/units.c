@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Value parsers for the gen/replay/dev commands: numbers, rates (tc's, plus pps), ranges.
+// Value parsers of the gen/replay/dev commands: numbers, rates (tc's and pps), address ranges.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -72,6 +72,37 @@ int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi)
 		return -EINVAL;
 	*lo = a;
 	*hi = b;
+	return 0;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int mqtx__parse_ipv6_range(const char *s, uint8_t base[16], uint32_t *lo, uint32_t *hi)
+{
+	const char *dash = strchr(s, '-');
+	char tmp[INET6_ADDRSTRLEN];
+	uint8_t a[16], b[16];
+	size_t n = dash ? (size_t)(dash - s) : strlen(s);
+
+	if (n == 0 || n >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (inet_pton(AF_INET6, tmp, a) != 1)
+		return -EINVAL;
+	memcpy(b, a, 16);
+	if (dash && inet_pton(AF_INET6, dash + 1, b) != 1)
+		return -EINVAL;
+	if (memcmp(a, b, 12))
+		return -ERANGE; /* the flow counter walks the last 32 bits only */
+	if (get32(b + 12) < get32(a + 12))
+		return -EINVAL;
+	memcpy(base, a, 16);
+	*lo = get32(a + 12);
+	*hi = get32(b + 12);
 	return 0;
 }
 
