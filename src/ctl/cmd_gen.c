@@ -267,7 +267,8 @@ static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, in
 	return 0;
 }
 
-/* After the options: one address family for both ends; an end not given follows the other. */
+/* After the options: one address family for both ends (an end not given follows the other),
+ * and a size that holds the headers of that family. */
 static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_buf *err)
 {
 	static const uint8_t def6[2][16] = {
@@ -287,6 +288,12 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_
 	if (cfg->ipv6 && !af[1]) {
 		memcpy(cfg->dst6, def6[1], 16);
 		cfg->dst_lo = cfg->dst_hi = 2;
+	}
+	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx__gen_min_size(cfg)) {
+		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
+				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
+				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx__gen_min_size(cfg));
+		return MQTX_CTL_EPARSE;
 	}
 	return 0;
 }
@@ -435,15 +442,8 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			return rc;
 	}
 	rc = settle_family(&cfg, af, err);
-	if (rc)
-		return rc;
-	if (cfg.size != MQTX_GEN_SIZE_IMIX && cfg.size < mqtx__gen_min_size(&cfg)) {
-		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
-				cfg.size, cfg.ipv6 ? "IPv6" : "IPv4",
-				cfg.proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx__gen_min_size(&cfg));
-		return MQTX_CTL_EPARSE;
-	}
-	rc = job_dev(ctl, "gen", name, &dev, err);
+	if (!rc)
+		rc = job_dev(ctl, "gen", name, &dev, err);
 	if (rc)
 		return rc;
 	max = mqtx_dev_mtu(dev) + 18 + (cfg.vlan >= 0 ? 4 : 0);
