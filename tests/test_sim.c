@@ -226,6 +226,26 @@ static void test_stop_wake(void **state)
 
 static void check_conservation(struct env *e, uint64_t sent);
 
+/* The model with defaults filled in: on a virtual clock there is no coalescing. */
+static void test_get_cfg(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_cfg sc = { .ring = 40, .rate_pps = 5000 }, got;
+	struct mqtx_dev *null_dev;
+	struct mqtx_dev_cfg nc = { .name = "n0", .ops = &mqtx_null_ops, .num_txq = 1 };
+
+	mkdev(e, 1, 0, &sc);
+	assert_int_equal(mqtx_sim_get_cfg(e->dev, &got), 0);
+	assert_int_equal(got.ring, 40);
+	assert_int_equal(got.rate_pps, 5000);
+	assert_int_equal(got.stop_thresh, 10); /* min(64, ring / 4) */
+	assert_int_equal(got.wake_thresh, 10);
+	assert_int_equal(got.coalesce_ns, 0);
+	assert_int_equal(mqtx_dev_create(&nc, &null_dev), 0);
+	assert_int_equal(mqtx_sim_get_cfg(null_dev, &got), -EINVAL);
+	mqtx_dev_destroy(null_dev);
+}
+
 /* With the default thresholds a running queue always has room for a whole burst: under a
  * sustained overload the queue stops and wakes, but the driver never refuses (no requeue). */
 static void test_default_never_refuses(void **state)
@@ -573,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rate_zero_next_round, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_wake, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_never_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_cfg, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bql, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config, setup, teardown),

@@ -59,18 +59,32 @@ static void usage(FILE *f)
 static bool in_group(uid_t uid, gid_t gid, gid_t want)
 {
 	struct passwd *pw;
-	gid_t groups[256];
-	int n = 256;
+	gid_t *groups = NULL;
+	int n = 64;
+	bool found = false;
 
 	if (gid == want)
 		return true;
 	pw = getpwuid(uid);
-	if (!pw || getgrouplist(pw->pw_name, gid, groups, &n) < 0)
+	if (!pw)
 		return false;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == want)
-			return true;
-	return false;
+	/* getgrouplist() says how many groups there are when the array is too small. */
+	for (int tries = 0; tries < 2 && !found; tries++) {
+		gid_t *g = realloc(groups, (size_t)n * sizeof(*groups));
+		int want_n = n;
+
+		if (!g)
+			break;
+		groups = g;
+		if (getgrouplist(pw->pw_name, gid, groups, &want_n) >= 0) {
+			for (int i = 0; i < want_n; i++)
+				found |= groups[i] == want;
+			break;
+		}
+		n = want_n;
+	}
+	free(groups);
+	return found;
 }
 
 static bool peer_allowed(int fd, char *why, size_t len)

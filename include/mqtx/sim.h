@@ -67,6 +67,13 @@ MQTX_API extern const struct mqtx_dev_ops mqtx_sim_ops;
 MQTX_API int mqtx_sim_configure(struct mqtx_dev *dev, const struct mqtx_sim_cfg *cfg);
 
 /**
+ * mqtx_sim_get_cfg() - the device's model with every default filled in (ring, thresholds,
+ * coalescing for its clock), as it runs or will run at the next open.
+ * Return: 0, or -EINVAL if @dev is not a sim device.
+ */
+MQTX_API int mqtx_sim_get_cfg(struct mqtx_dev *dev, struct mqtx_sim_cfg *cfg);
+
+/**
  * mqtx_sim_dev_create() - mqtx_dev_create() with the sim driver and configuration @sim
  * (NULL: defaults). @base->ops and @base->priv_size are ignored.
  * Return: 0 and *@out; the errors of mqtx_dev_create() and mqtx_sim_configure().

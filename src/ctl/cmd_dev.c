@@ -77,9 +77,26 @@ static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 	return mqtx_sim_dev_create(base, opt, out);
 }
 
+/* The model as it runs, in the words and units dev add takes. */
+static void sim_show(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	struct mqtx_sim_cfg c;
+	char b[MQTX_TC_BUF];
+
+	if (mqtx_sim_get_cfg(dev, &c))
+		return;
+	mqtx_buf_printf(out, " ring %u", c.ring);
+	if (c.rate_bps)
+		mqtx_buf_printf(out, " rate %s", mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
+	if (c.rate_pps)
+		mqtx_buf_printf(out, " rate %llupps", (unsigned long long)c.rate_pps);
+	mqtx_buf_printf(out, " stop_thresh %u wake_thresh %u coalesce %s", c.stop_thresh,
+			c.wake_thresh, mqtx_tc_print_time(b, sizeof(b), c.coalesce_ns));
+}
+
 static const struct dev_kind dev_kinds[] = {
 	{ .kind = "null", .create = null_create },
-	{ .kind = "sim", .parse = sim_parse, .create = sim_create },
+	{ .kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show },
 	{ .kind = "loopback", .create = loopback_create },
 };
 

@@ -307,6 +307,9 @@ static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
 		mqtx_err("sim: peer is the device itself");
 		return -EINVAL;
 	}
+	/* Real time needs rounds: without coalescing the completer would spin. */
+	if (dev && !c->coalesce_ns && !mqtx_clock_is_virtual(mqtx_dev_clock(dev)))
+		c->coalesce_ns = MQTX_SIM_REAL_COALESCE_NS;
 	return 0;
 }
 
@@ -352,8 +355,6 @@ static int sim_open(struct mqtx_dev *dev)
 
 	if (err)
 		return err;
-	if (!s->virt && !run.coalesce_ns)
-		run.coalesce_ns = MQTX_SIM_REAL_COALESCE_NS;
 	s->rings = mqtx__alloc((size_t)s->nq * run.ring * sizeof(struct sim_desc));
 	if (!s->rings)
 		return -ENOMEM;
@@ -439,6 +440,17 @@ int mqtx_sim_configure(struct mqtx_dev *dev, const struct mqtx_sim_cfg *cfg)
 	sim_priv(dev)->cfg = *cfg;
 	mqtx_dev_config_unlock(dev);
 	return 0;
+}
+
+int mqtx_sim_get_cfg(struct mqtx_dev *dev, struct mqtx_sim_cfg *cfg)
+{
+	if (!is_sim(dev))
+		return -EINVAL;
+	mqtx_dev_config_lock(dev);
+	*cfg = sim_priv(dev)->cfg;
+	mqtx_dev_config_unlock(dev);
+	/* What was configured was checked then, so resolving it again cannot fail. */
+	return sim_resolve(dev, cfg);
 }
 
 int mqtx_sim_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_sim_cfg *sim,
