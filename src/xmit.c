@@ -61,6 +61,16 @@ static void requeue_head(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx
 	}
 }
 
+/* Lock held. The driver took only part of a batch: the rest goes back to the head. A stopped
+ * queue is run again by its wake; a busy one (refused without stopping) must be retried. */
+static void requeue_refused(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			    unsigned n)
+{
+	requeue_head(q, txq, pkts, n, true);
+	if (!mqtx__txq_frozen_or_stopped(txq))
+		mqtx_txq_schedule(txq);
+}
+
 /*
  * Lock held. Take the next batch for one TX queue: requeued packets first (never overtaken),
  * then from the qdisc, bounded by @max, by BQL's byte budget for a one-queue qdisc, and by
@@ -141,15 +151,22 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 		q->bytes += bytes;
 		quota -= (int)n;
 		if (sent < n) {
-			requeue_head(q, txq, pkts + sent, n - sent, true);
-			/* A stopped queue is run again by its wake; a busy one must be retried. */
-			if (!mqtx__txq_frozen_or_stopped(txq))
-				mqtx_txq_schedule(txq);
+			requeue_refused(q, txq, pkts + sent, n - sent);
 			return;
 		}
 	}
 	if (quota <= 0 && (q->qlen || q->requeue.len))
 		mqtx_txq_schedule(q->dev_queue);
+}
+
+/* Lock held, qdisc in service. Run it unless another thread already is (one dequeuer). */
+static void qdisc_run_locked(struct mqtx_qdisc *q)
+{
+	if (q->running)
+		return;
+	q->running = true;
+	qdisc_restart(q);
+	q->running = false;
 }
 
 void mqtx__qdisc_run(struct mqtx_qdisc *q)
@@ -160,11 +177,8 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q)
 		return;
 	lock = mqtx__qdisc_lock(q);
 	mqtx_spin_lock(lock);
-	if (!q->running && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
-		q->running = true;
-		qdisc_restart(q);
-		q->running = false;
-	}
+	if (!(q->flags & MQTX_QF_OUT_OF_SERVICE))
+		qdisc_run_locked(q);
 	mqtx_spin_unlock(lock);
 }
 
@@ -202,18 +216,14 @@ static unsigned bypass_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
 	mqtx_spin_lock(lock);
 	q->packets += sent;
 	q->bytes += bytes;
-	if (sent < n) {
-		requeue_head(q, txq, pkts + sent, n - sent, true);
-		if (!mqtx__txq_frozen_or_stopped(txq))
-			mqtx_txq_schedule(txq);
-	} else if (q->qlen) {
-		/* Others enqueued while we were in the driver (they saw us running). */
+	/* If others enqueued while we were in the driver (they saw us running), send theirs. */
+	if (sent < n)
+		requeue_refused(q, txq, pkts + sent, n - sent);
+	else if (q->qlen)
 		qdisc_restart(q);
-	}
 	q->running = false;
 	return n;
 }
-
 /*
  * Send @n packets that all selected @txq. Returns how many were accepted; *@rc gets the
  * result of the last enqueue (for the single-packet call).
@@ -255,11 +265,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 			*rc = q->ops->enqueue(q, pkts[i], &to_free);
 			accepted += *rc != MQTX_XMIT_DROP;
 		}
-		if (!q->running) {
-			q->running = true;
-			qdisc_restart(q);
-			q->running = false;
-		}
+		qdisc_run_locked(q);
 	}
 	mqtx_spin_unlock(lock);
 	mqtx__free_list(to_free);
