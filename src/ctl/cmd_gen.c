@@ -161,6 +161,17 @@ static struct tool_job *find_job(struct mqtx_tool_state *s, const char *word, st
 	return NULL;
 }
 
+/* Print one job; with @stop, end it first (its final counters) and forget it. */
+static void show_or_stop(struct mqtx_tool_state *s, struct tool_job *tj, bool stop,
+			 struct mqtx_buf *out)
+{
+	if (stop)
+		mqtx__job_join(tj->job);
+	show_job(tj, out);
+	if (stop)
+		job_unlink_free(s, tj);
+}
+
 /* "show [ID]" and "stop ID|all" shared by gen and replay; stop prints the final counters. */
 static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *out,
 		     struct mqtx_buf *err)
@@ -181,20 +192,12 @@ static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_bu
 		tj = find_job(s, argv[2], err, argv[0]);
 		if (!tj)
 			return MQTX_CTL_EREFUSED;
-		if (stop)
-			mqtx__job_join(tj->job);
-		show_job(tj, out);
-		if (stop)
-			job_unlink_free(s, tj);
+		show_or_stop(s, tj, stop, out);
 		return MQTX_CTL_OK;
 	}
 	for (tj = s ? s->jobs : NULL; tj; tj = next) {
 		next = tj->next;
-		if (stop)
-			mqtx__job_join(tj->job);
-		show_job(tj, out);
-		if (stop)
-			job_unlink_free(s, tj);
+		show_or_stop(s, tj, stop, out);
 	}
 	return MQTX_CTL_OK;
 }
