@@ -8,21 +8,19 @@
 #include "core.h"
 #include "qdisc/kinds.h"
 
-/* Enqueue to a deactivated queue: the transmit path drops before calling it. */
+/*
+ * The qdisc of a queue whose device is down. It holds nothing and has no queue lock of its
+ * own: the transmit path drops for it (MQTX_DROP_DOWN, on the packet's queue) before any
+ * enqueue, and without an enqueue it is never run (a queue woken while down runs nothing).
+ */
 static struct mqtx_pkt *noop_dequeue(struct mqtx_qdisc *q)
 {
 	(void)q;
 	return NULL;
 }
 
-static int noop_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
-{
-	return mqtx_qdisc_drop(q, pkt, MQTX_DROP_DOWN, to_free);
-}
-
 static const struct mqtx_qdisc_ops noop_ops = {
 	.id = "noop",
-	.enqueue = noop_enqueue,
 	.dequeue = noop_dequeue,
 	.peek = noop_dequeue,
 };

@@ -237,7 +237,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 
 	for (;;) {
 		if (unlikely(q == &mqtx__noop_qdisc)) {
-			/* The device is down (or going down). */
+			/* The device is down (or going down): noop queues nothing. */
 			drop_pkts(txq, pkts, n, MQTX_DROP_DOWN);
 			*rc = MQTX_XMIT_DROP;
 			return 0;

@@ -434,6 +434,28 @@ static void test_close_purges_counted(void **state)
 	unmake(f);
 }
 
+/* A queue woken while its device is down (before the first open, after a close: a driver's
+ * late completion) is scheduled and run, and there is nothing to run: no crash, no packet. */
+static void test_wake_while_down(void **state)
+{
+	struct fixture *f = make(2, &rec_ops);
+	struct mqtx_dev_stats st;
+
+	(void)state;
+	mqtx_txq_wake(mqtx_dev_txq(f->dev, 0));
+	assert_int_equal(mqtx_tx_action(), 1);
+	assert_int_equal(mqtx_dev_open(f->dev), 0);
+	assert_int_equal(mqtx_dev_close(f->dev), 0);
+	mqtx_txq_wake(mqtx_dev_txq(f->dev, 1));
+	assert_int_equal(mqtx_tx_action(), 1);
+	assert_int_equal(mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 0)), MQTX_XMIT_DROP);
+	mqtx_dev_get_stats(f->dev, &st);
+	assert_int_equal(f->rec->n, 0);
+	assert_int_equal(st.xmit, 1);
+	assert_int_equal(st.txq.drops[MQTX_DROP_DOWN], 1);
+	unmake(f);
+}
+
 static void test_pfifo_fast_bands(void **state)
 {
 	struct fixture *f = make(1, &rec_ops);
@@ -505,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_all_tx_empty),
 		cmocka_unit_test(test_lock_all_blocks),
 		cmocka_unit_test(test_close_purges_counted),
+		cmocka_unit_test(test_wake_while_down),
 		cmocka_unit_test(test_pfifo_fast_bands),
 		cmocka_unit_test(test_pool_cache_returned_at_exit),
 	};
