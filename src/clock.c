@@ -105,13 +105,20 @@ static struct mqtx_timer *pop_due(struct mqtx_clock *c, uint64_t upto)
 	return t;
 }
 
+/* Lock held, dropped around the callback. The callback is a section: the queues it wakes run
+ * right after it (as a softirq raised by a timer runs when the interrupt ends), on this thread,
+ * once the callback counts as finished, so mqtx_timer_cancel() never waits for a queue run. */
 static void run_one(struct mqtx_clock *c, struct mqtx_timer *t)
 {
 	pthread_mutex_unlock(&c->lock);
+	mqtx__bh_disable();
 	t->fn_(t, t->arg_);
 	pthread_mutex_lock(&c->lock);
 	c->running = NULL;
 	pthread_cond_broadcast(&c->done);
+	pthread_mutex_unlock(&c->lock);
+	mqtx__bh_enable();
+	pthread_mutex_lock(&c->lock);
 }
 
 int mqtx_clock_advance_to(struct mqtx_clock *c, uint64_t target)

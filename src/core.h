@@ -157,11 +157,10 @@ uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 /* xmit.c */
 void mqtx__qdisc_run(struct mqtx_qdisc *q);
 void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
+extern MQTX_TLS int mqtx__xmit_depth;
 
 /* sched.c */
-void mqtx__softnet_flush(void);
 void mqtx__sched_forget_dev(struct mqtx_dev *dev);
-extern MQTX_TLS int mqtx__xmit_depth;
 
 /* qdisc.c */
 extern struct mqtx_qdisc mqtx__noop_qdisc;

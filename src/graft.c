@@ -101,10 +101,11 @@ void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
 		/* Enqueuers that still hold an old pointer see DEACTIVATED and follow the new one;
 		 * after the grace period none holds it any more. */
 		mqtx__rcu_synchronize();
+		mqtx__bh_disable(); /* the moved backlogs start at once, on this thread */
 		for (i = 0; i < n; i++)
 			if (!(atomic_load(&dev->txq[i].state) & MQTX_TXQ_ANY_XOFF))
 				mqtx_txq_schedule(&dev->txq[i]);
-		mqtx__softnet_flush();
+		mqtx__bh_enable();
 	}
 	mqtx__free_list(to_free);
 }

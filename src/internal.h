@@ -42,4 +42,38 @@ void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((size_t)(a) - 1))
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
+/*
+ * Bottom-half sections (softirq.c). Work raised inside a section runs when the thread's
+ * outermost section ends, on that thread, with no lock of the caller's held: transmit calls,
+ * timer callbacks and driver completion rounds are sections. One kind of work exists (TX
+ * scheduling), so the pending work is its handler.
+ */
+typedef void (*mqtx__softirq_fn)(void);
+extern MQTX_TLS unsigned mqtx__bh_count;
+extern MQTX_TLS mqtx__softirq_fn mqtx__softirq_pending;
+void mqtx__do_softirq(void);
+
+static inline void mqtx__bh_disable(void)
+{
+	mqtx__bh_count++;
+}
+
+static inline void mqtx__bh_enable(void)
+{
+	if (mqtx__bh_count == 1 && unlikely(mqtx__softirq_pending != NULL))
+		mqtx__do_softirq();
+	mqtx__bh_count--;
+}
+
+static inline bool mqtx__in_bh(void)
+{
+	return mqtx__bh_count != 0;
+}
+
+/* Inside a section: have @fn run when it ends. */
+static inline void mqtx__raise_softirq(mqtx__softirq_fn fn)
+{
+	mqtx__softirq_pending = fn;
+}
+
 #endif

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* TX scheduling (seed 003): queues that must run later are linked through next_sched onto an
- * output list, once (SCHED bit): the calling thread's own list, drained by mqtx_tx_action(),
- * or a TX worker's list. */
+/* TX scheduling: queues that must run later are linked through next_sched onto an output list,
+ * once (SCHED bit): a TX worker's list if the device has workers; else, inside a section
+ * (transmit, timer callback, completion round), the calling thread's list, run when the
+ * section ends; else the TX thread's list. Every scheduled queue runs. */
 #include <errno.h>
+#include <sched.h>
 
 #include "core.h"
 
-/* One output list. Thread lists are registered so that a device going away can unlink its
- * queues from lists of threads that will never run them. */
+#define TX_ROUNDS 4 /* rounds one section runs before the rest goes to the TX thread */
+
+/* One output list. Lists are registered so that a device going away can unlink its queues
+ * from lists that will never run them. */
 struct softnet {
 	struct mqtx_spinlock lock;
 	struct mqtx_txq *head;
@@ -16,6 +20,7 @@ struct softnet {
 	bool registered;
 };
 
+/* A thread that runs the queues put on its list: a device's TX worker, or the TX thread. */
 struct worker {
 	struct softnet sn;
 	pthread_t thread;
@@ -29,7 +34,6 @@ struct mqtx_workers {
 	struct worker w[];
 };
 
-MQTX_TLS int mqtx__xmit_depth;
 static MQTX_TLS struct softnet tls_sn;
 static MQTX_TLS bool tls_in_action;
 
@@ -37,6 +41,16 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct softnet reg_head = { .next_reg = &reg_head, .prev_reg = &reg_head };
 static pthread_key_t sn_key;
 static pthread_once_t sn_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The TX thread (Linux's ksoftirqd): it runs queues scheduled where no section will run them
+ * (a timer or completion thread of the application's, a driver's own thread), and what a
+ * section left after TX_ROUNDS rounds. Started on first use; lives as long as the process.
+ */
+static struct worker txd;
+static pthread_once_t txd_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t txd_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool txd_running;
 
 static void sn_init(struct softnet *sn)
 {
@@ -98,28 +112,27 @@ static void sn_append(struct softnet *sn, struct mqtx_txq *txq)
 	mqtx_spin_unlock(&sn->lock);
 }
 
-void mqtx_txq_schedule(struct mqtx_txq *txq)
+/* Take the whole list. */
+static struct mqtx_txq *sn_take(struct softnet *sn)
 {
-	struct mqtx_workers *ws;
+	struct mqtx_txq *txq;
 
-	if (atomic_fetch_or(&txq->state, MQTX_TXQ_SCHED) & MQTX_TXQ_SCHED)
-		return;
-	/* The read section keeps the workers alive until the queue is on a list that
-	 * mqtx_dev_stop_workers() will move. */
-	mqtx__rcu_read_lock();
-	ws = atomic_load_explicit(&txq->dev->workers, memory_order_acquire);
-	if (ws) {
-		struct worker *w = &ws->w[txq->index % ws->n];
+	mqtx_spin_lock(&sn->lock);
+	txq = sn->head;
+	sn->head = NULL;
+	sn->tailp = &sn->head;
+	mqtx_spin_unlock(&sn->lock);
+	return txq;
+}
 
-		sn_append(&w->sn, txq);
-		pthread_mutex_lock(&w->lock);
-		w->kicked = true;
-		pthread_cond_signal(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-	} else {
-		sn_append(my_softnet(), txq);
-	}
-	mqtx__rcu_read_unlock();
+static bool sn_empty(struct softnet *sn)
+{
+	bool empty;
+
+	mqtx_spin_lock(&sn->lock);
+	empty = !sn->head;
+	mqtx_spin_unlock(&sn->lock);
+	return empty;
 }
 
 static unsigned sn_run(struct softnet *sn)
@@ -130,12 +143,7 @@ static unsigned sn_run(struct softnet *sn)
 	/* Detached queues are only reachable from here: the read section keeps a device being
 	 * destroyed (mqtx__sched_forget_dev, then a grace period) alive while they run. */
 	mqtx__rcu_read_lock();
-	mqtx_spin_lock(&sn->lock);
-	txq = sn->head;
-	sn->head = NULL;
-	sn->tailp = &sn->head;
-	mqtx_spin_unlock(&sn->lock);
-	for (; txq; txq = next, n++) {
+	for (txq = sn_take(sn); txq; txq = next, n++) {
 		next = txq->next_sched;
 		/* Clear SCHED first: a wake during the run must be able to schedule again. */
 		atomic_fetch_and(&txq->state, ~MQTX_TXQ_SCHED);
@@ -145,24 +153,12 @@ static unsigned sn_run(struct softnet *sn)
 	return n;
 }
 
-unsigned mqtx_tx_action(void)
+static void worker_kick(struct worker *w)
 {
-	unsigned n = 0, round;
-
-	if (!tls_sn.registered || tls_in_action)
-		return 0;
-	tls_in_action = true;
-	/* A bounded number of rounds: a driver that refuses without stopping is retried later. */
-	for (int i = 0; i < 4 && (round = sn_run(&tls_sn)); i++)
-		n += round;
-	tls_in_action = false;
-	return n;
-}
-
-void mqtx__softnet_flush(void)
-{
-	if (tls_sn.registered && tls_sn.head)
-		mqtx_tx_action();
+	pthread_mutex_lock(&w->lock);
+	w->kicked = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void *worker_main(void *arg)
@@ -177,12 +173,146 @@ static void *worker_main(void *arg)
 		}
 		w->kicked = false;
 		pthread_mutex_unlock(&w->lock);
+		mqtx__bh_disable();
 		sn_run(&w->sn);
-		mqtx__softnet_flush();
+		mqtx__bh_enable();
+		/* Still work: a driver refused without stopping. Let others run before retrying. */
+		if (!sn_empty(&w->sn))
+			sched_yield();
 		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
+}
+
+static void worker_init(struct worker *w)
+{
+	sn_init(&w->sn);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->stop = w->kicked = false;
+}
+
+/* A forked child has no TX thread, whatever the parent had: start one when needed. */
+static void txd_after_fork(void)
+{
+	worker_init(&txd);
+	atomic_store(&txd_running, false);
+}
+
+static void txd_init(void)
+{
+	worker_init(&txd);
+	sn_register(&txd.sn);
+	pthread_atfork(NULL, NULL, txd_after_fork);
+}
+
+/* The TX thread, started if it is not running yet. False if it cannot be started. */
+static bool txd_get(void)
+{
+	pthread_attr_t attr;
+	bool ok;
+
+	if (likely(atomic_load_explicit(&txd_running, memory_order_acquire)))
+		return true;
+	pthread_once(&txd_once, txd_init);
+	pthread_mutex_lock(&txd_start_lock);
+	ok = atomic_load(&txd_running);
+	if (!ok && !pthread_attr_init(&attr)) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ok = !pthread_create(&txd.thread, &attr, worker_main, &txd);
+		pthread_attr_destroy(&attr);
+		atomic_store_explicit(&txd_running, ok, memory_order_release);
+	}
+	pthread_mutex_unlock(&txd_start_lock);
+	return ok;
+}
+
+static void net_tx_action(void);
+
+/* Queue @txq (SCHED set) where it will run: at the end of this thread's section, else on the
+ * TX thread. Without a TX thread (it could not be started) this thread's next section runs
+ * it. */
+static void sched_defer(struct mqtx_txq *txq)
+{
+	if (!mqtx__in_bh() && txd_get()) {
+		sn_append(&txd.sn, txq);
+		worker_kick(&txd);
+		return;
+	}
+	if (!mqtx__in_bh())
+		mqtx_warn("no TX thread: queue %u of %s runs at this thread's next transmit",
+			  txq->index, txq->dev->name);
+	sn_append(my_softnet(), txq);
+	mqtx__raise_softirq(net_tx_action);
+}
+
+void mqtx_txq_schedule(struct mqtx_txq *txq)
+{
+	struct mqtx_workers *ws;
+
+	if (atomic_fetch_or(&txq->state, MQTX_TXQ_SCHED) & MQTX_TXQ_SCHED)
+		return;
+	/* The read section keeps the workers alive until the queue is on a list that
+	 * mqtx_dev_stop_workers() will move. */
+	mqtx__rcu_read_lock();
+	ws = atomic_load_explicit(&txq->dev->workers, memory_order_acquire);
+	if (ws) {
+		struct worker *w = &ws->w[txq->index % ws->n];
+
+		sn_append(&w->sn, txq);
+		worker_kick(w);
+	} else {
+		sched_defer(txq);
+	}
+	mqtx__rcu_read_unlock();
+}
+
+/* Section held: run this thread's list for at most TX_ROUNDS rounds (a driver may refuse
+ * without stopping, forever). Returns the queue runs. */
+static unsigned tx_rounds(void)
+{
+	unsigned n = 0, round;
+
+	if (!tls_sn.registered || tls_in_action)
+		return 0;
+	tls_in_action = true;
+	for (int i = 0; i < TX_ROUNDS && (round = sn_run(&tls_sn)); i++)
+		n += round;
+	tls_in_action = false;
+	return n;
+}
+
+/* The handler the outermost section runs at its end: the rounds, then what is still scheduled
+ * goes to the TX thread (without one, it stays for this thread's next section). */
+static void net_tx_action(void)
+{
+	struct mqtx_txq *txq, *next;
+
+	tx_rounds();
+	if (tls_in_action)
+		return;
+	if (!txd_get()) {
+		if (!sn_empty(&tls_sn))
+			mqtx__raise_softirq(net_tx_action);
+		return;
+	}
+	for (txq = sn_take(&tls_sn); txq; txq = next) {
+		next = txq->next_sched;
+		sn_append(&txd.sn, txq);
+		worker_kick(&txd);
+	}
+	mqtx__softirq_pending = NULL;
+}
+
+unsigned mqtx_tx_action(void)
+{
+	unsigned n;
+
+	mqtx__bh_disable();
+	n = tx_rounds();
+	mqtx__bh_enable();
+	return n;
 }
 
 int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
@@ -207,9 +337,7 @@ int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
 	for (started = 0; started < n; started++) {
 		struct worker *w = &ws->w[started];
 
-		sn_init(&w->sn);
-		pthread_mutex_init(&w->lock, NULL);
-		pthread_cond_init(&w->cond, NULL);
+		worker_init(w);
 		if (pthread_create(&w->thread, NULL, worker_main, w)) {
 			err = -EAGAIN;
 			break;
@@ -248,10 +376,10 @@ void mqtx_dev_stop_workers(struct mqtx_dev *dev)
 		pthread_cond_signal(&w->cond);
 		pthread_mutex_unlock(&w->lock);
 		pthread_join(w->thread, NULL);
-		/* What they still had moves to the calling thread. */
-		for (txq = w->sn.head; txq; txq = next) {
+		/* What they still had runs where the caller's scheduling would run it. */
+		for (txq = sn_take(&w->sn); txq; txq = next) {
 			next = txq->next_sched;
-			sn_append(my_softnet(), txq);
+			sched_defer(txq);
 		}
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->cond);

@@ -52,7 +52,6 @@ void mqtx_dev_wake_all_queues(struct mqtx_dev *dev)
 {
 	for (uint32_t i = 0; i < dev->num_txq; i++)
 		mqtx_txq_wake(&dev->txq[i]);
-	mqtx__softnet_flush();
 }
 
 void mqtx_dev_lock_all(struct mqtx_dev *dev)
@@ -70,6 +69,8 @@ void mqtx_dev_lock_all(struct mqtx_dev *dev)
 
 void mqtx_dev_unlock_all(struct mqtx_dev *dev)
 {
+	/* The queues run at the end: on this thread, with the device lock released. */
+	mqtx__bh_disable();
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
 		struct mqtx_txq *txq = &dev->txq[i];
 
@@ -78,7 +79,7 @@ void mqtx_dev_unlock_all(struct mqtx_dev *dev)
 			mqtx_txq_schedule(txq);
 	}
 	pthread_mutex_unlock(&dev->tx_global_lock);
-	mqtx__softnet_flush();
+	mqtx__bh_enable();
 }
 
 bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev)

@@ -6,6 +6,8 @@
 #define MAX_BATCH 64
 #define SLOW_BULK 8 /* a qdisc shared by several queues bulks at most this many (Linux) */
 
+MQTX_TLS int mqtx__xmit_depth;
+
 void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 {
 	MQTX_CNT_INC_SHARED(txq->cnt.drops[r], n);
@@ -281,6 +283,7 @@ static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 		return false;
 	}
 	mqtx__xmit_depth++;
+	mqtx__bh_disable();
 	mqtx__rcu_read_lock();
 	return true;
 }
@@ -288,8 +291,8 @@ static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 static void xmit_leave(void)
 {
 	mqtx__rcu_read_unlock();
-	if (--mqtx__xmit_depth == 0)
-		mqtx__softnet_flush();
+	mqtx__xmit_depth--;
+	mqtx__bh_enable(); /* runs what this transmit scheduled */
 }
 
 int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* TX scheduling: a queue is on an output list once; TX workers run queues woken from a
- * completion thread; stopping workers hands their queues to the caller; without workers a
- * completion thread runs what it woke with mqtx_tx_action(). Threaded parts check invariants
- * (everything sent, in order per queue, conserved), never durations. */
+ * completion thread; stopping workers hands their queues on; without workers a completion
+ * round held as a section runs what it woke at its end, and wakes outside any section run on
+ * the TX thread. Threaded parts check invariants (everything sent, in order per queue,
+ * conserved), never durations. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -101,7 +102,7 @@ struct env {
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *dev;
 	struct ring_priv *drv;
-	bool call_tx_action; /* the completion thread drains its own output list */
+	bool round_section; /* each completion round is a section (runs what it woke) */
 	atomic_ullong completed;
 };
 
@@ -155,6 +156,8 @@ static void *completion_main(void *arg)
 	while (atomic_load(&e->completed) < N && idle < IDLE_MAX) {
 		bool any = false;
 
+		if (e->round_section)
+			mqtx_bh_disable();
 		for (unsigned qi = 0; qi < NQ; qi++) {
 			struct ring_q *r = &e->drv->q[qi];
 			struct mqtx_txq *txq = mqtx_dev_txq(e->dev, qi);
@@ -176,8 +179,8 @@ static void *completion_main(void *arg)
 				mqtx_txq_wake(txq);
 			any |= k || wake;
 		}
-		if (e->call_tx_action)
-			mqtx_tx_action();
+		if (e->round_section)
+			mqtx_bh_enable();
 		if (!any) {
 			idle++;
 			sched_yield();
@@ -211,6 +214,7 @@ static void test_schedule_once(void **state)
 
 	(void)state;
 	e->drv->sink = true;
+	mqtx_bh_disable(); /* what is scheduled stays on this thread's list until tx_action */
 	assert_int_equal(mqtx_tx_action(), 0); /* nothing scheduled */
 	mqtx_txq_stop(t0);
 	for (uint64_t s = 0; s < 5; s++) {
@@ -240,6 +244,7 @@ static void test_schedule_once(void **state)
 	assert_int_equal(mqtx_tx_action(), 1);
 	assert_int_equal(atomic_load(&e->drv->calls[ROLE_MAIN]), 1);
 	mqtx_txq_start(t1);
+	mqtx_bh_enable();
 	unmake(e);
 }
 
@@ -256,10 +261,12 @@ static void test_worker_args(void **state)
 	mqtx_dev_stop_workers(e->dev);
 	mqtx_dev_stop_workers(e->dev); /* idempotent */
 	assert_int_equal(mqtx_dev_start_workers(e->dev, 64), 0);
-	/* After stopping, scheduling is the calling thread's business again. */
+	/* After stopping, scheduling inside a section is the calling thread's business again. */
 	mqtx_dev_stop_workers(e->dev);
+	mqtx_bh_disable();
 	mqtx_txq_schedule(mqtx_dev_txq(e->dev, 2));
 	assert_int_equal(mqtx_tx_action(), 1);
+	mqtx_bh_enable();
 	unmake(e);
 }
 
@@ -285,15 +292,15 @@ static void test_workers_run_woken_queues(void **state)
 	unmake(e);
 }
 
-/* The same without workers: the completion thread's wakes land on its own output list, and
- * its mqtx_tx_action() runs them. */
-static void test_completion_thread_tx_action(void **state)
+/* The same without workers: each completion round is a section, so its wakes land on the
+ * completion thread's own list and run at the round's end, on that thread. */
+static void test_completion_round_section(void **state)
 {
 	struct env *e = make();
 	pthread_t th;
 
 	(void)state;
-	e->call_tx_action = true;
+	e->round_section = true;
 	mqtx_dev_stop_all_queues(e->dev);
 	send_per_queue(e, PER_Q, 0);
 	assert_int_equal(pthread_create(&th, NULL, completion_main, e), 0);
@@ -305,9 +312,29 @@ static void test_completion_thread_tx_action(void **state)
 	unmake(e);
 }
 
+/* Without workers and without a section (a driver's own thread that knows nothing of
+ * sections): the wakes go to the TX thread, which sends everything; neither the completion
+ * thread nor the main thread ever calls the driver. */
+static void test_completion_thread_plain(void **state)
+{
+	struct env *e = make();
+	pthread_t th;
+
+	(void)state;
+	mqtx_dev_stop_all_queues(e->dev);
+	send_per_queue(e, PER_Q, 0);
+	assert_int_equal(pthread_create(&th, NULL, completion_main, e), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	check_all_sent(e);
+	assert_int_equal(atomic_load(&e->drv->calls[ROLE_MAIN]), 0);
+	assert_int_equal(atomic_load(&e->drv->calls[ROLE_COMPLETION]), 0);
+	assert_true(atomic_load(&e->drv->calls[ROLE_OTHER]) >= N / RING);
+	unmake(e);
+}
+
 /* Queues woken onto a worker's list and the workers stopped right away: whatever the worker
- * did not run moves to this thread, whose mqtx_tx_action() sends it. Nothing is lost either
- * way, round after round. */
+ * did not run moves to this thread's section, whose mqtx_tx_action() sends it. Nothing is
+ * lost either way, round after round. */
 static void test_stop_workers_moves_queues(void **state)
 {
 	struct env *e = make();
@@ -321,10 +348,12 @@ static void test_stop_workers_moves_queues(void **state)
 		mqtx_dev_stop_all_queues(e->dev);
 		send_per_queue(e, 5, seq);
 		seq += 5;
+		mqtx_bh_disable();
 		for (unsigned qi = 0; qi < NQ; qi++)
 			mqtx_txq_wake(mqtx_dev_txq(e->dev, qi));
 		mqtx_dev_stop_workers(e->dev);
 		mqtx_tx_action();
+		mqtx_bh_enable();
 		assert_int_equal(atomic_load(&e->drv->taken), seq * NQ);
 	}
 	assert_int_equal(atomic_load(&e->drv->bad), 0);
@@ -345,7 +374,8 @@ int main(void)
 		cmocka_unit_test(test_schedule_once),
 		cmocka_unit_test(test_worker_args),
 		cmocka_unit_test(test_workers_run_woken_queues),
-		cmocka_unit_test(test_completion_thread_tx_action),
+		cmocka_unit_test(test_completion_round_section),
+		cmocka_unit_test(test_completion_thread_plain),
 		cmocka_unit_test(test_stop_workers_moves_queues),
 	};
 

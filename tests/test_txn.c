@@ -92,8 +92,9 @@ static void check_conservation(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	struct mqtx_dev_stats st;
 	uint64_t pk, by;
 
+	mqtx_bh_disable();
 	mqtx_dev_wake_all_queues(dev);
-	mqtx_tx_action();
+	mqtx_bh_enable(); /* the woken queues run here */
 	mqtx_dev_get_stats(dev, &st);
 	mqtx_null_counts(dev, &pk, &by);
 	assert_true(mqtx_dev_all_tx_empty(dev));

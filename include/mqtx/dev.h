@@ -197,7 +197,8 @@ MQTX_API unsigned mqtx_dev_xmit_burst(struct mqtx_dev *dev, struct mqtx_pkt **pk
 MQTX_API void mqtx_txq_start(struct mqtx_txq *txq);
 /** mqtx_txq_stop() - set DRV_XOFF: the queue is no longer dequeued. */
 MQTX_API void mqtx_txq_stop(struct mqtx_txq *txq);
-/** mqtx_txq_wake() - clear DRV_XOFF and, if it was set, schedule the queue to run. */
+/** mqtx_txq_wake() - clear DRV_XOFF and, if it was set, schedule the queue to run (see "TX
+ *  scheduling" below). From any thread. */
 MQTX_API void mqtx_txq_wake(struct mqtx_txq *txq);
 /** mqtx_txq_stopped() - DRV_XOFF is set (what drivers test). */
 MQTX_API bool mqtx_txq_stopped(const struct mqtx_txq *txq);
@@ -226,14 +227,43 @@ MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
 
 /* ---- TX scheduling ---- */
 
+/*
+ * A queue that must run later (woken, refused by its driver, out of quota, throttled by a
+ * timer) is scheduled: it goes on one output list, once, and is always run from there:
+ *   - on a TX worker's list when the device has workers (mqtx_dev_start_workers());
+ *   - else, inside a section (see mqtx_bh_disable()), on the calling thread's list, run by that
+ *     thread when its outermost section ends;
+ *   - else on the list of the process's TX thread (started on first use), like Linux's
+ *     ksoftirqd. A section runs at most a few rounds; what is still scheduled after them
+ *     (a driver that keeps refusing without stopping) also goes to the TX thread.
+ * Every transmit call and every timer callback is a section. A driver's completion round
+ * (its "interrupt") should be one too, so that the queues it wakes run once, at its end, on
+ * its thread, with its locks released.
+ */
+
 /**
- * mqtx_txq_schedule() - put @txq on the output list to be run later, at most once (SCHED bit):
- * on a TX worker's list if the device has workers, else on the calling thread's list, which
- * the thread drains with mqtx_tx_action() (the transmit calls drain it before returning).
+ * mqtx_bh_disable() - start a section on the calling thread (Linux's local_bh_disable()).
+ * Sections nest. Queues scheduled inside run when the outermost section ends.
+ */
+MQTX_API void mqtx_bh_disable(void);
+
+/**
+ * mqtx_bh_enable() - end a section; the outermost end runs what was scheduled inside it, on
+ * this thread. Call it with no lock held that the driver's xmit_burst takes.
+ */
+MQTX_API void mqtx_bh_enable(void);
+
+/**
+ * mqtx_txq_schedule() - schedule @txq to run later, at most once (SCHED bit), on the list the
+ * rules above choose. Thread-safe; never runs the queue itself.
  */
 MQTX_API void mqtx_txq_schedule(struct mqtx_txq *txq);
 
-/** mqtx_tx_action() - run every queue on the calling thread's output list. Returns how many. */
+/**
+ * mqtx_tx_action() - run the calling thread's output list now, for a bounded number of rounds
+ * (what remains goes to the TX thread). Returns how many queue runs it made. For a loop that
+ * wants its queues run at a point of its choosing inside a long section.
+ */
 MQTX_API unsigned mqtx_tx_action(void);
 
 /**
@@ -241,7 +271,8 @@ MQTX_API unsigned mqtx_tx_action(void);
  * @dev (queue i goes to worker i % n). Return: 0; -EBUSY if started; -EINVAL; -ENOMEM; -EAGAIN.
  */
 MQTX_API int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n);
-/** mqtx_dev_stop_workers() - stop them; scheduled queues move to the calling thread's list. */
+/** mqtx_dev_stop_workers() - stop them; what they still had scheduled is scheduled again by
+ *  the rules above (the caller's section, or the TX thread). */
 MQTX_API void mqtx_dev_stop_workers(struct mqtx_dev *dev);
 
 /* ---- statistics ---- */

@@ -59,7 +59,8 @@ MQTX_API bool mqtx_txq_sent(struct mqtx_txq *txq, uint32_t bytes, bool more);
 /**
  * mqtx_txq_completed() - the hardware finished @pkts packets of @bytes on @txq. Updates the BQL
  * limit (at most one call per completion round) and, when room appeared, clears STACK_XOFF and
- * schedules the queue. Call from any thread; then call mqtx_tx_action() at the end of the round.
+ * schedules the queue. From any thread; inside a completion round held as a section
+ * (mqtx_bh_disable()), the queue runs when the round ends, otherwise on the TX thread.
  */
 MQTX_API void mqtx_txq_completed(struct mqtx_txq *txq, uint32_t pkts, uint32_t bytes);
 

@@ -15,8 +15,10 @@
  *     NETDEV_TX_OK / NETDEV_TX_BUSY becomes its xmit_burst with MQTX_LINUX_XMIT_BURST(), which
  *     also makes netdev_xmit_more() work.
  *   - alloc_etherdev_mq(sizeof_priv, count) needs the ops: alloc_etherdev_mq_ops(ops, ...).
- *   - The "softirq" that runs queues woken from a completion is mqtx_tx_action(): call it at
- *     the end of a completion round (NAPI poll), as the sim driver does.
+ *   - A completion round (NAPI poll) runs between local_bh_disable() and local_bh_enable():
+ *     the queues it wakes run at local_bh_enable(), as the NET_TX softirq does, and the sim
+ *     driver does. Woken outside such a section, they run on the library's TX thread (the
+ *     ksoftirqd of mqtx).
  *
  * Kernel names are macros or static inline functions here, so this header is for driver
  * source files only; it is not included by <mqtx/mqtx.h>. Define MQTX_LINUX_NO_TYPES to leave
@@ -210,6 +212,8 @@ static inline bool netif_xmit_frozen_or_stopped(const struct netdev_queue *txq)
 	__netif_subqueue_stopped(dev, skb_get_queue_mapping(skb))
 
 #define netif_schedule_queue(txq) mqtx_txq_schedule(txq)
+#define local_bh_disable()	  mqtx_bh_disable()
+#define local_bh_enable()	  mqtx_bh_enable()
 
 /* Device-wide freeze (netif_tx_lock): every queue's xmit lock in order, FROZEN set. */
 #define netif_tx_lock(dev)	mqtx_dev_lock_all(dev)

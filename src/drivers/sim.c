@@ -131,14 +131,15 @@ static uint64_t sim_complete_q(struct sim_priv *s, struct mqtx_dev *dev, uint32_
 	return next;
 }
 
-/* One completion round ("interrupt"): every queue, then hand the frames on, then run the
- * queues that the wakes and BQL scheduled. */
+/* One completion round ("interrupt"): every queue, then hand the frames on. The round is a
+ * section: the queues that the wakes and BQL scheduled run at its end, with no ring lock held. */
 static void sim_round(struct sim_priv *s, uint64_t now)
 {
 	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
 	struct mqtx_pkt_list done;
 	uint64_t next = UINT64_MAX;
 
+	mqtx_bh_disable();
 	mqtx_pkt_list_init(&done);
 	for (uint32_t i = 0; i < s->nq; i++) {
 		uint64_t t = sim_complete_q(s, dev, i, now, &done);
@@ -156,7 +157,7 @@ static void sim_round(struct sim_priv *s, uint64_t now)
 	} else {
 		mqtx_pkt_free_list(done.head);
 	}
-	mqtx_tx_action();
+	mqtx_bh_enable();
 }
 
 /* Mark the start of a round: nothing is pending any more, coalescing starts from @now. */
