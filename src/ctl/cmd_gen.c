@@ -498,8 +498,13 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 			*name = v;
 		} else if (!strcmp(w, "speed")) {
 			cfg->speed = strtod(v, &end);
-			if (*end || end == v || !(cfg->speed > 0) || cfg->speed > 1e6)
+			if (*end || end == v)
 				return bad(err, "replay", "speed", v);
+			if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
+				mqtx_buf_printf(err, "replay: speed \"%s\" is out of range (%g to %g)\n",
+						v, MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
+				return MQTX_CTL_EPARSE;
+			}
 		} else if (!strcmp(w, "rate")) {
 			if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
 				return bad(err, "replay", "rate", v);

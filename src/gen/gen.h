@@ -83,7 +83,8 @@ uint32_t mqtx__tos2prio(uint8_t tos);
 /**
  * struct mqtx_job_stats - progress of a generator or a replay.
  * @sent, @bytes: frames accepted by the device (queued or sent); @dropped: refused by it;
- * @skipped: replay records not sent (larger than a packet buffer); @nomem: waits for packets;
+ * @skipped: replay records not sent (shorter than an Ethernet header, or larger than a packet
+ *          buffer); @nomem: waits for packets;
  * @start_ns, @now_ns: on the device clock; @done: finished (or stopped); @loops: replay passes.
  */
 struct mqtx_job_stats {
@@ -105,12 +106,16 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 /**
  * struct mqtx_replay_cfg - how a capture is replayed.
  * @path: the pcap or pcapng file (copied).
- * @speed: timing multiplier of the capture's timestamps (1.0: as recorded); used when neither
- *         rate is set and @topspeed is false.
+ * @speed: timing multiplier of the capture's timestamps (1.0: as recorded), from
+ *         MQTX_REPLAY_SPEED_MIN to MQTX_REPLAY_SPEED_MAX; used when neither rate is set and
+ *         @topspeed is false.
  * @rate_bps, @rate_pps: pace at this rate instead of the timestamps.
  * @topspeed: as fast as possible.
  * @loops: passes over the file (0: until stopped).
  */
+#define MQTX_REPLAY_SPEED_MIN 1e-6
+#define MQTX_REPLAY_SPEED_MAX 1e6
+
 struct mqtx_replay_cfg {
 	const char *path;
 	double speed;
@@ -122,7 +127,8 @@ struct mqtx_replay_cfg {
 /**
  * mqtx__replay_check() - read the whole capture once: its records must be intact and its link
  * type Ethernet. @msg receives "record N: what" (or the open error) on failure.
- * Return: the number of records, or -EINVAL (corrupt, truncated, wrong link type), -ENOENT.
+ * Return: the number of records that hold a frame (at least an Ethernet header), or -EINVAL
+ * (corrupt, truncated, wrong link type), -ENOENT.
  */
 long mqtx__replay_check(const char *path, char *msg, size_t msglen);
 

@@ -2,6 +2,7 @@
 // pcap/pcapng replay through the multiqueue path (libpcap reads both formats), paced by the
 // capture's timestamps (scaled), by a rate, or as fast as possible, like tcpreplay.
 #include <errno.h>
+#include <net/ethernet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +40,7 @@ long mqtx__replay_check(const char *path, char *msg, size_t msglen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	long n = 0;
+	long n = 0, rec = 0;
 	pcap_t *p;
 	int rc;
 
@@ -49,10 +50,12 @@ long mqtx__replay_check(const char *path, char *msg, size_t msglen)
 		return strstr(msg, "No such file") ? -ENOENT : -EINVAL;
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
 	 * as tcpdump and wireshark number records. */
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1)
-		n++;
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		rec++;
+		n += h->caplen >= ETHER_HDR_LEN;
+	}
 	if (rc == PCAP_ERROR) {
-		snprintf(msg, msglen, "record %ld: %s", n + 1, pcap_geterr(p));
+		snprintf(msg, msglen, "record %ld: %s", rec + 1, pcap_geterr(p));
 		pcap_close(p);
 		return -EINVAL;
 	}
@@ -64,6 +67,17 @@ static uint64_t ts_ns(const struct pcap_pkthdr *h, bool nano)
 {
 	return (uint64_t)h->ts.tv_sec * MQTX_NSEC_PER_SEC +
 	       (uint64_t)h->ts.tv_usec * (nano ? 1 : 1000);
+}
+
+/* When a record @gap ns after the first is due, @speed times faster, from @start: saturating
+ * far in the future (a slow replay of a long capture waits until it is stopped). */
+static uint64_t scaled_due(uint64_t start, uint64_t gap, double speed)
+{
+	double d = (double)gap / speed;
+
+	if (d >= (double)(UINT64_MAX / 2 - start))
+		return UINT64_MAX / 2;
+	return start + (uint64_t)d;
 }
 
 /* One pass over the file; returns false when the job must end (stop, or an error). */
@@ -87,10 +101,15 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 		rec++;
 		if (rec == 1)
 			first = ts_ns(h, nano);
+		/* Not a frame: nothing a device could send (a kernel device refuses it too). */
+		if (h->caplen < ETHER_HDR_LEN) {
+			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+			continue;
+		}
 		if (cfg->rate_bps || cfg->rate_pps)
 			due = *base + mqtx__job_pace_ns(cfg->rate_bps, cfg->rate_pps, *bits, *n);
 		else if (!cfg->topspeed && ts_ns(h, nano) > first)
-			due = pass_start + (uint64_t)((double)(ts_ns(h, nano) - first) / cfg->speed);
+			due = scaled_due(pass_start, ts_ns(h, nano) - first, cfg->speed);
 		if (due && !mqtx__job_wait_until(job, due))
 			return false;
 		if (atomic_load_explicit(&job->stop, memory_order_relaxed))
@@ -150,7 +169,7 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	int rc;
 
 	if (strlen(cfg->path) >= sizeof(rp->path) || (cfg->rate_bps && cfg->rate_pps) ||
-	    !(cfg->speed > 0)) {
+	    !(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
 		snprintf(msg, msglen, "bad replay configuration");
 		return -EINVAL;
 	}
@@ -164,7 +183,7 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	}
 	rp->cfg = *cfg;
 	if (n == 0)
-		rp->cfg.loops = 1; /* an empty capture: one pass, not an endless spin */
+		rp->cfg.loops = 1; /* nothing to send: one pass, not an endless spin */
 	strcpy(rp->path, cfg->path);
 	rp->cfg.path = rp->path;
 	rc = mqtx__job_start(dev, pool, rp, 1, replay_thread, out);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Write the replay test captures: good.pcap (10 UDP frames), good.pcapng (3), truncated.pcap
-# (cut inside record 7), corrupt.pcap (record 4 claims a 2 GB capture length).
+# (cut inside record 7), corrupt.pcap (record 4 claims a 2 GB capture length), runts.pcap
+# (records of 0, 1 and 13 bytes between frames of 14, 60 and 64 bytes), gap.pcap (two frames
+# 100 days apart).
 import struct
 
 
@@ -17,11 +19,12 @@ def frame(i):
     return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip + udp
 
 
-def pcap(frames, corrupt_rec=None):
+def pcap(frames, corrupt_rec=None, secs=None):
     out = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
     for i, f in enumerate(frames, 1):
         caplen = 0x7fffffff if i == corrupt_rec else len(f)
-        out += struct.pack('<IIII', 1000, i * 1000, caplen, len(f)) + f
+        sec = secs[i - 1] if secs else 1000
+        out += struct.pack('<IIII', sec, i * 1000, caplen, len(f)) + f
     return out
 
 
@@ -45,3 +48,7 @@ open('good.pcapng', 'wb').write(pcapng(frames[:3]))
 rec7 = 24 + 6 * (16 + len(frames[0]))
 open('truncated.pcap', 'wb').write(good[:rec7 + 16 + 10])
 open('corrupt.pcap', 'wb').write(pcap(frames, corrupt_rec=4))
+eth = frames[0][:14]
+runts = [b'', frames[1][:1], eth, frames[2][:13], frames[3][:60], frames[4]]
+open('runts.pcap', 'wb').write(pcap(runts))
+open('gap.pcap', 'wb').write(pcap(frames[:2], secs=[1000, 1000 + 100 * 86400]))
