@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Bottom-half sections: per-thread sections in which deferred TX work collects, to run when
  * the outermost section ends (Linux's local_bh_disable/local_bh_enable and raise_softirq). */
+#include <mqtx/dev.h>
+
 #include "internal.h"
 
 MQTX_TLS unsigned mqtx__bh_count;

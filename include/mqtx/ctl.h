@@ -26,6 +26,8 @@ struct mqtx_buf {
 	size_t len, cap;
 };
 
+/** mqtx_buf_init() - an empty buffer (no allocation yet); mqtx_buf_free() - release its text
+ *  and make it empty again. */
 MQTX_API void mqtx_buf_init(struct mqtx_buf *b);
 MQTX_API void mqtx_buf_free(struct mqtx_buf *b);
 /** mqtx_buf_printf() - append; returns 0 or -ENOMEM (the buffer keeps what it had). */

@@ -110,6 +110,13 @@ MQTX_API int mqtx_dev_open(struct mqtx_dev *dev);
  */
 MQTX_API int mqtx_dev_close(struct mqtx_dev *dev);
 
+/**
+ * mqtx_dev_is_up() - true between a successful mqtx_dev_open() and mqtx_dev_close();
+ * mqtx_dev_name() - the device's name; mqtx_dev_ops() - its driver's ops table;
+ * mqtx_dev_clock() - its clock (the real clock unless the configuration gave one);
+ * mqtx_dev_mtu() - its MTU in bytes; mqtx_dev_tx_queue_len() - its txqueuelen (the default
+ * fifo limit, in packets). Read-only accessors, safe from any thread.
+ */
 MQTX_API bool mqtx_dev_is_up(const struct mqtx_dev *dev);
 MQTX_API const char *mqtx_dev_name(const struct mqtx_dev *dev);
 MQTX_API const struct mqtx_dev_ops *mqtx_dev_ops(const struct mqtx_dev *dev);
@@ -127,6 +134,11 @@ MQTX_API struct mqtx_dev *mqtx_dev_from_priv(void *priv);
 MQTX_API void *mqtx_dev_ml_priv(const struct mqtx_dev *dev);
 MQTX_API void mqtx_dev_set_ml_priv(struct mqtx_dev *dev, void *ml_priv);
 
+/**
+ * mqtx_dev_num_txq() - the TX queues allocated (Linux's num_tx_queues);
+ * mqtx_dev_real_num_txq() - how many of them are in use (real_num_tx_queues): selection
+ * never picks a queue at or beyond it.
+ */
 MQTX_API uint32_t mqtx_dev_num_txq(const struct mqtx_dev *dev);
 MQTX_API uint32_t mqtx_dev_real_num_txq(const struct mqtx_dev *dev);
 
