@@ -168,7 +168,6 @@ extern struct mqtx_qdisc mqtx__noop_qdisc;
 extern const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops;
-int mqtx__attach_default_qdiscs(struct mqtx_dev *dev);
 void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
 void mqtx__free_list(struct mqtx_pkt *to_free);
 /* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */

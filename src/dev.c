@@ -118,23 +118,9 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx__free(dev);
 }
 
-int mqtx_dev_open(struct mqtx_dev *dev)
+/* Config lock held. Put the configured qdiscs in service and start every queue. */
+static void activate(struct mqtx_dev *dev)
 {
-	int err = 0;
-
-	pthread_mutex_lock(&dev->config_lock);
-	if (atomic_load(&dev->up)) {
-		err = -EALREADY;
-		goto out;
-	}
-	err = mqtx__attach_default_qdiscs(dev);
-	if (err)
-		goto out;
-	if (dev->ops->open) {
-		err = dev->ops->open(dev);
-		if (err)
-			goto out;
-	}
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
 		struct mqtx_txq *txq = &dev->txq[i];
 		struct mqtx_qdisc *q = txq->qdisc_sleeping;
@@ -148,7 +134,41 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 	}
 	atomic_store(&dev->up, true);
 	mqtx_dev_start_all_queues(dev);
-out:
+}
+
+int mqtx_dev_open(struct mqtx_dev *dev)
+{
+	struct mqtx_qplan dflt;
+	bool attach;
+	int err = 0;
+
+	pthread_mutex_lock(&dev->config_lock);
+	if (atomic_load(&dev->up)) {
+		err = -EALREADY;
+		goto unlock;
+	}
+	/* What can fail comes first, so that a failure leaves the device as it was: the default
+	 * qdiscs are made (queues are configured all together: all have a qdisc or none has)... */
+	attach = !dev->txq[0].qdisc_sleeping;
+	if (attach) {
+		err = mqtx__qtree_prepare_defaults(dev, &dflt);
+		if (err)
+			goto unlock;
+	}
+	/* ...and the driver opened (Linux too opens it before it attaches the defaults). */
+	if (dev->ops->open) {
+		err = dev->ops->open(dev);
+		if (err)
+			goto abort_defaults;
+	}
+	if (attach)
+		mqtx__qtree_commit(dev, &dflt);
+	activate(dev);
+	goto unlock;
+abort_defaults:
+	if (attach)
+		mqtx__qtree_abort(dev, &dflt);
+unlock:
 	pthread_mutex_unlock(&dev->config_lock);
 	return err;
 }

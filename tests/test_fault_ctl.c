@@ -49,6 +49,7 @@ static const struct fault_case cases[] = {
 	{ {}, "dev set half0 txqueues 4", 0 },
 	{ { MQ1 }, "dev set eth0 txqueues 1", 0 },
 	{ { SIM0 }, "dev set sim0 down", 0 },
+	{ { "dev add sim1 type sim txqueues 4" }, "dev set sim1 up", 0 },
 	{ { "dev add lb0 type loopback txqueues 4 up" }, "dev set lb0 txqueues 3", 0 },
 	{ {}, "dev set down0 up", 0 },
 	{ {}, "dev set eth0 down", 0 },

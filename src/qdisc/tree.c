@@ -158,13 +158,7 @@ void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 
 /* ---- the transaction: prepare every TX queue's new qdisc, then graft them all ---- */
 
-struct plan {
-	struct mqtx_qdisc **qs, **old;
-	struct mqtx_qdisc *root; /* new MQROOT object, or NULL */
-	struct mqtx_qdisc *single; /* new qdisc shared by every queue, or NULL */
-};
-
-static int plan_alloc(struct mqtx_dev *dev, struct plan *pl)
+static int plan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->qs = mqtx__zalloc(2 * dev->num_txq * sizeof(*pl->qs));
@@ -175,7 +169,7 @@ static int plan_alloc(struct mqtx_dev *dev, struct plan *pl)
 }
 
 /* Undo a prepare: nothing new was attached, so everything new is freed. */
-static void plan_abort(struct mqtx_dev *dev, struct plan *pl)
+static void plan_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	if (pl->root) {
 		mqtx_qdisc_destroy(pl->root); /* and its unattached children */
@@ -190,7 +184,7 @@ static void plan_abort(struct mqtx_dev *dev, struct plan *pl)
 }
 
 /* The commit pass: cannot fail. */
-static void plan_commit(struct mqtx_dev *dev, struct plan *pl)
+static void plan_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	struct mqtx_qdisc *old_root = dev->qtree.root;
 
@@ -230,7 +224,7 @@ static int create(struct mqtx_dev *dev, struct mqtx_txq *txq, const struct mqtx_
 }
 
 /* Prepare the default configuration (attach_default_qdiscs()) into @pl. */
-static int plan_defaults(struct mqtx_dev *dev, struct plan *pl, struct mqtx_extack *ack)
+static int plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struct mqtx_extack *ack)
 {
 	bool noq = dev->flags & MQTX_DEV_F_NO_QUEUE;
 	int err = plan_alloc(dev, pl);
@@ -256,14 +250,24 @@ out:
 	return err;
 }
 
-int mqtx__qtree_attach_defaults(struct mqtx_dev *dev)
+int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
-	struct plan pl;
-	int err = plan_defaults(dev, &pl, NULL);
+	int err = plan_defaults(dev, pl, NULL);
 
-	if (!err)
-		plan_commit(dev, &pl);
+	if (err)
+		mqtx_err("%s: default qdisc %s failed: %s", dev->name, mqtx_default_qdisc(dev),
+			 mqtx_strerror(err));
 	return err;
+}
+
+void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+{
+	plan_commit(dev, pl);
+}
+
+void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+{
+	plan_abort(dev, pl);
 }
 
 void mqtx__qtree_release(struct mqtx_dev *dev)
@@ -360,7 +364,7 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 			  struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *q;
-	struct plan pl;
+	struct mqtx_qplan pl;
 	int err = plan_alloc(dev, &pl);
 
 	if (err)
@@ -592,7 +596,7 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p;
-	struct plan pl;
+	struct mqtx_qplan pl;
 	int err;
 
 	if (q->parent == MQTX_H_INGRESS) {
