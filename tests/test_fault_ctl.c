@@ -28,6 +28,7 @@ struct fault_case {
 
 #define KEY40 "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
 #define MQ1   "qdisc replace dev eth0 root handle 1: mq"
+#define PRIO1 "qdisc replace dev eth0 root handle 1: prio bands 4"
 #define SIM0  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
 
 static const struct fault_case cases[] = {
@@ -67,6 +68,25 @@ static const struct fault_case cases[] = {
 	/* dev del */
 	{ {}, "dev del eth0", 0 },
 	{ { SIM0, "gen dev sim0 count 8" }, "dev del sim0", 0 },
+	/* qdisc change */
+	{ { PRIO1 }, "qdisc change dev eth0 root handle 1: prio bands 8", 0 },
+	{ { PRIO1 }, "qdisc change dev eth0 handle 1: prio bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 "
+		     "1 1 1 1", 0 },
+	{ { "qdisc add dev eth0 root handle 5: tbf rate 8mbit burst 32kb limit 100kb" },
+	  "qdisc change dev eth0 root handle 5: tbf rate 16mbit burst 64kb latency 20ms", 0 },
+	{ { "qdisc add dev lo1 root handle 7: pfifo" }, "qdisc change dev lo1 handle 7: pfifo "
+							  "limit 3", 0 },
+	{ { "qdisc add dev lo1 root handle 7: bfifo" }, "qdisc change dev lo1 handle 7: bfifo "
+							  "limit 100", 0 },
+	{ { "qdisc add dev lo1 root handle 7: codel" }, "qdisc change dev lo1 handle 7: codel "
+							  "target 1ms limit 3", 0 },
+	{ { "qdisc add dev lo1 root handle 7: fq_codel" },
+	  "qdisc change dev lo1 handle 7: fq_codel limit 3 target 2ms", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo_head_drop" },
+	  "qdisc change dev eth0 parent 1:1 handle 10: pfifo_head_drop limit 2", 0 },
+	{ { "qdisc add dev lo1 ingress" }, "qdisc change dev lo1 ingress rate 1mbit burst 2000",
+	  0 },
+	{ {}, "qdisc change dev lo1 root pfifo limit 5", 2 },
 };
 
 /* A fixture context, its setup done, and packets queued on every device that is up. */
