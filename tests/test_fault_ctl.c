@@ -68,6 +68,47 @@ static const struct fault_case cases[] = {
 	/* dev del */
 	{ {}, "dev del eth0", 0 },
 	{ { SIM0, "gen dev sim0 count 8" }, "dev del sim0", 0 },
+	/* qdisc add/replace at the root, every kind */
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo limit 50", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: bfifo limit 30000", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo_head_drop limit 20", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo_fast", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: prio bands 5 priomap 1 2 3 4 0", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: tbf rate 1mbit burst 10kb latency 50ms", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: codel target 3ms interval 50ms ecn", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: fq_codel flows 64 limit 500", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: mq", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: mqprio num_tc 2 map 0 1 queues 2@0 2@2 hw 0", 0 },
+	{ {}, "qdisc add dev eth0 root noqueue", 0 },
+	{ {}, "qdisc add dev eth0 ingress", 0 },
+	{ {}, "qdisc add dev lo1 ingress rate 8kbit burst 1500", 0 },
+	{ {}, "qdisc add dev eth0 root pfifo", 0 },
+	{ {}, "qdisc add dev down0 root handle 1: mq", 0 },
+	{ {}, "qdisc add dev lo1 root handle 1: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: mq", 0 },
+	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: mqprio num_tc 4 map 0 1 2 3 queues 1@0 "
+		   "1@1 1@2 1@3 hw 0", 0 },
+	{ {}, "qdisc replace dev eth16 root handle 1: tbf rate 8mbit burst 32kb limit 100kb", 0 },
+	{ { SIM0 }, "qdisc replace dev sim0 root handle 1: mq", 0 },
+	{ { MQ1 }, MQ1, 0 },
+	{ { MQ1 }, "qdisc add dev eth0 root handle 1: mq", 2 },
+	/* qdisc add/replace under mq and prio classes, every leaf kind */
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 5", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 bfifo", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 pfifo_head_drop", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 handle 40: pfifo_fast", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 prio", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 tbf rate 1mbit burst 5kb latency 70ms "
+		   "peakrate 2mbit mtu 1540", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 codel", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 fq_codel", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc replace dev eth0 parent 1:1 handle 11: bfifo limit 3000", 0 },
+	{ { PRIO1 }, "qdisc add dev eth0 parent 1:2 handle 20: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 parent 1:4 tbf rate 1mbit burst 10kb limit 10kb", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 handle 7: mq", 2 },
 	/* qdisc change */
 	{ { PRIO1 }, "qdisc change dev eth0 root handle 1: prio bands 8", 0 },
 	{ { PRIO1 }, "qdisc change dev eth0 handle 1: prio bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 "
@@ -87,6 +128,17 @@ static const struct fault_case cases[] = {
 	{ { "qdisc add dev lo1 ingress" }, "qdisc change dev lo1 ingress rate 1mbit burst 2000",
 	  0 },
 	{ {}, "qdisc change dev lo1 root pfifo limit 5", 2 },
+	/* qdisc del */
+	{ { PRIO1 }, "qdisc del dev eth0 root", 0 },
+	{ { MQ1 }, "qdisc del dev eth0 root handle 1:", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: pfifo" }, "qdisc del dev eth0 parent 1:2",
+	  0 },
+	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" }, "qdisc del dev eth0 "
+									"handle 30:", 0 },
+	{ { "qdisc add dev eth0 ingress" }, "qdisc del dev eth0 ingress", 0 },
+	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },
+	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
+	  "qdisc del dev eth16 root", 0 },
 };
 
 /* A fixture context, its setup done, and packets queued on every device that is up. */

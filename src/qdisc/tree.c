@@ -347,15 +347,19 @@ static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t min
 	mqtx_qdisc_destroy(old);
 }
 
-static uint32_t alloc_handle(struct mqtx_dev *dev)
+/* qdisc_alloc_handle(): the next free handle from 8001: upwards (per device here), or 0. It
+ * only proposes: the counter moves when the qdisc is made (a failure must change nothing, and
+ * a later add would otherwise show that one failed before it). */
+static uint32_t next_handle(struct mqtx_dev *dev)
 {
-	/* qdisc_alloc_handle(): 8001: upwards, skipping handles in use (per device here). */
+	uint32_t h = dev->qtree.autohandle;
+
 	for (int n = 0; n < 0x8000; n++) {
-		dev->qtree.autohandle += 0x10000;
-		if (dev->qtree.autohandle < 0x80010000u || dev->qtree.autohandle == 0xFFFF0000u)
-			dev->qtree.autohandle = 0x80010000u;
-		if (!mqtx__qdisc_find(dev, dev->qtree.autohandle))
-			return dev->qtree.autohandle;
+		h += 0x10000;
+		if (h < 0x80010000u || h == 0xFFFF0000u)
+			h = 0x80010000u;
+		if (!mqtx__qdisc_find(dev, h))
+			return h;
 	}
 	return 0;
 }
@@ -428,6 +432,7 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 {
 	uint32_t handle = rq->handle;
 	uint32_t fl = rq->ops->static_flags;
+	int err;
 
 	if (!(rq->flags & MQTX_QREQ_CREATE)) {
 		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
@@ -440,13 +445,17 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		return -EOPNOTSUPP;
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
-	if (!handle && !(handle = alloc_handle(dev))) {
+	if (!handle && !(handle = next_handle(dev))) {
 		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
 		return -ENOSPC;
 	}
 	if (!p)
-		return create_at_root(dev, rq, handle, ack);
-	return create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+		err = create_at_root(dev, rq, handle, ack);
+	else
+		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+	if (!err && !rq->handle)
+		dev->qtree.autohandle = handle;
+	return err;
 }
 
 static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
