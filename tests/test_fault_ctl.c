@@ -139,6 +139,20 @@ static const struct fault_case cases[] = {
 	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
 	  "qdisc del dev eth16 root", 0 },
+	/* generators and replays */
+	{ {}, "gen dev eth0 count 8", 0 },
+	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },
+	{ {}, "gen dev eth0 count 4 src fd00::1 dst fd00::2-fd00::9 vlan 5 size imix", 0 },
+	{ { "gen dev eth0 count 2" }, "gen dev eth0 count 2 rate 1mpps", 0 },
+	{ {}, "gen dev down0 count 1", 2 },
+	{ {}, "replay @DATA@/good.pcap dev eth0 topspeed", 0 },
+	{ {}, "replay @DATA@/good.pcapng dev eth16 topspeed loop 2", 0 },
+	{ { "replay @DATA@/good.pcap dev eth0 topspeed" }, "replay @DATA@/good.pcap dev lo1 "
+							     "rate 1mbit", 0 },
+	{ {}, "replay @DATA@/corrupt.pcap dev eth0", 1 },
+	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" }, "gen stop all",
+	  0 },
+	{ { "gen dev eth0 count 2" }, "gen stop 1", 0 },
 	/* the dispatcher and the output of every read-only command (what mqtxd sends back) */
 	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: fq_codel" }, "-s qdisc show", 0 },
 	{ { PRIO1, "qdisc add dev eth0 ingress" }, "-j -s qdisc show dev eth0", 0 },
