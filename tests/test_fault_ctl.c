@@ -168,6 +168,10 @@ static const struct fault_case cases[] = {
 	{ {}, "-z qdisc show", 1 },
 	{ {}, "qdisc show dev nope", 1 },
 	{ {}, "\"unterminated", 1 },
+	/* hash: the queue a flow goes to, by the device's own picker */
+	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
+	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },
+	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 txqueues 8", 0 },
 };
 
 /* A fixture context, its setup done, and packets queued on every device that is up. */
@@ -295,6 +299,10 @@ static long fail_each(struct world *w, const struct fault_case *c, char **out, l
 		free(*out);
 		if (rc == 0)
 			fail_msg("\"%s\": allocation %ld failed, yet it succeeded", c->cmd, k);
+		/* Out of memory is a refusal, never a parse error, of a command that is good. */
+		if (c->rc == 0 && rc != MQTX_CTL_EREFUSED)
+			fail_msg("\"%s\": allocation %ld failed with exit code %d, not %d", c->cmd,
+				 k, rc, MQTX_CTL_EREFUSED);
 		settle(w->ctl);
 		if (fi_live() != live)
 			fail_msg("\"%s\": allocation %ld failed, yet %ld blocks leaked", c->cmd,
