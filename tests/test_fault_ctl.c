@@ -216,12 +216,12 @@ static void expand(const char *cmd, char *buf, size_t len)
 	assert_null(strstr(buf, "@DATA@"));
 }
 
-static int run(struct mqtx_ctl *ctl, const char *cmd, char **out)
+static int run(struct mqtx_ctl *ctl, const char *cmd, char **out, char **err)
 {
 	char line[512];
 
 	expand(cmd, line, sizeof(line));
-	return fixture_run(ctl, line, out, NULL);
+	return fixture_run(ctl, line, out, err);
 }
 
 /* Stopped queues hold what is sent, so a command has queued packets to keep or to move. */
@@ -253,7 +253,7 @@ static void world_make(struct world *w, const struct fault_case *c)
 	for (size_t i = 0; i < sizeof(c->setup) / sizeof(c->setup[0]) && c->setup[i]; i++) {
 		char *err;
 
-		if (run(w->ctl, c->setup[i], &err) != 0)
+		if (run(w->ctl, c->setup[i], NULL, &err) != 0)
 			fail_msg("setup \"%s\" failed: %s", c->setup[i], err);
 		free(err);
 	}
@@ -295,7 +295,7 @@ static void clean_run(const struct fault_case *c, char **state, char **out, long
 
 	world_make(&w, c);
 	live = fi_live();
-	assert_int_equal(run(w.ctl, c->cmd, out), c->rc);
+	assert_int_equal(run(w.ctl, c->cmd, out, NULL), c->rc);
 	settle(w.ctl);
 	*kept = fi_live() - live;
 	snap_take(w.ctl, &s);
@@ -317,7 +317,7 @@ static long fail_each(struct world *w, const struct fault_case *c, char **out, l
 	snap_take(w->ctl, &before);
 	for (k = 1;; k++) {
 		fi_arm(k);
-		rc = run(w->ctl, c->cmd, out);
+		rc = run(w->ctl, c->cmd, out, NULL);
 		if (!fi_disarm())
 			break;
 		free(*out);
