@@ -90,7 +90,8 @@ struct mqtx_dev {
 	char name[MQTX_NAME_MAX];
 	const struct mqtx_dev_ops *ops;
 	struct mqtx_clock *clock;
-	uint32_t num_txq, real_num_txq;
+	uint32_t num_txq;
+	_Atomic uint32_t real_num_txq; /* changes under traffic (config lock): read it once */
 	uint32_t tx_queue_len, mtu, quota, flags;
 	atomic_bool up;
 	void *ml_priv;
@@ -153,6 +154,9 @@ static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
 
 /* select.c */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+/* The commit half of mqtx_dev_set_hash(): publish @h (owned from here on), free the old
+ * hasher after a grace period. Cannot fail. */
+void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h);
 
 /* xmit.c */
 void mqtx__qdisc_run(struct mqtx_qdisc *q);
@@ -167,7 +171,6 @@ extern struct mqtx_qdisc mqtx__noop_qdisc;
 extern const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops;
-int mqtx__attach_default_qdiscs(struct mqtx_dev *dev);
 void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
 void mqtx__free_list(struct mqtx_pkt *to_free);
 /* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */

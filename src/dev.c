@@ -61,7 +61,7 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	dev->ops = cfg->ops;
 	dev->clock = cfg->clock ? cfg->clock : mqtx_clock_real();
 	dev->num_txq = cfg->num_txq;
-	dev->real_num_txq = cfg->real_num_txq ? cfg->real_num_txq : cfg->num_txq;
+	atomic_init(&dev->real_num_txq, cfg->real_num_txq ? cfg->real_num_txq : cfg->num_txq);
 	dev->tx_queue_len = cfg->tx_queue_len ? cfg->tx_queue_len : MQTX_DEFAULT_TXQLEN;
 	dev->mtu = cfg->mtu ? cfg->mtu : MQTX_DEFAULT_MTU;
 	dev->quota = cfg->quota ? cfg->quota : MQTX_DEFAULT_QUOTA;
@@ -118,23 +118,9 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx__free(dev);
 }
 
-int mqtx_dev_open(struct mqtx_dev *dev)
+/* Config lock held. Put the configured qdiscs in service and start every queue. */
+static void activate(struct mqtx_dev *dev)
 {
-	int err = 0;
-
-	pthread_mutex_lock(&dev->config_lock);
-	if (atomic_load(&dev->up)) {
-		err = -EALREADY;
-		goto out;
-	}
-	err = mqtx__attach_default_qdiscs(dev);
-	if (err)
-		goto out;
-	if (dev->ops->open) {
-		err = dev->ops->open(dev);
-		if (err)
-			goto out;
-	}
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
 		struct mqtx_txq *txq = &dev->txq[i];
 		struct mqtx_qdisc *q = txq->qdisc_sleeping;
@@ -148,7 +134,41 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 	}
 	atomic_store(&dev->up, true);
 	mqtx_dev_start_all_queues(dev);
-out:
+}
+
+int mqtx_dev_open(struct mqtx_dev *dev)
+{
+	struct mqtx_qplan dflt;
+	bool attach;
+	int err = 0;
+
+	pthread_mutex_lock(&dev->config_lock);
+	if (atomic_load(&dev->up)) {
+		err = -EALREADY;
+		goto unlock;
+	}
+	/* What can fail comes first, so that a failure leaves the device as it was: the default
+	 * qdiscs are made (queues are configured all together: all have a qdisc or none has)... */
+	attach = !dev->txq[0].qdisc_sleeping;
+	if (attach) {
+		err = mqtx__qtree_prepare_defaults(dev, &dflt);
+		if (err)
+			goto unlock;
+	}
+	/* ...and the driver opened (Linux too opens it before it attaches the defaults). */
+	if (dev->ops->open) {
+		err = dev->ops->open(dev);
+		if (err)
+			goto abort_defaults;
+	}
+	if (attach)
+		mqtx__qtree_commit(dev, &dflt);
+	activate(dev);
+	goto unlock;
+abort_defaults:
+	if (attach)
+		mqtx__qtree_abort(dev, &dflt);
+unlock:
 	pthread_mutex_unlock(&dev->config_lock);
 	return err;
 }
@@ -266,24 +286,46 @@ uint32_t mqtx_dev_num_txq(const struct mqtx_dev *dev)
 
 uint32_t mqtx_dev_real_num_txq(const struct mqtx_dev *dev)
 {
-	return dev->real_num_txq;
+	return atomic_load_explicit(&((struct mqtx_dev *)dev)->real_num_txq, memory_order_relaxed);
+}
+
+/* Config lock held, device up. Purge the qdiscs that only queues @from..@to - 1 use: those
+ * queues went out of use (qdisc_reset_all_tx_gt()). A qdisc that queues still in use share
+ * keeps its packets. */
+static void purge_tail_queues(struct mqtx_dev *dev, uint32_t from, uint32_t to)
+{
+	struct mqtx_pkt *to_free = NULL;
+
+	for (uint32_t i = from; i < to; i++) {
+		struct mqtx_qdisc *q = dev->txq[i].qdisc_sleeping;
+
+		if (!(q->flags & MQTX_QF_ONETXQUEUE) || q->dev_queue != &dev->txq[i])
+			continue;
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		mqtx__qdisc_purge(q, MQTX_DROP_RESET, &to_free);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	mqtx__free_list(to_free);
 }
 
 int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 {
-	int err = 0;
+	uint32_t old;
 
+	if (!n || n > dev->num_txq)
+		return -EINVAL;
 	pthread_mutex_lock(&dev->config_lock);
-	if (atomic_load(&dev->up)) {
-		err = -EBUSY;
-	} else if (!n || n > dev->num_txq) {
-		err = -EINVAL;
-	} else {
-		mqtx__dev_setup_tc(dev, n); /* netif_setup_tc() */
-		dev->real_num_txq = n;
+	old = atomic_load(&dev->real_num_txq);
+	mqtx__dev_setup_tc(dev, n); /* netif_setup_tc(): the classes fit before the count shrinks */
+	atomic_store(&dev->real_num_txq, n);
+	if (n < old && atomic_load(&dev->up)) {
+		/* No transmit still selects with the old count after this... */
+		mqtx__rcu_synchronize();
+		/* ...so nothing enters the queues that went out of use any more. */
+		purge_tail_queues(dev, n, old);
 	}
 	pthread_mutex_unlock(&dev->config_lock);
-	return err;
+	return 0;
 }
 
 struct mqtx_txq *mqtx_dev_txq(const struct mqtx_dev *dev, uint32_t i)

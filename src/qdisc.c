@@ -236,21 +236,3 @@ void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 		st->backlog += p->len;
 	mqtx_spin_unlock(mqtx__qdisc_lock(q));
 }
-
-/* ---- default attachment ---- */
-
-/* Config lock held. Queues without a configured qdisc get the defaults: mq on a multiqueue
- * device, the default kind (noqueue for MQTX_DEV_F_NO_QUEUE) otherwise; see tree.c. */
-int mqtx__attach_default_qdiscs(struct mqtx_dev *dev)
-{
-	int err;
-
-	/* Queues are configured all together: either all have a qdisc or none has. */
-	if (dev->txq[0].qdisc_sleeping)
-		return 0;
-	err = mqtx__qtree_attach_defaults(dev);
-	if (err)
-		mqtx_err("%s: default qdisc %s failed: %s", dev->name, mqtx_default_qdisc(dev),
-			 mqtx_strerror(err));
-	return err;
-}

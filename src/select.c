@@ -5,16 +5,10 @@
 
 #include "core.h"
 
-int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg)
+void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h)
 {
-	struct mqtx_hasher *h, *old;
-	int err;
+	struct mqtx_hasher *old;
 
-	if (!cfg)
-		return -EINVAL;
-	err = mqtx_hasher_new(cfg, &h);
-	if (err)
-		return err;
 	pthread_mutex_lock(&dev->config_lock);
 	old = atomic_exchange_explicit(&dev->hasher, h, memory_order_acq_rel);
 	pthread_mutex_unlock(&dev->config_lock);
@@ -22,6 +16,19 @@ int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg)
 		mqtx__rcu_synchronize();
 		mqtx_hasher_free(old);
 	}
+}
+
+int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg)
+{
+	struct mqtx_hasher *h;
+	int err;
+
+	if (!cfg)
+		return -EINVAL;
+	err = mqtx_hasher_new(cfg, &h);
+	if (err)
+		return err;
+	mqtx__dev_swap_hasher(dev, h);
 	return 0;
 }
 
@@ -54,9 +61,9 @@ void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *ar
 	}
 }
 
-static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real)
 {
-	uint32_t qoffset = 0, qcount = dev->real_num_txq;
+	uint32_t qoffset = 0, qcount = real;
 	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
 
 	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
@@ -85,12 +92,14 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 /* Inside an RCU read section (the transmit path holds one). */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
+	/* One count for the whole selection: it may change under us (never past num_txq). */
+	uint32_t real = atomic_load_explicit(&dev->real_num_txq, memory_order_relaxed);
 	struct mqtx_select_hook *hook;
 	uint32_t q;
 
 	if (pkt->flags & MQTX_PKT_F_QMAP_SET) {
 		q = pkt->queue_mapping;
-	} else if (dev->real_num_txq == 1) {
+	} else if (real == 1) {
 		q = 0;
 	} else {
 		hook = atomic_load_explicit(&dev->select_hook, memory_order_acquire);
@@ -99,13 +108,13 @@ uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 		else if (dev->ops->select_queue)
 			q = dev->ops->select_queue(dev, pkt);
 		else
-			q = pick_tx(dev, pkt);
+			q = pick_tx(dev, pkt, real);
 	}
-	if (unlikely(q >= dev->real_num_txq)) {
+	if (unlikely(q >= real)) {
 		/* Linux's netdev_cap_txqueue: out of range goes to queue 0, and is counted. */
 		MQTX_DEV_PCPU_ADD(dev, capped, 1u);
-		mqtx_dbg("%s selects TX queue %u, but real number of TX queues is %u", dev->name,
-			 q, dev->real_num_txq);
+		mqtx_dbg("%s selects TX queue %u, but real number of TX queues is %u", dev->name, q,
+			 real);
 		q = 0;
 	}
 	pkt->queue_mapping = (uint16_t)q;
@@ -117,7 +126,7 @@ uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	uint16_t q;
 
 	mqtx__rcu_read_lock();
-	q = pick_tx(dev, pkt);
+	q = pick_tx(dev, pkt, mqtx_dev_real_num_txq(dev));
 	mqtx__rcu_read_unlock();
 	return q;
 }

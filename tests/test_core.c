@@ -167,14 +167,23 @@ static void test_real_num_txq(void **state)
 	assert_int_equal(mqtx_dev_real_num_txq(f->dev), 3);
 	assert_int_equal(mqtx_dev_open(f->dev), 0);
 	assert_int_equal(mqtx_dev_open(f->dev), -EALREADY);
-	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 4), -EBUSY);
+	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 9), -EINVAL);
 	assert_int_equal(mqtx_dev_real_num_txq(f->dev), 3);
-	/* Every selection lands inside the real range. */
+	/* Every selection lands inside the real range... */
 	for (unsigned i = 0; i < 500; i++)
 		mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 0x0b000000 + i, (uint16_t)i, 9, i));
 	for (unsigned i = 0; i < f->rec->n; i++)
 		assert_true(f->rec->q[i] < 3);
 	assert_int_equal(f->rec->n, 500);
+	/* ...also after a change while up, which keeps the device up. */
+	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 2), 0);
+	assert_true(mqtx_dev_is_up(f->dev));
+	assert_int_equal(mqtx_dev_real_num_txq(f->dev), 2);
+	for (unsigned i = 0; i < 500; i++)
+		mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 0x0b000000 + i, (uint16_t)i, 9, i));
+	assert_int_equal(f->rec->n, 1000);
+	for (unsigned i = 500; i < f->rec->n; i++)
+		assert_true(f->rec->q[i] < 2);
 	assert_int_equal(mqtx_dev_close(f->dev), 0);
 	assert_int_equal(mqtx_dev_close(f->dev), -EALREADY);
 	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 8), 0);
@@ -186,6 +195,44 @@ static uint16_t select_fixed(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *a
 	(void)dev;
 	(void)pkt;
 	return (uint16_t)(uintptr_t)arg;
+}
+
+static uint16_t select_by_user(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
+{
+	(void)dev;
+	(void)arg;
+	return (uint16_t)(pkt->user % 4);
+}
+
+/* A live shrink purges what the queues going out of use hold, and only that; a live grow
+ * loses nothing. */
+static void test_real_num_txq_live(void **state)
+{
+	struct fixture *f = make(4, &rec_ops);
+	struct mqtx_txq_stats st[4];
+
+	(void)state;
+	assert_int_equal(mqtx_dev_open(f->dev), 0);
+	mqtx_dev_set_select_queue(f->dev, select_by_user, NULL);
+	mqtx_dev_stop_all_queues(f->dev);
+	for (unsigned i = 0; i < 40; i++)
+		mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 9, i));
+	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 2), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		mqtx_txq_get_stats(mqtx_dev_txq(f->dev, i), &st[i]);
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(st[i].qlen, i < 2 ? 10 : 0);
+		assert_int_equal(st[i].drops[MQTX_DROP_RESET], i < 2 ? 0 : 10);
+		assert_int_equal(mqtx_txq_stats_drops(&st[i]), i < 2 ? 0 : 10);
+	}
+	assert_int_equal(mqtx_dev_set_real_num_txq(f->dev, 4), 0);
+	mqtx_bh_disable();
+	mqtx_dev_wake_all_queues(f->dev);
+	mqtx_bh_enable(); /* the woken queues run here */
+	assert_int_equal(f->rec->n, 20);
+	for (unsigned i = 0; i < f->rec->n; i++)
+		assert_true(f->rec->q[i] < 2);
+	unmake(f);
 }
 
 static void test_select_cap_and_hook(void **state)
@@ -534,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_create_rules),
 		cmocka_unit_test(test_priv_offset),
 		cmocka_unit_test(test_real_num_txq),
+		cmocka_unit_test(test_real_num_txq_live),
 		cmocka_unit_test(test_select_cap_and_hook),
 		cmocka_unit_test(test_same_flow_same_queue),
 		cmocka_unit_test(test_stop_start_wake),

@@ -20,17 +20,23 @@ extern "C" {
 #define MQTX_CTL_F_JSON	   0x2u /* -j */
 #define MQTX_CTL_F_DETAILS 0x4u /* -d */
 
-/** A growing text buffer (output and error text of a command). */
+/**
+ * struct mqtx_buf - a growing text buffer (output and error text of a command).
+ * @data, @len, @cap: the text (NUL-terminated once anything was written), its length, room.
+ * @nomem: an append failed for want of memory. The text stops where that append would have
+ *         started: every later append fails too, so the text never has a hole.
+ */
 struct mqtx_buf {
 	char *data;
 	size_t len, cap;
+	bool nomem;
 };
 
 /** mqtx_buf_init() - an empty buffer (no allocation yet); mqtx_buf_free() - release its text
  *  and make it empty again. */
 MQTX_API void mqtx_buf_init(struct mqtx_buf *b);
 MQTX_API void mqtx_buf_free(struct mqtx_buf *b);
-/** mqtx_buf_printf() - append; returns 0 or -ENOMEM (the buffer keeps what it had). */
+/** mqtx_buf_printf() - append; returns 0 or -ENOMEM (the buffer keeps what it had, @nomem). */
 MQTX_API int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -58,7 +64,9 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * context. Output goes to @out (text as tc prints it, or JSON with MQTX_CTL_F_JSON), error
  * messages naming the offending token to @err.
  * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
- * fails changes nothing.
+ * fails changes nothing. Output that could not be written in full (out of memory) makes the
+ * command fail with MQTX_CTL_EREFUSED; a command that changes something makes room for its
+ * output before it does, so that such a failure too changes nothing.
  */
 MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			   struct mqtx_buf *out, struct mqtx_buf *err);

@@ -143,8 +143,10 @@ MQTX_API uint32_t mqtx_dev_num_txq(const struct mqtx_dev *dev);
 MQTX_API uint32_t mqtx_dev_real_num_txq(const struct mqtx_dev *dev);
 
 /**
- * mqtx_dev_set_real_num_txq() - change how many TX queues are in use.
- * Return: 0; -EBUSY while the device is up; -EINVAL outside 1..num_txq.
+ * mqtx_dev_set_real_num_txq() - change how many TX queues are in use, up or down (as Linux's
+ * netif_set_real_num_tx_queues()). Up, the change is live: after a grace period no packet is
+ * selected beyond the new count, and what the queues that went out of use hold in qdiscs of
+ * their own is purged (MQTX_DROP_RESET). Return: 0; -EINVAL outside 1..num_txq.
  */
 MQTX_API int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n);
 

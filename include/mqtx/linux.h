@@ -119,7 +119,7 @@ static inline unsigned int netdev_real_num_tx_queues(const struct net_device *de
 	return mqtx_dev_real_num_txq(dev);
 }
 
-/** netif_set_real_num_tx_queues() - 0, -EBUSY while up, -EINVAL out of range. */
+/** netif_set_real_num_tx_queues() - 0 (up or down), -EINVAL out of range. */
 static inline int netif_set_real_num_tx_queues(struct net_device *dev, unsigned int txq)
 {
 	return mqtx_dev_set_real_num_txq(dev, txq);

@@ -10,9 +10,9 @@
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
+#include "core.h"
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
-#include "internal.h"
 #include "qdisc/tcunits.h"
 
 #define KIND_OPT_MAX 128
@@ -371,11 +371,18 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 	return 0;
 }
 
+/*
+ * Everything that can fail is done before anything changes: the parse checks every value, the
+ * new hasher is built and the device brought up (mqtx_dev_open() changes nothing when it
+ * fails); what follows cannot fail. The queue count changes live, as Linux's
+ * netif_set_real_num_tx_queues(): the device is not bounced, so its qdiscs, counters and
+ * queued packets stay (the queues that go out of use lose what they hold).
+ */
 static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
 {
 	struct dev_set o = { .up = -1 };
+	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
-	bool was_up;
 	int rc;
 
 	if (argc < 2) {
@@ -390,28 +397,21 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
 	if (rc)
 		return rc;
-	/* First: mqtx_dev_set_hash() validates before it changes anything. */
-	if (o.has_hash && (rc = mqtx_dev_set_hash(dev, &o.hash)))
+	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
 		return errno_reply(err, "set", argv[0], rc);
-	was_up = mqtx_dev_is_up(dev);
-	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev)) {
-		/* The queue count changes only while down; like ethtool -L, bounce the device. */
-		if (was_up)
-			mqtx_dev_close(dev);
-		rc = mqtx_dev_set_real_num_txq(dev, o.txq);
-		if (was_up && o.up != 0) {
-			int rc2 = mqtx_dev_open(dev);
-
-			rc = rc ?: rc2;
-		}
-		if (rc)
-			return errno_reply(err, "set", argv[0], rc);
-	}
 	if (o.up == 1 && !mqtx_dev_is_up(dev) && (rc = mqtx_dev_open(dev)))
-		return errno_reply(err, "set", argv[0], rc);
+		goto free_hasher;
+	/* The commit: none of these can fail. */
+	if (h)
+		mqtx__dev_swap_hasher(dev, h);
 	if (o.up == 0 && mqtx_dev_is_up(dev))
 		mqtx_dev_close(dev);
+	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev))
+		mqtx_dev_set_real_num_txq(dev, o.txq); /* in range: checked by the parse */
 	return MQTX_CTL_OK;
+free_hasher:
+	mqtx_hasher_free(h);
+	return errno_reply(err, "set", argv[0], rc);
 }
 
 static int dev_del(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)

@@ -21,6 +21,8 @@
 #define POOL_PKTS      8192
 #define POOL_ROOM      2048
 #define KEEP_FINISHED  32
+#define JOB_LINE_MAX   1024 /* one job's show or stop line, whatever its counters */
+#define STARTED_MAX    128  /* "KIND ID started on NAME\n" */
 
 struct tool_job {
 	struct tool_job *next;
@@ -50,15 +52,19 @@ static struct mqtx_tool_state *get_tool_state(struct mqtx_ctl *ctl, bool create)
 	return ctl->tool;
 }
 
-static struct mqtx_pkt_pool *dev_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
+static struct tool_pool *find_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
+{
+	for (struct tool_pool *tp = s->pools; tp; tp = tp->next)
+		if (tp->dev == dev)
+			return tp;
+	return NULL;
+}
+
+static struct tool_pool *pool_new(struct mqtx_dev *dev)
 {
 	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
-	struct tool_pool *tp;
+	struct tool_pool *tp = mqtx__zalloc(sizeof(*tp));
 
-	for (tp = s->pools; tp; tp = tp->next)
-		if (tp->dev == dev)
-			return tp->pool;
-	tp = mqtx__zalloc(sizeof(*tp));
 	if (!tp)
 		return NULL;
 	if (mqtx_pool_create(&pc, &tp->pool)) {
@@ -66,9 +72,7 @@ static struct mqtx_pkt_pool *dev_pool(struct mqtx_tool_state *s, struct mqtx_dev
 		return NULL;
 	}
 	tp->dev = dev;
-	tp->next = s->pools;
-	s->pools = tp;
-	return tp->pool;
+	return tp;
 }
 
 static void job_unlink_free(struct mqtx_tool_state *s, struct tool_job *tj)
@@ -100,14 +104,65 @@ static void reap_finished(struct mqtx_tool_state *s)
 		job_unlink_free(s, last);
 }
 
-static int add_job(struct mqtx_tool_state *s, const char *kind, struct mqtx_dev *dev,
-		   struct mqtx_job *job, struct mqtx_buf *out)
-{
-	struct tool_job *tj = mqtx__zalloc(sizeof(*tj)), **pp;
+/*
+ * What a new job needs, made before it starts so that a failure changes nothing: the context's
+ * tool state, the device's pool, the job's entry and room for its "started" line.
+ */
+struct job_prep {
+	struct tool_pool *pool; /* the device's; not yet listed if @new_pool */
+	struct tool_job *tj;
+	bool new_state, new_pool;
+};
 
-	if (!tj) {
-		mqtx__job_free(job);
+/* Free what job_prepare() made (all of it, or what it got to). */
+static void job_abort(struct mqtx_ctl *ctl, struct job_prep *p)
+{
+	mqtx__free(p->tj);
+	if (p->new_pool) {
+		mqtx_pool_destroy(p->pool->pool);
+		mqtx__free(p->pool);
+	}
+	if (p->new_state) {
+		mqtx__free(ctl->tool);
+		ctl->tool = NULL;
+	}
+}
+
+static int job_prepare(struct mqtx_ctl *ctl, struct mqtx_dev *dev, struct mqtx_buf *out,
+		       struct job_prep *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->new_state = !ctl->tool;
+	if (!get_tool_state(ctl, true)) {
+		p->new_state = false;
 		return -ENOMEM;
+	}
+	p->pool = find_pool(ctl->tool, dev);
+	if (!p->pool) {
+		p->pool = pool_new(dev);
+		if (!p->pool)
+			goto abort;
+		p->new_pool = true;
+	}
+	p->tj = mqtx__zalloc(sizeof(*p->tj));
+	if (!p->tj || mqtx__buf_reserve(out, STARTED_MAX))
+		goto abort;
+	return 0;
+abort:
+	job_abort(ctl, p);
+	return -ENOMEM;
+}
+
+/* @job runs: list the pool and the job, say so. Cannot fail (job_prepare() made room). */
+static void job_commit(struct mqtx_ctl *ctl, struct job_prep *p, const char *kind,
+		       struct mqtx_dev *dev, struct mqtx_job *job, struct mqtx_buf *out)
+{
+	struct mqtx_tool_state *s = ctl->tool;
+	struct tool_job *tj = p->tj, **pp;
+
+	if (p->new_pool) {
+		p->pool->next = s->pools;
+		s->pools = p->pool;
 	}
 	tj->id = s->next_id++;
 	tj->kind = kind;
@@ -118,7 +173,6 @@ static int add_job(struct mqtx_tool_state *s, const char *kind, struct mqtx_dev 
 	*pp = tj; /* oldest first, for show */
 	reap_finished(s);
 	mqtx_buf_printf(out, "%s %u started on %s\n", kind, tj->id, mqtx_dev_name(dev));
-	return 0;
 }
 
 static void show_job(const struct tool_job *tj, struct mqtx_buf *out)
@@ -127,22 +181,25 @@ static void show_job(const struct tool_job *tj, struct mqtx_buf *out)
 	const char *e;
 	double secs;
 
+	char line[JOB_LINE_MAX];
+	int n;
+
 	mqtx__job_stats(tj->job, &st);
 	e = st.done ? mqtx__job_error(tj->job) : "";
 	secs = (double)(st.now_ns - st.start_ns) / 1e9;
-	mqtx_buf_printf(out,
-			"%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
-			"nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
-			tj->kind, tj->id, mqtx_dev_name(tj->dev),
-			*e ? "error" : st.done ? "done" : "running",
-			(unsigned long long)st.sent, (unsigned long long)st.bytes,
-			(unsigned long long)st.dropped, (unsigned long long)st.skipped,
-			(unsigned long long)st.nomem, (unsigned long long)st.loops, secs,
-			secs > 0 ? (double)st.sent / secs : 0.0,
-			secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
-	if (*e)
-		mqtx_buf_printf(out, " error: %s", e);
-	mqtx_buf_printf(out, "\n");
+	/* Formatted here, then appended at most JOB_LINE_MAX - 1 bytes: what stop made room for. */
+	n = snprintf(line, sizeof(line),
+		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
+		     "nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
+		     tj->kind, tj->id, mqtx_dev_name(tj->dev),
+		     *e ? "error" : st.done ? "done" : "running", (unsigned long long)st.sent,
+		     (unsigned long long)st.bytes, (unsigned long long)st.dropped,
+		     (unsigned long long)st.skipped, (unsigned long long)st.nomem,
+		     (unsigned long long)st.loops, secs, secs > 0 ? (double)st.sent / secs : 0.0,
+		     secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
+	if (*e && n >= 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, " error: %s", e);
+	mqtx_buf_printf(out, "%.*s\n", JOB_LINE_MAX - 2, line);
 }
 
 static struct tool_job *find_job(struct mqtx_tool_state *s, const char *word, struct mqtx_buf *err,
@@ -172,6 +229,15 @@ static void show_or_stop(struct mqtx_tool_state *s, struct tool_job *tj, bool st
 		job_unlink_free(s, tj);
 }
 
+/* A job stopped cannot be started again: make room for the final counters of @n jobs first. */
+static int stop_room(struct mqtx_buf *out, size_t n, const char *cmd, struct mqtx_buf *err)
+{
+	if (!mqtx__buf_reserve(out, n * JOB_LINE_MAX))
+		return 0;
+	mqtx_buf_printf(err, "%s stop: out of memory\n", cmd);
+	return -ENOMEM;
+}
+
 /* "show [ID]" and "stop ID|all" shared by gen and replay; stop prints the final counters. */
 static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *out,
 		     struct mqtx_buf *err)
@@ -179,6 +245,7 @@ static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_bu
 	struct mqtx_tool_state *s = get_tool_state(ctl, false);
 	bool stop = !strcmp(argv[1], "stop");
 	struct tool_job *tj, *next;
+	size_t n;
 
 	if (argc > 3) {
 		mqtx_buf_printf(err, "%s %s: what is \"%s\"?\n", argv[0], argv[1], argv[3]);
@@ -192,9 +259,16 @@ static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_bu
 		tj = find_job(s, argv[2], err, argv[0]);
 		if (!tj)
 			return MQTX_CTL_EREFUSED;
+		if (stop && stop_room(out, 1, argv[0], err))
+			return MQTX_CTL_EREFUSED;
 		show_or_stop(s, tj, stop, out);
 		return MQTX_CTL_OK;
 	}
+	n = 0;
+	for (tj = s ? s->jobs : NULL; tj; tj = tj->next)
+		n++;
+	if (stop && stop_room(out, n, argv[0], err))
+		return MQTX_CTL_EREFUSED;
 	for (tj = s ? s->jobs : NULL; tj; tj = next) {
 		next = tj->next;
 		show_or_stop(s, tj, stop, out);
@@ -409,8 +483,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 {
 	struct mqtx_gen_cfg cfg;
 	const char *name = NULL;
-	struct mqtx_tool_state *s;
-	struct mqtx_pkt_pool *pool;
+	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
 	int af[2] = { 0, 0 };
@@ -455,16 +528,16 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				cfg.size, max);
 		return MQTX_CTL_EREFUSED;
 	}
-	s = get_tool_state(ctl, true);
-	pool = s ? dev_pool(s, dev) : NULL;
-	if (!pool || mqtx__gen_start(dev, pool, &cfg, &job)) {
-		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
-		return MQTX_CTL_EREFUSED;
-	}
-	if (add_job(s, "gen", dev, job, out)) {
+	if (job_prepare(ctl, dev, out, &prep)) {
 		mqtx_buf_printf(err, "gen: out of memory\n");
 		return MQTX_CTL_EREFUSED;
 	}
+	if (mqtx__gen_start(dev, prep.pool->pool, &cfg, &job)) {
+		job_abort(ctl, &prep);
+		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	job_commit(ctl, &prep, "gen", dev, job, out);
 	return MQTX_CTL_OK;
 }
 
@@ -525,8 +598,7 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 {
 	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1 };
 	const char *name = NULL;
-	struct mqtx_tool_state *s;
-	struct mqtx_pkt_pool *pool;
+	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
 	char msg[256];
@@ -550,21 +622,17 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 	rc = job_dev(ctl, "replay", name, &dev, err);
 	if (rc)
 		return rc;
-	s = get_tool_state(ctl, true);
-	pool = s ? dev_pool(s, dev) : NULL;
-	if (!pool) {
+	if (job_prepare(ctl, dev, out, &prep)) {
 		mqtx_buf_printf(err, "replay: out of memory\n");
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = mqtx__replay_start(dev, pool, &cfg, msg, sizeof(msg), &job);
+	rc = mqtx__replay_start(dev, prep.pool->pool, &cfg, msg, sizeof(msg), &job);
 	if (rc) {
+		job_abort(ctl, &prep);
 		mqtx_buf_printf(err, "replay: %s: %s\n", cfg.path, msg);
 		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
 	}
-	if (add_job(s, "replay", dev, job, out)) {
-		mqtx_buf_printf(err, "replay: out of memory\n");
-		return MQTX_CTL_EREFUSED;
-	}
+	job_commit(ctl, &prep, "replay", dev, job, out);
 	return MQTX_CTL_OK;
 }
 

@@ -205,6 +205,7 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	uint8_t frame[128];
 	uint32_t hash = 0;
 	size_t len;
+	uint16_t q = 0;
 	bool ok;
 	int rc;
 
@@ -232,17 +233,19 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	if (rc) {
 		mqtx_buf_printf(err, "hash: %s\n", rc == -EINVAL ?
 				"invalid key for this algorithm" : mqtx_strerror(rc));
-		return MQTX_CTL_EPARSE;
+		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
 	len = build_probe(frame, &a.src, &a.dst, a.proto);
 	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
 	mqtx_hasher_free(h);
+	/* Asked about a device, the answer is its queue: without it there is no answer. */
+	if (dev && !a.has_algo && dev_queue(dev, frame, len, &q)) {
+		mqtx_buf_printf(err, "hash: %s\n", mqtx_strerror(-ENOMEM));
+		return MQTX_CTL_EREFUSED;
+	}
 	mqtx_buf_printf(out, "hash 0x%08x", ok ? hash : 0);
 	if (dev && !a.has_algo) {
-		uint16_t q;
-
-		if (dev_queue(dev, frame, len, &q) == 0)
-			mqtx_buf_printf(out, " queue %u txqueues %u", q, mqtx_dev_real_num_txq(dev));
+		mqtx_buf_printf(out, " queue %u txqueues %u", q, mqtx_dev_real_num_txq(dev));
 	} else if (dev || a.queues) {
 		uint32_t n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
 

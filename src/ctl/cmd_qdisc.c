@@ -162,19 +162,24 @@ static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, struct qo
 	return 0;
 }
 
-static void show_dev_qdiscs(struct show *s)
+/* Returns 0, or -ENOMEM when the list could not be ordered (nothing printed). */
+static int show_dev_qdiscs(struct show *s)
 {
 	struct mqtx_qdisc *root;
 	struct qorder o;
+	int err = 0;
 
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
-	if (root && !qorder_build(s->dev, root, &o)) {
+	if (root) {
+		err = qorder_build(s->dev, root, &o);
+		if (err)
+			goto unlock;
 		print_qdisc(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			print_qdisc(s, o.v[i]);
 		mqtx__free(o.v);
-	} else if (!root) {
+	} else {
 		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
 		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
 		mqtx_buf_printf(s->a->out, s->json ? ",\"refcnt\":2,\"options\":{}}" :
@@ -182,7 +187,9 @@ static void show_dev_qdiscs(struct show *s)
 	}
 	if (s->dev->rxq.qdisc)
 		print_qdisc(s, s->dev->rxq.qdisc);
+unlock:
 	mqtx_dev_config_unlock(s->dev);
+	return err;
 }
 
 /* One class line: @leaf 0 prints no leaf; @parent as tc (0 is "none"). */
@@ -286,20 +293,23 @@ static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 		print_class(s, q, m, (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
 }
 
-static void show_dev_classes(struct show *s)
+/* Returns 0, or -ENOMEM when the list could not be ordered (nothing printed). */
+static int show_dev_classes(struct show *s)
 {
 	struct mqtx_qdisc *root;
 	struct qorder o;
+	int err = 0;
 
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
-	if (root && !qorder_build(s->dev, root, &o)) {
+	if (root && !(err = qorder_build(s->dev, root, &o))) {
 		qdisc_classes(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			qdisc_classes(s, o.v[i]);
 		mqtx__free(o.v);
 	}
 	mqtx_dev_config_unlock(s->dev);
+	return err;
 }
 
 /* ---- command parsing ---- */
@@ -509,11 +519,10 @@ static int show(struct mqtx_ctl_args *a, bool classes)
 		s.dev = a->ctl->devs[i];
 		if (devname && strcmp(mqtx_dev_name(s.dev), devname))
 			continue;
-		if (!classes) {
-			show_dev_qdiscs(&s);
-			continue;
+		if (classes ? show_dev_classes(&s) : show_dev_qdiscs(&s)) {
+			mqtx_buf_printf(a->err, "Out of memory\n");
+			return MQTX_CTL_EREFUSED;
 		}
-		show_dev_classes(&s);
 	}
 	if (s.json)
 		mqtx_buf_printf(a->out, "]\n");

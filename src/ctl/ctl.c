@@ -15,6 +15,7 @@ void mqtx_buf_init(struct mqtx_buf *b)
 {
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->nomem = false;
 }
 
 void mqtx_buf_free(struct mqtx_buf *b)
@@ -23,18 +24,22 @@ void mqtx_buf_free(struct mqtx_buf *b)
 	mqtx_buf_init(b);
 }
 
-static int buf_reserve(struct mqtx_buf *b, size_t need)
+int mqtx__buf_reserve(struct mqtx_buf *b, size_t need)
 {
 	size_t cap = b->cap ? b->cap : 256;
 	char *p;
 
+	if (b->nomem)
+		return -ENOMEM; /* an earlier append is missing: nothing may follow it */
 	if (b->len + need + 1 <= b->cap)
 		return 0;
 	while (cap < b->len + need + 1)
 		cap *= 2;
 	p = mqtx__alloc(cap);
-	if (!p)
+	if (!p) {
+		b->nomem = true;
 		return -ENOMEM;
+	}
 	if (b->data)
 		memcpy(p, b->data, b->len + 1);
 	else
@@ -53,7 +58,7 @@ int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || buf_reserve(b, (size_t)n))
+	if (n < 0 || mqtx__buf_reserve(b, (size_t)n))
 		return -ENOMEM;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -258,6 +263,11 @@ int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		pthread_mutex_lock(&ctl->lock);
 		rc = commands[i].fn(&a);
 		pthread_mutex_unlock(&ctl->lock);
+		/* Cut output is not output: a caller must not take a prefix for the whole. */
+		if (rc == MQTX_CTL_OK && out->nomem) {
+			mqtx_buf_printf(err, "Out of memory: the output is incomplete\n");
+			rc = MQTX_CTL_EREFUSED;
+		}
 		return rc;
 	}
 	mqtx_buf_printf(err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);

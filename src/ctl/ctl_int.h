@@ -41,6 +41,13 @@ int mqtx__ctl_class(struct mqtx_ctl_args *a);
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);
 
+/**
+ * mqtx__buf_reserve() - make room for @need more bytes in @b, so that appending up to that
+ * much cannot fail: a command that changes something does this before its commit.
+ * Return: 0, or -ENOMEM (and @b->nomem is set).
+ */
+int mqtx__buf_reserve(struct mqtx_buf *b, size_t need);
+
 /** mqtx__ctl_find_dev() - the device @name, or NULL after writing tc's error to a->err. */
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl_args *a, const char *name);
 

@@ -169,6 +169,8 @@ struct mqtx_job {
 	struct mqtx_dev *dev;
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_clock *clock;
+	mqtx_job_thread_fn fn;
+	_Atomic bool go; /* every thread exists: they may start sending */
 	_Atomic bool stop;
 	_Atomic unsigned running;
 	uint64_t start_ns;
@@ -181,8 +183,9 @@ struct mqtx_job {
 
 /**
  * mqtx__job_start() - a new job on @dev drawing packets from @pool, owning @priv (from
- * mqtx__alloc(); freed with the job, or here on failure), with @n threads running @fn.
- * Return: 0 and *@out; -ENOMEM, -EAGAIN (no thread).
+ * mqtx__alloc(); freed with the job, or here on failure), with @n threads running @fn. @fn
+ * runs once every thread exists.
+ * Return: 0 and *@out; -ENOMEM, -EAGAIN (no thread). A failed start sent nothing.
  */
 int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv, unsigned n,
 		    mqtx_job_thread_fn fn, struct mqtx_job **out);

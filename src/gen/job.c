@@ -10,6 +10,22 @@
 #include "gen/gen.h"
 #include "internal.h"
 
+/* Every job thread starts here: nothing is sent before all of them exist, so that a start
+ * that fails half-way (no thread) has sent nothing. */
+static void *job_thread(void *arg)
+{
+	struct mqtx_job_thread *t = arg;
+	struct mqtx_job *job = t->job;
+
+	while (!atomic_load(&job->go))
+		sched_yield();
+	if (atomic_load(&job->stop)) {
+		mqtx__job_thread_done(t);
+		return NULL;
+	}
+	return job->fn(t);
+}
+
 int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv, unsigned n,
 		    mqtx_job_thread_fn fn, struct mqtx_job **out)
 {
@@ -22,6 +38,7 @@ int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv
 	job->dev = dev;
 	job->pool = pool;
 	job->priv = priv;
+	job->fn = fn;
 	job->clock = mqtx_dev_clock(dev);
 	job->start_ns = mqtx_clock_now(job->clock);
 	job->nthreads = n;
@@ -31,15 +48,17 @@ int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv
 
 		t->job = job;
 		t->index = i;
-		if (pthread_create(&t->tid, NULL, fn, t)) {
-			/* The threads already started see stop and finish. */
+		if (pthread_create(&t->tid, NULL, job_thread, t)) {
+			/* The threads already started see stop and finish without sending. */
 			atomic_store(&job->stop, true);
+			atomic_store(&job->go, true);
 			atomic_fetch_sub(&job->running, n - i);
 			mqtx__job_free(job);
 			return -EAGAIN;
 		}
 		t->started = true;
 	}
+	atomic_store(&job->go, true);
 	*out = job;
 	return 0;
 }

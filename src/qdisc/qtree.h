@@ -99,11 +99,29 @@ struct mqtx_qdisc *mqtx__qdisc_find(struct mqtx_dev *dev, uint32_t h);
 const struct mqtx_qdisc_ops *mqtx__default_ops(struct mqtx_dev *dev, uint32_t i);
 
 /**
- * mqtx__qtree_attach_defaults() - what mqtx_dev_open() calls when queues have no qdisc:
- * mq at the root of a multiqueue device, the default kind on each queue otherwise, noqueue
- * for MQTX_DEV_F_NO_QUEUE. All or nothing. Config lock held. Return: 0 or -ENOMEM.
+ * struct mqtx_qplan - a prepared change of every TX queue's qdisc: all new objects exist, none
+ * is attached yet. Commit it (cannot fail) or abort it (frees what it made).
+ * @qs, @old: per-queue new and old qdiscs (2 * num_txq slots).
+ * @root: the new MQROOT object, or NULL. @single: a new qdisc shared by every queue, or NULL.
  */
-int mqtx__qtree_attach_defaults(struct mqtx_dev *dev);
+struct mqtx_qplan {
+	struct mqtx_qdisc **qs, **old;
+	struct mqtx_qdisc *root;
+	struct mqtx_qdisc *single;
+};
+
+/**
+ * mqtx__qtree_prepare_defaults() - prepare what mqtx_dev_open() attaches when the queues have
+ * no qdisc: mq at the root of a multiqueue device, the default kind on each queue otherwise,
+ * noqueue for MQTX_DEV_F_NO_QUEUE. Changes nothing. Config lock held. Return: 0 or -ENOMEM.
+ */
+int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/** mqtx__qtree_commit() - attach a prepared plan (grafting under traffic). Cannot fail. */
+void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/** mqtx__qtree_abort() - free a prepared plan that will not be committed. */
+void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
 /** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
  *  their TX queues). */

@@ -279,11 +279,8 @@ static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 	/* Every new band's child exists before anything changes. */
 	for (uint32_t b = p->bands; b < bands; b++) {
 		err = prio_new_child(q, b, ack, &fresh[b]);
-		if (err) {
-			for (uint32_t k = p->bands; k < b; k++)
-				mqtx_qdisc_destroy(fresh[k]);
-			return err;
-		}
+		if (err)
+			goto free_fresh;
 	}
 	for (uint32_t b = bands; b < p->bands; b++) {
 		prio_purge_child(q, p->child[b], to_free);
@@ -295,6 +292,11 @@ static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 	p->bands = bands;
 	memcpy(p->prio2band, map, PRIO_MAP_LEN);
 	return 0;
+free_fresh:
+	/* Not mqtx_qdisc_destroy(): we hold the queue lock it takes (change is called with it). */
+	for (uint32_t b = p->bands; b < bands && fresh[b]; b++)
+		prio_free_child(fresh[b]);
+	return err;
 }
 
 static void prio_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)

@@ -158,13 +158,7 @@ void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 
 /* ---- the transaction: prepare every TX queue's new qdisc, then graft them all ---- */
 
-struct plan {
-	struct mqtx_qdisc **qs, **old;
-	struct mqtx_qdisc *root; /* new MQROOT object, or NULL */
-	struct mqtx_qdisc *single; /* new qdisc shared by every queue, or NULL */
-};
-
-static int plan_alloc(struct mqtx_dev *dev, struct plan *pl)
+static int plan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->qs = mqtx__zalloc(2 * dev->num_txq * sizeof(*pl->qs));
@@ -175,7 +169,7 @@ static int plan_alloc(struct mqtx_dev *dev, struct plan *pl)
 }
 
 /* Undo a prepare: nothing new was attached, so everything new is freed. */
-static void plan_abort(struct mqtx_dev *dev, struct plan *pl)
+static void plan_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	if (pl->root) {
 		mqtx_qdisc_destroy(pl->root); /* and its unattached children */
@@ -190,7 +184,7 @@ static void plan_abort(struct mqtx_dev *dev, struct plan *pl)
 }
 
 /* The commit pass: cannot fail. */
-static void plan_commit(struct mqtx_dev *dev, struct plan *pl)
+static void plan_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	struct mqtx_qdisc *old_root = dev->qtree.root;
 
@@ -230,7 +224,7 @@ static int create(struct mqtx_dev *dev, struct mqtx_txq *txq, const struct mqtx_
 }
 
 /* Prepare the default configuration (attach_default_qdiscs()) into @pl. */
-static int plan_defaults(struct mqtx_dev *dev, struct plan *pl, struct mqtx_extack *ack)
+static int plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struct mqtx_extack *ack)
 {
 	bool noq = dev->flags & MQTX_DEV_F_NO_QUEUE;
 	int err = plan_alloc(dev, pl);
@@ -256,14 +250,24 @@ out:
 	return err;
 }
 
-int mqtx__qtree_attach_defaults(struct mqtx_dev *dev)
+int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
-	struct plan pl;
-	int err = plan_defaults(dev, &pl, NULL);
+	int err = plan_defaults(dev, pl, NULL);
 
-	if (!err)
-		plan_commit(dev, &pl);
+	if (err)
+		mqtx_err("%s: default qdisc %s failed: %s", dev->name, mqtx_default_qdisc(dev),
+			 mqtx_strerror(err));
 	return err;
+}
+
+void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+{
+	plan_commit(dev, pl);
+}
+
+void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+{
+	plan_abort(dev, pl);
 }
 
 void mqtx__qtree_release(struct mqtx_dev *dev)
@@ -343,15 +347,19 @@ static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t min
 	mqtx_qdisc_destroy(old);
 }
 
-static uint32_t alloc_handle(struct mqtx_dev *dev)
+/* qdisc_alloc_handle(): the next free handle from 8001: upwards (per device here), or 0. It
+ * only proposes: the counter moves when the qdisc is made (a failure must change nothing, and
+ * a later add would otherwise show that one failed before it). */
+static uint32_t next_handle(struct mqtx_dev *dev)
 {
-	/* qdisc_alloc_handle(): 8001: upwards, skipping handles in use (per device here). */
+	uint32_t h = dev->qtree.autohandle;
+
 	for (int n = 0; n < 0x8000; n++) {
-		dev->qtree.autohandle += 0x10000;
-		if (dev->qtree.autohandle < 0x80010000u || dev->qtree.autohandle == 0xFFFF0000u)
-			dev->qtree.autohandle = 0x80010000u;
-		if (!mqtx__qdisc_find(dev, dev->qtree.autohandle))
-			return dev->qtree.autohandle;
+		h += 0x10000;
+		if (h < 0x80010000u || h == 0xFFFF0000u)
+			h = 0x80010000u;
+		if (!mqtx__qdisc_find(dev, h))
+			return h;
 	}
 	return 0;
 }
@@ -360,7 +368,7 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 			  struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *q;
-	struct plan pl;
+	struct mqtx_qplan pl;
 	int err = plan_alloc(dev, &pl);
 
 	if (err)
@@ -424,6 +432,7 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 {
 	uint32_t handle = rq->handle;
 	uint32_t fl = rq->ops->static_flags;
+	int err;
 
 	if (!(rq->flags & MQTX_QREQ_CREATE)) {
 		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
@@ -436,13 +445,17 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		return -EOPNOTSUPP;
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
-	if (!handle && !(handle = alloc_handle(dev))) {
+	if (!handle && !(handle = next_handle(dev))) {
 		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
 		return -ENOSPC;
 	}
 	if (!p)
-		return create_at_root(dev, rq, handle, ack);
-	return create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+		err = create_at_root(dev, rq, handle, ack);
+	else
+		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+	if (!err && !rq->handle)
+		dev->qtree.autohandle = handle;
+	return err;
 }
 
 static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
@@ -592,7 +605,7 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p;
-	struct plan pl;
+	struct mqtx_qplan pl;
 	int err;
 
 	if (q->parent == MQTX_H_INGRESS) {

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/* Every control command fails at each of its allocations in turn: each failure is an error,
+ * leaves what the context shows and holds exactly as it was, and leaks nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ctl_snap.h"
+#include "helpers.h"
+#include "txn_fixture.h"
+
+#define QUEUED_PER_DEV 12
+
+static long injected; /* failures injected over all cases, for the summary */
+
+/*
+ * One command under test: @setup runs first (each must exit 0), then @cmd fails at allocation
+ * k = 1, 2, ... until no k-th allocation happens; it then ends with exit code @rc. "@DATA@" in
+ * a command is the directory of the test captures.
+ */
+struct fault_case {
+	const char *setup[4];
+	const char *cmd;
+	int rc;
+};
+
+#define KEY40 "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
+#define MQ1   "qdisc replace dev eth0 root handle 1: mq"
+#define PRIO1 "qdisc replace dev eth0 root handle 1: prio bands 4"
+#define SIM0  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
+
+static const struct fault_case cases[] = {
+	/* dev add: every driver kind, with and without options */
+	{ {}, "dev add n0 type null", 0 },
+	{ {}, "dev add n1 type null txqueues 4 maxqueues 8 txqueuelen 500 mtu 9000 quota 32 bql "
+	      "hash toeplitz key " KEY40 " l4 up", 0 },
+	{ {}, "dev add s0 type sim", 0 },
+	{ {}, "dev add s1 type sim txqueues 2 maxqueues 4 ring 128 rate 1gbit coalesce 50us bql "
+	      "hash jhash seed 7 up", 0 },
+	{ {}, "dev add s2 type sim rate 10kpps up", 0 },
+	{ {}, "dev add l0 type loopback", 0 },
+	{ {}, "dev add l1 type loopback txqueues 2 hash toeplitz-sym up", 0 },
+	{ {}, "dev add eth0 type null up", 2 },
+	/* dev set: up, down, txqueues, hash, and their combinations */
+	{ {}, "dev set eth0 txqueues 2", 0 },
+	{ {}, "dev set eth0 txqueues 3 down", 0 },
+	{ {}, "dev set eth16 txqueues 16", 0 },
+	{ {}, "dev set half0 txqueues 4", 0 },
+	{ { MQ1 }, "dev set eth0 txqueues 1", 0 },
+	{ { SIM0 }, "dev set sim0 txqueues 2", 0 },
+	{ { SIM0 }, "dev set sim0 down", 0 },
+	{ { "dev add sim1 type sim txqueues 4" }, "dev set sim1 txqueues 2 up", 0 },
+	{ { "dev add sim1 type sim txqueues 4" }, "dev set sim1 up", 0 },
+	{ { "dev add lb0 type loopback txqueues 4 up" }, "dev set lb0 txqueues 3", 0 },
+	{ {}, "dev set down0 up", 0 },
+	{ {}, "dev set down0 txqueues 1 up", 0 },
+	{ {}, "dev set eth0 down", 0 },
+	{ {}, "dev set eth0 up", 0 },
+	{ {}, "dev set eth0 hash jhash seed 0x1234", 0 },
+	{ {}, "dev set eth0 hash toeplitz key " KEY40 " l4", 0 },
+	{ {}, "dev set eth0 hash toeplitz-sym txqueues 2", 0 },
+	{ {}, "dev set eth0 hash jhash seed 9 txqueues 3 down", 0 },
+	{ { "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
+	    "queues 8@0 8@8 hw 0" }, "dev set eth16 txqueues 4", 0 },
+	{ {}, "dev set eth0 txqueues 9", 1 },
+	/* dev del */
+	{ {}, "dev del eth0", 0 },
+	{ { SIM0, "gen dev sim0 count 8" }, "dev del sim0", 0 },
+	/* qdisc add/replace at the root, every kind */
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo limit 50", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: bfifo limit 30000", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo_head_drop limit 20", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: pfifo_fast", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: prio bands 5 priomap 1 2 3 4 0", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: tbf rate 1mbit burst 10kb latency 50ms", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: codel target 3ms interval 50ms ecn", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: fq_codel flows 64 limit 500", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: mq", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: mqprio num_tc 2 map 0 1 queues 2@0 2@2 hw 0", 0 },
+	{ {}, "qdisc add dev eth0 root noqueue", 0 },
+	{ {}, "qdisc add dev eth0 ingress", 0 },
+	{ {}, "qdisc add dev lo1 ingress rate 8kbit burst 1500", 0 },
+	{ {}, "qdisc add dev eth0 root pfifo", 0 },
+	{ {}, "qdisc add dev down0 root handle 1: mq", 0 },
+	{ {}, "qdisc add dev lo1 root handle 1: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: mq", 0 },
+	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: mqprio num_tc 4 map 0 1 2 3 queues 1@0 "
+		   "1@1 1@2 1@3 hw 0", 0 },
+	{ {}, "qdisc replace dev eth16 root handle 1: tbf rate 8mbit burst 32kb limit 100kb", 0 },
+	{ { SIM0 }, "qdisc replace dev sim0 root handle 1: mq", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: pfifo limit 9", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: bfifo", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: pfifo_head_drop", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: pfifo_fast", 0 },
+	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: prio bands 3", 0 },
+	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: codel limit 50", 0 },
+	{ { MQ1 }, "qdisc replace dev eth0 root noqueue", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: mqprio", 2 },
+	{ {}, "qdisc replace dev half0 root handle 1: mqprio num_tc 2 map 0 1 queues 1@0 1@1 "
+	      "hw 0", 0 },
+	{ { "qdisc add dev eth0 ingress" }, "qdisc replace dev eth0 ingress rate 8kbit burst 1500",
+	  0 },
+	{ { MQ1 }, MQ1, 0 },
+	{ { MQ1 }, "qdisc add dev eth0 root handle 1: mq", 2 },
+	/* qdisc add/replace under mq and prio classes, every leaf kind */
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 5", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 bfifo", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 pfifo_head_drop", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 handle 40: pfifo_fast", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 prio", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 tbf rate 1mbit burst 5kb latency 70ms "
+		   "peakrate 2mbit mtu 1540", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 codel", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 fq_codel", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 ingress", 255 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:3 handle 30: fq_codel" },
+	  "qdisc replace dev eth0 parent 1:3 handle 31: prio", 0 },
+	{ { PRIO1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc replace dev eth0 parent 1:1 handle 11: codel", 0 },
+	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
+	  "qdisc add dev eth16 parent 1:9 handle 9: tbf rate 1mbit burst 10kb limit 10kb", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc replace dev eth0 parent 1:1 handle 11: bfifo limit 3000", 0 },
+	{ { PRIO1 }, "qdisc add dev eth0 parent 1:2 handle 20: fq_codel", 0 },
+	{ { PRIO1 }, "qdisc replace dev eth0 parent 1:4 tbf rate 1mbit burst 10kb limit 10kb", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 handle 7: mq", 2 },
+	/* qdisc change */
+	{ { PRIO1 }, "qdisc change dev eth0 root handle 1: prio bands 8", 0 },
+	{ { PRIO1 }, "qdisc change dev eth0 handle 1: prio bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 "
+		     "1 1 1 1", 0 },
+	{ { "qdisc add dev eth0 root handle 5: tbf rate 8mbit burst 32kb limit 100kb" },
+	  "qdisc change dev eth0 root handle 5: tbf rate 16mbit burst 64kb latency 20ms", 0 },
+	{ { "qdisc add dev lo1 root handle 7: pfifo" }, "qdisc change dev lo1 handle 7: pfifo "
+							  "limit 3", 0 },
+	{ { "qdisc add dev lo1 root handle 7: bfifo" }, "qdisc change dev lo1 handle 7: bfifo "
+							  "limit 100", 0 },
+	{ { "qdisc add dev lo1 root handle 7: codel" }, "qdisc change dev lo1 handle 7: codel "
+							  "target 1ms limit 3", 0 },
+	{ { "qdisc add dev lo1 root handle 7: fq_codel" },
+	  "qdisc change dev lo1 handle 7: fq_codel limit 3 target 2ms", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo_head_drop" },
+	  "qdisc change dev eth0 parent 1:1 handle 10: pfifo_head_drop limit 2", 0 },
+	{ { "qdisc add dev lo1 ingress" }, "qdisc change dev lo1 ingress rate 1mbit burst 2000",
+	  0 },
+	{ {}, "qdisc change dev lo1 root pfifo limit 5", 2 },
+	{ { MQ1 }, "qdisc change dev eth0 root handle 1: mq", 0 },
+	{ { "qdisc add dev lo1 root handle 7: pfifo_fast" }, "qdisc change dev lo1 handle 7: "
+							       "pfifo_fast", 0 },
+	{ { "qdisc add dev eth0 root handle 7: mqprio num_tc 2 map 0 1 queues 2@0 2@2 hw 0" },
+	  "qdisc change dev eth0 handle 7: mqprio num_tc 1 map 0 queues 4@0 hw 0", 2 },
+	/* qdisc del */
+	{ { PRIO1 }, "qdisc del dev eth0 root", 0 },
+	{ { MQ1 }, "qdisc del dev eth0 root handle 1:", 0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: pfifo" }, "qdisc del dev eth0 parent 1:2",
+	  0 },
+	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" }, "qdisc del dev eth0 "
+									"handle 30:", 0 },
+	{ { "qdisc add dev eth0 ingress" }, "qdisc del dev eth0 ingress", 0 },
+	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },
+	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
+	  "qdisc del dev eth16 root", 0 },
+	/* generators and replays */
+	{ {}, "gen dev eth0 count 8", 0 },
+	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },
+	{ {}, "gen dev eth0 count 4 src fd00::1 dst fd00::2-fd00::9 vlan 5 size imix", 0 },
+	{ { "gen dev eth0 count 2" }, "gen dev eth0 count 2 rate 1mpps", 0 },
+	{ {}, "gen dev down0 count 1", 2 },
+	{ {}, "replay @DATA@/good.pcap dev eth0 topspeed", 0 },
+	{ {}, "replay @DATA@/good.pcapng dev eth16 topspeed loop 2", 0 },
+	{ { "replay @DATA@/good.pcap dev eth0 topspeed" }, "replay @DATA@/good.pcap dev lo1 "
+							     "rate 1mbit", 0 },
+	{ {}, "replay @DATA@/corrupt.pcap dev eth0", 1 },
+	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" }, "gen stop all",
+	  0 },
+	{ { "gen dev eth0 count 2" }, "gen stop 1", 0 },
+	/* the dispatcher and the output of every read-only command (what mqtxd sends back) */
+	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: fq_codel" }, "-s qdisc show", 0 },
+	{ { PRIO1, "qdisc add dev eth0 ingress" }, "-j -s qdisc show dev eth0", 0 },
+	{ { MQ1 }, "-s class show dev eth0", 0 },
+	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
+	  "-j class show dev eth16", 0 },
+	{ { SIM0 }, "-s dev show", 0 },
+	{ {}, "-j -s dev show", 0 },
+	{ {}, "dev stats eth16", 0 },
+	{ { "gen dev eth0 count 3", "replay @DATA@/good.pcap dev lo1 topspeed" }, "gen show", 0 },
+	{ {}, "help", 0 },
+	{ {}, "dev help", 0 },
+	{ {}, "-z qdisc show", 1 },
+	{ {}, "qdisc show dev nope", 1 },
+	{ {}, "\"unterminated", 1 },
+	/* hash: the queue a flow goes to, by the device's own picker */
+	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
+	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },
+	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 txqueues 8", 0 },
+};
+
+/* A fixture context, its setup done, and packets queued on every device that is up. */
+struct world {
+	struct mqtx_ctl *ctl;
+	struct mqtx_pkt_pool *pool;
+};
+
+static void expand(const char *cmd, char *buf, size_t len)
+{
+	const char *at = strstr(cmd, "@DATA@"), *src = getenv("MQTX_SRCDIR");
+
+	if (!at) {
+		snprintf(buf, len, "%s", cmd);
+		return;
+	}
+	snprintf(buf, len, "%.*s%s/tests/data%s", (int)(at - cmd), cmd, src ? src : ".", at + 6);
+	assert_null(strstr(buf, "@DATA@"));
+}
+
+static int run(struct mqtx_ctl *ctl, const char *cmd, char **out, char **err)
+{
+	char line[512];
+
+	expand(cmd, line, sizeof(line));
+	return fixture_run(ctl, line, out, err);
+}
+
+/* Stopped queues hold what is sent, so a command has queued packets to keep or to move. */
+static void queue_packets(struct world *w)
+{
+	for (unsigned i = 0; i < w->ctl->ndevs; i++) {
+		struct mqtx_dev *dev = w->ctl->devs[i];
+
+		if (!mqtx_dev_is_up(dev))
+			continue;
+		mqtx_dev_stop_all_queues(dev);
+		for (uint16_t n = 0; n < QUEUED_PER_DEV; n++) {
+			struct mqtx_pkt *p = test_udp_pkt(w->pool, 0x0b000001u + n, 1000 + n, 80,
+							  n);
+
+			assert_non_null(p);
+			mqtx_dev_xmit(dev, p);
+		}
+	}
+}
+
+static void world_make(struct world *w, const struct fault_case *c)
+{
+	struct mqtx_pool_cfg pc = { .count = 256 };
+
+	w->ctl = fixture_ctl();
+	assert_int_equal(mqtx_pool_create(&pc, &w->pool), 0);
+	queue_packets(w);
+	for (size_t i = 0; i < sizeof(c->setup) / sizeof(c->setup[0]) && c->setup[i]; i++) {
+		char *err;
+
+		if (run(w->ctl, c->setup[i], NULL, &err) != 0)
+			fail_msg("setup \"%s\" failed: %s", c->setup[i], err);
+		free(err);
+	}
+	settle(w->ctl);
+}
+
+static void world_free(struct world *w)
+{
+	mqtx_ctl_free(w->ctl);
+	mqtx_pool_destroy(w->pool);
+}
+
+/* Job lines carry their elapsed time and rates, dev stats the clock: keep the rest. */
+static void strip_clock(char *text)
+{
+	char *p = text, *eol;
+
+	while ((p = strstr(p, " elapsed "))) {
+		eol = strchr(p, '\n');
+		if (!eol) {
+			*p = '\0';
+			break;
+		}
+		memmove(p, eol, strlen(eol) + 1);
+	}
+	for (p = text; (p = strstr(p, " now ")); p++) {
+		size_t n = strspn(p + 5, "0123456789");
+
+		memmove(p + 5, p + 5 + n, strlen(p + 5 + n) + 1);
+	}
+}
+
+/* What @c leaves when nothing fails: the state, the command's output, the blocks it keeps. */
+static void clean_run(const struct fault_case *c, char **state, char **out, long *kept)
+{
+	struct ctl_snap s;
+	struct world w;
+	long live;
+
+	world_make(&w, c);
+	live = fi_live();
+	assert_int_equal(run(w.ctl, c->cmd, out, NULL), c->rc);
+	settle(w.ctl);
+	*kept = fi_live() - live;
+	snap_take(w.ctl, &s);
+	*state = s.text;
+	world_free(&w);
+}
+
+/*
+ * Fail allocation k = 1, 2, ... of the command until it runs without a failure; *@out gets
+ * that last run's output and *@kept the blocks it keeps. Returns how many failures there were.
+ */
+static long fail_each(struct world *w, const struct fault_case *c, char **out, long *kept)
+{
+	struct ctl_snap before, after;
+	long k, live = fi_live();
+	char why[400];
+	int rc;
+
+	snap_take(w->ctl, &before);
+	for (k = 1;; k++) {
+		fi_arm(k);
+		rc = run(w->ctl, c->cmd, out, NULL);
+		if (!fi_disarm())
+			break;
+		free(*out);
+		if (rc == 0)
+			fail_msg("\"%s\": allocation %ld failed, yet it succeeded", c->cmd, k);
+		/* Out of memory is a refusal, never a parse error, of a command that is good. */
+		if (c->rc == 0 && rc != MQTX_CTL_EREFUSED)
+			fail_msg("\"%s\": allocation %ld failed with exit code %d, not %d", c->cmd,
+				 k, rc, MQTX_CTL_EREFUSED);
+		settle(w->ctl);
+		if (fi_live() != live)
+			fail_msg("\"%s\": allocation %ld failed, yet %ld blocks leaked", c->cmd,
+				 k, fi_live() - live);
+		snap_take(w->ctl, &after);
+		if (!snap_same(&before, &after, why, sizeof(why)))
+			fail_msg("\"%s\": allocation %ld failed, yet the state changed: %s",
+				 c->cmd, k, why);
+		snap_free(&after);
+	}
+	snap_free(&before);
+	if (rc != c->rc)
+		fail_msg("\"%s\": exit code %d, not %d", c->cmd, rc, c->rc);
+	settle(w->ctl);
+	*kept = fi_live() - live;
+	return k - 1;
+}
+
+static void test_case(void **state)
+{
+	const struct fault_case *c = *state;
+	char *ref_state, *ref_out, *out;
+	long base = fi_live(), ref_kept, kept, faults;
+	struct ctl_snap after;
+	struct world w;
+
+	clean_run(c, &ref_state, &ref_out, &ref_kept);
+	assert_int_equal(fi_live(), base);
+
+	world_make(&w, c);
+	faults = fail_each(&w, c, &out, &kept);
+	assert_true(faults >= 1); /* every command allocates: its words, or its message */
+	injected += faults;
+	/* What the failures left behind: nothing, so the end is the clean run's end. */
+	assert_int_equal(kept, ref_kept);
+	snap_take(w.ctl, &after);
+	strip_clock(after.text);
+	strip_clock(ref_state);
+	strip_clock(out);
+	strip_clock(ref_out);
+	assert_string_equal(after.text, ref_state);
+	assert_string_equal(out, ref_out);
+	snap_free(&after);
+	free(out);
+	free(ref_state);
+	free(ref_out);
+	world_free(&w);
+	assert_int_equal(fi_live(), base);
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
+	int rc;
+
+	/* Installed before any object exists, so that the live count is exact. */
+	mqtx_set_allocator(&fi_allocator);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tests[i] = (struct CMUnitTest){ .name = cases[i].cmd, .test_func = test_case,
+						.initial_state = (void *)&cases[i] };
+	}
+	rc = _cmocka_run_group_tests("fault_ctl", tests, sizeof(tests) / sizeof(tests[0]), NULL,
+				     NULL);
+	printf("%zu commands, %ld allocation failures injected\n", sizeof(tests) / sizeof(tests[0]),
+	       injected);
+	return rc;
+}
