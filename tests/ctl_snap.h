@@ -5,7 +5,7 @@
 
 #include <time.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "ctl_fixture.h"
 

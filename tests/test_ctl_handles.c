@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "qdisc/qtree.h"
+#include "sched/qtree.h"
 
 static void test_handle_good(void **state)
 {

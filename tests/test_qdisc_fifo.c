@@ -2,7 +2,7 @@
 /* bfifo and pfifo_head_drop: limits, order, drop accounting, options, trimming, dumps. */
 #include <errno.h>
 
-#include "core.h" /* mqtx_pfifo_qdisc_ops */
+#include "core/core.h" /* mqtx_pfifo_qdisc_ops */
 #include "test_qdisc_util.h"
 
 static void test_bfifo_defaults(void **state)

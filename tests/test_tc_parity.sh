@@ -234,7 +234,7 @@ qdisc replace dev D parent 1:1 handle 11: bfifo limit 3000
 qdisc change dev D parent 1:1 handle 11: bfifo limit 4000
 # Not "qdisc change dev D parent 1:1 pfifo limit 3" over that bfifo: this kernel (6.18)
 # creates and grafts a pfifo; mqtx answers "Invalid qdisc name" (exit 2) on purpose, as
-# Linux long did: "change" never creates (see modify_locked() in src/qdisc/tree.c).
+# Linux long did: "change" never creates (see modify_locked() in src/sched/tree.c).
 ## errors: what exists, what does not
 4
 qdisc add dev D root handle 1: mq

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 static uint64_t rate(const char *s)
 {

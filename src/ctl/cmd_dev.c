@@ -10,10 +10,10 @@
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 #define KIND_OPT_MAX 128
 

@@ -15,8 +15,8 @@
 
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
-#include "internal.h"
-#include "qdisc/tcunits.h"
+#include "base/internal.h"
+#include "sched/tcunits.h"
 
 #define POOL_PKTS      8192
 #define POOL_ROOM      2048

@@ -11,7 +11,7 @@
 
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
-#include "internal.h"
+#include "base/internal.h"
 
 struct endpoint {
 	int family;

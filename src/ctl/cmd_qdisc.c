@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "qdisc/kinds.h"
-#include "qdisc/qtree.h"
-#include "qdisc/tcunits.h"
+#include "sched/qtree.h"
+#include "sched/tcunits.h"
 
 /* ---- printing ---- */
 

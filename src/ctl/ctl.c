@@ -7,7 +7,7 @@
 
 #include "ctl/cmd_tool.h"
 #include "ctl/ctl_int.h"
-#include "internal.h"
+#include "base/internal.h"
 
 /* ---- text buffer ---- */
 

@@ -5,7 +5,7 @@
 
 #include <mqtx/loopback.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 /* One thread's counters, on its own cache line so that senders never share a line. */
 struct lb_slot {

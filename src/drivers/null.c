@@ -3,7 +3,7 @@
  * (returning 0 without stopping, like NETDEV_TX_BUSY) to exercise requeueing. */
 #include <errno.h>
 
-#include "core.h"
+#include "core/core.h"
 
 /* Written under the queue's xmit lock only: one writer per queue, no shared cache line. */
 struct null_queue {

@@ -8,7 +8,7 @@
 #include <mqtx/qdisc.h>
 #include <mqtx/sim.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 struct sim_desc {
 	struct mqtx_pkt *pkt;

@@ -6,7 +6,7 @@
 
 #include <mqtx/flow.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 #define ETH_HDR_LEN   14
 #define VLAN_TAG_LEN  4

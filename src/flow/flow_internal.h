@@ -5,7 +5,7 @@
 
 #include <mqtx/flow.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 /* The longest Toeplitz input: IPv6 source and destination plus two ports. */
 #define MQTX__TOEPLITZ_MAX_IN  36

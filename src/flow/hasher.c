@@ -5,7 +5,7 @@
 
 #include <mqtx/flow.h>
 
-#include "flow_internal.h"
+#include "flow/flow_internal.h"
 
 struct mqtx_hasher {
 	struct mqtx_hash_cfg cfg;

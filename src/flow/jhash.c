@@ -4,7 +4,7 @@
 
 #include <mqtx/flow.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 static inline uint32_t rol32(uint32_t v, unsigned int s)
 {

@@ -2,7 +2,7 @@
 /* Microsoft RSS Toeplitz hash: the bitwise definition, the two keys and the per-byte tables. */
 #include <mqtx/flow.h>
 
-#include "flow_internal.h"
+#include "flow/flow_internal.h"
 
 const uint8_t mqtx_rss_default_key[40] = {
 	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,

@@ -9,7 +9,7 @@
 #include <mqtx/pkt.h>
 
 #include "gen/gen.h"
-#include "internal.h"
+#include "base/internal.h"
 
 #define ETH_HLEN  14
 #define VLAN_HLEN 4

@@ -8,7 +8,7 @@
 #include <mqtx/clock.h>
 
 #include "gen/gen.h"
-#include "internal.h"
+#include "base/internal.h"
 
 /* Every job thread starts here: nothing is sent before all of them exist, so that a start
  * that fails half-way (no thread) has sent nothing. */

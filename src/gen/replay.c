@@ -11,7 +11,7 @@
 #include <mqtx/pkt.h>
 
 #include "gen/gen.h"
-#include "internal.h"
+#include "base/internal.h"
 
 struct replay_priv {
 	struct mqtx_replay_cfg cfg;

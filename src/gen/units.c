@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "gen/gen.h"
-#include "internal.h"
-#include "qdisc/tcunits.h"
+#include "base/internal.h"
+#include "sched/tcunits.h"
 
 int mqtx__parse_u64(const char *s, uint64_t *v)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "qdisc/codel.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 #include <mqtx/flow.h>
 

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 
 #include "qdisc/fifo_common.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
 		     struct mqtx_extack *ack)

@@ -4,11 +4,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 #define CODEL_DEFAULT_LIMIT 1000
 

@@ -6,12 +6,12 @@
 
 #include <mqtx/flow.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/fq_codel.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 #define FQC_DEFAULT_LIMIT   10240
 #define FQC_DEFAULT_FLOWS   1024

@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 struct ingress_opt {
 	bool has_rate, has_burst;

@@ -2,8 +2,8 @@
 /* mq: the root of a multiqueue device, presenting each TX queue as a class (sch_mq.c). */
 #include <errno.h>
 
-#include "core.h"
-#include "qdisc/qtree.h"
+#include "core/core.h"
+#include "sched/qtree.h"
 
 /* Never called: an MQROOT qdisc sits on no TX queue; packets go to the children. */
 int mqtx__mq_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)

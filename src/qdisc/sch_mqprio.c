@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
-#include "qdisc/qtree.h"
+#include "core/core.h"
+#include "sched/qtree.h"
 
 struct mqprio_opt {
 	uint8_t num_tc;

@@ -5,10 +5,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 #define PRIO_MIN_BANDS 2
 #define PRIO_MAX_BANDS 16

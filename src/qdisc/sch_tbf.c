@@ -4,11 +4,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
-#include "qdisc/tcunits.h"
+#include "sched/tcunits.h"
 
 struct tbf_opt {
 	bool has_rate, has_burst, has_limit, has_latency, has_peakrate, has_mtu;

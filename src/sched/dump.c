@@ -5,8 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core.h"
-#include "qdisc/tcunits.h"
+#include "core/core.h"
+#include "sched/tcunits.h"
 
 struct mqtx_dump {
 	char *text, *json;

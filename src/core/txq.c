@@ -3,7 +3,7 @@
  * for drivers, and statistics. */
 #include <errno.h>
 
-#include "core.h"
+#include "core/core.h"
 
 void mqtx_txq_start(struct mqtx_txq *txq)
 {

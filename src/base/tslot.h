@@ -3,7 +3,7 @@
 #ifndef MQTX_TSLOT_H
 #define MQTX_TSLOT_H
 
-#include "internal.h"
+#include "base/internal.h"
 
 #define MQTX_MAX_TSLOTS 64
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The transmit path: enqueue under the queue lock, bypass, the qdisc run loop, hand-off to
  * the driver under the xmit lock, requeue at the head (reference/linux-mq-facts.md §2). */
-#include "core.h"
+#include "core/core.h"
 
 #define MAX_BATCH 64
 #define SLOW_BULK 8 /* a qdisc shared by several queues bulks at most this many (Linux) */

@@ -3,7 +3,7 @@
  * (flow hash scaled onto the queue range, as Linux's skb_tx_hash), always capped. */
 #include <errno.h>
 
-#include "core.h"
+#include "core/core.h"
 
 void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h)
 {

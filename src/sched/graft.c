@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Grafting: the commit pass that swaps qdiscs on TX queues and cannot fail. Under traffic the
  * old qdiscs are quiesced, their backlog moved in order into the new ones, then retired. */
-#include "core.h"
+#include "core/core.h"
 
 static bool seen_before(struct mqtx_qdisc *const *v, uint32_t i, struct mqtx_qdisc *q)
 {

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "qdisc/kinds.h"
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The receive side (seed 002): the device's rx_queue, whose lock the ingress qdisc runs
  * under, and delivery to the registered handler. */
-#include "core.h"
+#include "core/core.h"
 
 void mqtx_dev_set_rx_handler(struct mqtx_dev *dev, mqtx_rx_fn fn, void *arg)
 {

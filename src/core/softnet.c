@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <sched.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define TX_ROUNDS 4 /* rounds one section runs before the rest goes to the TX thread */
 

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core.h"
-#include "qdisc/qtree.h"
+#include "core/core.h"
+#include "sched/qtree.h"
 
 static const struct mqtx_qdisc_ops *_Atomic global_dflt;
 

@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tslot.h"
+#include "base/tslot.h"
 
 /* 0: not assigned yet; n > 0: slot n - 1; -1: none was free. */
 MQTX_TLS int mqtx__tslot_cached;

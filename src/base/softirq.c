@@ -3,7 +3,7 @@
  * the outermost section ends (Linux's local_bh_disable/local_bh_enable and raise_softirq). */
 #include <mqtx/dev.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 MQTX_TLS unsigned mqtx__bh_count;
 MQTX_TLS mqtx__softirq_fn mqtx__softirq_pending;

@@ -5,9 +5,9 @@
 
 #include <mqtx/pkt.h>
 
-#include "internal.h"
-#include "lock.h"
-#include "tslot.h"
+#include "base/internal.h"
+#include "base/lock.h"
+#include "base/tslot.h"
 
 #define POOL_MAX_COUNT (1u << 26)
 #define POOL_MAX_CACHE 4096u

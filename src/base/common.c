@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 static struct mqtx_allocator allocator = {
 	.alloc = mqtx_default_alloc,

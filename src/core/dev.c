@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
 

@@ -2,7 +2,7 @@
 /* Byte queue limits, following the algorithm of Linux lib/dynamic_queue_limits.c
  * (reference/linux-mq-facts.md §4.3): grow when the queue starved while over its limit,
  * shrink by the smallest slack seen over a hold time. */
-#include "bql.h"
+#include "base/bql.h"
 
 static inline uint32_t posdiff(uint32_t a, uint32_t b)
 {

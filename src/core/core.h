@@ -8,11 +8,11 @@
 #include <mqtx/driver.h>
 #include <mqtx/qdisc.h>
 
-#include "bql.h"
-#include "internal.h"
-#include "lock.h"
-#include "qdisc/qtree.h"
-#include "tslot.h"
+#include "base/bql.h"
+#include "base/internal.h"
+#include "base/lock.h"
+#include "sched/qtree.h"
+#include "base/tslot.h"
 
 /* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
 #define MQTX_TXQ_SCHED 0x100u
@@ -108,7 +108,7 @@ struct mqtx_dev {
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
 	struct mqtx_tc_map *_Atomic tc;
 	struct mqtx_tc_map tc_slot[2];
-	struct mqtx_qtree qtree; /* qdisc configuration (src/qdisc/tree.c): config lock */
+	struct mqtx_qtree qtree; /* qdisc configuration (sched/tree.c): config lock */
 
 	struct {
 		struct mqtx_spinlock lock;
@@ -163,7 +163,7 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q);
 void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
 extern MQTX_TLS int mqtx__xmit_depth;
 
-/* sched.c */
+/* softnet.c */
 void mqtx__sched_forget_dev(struct mqtx_dev *dev);
 
 /* qdisc.c */

@@ -6,7 +6,7 @@
 
 #include <mqtx/clock.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 struct mqtx_clock {
 	bool is_virtual;

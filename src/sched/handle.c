@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qdisc/qtree.h"
+#include "sched/qtree.h"
 
 /* Up to 8 hex digits into *@v; returns the characters consumed (0: none). */
 static size_t hex_prefix(const char *s, uint64_t *v)

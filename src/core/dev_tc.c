@@ -2,8 +2,8 @@
 /* The device's traffic classes: netdev_set_num_tc, set_tc_queue, prio_tc_map, setup_tc. */
 #include <string.h>
 
-#include "core.h"
-#include "qdisc/qtree.h"
+#include "core/core.h"
+#include "sched/qtree.h"
 
 /* Config lock held. Readers (the picker) never see a map change under them: the new map is
  * written into the slot not in use and published; after a grace period no reader can still

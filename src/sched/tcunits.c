@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* tc(8) units: the parsers and printers of iproute2's tc_util.c/utils.c, rewritten for mqtx. */
-#include "internal.h"
-#include "qdisc/tcunits.h"
+#include "base/internal.h"
+#include "sched/tcunits.h"
 
 #include <ctype.h>
 #include <errno.h>
