@@ -63,17 +63,42 @@ void mqtx_set_log(mqtx_log_fn fn, void *arg, enum mqtx_log_level max)
 	logger.max = max;
 }
 
-void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
+static void vlog(enum mqtx_log_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
-	va_list ap;
 
 	if (!logger.fn || level > logger.max)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	logger.fn(level, buf, logger.arg);
+}
+
+void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void mqtx_log(enum mqtx_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void *mqtx_alloc(size_t size, size_t align)
+{
+	return mqtx__alloc_aligned(size, align ? align : sizeof(void *) * 2);
+}
+
+void mqtx_free(void *ptr)
+{
+	mqtx__free(ptr);
 }
 
 const char *mqtx_strerror(int err)

@@ -119,6 +119,12 @@ struct mqtx_dev {
 	} rxq;
 
 	struct mqtx_workers *_Atomic workers; /* RCU: schedulers read it, stop frees it */
+
+	/* mqtx_dev_fail(): the first error since open, and the thread that closes the device. */
+	atomic_int fail_err;
+	pthread_mutex_t fail_lock;
+	pthread_t fail_thread;
+	bool fail_thread_live, dying;
 	struct mqtx_dev_pcpu pcpu[MQTX_MAX_TSLOTS + 1]; /* last: threads without a slot */
 };
 

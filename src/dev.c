@@ -21,6 +21,100 @@ static void txq_init(struct mqtx_dev *dev, struct mqtx_txq *txq, uint32_t i)
 	mqtx__dql_init(&txq->dql, BQL_HOLD_NS, mqtx_clock_now(dev->clock));
 }
 
+/* Wait for the thread of an earlier mqtx_dev_fail(), if any. Not under the config lock. */
+static void fail_join(struct mqtx_dev *dev)
+{
+	pthread_t t;
+	bool live;
+
+	pthread_mutex_lock(&dev->fail_lock);
+	live = dev->fail_thread_live;
+	t = dev->fail_thread;
+	dev->fail_thread_live = false;
+	pthread_mutex_unlock(&dev->fail_lock);
+	if (live)
+		pthread_join(t, NULL);
+}
+
+static void *fail_thread_fn(void *arg)
+{
+	mqtx_dev_close(arg);
+	return NULL;
+}
+
+void mqtx_dev_fail(struct mqtx_dev *dev, int err)
+{
+	int none = 0;
+
+	if (!err)
+		err = -EIO;
+	if (!atomic_compare_exchange_strong(&dev->fail_err, &none, err))
+		return;
+	mqtx_dev_stop_all_queues(dev);
+	mqtx_err("%s: the device failed (%s): going down", dev->name, mqtx_strerror(err));
+	pthread_mutex_lock(&dev->fail_lock);
+	/* A thread of an earlier failure has finished its close (the device was opened since,
+	 * which joined it), so at most one is live. Destroy closes by itself. */
+	if (!dev->dying && !dev->fail_thread_live &&
+	    !pthread_create(&dev->fail_thread, NULL, fail_thread_fn, dev))
+		dev->fail_thread_live = true;
+	pthread_mutex_unlock(&dev->fail_lock);
+}
+
+int mqtx_dev_failed(const struct mqtx_dev *dev)
+{
+	return atomic_load(&((struct mqtx_dev *)dev)->fail_err);
+}
+
+int mqtx_dev_xstats(struct mqtx_dev *dev, int txq, mqtx_xstat_fn fn, void *arg)
+{
+	if (!dev->ops->get_xstats)
+		return -EOPNOTSUPP;
+	if (txq >= (int)dev->num_txq)
+		return -EINVAL;
+	dev->ops->get_xstats(dev, txq < 0 ? NULL : &dev->txq[txq], fn, arg);
+	return 0;
+}
+
+int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
+		    size_t msglen)
+{
+	char dummy[8];
+	int err = 0;
+
+	if (!msg || !msglen) {
+		msg = dummy;
+		msglen = sizeof(dummy);
+	}
+	msg[0] = 0;
+	if (set->mask & ~MQTX_DEV_SET_ALL) {
+		snprintf(msg, msglen, "%s: unknown settings 0x%x", dev->name, set->mask);
+		return -EINVAL;
+	}
+	if ((set->mask & MQTX_DEV_SET_MTU) && (set->mtu < 68 || set->mtu > 65535)) {
+		snprintf(msg, msglen, "%s: mtu %u out of range 68..65535", dev->name, set->mtu);
+		return -EINVAL;
+	}
+	if ((set->mask & MQTX_DEV_SET_TXQUEUELEN) && !set->tx_queue_len) {
+		snprintf(msg, msglen, "%s: txqueuelen must be at least 1", dev->name);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&dev->config_lock);
+	if (dev->ops->change) {
+		err = dev->ops->change(dev, set, msg, msglen);
+	} else if (set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)) {
+		snprintf(msg, msglen, "%s: the %s driver has no ring, coalesce or rate setting",
+			 dev->name, dev->ops->kind);
+		err = -EOPNOTSUPP;
+	}
+	if (!err && (set->mask & MQTX_DEV_SET_MTU))
+		dev->mtu = set->mtu;
+	if (!err && (set->mask & MQTX_DEV_SET_TXQUEUELEN))
+		dev->tx_queue_len = set->tx_queue_len;
+	pthread_mutex_unlock(&dev->config_lock);
+	return err;
+}
+
 static int cfg_check(const struct mqtx_dev_cfg *cfg)
 {
 	size_t n;
@@ -69,6 +163,7 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	dev->priv_size = priv;
 	pthread_mutex_init(&dev->config_lock, NULL);
 	pthread_mutex_init(&dev->tx_global_lock, NULL);
+	pthread_mutex_init(&dev->fail_lock, NULL);
 	mqtx_spin_init(&dev->rxq.lock);
 	for (uint32_t i = 0; i < dev->num_txq; i++)
 		txq_init(dev, &dev->txq[i], i);
@@ -92,6 +187,10 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 
 	if (!dev)
 		return;
+	pthread_mutex_lock(&dev->fail_lock);
+	dev->dying = true;
+	pthread_mutex_unlock(&dev->fail_lock);
+	fail_join(dev);
 	mqtx_dev_close(dev);
 	mqtx_dev_stop_workers(dev);
 	mqtx__sched_forget_dev(dev);
@@ -114,6 +213,7 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx__free(atomic_load(&dev->select_hook));
 	pthread_mutex_destroy(&dev->config_lock);
 	pthread_mutex_destroy(&dev->tx_global_lock);
+	pthread_mutex_destroy(&dev->fail_lock);
 	mqtx__free(dev->txq);
 	mqtx__free(dev);
 }
@@ -122,6 +222,8 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 {
 	int err = 0;
 
+	/* A failure's closing thread takes the config lock: wait for it before taking it. */
+	fail_join(dev);
 	pthread_mutex_lock(&dev->config_lock);
 	if (atomic_load(&dev->up)) {
 		err = -EALREADY;
@@ -146,6 +248,7 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 		atomic_fetch_and(&txq->state, ~MQTX_TXQ_STACK_XOFF);
 		atomic_store_explicit(&txq->qdisc, q, memory_order_release);
 	}
+	atomic_store(&dev->fail_err, 0);
 	atomic_store(&dev->up, true);
 	mqtx_dev_start_all_queues(dev);
 out:

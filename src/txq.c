@@ -235,6 +235,7 @@ const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
 		[MQTX_DROP_RECURSION] = "recursion", [MQTX_DROP_NOQUEUE] = "noqueue",
 		[MQTX_DROP_DRIVER] = "driver",	     [MQTX_DROP_REPLACE] = "replace",
 		[MQTX_DROP_RESET] = "reset",	     [MQTX_DROP_NO_HANDLER] = "nohandler",
+		[MQTX_DROP_KERNEL] = "kernel",
 	};
 
 	return (unsigned)r < MQTX_DROP_REASON_MAX ? names[r] : "?";

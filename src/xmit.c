@@ -20,6 +20,18 @@ static void drop_pkts(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n,
 	mqtx_pkt_free_bulk(pkts, n);
 }
 
+/* Taken by the current xmit_burst of this thread and dropped by the driver. */
+static MQTX_TLS unsigned mqtx__drop_taken_n;
+static MQTX_TLS uint64_t mqtx__drop_taken_bytes;
+
+void mqtx_txq_drop_taken(struct mqtx_txq *txq, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason)
+{
+	mqtx__drop_taken_n++;
+	mqtx__drop_taken_bytes += pkt->len;
+	mqtx_txq_count_drop(txq, reason, 1);
+	mqtx_pkt_free(pkt);
+}
+
 /*
  * Give @pkts to the driver of @txq under its xmit lock unless the queue is stopped or frozen.
  * Returns how many the driver took, and their bytes in *@bytes.
@@ -38,11 +50,14 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	mqtx_spin_lock(&txq->xmit_lock);
 	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
 	if (!mqtx__txq_frozen_or_stopped(txq)) {
+		mqtx__drop_taken_n = 0;
+		mqtx__drop_taken_bytes = 0;
 		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
 		if (unlikely(sent > n))
 			sent = n;
-		MQTX_CNT_ADD(txq->packets, sent);
-		MQTX_CNT_ADD(txq->bytes, cum[sent]);
+		/* What the driver took and dropped (mqtx_txq_drop_taken) is a drop, not a send. */
+		MQTX_CNT_ADD(txq->packets, sent - mqtx__drop_taken_n);
+		MQTX_CNT_ADD(txq->bytes, cum[sent] - mqtx__drop_taken_bytes);
 		MQTX_CNT_ADD(txq->batches, 1u);
 	}
 	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);

@@ -64,6 +64,23 @@ MQTX_API void mqtx_set_allocator(const struct mqtx_allocator *a);
 MQTX_API void *mqtx_default_alloc(size_t size, size_t align, void *arg);
 MQTX_API void mqtx_default_free(void *ptr, void *arg);
 
+/**
+ * mqtx_log() - send one message through the callback of mqtx_set_log() (nothing when none is
+ * set or @level is above its maximum). For drivers and other code built on the library, which
+ * must not print either. Lines longer than 511 bytes are cut.
+ */
+MQTX_API void mqtx_log(enum mqtx_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * mqtx_alloc() - @size bytes aligned to @align (a power of two; 0 means 16) through the hook of
+ * mqtx_set_allocator(), for drivers outside the core. Return: the block, or NULL.
+ */
+MQTX_API void *mqtx_alloc(size_t size, size_t align);
+
+/** mqtx_free() - release a block from mqtx_alloc(); NULL is allowed. */
+MQTX_API void mqtx_free(void *ptr);
+
 /** mqtx_strerror() - a message for a negative errno returned by any mqtx call. */
 MQTX_API const char *mqtx_strerror(int err);
 

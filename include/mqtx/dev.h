@@ -42,6 +42,8 @@ enum mqtx_drop_reason {
 	MQTX_DROP_REPLACE,   /* backlog of a replaced qdisc that the new qdisc refused */
 	MQTX_DROP_RESET,     /* a qdisc reset or delete purged it */
 	MQTX_DROP_NO_HANDLER, /* received, but no receive handler is set */
+	MQTX_DROP_KERNEL,     /* the kernel refused it with an errno (the driver's own statistics
+			       * say which one, per queue) */
 	MQTX_DROP_REASON_MAX
 };
 

@@ -9,6 +9,34 @@
 extern "C" {
 #endif
 
+/** Receives one driver counter (see mqtx_dev_ops.get_xstats). */
+typedef void (*mqtx_xstat_fn)(const char *name, uint64_t value, void *arg);
+
+/* Members of struct mqtx_dev_settings to apply (its @mask). */
+#define MQTX_DEV_SET_MTU	  0x01u
+#define MQTX_DEV_SET_TXQUEUELEN 0x02u
+#define MQTX_DEV_SET_RING	  0x04u
+#define MQTX_DEV_SET_COALESCE	  0x08u
+#define MQTX_DEV_SET_RATE	  0x10u
+#define MQTX_DEV_SET_ALL	  0x1fu
+
+/**
+ * struct mqtx_dev_settings - a change of a device after creation (`dev set`).
+ * @mask: MQTX_DEV_SET_* bits: which members below apply.
+ * @mtu: 68..65535 (`ip link set mtu`). @tx_queue_len: 1.. packets; qdiscs created from then
+ *        on take it as their default limit (`ip link set txqueuelen`).
+ * @ring: descriptors per TX queue (`ethtool -G tx`). @coalesce_ns: completion coalescing
+ *        (`ethtool -C tx-usecs`). @rate_bps: wire rate of each queue in bits/s.
+ */
+struct mqtx_dev_settings {
+	uint32_t mask;
+	uint32_t mtu;
+	uint32_t tx_queue_len;
+	uint32_t ring;
+	uint64_t coalesce_ns;
+	uint64_t rate_bps;
+};
+
 /**
  * struct mqtx_dev_ops - a driver. One static const table per driver.
  *
@@ -31,6 +59,19 @@ extern "C" {
  *        capped to real_num_txq. mqtx_dev_pick_tx() is the default to fall back on.
  * @inflight: optional. Packets of queue @txq the driver holds and has not completed; used by
  *        mqtx_dev_all_tx_empty(). Absent means 0.
+ * @get_xstats: optional. The driver's own counters, like a line each of `ethtool -S`: one
+ *        @emit(name, value, arg) call per counter, names short lowercase words stable across
+ *        calls. @txq is the queue, or NULL for the device as a whole (kernel-side totals).
+ *        Any thread, device up or down; must not wait for the data path.
+ * @change: optional. Apply the members of @set whose MQTX_DEV_SET_* bit is in @set->mask, as
+ *        ethtool -G/-C and `ip link set` do. Called by mqtx_dev_change() with the config lock
+ *        held, before the core records mtu and tx_queue_len (a driver over a kernel interface
+ *        changes the interface's MTU here). Every bit the driver cannot apply in the current
+ *        state must be refused, the whole change then failing with nothing changed: return 0,
+ *        -EOPNOTSUPP (the driver has no such setting), -EBUSY (not while the device is up),
+ *        -EINVAL (out of range) or the kernel's -errno, and write into @msg (@msglen bytes) a
+ *        message naming the interface and the cause. Absent: ring, coalesce and rate are
+ *        refused, mtu and tx_queue_len are recorded by the core.
  */
 struct mqtx_dev_ops {
 	const char *kind;
@@ -43,6 +84,10 @@ struct mqtx_dev_ops {
 			       unsigned n, bool more);
 	uint16_t (*select_queue)(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 	uint32_t (*inflight)(struct mqtx_dev *dev, struct mqtx_txq *txq);
+	void (*get_xstats)(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
+			   void *arg);
+	int (*change)(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
+		      size_t msglen);
 };
 
 /**
@@ -74,9 +119,51 @@ MQTX_API void mqtx_txq_bql_reset(struct mqtx_txq *txq);
 MQTX_API int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limit,
 			      uint64_t hold_ns);
 
-/** mqtx_txq_count_drop() - count a drop the driver made itself on @txq. */
+/**
+ * mqtx_txq_drop_taken() - from xmit_burst only, on its own thread: the driver took @pkt (it is
+ * within the count xmit_burst returns) but cannot send it. Frees @pkt and counts it on @txq as
+ * a drop with @reason instead of as a transmitted packet: a packet is sent or dropped, never
+ * both.
+ */
+MQTX_API void mqtx_txq_drop_taken(struct mqtx_txq *txq, struct mqtx_pkt *pkt,
+				  enum mqtx_drop_reason reason);
+
+/** mqtx_txq_count_drop() - count a drop the driver made itself on @txq (a packet it never
+ *  counted as taken: from a completion, for instance). */
 MQTX_API void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason,
 				  uint32_t n);
+
+/**
+ * mqtx_dev_fail() - the driver's device can no longer transmit: the kernel interface below it
+ * is gone (@err: a negative errno such as -ENXIO or -ENODEV). Every queue is stopped at once, an
+ * error naming the device and @err is logged once, and the device is brought down soon by a
+ * helper thread (mqtx_dev_close() cannot run inside xmit_burst): what is still queued is then
+ * counted as MQTX_DROP_DOWN, as for any close. Repeated calls do nothing until the device is
+ * opened again. From any thread, with any driver lock held.
+ */
+MQTX_API void mqtx_dev_fail(struct mqtx_dev *dev, int err);
+
+/** mqtx_dev_failed() - the error of the first mqtx_dev_fail() since the last open, or 0. */
+MQTX_API int mqtx_dev_failed(const struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_xstats() - the driver's own counters (ops->get_xstats) of queue @txq, or of the
+ * device with @txq < 0, one @fn call each.
+ * Return: 0; -EOPNOTSUPP when the driver has none; -EINVAL when @txq >= num_txq.
+ */
+MQTX_API int mqtx_dev_xstats(struct mqtx_dev *dev, int txq, mqtx_xstat_fn fn, void *arg);
+
+/**
+ * mqtx_dev_change() - change a device after creation (ethtool -G/-C, `ip link set`): the
+ * driver's ops->change applies what is its own, then the core records mtu and tx_queue_len.
+ * Everything is checked first; on an error nothing has changed and @msg (@msglen bytes, may be
+ * NULL) says what was refused and why, naming the device.
+ * Return: 0; -EINVAL (unknown bits in mask, mtu outside 68..65535, tx_queue_len 0, or the
+ * driver's range check); -EOPNOTSUPP (the driver has no such setting); -EBUSY (the driver cannot
+ * change it while the device is up); or the driver's error.
+ */
+MQTX_API int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
+			     char *msg, size_t msglen);
 
 /* ---- built-in drivers ---- */
 
