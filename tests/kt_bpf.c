@@ -79,6 +79,7 @@ unsigned long long kt_qcount_get(struct kt_qcount *qc, unsigned qm)
 
 void kt_qcount_detach(struct kt_qcount *qc)
 {
+	qc->hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS; /* deletes clsact */
 	bpf_tc_hook_destroy(&qc->hook);
 	close(qc->prog);
 	close(qc->map);

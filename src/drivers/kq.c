@@ -344,6 +344,16 @@ int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t ms
 	return err;
 }
 
+int kq_if_is_up(const char *ifname)
+{
+	struct ifreq ifr = { 0 };
+	int err;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	err = if_ioctl(SIOCGIFFLAGS, &ifr);
+	return err ? err : !!(ifr.ifr_flags & IFF_UP);
+}
+
 int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen)
 {
 	struct ifreq ifr = { .ifr_mtu = (int)mtu };

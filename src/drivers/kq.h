@@ -70,6 +70,8 @@ void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);
 /* Interface helpers; each writes "IF: cause" into @msg on an error. */
 int kq_ifindex(const char *ifname, char *msg, size_t msglen);
 int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen);
+/* 1 if @ifname is up, 0 if down, -errno. */
+int kq_if_is_up(const char *ifname);
 int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen);
 int kq_if_mtu(const char *ifname);
 /* "not permitted (needs CAP_NET_ADMIN)" and the like for a set-up errno. */
