@@ -67,10 +67,6 @@ MQTX_API int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base,
  */
 MQTX_API int mqtx_af_packet_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);
 
-/** mqtx_if_tx_queues() - how many TX queues interface @ifname has (ethtool's channel count),
- *  or -errno (-ENODEV: no such interface). */
-MQTX_API int mqtx_if_tx_queues(const char *ifname);
-
 #ifdef __cplusplus
 }
 #endif

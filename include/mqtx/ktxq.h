@@ -58,6 +58,10 @@ struct mqtx_ktxq_stats {
 	int last_errno;
 };
 
+/** mqtx_if_tx_queues() - how many TX queues interface @ifname has (ethtool's channel count),
+ *  or -errno (-ENODEV: no such interface). */
+MQTX_API int mqtx_if_tx_queues(const char *ifname);
+
 #ifdef __cplusplus
 }
 #endif
