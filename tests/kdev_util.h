@@ -320,7 +320,8 @@ static inline int kt_check_frames(const struct kt_frame *f, size_t n,
 		int len;
 
 		if (seq >= count) {
-			printf("frame %zu: not one of ours (seq %llu)\n", i, (unsigned long long)seq);
+			printf("frame %zu: not one of ours (seq %llu)\n", i,
+			       (unsigned long long)seq);
 			rc = -1;
 			break;
 		}

@@ -134,11 +134,12 @@ static void test_afp_bypass_cpu_queue(void **state)
 	}
 	sched_setaffinity(0, sizeof(old), &old);
 	for (unsigned i = 0; i < NQ; i++) {
+		long long want = i == (unsigned)cpu % NQ ? 400 : 0;
 		struct mqtx_txq_stats ts;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &ts);
 		assert_int_equal(ts.packets, 100);
-		assert_int_equal(kt_veth_rxq("mqb0", i) - rxq[i], i == (unsigned)cpu % NQ ? 400 : 0);
+		assert_int_equal(kt_veth_rxq("mqb0", i) - rxq[i], want);
 	}
 	mqtx_dev_destroy(dev);
 }

@@ -85,8 +85,8 @@ static void test_pcapng_queues_and_times(void **state)
 	for (unsigned i = 0; i < NQ; i++)
 		assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
 					" | grep -c '^pc0:tx%u$'", path, i), 100);
-	assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null | wc -l",
-				path), 100 * NQ);
+	assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
+				" | wc -l", path), 100 * NQ);
 }
 
 /* The generator's frames through 4 queues into a pcap file: each exactly once, as generated,

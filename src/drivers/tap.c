@@ -204,8 +204,8 @@ static int tap_attach(struct tap_priv *t, uint32_t i, const struct mqtx_tap_cfg 
 		int err = errno;
 
 		if (err == EINVAL)
-			snprintf(msg, msglen, "%s: exists and is not a multi-queue TAP%s", t->ifname,
-				 cfg->vnet_hdr ? " (or refuses vnet_hdr)" : "");
+			snprintf(msg, msglen, "%s: exists and is not a multi-queue TAP%s",
+				 t->ifname, cfg->vnet_hdr ? " (or refuses vnet_hdr)" : "");
 		else if (err == E2BIG)
 			snprintf(msg, msglen, "%s: the TAP has no room for queue %u", t->ifname, i);
 		else
