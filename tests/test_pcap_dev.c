@@ -94,7 +94,8 @@ static void test_pcapng_queues_and_times(void **state)
 static void test_pcap_gen_exact(void **state)
 {
 	struct mqtx_pcap_cfg pc = { .format = MQTX_PCAP_FORMAT_PCAP };
-	struct mqtx_dev_cfg c = { .name = "pc1", .num_txq = NQ };
+	/* A qdisc limit above the whole run: two generator threads outrun one file. */
+	struct mqtx_dev_cfg c = { .name = "pc1", .num_txq = NQ, .tx_queue_len = 100000 };
 	struct mqtx_dev *dev;
 	struct mqtx_gen_cfg cfg;
 	struct mqtx_job_stats js;
