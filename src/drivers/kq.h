@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* What the drivers over kernel interfaces share: per-queue counters, errno accounting, the
+ * poller that wakes stopped queues, and interface helpers (private to src/drivers/). */
+#ifndef MQTX_DRIVERS_KQ_H
+#define MQTX_DRIVERS_KQ_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <mqtx/ktxq.h>
+
+/* One TX queue over a kernel file descriptor. Counters: written by the queue's sender and by
+ * the poller, read by anyone. */
+struct kq {
+	int fd;
+	atomic_bool stopped; /* the driver stopped the queue and waits for the fd */
+	atomic_uint logged;  /* errno counters already reported once */
+	atomic_ullong packets, bytes, completed, calls, busy, stops, wakes, errors, flushed;
+	atomic_ullong err[MQTX_KERR_MAX];
+	atomic_int last_errno;
+} __attribute__((aligned(MQTX_CACHE_LINE)));
+
+/* Called by the poller after each wait, with the queues it found writable done: reap
+ * completions, for instance. Inside a section (mqtx_bh_disable()). */
+typedef void (*kq_tick_fn)(struct mqtx_dev *dev, void *arg);
+
+struct kq_poller {
+	struct mqtx_dev *dev;
+	struct kq *q;
+	uint32_t nq;
+	int epfd, evfd;
+	int tick_ms; /* wait at most this long between ticks (-1: no ticks) */
+	kq_tick_fn tick;
+	void *tick_arg;
+	pthread_t thread;
+	bool running;
+};
+
+/* Set up @nq queues with no fd. */
+void kq_init(struct kq *q, uint32_t nq);
+
+/* Start the poller over the fds of @q (they must be open). 0 or -errno. */
+int kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uint32_t nq,
+		    int tick_ms, kq_tick_fn tick, void *arg);
+void kq_poller_stop(struct kq_poller *p);
+
+/* The kernel said EAGAIN on queue @txq: stop it and have the poller wake it when its fd is
+ * writable again. From xmit_burst. */
+void kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq);
+
+/* Wake @txq if the driver stopped it (the poller, or a completion). */
+void kq_wake(struct kq *q, struct mqtx_txq *txq);
+
+/*
+ * The kernel refused @pkt on @txq with errno @err (positive): count and free it, log the
+ * errno's first occurrence on this queue, and fail the device if interface @ifindex is gone.
+ */
+void kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q, struct mqtx_pkt *pkt,
+		int err, int ifindex);
+
+/* Check that interface @ifindex still exists; if not, fail the device. true when gone. */
+bool kq_check_gone(struct mqtx_dev *dev, int ifindex, int err);
+
+void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st);
+void kq_sum(const struct kq *q, uint32_t nq, struct mqtx_ktxq_stats *st);
+void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg);
+/* The kernel's own counters of interface @ifname (sysfs), for get_xstats on the device. */
+void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);
+
+/* Interface helpers; each writes "IF: cause" into @msg on an error. */
+int kq_ifindex(const char *ifname, char *msg, size_t msglen);
+int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen);
+/* 1 if @ifname is up, 0 if down, -errno. */
+int kq_if_is_up(const char *ifname);
+int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen);
+int kq_if_mtu(const char *ifname);
+/* "not permitted (needs CAP_NET_ADMIN)" and the like for a set-up errno. */
+const char *kq_cause(int err, const char *cap);
+
+#endif

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers for the tests of the drivers over kernel interfaces: a private network namespace,
+ * shell commands, a libpcap capture on the far side, frame checks, a queue-recording BPF
+ * program. Every test program calls kt_enter_netns() first: what it creates lives in a
+ * namespace of its own, which the kernel removes when the program exits, even on a crash. */
+#ifndef MQTX_TESTS_KDEV_UTIL_H
+#define MQTX_TESTS_KDEV_UTIL_H
+
+#include <errno.h>
+#include <net/if.h>
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mqtx/mqtx.h>
+
+#include "gen/gen.h"
+
+#define KT_SKIP 77
+
+static inline void kt_skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	fflush(stdout);
+	exit(KT_SKIP);
+}
+
+static inline uint64_t kt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Run a shell command (formatted); returns its exit status. Output goes to /dev/null unless
+ * the command redirects it itself. */
+static inline int __attribute__((format(printf, 1, 2))) kt_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
+/* Read a number from the first line of a command's output (-1 on failure). */
+static inline long long __attribute__((format(printf, 1, 2))) kt_num(const char *fmt, ...)
+{
+	char cmd[1024], line[128];
+	long long v = -1;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		v = strtoll(line, NULL, 10);
+	pclose(f);
+	return v;
+}
+
+/* A counter of @ifname from /proc/net/dev (sysfs shows the namespace it was mounted in):
+ * rx_packets, rx_dropped, tx_packets or tx_dropped; -1 if not found. */
+static inline long long kt_if_stat(const char *ifname, const char *stat)
+{
+	int col = !strcmp(stat, "rx_packets") ? 3 : !strcmp(stat, "rx_dropped") ? 5 :
+		  !strcmp(stat, "tx_packets") ? 11 : !strcmp(stat, "tx_dropped") ? 13 : 0;
+
+	return kt_num("awk -F'[: ]+' '{ sub(/^ +/, \"\"); } $1 == \"%s\" { print $%d }' "
+		      "/proc/net/dev", ifname, col);
+}
+
+/* Into a network namespace of our own, before any thread exists, so that every thread and
+ * child shares it. IPv6 is off so that the kernel sends nothing of its own on our links. */
+static inline void kt_enter_netns(void)
+{
+	if (geteuid() != 0)
+		kt_skip("needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) for a network namespace");
+	if (unshare(CLONE_NEWNET))
+		kt_skip("cannot create a network namespace (unshare CLONE_NEWNET failed)");
+	if (kt_sh("command -v ip >/dev/null") != 0)
+		kt_skip("the ip tool (iproute2) is missing");
+	kt_sh("ip link set lo up");
+	kt_sh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1"
+	      " >/dev/null 2>&1");
+}
+
+/* A veth pair @a <-> @b with @nq queues each way; GRO on @b so that veth delivers through
+ * @b's per-queue NAPI rings (drivers/net/veth.c veth_xmit(): the frame goes to the peer's rx
+ * queue of the sender's tx queue number), which ethtool -S counts per queue. */
+static inline int kt_veth(const char *a, const char *b, unsigned nq)
+{
+	if (kt_sh("ip link add %s numtxqueues %u numrxqueues %u type veth peer %s "
+		  "numtxqueues %u numrxqueues %u", a, nq, nq, b, nq, nq))
+		return -1;
+	kt_sh("ethtool -K %s tso off gso off >/dev/null 2>&1", a);
+	kt_sh("ethtool -K %s gro on >/dev/null 2>&1", b);
+	return kt_sh("ip link set %s up && ip link set %s up", a, b);
+}
+
+/* rx_queue_N_xdp_packets of @ifname (veth's per-queue receive counter). */
+static inline long long kt_veth_rxq(const char *ifname, unsigned q)
+{
+	return kt_num("ethtool -S %s | awk '$1 == \"rx_queue_%u_xdp_packets:\" { print $2 }'",
+		      ifname, q);
+}
+
+/* Run generator @cfg on @dev to the end (a failure bound of 60 s), then wait until every queue
+ * is empty. Returns the job's final counters in @st; 0, or -1 if it did not finish. */
+static inline int kt_gen_run(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+			     const struct mqtx_gen_cfg *cfg, struct mqtx_job_stats *st)
+{
+	uint64_t end = kt_now_ms() + 60000;
+	struct mqtx_job *job;
+
+	if (mqtx__gen_start(dev, pool, cfg, &job))
+		return -1;
+	do {
+		usleep(2000);
+		mqtx__job_stats(job, st);
+	} while (!st->done && kt_now_ms() < end);
+	mqtx__job_join(job);
+	mqtx__job_stats(job, st);
+	mqtx__job_free(job);
+	while (!mqtx_dev_all_tx_empty(dev) && kt_now_ms() < end)
+		usleep(1000);
+	return st->done && mqtx_dev_all_tx_empty(dev) ? 0 : -1;
+}
+
+/* Every packet handed to @dev is transmitted, dropped with a reason, or still queued. */
+static inline bool kt_conserved(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
+{
+	mqtx_dev_get_stats(dev, st);
+	return st->xmit == st->txq.packets + mqtx_txq_stats_drops(&st->txq) + st->txq.qlen;
+}
+
+/* Collects the library's log lines, for tests of error messages. */
+static char kt_log_buf[8192];
+static pthread_mutex_t kt_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void kt_log_fn(enum mqtx_log_level level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	pthread_mutex_lock(&kt_log_lock);
+	if (strlen(kt_log_buf) + strlen(msg) + 2 < sizeof(kt_log_buf)) {
+		strcat(kt_log_buf, msg);
+		strcat(kt_log_buf, "\n");
+	}
+	pthread_mutex_unlock(&kt_log_lock);
+}
+
+static inline void kt_log_reset(void)
+{
+	pthread_mutex_lock(&kt_log_lock);
+	kt_log_buf[0] = 0;
+	pthread_mutex_unlock(&kt_log_lock);
+	mqtx_set_log(kt_log_fn, NULL, MQTX_LOG_WARN);
+}
+
+static inline bool kt_log_has(const char *needle)
+{
+	bool found;
+
+	pthread_mutex_lock(&kt_log_lock);
+	found = strstr(kt_log_buf, needle) != NULL;
+	pthread_mutex_unlock(&kt_log_lock);
+	if (!found)
+		printf("log has no \"%s\":\n%s", needle, kt_log_buf);
+	return found;
+}
+
+/* ---- capture on the far side ---- */
+
+struct kt_frame {
+	uint32_t len;
+	uint8_t *data;
+};
+
+struct kt_cap {
+	pcap_t *p;
+	pthread_t thread;
+	atomic_bool stop;
+	pthread_mutex_t lock;
+	struct kt_frame *f;
+	size_t n, cap;
+	uint64_t pcap_drops;
+};
+
+static inline void kt_cap_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct kt_cap *c = (struct kt_cap *)user;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->f = realloc(c->f, c->cap * sizeof(*c->f));
+	}
+	c->f[c->n].len = h->caplen;
+	c->f[c->n].data = malloc(h->caplen);
+	memcpy(c->f[c->n].data, bytes, h->caplen);
+	c->n++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static inline void *kt_cap_thread(void *arg)
+{
+	struct kt_cap *c = arg;
+
+	while (!atomic_load(&c->stop)) {
+		if (pcap_dispatch(c->p, -1, kt_cap_cb, (u_char *)c) == 0)
+			usleep(200);
+	}
+	while (pcap_dispatch(c->p, -1, kt_cap_cb, (u_char *)c) > 0)
+		;
+	return NULL;
+}
+
+/* Capture on @ifname what matches @filter (a pcap filter), into memory. 0 or -1. */
+static inline int kt_cap_start(struct kt_cap *c, const char *ifname, const char *filter)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	struct bpf_program prog;
+
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	c->p = pcap_create(ifname, ebuf);
+	if (!c->p)
+		return -1;
+	pcap_set_snaplen(c->p, 4096);
+	pcap_set_buffer_size(c->p, 64 << 20);
+	pcap_set_immediate_mode(c->p, 1);
+	if (pcap_activate(c->p) < 0 || pcap_setnonblock(c->p, 1, ebuf) ||
+	    pcap_compile(c->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_setfilter(c->p, &prog))
+		return -1;
+	pcap_freecode(&prog);
+	return pthread_create(&c->thread, NULL, kt_cap_thread, c) ? -1 : 0;
+}
+
+static inline size_t kt_cap_count(struct kt_cap *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->n;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/* Wait until @want frames arrived (at most @ms: a failure bound), then stop. Returns count. */
+static inline size_t kt_cap_stop(struct kt_cap *c, size_t want, unsigned ms)
+{
+	uint64_t end = kt_now_ms() + ms;
+	struct pcap_stat ps;
+
+	while (kt_cap_count(c) < want && kt_now_ms() < end)
+		usleep(1000);
+	usleep(20000); /* a frame beyond @want (a duplicate) has a chance to show */
+	atomic_store(&c->stop, true);
+	pthread_join(c->thread, NULL);
+	if (!pcap_stats(c->p, &ps))
+		c->pcap_drops = ps.ps_drop;
+	pcap_close(c->p);
+	return c->n;
+}
+
+static inline void kt_cap_free(struct kt_cap *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->f[i].data);
+	free(c->f);
+	pthread_mutex_destroy(&c->lock);
+}
+
+/* The sequence number the generator put into a UDP/IPv4 frame without VLAN. */
+static inline uint64_t kt_frame_seq(const uint8_t *d, uint32_t len)
+{
+	const uint8_t *p = d + 14 + 20 + 8;
+
+	if (len < 14 + 20 + 8 + 8)
+		return UINT64_MAX;
+	return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 |
+	       (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
+	       (uint64_t)p[6] << 8 | p[7];
+}
+
+/*
+ * Check frames @f[0..n) against generator @cfg that sent @count frames: every one exactly once,
+ * byte-identical to what was generated, each flow's frames in order. Returns 0, or -1 with a
+ * message printed.
+ */
+static inline int kt_check_frames(const struct kt_frame *f, size_t n,
+				  const struct mqtx_gen_cfg *cfg, uint64_t count)
+{
+	uint8_t *seen = calloc(count, 1), buf[4096];
+	int64_t *last = malloc(sizeof(*last) * cfg->flows);
+	int rc = 0;
+
+	for (uint32_t i = 0; i < cfg->flows; i++)
+		last[i] = -1;
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t seq = kt_frame_seq(f[i].data, f[i].len);
+		int len;
+
+		if (seq >= count) {
+			printf("frame %zu: not one of ours (seq %llu)\n", i,
+			       (unsigned long long)seq);
+			rc = -1;
+			break;
+		}
+		len = mqtx__gen_build(cfg, seq, buf, sizeof(buf));
+		if (len != (int)f[i].len || memcmp(buf, f[i].data, f[i].len)) {
+			printf("frame %zu (seq %llu): bytes differ from what was generated\n", i,
+			       (unsigned long long)seq);
+			rc = -1;
+		} else if (seen[seq]++) {
+			printf("seq %llu seen twice\n", (unsigned long long)seq);
+			rc = -1;
+		} else if ((int64_t)seq < last[seq % cfg->flows]) {
+			printf("flow %llu: seq %llu after %lld\n",
+			       (unsigned long long)(seq % cfg->flows), (unsigned long long)seq,
+			       (long long)last[seq % cfg->flows]);
+			rc = -1;
+		}
+		last[seq % cfg->flows] = (int64_t)seq;
+	}
+	if (!rc && n != count) {
+		printf("captured %zu of %llu frames\n", n, (unsigned long long)count);
+		rc = -1;
+	}
+	free(seen);
+	free(last);
+	return rc;
+}
+
+#include "kt_bpf.h"
+
+#endif

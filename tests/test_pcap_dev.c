@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* The pcap driver: pcapng with one interface per TX queue as tshark reads it, exact virtual
+ * timestamps through a wire, every generated frame once and intact, a file valid after
+ * SIGTERM, set-up errors. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include <mqtx/pcap.h>
+
+#include "kdev_util.h"
+
+#define NQ 4
+
+static struct mqtx_pkt_pool *pool;
+static char dir[64];
+
+static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64_t seq,
+		    uint16_t q)
+{
+	struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
+	uint8_t buf[2048];
+	int len = mqtx__gen_build(cfg, seq, buf, sizeof(buf));
+
+	assert_non_null(pkt);
+	memcpy(mqtx_pkt_put(pkt, (uint32_t)len), buf, (size_t)len);
+	pkt->queue_mapping = q;
+	pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
+}
+
+/* pcapng through a 1 Gbit/s wire in virtual time: tshark shows one interface per queue named
+ * "pc0:txN" with as many frames as mqtx's queue counters, and each frame's timestamp is
+ * exactly when the wire started it. */
+static void test_pcapng_queues_and_times(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .rate_bps = 1000000000, .ring = 64 };
+	struct mqtx_dev_cfg c = { .name = "pc0", .num_txq = NQ, .flags = MQTX_DEV_F_BQL };
+	const uint64_t t0 = 5 * MQTX_NSEC_PER_SEC;
+	struct mqtx_clock *clock;
+	struct mqtx_dev *dev;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_dev_stats ds;
+	char path[128], ebuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	uint64_t per_q[NQ] = { 0 };
+	pcap_t *rd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/q.pcapng", dir);
+	pc.file = path;
+	assert_int_equal(mqtx_clock_new_virtual(t0, &clock), 0);
+	c.clock = clock;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.size = 64; /* 60 bytes without FCS: (60 + 24) * 8 = 672 ns at 1 Gbit/s */
+	/* 100 frames on each queue at t0: more than the ring, so queues stop and wake. */
+	for (uint64_t s = 0; s < 100 * NQ; s++)
+		xmit_on(dev, &cfg, s, (uint16_t)(s % NQ));
+	for (int k = 0; k < 1000 && !mqtx_dev_all_tx_empty(dev); k++)
+		mqtx_clock_advance(clock, 10000);
+	assert_true(mqtx_dev_all_tx_empty(dev));
+	assert_true(kt_conserved(dev, &ds));
+	assert_int_equal(ds.txq.packets, 100 * NQ);
+	assert_true(ds.txq.stops > 0);
+	mqtx_dev_destroy(dev);
+	mqtx_clock_free(clock);
+
+	rd = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	assert_non_null(rd);
+	for (uint64_t s = 0; pcap_next_ex(rd, &h, &d) == 1; s++) {
+		uint64_t ts = (uint64_t)h->ts.tv_sec * MQTX_NSEC_PER_SEC + (uint64_t)h->ts.tv_usec;
+		uint64_t seq = kt_frame_seq(d, h->caplen);
+
+		/* Frame k of a queue starts when frame k - 1 of that queue is done. */
+		assert_int_equal(ts, t0 + per_q[seq % NQ]++ * 672);
+	}
+	pcap_close(rd);
+	for (unsigned i = 0; i < NQ; i++)
+		assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
+					" | grep -c '^pc0:tx%u$'", path, i), 100);
+	assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
+				" | wc -l", path), 100 * NQ);
+}
+
+/* The generator's frames through 4 queues into a pcap file: each exactly once, as generated,
+ * in per-flow order. */
+static void test_pcap_gen_exact(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .format = MQTX_PCAP_FORMAT_PCAP };
+	/* A qdisc limit above the whole run: two generator threads outrun one file. */
+	struct mqtx_dev_cfg c = { .name = "pc1", .num_txq = NQ, .tx_queue_len = 100000 };
+	struct mqtx_dev *dev;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats js;
+	char path[128], ebuf[PCAP_ERRBUF_SIZE];
+	struct kt_frame *f = calloc(20000, sizeof(*f));
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	size_t n = 0;
+	pcap_t *rd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/g.pcap", dir);
+	pc.file = path;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	mqtx__gen_cfg_default(&cfg);
+	cfg.flows = 64;
+	cfg.count = 20000;
+	cfg.size = MQTX_GEN_SIZE_IMIX;
+	cfg.threads = 2;
+	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
+	assert_int_equal(js.sent, cfg.count);
+	mqtx_dev_destroy(dev);
+	rd = pcap_open_offline(path, ebuf);
+	assert_non_null(rd);
+	while (n < 20000 && pcap_next_ex(rd, &h, &d) == 1) {
+		f[n].len = h->caplen;
+		f[n].data = malloc(h->caplen);
+		memcpy(f[n++].data, d, h->caplen);
+	}
+	pcap_close(rd);
+	assert_int_equal(kt_check_frames(f, n, &cfg, cfg.count), 0);
+	for (size_t i = 0; i < n; i++)
+		free(f[i].data);
+	free(f);
+}
+
+/* A process killed by SIGTERM in the middle leaves a valid file with every frame it sent. */
+static void test_pcapng_valid_after_sigterm(void **state)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/t.pcapng", dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct mqtx_pcap_cfg pc = { .file = path };
+		struct mqtx_dev_cfg c = { .name = "pc2", .num_txq = 2 };
+		struct mqtx_gen_cfg cfg;
+		struct mqtx_dev *dev;
+
+		mqtx__gen_cfg_default(&cfg);
+		if (mqtx_pcap_dev_create(&c, &pc, &dev) || mqtx_dev_open(dev))
+			_exit(1);
+		for (uint64_t s = 0; s < 777; s++)
+			xmit_on(dev, &cfg, s, (uint16_t)(s % 2));
+		kill(getpid(), SIGTERM); /* no handler: the process dies here */
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	/* tshark reads it to the end without complaint. */
+	assert_int_equal(kt_num("tshark -r %s 2>&1 | grep -c 'cut short\\|appears to be damaged'",
+				path), 0);
+	assert_int_equal(kt_num("tshark -r %s 2>/dev/null | wc -l", path), 777);
+}
+
+static void test_pcap_setup_errors(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .file = "/nonexistent-dir/x.pcap" };
+	struct mqtx_dev_cfg c = { .name = "pcx", .num_txq = 2 };
+	struct mqtx_dev *dev = NULL;
+
+	(void)state;
+	kt_log_reset();
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), -ENOENT);
+	assert_true(kt_log_has("pcap: /nonexistent-dir/x.pcap: cannot create: No such file"));
+	pc.file = NULL;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), -EINVAL);
+	assert_true(kt_log_has("pcap: pcx: needs a file"));
+	assert_null(dev);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pcapng_queues_and_times),
+		cmocka_unit_test(test_pcap_gen_exact),
+		cmocka_unit_test(test_pcapng_valid_after_sigterm),
+		cmocka_unit_test(test_pcap_setup_errors),
+	};
+	struct mqtx_pool_cfg pc = { .count = 8192 };
+	int rc;
+
+	if (kt_sh("command -v tshark >/dev/null"))
+		kt_skip("tshark is missing (it reads the pcapng interfaces back)");
+	snprintf(dir, sizeof(dir), "/tmp/mqtx-pcap-XXXXXX");
+	if (!mkdtemp(dir) || mqtx_pool_create(&pc, &pool))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	mqtx_pool_destroy(pool);
+	kt_sh("rm -rf %s", dir);
+	return rc;
+}
