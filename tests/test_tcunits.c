@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 static uint64_t rate(const char *s)
 {

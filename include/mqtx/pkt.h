@@ -143,6 +143,72 @@ static inline uint8_t *mqtx_pkt_pull(struct mqtx_pkt *pkt, uint32_t n)
 	return pkt->data;
 }
 
+/** A FIFO of packets linked through ->next. */
+struct mqtx_pkt_list {
+	struct mqtx_pkt *head, *tail;
+	uint32_t len;
+};
+
+/* ---- packet lists: FIFOs linked through ->next (qdiscs, drivers) ---- */
+
+static inline void mqtx_pkt_list_init(struct mqtx_pkt_list *l)
+{
+	l->head = l->tail = NULL;
+	l->len = 0;
+}
+
+static inline void mqtx_pkt_list_add_tail(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
+{
+	pkt->next = NULL;
+	if (l->tail)
+		l->tail->next = pkt;
+	else
+		l->head = pkt;
+	l->tail = pkt;
+	l->len++;
+}
+
+static inline void mqtx_pkt_list_add_head(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
+{
+	pkt->next = l->head;
+	l->head = pkt;
+	if (!l->tail)
+		l->tail = pkt;
+	l->len++;
+}
+
+static inline struct mqtx_pkt *mqtx_pkt_list_pop(struct mqtx_pkt_list *l)
+{
+	struct mqtx_pkt *pkt = l->head;
+
+	if (pkt) {
+		l->head = pkt->next;
+		if (!l->head)
+			l->tail = NULL;
+		l->len--;
+		pkt->next = NULL;
+	}
+	return pkt;
+}
+
+/** mqtx_pkt_link() - push @pkt onto the singly linked list at *@head (a to_free list). */
+static inline void mqtx_pkt_link(struct mqtx_pkt *pkt, struct mqtx_pkt **head)
+{
+	pkt->next = *head;
+	*head = pkt;
+}
+
+/** mqtx_pkt_list_splice() - move all of @l onto the list at *@head in one step; @l is empty
+ *  after. */
+static inline void mqtx_pkt_list_splice(struct mqtx_pkt_list *l, struct mqtx_pkt **head)
+{
+	if (l->tail) {
+		l->tail->next = *head;
+		*head = l->head;
+	}
+	mqtx_pkt_list_init(l);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #define MQTX_QDISC_H
 
 #include <mqtx/dev.h>
+#include <mqtx/tc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,21 +19,6 @@ extern "C" {
 #define MQTX_QF_ONETXQUEUE  0x010u /* every packet is for dev_queue: may bulk-dequeue */
 #define MQTX_QF_NOPARENT    0x040u
 #define MQTX_QF_DEACTIVATED 0x100u /* the device is going down: enqueue drops */
-
-/** An extended error: a message naming what was wrong (like netlink extack). */
-struct mqtx_extack {
-	char msg[200];
-};
-
-/** mqtx_extack_set() - write a message into @ack (NULL allowed); returns -EINVAL for chaining. */
-MQTX_API int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/** A FIFO of packets linked through ->next. */
-struct mqtx_pkt_list {
-	struct mqtx_pkt *head, *tail;
-	uint32_t len;
-};
 
 struct mqtx_qdisc;
 struct mqtx_dump;
@@ -141,48 +127,6 @@ struct mqtx_qdisc {
 static inline void *mqtx_qdisc_priv(struct mqtx_qdisc *q)
 {
 	return (char *)q + ((sizeof(*q) + MQTX_CACHE_LINE - 1) & ~(size_t)(MQTX_CACHE_LINE - 1));
-}
-
-/* ---- packet lists ---- */
-
-static inline void mqtx_pkt_list_init(struct mqtx_pkt_list *l)
-{
-	l->head = l->tail = NULL;
-	l->len = 0;
-}
-
-static inline void mqtx_pkt_list_add_tail(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
-{
-	pkt->next = NULL;
-	if (l->tail)
-		l->tail->next = pkt;
-	else
-		l->head = pkt;
-	l->tail = pkt;
-	l->len++;
-}
-
-static inline void mqtx_pkt_list_add_head(struct mqtx_pkt_list *l, struct mqtx_pkt *pkt)
-{
-	pkt->next = l->head;
-	l->head = pkt;
-	if (!l->tail)
-		l->tail = pkt;
-	l->len++;
-}
-
-static inline struct mqtx_pkt *mqtx_pkt_list_pop(struct mqtx_pkt_list *l)
-{
-	struct mqtx_pkt *pkt = l->head;
-
-	if (pkt) {
-		l->head = pkt->next;
-		if (!l->head)
-			l->tail = NULL;
-		l->len--;
-		pkt->next = NULL;
-	}
-	return pkt;
 }
 
 /* ---- helpers for implementations (lock held) ---- */

@@ -33,11 +33,30 @@ struct mqtx_pkt_pool {
 	struct pool_cache caches[MQTX_MAX_TSLOTS];
 };
 
-/* Every pool, so that a thread that exits can hand its caches back (mqtx__pool_slot_release). */
+/* Every pool, so that a thread that exits can hand its caches back (pool_slot_release). */
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mqtx_pkt_pool *pools;
 
 _Static_assert(sizeof(struct mqtx_pkt) == 2 * MQTX_CACHE_LINE, "packet metadata is two lines");
+
+static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned n);
+
+/* The thread owning @slot is exiting: its cached packets go back to each pool's shared stack,
+ * or a pool could look empty to every other thread while an exited one holds its packets. */
+static void pool_slot_release(int slot)
+{
+	pthread_mutex_lock(&pools_lock);
+	for (struct mqtx_pkt_pool *p = pools; p; p = p->next_pool) {
+		struct pool_cache *c = &p->caches[slot];
+		unsigned len = atomic_load_explicit(&c->len, memory_order_relaxed);
+
+		if (p->cache_size && len) {
+			stack_give(p, c->objs, len);
+			atomic_store_explicit(&c->len, 0, memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
+}
 
 int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out)
 {
@@ -86,6 +105,7 @@ int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out
 		p->free_stack[cfg->count - 1 - i] = pkt;
 	}
 	p->free_len = cfg->count;
+	mqtx__tslot_on_release(pool_slot_release);
 	pthread_mutex_lock(&pools_lock);
 	p->next_pool = pools;
 	if (pools)
@@ -145,24 +165,6 @@ uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool)
 	return atomic_load_explicit(&pool->failures, memory_order_relaxed);
 }
 
-static void stack_give(struct mqtx_pkt_pool *p, struct mqtx_pkt **objs, unsigned n);
-
-/* The thread owning @slot is exiting: its cached packets go back to each pool's shared stack,
- * or a pool could look empty to every other thread while an exited one holds its packets. */
-void mqtx__pool_slot_release(int slot)
-{
-	pthread_mutex_lock(&pools_lock);
-	for (struct mqtx_pkt_pool *p = pools; p; p = p->next_pool) {
-		struct pool_cache *c = &p->caches[slot];
-		unsigned len = atomic_load_explicit(&c->len, memory_order_relaxed);
-
-		if (p->cache_size && len) {
-			stack_give(p, c->objs, len);
-			atomic_store_explicit(&c->len, 0, memory_order_relaxed);
-		}
-	}
-	pthread_mutex_unlock(&pools_lock);
-}
 
 static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
 {

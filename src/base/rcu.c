@@ -6,7 +6,7 @@
 #define _LGPL_SOURCE
 #include <urcu-bp.h>
 
-#include "core/core.h"
+#include "base/rcu.h"
 
 void mqtx__rcu_read_lock(void)
 {

@@ -16,13 +16,21 @@ static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t slot_used;
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+static void (*_Atomic release_hook)(int slot);
+
+void mqtx__tslot_on_release(void (*fn)(int slot))
+{
+	atomic_store(&release_hook, fn);
+}
 
 static void slot_release(void *arg)
 {
 	int s = (int)(intptr_t)arg - 1;
+	void (*hook)(int slot) = atomic_load(&release_hook);
 
 	/* Before the slot can be handed to another thread. */
-	mqtx__pool_slot_release(s);
+	if (hook)
+		hook(s);
 	/* A later TLS destructor (the scheduler's last mqtx_tx_action) may still free packets
 	 * or transmit: this thread must not use a slot another thread may own by then. */
 	mqtx__tslot_cached = -1;

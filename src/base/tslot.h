@@ -10,8 +10,12 @@
 extern MQTX_TLS int mqtx__tslot_cached;
 int mqtx__tslot_assign(void);
 
-/* pkt.c: give back what the caches of a slot hold; called as its thread exits. */
-void mqtx__pool_slot_release(int slot);
+/**
+ * mqtx__tslot_on_release() - have @fn(slot) called as a thread that holds a slot exits, before
+ * the slot can go to another thread (the packet pools give back that thread's caches). One
+ * hook; setting it again replaces it.
+ */
+void mqtx__tslot_on_release(void (*fn)(int slot));
 
 /** mqtx__tslot() - this thread's slot in [0, MQTX_MAX_TSLOTS), or -1 when all are taken. */
 static inline int mqtx__tslot(void)

@@ -11,6 +11,7 @@
 #include "base/bql.h"
 #include "base/internal.h"
 #include "base/lock.h"
+#include "base/rcu.h"
 #include "sched/qtree.h"
 #include "base/tslot.h"
 
@@ -185,9 +186,5 @@ extern MQTX_TLS int mqtx__drop_override;
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);
 
-/* rcu.c: liburcu-bp behind three names. */
-void mqtx__rcu_read_lock(void);
-void mqtx__rcu_read_unlock(void);
-void mqtx__rcu_synchronize(void);
 
 #endif

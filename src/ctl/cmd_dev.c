@@ -13,7 +13,7 @@
 #include "core/core.h"
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #define KIND_OPT_MAX 128
 

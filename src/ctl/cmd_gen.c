@@ -16,7 +16,7 @@
 #include "ctl/cmd_tool.h"
 #include "gen/gen.h"
 #include "base/internal.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #define POOL_PKTS      8192
 #define POOL_ROOM      2048

@@ -10,7 +10,7 @@
 #include "ctl/ctl_int.h"
 #include "qdisc/kinds.h"
 #include "sched/qtree.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 /* ---- printing ---- */
 

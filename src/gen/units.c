@@ -7,7 +7,7 @@
 
 #include "gen/gen.h"
 #include "base/internal.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 int mqtx__parse_u64(const char *s, uint64_t *v)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "qdisc/codel.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #include <mqtx/flow.h>
 

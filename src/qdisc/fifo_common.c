@@ -7,7 +7,7 @@
 #include <inttypes.h>
 
 #include "qdisc/fifo_common.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
 		     struct mqtx_extack *ack)
@@ -44,7 +44,7 @@ void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
 
-	mqtx__pkt_list_splice(&p->list, to_free);
+	mqtx_pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 }

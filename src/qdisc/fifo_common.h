@@ -6,23 +6,6 @@
 
 #include <mqtx/qdisc.h>
 
-/* Link @pkt onto *@to_free without counting it (reset: the core counts). */
-static inline void mqtx__pkt_link(struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
-{
-	pkt->next = *to_free;
-	*to_free = pkt;
-}
-
-/* Move all of @l onto *@to_free in one splice, uncounted (reset: the core counts them). */
-static inline void mqtx__pkt_list_splice(struct mqtx_pkt_list *l, struct mqtx_pkt **to_free)
-{
-	if (l->tail) {
-		l->tail->next = *to_free;
-		*to_free = l->head;
-	}
-	mqtx_pkt_list_init(l);
-}
-
 /* Ethernet's psched_mtu(): the device MTU plus the 14-byte hard header. */
 static inline uint32_t mqtx__psched_mtu(const struct mqtx_qdisc *q)
 {

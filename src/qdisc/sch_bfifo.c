@@ -5,7 +5,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 static bool bfifo_over(struct mqtx_qdisc *q)
 {

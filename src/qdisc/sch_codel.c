@@ -8,7 +8,7 @@
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #define CODEL_DEFAULT_LIMIT 1000
 
@@ -186,9 +186,9 @@ static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 
 	if (p->peeked)
-		mqtx__pkt_link(p->peeked, to_free);
+		mqtx_pkt_link(p->peeked, to_free);
 	p->peeked = NULL;
-	mqtx__pkt_list_splice(&p->list, to_free);
+	mqtx_pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 	mqtx_codel_vars_init(&p->vars);

@@ -11,7 +11,7 @@
 #include "qdisc/fifo_common.h"
 #include "qdisc/fq_codel.h"
 #include "qdisc/kinds.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #define FQC_DEFAULT_LIMIT   10240
 #define FQC_DEFAULT_FLOWS   1024
@@ -442,13 +442,13 @@ static void fqc_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
 	if (p->peeked)
-		mqtx__pkt_link(p->peeked, to_free);
+		mqtx_pkt_link(p->peeked, to_free);
 	p->peeked = NULL;
 	for (uint32_t i = 0; p->flows && i < p->flows_cnt; i++) {
 		struct fqc_flow *f = &p->flows[i];
 
 		while (f->head)
-			mqtx__pkt_link(flow_pop(f), to_free);
+			mqtx_pkt_link(flow_pop(f), to_free);
 		memset(f, 0, sizeof(*f));
 	}
 	memset(&p->new_flows, 0, sizeof(p->new_flows));

@@ -7,7 +7,7 @@
 #include "base/internal.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 struct ingress_opt {
 	bool has_rate, has_burst;

@@ -69,7 +69,7 @@ static void pfifo_fast_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	struct pfifo_fast_priv *p = mqtx_qdisc_priv(q);
 
 	for (int b = 0; b < BANDS; b++)
-		mqtx__pkt_list_splice(&p->band[b], to_free);
+		mqtx_pkt_list_splice(&p->band[b], to_free);
 	p->bitmap = 0;
 }
 

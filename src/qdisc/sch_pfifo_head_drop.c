@@ -2,7 +2,7 @@
 /* pfifo_head_drop: a packet FIFO that, when full, drops its oldest packet (Linux sch_fifo.c). */
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 static int phd_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {

@@ -8,7 +8,7 @@
 #include "core/core.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #define PRIO_MIN_BANDS 2
 #define PRIO_MAX_BANDS 16
@@ -132,7 +132,7 @@ static void prio_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 		c->ops->reset(c, to_free);
 	} else {
 		while ((pkt = c->ops->dequeue(c)))
-			mqtx__pkt_link(pkt, to_free);
+			mqtx_pkt_link(pkt, to_free);
 	}
 	c->qlen = 0;
 	c->backlog = 0;

@@ -8,7 +8,7 @@
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 struct tbf_opt {
 	bool has_rate, has_burst, has_limit, has_latency, has_peakrate, has_mtu;
@@ -234,7 +234,7 @@ static void tbf_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
 
-	mqtx__pkt_list_splice(&p->list, to_free);
+	mqtx_pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 	p->t_c = (int64_t)mqtx_qdisc_now(q);

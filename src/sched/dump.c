@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "core/core.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 struct mqtx_dump {
 	char *text, *json;

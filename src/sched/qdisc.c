@@ -95,18 +95,6 @@ const struct mqtx_qdisc_ops *mqtx_qdisc_lookup(const char *id)
 
 /* ---- helpers ---- */
 
-int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ack) {
-		va_start(ap, fmt);
-		vsnprintf(ack->msg, sizeof(ack->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 MQTX_TLS int mqtx__drop_override = -1;
 
 int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason,

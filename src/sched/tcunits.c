@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* tc(8) units: the parsers and printers of iproute2's tc_util.c/utils.c, rewritten for mqtx. */
 #include "base/internal.h"
-#include "sched/tcunits.h"
+#include <mqtx/tc.h>
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,4 +260,16 @@ DEFINE_ARG(rate, uint64_t, mqtx_tc_parse_rate, "a rate such as 1mbit")
 int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack)
 {
 	return mqtx_extack_set(ack, "%s: what is \"%s\"?", kind, tok);
+}
+
+int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ack) {
+		va_start(ap, fmt);
+		vsnprintf(ack->msg, sizeof(ack->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
 }

@@ -1,10 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* tc(8) units: parse and print rates, times and sizes exactly as iproute2's tc does, plus the
- * option-token helpers every qdisc parser uses. Internal to mqtx (library, tool, tests). */
-#ifndef MQTX_QDISC_TCUNITS_H
-#define MQTX_QDISC_TCUNITS_H
+/* tc's units and option words: parse and print rates, times and sizes exactly as iproute2's
+ * tc does, and the helpers a qdisc's option parser uses (mqtx_qdisc_ops.parse). */
+#ifndef MQTX_TC_H
+#define MQTX_TC_H
 
-#include <mqtx/qdisc.h>
+#include <mqtx/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An extended error: a message naming what was wrong (like netlink extack). */
+struct mqtx_extack {
+	char msg[200];
+};
+
+/** mqtx_extack_set() - write a message into @ack (NULL allowed); returns -EINVAL for chaining. */
+MQTX_API int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Big enough for any string the printers below produce. */
 #define MQTX_TC_BUF 32
@@ -16,35 +29,35 @@
  * is bits per second. Fractions are allowed ("1.5mbit"); the byte rate is truncated.
  * Return: 0, or -EINVAL (empty, malformed, unknown suffix, negative, not finite, too large).
  */
-int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec);
+MQTX_API int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec);
 
 /**
  * mqtx_tc_parse_rate_bits() - the same grammar as mqtx_tc_parse_rate(), in bits per second
  * (truncated), for callers that pace bits (the generator, the sim driver's wire).
  * Return: 0, or -EINVAL (as above).
  */
-int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec);
+MQTX_API int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec);
 
 /**
  * mqtx_tc_parse_rate_pps() - a packet rate: a number as tc reads one, then pps, kpps or mpps
  * (case-insensitive; "1000pps", "2.5kpps"). A bare number is not a packet rate.
  * Return: 0, or -EINVAL (no pps suffix, malformed, negative, not finite, too large).
  */
-int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps);
+MQTX_API int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps);
 
 /**
  * mqtx_tc_parse_time() - a tc time ("5ms", "100us", "1s") in ns. Suffixes s/sec/secs,
  * ms/msec/msecs, us/usec/usecs; a bare number is microseconds (tc's rule).
  * Return: 0, or -EINVAL (as above; at most about 584 years).
  */
-int mqtx_tc_parse_time(const char *s, uint64_t *ns);
+MQTX_API int mqtx_tc_parse_time(const char *s, uint64_t *ns);
 
 /**
  * mqtx_tc_parse_size() - a tc size ("10kb", "1514", "32mb") in bytes. Suffixes b, k/kb, m/mb,
  * g/gb (binary multiples), kbit/mbit/gbit (binary multiples of bits); a bare number is bytes.
  * Return: 0, or -EINVAL (as above; at most UINT32_MAX bytes, tc's limit).
  */
-int mqtx_tc_parse_size(const char *s, uint64_t *bytes);
+MQTX_API int mqtx_tc_parse_size(const char *s, uint64_t *bytes);
 
 /**
  * mqtx_tc_parse_u32() - an unsigned integer as tc's get_unsigned()/get_u32() with base 0:
@@ -52,29 +65,29 @@ int mqtx_tc_parse_size(const char *s, uint64_t *bytes);
  * blanks or suffix.
  * Return: 0, or -EINVAL (empty, malformed, trailing characters, negative, above UINT32_MAX).
  */
-int mqtx_tc_parse_u32(const char *s, uint32_t *v);
+MQTX_API int mqtx_tc_parse_u32(const char *s, uint32_t *v);
 
 /** mqtx_tc_parse_u32_dec() - the same in base 10 only, where tc reads get_integer(.., 10). */
-int mqtx_tc_parse_u32_dec(const char *s, uint32_t *v);
+MQTX_API int mqtx_tc_parse_u32_dec(const char *s, uint32_t *v);
 
 /**
  * mqtx_tc_print_rate() - tc's sprint_rate: bits per second with the largest decimal prefix
  * that keeps the number exact, or a rounded one from 1000 units up ("1Mbit", "1500Kbit",
  * "999bit"). Returns @buf (at least MQTX_TC_BUF bytes).
  */
-char *mqtx_tc_print_rate(char *buf, size_t len, uint64_t bytes_per_sec);
+MQTX_API char *mqtx_tc_print_rate(char *buf, size_t len, uint64_t bytes_per_sec);
 
 /**
  * mqtx_tc_print_time() - tc's sprint_time on microseconds: "%.3gs" from 1 s, "%.3gms" from
  * 1 ms, else whole microseconds "%uus" ("5ms", "100ms", "1.5s", "250us"). Returns @buf.
  */
-char *mqtx_tc_print_time(char *buf, size_t len, uint64_t ns);
+MQTX_API char *mqtx_tc_print_time(char *buf, size_t len, uint64_t ns);
 
 /**
  * mqtx_tc_print_size() - tc's sprint_size: "%gMb" when within 1 KiB of a whole MiB, "%gKb"
  * when within 16 bytes of a whole KiB, else "%ub" ("32Mb", "10Kb", "1514b"). Returns @buf.
  */
-char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes);
+MQTX_API char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes);
 
 /* ---- option-token helpers for ops->parse (messages go to @ack, naming the token) ---- */
 
@@ -82,17 +95,20 @@ char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes);
  * mqtx_tc_next_arg() - the value after option argv[*i]; advances *i. NULL (with a message
  * "option \"X\" needs a value") when argv[*i] is the last token.
  */
-const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *ack);
+MQTX_API const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *ack);
 
 /** mqtx_tc_arg_u32() / _time() / _size() / _rate() - next_arg + parse, with a message naming
  *  the option and the bad value. Return 0 or -EINVAL. */
-int mqtx_tc_arg_u32(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
-int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
-int mqtx_tc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
-int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes, struct mqtx_extack *ack);
-int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_u32(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps, struct mqtx_extack *ack);
 
 /** mqtx_tc_unknown() - the message for an unknown token ("what is \"X\"?"); returns -EINVAL. */
-int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

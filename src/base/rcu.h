@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* RCU for pointers the data path reads without a lock (qdiscs, hashers, hooks): liburcu-bp. */
+#ifndef MQTX_BASE_RCU_H
+#define MQTX_BASE_RCU_H
+
+void mqtx__rcu_read_lock(void);
+void mqtx__rcu_read_unlock(void);
+/* Wait until every read section that began before the call has ended. */
+void mqtx__rcu_synchronize(void);
+
+#endif
