@@ -241,6 +241,25 @@ MQTX_API void mqtx_dev_unlock_all(struct mqtx_dev *dev);
  */
 MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
 
+/* ---- traffic classes (what mqprio sets up; Linux's netdev_set_num_tc and friends) ---- */
+
+/* At most this many traffic classes; a priority's class is taken from its low 4 bits. */
+#define MQTX_TC_MAX	16
+#define MQTX_TC_BITMASK 15
+
+/**
+ * mqtx_dev_set_tc() - give @dev @num_tc traffic classes (1..MQTX_TC_MAX): priority p maps to
+ * class @prio_tc_map[p & MQTX_TC_BITMASK] (16 entries), and class c selects among the @count[c]
+ * TX queues from @offset[c] (the default picker hashes within that range). Published so that
+ * a transmit in progress sees the old map or the new one, never a mix; cannot fail (a
+ * qdisc's commit pass calls it). The caller has checked the ranges. Config lock held.
+ */
+MQTX_API void mqtx_dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio_tc_map,
+			      const uint16_t *count, const uint16_t *offset);
+
+/** mqtx_dev_reset_tc() - no traffic classes any more (netdev_reset_tc). Config lock held. */
+MQTX_API void mqtx_dev_reset_tc(struct mqtx_dev *dev);
+
 /* ---- TX scheduling ---- */
 
 /*

@@ -20,6 +20,14 @@ extern "C" {
 #define MQTX_QF_NOPARENT    0x040u
 #define MQTX_QF_DEACTIVATED 0x100u /* the device is going down: enqueue drops */
 
+/* Handles and class ids as Linux's TC_H_*: major in the high 16 bits, minor in the low 16. */
+#define MQTX_H_ROOT	      0xFFFFFFFFu
+#define MQTX_H_INGRESS	      0xFFFFFFF1u
+#define MQTX_H_UNSPEC	      0u
+#define MQTX_H_MAJ(h)	      ((h) & 0xFFFF0000u)
+#define MQTX_H_MIN(h)	      ((h) & 0x0000FFFFu)
+#define MQTX_H_MAKE(maj, min) (MQTX_H_MAJ(maj) | MQTX_H_MIN(min))
+
 struct mqtx_qdisc;
 struct mqtx_dump;
 struct mqtx_qdisc_stats;
@@ -79,6 +87,14 @@ struct mqtx_class_ops {
  *        Absent: the core dequeues until empty.
  * @destroy: optional. Release private allocations (the queue is already empty).
  * @dump: optional. Emit the options (tc's order and words) with the mqtx_dump_*() calls.
+ * @attach: required with MQTX_QF_MQROOT, unused otherwise (Linux's Qdisc_ops.attach). The
+ *        commit pass is making @q the root of its device: write into @qs[i], for every TX
+ *        queue i < num_txq, the child qdisc to graft on that queue; from then on the queues
+ *        own the children (@destroy must not free them), and @q applies what it sets on the
+ *        device (mqprio: its traffic classes). Config lock held; must not fail or allocate.
+ * @detach: optional. @q stops being the device's root (replaced, deleted, or the device is
+ *        destroyed), before it is destroyed: undo what @attach set on the device. Config lock
+ *        held; must not fail.
  * @cl_ops: optional. Present for a classful qdisc: its classes and children (see above).
  */
 struct mqtx_qdisc_ops {
@@ -96,6 +112,8 @@ struct mqtx_qdisc_ops {
 	void (*reset)(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
 	void (*destroy)(struct mqtx_qdisc *q);
 	void (*dump)(struct mqtx_qdisc *q, struct mqtx_dump *d);
+	void (*attach)(struct mqtx_qdisc *q, struct mqtx_qdisc **qs);
+	void (*detach)(struct mqtx_qdisc *q);
 	const struct mqtx_class_ops *cl_ops;
 };
 
@@ -194,6 +212,13 @@ MQTX_API int mqtx_dev_set_default_qdisc(struct mqtx_dev *dev, const char *kind);
 
 /** mqtx_default_qdisc() - the default kind's name for @dev (NULL: the global setting). */
 MQTX_API const char *mqtx_default_qdisc(struct mqtx_dev *dev);
+
+/**
+ * mqtx_qdisc_default_ops() - the kind TX queue @i of @dev gets by default: the device's or
+ * the global default for a queue in use, pfifo_fast for a queue beyond real_num_txq (Linux's
+ * get_default_qdisc_ops()). What mq gives each of its classes.
+ */
+MQTX_API const struct mqtx_qdisc_ops *mqtx_qdisc_default_ops(struct mqtx_dev *dev, uint32_t i);
 
 /* ---- creation and grafting ---- */
 

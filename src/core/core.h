@@ -12,7 +12,6 @@
 #include "base/internal.h"
 #include "base/lock.h"
 #include "base/rcu.h"
-#include "sched/qtree.h"
 #include "base/tslot.h"
 
 /* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
@@ -87,6 +86,14 @@ struct mqtx_tc_map {
 	} tc_to_txq[16];
 };
 
+/* The qdisc configuration of a device, kept by the qdisc machinery (sched/tree.c) under the
+ * config lock; zero is "nothing yet". */
+struct mqtx_qtree {
+	struct mqtx_qdisc *root; /* an MQROOT qdisc (mq, mqprio), or NULL: queue 0's qdisc */
+	const struct mqtx_qdisc_ops *dflt; /* the device's default kind, or NULL: the global one */
+	uint32_t autohandle;
+};
+
 struct mqtx_dev {
 	char name[MQTX_NAME_MAX];
 	const struct mqtx_dev_ops *ops;
@@ -109,7 +116,7 @@ struct mqtx_dev {
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
 	struct mqtx_tc_map *_Atomic tc;
 	struct mqtx_tc_map tc_slot[2];
-	struct mqtx_qtree qtree; /* qdisc configuration (sched/tree.c): config lock */
+	struct mqtx_qtree qtree; /* the qdisc configuration */
 
 	struct {
 		struct mqtx_spinlock lock;
@@ -170,14 +177,16 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q);
 void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
 extern MQTX_TLS int mqtx__xmit_depth;
 
+/* dev_tc.c: netif_setup_tc(): the real queue count becomes @n. Config lock held. */
+void mqtx__dev_setup_tc(struct mqtx_dev *dev, uint32_t n);
+
 /* softnet.c */
 void mqtx__sched_forget_dev(struct mqtx_dev *dev);
 
-/* qdisc.c */
+/* noop.c: the qdisc of every queue of a device that is down. */
 extern struct mqtx_qdisc mqtx__noop_qdisc;
-extern const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops;
+
+/* sched/qdisc.c, for the knot in dev.c and for the transmit path */
 void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
 void mqtx__free_list(struct mqtx_pkt *to_free);
 /* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */

@@ -5,6 +5,10 @@
 #include <stdio.h>
 
 #include "core/core.h"
+/* The one knot between the layers, as in Linux (dev_open -> dev_activate): bringing a device
+ * up attaches its default qdiscs, and bringing it down or destroying it purges and frees its
+ * qdiscs. */
+#include "sched/qtree.h"
 
 #define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
 

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "sched/qtree.h"
 
 /* Config lock held. Readers (the picker) never see a map change under them: the new map is
  * written into the slot not in use and published; after a grace period no reader can still
@@ -19,7 +18,7 @@ static void publish_tc(struct mqtx_dev *dev, const struct mqtx_tc_map *m)
 	mqtx__rcu_synchronize();
 }
 
-void mqtx__dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio_tc_map,
+void mqtx_dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio_tc_map,
 		      const uint16_t *count, const uint16_t *offset)
 {
 	struct mqtx_tc_map m = { .num_tc = (uint8_t)num_tc };
@@ -32,7 +31,7 @@ void mqtx__dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio
 	publish_tc(dev, &m);
 }
 
-void mqtx__dev_reset_tc(struct mqtx_dev *dev)
+void mqtx_dev_reset_tc(struct mqtx_dev *dev)
 {
 	publish_tc(dev, NULL);
 }

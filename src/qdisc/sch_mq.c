@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* mq: the root of a multiqueue device, presenting each TX queue as a class (sch_mq.c). */
 #include <errno.h>
+#include <string.h>
 
-#include "core/core.h"
-#include "sched/qtree.h"
+#include "qdisc/mq.h"
 
 /* Never called: an MQROOT qdisc sits on no TX queue; packets go to the children. */
 int mqtx__mq_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
@@ -17,24 +17,25 @@ struct mqtx_pkt *mqtx__mq_dequeue(struct mqtx_qdisc *q)
 	return NULL;
 }
 
-/* mq_init(): one default child per allocated TX queue, handle 0, parent major:i+1. */
 int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
 	struct mqtx_dev *dev = q->dev;
+	uint32_t n = mqtx_dev_num_txq(dev);
 	int err;
 
-	if (dev->num_txq < 2)
+	if (n < 2)
 		return -EOPNOTSUPP;
-	mp->child = mqtx__zalloc(dev->num_txq * sizeof(*mp->child));
+	mp->child = mqtx_alloc(n * sizeof(*mp->child), 0);
 	if (!mp->child)
 		return -ENOMEM;
-	mp->n = dev->num_txq;
-	for (uint32_t i = 0; i < mp->n; i++) {
+	memset(mp->child, 0, n * sizeof(*mp->child));
+	mp->n = n;
+	for (uint32_t i = 0; i < n; i++) {
 		struct mqtx_qdisc *c;
 
-		err = mqtx_qdisc_create(dev, &dev->txq[i], mqtx__default_ops(dev, i), 0, NULL, ack,
-					&c);
+		err = mqtx_qdisc_create(dev, mqtx_dev_txq(dev, i), mqtx_qdisc_default_ops(dev, i), 0,
+					NULL, ack, &c);
 		if (err)
 			return err; /* destroy frees what was made */
 		c->parent = MQTX_H_MAKE(q->handle, i + 1);
@@ -44,16 +45,18 @@ int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack)
 	return 0;
 }
 
-void mqtx__mq_attached(struct mqtx_qdisc *q)
+void mqtx__mq_attach(struct mqtx_qdisc *q, struct mqtx_qdisc **qs)
 {
 	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
 
 	mp->attached = true;
-	for (uint32_t i = 0; i < mp->n; i++)
+	for (uint32_t i = 0; i < mp->n; i++) {
 		mp->child[i]->parent = MQTX_H_MAKE(q->handle, i + 1);
+		qs[i] = mp->child[i];
+	}
 }
 
-void mqtx__mq_destroy_children(struct mqtx_qdisc *q)
+void mqtx__mq_destroy(struct mqtx_qdisc *q)
 {
 	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
 
@@ -62,7 +65,7 @@ void mqtx__mq_destroy_children(struct mqtx_qdisc *q)
 		for (uint32_t i = 0; i < mp->n; i++)
 			mqtx_qdisc_destroy(mp->child[i]);
 	}
-	mqtx__free(mp->child);
+	mqtx_free(mp->child);
 	mp->child = NULL;
 	mp->n = 0;
 }
@@ -117,6 +120,7 @@ const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
 	.dequeue = mqtx__mq_dequeue,
 	.peek = mqtx__mq_dequeue,
 	.init = mq_init,
-	.destroy = mqtx__mq_destroy_children,
+	.destroy = mqtx__mq_destroy,
+	.attach = mqtx__mq_attach,
 	.cl_ops = &mqtx__mq_class_ops,
 };

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
-#include "sched/qtree.h"
+#include "qdisc/mq.h"
 
 struct mqprio_opt {
 	uint8_t num_tc;
@@ -103,7 +102,7 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 			   struct mqtx_extack *ack)
 {
-	unsigned real = dev->real_num_txq;
+	unsigned real = mqtx_dev_real_num_txq(dev);
 
 	if (o->num_tc > MQTX_TC_MAX)
 		return mqtx_extack_set(ack, "Number of traffic classes is outside valid range");
@@ -141,7 +140,7 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
 	int err;
 
-	if (q->dev->num_txq < 2)
+	if (mqtx_dev_num_txq(q->dev) < 2)
 		return -EOPNOTSUPP;
 	err = mqprio_validate(q->dev, o, ack);
 	if (err)
@@ -152,11 +151,18 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 	return mqtx__mq_init_children(q, ack);
 }
 
-void mqtx__mqprio_commit(struct mqtx_qdisc *q)
+/* The root now: the children go to their queues and the device takes the traffic classes. */
+static void mqprio_attach(struct mqtx_qdisc *q, struct mqtx_qdisc **qs)
 {
 	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
 
-	mqtx__dev_set_tc(q->dev, pp->cfg.num_tc, pp->cfg.map, pp->cfg.count, pp->cfg.offset);
+	mqtx__mq_attach(q, qs);
+	mqtx_dev_set_tc(q->dev, pp->cfg.num_tc, pp->cfg.map, pp->cfg.count, pp->cfg.offset);
+}
+
+static void mqprio_detach(struct mqtx_qdisc *q)
+{
+	mqtx_dev_reset_tc(q->dev);
 }
 
 static void mqprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
@@ -187,7 +193,9 @@ const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
 	.peek = mqtx__mq_dequeue,
 	.parse = mqprio_parse,
 	.init = mqprio_init,
-	.destroy = mqtx__mq_destroy_children,
+	.destroy = mqtx__mq_destroy,
 	.dump = mqprio_dump,
+	.attach = mqprio_attach,
+	.detach = mqprio_detach,
 	.cl_ops = &mqtx__mq_class_ops,
 };

@@ -1,97 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Qdisc core: registry, creation and destruction, drops and purges, grafting onto TX queues,
- * the built-in noop qdisc, default attachment and statistics. */
+/* Qdisc objects: creation and destruction, drops and purges. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "core/core.h"
-#include "qdisc/kinds.h"
-
-/*
- * The qdisc of a queue whose device is down. It holds nothing and has no queue lock of its
- * own: the transmit path drops for it (MQTX_DROP_DOWN, on the packet's queue) before any
- * enqueue, and without an enqueue it is never run (a queue woken while down runs nothing).
- */
-static struct mqtx_pkt *noop_dequeue(struct mqtx_qdisc *q)
-{
-	(void)q;
-	return NULL;
-}
-
-static const struct mqtx_qdisc_ops noop_ops = {
-	.id = "noop",
-	.dequeue = noop_dequeue,
-	.peek = noop_dequeue,
-};
-
-struct mqtx_qdisc mqtx__noop_qdisc = {
-	.ops = &noop_ops,
-	.flags = MQTX_QF_BUILTIN,
-};
-
-/* ---- registry ---- */
-
-#define MAX_KINDS 64
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct mqtx_qdisc_ops *kinds[MAX_KINDS];
-static unsigned nkinds;
-
-static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
-	&mqtx_noqueue_qdisc_ops,
-	&mqtx_pfifo_qdisc_ops,
-	&mqtx_pfifo_fast_qdisc_ops,
-	&mqtx_bfifo_qdisc_ops,
-	&mqtx_pfifo_head_drop_qdisc_ops,
-	&mqtx_prio_qdisc_ops,
-	&mqtx_tbf_qdisc_ops,
-	&mqtx_codel_qdisc_ops,
-	&mqtx_fq_codel_qdisc_ops,
-	&mqtx_ingress_qdisc_ops,
-	&mqtx_mq_qdisc_ops,
-	&mqtx_mqprio_qdisc_ops,
-};
-
-static const struct mqtx_qdisc_ops *find_kind(const char *id)
-{
-	for (unsigned i = 0; i < ARRAY_SIZE(builtin_kinds); i++)
-		if (!strcmp(builtin_kinds[i]->id, id))
-			return builtin_kinds[i];
-	for (unsigned i = 0; i < nkinds; i++)
-		if (!strcmp(kinds[i]->id, id))
-			return kinds[i];
-	return NULL;
-}
-
-int mqtx_qdisc_register(const struct mqtx_qdisc_ops *ops)
-{
-	int err = 0;
-
-	if (!ops || !ops->id || !ops->dequeue || !ops->peek)
-		return -EINVAL;
-	pthread_mutex_lock(&reg_lock);
-	if (find_kind(ops->id))
-		err = -EEXIST;
-	else if (nkinds == MAX_KINDS)
-		err = -ENOSPC;
-	else
-		kinds[nkinds++] = ops;
-	pthread_mutex_unlock(&reg_lock);
-	return err;
-}
-
-const struct mqtx_qdisc_ops *mqtx_qdisc_lookup(const char *id)
-{
-	const struct mqtx_qdisc_ops *ops;
-
-	if (!id)
-		return NULL;
-	pthread_mutex_lock(&reg_lock);
-	ops = find_kind(id);
-	pthread_mutex_unlock(&reg_lock);
-	return ops;
-}
 
 /* ---- helpers ---- */
 

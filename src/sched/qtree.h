@@ -5,27 +5,9 @@
 
 #include <mqtx/qdisc.h>
 
-/* Handles as Linux's TC_H_*: major in the high 16 bits, minor in the low 16. */
-#define MQTX_H_ROOT	0xFFFFFFFFu
-#define MQTX_H_INGRESS	0xFFFFFFF1u
-#define MQTX_H_UNSPEC	0u
-#define MQTX_H_MAJ(h)	((h) & 0xFFFF0000u)
-#define MQTX_H_MIN(h)	((h) & 0x0000FFFFu)
-#define MQTX_H_MAKE(maj, min) (MQTX_H_MAJ(maj) | MQTX_H_MIN(min))
-
-/* Traffic-class limits (TC_QOPT_MAX_QUEUE, TC_QOPT_BITMASK). */
-#define MQTX_TC_MAX	16
-#define MQTX_TC_BITMASK 15
 /* mqprio: traffic class tc is the virtual class major:(MQTX_TC_CLASS_MIN + tc) (Linux's
  * TC_H_MIN_PRIORITY). */
 #define MQTX_TC_CLASS_MIN 0xFFE0u
-
-/* The device's configuration state (embedded in struct mqtx_dev; zero is "nothing yet"). */
-struct mqtx_qtree {
-	struct mqtx_qdisc *root; /* an MQROOT qdisc (mq, mqprio), or NULL: queue 0's qdisc */
-	const struct mqtx_qdisc_ops *dflt; /* the device's default kind, or NULL: the global one */
-	uint32_t autohandle;
-};
 
 /**
  * mqtx__handle_parse() - a qdisc handle as tc(8) writes it: hex major, optionally followed by
@@ -92,11 +74,10 @@ void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
 /** mqtx__qdisc_find() - the qdisc with handle @h (major:0) on @dev, or NULL. Config lock held. */
 struct mqtx_qdisc *mqtx__qdisc_find(struct mqtx_dev *dev, uint32_t h);
 
-/**
- * mqtx__default_ops() - the default kind for TX queue @i: the device's or the global
- * setting for active queues, pfifo_fast for inactive tail queues (get_default_qdisc_ops).
- */
-const struct mqtx_qdisc_ops *mqtx__default_ops(struct mqtx_dev *dev, uint32_t i);
+/** mqtx__default_class_ops() - the kind a class @clid of @p gets back when its qdisc is
+ *  deleted: a TX queue's default under mq/mqprio, pfifo elsewhere (default.c). */
+const struct mqtx_qdisc_ops *mqtx__default_class_ops(struct mqtx_dev *dev, struct mqtx_qdisc *p,
+						     uint32_t clid);
 
 /**
  * struct mqtx_qplan - a prepared change of every TX queue's qdisc: all new objects exist, none
@@ -117,6 +98,19 @@ struct mqtx_qplan {
  */
 int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
+/** mqtx__qtree_plan_defaults() - the same, with a message in @ack (a root delete puts the
+ *  defaults back). */
+int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl,
+			      struct mqtx_extack *ack);
+
+/** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
+int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/** mqtx__qdisc_create_at() - mqtx_qdisc_create() that also records @parent. */
+int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
+			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
+			  const void *opt, struct mqtx_extack *ack, struct mqtx_qdisc **out);
+
 /** mqtx__qtree_commit() - attach a prepared plan (grafting under traffic). Cannot fail. */
 void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
@@ -126,30 +120,5 @@ void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 /** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
  *  their TX queues). */
 void mqtx__qtree_release(struct mqtx_dev *dev);
-
-/* sch_mq.c: shared by mq and mqprio (their private area starts with struct mqtx_mq_priv). */
-struct mqtx_mq_priv {
-	struct mqtx_qdisc **child; /* num_txq children, child i rooted at TX queue i */
-	uint32_t n;
-	bool attached; /* the TX queues own the children now */
-};
-int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack);
-void mqtx__mq_destroy_children(struct mqtx_qdisc *q);
-void mqtx__mq_attached(struct mqtx_qdisc *q);
-int mqtx__mq_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free);
-struct mqtx_pkt *mqtx__mq_dequeue(struct mqtx_qdisc *q);
-extern const struct mqtx_class_ops mqtx__mq_class_ops;
-extern const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops;
-
-/* sch_mqprio.c: apply the mqprio's traffic classes to its device (commit pass). */
-void mqtx__mqprio_commit(struct mqtx_qdisc *q);
-
-/* dev_tc.c: the device's traffic-class map (netdev_set_num_tc and friends). */
-void mqtx__dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio_tc_map,
-		      const uint16_t *count, const uint16_t *offset);
-void mqtx__dev_reset_tc(struct mqtx_dev *dev);
-/** mqtx__dev_setup_tc() - netif_setup_tc(): the real queue count becomes @n (device down). */
-void mqtx__dev_setup_tc(struct mqtx_dev *dev, uint32_t n);
 
 #endif

@@ -6,66 +6,6 @@
 #include "core/core.h"
 #include "sched/qtree.h"
 
-static const struct mqtx_qdisc_ops *_Atomic global_dflt;
-
-/* ---- defaults ---- */
-
-static int check_default_kind(const char *kind, const struct mqtx_qdisc_ops **out)
-{
-	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup(kind);
-
-	if (!ops)
-		return -ENOENT;
-	/* A default sits on one TX queue: roots of all queues and ingress cannot. */
-	if (ops->static_flags & (MQTX_QF_MQROOT | MQTX_QF_INGRESS))
-		return -EINVAL;
-	*out = ops;
-	return 0;
-}
-
-int mqtx_set_default_qdisc(const char *kind)
-{
-	const struct mqtx_qdisc_ops *ops = NULL;
-	int err = kind ? check_default_kind(kind, &ops) : 0;
-
-	if (!err)
-		atomic_store(&global_dflt, ops);
-	return err;
-}
-
-int mqtx_dev_set_default_qdisc(struct mqtx_dev *dev, const char *kind)
-{
-	const struct mqtx_qdisc_ops *ops = NULL;
-	int err = kind ? check_default_kind(kind, &ops) : 0;
-
-	if (err)
-		return err;
-	mqtx_dev_config_lock(dev);
-	dev->qtree.dflt = ops;
-	mqtx_dev_config_unlock(dev);
-	return 0;
-}
-
-const char *mqtx_default_qdisc(struct mqtx_dev *dev)
-{
-	const struct mqtx_qdisc_ops *ops = dev ? dev->qtree.dflt : NULL;
-
-	if (!ops)
-		ops = atomic_load(&global_dflt);
-	return ops ? ops->id : mqtx_pfifo_fast_qdisc_ops.id;
-}
-
-const struct mqtx_qdisc_ops *mqtx__default_ops(struct mqtx_dev *dev, uint32_t i)
-{
-	const struct mqtx_qdisc_ops *ops;
-
-	/* get_default_qdisc_ops(): inactive tail queues keep pfifo_fast. */
-	if (i >= dev->real_num_txq)
-		return &mqtx_pfifo_fast_qdisc_ops;
-	ops = dev->qtree.dflt ? dev->qtree.dflt : atomic_load(&global_dflt);
-	return ops ? ops : &mqtx_pfifo_fast_qdisc_ops;
-}
-
 /* ---- lookup ---- */
 
 static bool is_noop(const struct mqtx_qdisc *q)
@@ -158,7 +98,7 @@ void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 
 /* ---- the transaction: prepare every TX queue's new qdisc, then graft them all ---- */
 
-static int plan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->qs = mqtx__zalloc(2 * dev->num_txq * sizeof(*pl->qs));
@@ -169,7 +109,7 @@ static int plan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 }
 
 /* Undo a prepare: nothing new was attached, so everything new is freed. */
-static void plan_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	if (pl->root) {
 		mqtx_qdisc_destroy(pl->root); /* and its unattached children */
@@ -184,27 +124,22 @@ static void plan_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 }
 
 /* The commit pass: cannot fail. */
-static void plan_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
+void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 {
 	struct mqtx_qdisc *old_root = dev->qtree.root;
 
+	/* The old root gives up what it set on the device, the new one hands over its
+	 * children (Linux's Qdisc_ops.attach) and sets what it owns. */
+	if (old_root && old_root->ops->detach)
+		old_root->ops->detach(old_root);
 	if (pl->root) {
-		struct mqtx_mq_priv *mp = mqtx_qdisc_priv(pl->root);
-
-		memcpy(pl->qs, mp->child, dev->num_txq * sizeof(*pl->qs));
+		pl->root->ops->attach(pl->root, pl->qs);
 	} else if (pl->single) {
 		for (uint32_t i = 0; i < dev->num_txq; i++)
 			pl->qs[i] = pl->single;
 	}
 	mqtx_dev_graft_all(dev, pl->qs, pl->old);
 	dev->qtree.root = pl->root;
-	if (pl->root)
-		mqtx__mq_attached(pl->root);
-	/* mqprio owns the device's traffic classes while it is the root (netdev_set_num_tc). */
-	if (pl->root && pl->root->ops == &mqtx_mqprio_qdisc_ops)
-		mqtx__mqprio_commit(pl->root);
-	else if (old_root && old_root->ops == &mqtx_mqprio_qdisc_ops)
-		mqtx__dev_reset_tc(dev);
 	for (uint32_t i = 0; i < dev->num_txq; i++)
 		mqtx_qdisc_destroy(pl->old[i]);
 	mqtx_qdisc_destroy(old_root); /* its children came back in old[] */
@@ -212,9 +147,9 @@ static void plan_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 	pl->qs = NULL;
 }
 
-static int create(struct mqtx_dev *dev, struct mqtx_txq *txq, const struct mqtx_qdisc_ops *ops,
-		  uint32_t handle, uint32_t parent, const void *opt, struct mqtx_extack *ack,
-		  struct mqtx_qdisc **out)
+int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
+			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
+			  const void *opt, struct mqtx_extack *ack, struct mqtx_qdisc **out)
 {
 	int err = mqtx_qdisc_create(dev, txq, ops, handle, opt, ack, out);
 
@@ -223,60 +158,13 @@ static int create(struct mqtx_dev *dev, struct mqtx_txq *txq, const struct mqtx_
 	return err;
 }
 
-/* Prepare the default configuration (attach_default_qdiscs()) into @pl. */
-static int plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struct mqtx_extack *ack)
-{
-	bool noq = dev->flags & MQTX_DEV_F_NO_QUEUE;
-	int err = plan_alloc(dev, pl);
-
-	if (err)
-		return err;
-	if (dev->num_txq > 1 && !noq) {
-		err = create(dev, &dev->txq[0], &mqtx_mq_qdisc_ops, 0, MQTX_H_ROOT, NULL, ack,
-			     &pl->root);
-		goto out;
-	}
-	for (uint32_t i = 0; i < dev->num_txq && !err; i++) {
-		const struct mqtx_qdisc_ops *ops = noq ? &mqtx_noqueue_qdisc_ops :
-							 mqtx__default_ops(dev, i);
-
-		err = create(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, ack, &pl->qs[i]);
-		if (!err && !noq)
-			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
-	}
-out:
-	if (err)
-		plan_abort(dev, pl);
-	return err;
-}
-
-int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	int err = plan_defaults(dev, pl, NULL);
-
-	if (err)
-		mqtx_err("%s: default qdisc %s failed: %s", dev->name, mqtx_default_qdisc(dev),
-			 mqtx_strerror(err));
-	return err;
-}
-
-void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	plan_commit(dev, pl);
-}
-
-void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	plan_abort(dev, pl);
-}
-
 void mqtx__qtree_release(struct mqtx_dev *dev)
 {
 	struct mqtx_qdisc *root = dev->qtree.root;
 
 	dev->qtree.root = NULL;
-	if (root && root->ops == &mqtx_mqprio_qdisc_ops)
-		mqtx__dev_reset_tc(dev);
+	if (root && root->ops->detach)
+		root->ops->detach(root);
 	mqtx_qdisc_destroy(root);
 }
 
@@ -369,20 +257,20 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 {
 	struct mqtx_qdisc *q;
 	struct mqtx_qplan pl;
-	int err = plan_alloc(dev, &pl);
+	int err = mqtx__qplan_alloc(dev, &pl);
 
 	if (err)
 		return err;
-	err = create(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack, &q);
 	if (err) {
-		plan_abort(dev, &pl);
+		mqtx__qtree_abort(dev, &pl);
 		return err;
 	}
 	if (q->flags & MQTX_QF_MQROOT)
 		pl.root = q;
 	else
 		pl.single = q;
-	plan_commit(dev, &pl);
+	mqtx__qtree_commit(dev, &pl);
 	return 0;
 }
 
@@ -401,7 +289,7 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 		if (!qs)
 			return -ENOMEM;
 	}
-	err = create(dev, txq, ops, handle, clid, opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, ack, &q);
 	if (!err)
 		graft_class(dev, p, m, q, qs);
 	mqtx__free(qs);
@@ -418,7 +306,7 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
 		mqtx_extack_set(ack, "Specified parent ID is reserved for ingress and clsact Qdiscs.");
 		return -EINVAL;
 	}
-	err = create(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS, rq->opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS, rq->opt, ack, &q);
 	if (err)
 		return err;
 	mqtx_spin_lock(&dev->rxq.lock);
@@ -616,20 +504,17 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return 0;
 	}
 	if (q->parent == MQTX_H_ROOT) {
-		err = plan_defaults(dev, &pl, ack);
+		err = mqtx__qtree_plan_defaults(dev, &pl, ack);
 		if (!err)
-			plan_commit(dev, &pl);
+			mqtx__qtree_commit(dev, &pl);
 		return err;
 	}
 	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(q->parent));
 	if (!p)
 		return -ENOENT;
 	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
-	return create_in_class(dev, p, q->parent,
-			       (p->flags & MQTX_QF_MQROOT) ?
-				       mqtx__default_ops(dev, MQTX_H_MIN(q->parent) - 1) :
-				       &mqtx_pfifo_qdisc_ops,
-			       0, NULL, ack);
+	return create_in_class(dev, p, q->parent, mqtx__default_class_ops(dev, p, q->parent), 0,
+			       NULL, ack);
 }
 
 static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
