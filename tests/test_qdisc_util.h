@@ -112,7 +112,7 @@ static inline int tq_change(struct tq *t, const char *opts)
 	ret = t->q->ops->change(t->q, opt, &to_free, &ack);
 	if (ret)
 		snprintf(t->err, sizeof(t->err), "%s", ack.msg);
-	t->freed += mqtx_pkt_free_list(to_free);
+	t->freed += mqtx_qdisc_free_dropped(t->dev, to_free);
 	free(opt);
 	return ret;
 }
@@ -181,7 +181,7 @@ static inline int tq_enq(struct tq *t, struct mqtx_pkt *p)
 	struct mqtx_pkt *to_free = NULL;
 	int ret = t->q->ops->enqueue(t->q, p, &to_free);
 
-	t->freed += mqtx_pkt_free_list(to_free);
+	t->freed += mqtx_qdisc_free_dropped(t->dev, to_free);
 	if (ret == MQTX_XMIT_DROP)
 		t->refused++;
 	else

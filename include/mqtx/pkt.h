@@ -16,6 +16,9 @@ extern "C" {
 #define MQTX_PKT_F_NO_HASH    0x0002 /* hashed: the frame has no flow (non-IP) */
 #define MQTX_PKT_F_QMAP_SET   0x0004 /* queue_mapping chosen by the sender: skip selection */
 
+/* In struct mqtx_pkt.drop_reason: the drop happened on the receive side (an ingress qdisc). */
+#define MQTX_PKT_DROP_RX 0x80
+
 /**
  * struct mqtx_pkt - one packet. The metadata occupies two cache lines; the buffer follows.
  * @next: list linkage, owned by whoever holds the packet (a qdisc, a driver, a free list).
@@ -31,6 +34,8 @@ extern "C" {
  * @user: free for the application (a sequence number, a pointer); never touched by mqtx.
  * @pool: the pool the packet returns to.
  * @cb: control block, scratch space for the layer that currently owns the packet.
+ * @drop_reason: set by mqtx_qdisc_drop() (enum mqtx_drop_reason, and MQTX_PKT_DROP_RX for a
+ *        receive-side drop); counted when the dropped packet is freed.
  */
 struct mqtx_pkt {
 	struct mqtx_pkt *next;
@@ -46,7 +51,8 @@ struct mqtx_pkt {
 	uint64_t user;
 	struct mqtx_pkt_pool *pool;
 	uint8_t cb[MQTX_PKT_CB_SIZE];
-	uint8_t pad_[16];
+	uint8_t drop_reason;
+	uint8_t pad_[15];
 	uint8_t buf[];
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 

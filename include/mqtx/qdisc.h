@@ -81,8 +81,12 @@ struct mqtx_class_ops {
  *        and malformed values with a message naming the token; return 0 or -EINVAL.
  * @init: optional. Set defaults (from the device: tx_queue_len, mtu), then apply @opt (NULL:
  *        defaults only). Return 0 or -errno; @destroy is then still called.
- * @change: optional (absent: -EOPNOTSUPP). Apply @opt: validate everything first, then change;
- *        a lowered limit trims the backlog (dropped packets on *@to_free). Lock held.
+ * @change: optional (absent: -EOPNOTSUPP). Apply @opt, called with the device's config lock
+ *        held and @q's lock NOT held: validate everything and allocate what the new
+ *        configuration needs first; then take mqtx_qdisc_lock(q) around what the data path
+ *        reads (a lowered limit trims the backlog: dropped packets on *@to_free); release it,
+ *        then mqtx_qdisc_destroy() any child taken out. Return 0, or -errno having changed
+ *        nothing.
  * @reset: optional. Drop every queued packet onto *@to_free (the core counts them).
  *        Absent: the core dequeues until empty.
  * @destroy: optional. Release private allocations (the queue is already empty).
@@ -150,12 +154,21 @@ static inline void *mqtx_qdisc_priv(struct mqtx_qdisc *q)
 /* ---- helpers for implementations (lock held) ---- */
 
 /**
- * mqtx_qdisc_drop() - count @pkt as dropped by @q for @reason (in the qdisc's drops and in the
- * counters of the packet's TX queue; for an ingress qdisc, in the device's receive drops) and
- * link it onto *@to_free. Returns MQTX_XMIT_DROP.
+ * mqtx_qdisc_drop() - drop @pkt from @q for @reason: counted in the qdisc's drops now, marked
+ * with @reason (pkt->drop_reason) and linked onto *@to_free. The device counts it by reason, on
+ * the packet's TX queue (for an ingress qdisc, on the receive side), when the list is freed
+ * with mqtx_qdisc_free_dropped() (the core frees the lists it hands to ops). Returns
+ * MQTX_XMIT_DROP.
  */
 MQTX_API int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
 			     enum mqtx_drop_reason reason, struct mqtx_pkt **to_free);
+
+/**
+ * mqtx_qdisc_free_dropped() - free a list of packets dropped with mqtx_qdisc_drop() on @dev,
+ * counting each under its reason. For a qdisc that drops outside an enqueue (CoDel at
+ * dequeue) and for callers of ops directly. Returns how many were freed.
+ */
+MQTX_API unsigned mqtx_qdisc_free_dropped(struct mqtx_dev *dev, struct mqtx_pkt *to_free);
 
 /** mqtx_qdisc_enqueue_tail() - append to @l and account qlen/backlog. */
 static inline int mqtx_qdisc_enqueue_tail(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
@@ -179,6 +192,14 @@ static inline struct mqtx_pkt *mqtx_qdisc_dequeue_head(struct mqtx_qdisc *q,
 	}
 	return pkt;
 }
+
+/**
+ * mqtx_qdisc_reset() - lock held: drop everything @q holds, its requeue list and its queue
+ * (through ops->reset when it has one), for @reason onto *@to_free; qlen and backlog become 0
+ * (Linux's qdisc_reset()). For a classful qdisc emptying a child it takes out.
+ */
+MQTX_API void mqtx_qdisc_reset(struct mqtx_qdisc *q, enum mqtx_drop_reason reason,
+			       struct mqtx_pkt **to_free);
 
 /** mqtx_qdisc_now() - the device clock's time in ns. */
 MQTX_API uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q);
@@ -233,9 +254,9 @@ MQTX_API int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 
 /**
  * mqtx_qdisc_destroy() - purge (counted as MQTX_DROP_RESET), destroy and free. NULL allowed;
- * built-in qdiscs are ignored. The qdisc must not be attached. It takes @q's lock (the lock of
- * the TX queue it is rooted at): a classful qdisc must not call it on a child rooted at its own
- * queue while holding that lock (in @change, say); free such a child after unlocking.
+ * built-in qdiscs are ignored. Nothing on the data path may reach @q any more: never attached,
+ * taken out of its parent under the parent's lock (then unlocked), or its device down, or
+ * grafted out by mqtx_dev_graft_all(). Takes no lock.
  */
 MQTX_API void mqtx_qdisc_destroy(struct mqtx_qdisc *q);
 
@@ -273,6 +294,15 @@ struct mqtx_qdisc_stats {
 	uint64_t bytes, packets, drops, requeues, overlimits, backlog;
 	uint32_t qlen;
 };
+
+/**
+ * mqtx_qdisc_lock() - take the lock that protects @q's queue and the fields marked "lock held"
+ * (the lock of the TX queue @q is rooted at; for an ingress qdisc, the receive queue's): what
+ * ops->change takes around the part the data path reads (Linux's sch_tree_lock).
+ * mqtx_qdisc_unlock() - release it.
+ */
+MQTX_API void mqtx_qdisc_lock(struct mqtx_qdisc *q);
+MQTX_API void mqtx_qdisc_unlock(struct mqtx_qdisc *q);
 
 /** mqtx_qdisc_get_stats() - a consistent snapshot of @q's counters (takes its lock). */
 MQTX_API void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);

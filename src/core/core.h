@@ -174,7 +174,6 @@ void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h);
 
 /* xmit.c */
 void mqtx__qdisc_run(struct mqtx_qdisc *q);
-void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
 extern MQTX_TLS int mqtx__xmit_depth;
 
 /* dev_tc.c: netif_setup_tc(): the real queue count becomes @n. Config lock held. */
@@ -186,11 +185,11 @@ void mqtx__sched_forget_dev(struct mqtx_dev *dev);
 /* noop.c: the qdisc of every queue of a device that is down. */
 extern struct mqtx_qdisc mqtx__noop_qdisc;
 
-/* sched/qdisc.c, for the knot in dev.c and for the transmit path */
-void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free);
-void mqtx__free_list(struct mqtx_pkt *to_free);
-/* While >= 0, every qdisc drop is counted with this reason (a graft moving a backlog). */
-extern MQTX_TLS int mqtx__drop_override;
+/* txq.c: count and free a list of dropped packets (@reason, or MQTX_DROP_KEEP: each one's own
+ * mark); returns how many. */
+#define MQTX_DROP_KEEP (-1)
+unsigned mqtx__drops_free(struct mqtx_dev *dev, struct mqtx_pkt *list, int reason);
+void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n);
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);

@@ -323,13 +323,13 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 
 		mqtx__qdisc_wait_idle(q);
 		mqtx_spin_lock(mqtx__qdisc_lock(q));
-		mqtx__qdisc_purge(q, MQTX_DROP_DOWN, &to_free);
+		mqtx_qdisc_reset(q, MQTX_DROP_DOWN, &to_free);
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 		/* Wait for a noqueue transmit that is still inside the driver. */
 		mqtx_spin_lock(&dev->txq[i].xmit_lock);
 		mqtx_spin_unlock(&dev->txq[i].xmit_lock);
 	}
-	mqtx__free_list(to_free);
+	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 	if (dev->ops->stop)
 		dev->ops->stop(dev);
 	pthread_mutex_unlock(&dev->config_lock);
@@ -409,10 +409,10 @@ static void purge_tail_queues(struct mqtx_dev *dev, uint32_t from, uint32_t to)
 		if (!(q->flags & MQTX_QF_ONETXQUEUE) || q->dev_queue != &dev->txq[i])
 			continue;
 		mqtx_spin_lock(mqtx__qdisc_lock(q));
-		mqtx__qdisc_purge(q, MQTX_DROP_RESET, &to_free);
+		mqtx_qdisc_reset(q, MQTX_DROP_RESET, &to_free);
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 	}
-	mqtx__free_list(to_free);
+	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 }
 
 int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)

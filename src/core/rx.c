@@ -50,8 +50,8 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	fn = dev->rxq.fn;
 	arg = dev->rxq.arg;
 	mqtx_spin_unlock(&dev->rxq.lock);
-	mqtx__free_list(to_free);
-	/* Dropped by the ingress qdisc: it counted the reason (mqtx_qdisc_drop). */
+	/* Dropped by the ingress qdisc: counted on the receive side with its reason. */
+	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 	if (!pkt)
 		return MQTX_XMIT_DROP;
 	if (!fn) {

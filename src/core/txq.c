@@ -158,10 +158,77 @@ int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limi
 	return 0;
 }
 
+void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
+{
+	MQTX_CNT_INC_SHARED(txq->cnt.drops[r], n);
+}
+
+/* Dropped packets are counted as they are freed, with the reason the qdisc marked them with
+ * (Linux counts its drop reasons when the skb is freed, too), or with @reason when the caller
+ * knows better: a graft's refusals count as MQTX_DROP_REPLACE whatever the qdisc said. */
+unsigned mqtx__drops_free(struct mqtx_dev *dev, struct mqtx_pkt *list, int reason)
+{
+	unsigned n = 0;
+
+	for (struct mqtx_pkt *pkt = list; pkt; pkt = pkt->next, n++) {
+		unsigned r = reason == MQTX_DROP_KEEP ? pkt->drop_reason & ~MQTX_PKT_DROP_RX :
+							(unsigned)reason;
+
+		if (r >= MQTX_DROP_REASON_MAX)
+			r = MQTX_DROP_QDISC;
+		if (pkt->drop_reason & MQTX_PKT_DROP_RX)
+			MQTX_CNT_INC_SHARED(dev->rxq.drops[r], 1u);
+		else
+			mqtx__count_drop(&dev->txq[pkt->queue_mapping], (enum mqtx_drop_reason)r, 1);
+	}
+	if (list)
+		mqtx_pkt_free_list(list);
+	return n;
+}
+
+unsigned mqtx_qdisc_free_dropped(struct mqtx_dev *dev, struct mqtx_pkt *to_free)
+{
+	return mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
+}
+
 void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason, uint32_t n)
 {
 	if ((unsigned)reason < MQTX_DROP_REASON_MAX)
 		mqtx__count_drop(txq, reason, n);
+}
+
+/* An ingress qdisc runs under the receive queue's lock; the others under their TX queue's. */
+static struct mqtx_spinlock *qdisc_lock(struct mqtx_qdisc *q)
+{
+	return (q->flags & MQTX_QF_INGRESS) ? &q->dev->rxq.lock : mqtx__qdisc_lock(q);
+}
+
+void mqtx_qdisc_lock(struct mqtx_qdisc *q)
+{
+	mqtx_spin_lock(qdisc_lock(q));
+}
+
+void mqtx_qdisc_unlock(struct mqtx_qdisc *q)
+{
+	mqtx_spin_unlock(qdisc_lock(q));
+}
+
+void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!q->ops->enqueue || (q->flags & MQTX_QF_BUILTIN))
+		return;
+	mqtx_qdisc_lock(q);
+	st->bytes = q->bytes;
+	st->packets = q->packets;
+	st->drops = q->drops;
+	st->requeues = q->requeues;
+	st->overlimits = q->overlimits;
+	st->qlen = q->qlen + q->requeue.len;
+	st->backlog = q->backlog;
+	for (struct mqtx_pkt *p = q->requeue.head; p; p = p->next)
+		st->backlog += p->len;
+	mqtx_qdisc_unlock(q);
 }
 
 void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)

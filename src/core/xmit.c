@@ -8,11 +8,6 @@
 
 MQTX_TLS int mqtx__xmit_depth;
 
-void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
-{
-	MQTX_CNT_INC_SHARED(txq->cnt.drops[r], n);
-}
-
 static void drop_pkts(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n,
 		      enum mqtx_drop_reason r)
 {
@@ -285,7 +280,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		qdisc_run_locked(q);
 	}
 	mqtx_spin_unlock(lock);
-	mqtx__free_list(to_free);
+	mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;
 }
 

@@ -95,8 +95,10 @@ int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 
 	(void)ack;
 	if (o && o->has_limit) {
+		mqtx_qdisc_lock(q);
 		pkt_set_limit(q, o->limit);
 		mqtx__fifo_trim(q, &p->list, pkt_over, to_free);
+		mqtx_qdisc_unlock(q);
 	}
 	return 0;
 }

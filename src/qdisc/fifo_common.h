@@ -6,6 +6,11 @@
 
 #include <mqtx/qdisc.h>
 
+#ifndef likely
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 /* Ethernet's psched_mtu(): the device MTU plus the 14-byte hard header. */
 static inline uint32_t mqtx__psched_mtu(const struct mqtx_qdisc *q)
 {

@@ -62,9 +62,11 @@ static int bfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt *
 
 	(void)ack;
 	if (o && o->has_limit) {
+		mqtx_qdisc_lock(q);
 		bfifo_set_limit(q, o->limit);
 		mqtx__fifo_trim(q, &((struct mqtx_fifo_priv *)mqtx_qdisc_priv(q))->list, bfifo_over,
 				to_free);
+		mqtx_qdisc_unlock(q);
 	}
 	return 0;
 }

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "base/internal.h"
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
@@ -69,7 +68,7 @@ static struct mqtx_pkt *codel_dequeue_aqm(struct mqtx_qdisc *q)
 	pkt = mqtx_codel_dequeue(q, &q->backlog, &p->params, &p->vars, &p->stats, codel_deq,
 				 codel_drop_aqm, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
 	/* Linux frees CoDel's victims on the spot, under the qdisc lock, as here. */
-	mqtx_pkt_free_list(p->dropped);
+	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
 	p->stats.drop_count = 0;
 	return pkt;
@@ -169,6 +168,7 @@ static int codel_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt *
 	(void)ack;
 	if (!opt)
 		return 0;
+	mqtx_qdisc_lock(q);
 	codel_apply(q, opt);
 	/* A lowered limit trims from the head, the peeked packet first (codel_change). */
 	if (p->peeked && codel_over(q)) {
@@ -178,6 +178,7 @@ static int codel_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt *
 		p->peeked = NULL;
 	}
 	mqtx__fifo_trim(q, &p->list, codel_over, to_free);
+	mqtx_qdisc_unlock(q);
 	return 0;
 }
 

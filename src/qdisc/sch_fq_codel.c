@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* fq_codel: per-flow CoDel queues served by deficit round robin (Linux sch_fq_codel.c). */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include <mqtx/flow.h>
 
-#include "base/internal.h"
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/fq_codel.h"
@@ -210,7 +210,7 @@ static int fqc_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 
 static struct mqtx_pkt *fqc_deq(struct mqtx_codel_vars *vars, void *ctx)
 {
-	struct fqc_flow *f = container_of(vars, struct fqc_flow, cvars);
+	struct fqc_flow *f = (struct fqc_flow *)((char *)vars - offsetof(struct fqc_flow, cvars));
 	struct mqtx_qdisc *q = ctx;
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_pkt *pkt;
@@ -262,7 +262,7 @@ static struct mqtx_pkt *fqc_dequeue_inner(struct mqtx_qdisc *q)
 		if (head == &p->new_flows && p->old_flows.head)
 			fl_add_tail(&p->old_flows, f);
 	}
-	mqtx_pkt_free_list(p->dropped);
+	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
 	p->cstats.drop_count = 0;
 	return pkt;
@@ -400,7 +400,9 @@ static int fqc_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	mqtx_codel_params_init(&p->cparams, mqtx__psched_mtu(q));
 	p->cparams.ecn = true;
 	fqc_apply(q, o);
-	p->flows = mqtx__zalloc(sizeof(*p->flows) * p->flows_cnt);
+	p->flows = mqtx_alloc(sizeof(*p->flows) * p->flows_cnt, 0);
+	if (p->flows)
+		memset(p->flows, 0, sizeof(*p->flows) * p->flows_cnt);
 	if (!p->flows) {
 		mqtx_extack_set(ack, "fq_codel: no memory for %u flows", p->flows_cnt);
 		return -ENOMEM;
@@ -426,6 +428,7 @@ static int fqc_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	err = fqc_validate(opt, false, ack);
 	if (err)
 		return err;
+	mqtx_qdisc_lock(q);
 	fqc_apply(q, opt);
 	/* Over a lowered limit: drop what dequeue would send next, as fq_codel_change does. */
 	while (q->qlen && fqc_over(q)) {
@@ -434,6 +437,7 @@ static int fqc_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 			break;
 		mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
 	}
+	mqtx_qdisc_unlock(q);
 	return 0;
 }
 
@@ -462,7 +466,7 @@ static void fqc_destroy(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
-	mqtx__free(p->flows);
+	mqtx_free(p->flows);
 	p->flows = NULL;
 }
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "base/internal.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
 #include <mqtx/tc.h>
@@ -90,8 +89,9 @@ static int ingress_parse(int argc, char **argv, void *opt, struct mqtx_extack *a
 	return 0;
 }
 
-/* Merge @o into the current policer; both rate and burst, or neither. */
-static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o,
+/* Merge @o into the current policer; both rate and burst, or neither. @locked: the qdisc is
+ * attached, so the change happens under its lock. */
+static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o, bool locked,
 			     struct mqtx_extack *ack)
 {
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
@@ -107,12 +107,16 @@ static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o,
 		return 0;
 	if (!rate || !burst)
 		return mqtx_extack_set(ack, "ingress: the policer needs both \"rate\" and \"burst\"");
+	if (locked)
+		mqtx_qdisc_lock(q);
 	p->police = true;
 	p->burst = burst;
 	p->tb.rate = rate;
 	p->tb.buffer = mqtx__l2t_ns(rate, burst);
 	p->tb.tokens = p->tb.buffer;
 	p->tb.t_c = (int64_t)mqtx_qdisc_now(q);
+	if (locked)
+		mqtx_qdisc_unlock(q);
 	return 0;
 }
 
@@ -121,14 +125,14 @@ static int ingress_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extac
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
 
 	mqtx_pkt_list_init(&p->held);
-	return ingress_configure(q, opt, ack);
+	return ingress_configure(q, opt, false, ack);
 }
 
 static int ingress_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
 			  struct mqtx_extack *ack)
 {
 	(void)to_free;
-	return ingress_configure(q, opt, ack);
+	return ingress_configure(q, opt, true, ack);
 }
 
 static void ingress_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)

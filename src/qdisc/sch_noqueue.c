@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* noqueue: no queue at all; packets go straight to the driver and what it refuses is dropped
  * (the qdisc of virtual devices). Recognised by its missing enqueue. */
-#include "core/core.h"
+#include <mqtx/qdisc.h>
 
 static struct mqtx_pkt *noqueue_dequeue(struct mqtx_qdisc *q)
 {

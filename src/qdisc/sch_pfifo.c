@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* pfifo: a FIFO limited in packets that drops the newcomer when full (Linux sch_fifo.c); the
  * limit defaults to the device's tx_queue_len. */
-#include "core/core.h"
+#include <mqtx/qdisc.h>
 #include "qdisc/fifo_common.h"
 
 static int pfifo_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)

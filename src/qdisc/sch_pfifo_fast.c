@@ -3,7 +3,7 @@
  * fixed priority-to-band table; each band holds up to tx_queue_len packets (Linux 4.16+). */
 #include <inttypes.h>
 
-#include "core/core.h"
+#include <mqtx/qdisc.h>
 #include "qdisc/fifo_common.h"
 
 #define BANDS 3

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "core/core.h"
+#include <mqtx/qdisc.h>
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
@@ -141,38 +141,24 @@ static void prio_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extack *ack,
 			  struct mqtx_qdisc **out)
 {
-	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup("pfifo");
-	int err;
-
-	if (!ops)
-		return mqtx_extack_set(ack, "prio: no pfifo qdisc for the bands");
-	err = mqtx_qdisc_create(q->dev, q->dev_queue, ops, 0, NULL, ack, out);
+	int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
+				    out);
 	if (err)
 		return err;
 	(*out)->parent = (q->handle & 0xffff0000u) | (band + 1);
 	return 0;
 }
 
-/* Empty a band that goes away: its packets count as dropped by a delete, here and above. */
+/* Lock held. Empty a band that goes away: its packets count as dropped by a delete, here and
+ * above. */
 static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c,
 			     struct mqtx_pkt **to_free)
 {
 	struct child_snap s;
 
 	snap(c, &s);
-	mqtx__qdisc_purge(c, MQTX_DROP_RESET, to_free);
+	mqtx_qdisc_reset(c, MQTX_DROP_RESET, to_free);
 	follow(q, c, &s);
-}
-
-/*
- * Free an emptied child while holding the lock it shares with us: mqtx_qdisc_destroy() would
- * take that lock again. Only we could reach it, so no runner can still see it.
- */
-static void prio_free_child(struct mqtx_qdisc *c)
-{
-	if (c->ops->destroy)
-		c->ops->destroy(c);
-	mqtx__free(c);
 }
 
 /* ---- control path ---- */
@@ -264,38 +250,43 @@ static int prio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *
 	return 0;
 }
 
+/* Every new band's child is made before the lock is taken, and the bands that go away are
+ * destroyed after it is released (Linux's prio_tune, qdisc_put after sch_tree_unlock). */
 static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
 		       struct mqtx_extack *ack)
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_qdisc *fresh[PRIO_MAX_BANDS] = { NULL };
+	struct mqtx_qdisc *fresh[PRIO_MAX_BANDS] = { NULL }, *gone[PRIO_MAX_BANDS] = { NULL };
 	uint8_t map[PRIO_MAP_LEN];
-	uint32_t bands;
+	uint32_t bands, old;
 	int err;
 
 	err = prio_resolve(p, opt, &bands, map, ack);
 	if (err)
 		return err;
-	/* Every new band's child exists before anything changes. */
 	for (uint32_t b = p->bands; b < bands; b++) {
 		err = prio_new_child(q, b, ack, &fresh[b]);
 		if (err)
 			goto free_fresh;
 	}
-	for (uint32_t b = bands; b < p->bands; b++) {
+	mqtx_qdisc_lock(q);
+	old = p->bands;
+	for (uint32_t b = bands; b < old; b++) {
 		prio_purge_child(q, p->child[b], to_free);
-		prio_free_child(p->child[b]);
+		gone[b] = p->child[b];
 		p->child[b] = NULL;
 	}
-	for (uint32_t b = p->bands; b < bands; b++)
+	for (uint32_t b = old; b < bands; b++)
 		p->child[b] = fresh[b];
 	p->bands = bands;
 	memcpy(p->prio2band, map, PRIO_MAP_LEN);
+	mqtx_qdisc_unlock(q);
+	for (uint32_t b = bands; b < old; b++)
+		mqtx_qdisc_destroy(gone[b]);
 	return 0;
 free_fresh:
-	/* Not mqtx_qdisc_destroy(): we hold the queue lock it takes (change is called with it). */
-	for (uint32_t b = p->bands; b < bands && fresh[b]; b++)
-		prio_free_child(fresh[b]);
+	for (uint32_t b = p->bands; b < bands; b++)
+		mqtx_qdisc_destroy(fresh[b]);
 	return err;
 }
 

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "base/internal.h"
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include "qdisc/tbucket.h"
@@ -225,8 +224,10 @@ static int tbf_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	err = tbf_resolve(&p->cfg, opt ? opt : &none, &c, ack);
 	if (err)
 		return err;
+	mqtx_qdisc_lock(q);
 	tbf_apply(q, &c);
 	mqtx__fifo_trim(q, &p->list, tbf_over, to_free);
+	mqtx_qdisc_unlock(q);
 	return 0;
 }
 

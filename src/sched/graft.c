@@ -28,7 +28,8 @@ static void mark_onetxqueue(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs)
 	}
 }
 
-/* All queue locks held. Move what @o holds into the new qdisc of each packet's queue. */
+/* All queue locks held. Move what @o holds into the new qdisc of each packet's queue; what the
+ * new ones refuse comes back on *@to_free, to be counted as MQTX_DROP_REPLACE. */
 static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 			 struct mqtx_pkt **to_free)
 {
@@ -42,7 +43,6 @@ static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 		mqtx_pkt_list_add_tail(&all, pkt);
 	o->qlen = 0;
 	o->backlog = 0;
-	mqtx__drop_override = MQTX_DROP_REPLACE;
 	while ((pkt = mqtx_pkt_list_pop(&all))) {
 		struct mqtx_qdisc *nq = qs[pkt->queue_mapping];
 
@@ -51,7 +51,6 @@ static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 		else
 			mqtx_qdisc_drop(nq, pkt, MQTX_DROP_REPLACE, to_free);
 	}
-	mqtx__drop_override = -1;
 }
 
 void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
@@ -107,5 +106,5 @@ void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
 				mqtx_txq_schedule(&dev->txq[i]);
 		mqtx__bh_enable();
 	}
-	mqtx__free_list(to_free);
+	mqtx__drops_free(dev, to_free, MQTX_DROP_REPLACE);
 }

@@ -8,29 +8,15 @@
 
 /* ---- helpers ---- */
 
-MQTX_TLS int mqtx__drop_override = -1;
-
 int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason,
 		    struct mqtx_pkt **to_free)
 {
-	if (unlikely(mqtx__drop_override >= 0))
-		reason = (enum mqtx_drop_reason)mqtx__drop_override;
 	q->drops++;
 	/* A receive drop belongs to the receive side (and a received packet's queue_mapping is
 	 * the sender's, which may be beyond this device's queues). */
-	if (q->flags & MQTX_QF_INGRESS)
-		MQTX_CNT_INC_SHARED(q->dev->rxq.drops[reason], 1u);
-	else if (q->dev)
-		mqtx__count_drop(&q->dev->txq[pkt->queue_mapping], reason, 1);
-	pkt->next = *to_free;
-	*to_free = pkt;
+	pkt->drop_reason = (uint8_t)reason | ((q->flags & MQTX_QF_INGRESS) ? MQTX_PKT_DROP_RX : 0);
+	mqtx_pkt_link(pkt, to_free);
 	return MQTX_XMIT_DROP;
-}
-
-void mqtx__free_list(struct mqtx_pkt *to_free)
-{
-	if (to_free)
-		mqtx_pkt_free_list(to_free);
 }
 
 uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q)
@@ -39,7 +25,7 @@ uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q)
 }
 
 /* Lock held. Drop everything @q holds (requeue list and queue) for @r onto *@to_free. */
-void mqtx__qdisc_purge(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free)
+void mqtx_qdisc_reset(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free)
 {
 	struct mqtx_pkt *pkt, *reset_list = NULL;
 
@@ -106,10 +92,10 @@ void mqtx_qdisc_destroy(struct mqtx_qdisc *q)
 
 	if (!q || (q->flags & MQTX_QF_BUILTIN))
 		return;
-	mqtx_spin_lock(mqtx__qdisc_lock(q));
-	mqtx__qdisc_purge(q, MQTX_DROP_RESET, &to_free);
-	mqtx_spin_unlock(mqtx__qdisc_lock(q));
-	mqtx__free_list(to_free);
+	/* No lock: nothing on the data path can reach @q any more (the caller's contract), and
+	 * the caller may hold the lock @q was rooted at (a qdisc freeing a child). */
+	mqtx_qdisc_reset(q, MQTX_DROP_RESET, &to_free);
+	mqtx__drops_free(q->dev, to_free, MQTX_DROP_KEEP);
 	if (q->ops->destroy)
 		q->ops->destroy(q);
 	mqtx__free(q);
@@ -118,22 +104,4 @@ void mqtx_qdisc_destroy(struct mqtx_qdisc *q)
 struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq)
 {
 	return txq->qdisc_sleeping;
-}
-
-void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (!q->ops->enqueue || (q->flags & MQTX_QF_BUILTIN))
-		return;
-	mqtx_spin_lock(mqtx__qdisc_lock(q));
-	st->bytes = q->bytes;
-	st->packets = q->packets;
-	st->drops = q->drops;
-	st->requeues = q->requeues;
-	st->overlimits = q->overlimits;
-	st->qlen = q->qlen + q->requeue.len;
-	st->backlog = q->backlog;
-	for (struct mqtx_pkt *p = q->requeue.head; p; p = p->next)
-		st->backlog += p->len;
-	mqtx_spin_unlock(mqtx__qdisc_lock(q));
 }

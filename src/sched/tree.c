@@ -96,77 +96,7 @@ void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 	}
 }
 
-/* ---- the transaction: prepare every TX queue's new qdisc, then graft them all ---- */
 
-int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	memset(pl, 0, sizeof(*pl));
-	pl->qs = mqtx__zalloc(2 * dev->num_txq * sizeof(*pl->qs));
-	if (!pl->qs)
-		return -ENOMEM;
-	pl->old = pl->qs + dev->num_txq;
-	return 0;
-}
-
-/* Undo a prepare: nothing new was attached, so everything new is freed. */
-void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	if (pl->root) {
-		mqtx_qdisc_destroy(pl->root); /* and its unattached children */
-	} else if (pl->single) {
-		mqtx_qdisc_destroy(pl->single);
-	} else if (pl->qs) {
-		for (uint32_t i = 0; i < dev->num_txq; i++)
-			mqtx_qdisc_destroy(pl->qs[i]);
-	}
-	mqtx__free(pl->qs);
-	pl->qs = NULL;
-}
-
-/* The commit pass: cannot fail. */
-void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
-{
-	struct mqtx_qdisc *old_root = dev->qtree.root;
-
-	/* The old root gives up what it set on the device, the new one hands over its
-	 * children (Linux's Qdisc_ops.attach) and sets what it owns. */
-	if (old_root && old_root->ops->detach)
-		old_root->ops->detach(old_root);
-	if (pl->root) {
-		pl->root->ops->attach(pl->root, pl->qs);
-	} else if (pl->single) {
-		for (uint32_t i = 0; i < dev->num_txq; i++)
-			pl->qs[i] = pl->single;
-	}
-	mqtx_dev_graft_all(dev, pl->qs, pl->old);
-	dev->qtree.root = pl->root;
-	for (uint32_t i = 0; i < dev->num_txq; i++)
-		mqtx_qdisc_destroy(pl->old[i]);
-	mqtx_qdisc_destroy(old_root); /* its children came back in old[] */
-	mqtx__free(pl->qs);
-	pl->qs = NULL;
-}
-
-int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
-			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
-			  const void *opt, struct mqtx_extack *ack, struct mqtx_qdisc **out)
-{
-	int err = mqtx_qdisc_create(dev, txq, ops, handle, opt, ack, out);
-
-	if (!err)
-		(*out)->parent = parent;
-	return err;
-}
-
-void mqtx__qtree_release(struct mqtx_dev *dev)
-{
-	struct mqtx_qdisc *root = dev->qtree.root;
-
-	dev->qtree.root = NULL;
-	if (root && root->ops->detach)
-		root->ops->detach(root);
-	mqtx_qdisc_destroy(root);
-}
 
 /* ---- grafting one qdisc ---- */
 
@@ -201,7 +131,7 @@ static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old,
 		while ((pkt = old->ops->dequeue(old)))
 			new->ops->enqueue(new, pkt, to_free);
 	}
-	mqtx__qdisc_purge(old, MQTX_DROP_REPLACE, to_free);
+	mqtx_qdisc_reset(old, MQTX_DROP_REPLACE, to_free);
 	p->qlen -= qlen - new->qlen;
 	p->backlog -= backlog - new->backlog;
 	p->drops += qlen - new->qlen;
@@ -231,7 +161,7 @@ static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t min
 	if (old)
 		move_child_backlog(p, old, new, &to_free);
 	mqtx_spin_unlock(mqtx__qdisc_lock(p));
-	mqtx__free_list(to_free);
+	mqtx__drops_free(dev, to_free, MQTX_DROP_REPLACE);
 	mqtx_qdisc_destroy(old);
 }
 
@@ -357,12 +287,9 @@ static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack
 		mqtx_extack_set(ack, "Change operation not supported by specified qdisc.");
 		return -EOPNOTSUPP;
 	}
-	if (q->flags & MQTX_QF_MQROOT)
-		return q->ops->change(q, opt, &to_free, ack);
-	mqtx_spin_lock(mqtx__qdisc_lock(q));
+	/* The qdisc takes its own lock for what the data path sees (ops->change). */
 	err = q->ops->change(q, opt, &to_free, ack);
-	mqtx_spin_unlock(mqtx__qdisc_lock(q));
-	mqtx__free_list(to_free);
+	mqtx__drops_free(q->dev, to_free, MQTX_DROP_KEEP);
 	return err;
 }
 
