@@ -241,6 +241,13 @@ MQTX_API void mqtx_dev_unlock_all(struct mqtx_dev *dev);
  */
 MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
 
+/**
+ * mqtx_dev_config_lock() / mqtx_dev_config_unlock() - the device's configuration mutex (the
+ * rtnl of mqtx): every configuration change of the device holds it.
+ */
+MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
+
 /* ---- traffic classes (what mqprio sets up; Linux's netdev_set_num_tc and friends) ---- */
 
 /* At most this many traffic classes; a priority's class is taken from its low 4 bits. */

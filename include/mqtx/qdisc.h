@@ -282,10 +282,6 @@ MQTX_API struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev);
 /** mqtx_txq_qdisc() - the configured qdisc of @txq (under the device's config lock). */
 MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);
 
-/** mqtx_dev_config_lock() / unlock() - the device's configuration mutex (the rtnl of mqtx). */
-MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
-MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
-
 /**
  * struct mqtx_qdisc_stats - a qdisc's counters: @bytes, @packets taken by the driver; @drops;
  * @requeues; @overlimits; @qlen, @backlog queued now, the requeue list included.

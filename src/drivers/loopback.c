@@ -5,7 +5,6 @@
 
 #include <mqtx/loopback.h>
 
-#include "base/internal.h"
 
 /* One thread's counters, on its own cache line so that senders never share a line. */
 struct lb_slot {
@@ -19,7 +18,7 @@ static _Thread_local int lb_my_slot = -1;
 /* The calling thread's slot index, assigned on first use (what per_cpu_ptr() gives Linux). */
 static unsigned lb_slot_index(void)
 {
-	if (unlikely(lb_my_slot < 0))
+	if (__builtin_expect(lb_my_slot < 0, 0))
 		lb_my_slot = (int)(atomic_fetch_add_explicit(&lb_next_slot, 1, memory_order_relaxed) %
 				   MQTX_LOOPBACK_STAT_SLOTS);
 	return (unsigned)lb_my_slot;
@@ -48,7 +47,7 @@ static unsigned lb_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 static int lb_init(struct mqtx_dev *dev)
 {
 	size_t size = MQTX_LOOPBACK_STAT_SLOTS * sizeof(struct lb_slot);
-	struct lb_slot *slots = mqtx__alloc_aligned(size, MQTX_CACHE_LINE);
+	struct lb_slot *slots = mqtx_alloc(size, MQTX_CACHE_LINE);
 
 	if (!slots)
 		return -ENOMEM;
@@ -63,7 +62,7 @@ static int lb_init(struct mqtx_dev *dev)
 
 static void lb_uninit(struct mqtx_dev *dev)
 {
-	mqtx__free(mqtx_dev_ml_priv(dev));
+	mqtx_free(mqtx_dev_ml_priv(dev));
 	mqtx_dev_set_ml_priv(dev, NULL);
 }
 

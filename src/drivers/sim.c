@@ -3,12 +3,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 
-#include <mqtx/qdisc.h>
 #include <mqtx/sim.h>
-
-#include "base/internal.h"
 
 struct sim_desc {
 	struct mqtx_pkt *pkt;
@@ -287,25 +285,25 @@ static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
 	if (!c->ring)
 		c->ring = MQTX_SIM_RING_DEFAULT;
 	if (c->ring > MQTX_SIM_RING_MAX) {
-		mqtx_err("sim: ring %u out of range 1..%u", c->ring, MQTX_SIM_RING_MAX);
+		mqtx_log(MQTX_LOG_ERR, "sim: ring %u out of range 1..%u", c->ring, MQTX_SIM_RING_MAX);
 		return -EINVAL;
 	}
 	/* Default: room for the largest burst the stack hands over (64), at most a quarter ring. */
 	if (!c->stop_thresh)
 		c->stop_thresh = c->ring / 4 > 64 ? 64 : (c->ring / 4 ? c->ring / 4 : 1);
 	if (c->stop_thresh > c->ring) {
-		mqtx_err("sim: stop_thresh %u above ring %u", c->stop_thresh, c->ring);
+		mqtx_log(MQTX_LOG_ERR, "sim: stop_thresh %u above ring %u", c->stop_thresh, c->ring);
 		return -EINVAL;
 	}
 	if (!c->wake_thresh)
 		c->wake_thresh = c->ring / 4 > c->stop_thresh ? c->ring / 4 : c->stop_thresh;
 	if (c->wake_thresh < c->stop_thresh || c->wake_thresh > c->ring) {
-		mqtx_err("sim: wake_thresh %u outside stop_thresh..ring (%u..%u)", c->wake_thresh,
+		mqtx_log(MQTX_LOG_ERR, "sim: wake_thresh %u outside stop_thresh..ring (%u..%u)", c->wake_thresh,
 			 c->stop_thresh, c->ring);
 		return -EINVAL;
 	}
 	if (c->peer && c->peer == dev) {
-		mqtx_err("sim: peer is the device itself");
+		mqtx_log(MQTX_LOG_ERR, "sim: peer is the device itself");
 		return -EINVAL;
 	}
 	/* Real time needs rounds: without coalescing the completer would spin. */
@@ -320,7 +318,7 @@ static int sim_init(struct mqtx_dev *dev)
 	pthread_condattr_t ca;
 	uint32_t nq = mqtx_dev_num_txq(dev);
 
-	s->q = mqtx__alloc_aligned(nq * sizeof(*s->q), MQTX_CACHE_LINE);
+	s->q = mqtx_alloc(nq * sizeof(*s->q), MQTX_CACHE_LINE);
 	if (!s->q)
 		return -ENOMEM;
 	memset(s->q, 0, nq * sizeof(*s->q));
@@ -345,7 +343,7 @@ static void sim_uninit(struct mqtx_dev *dev)
 		pthread_mutex_destroy(&s->q[i].lock);
 	pthread_mutex_destroy(&s->sched_lock);
 	pthread_cond_destroy(&s->sched_cond);
-	mqtx__free(s->q);
+	mqtx_free(s->q);
 }
 
 static int sim_open(struct mqtx_dev *dev)
@@ -356,7 +354,7 @@ static int sim_open(struct mqtx_dev *dev)
 
 	if (err)
 		return err;
-	s->rings = mqtx__alloc((size_t)s->nq * run.ring * sizeof(struct sim_desc));
+	s->rings = mqtx_alloc((size_t)s->nq * run.ring * sizeof(struct sim_desc), 0);
 	if (!s->rings)
 		return -ENOMEM;
 	s->run = run;
@@ -379,9 +377,9 @@ static int sim_open(struct mqtx_dev *dev)
 	err = pthread_create(&s->thread, NULL, sim_thread, s);
 	if (err) {
 		atomic_store(&s->up, false);
-		mqtx__free(s->rings);
+		mqtx_free(s->rings);
 		s->rings = NULL;
-		mqtx_err("sim: %s: cannot start the completion thread", mqtx_dev_name(dev));
+		mqtx_log(MQTX_LOG_ERR, "sim: %s: cannot start the completion thread", mqtx_dev_name(dev));
 		return -EAGAIN;
 	}
 	return 0;
@@ -418,7 +416,7 @@ static void sim_stop(struct mqtx_dev *dev)
 		pthread_mutex_unlock(&q->lock);
 		mqtx_txq_bql_reset(mqtx_dev_txq(dev, i));
 	}
-	mqtx__free(s->rings);
+	mqtx_free(s->rings);
 	s->rings = NULL;
 }
 
