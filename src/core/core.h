@@ -128,6 +128,10 @@ struct mqtx_dev {
 	} rxq;
 
 	struct mqtx_workers *_Atomic workers; /* RCU: schedulers read it, stop frees it */
+	/* How a scheduled queue is run: the transmit path's run loop (xmit.c), set at creation.
+	 * Through this pointer the scheduler (softnet.c) does not depend on the path that calls
+	 * it. */
+	void (*run_qdisc)(struct mqtx_qdisc *q);
 
 	/* mqtx_dev_fail(): the first error since open, and the thread that closes the device. */
 	atomic_int fail_err;

@@ -165,6 +165,7 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	dev->quota = cfg->quota ? cfg->quota : MQTX_DEFAULT_QUOTA;
 	dev->flags = cfg->flags;
 	dev->priv_size = priv;
+	dev->run_qdisc = mqtx__qdisc_run;
 	pthread_mutex_init(&dev->config_lock, NULL);
 	pthread_mutex_init(&dev->tx_global_lock, NULL);
 	pthread_mutex_init(&dev->fail_lock, NULL);

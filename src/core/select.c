@@ -126,7 +126,7 @@ uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	uint16_t q;
 
 	mqtx__rcu_read_lock();
-	q = pick_tx(dev, pkt, mqtx_dev_real_num_txq(dev));
+	q = pick_tx(dev, pkt, atomic_load_explicit(&dev->real_num_txq, memory_order_relaxed));
 	mqtx__rcu_read_unlock();
 	return q;
 }

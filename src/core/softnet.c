@@ -147,7 +147,7 @@ static unsigned sn_run(struct softnet *sn)
 		next = txq->next_sched;
 		/* Clear SCHED first: a wake during the run must be able to schedule again. */
 		atomic_fetch_and(&txq->state, ~MQTX_TXQ_SCHED);
-		mqtx__qdisc_run(atomic_load_explicit(&txq->qdisc, memory_order_acquire));
+		txq->dev->run_qdisc(atomic_load_explicit(&txq->qdisc, memory_order_acquire));
 	}
 	mqtx__rcu_read_unlock();
 	return n;
