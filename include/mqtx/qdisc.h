@@ -33,16 +33,34 @@ struct mqtx_dump;
 struct mqtx_qdisc_stats;
 
 /**
- * struct mqtx_class_ops - the classes of a classful qdisc (prio bands, mq/mqprio TX queues).
- * Class X:m of qdisc X: is minor m, numbered 1..@count. Every class always has a child qdisc
- * (a default one with handle 0 until the user grafts another). All calls are made by the
- * configuration code with the device's config lock held.
+ * struct mqtx_class - one class of a classful qdisc, as `class show` reports it.
+ * @minor: the class is major:@minor of its qdisc.
+ * @parent: the parent tc shows for it: MQTX_H_ROOT, a class id, or 0 for none.
+ * @leaf: its child qdisc, or NULL when it has none (an mqprio traffic class, tbf's class).
+ * @stats: its counters, or NULL when tc shows none for it.
+ */
+struct mqtx_class {
+	uint32_t minor, parent;
+	struct mqtx_qdisc *leaf;
+	const struct mqtx_qdisc_stats *stats;
+};
+
+/** Receives one class of a walk (mqtx_class_ops.walk, mqtx_qdisc_walk_classes()). */
+typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl, void *arg);
+
+/**
+ * struct mqtx_class_ops - the classes of a classful qdisc (prio bands, mq/mqprio TX queues,
+ * tbf's one class). Class X:m of qdisc X: is minor m, numbered 1..@count. A class that can take
+ * a child always has one (a default one with handle 0 until the user grafts another). All
+ * calls are made by the configuration code with the device's config lock held.
  *
- * @count: required. The number of classes.
- * @leaf: required. The child qdisc of class @minor (1..count); never NULL.
+ * @count: required. The number of classes that can be addressed (1..count).
+ * @leaf: required. The child qdisc of class @minor (1..count), or NULL for a class that has
+ *        none (then @graft must be absent).
  * @select_queue: optional. The TX queue a new child of class @minor must be rooted at (mq:
  *        queue minor-1). Absent: the parent's dev_queue.
- * @graft: required. Make @new the child of class @minor and return the previous child in
+ * @graft: optional (absent: the classes take no qdisc, grafting is refused). Make @new the
+ *        child of class @minor and return the previous child in
  *        *@old. Only swaps the pointer and sets @new->parent; must not fail, sleep or
  *        allocate. For a parent without MQTX_QF_MQROOT it is called with the parent's lock
  *        held; the caller then moves the old child's backlog into @new (refusals counted as
@@ -51,6 +69,10 @@ struct mqtx_qdisc_stats;
  *        (without the lock); graft only records the new child.
  * @dump: optional. Emit the class's options (tc's words) with the mqtx_dump_*() calls.
  * @stats: optional. The class's counters into *@st; absent: the child's counters.
+ * @walk: optional. Report every class to @fn, in the order tc lists them, with its parent,
+ *        leaf and counters (classes that are not in 1..count, such as mqprio's traffic
+ *        classes, included). Absent: classes 1..count, each with its leaf, the qdisc as
+ *        parent (root for an MQROOT qdisc), and @stats or else its child's counters.
  */
 struct mqtx_class_ops {
 	uint32_t (*count)(struct mqtx_qdisc *q);
@@ -60,6 +82,7 @@ struct mqtx_class_ops {
 		      struct mqtx_qdisc **old);
 	void (*dump)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
 	void (*stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc_stats *st);
+	void (*walk)(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg);
 };
 
 /**
@@ -302,6 +325,31 @@ MQTX_API void mqtx_qdisc_unlock(struct mqtx_qdisc *q);
 
 /** mqtx_qdisc_get_stats() - a consistent snapshot of @q's counters (takes its lock). */
 MQTX_API void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
+
+/**
+ * mqtx_qdisc_tree_stats() - @q's counters as tc shows them: an MQROOT qdisc's are the sum of
+ * its children's (mq_dump()), any other's its own. Config lock held.
+ */
+MQTX_API void mqtx_qdisc_tree_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
+
+/** mqtx_qdisc_stats_add() - add @b's counters to @a (summing classes or queues). */
+static inline void mqtx_qdisc_stats_add(struct mqtx_qdisc_stats *a,
+					const struct mqtx_qdisc_stats *b)
+{
+	a->bytes += b->bytes;
+	a->packets += b->packets;
+	a->drops += b->drops;
+	a->requeues += b->requeues;
+	a->overlimits += b->overlimits;
+	a->backlog += b->backlog;
+	a->qlen += b->qlen;
+}
+
+/**
+ * mqtx_qdisc_walk_classes() - every class of @q, in tc's order, to @fn (nothing for a
+ * classless qdisc): ops->cl_ops->walk, or the default walk it describes. Config lock held.
+ */
+MQTX_API void mqtx_qdisc_walk_classes(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg);
 
 /* ---- dump emitter: one call per option, rendered as tc text and as JSON ---- */
 

@@ -8,7 +8,6 @@
 
 #include "core/core.h"
 #include "ctl/ctl_int.h"
-#include "qdisc/kinds.h"
 #include "sched/qtree.h"
 #include <mqtx/tc.h>
 
@@ -91,7 +90,7 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 		mqtx_buf_printf(s->a->out, " %s\n", text);
 	}
 	if (s->stats) {
-		mqtx__qdisc_stats(q, &st);
+		mqtx_qdisc_tree_stats(q, &st);
 		print_stats(s, &st);
 	}
 	if (s->json)
@@ -216,81 +215,20 @@ static void print_class_end(struct show *s, const struct mqtx_qdisc_stats *st)
 		mqtx_buf_printf(s->a->out, "}");
 }
 
-static void print_class(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent)
+/* One class of a walk; tc prints a class without counters with an empty stats line. */
+static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *arg)
 {
-	const struct mqtx_class_ops *cl = q->ops->cl_ops;
-	struct mqtx_qdisc *leaf = cl->leaf(q, m);
-	struct mqtx_qdisc_stats st;
+	struct show *s = arg;
 
-	print_class_head(s, q, m, parent, leaf ? leaf->handle : 0);
-	if (s->stats) {
-		if (cl->stats)
-			cl->stats(q, m, &st);
-		else
-			mqtx__qdisc_stats(leaf, &st);
-	}
-	print_class_end(s, s->stats ? &st : NULL);
-}
-
-/* mqprio_walk(): a virtual class major:ffe0+tc per traffic class (counters: the sum over its
- * queues), then the queue classes, each with its traffic class as parent. */
-static void mqprio_classes(struct show *s, struct mqtx_qdisc *q)
-{
-	const struct mqtx_class_ops *cl = q->ops->cl_ops;
-	const struct mqtx_tc_map *tcm = atomic_load(&s->dev->tc);
-	unsigned num_tc = tcm ? tcm->num_tc : 0;
-
-	for (unsigned tc = 0; tc < num_tc; tc++) {
-		struct mqtx_qdisc_stats st = { 0 }, c;
-
-		print_class_head(s, q, MQTX_TC_CLASS_MIN + tc, MQTX_H_ROOT, 0);
-		for (unsigned i = tcm->tc_to_txq[tc].offset;
-		     i < tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count; i++) {
-			mqtx__qdisc_stats(cl->leaf(q, i + 1), &c);
-			st.bytes += c.bytes;
-			st.packets += c.packets;
-			st.drops += c.drops;
-			st.requeues += c.requeues;
-			st.overlimits += c.overlimits;
-			st.backlog += c.backlog;
-			st.qlen += c.qlen;
-		}
-		print_class_end(s, s->stats ? &st : NULL);
-	}
-	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
-		uint32_t parent = 0; /* netdev_txq_to_tc(): none when no range holds the queue */
-
-		for (unsigned tc = 0; tc < num_tc; tc++) {
-			if (m - 1 >= tcm->tc_to_txq[tc].offset &&
-			    m - 1 < (unsigned)tcm->tc_to_txq[tc].offset + tcm->tc_to_txq[tc].count)
-				parent = MQTX_H_MAKE(q->handle, MQTX_TC_CLASS_MIN + tc);
-		}
-		print_class(s, q, m, parent);
-	}
+	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
+	if (s->stats && !c->stats && !s->json)
+		mqtx_buf_printf(s->a->out, "\n");
+	print_class_end(s, s->stats ? c->stats : NULL);
 }
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 {
-	const struct mqtx_class_ops *cl = q->ops->cl_ops;
-
-	if (q->ops == &mqtx_tbf_qdisc_ops) {
-		/* Linux's tbf is classful: one class X:1 over its inner bfifo (handle 0, no
-		 * counters of its own). mqtx's tbf queues inside; the class is shown as tc does. */
-		print_class_head(s, q, 1, q->handle, 0);
-		if (s->stats && !s->json)
-			mqtx_buf_printf(s->a->out, "\n");
-		print_class_end(s, NULL);
-		return;
-	}
-	if (!cl)
-		return;
-	if (q->ops == &mqtx_mqprio_qdisc_ops) {
-		mqprio_classes(s, q);
-		return;
-	}
-	/* mq_dump_class() reports root as the parent; other classes their qdisc. */
-	for (uint32_t m = 1, n = cl->count(q); m <= n; m++)
-		print_class(s, q, m, (q->flags & MQTX_QF_MQROOT) ? MQTX_H_ROOT : q->handle);
+	mqtx_qdisc_walk_classes(q, print_class, s);
 }
 
 /* Returns 0, or -ENOMEM when the list could not be ordered (nothing printed). */

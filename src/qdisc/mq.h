@@ -19,6 +19,11 @@ void mqtx__mq_attach(struct mqtx_qdisc *q, struct mqtx_qdisc **qs);
 void mqtx__mq_destroy(struct mqtx_qdisc *q);
 int mqtx__mq_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free);
 struct mqtx_pkt *mqtx__mq_dequeue(struct mqtx_qdisc *q);
-extern const struct mqtx_class_ops mqtx__mq_class_ops;
+/* mq's classes (mqprio reuses them with its own walk). */
+uint32_t mqtx__mq_class_count(struct mqtx_qdisc *q);
+struct mqtx_qdisc *mqtx__mq_class_leaf(struct mqtx_qdisc *q, uint32_t minor);
+struct mqtx_txq *mqtx__mq_class_select_queue(struct mqtx_qdisc *q, uint32_t minor);
+void mqtx__mq_class_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+			  struct mqtx_qdisc **old);
 
 #endif

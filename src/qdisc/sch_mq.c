@@ -78,25 +78,25 @@ static int mq_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ac
 
 /* ---- classes: minor i+1 is TX queue i ---- */
 
-static uint32_t mq_count(struct mqtx_qdisc *q)
+uint32_t mqtx__mq_class_count(struct mqtx_qdisc *q)
 {
 	return ((struct mqtx_mq_priv *)mqtx_qdisc_priv(q))->n;
 }
 
-static struct mqtx_qdisc *mq_leaf(struct mqtx_qdisc *q, uint32_t minor)
+struct mqtx_qdisc *mqtx__mq_class_leaf(struct mqtx_qdisc *q, uint32_t minor)
 {
 	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
 
 	return minor && minor <= mp->n ? mp->child[minor - 1] : NULL;
 }
 
-static struct mqtx_txq *mq_select_queue(struct mqtx_qdisc *q, uint32_t minor)
+struct mqtx_txq *mqtx__mq_class_select_queue(struct mqtx_qdisc *q, uint32_t minor)
 {
 	return mqtx_dev_txq(q->dev, minor - 1);
 }
 
-static void mq_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
-		     struct mqtx_qdisc **old)
+void mqtx__mq_class_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+			  struct mqtx_qdisc **old)
 {
 	struct mqtx_mq_priv *mp = mqtx_qdisc_priv(q);
 
@@ -105,11 +105,11 @@ static void mq_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *ne
 	new->parent = MQTX_H_MAKE(q->handle, minor);
 }
 
-const struct mqtx_class_ops mqtx__mq_class_ops = {
-	.count = mq_count,
-	.leaf = mq_leaf,
-	.select_queue = mq_select_queue,
-	.graft = mq_graft,
+static const struct mqtx_class_ops mq_class_ops = {
+	.count = mqtx__mq_class_count,
+	.leaf = mqtx__mq_class_leaf,
+	.select_queue = mqtx__mq_class_select_queue,
+	.graft = mqtx__mq_class_graft,
 };
 
 const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
@@ -122,5 +122,5 @@ const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
 	.init = mq_init,
 	.destroy = mqtx__mq_destroy,
 	.attach = mqtx__mq_attach,
-	.cl_ops = &mqtx__mq_class_ops,
+	.cl_ops = &mq_class_ops,
 };

@@ -8,6 +8,9 @@
 
 #include "qdisc/mq.h"
 
+/* Traffic class tc is the virtual class major:(MQTX_TC_CLASS_MIN + tc) (TC_H_MIN_PRIORITY). */
+#define MQTX_TC_CLASS_MIN 0xFFE0u
+
 struct mqprio_opt {
 	uint8_t num_tc;
 	uint8_t map[MQTX_TC_MAX];
@@ -183,6 +186,55 @@ static void mqprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_str(d, "queues", "\n             queues:%s", queues);
 }
 
+/* ---- classes (mqprio_walk): a virtual class major:ffe0+tc per traffic class, counting the
+ * sum over its queues, then the queue classes, each with its traffic class as parent. ---- */
+
+static bool tc_holds(const struct mqprio_opt *o, unsigned tc, uint32_t txq)
+{
+	return txq >= o->offset[tc] && txq < (uint32_t)o->offset[tc] + o->count[tc];
+}
+
+static void mqprio_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+	const struct mqprio_opt *o = &pp->cfg;
+	uint32_t n = cl->count(q);
+
+	for (unsigned tc = 0; tc < o->num_tc; tc++) {
+		struct mqtx_qdisc_stats st = { 0 }, c;
+		struct mqtx_class vc = { .minor = MQTX_TC_CLASS_MIN + tc, .parent = MQTX_H_ROOT,
+					 .stats = &st };
+
+		for (uint32_t i = 0; i < n; i++) {
+			if (tc_holds(o, tc, i)) {
+				mqtx_qdisc_tree_stats(cl->leaf(q, i + 1), &c);
+				mqtx_qdisc_stats_add(&st, &c);
+			}
+		}
+		fn(q, &vc, arg);
+	}
+	for (uint32_t m = 1; m <= n; m++) {
+		struct mqtx_qdisc_stats st;
+		struct mqtx_class c = { .minor = m, .leaf = cl->leaf(q, m), .stats = &st };
+
+		/* netdev_txq_to_tc(): no parent when no range holds the queue. */
+		for (unsigned tc = 0; tc < o->num_tc; tc++)
+			if (tc_holds(o, tc, m - 1))
+				c.parent = MQTX_H_MAKE(q->handle, MQTX_TC_CLASS_MIN + tc);
+		mqtx_qdisc_tree_stats(c.leaf, &st);
+		fn(q, &c, arg);
+	}
+}
+
+static const struct mqtx_class_ops mqprio_class_ops = {
+	.count = mqtx__mq_class_count,
+	.leaf = mqtx__mq_class_leaf,
+	.select_queue = mqtx__mq_class_select_queue,
+	.graft = mqtx__mq_class_graft,
+	.walk = mqprio_walk,
+};
+
 const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
 	.id = "mqprio",
 	.priv_size = sizeof(struct mqprio_priv),
@@ -197,5 +249,5 @@ const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
 	.dump = mqprio_dump,
 	.attach = mqprio_attach,
 	.detach = mqprio_detach,
-	.cl_ops = &mqtx__mq_class_ops,
+	.cl_ops = &mqprio_class_ops,
 };

@@ -296,6 +296,35 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_flag(d, NULL, ""); /* tc ends the line with a blank */
 }
 
+/* ---- classes: Linux's tbf is classful, one class X:1 over its inner queue. mqtx's tbf queues
+ * inside itself, so the class has no child to replace and no counters of its own. ---- */
+
+static uint32_t tbf_class_count(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return 1;
+}
+
+static struct mqtx_qdisc *tbf_class_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	(void)q;
+	(void)minor;
+	return NULL;
+}
+
+static void tbf_class_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
+{
+	struct mqtx_class c = { .minor = 1, .parent = q->handle };
+
+	fn(q, &c, arg);
+}
+
+static const struct mqtx_class_ops tbf_class_ops = {
+	.count = tbf_class_count,
+	.leaf = tbf_class_leaf,
+	.walk = tbf_class_walk,
+};
+
 const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {
 	.id = "tbf",
 	.priv_size = sizeof(struct tbf_priv),
@@ -309,4 +338,5 @@ const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {
 	.reset = tbf_reset,
 	.destroy = tbf_destroy,
 	.dump = tbf_dump,
+	.cl_ops = &tbf_class_ops,
 };

@@ -5,10 +5,6 @@
 
 #include <mqtx/qdisc.h>
 
-/* mqprio: traffic class tc is the virtual class major:(MQTX_TC_CLASS_MIN + tc) (Linux's
- * TC_H_MIN_PRIORITY). */
-#define MQTX_TC_CLASS_MIN 0xFFE0u
-
 /**
  * mqtx__handle_parse() - a qdisc handle as tc(8) writes it: hex major, optionally followed by
  * ':' ("1:", "8001", "ffff:"); "none" is 0. Return: 0, or -EINVAL (empty, not hex, a minor
@@ -67,9 +63,6 @@ uint32_t mqtx__qdisc_refcnt(struct mqtx_dev *dev, struct mqtx_qdisc *q);
 
 /** mqtx__qdisc_visible() - whether "qdisc show" lists @q (Linux hashes it). */
 bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_qdisc *parent);
-
-/** mqtx__qdisc_stats() - @q's counters; an MQROOT qdisc reports the sum of its children. */
-void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st);
 
 /** mqtx__qdisc_find() - the qdisc with handle @h (major:0) on @dev, or NULL. Config lock held. */
 struct mqtx_qdisc *mqtx__qdisc_find(struct mqtx_dev *dev, uint32_t h);

@@ -72,29 +72,6 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 	       q->dev_queue->index < dev->real_num_txq;
 }
 
-void mqtx__qdisc_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
-{
-	const struct mqtx_class_ops *cl = q->ops->cl_ops;
-
-	if (!(q->flags & MQTX_QF_MQROOT) || !cl) {
-		mqtx_qdisc_get_stats(q, st);
-		return;
-	}
-	/* mq_dump(): the root's counters are the sum over its children. */
-	memset(st, 0, sizeof(*st));
-	for (uint32_t m = 1, n = cl->count(q); m <= n; m++) {
-		struct mqtx_qdisc_stats c;
-
-		mqtx_qdisc_get_stats(cl->leaf(q, m), &c);
-		st->bytes += c.bytes;
-		st->packets += c.packets;
-		st->drops += c.drops;
-		st->requeues += c.requeues;
-		st->overlimits += c.overlimits;
-		st->backlog += c.backlog;
-		st->qlen += c.qlen;
-	}
-}
 
 
 
@@ -214,6 +191,10 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 	struct mqtx_qdisc **qs = NULL, *q;
 	int err;
 
+	if (!cl->graft) {
+		mqtx_extack_set(ack, "Qdisc \"%s\" has no class that takes a qdisc.", p->ops->id);
+		return -EOPNOTSUPP;
+	}
 	if (p->flags & MQTX_QF_MQROOT) {
 		qs = mqtx__alloc(2 * dev->num_txq * sizeof(*qs));
 		if (!qs)
