@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Byte queue limits through a device: STACK_XOFF on the limit, release on completion, the
  * limit growing when starved and shrinking after the hold time (exact numbers follow the DQL
- * algorithm of reference/linux-mq-facts.md §4.3, derived by hand in the comments). */
+ * algorithm of Linux's lib/dynamic_queue_limits.c, derived by hand in the comments). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -369,7 +369,7 @@ static inline uint64_t mqtx_txq_stats_drops(const struct mqtx_txq_stats *st)
 	return n;
 }
 
-/* ---- receive (ingress, seed 002) ---- */
+/* ---- receive (ingress; the rx_queue of Linux 2.6.27) ---- */
 
 /** A receive handler: owns @pkt from here on. */
 typedef void (*mqtx_rx_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel names for driver code ported from Linux (the seeds' vocabulary) mapped onto mqtx. */
+/* Kernel names for driver code ported from Linux (<linux/netdevice.h>) mapped onto mqtx. */
 #ifndef MQTX_LINUX_H
 #define MQTX_LINUX_H
 
@@ -221,7 +221,7 @@ static inline bool netif_xmit_frozen_or_stopped(const struct netdev_queue *txq)
 #define netif_tx_lock_bh(dev)	mqtx_dev_lock_all(dev)
 #define netif_tx_unlock_bh(dev) mqtx_dev_unlock_all(dev)
 
-/* Exact: every qdisc, requeue list and driver ring (seed 004, completed). */
+/* Exact: every qdisc, requeue list and driver ring (Linux's qdisc_all_tx_empty(), completed). */
 #define qdisc_all_tx_empty(dev) mqtx_dev_all_tx_empty(dev)
 
 /* ---- BQL (netdev_tx_*_queue) ---- */

@@ -15,7 +15,8 @@ extern "C" {
 /**
  * The loopback driver (Linux drivers/net/loopback.c): xmit_burst hands each frame to
  * mqtx_dev_receive() on the same device and counts it in a per-thread statistics block reached
- * through mqtx_dev_ml_priv() (seed 005), so the private area stays free (priv_size may be 0).
+ * through mqtx_dev_ml_priv() (as Linux's loopback since 2.6.27), so the private area stays free
+ * (priv_size may be 0).
  * Create it with MQTX_DEV_F_NO_QUEUE for Linux's noqueue behaviour. Any number of TX queues.
  */
 MQTX_API extern const struct mqtx_dev_ops mqtx_loopback_ops;

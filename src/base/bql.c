@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Byte queue limits, following the algorithm of Linux lib/dynamic_queue_limits.c
- * (reference/linux-mq-facts.md §4.3): grow when the queue starved while over its limit,
- * shrink by the smallest slack seen over a hold time. */
+/* Byte queue limits, following the algorithm of Linux's lib/dynamic_queue_limits.c: grow when
+ * the queue starved while over its limit, shrink by the smallest slack seen over a hold time. */
 #include "base/bql.h"
 
 static inline uint32_t posdiff(uint32_t a, uint32_t b)

@@ -14,7 +14,7 @@
 #include "base/rcu.h"
 #include "base/tslot.h"
 
-/* Internal state bit: the queue is on an output list (seed 003: queues are scheduled). */
+/* Internal state bit: the queue is on an output list (Linux's __QDISC_STATE_SCHED). */
 #define MQTX_TXQ_SCHED 0x100u
 
 /* Qdisc flag: a graft is moving this qdisc's backlog; enqueuers wait and look again. */

@@ -144,7 +144,7 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	if (err)
 		return err;
 	priv = cfg->priv_size > cfg->ops->priv_size ? cfg->priv_size : cfg->ops->priv_size;
-	/* The private area sits right after the device, cache-line aligned (seed 005). */
+	/* The private area sits right after the device, cache-line aligned (netdev_priv()). */
 	size = mqtx__dev_priv_offset() + ALIGN_UP(priv, MQTX_CACHE_LINE);
 	dev = mqtx__alloc_aligned(size, MQTX_CACHE_LINE);
 	if (!dev)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The receive side (seed 002): the device's rx_queue, whose lock the ingress qdisc runs
+/* The receive side: the device's rx_queue, whose lock the ingress qdisc runs
  * under, and delivery to the registered handler. */
 #include "core/core.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The transmit path: enqueue under the queue lock, bypass, the qdisc run loop, hand-off to
- * the driver under the xmit lock, requeue at the head (reference/linux-mq-facts.md §2). */
+ * the driver under the xmit lock, requeue at the head (Linux's net/core/dev.c and
+ * net/sched/sch_generic.c). */
 #include "core/core.h"
 
 #define MAX_BATCH 64

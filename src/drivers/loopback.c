@@ -55,7 +55,7 @@ static int lb_init(struct mqtx_dev *dev)
 		atomic_init(&slots[i].packets, 0);
 		atomic_init(&slots[i].bytes, 0);
 	}
-	/* ml_priv, not the private area: seed 005 moved loopback's per-CPU stats there. */
+	/* ml_priv, not the private area, as Linux's loopback keeps its per-CPU stats. */
 	mqtx_dev_set_ml_priv(dev, slots);
 	return 0;
 }
