@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mqtxd: socket permissions and SO_PEERCRED, malformed/oversized/partial requests, racing
-# clients, config file, --daemon, and the SIGTERM shutdown. Needs $MQTX and $MQTXD.
+# clients, config file, --daemon, SIGHUP (ignored) and the SIGTERM shutdown. Needs $MQTX and $MQTXD.
 set -u
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-daemon-test.XXXXXX)
@@ -141,6 +141,11 @@ n=$("$MQTX" -S "$S" dev show | grep -c '^r[ab]x')
 [ "$n" -eq 50 ] && ok "racing clients: 50 devices" || fail "racing clients: $n devices"
 n=$("$MQTX" -S "$S" -s dev show | grep -A1 '^r[ab]x' | grep -c 'TX: packets 50 ')
 [ "$n" -eq 50 ] && ok "racing clients: every generator sent 50" || fail "racing: $n generators complete"
+
+# ---- SIGHUP is ignored: no death, no stale socket ----
+kill -HUP "$DPID"
+expect 0 "SIGHUP: still serving" -- "$MQTX" -S "$S" dev show eth0
+kill -0 "$DPID" 2>/dev/null && ok "SIGHUP: still running" || fail "SIGHUP killed the daemon"
 
 # ---- shutdown with a generator running: final counters, exit 0 ----
 "$MQTX" -S "$S" gen dev eth0 rate 1000pps detach >/dev/null

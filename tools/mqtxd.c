@@ -457,6 +457,9 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* No reload: a half-applied configuration would be worse than none, and SIGHUP's default
+	 * (death without the shutdown) would leave the socket and the jobs behind. */
+	signal(SIGHUP, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0 || mqtx_ctl_new(&D.ctl)) {
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno));
