@@ -32,7 +32,7 @@ stop() { # SIGTERM; the daemon must exit 0
 	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
 	[ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
 }
-raw() { # raw HEX-ish python snippet against the socket; prints the reply code or "closed"
+raw() { # a raw python client against the socket; prints the replies' exit codes or "closed"
 	python3 - "$S" "$1" <<'PY'
 import socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -71,7 +71,8 @@ try:
             break
         n = struct.unpack('!I', h)[0]
         b = s.recv(n, socket.MSG_WAITALL)
-        replies.append(struct.unpack('!I', b[:4])[0])
+        if struct.unpack('!I', b[:4])[0] == 3:  # the END frame holds the exit code
+            replies.append(struct.unpack('!I', b[4:8])[0])
 except ConnectionResetError:
     pass
 print(' '.join(map(str, replies)) if replies else 'closed')

@@ -23,6 +23,7 @@
 #include "batch.h"
 #include "ctl/cmd_tool.h"
 #include "proto.h"
+#include "sockpath.h"
 
 #define MAX_CLIENTS	64
 #define BODY_TIMEOUT_MS 5000 /* the rest of a request must follow its header within this */
@@ -119,19 +120,20 @@ static int wait_readable(int fd, int ms)
 
 static void reply_err(int fd, int code, const char *msg)
 {
-	proto_send_reply(fd, code, NULL, 0, msg, strlen(msg));
+	proto_send_reply(fd, code, NULL, 0, msg, strlen(msg), NULL);
 }
 
 /* One request: returns 0 to keep the connection, -1 to close it. */
 static int serve_one(int fd)
 {
 	char hdr[4], *body, *argv[MQTX_ARGC_MAX + 1];
+	struct proto_wait w = { .deadline = -1 };
 	struct mqtx_buf out, err;
 	unsigned flags;
 	uint32_t n;
 	int argc, code;
 
-	if (proto_read_full(fd, hdr, 4))
+	if (proto_read(fd, hdr, 4, NULL))
 		return -1;
 	memcpy(&n, hdr, 4);
 	n = ntohl(n);
@@ -147,14 +149,10 @@ static int serve_one(int fd)
 	if (!body)
 		return reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: out of memory\n"), -1;
 	/* A client that stops mid-request is dropped: nothing was run for it. */
-	for (uint32_t got = 0; got < n;) {
-		ssize_t r;
-
-		if (wait_readable(fd, BODY_TIMEOUT_MS) || (r = read(fd, body + got, n - got)) <= 0) {
-			free(body);
-			return -1;
-		}
-		got += (uint32_t)r;
+	w.deadline = proto_deadline(BODY_TIMEOUT_MS);
+	if (proto_read(fd, body, n, &w)) {
+		free(body);
+		return -1;
 	}
 	if (proto_decode_req(body, n, &flags, &argc, argv)) {
 		free(body);
@@ -166,7 +164,7 @@ static int serve_one(int fd)
 	code = mqtx_ctl_exec(D.ctl, argc, argv, flags & (MQTX_CTL_F_STATS | MQTX_CTL_F_JSON |
 							 MQTX_CTL_F_DETAILS), &out, &err);
 	free(body);
-	n = (uint32_t)proto_send_reply(fd, code, out.data, out.len, err.data, err.len);
+	n = (uint32_t)proto_send_reply(fd, code, out.data, out.len, err.data, err.len, NULL);
 	mqtx_buf_free(&out);
 	mqtx_buf_free(&err);
 	return n ? -1 : 0;
@@ -265,7 +263,7 @@ static int open_socket(void)
 	mode_t old;
 	int fd;
 
-	fd = proto_connect(D.path);
+	fd = sockpath_connect(D.path, -1);
 	if (fd >= 0) {
 		close(fd);
 		fprintf(stderr, "mqtxd: %s: another daemon is serving it\n", D.path);
@@ -428,7 +426,7 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 		return 1;
 	}
 	if (sock ? snprintf(D.path, sizeof(D.path), "%s", sock) >= (int)sizeof(D.path)
-		 : proto_default_socket(D.path, sizeof(D.path), 1)) {
+		 : sockpath_default(D.path, sizeof(D.path), 1)) {
 		fprintf(stderr, "mqtxd: no usable socket path\n");
 		return 1;
 	}
