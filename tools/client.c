@@ -2,6 +2,7 @@
 // mqtx's side of the control socket: connect, send a command, wait for its reply within the
 // timeout or until a signal, and turn every failure into an exit code and a message.
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,11 +79,33 @@ static void lost_reply(struct backend *b, struct result *r, int e)
 	b->fd = -1;
 }
 
+/*
+ * The file a command reads ("replay FILE") is opened here, by the user, relative to the user's
+ * directory and with the user's permissions, and sent open: mqtxd opens no name for a client.
+ * O_NONBLOCK: a FIFO opens at once (the daemon then refuses it instead of blocking on it).
+ * Returns the descriptor, -1 for none, or -2 after setting @r (exit code 1, as tc's for a bad
+ * argument).
+ */
+static int open_file(int argc, char **argv, struct result *r)
+{
+	int word = mqtx_ctl_file_word(argc, argv), fd;
+
+	if (word < 0)
+		return -1;
+	fd = open(argv[word], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0)
+		return fd;
+	fail(r, "mqtx: %s: %s\n", argv[word], strerror(errno));
+	r->code = MQTX_CTL_EPARSE;
+	return -2;
+}
+
 static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags,
 			struct result *r)
 {
 	struct proto_wait w = { .sigs = &nsignals, .seen = b->handled };
 	struct proto_reply rep;
+	int file, e = 0;
 	size_t len;
 	char *m;
 
@@ -92,20 +115,28 @@ static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags
 	}
 	if (b->fd < 0 && remote_connect(b, r))
 		return;
-	m = proto_encode_req(flags, argc, argv, &len);
+	file = open_file(argc, argv, r);
+	if (file == -2)
+		return;
+	m = proto_encode_req(flags | (file >= 0 ? PROTO_REQ_FILE : 0), argc, argv, &len);
 	if (!m) {
 		fail(r, "mqtx: out of memory\n");
-		return;
+	} else {
+		w.deadline = proto_deadline(b->timeout_ms);
+		/* A refused peer gets its reply before the daemon reads anything: even when our
+		 * write fails, the reply may be waiting. */
+		if (proto_write(b->fd, m, len, file, &w) && (errno == EINTR || errno == ETIMEDOUT))
+			e = errno;
 	}
-	w.deadline = proto_deadline(b->timeout_ms);
-	/* A refused peer gets its reply before the daemon reads anything: even when our write
-	 * fails, the reply may be waiting. */
-	if (proto_write(b->fd, m, len, &w) && (errno == EINTR || errno == ETIMEDOUT)) {
-		free(m);
-		lost_reply(b, r, errno);
-		return;
-	}
+	if (file >= 0)
+		close(file);
 	free(m);
+	if (!m)
+		return;
+	if (e) {
+		lost_reply(b, r, e);
+		return;
+	}
 	if (proto_recv_reply(b->fd, &w, b->timeout_ms, &rep)) {
 		lost_reply(b, r, errno);
 		return;

@@ -123,18 +123,47 @@ static void reply_err(int fd, int code, const char *msg)
 	proto_send_reply(fd, code, NULL, 0, msg, strlen(msg), NULL);
 }
 
+/* Run a request for the peer of @fd; @file (or -1) is the file it reads, closed here. */
+static int run_request(int fd, int argc, char **argv, unsigned flags, int file)
+{
+	struct mqtx_ctl_req req = { .fd = file };
+	struct mqtx_buf out, err;
+	char who[32];
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	int code, rc;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+		if (file >= 0)
+			close(file);
+		return -1;
+	}
+	snprintf(who, sizeof(who), "uid %u", (unsigned)cr.uid);
+	req.owner = cr.uid;
+	req.who = who;
+	mqtx_buf_init(&out);
+	mqtx_buf_init(&err);
+	code = mqtx_ctl_exec_req(D.ctl, argc, argv, flags, &req, &out, &err);
+	rc = proto_send_reply(fd, code, out.data, out.len, err.data, err.len, NULL);
+	mqtx_buf_free(&out);
+	mqtx_buf_free(&err);
+	return rc;
+}
+
 /* One request: returns 0 to keep the connection, -1 to close it. */
 static int serve_one(int fd)
 {
 	char hdr[4], *body, *argv[MQTX_ARGC_MAX + 1];
 	struct proto_wait w = { .deadline = -1 };
-	struct mqtx_buf out, err;
+	struct proto_fds fds = { .n = 0 };
 	unsigned flags;
 	uint32_t n;
-	int argc, code;
+	int argc, rc;
 
-	if (proto_read(fd, hdr, 4, NULL))
+	if (proto_read(fd, hdr, 4, NULL, &fds)) {
+		proto_fds_close(&fds);
 		return -1;
+	}
 	memcpy(&n, hdr, 4);
 	n = ntohl(n);
 	if (n > MQTX_REQ_MAX) {
@@ -143,31 +172,32 @@ static int serve_one(int fd)
 		snprintf(msg, sizeof(msg), "mqtxd: request too large (%u bytes, at most %u)\n", n,
 			 MQTX_REQ_MAX);
 		reply_err(fd, MQTX_CTL_EPARSE, msg);
+		proto_fds_close(&fds);
 		return -1; /* the stream cannot be resynchronised */
 	}
 	body = malloc(n ? n : 1);
-	if (!body)
+	if (!body) {
+		proto_fds_close(&fds);
 		return reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: out of memory\n"), -1;
+	}
 	/* A client that stops mid-request is dropped: nothing was run for it. */
 	w.deadline = proto_deadline(BODY_TIMEOUT_MS);
-	if (proto_read(fd, body, n, &w)) {
+	if (proto_read(fd, body, n, &w, &fds)) {
+		proto_fds_close(&fds);
 		free(body);
 		return -1;
 	}
-	if (proto_decode_req(body, n, &flags, &argc, argv)) {
+	/* One descriptor exactly when the request says so. */
+	if (proto_decode_req(body, n, &flags, &argc, argv) || fds.excess ||
+	    fds.n != ((flags & PROTO_REQ_FILE) ? 1u : 0u)) {
+		proto_fds_close(&fds);
 		free(body);
 		reply_err(fd, MQTX_CTL_EPARSE, "mqtxd: malformed request\n");
 		return -1;
 	}
-	mqtx_buf_init(&out);
-	mqtx_buf_init(&err);
-	code = mqtx_ctl_exec(D.ctl, argc, argv, flags & (MQTX_CTL_F_STATS | MQTX_CTL_F_JSON |
-							 MQTX_CTL_F_DETAILS), &out, &err);
+	rc = run_request(fd, argc, argv, flags & ~PROTO_REQ_FILE, fds.n ? fds.fd[0] : -1);
 	free(body);
-	n = (uint32_t)proto_send_reply(fd, code, out.data, out.len, err.data, err.len, NULL);
-	mqtx_buf_free(&out);
-	mqtx_buf_free(&err);
-	return n ? -1 : 0;
+	return rc;
 }
 
 static void *client_thread(void *arg)

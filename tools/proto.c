@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mqtx/ctl.h>
 
@@ -51,7 +52,58 @@ static int wait_fd(int fd, short events, const struct proto_wait *w)
 	}
 }
 
-int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w)
+void proto_fds_close(struct proto_fds *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		close(f->fd[i]);
+	f->n = 0;
+}
+
+/* Keep the descriptors of @m's SCM_RIGHTS messages in @fds; close those that do not fit. */
+static void take_fds(struct msghdr *m, struct proto_fds *fds)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			int d;
+
+			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fds->n < PROTO_FDS_MAX) {
+				fds->fd[fds->n++] = d;
+			} else {
+				close(d);
+				fds->excess = true;
+			}
+		}
+	}
+	if (m->msg_flags & MSG_CTRUNC)
+		fds->excess = true; /* the kernel closed what did not fit */
+}
+
+static ssize_t recv_some(int fd, void *buf, size_t len, struct proto_fds *fds)
+{
+	union {
+		char b[CMSG_SPACE(PROTO_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!fds)
+		return recv(fd, buf, len, MSG_DONTWAIT);
+	m.msg_control = cbuf.b;
+	m.msg_controllen = sizeof(cbuf.b);
+	n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n >= 0)
+		take_fds(&m, fds);
+	return n;
+}
+
+int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w, struct proto_fds *fds)
 {
 	char *p = buf;
 
@@ -60,7 +112,7 @@ int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w)
 
 		if (wait_fd(fd, POLLIN, w))
 			return -1;
-		n = recv(fd, p, len, MSG_DONTWAIT);
+		n = recv_some(fd, p, len, fds);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0) {
@@ -74,7 +126,30 @@ int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w)
 	return 0;
 }
 
-int proto_write(int fd, const void *buf, size_t len, const struct proto_wait *w)
+static ssize_t send_some(int fd, const void *buf, size_t len, int file)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (file < 0)
+		return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	memset(&cbuf, 0, sizeof(cbuf));
+	m.msg_control = cbuf.b;
+	m.msg_controllen = sizeof(cbuf.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &file, sizeof(int));
+	return sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+int proto_write(int fd, const void *buf, size_t len, int file, const struct proto_wait *w)
 {
 	const char *p = buf;
 
@@ -83,11 +158,12 @@ int proto_write(int fd, const void *buf, size_t len, const struct proto_wait *w)
 
 		if (wait_fd(fd, POLLOUT, w))
 			return -1;
-		n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = send_some(fd, p, len, file);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
 			return -1;
+		file = -1; /* it went with the first bytes */
 		p += n;
 		len -= (size_t)n;
 	}
@@ -134,7 +210,8 @@ char *proto_encode_req(unsigned flags, int argc, char **argv, size_t *len)
 
 int proto_decode_req(char *p, size_t len, unsigned *flags, int *argc, char **argv)
 {
-	const uint32_t known = MQTX_CTL_F_STATS | MQTX_CTL_F_JSON | MQTX_CTL_F_DETAILS;
+	const uint32_t known = MQTX_CTL_F_STATS | MQTX_CTL_F_JSON | MQTX_CTL_F_DETAILS |
+			       PROTO_REQ_FILE;
 	uint32_t n;
 	size_t off = 8;
 
@@ -169,9 +246,9 @@ static int send_frame(int fd, uint32_t type, const char *data, size_t len,
 	put32(h + 4, type);
 	if (type == PROTO_END)
 		memcpy(h + 8, data, 4);
-	if (proto_write(fd, h, type == PROTO_END ? 12 : 8, w))
+	if (proto_write(fd, h, type == PROTO_END ? 12 : 8, -1, w))
 		return -1;
-	return type == PROTO_END ? 0 : proto_write(fd, data, len, w);
+	return type == PROTO_END ? 0 : proto_write(fd, data, len, -1, w);
 }
 
 static int send_text(int fd, uint32_t type, const char *p, size_t len, const struct proto_wait *w)
@@ -218,7 +295,7 @@ static int recv_frame(int fd, const struct proto_wait *w, struct proto_reply *r,
 	char h[8];
 	uint32_t n, type;
 
-	if (proto_read(fd, h, 8, w))
+	if (proto_read(fd, h, 8, w, NULL))
 		return -1;
 	n = get32(h);
 	type = get32(h + 4);
@@ -228,7 +305,7 @@ static int recv_frame(int fd, const struct proto_wait *w, struct proto_reply *r,
 		errno = EPROTO;
 		return -1;
 	}
-	if (proto_read(fd, chunk, n - 4, w))
+	if (proto_read(fd, chunk, n - 4, w, NULL))
 		return -1;
 	if (type == PROTO_END) {
 		if (get32(chunk) > 255) {

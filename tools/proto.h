@@ -5,9 +5,13 @@
  * payloads are big-endian u32.
  *
  * Request (client to daemon): one frame of at most MQTX_REQ_MAX payload bytes:
- *   u32 flags  MQTX_CTL_F_STATS, MQTX_CTL_F_JSON, MQTX_CTL_F_DETAILS; no other bit
+ *   u32 flags  MQTX_CTL_F_STATS, MQTX_CTL_F_JSON, MQTX_CTL_F_DETAILS, PROTO_REQ_FILE; no other
  *   u32 argc   at most MQTX_ARGC_MAX
  *   argc NUL-terminated words, which fill the payload exactly.
+ * With PROTO_REQ_FILE the frame carries one open file descriptor (SCM_RIGHTS, sent with its
+ * first bytes): the file that the command reads (the word mqtx_ctl_file_word() names), opened
+ * by the client, so that the daemon never opens a name for it. A descriptor without the flag,
+ * the flag without a descriptor, or more than one make the request malformed.
  *
  * Reply (daemon to client): a sequence of frames, each payload starting with a u32 type:
  *   PROTO_OUT  then 1..PROTO_CHUNK_MAX bytes of the command's output text
@@ -27,12 +31,15 @@
 #define MQTX_TOOLS_PROTO_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define MQTX_REQ_MAX	65536u	   /* largest request payload */
 #define MQTX_ARGC_MAX	1024u
 #define PROTO_CHUNK_MAX (256u << 10) /* largest text chunk of a reply frame */
+#define PROTO_REQ_FILE	0x80000000u  /* request flag: a file descriptor comes with it */
+#define PROTO_FDS_MAX	4	     /* descriptors proto_read() keeps; more are refused */
 
 enum proto_type {
 	PROTO_OUT = 1,
@@ -54,18 +61,37 @@ struct proto_wait {
 	sig_atomic_t seen;
 };
 
+/**
+ * struct proto_fds - the descriptors that came with the bytes read (SCM_RIGHTS).
+ * @fd: the first @n of them, open (close-on-exec); proto_fds_close() closes them.
+ * @n: how many.
+ * @excess: more came than PROTO_FDS_MAX, or were cut short: those were closed.
+ */
+struct proto_fds {
+	int fd[PROTO_FDS_MAX];
+	unsigned n;
+	bool excess;
+};
+
+/** proto_fds_close() - close the descriptors of @f and forget them. */
+void proto_fds_close(struct proto_fds *f);
+
 /** proto_deadline() - the monotonic time @ms milliseconds from now; -1 if @ms is negative. */
 int64_t proto_deadline(int ms);
 
 /**
  * proto_read() - read exactly @len bytes from the stream socket @fd within @w (NULL: no limit).
+ * Descriptors that come with them are added to @fds; with @fds NULL the kernel drops them.
  * Return: 0; or -1 with errno 0 (the peer closed), ETIMEDOUT, EINTR (see struct proto_wait) or
  * the socket's error.
  */
-int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w);
+int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w, struct proto_fds *fds);
 
-/** proto_write() - write all of @len bytes within @w (NULL: no limit). Return: as proto_read(). */
-int proto_write(int fd, const void *buf, size_t len, const struct proto_wait *w);
+/**
+ * proto_write() - write all of @len bytes within @w (NULL: no limit), passing the descriptor
+ * @file (-1: none) with the first of them. Return: as proto_read().
+ */
+int proto_write(int fd, const void *buf, size_t len, int file, const struct proto_wait *w);
 
 /** proto_encode_req() - build a request frame; returns it (malloc'd) and its length in *@len. */
 char *proto_encode_req(unsigned flags, int argc, char **argv, size_t *len);
