@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,232 +22,93 @@
 #include <mqtx/ctl.h>
 
 #include "batch.h"
+#include "conn.h"
 #include "ctl/cmd_tool.h"
-#include "proto.h"
+#include "quota.h"
 #include "sockpath.h"
 
-#define MAX_CLIENTS	64
-#define BODY_TIMEOUT_MS 5000 /* the rest of a request must follow its header within this */
-
 struct daemon {
-	struct mqtx_ctl *ctl;
+	struct server srv;
 	char path[108];
 	int lfd;
-	gid_t group;
-	bool has_group;
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	int clients[MAX_CLIENTS]; /* -1: free slot */
-	unsigned nclients;
-	bool quitting;
 };
 
+/* The defaults of --limit (see doc/mqtxd.8). */
 static struct daemon D = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.idle = PTHREAD_COND_INITIALIZER,
+	.srv.lim = { .idle_ms = 60000, .request_ms = 10000, .reply_ms = 60000, .clients = 16,
+		     .jobs = 16, .pools = 64, .memory = (size_t)1 << 30 },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ --daemon ]\n"
+	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ -L NAME=VALUE ]...\n"
+		   "             [ --daemon ]\n"
 		   "  -S PATH    control socket (default: $MQTX_SOCKET, else under the runtime\n"
 		   "             directory: $XDG_RUNTIME_DIR, /run/mqtx or /tmp/mqtx-UID)\n"
 		   "  -c FILE    run the commands of FILE (one per line, # comments) first\n"
 		   "  -g GROUP   also allow members of GROUP (socket mode 0660)\n"
+		   "  -L, --limit NAME=VALUE  what one user's clients may take (0: no limit):\n"
+		   "             idle=SECS (60) request=SECS (10) reply=SECS (60) clients=N (16)\n"
+		   "             jobs=N (16) pools=N (64) memory=SIZE[K|M|G] (1G)\n"
 		   "  --daemon   detach once ready to serve\n");
 }
 
-/* Members of the allowed group: the primary group or a supplementary one of the user. */
-static bool in_group(uid_t uid, gid_t gid, gid_t want)
+/* The names of --limit: 's' seconds (kept in ms), 'n' a count, 'b' bytes (K, M, G). */
+static const struct {
+	const char *name;
+	char kind;
+	size_t off;
+} limit_names[] = {
+	{ "idle", 's', offsetof(struct limits, idle_ms) },
+	{ "request", 's', offsetof(struct limits, request_ms) },
+	{ "reply", 's', offsetof(struct limits, reply_ms) },
+	{ "clients", 'n', offsetof(struct limits, clients) },
+	{ "jobs", 'n', offsetof(struct limits, jobs) },
+	{ "pools", 'n', offsetof(struct limits, pools) },
+	{ "memory", 'b', offsetof(struct limits, memory) },
+};
+
+/* @v as a value of @kind into @f (a field of struct limits); 0 or -1. */
+static int set_limit(char kind, const char *v, void *f)
 {
-	struct passwd *pw;
-	gid_t *groups = NULL;
-	int n = 64;
-	bool found = false;
+	char *end;
+	double x = strtod(v, &end);
+	const char *u;
 
-	if (gid == want)
-		return true;
-	pw = getpwuid(uid);
-	if (!pw)
-		return false;
-	/* getgrouplist() says how many groups there are when the array is too small. */
-	for (int tries = 0; tries < 2 && !found; tries++) {
-		gid_t *g = realloc(groups, (size_t)n * sizeof(*groups));
-		int want_n = n;
+	if (end == v || !(x >= 0))
+		return -1;
+	if (kind == 'b' && *end && (u = strchr("KMG", *end))) {
+		x *= (double)(1ull << (10 * (u - "KMG" + 1)));
+		end++;
+	}
+	if (*end)
+		return -1;
+	if (kind == 's' && x <= 86400)
+		*(unsigned *)f = x > 0 && x < 0.001 ? 1 : (unsigned)(x * 1000 + 0.5);
+	else if (kind == 'n' && x <= 1000000 && x == (unsigned)x)
+		*(unsigned *)f = (unsigned)x;
+	else if (kind == 'b' && x <= (double)(1ull << 50))
+		*(size_t *)f = (size_t)x;
+	else
+		return -1;
+	return 0;
+}
 
-		if (!g)
+/* -L NAME=VALUE */
+static int parse_limit(const char *arg, struct limits *l)
+{
+	const char *eq = strchr(arg, '=');
+
+	for (size_t i = 0; eq && i < sizeof(limit_names) / sizeof(limit_names[0]); i++) {
+		if (strlen(limit_names[i].name) != (size_t)(eq - arg) ||
+		    strncmp(arg, limit_names[i].name, (size_t)(eq - arg)))
+			continue;
+		if (set_limit(limit_names[i].kind, eq + 1, (char *)l + limit_names[i].off))
 			break;
-		groups = g;
-		if (getgrouplist(pw->pw_name, gid, groups, &want_n) >= 0) {
-			for (int i = 0; i < want_n; i++)
-				found |= groups[i] == want;
-			break;
-		}
-		n = want_n;
+		return 0;
 	}
-	free(groups);
-	return found;
-}
-
-static bool peer_allowed(int fd, char *why, size_t len)
-{
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
-		snprintf(why, len, "cannot read peer credentials: %s", strerror(errno));
-		return false;
-	}
-	if (cr.uid == 0 || cr.uid == geteuid() ||
-	    (D.has_group && in_group(cr.uid, cr.gid, D.group)))
-		return true;
-	snprintf(why, len, "mqtxd: permission denied: uid %u (pid %d) may not use this socket "
-		 "(allowed: uid %u%s)\n", (unsigned)cr.uid, (int)cr.pid, (unsigned)geteuid(),
-		 D.has_group ? " and its group" : "");
-	return false;
-}
-
-/* Wait for @fd to be readable; -1 on timeout or error. */
-static int wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int rc;
-
-	do
-		rc = poll(&p, 1, ms);
-	while (rc < 0 && errno == EINTR);
-	return rc == 1 ? 0 : -1;
-}
-
-static void reply_err(int fd, int code, const char *msg)
-{
-	proto_send_reply(fd, code, NULL, 0, msg, strlen(msg), NULL);
-}
-
-/* Run a request for the peer of @fd; @file (or -1) is the file it reads, closed here. */
-static int run_request(int fd, int argc, char **argv, unsigned flags, int file)
-{
-	struct mqtx_ctl_req req = { .fd = file };
-	struct mqtx_buf out, err;
-	char who[32];
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-	int code, rc;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
-		if (file >= 0)
-			close(file);
-		return -1;
-	}
-	snprintf(who, sizeof(who), "uid %u", (unsigned)cr.uid);
-	req.owner = cr.uid;
-	req.who = who;
-	mqtx_buf_init(&out);
-	mqtx_buf_init(&err);
-	code = mqtx_ctl_exec_req(D.ctl, argc, argv, flags, &req, &out, &err);
-	rc = proto_send_reply(fd, code, out.data, out.len, err.data, err.len, NULL);
-	mqtx_buf_free(&out);
-	mqtx_buf_free(&err);
-	return rc;
-}
-
-/* One request: returns 0 to keep the connection, -1 to close it. */
-static int serve_one(int fd)
-{
-	char hdr[4], *body, *argv[MQTX_ARGC_MAX + 1];
-	struct proto_wait w = { .deadline = -1 };
-	struct proto_fds fds = { .n = 0 };
-	unsigned flags;
-	uint32_t n;
-	int argc, rc;
-
-	if (proto_read(fd, hdr, 4, NULL, &fds)) {
-		proto_fds_close(&fds);
-		return -1;
-	}
-	memcpy(&n, hdr, 4);
-	n = ntohl(n);
-	if (n > MQTX_REQ_MAX) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "mqtxd: request too large (%u bytes, at most %u)\n", n,
-			 MQTX_REQ_MAX);
-		reply_err(fd, MQTX_CTL_EPARSE, msg);
-		proto_fds_close(&fds);
-		return -1; /* the stream cannot be resynchronised */
-	}
-	body = malloc(n ? n : 1);
-	if (!body) {
-		proto_fds_close(&fds);
-		return reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: out of memory\n"), -1;
-	}
-	/* A client that stops mid-request is dropped: nothing was run for it. */
-	w.deadline = proto_deadline(BODY_TIMEOUT_MS);
-	if (proto_read(fd, body, n, &w, &fds)) {
-		proto_fds_close(&fds);
-		free(body);
-		return -1;
-	}
-	/* One descriptor exactly when the request says so. */
-	if (proto_decode_req(body, n, &flags, &argc, argv) || fds.excess ||
-	    fds.n != ((flags & PROTO_REQ_FILE) ? 1u : 0u)) {
-		proto_fds_close(&fds);
-		free(body);
-		reply_err(fd, MQTX_CTL_EPARSE, "mqtxd: malformed request\n");
-		return -1;
-	}
-	rc = run_request(fd, argc, argv, flags & ~PROTO_REQ_FILE, fds.n ? fds.fd[0] : -1);
-	free(body);
-	return rc;
-}
-
-static void *client_thread(void *arg)
-{
-	int slot = (int)(intptr_t)arg, fd = D.clients[slot];
-
-	while (wait_readable(fd, -1) == 0 && serve_one(fd) == 0)
-		;
-	pthread_mutex_lock(&D.lock);
-	D.clients[slot] = -1;
-	close(fd);
-	if (--D.nclients == 0)
-		pthread_cond_broadcast(&D.idle);
-	pthread_mutex_unlock(&D.lock);
-	return NULL;
-}
-
-static void accept_one(void)
-{
-	char why[256];
-	pthread_t t;
-	int fd = accept4(D.lfd, NULL, NULL, SOCK_CLOEXEC), slot = -1;
-
-	if (fd < 0)
-		return;
-	if (!peer_allowed(fd, why, sizeof(why))) {
-		fprintf(stderr, "%s", why);
-		reply_err(fd, MQTX_CTL_EREFUSED, why);
-		close(fd);
-		return;
-	}
-	pthread_mutex_lock(&D.lock);
-	for (int i = 0; i < MAX_CLIENTS && slot < 0; i++)
-		if (D.clients[i] < 0)
-			slot = i;
-	if (slot >= 0 && !D.quitting) {
-		D.clients[slot] = fd;
-		D.nclients++;
-		if (pthread_create(&t, NULL, client_thread, (void *)(intptr_t)slot) == 0) {
-			pthread_detach(t);
-			pthread_mutex_unlock(&D.lock);
-			return;
-		}
-		D.clients[slot] = -1;
-		D.nclients--;
-	}
-	pthread_mutex_unlock(&D.lock);
-	reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: too many clients, try again\n");
-	close(fd);
+	fprintf(stderr, "mqtxd: invalid limit \"%s\" (NAME=VALUE; see mqtxd -h)\n", arg);
+	return -1;
 }
 
 /* Run the commands of @file; a line that cannot be split stops the start-up before any
@@ -272,7 +134,7 @@ static int run_config(const char *file)
 
 		mqtx_buf_init(&out);
 		mqtx_buf_init(&err);
-		rc = mqtx_ctl_exec(D.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
+		rc = mqtx_ctl_exec(D.srv.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
 		if (out.len)
 			fwrite(out.data, 1, out.len, stdout);
 		if (rc)
@@ -313,7 +175,7 @@ static int open_socket(void)
 		return -1;
 	}
 	umask(old);
-	if ((D.has_group && (chown(tmp, geteuid(), D.group) || chmod(tmp, 0660))) ||
+	if ((D.srv.has_group && (chown(tmp, geteuid(), D.srv.group) || chmod(tmp, 0660))) ||
 	    listen(D.lfd, 64) || rename(tmp, D.path)) {
 		fprintf(stderr, "mqtxd: %s: %s\n", D.path, strerror(errno));
 		unlink(tmp);
@@ -328,7 +190,7 @@ static void exec_print(int argc, char **argv, unsigned flags)
 
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&err);
-	mqtx_ctl_exec(D.ctl, argc, argv, flags, &out, &err);
+	mqtx_ctl_exec(D.srv.ctl, argc, argv, flags, &out, &err);
 	if (out.len)
 		fwrite(out.data, 1, out.len, stdout);
 	if (err.len)
@@ -346,26 +208,13 @@ static void shutdown_ctl(void)
 
 	exec_print(3, stop, 0);
 	/* Every device, however many: bringing one down leaves the list as it is. */
-	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.ctl, i)); i++) {
+	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.srv.ctl, i)); i++) {
 		char *down[] = { "dev", "set", (char *)mqtx_dev_name(dev), "down" };
 
 		exec_print(4, down, 0);
 	}
 	exec_print(2, show, MQTX_CTL_F_STATS);
 	fflush(stdout);
-}
-
-/* Stop serving: wake every client thread and wait until the last one has left. */
-static void drain_clients(void)
-{
-	pthread_mutex_lock(&D.lock);
-	D.quitting = true;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (D.clients[i] >= 0)
-			shutdown(D.clients[i], SHUT_RDWR);
-	while (D.nclients)
-		pthread_cond_wait(&D.idle, &D.lock);
-	pthread_mutex_unlock(&D.lock);
 }
 
 static void serve(int sfd)
@@ -381,7 +230,7 @@ static void serve(int sfd)
 		if (p[1].revents)
 			break; /* SIGTERM or SIGINT */
 		if (p[0].revents & POLLIN)
-			accept_one();
+			conn_accept(&D.srv, D.lfd);
 	}
 }
 
@@ -428,24 +277,29 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 {
 	static const struct option lo[] = { { "daemon", no_argument, NULL, 'D' },
 					    { "help", no_argument, NULL, 'h' },
+					    { "limit", required_argument, NULL, 'L' },
 					    { NULL, 0, NULL, 0 } };
 	const char *sock = NULL;
 	struct group *gr;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "S:c:g:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:c:g:L:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': sock = optarg; break;
 		case 'c': *cfg = optarg; break;
 		case 'D': *daemonize = true; break;
+		case 'L':
+			if (parse_limit(optarg, &D.srv.lim))
+				return 1;
+			break;
 		case 'g':
 			gr = getgrnam(optarg);
 			if (!gr) {
 				fprintf(stderr, "mqtxd: unknown group \"%s\"\n", optarg);
 				return 1;
 			}
-			D.group = gr->gr_gid;
-			D.has_group = true;
+			D.srv.group = gr->gr_gid;
+			D.srv.has_group = true;
 			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 1;
@@ -472,8 +326,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &cfg, &daemonize))
 		return 1;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		D.clients[i] = -1;
+	quota_init(D.srv.lim.memory); /* before the library makes anything */
 	if (daemonize && detach(&ready_fd)) {
 		perror("mqtxd: fork");
 		return 1;
@@ -489,12 +342,12 @@ int main(int argc, char **argv)
 	 * (death without the shutdown) would leave the socket and the jobs behind. */
 	signal(SIGHUP, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0 || mqtx_ctl_new(&D.ctl)) {
+	if (sfd < 0 || mqtx_ctl_new(&D.srv.ctl)) {
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno));
 		return 1;
 	}
 	if ((cfg && run_config(cfg)) || open_socket()) {
-		mqtx_ctl_free(D.ctl);
+		mqtx_ctl_free(D.srv.ctl);
 		return 1;
 	}
 	fprintf(stderr, "mqtxd: serving %s\n", D.path);
@@ -502,8 +355,8 @@ int main(int argc, char **argv)
 	serve(sfd);
 	close(D.lfd);
 	unlink(D.path);
-	drain_clients();
+	conn_drain();
 	shutdown_ctl();
-	mqtx_ctl_free(D.ctl);
+	mqtx_ctl_free(D.srv.ctl);
 	return 0;
 }
