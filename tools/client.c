@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -51,14 +52,38 @@ static bool peer_closed(int fd)
 	return poll(&p, 1, 0) != 0;
 }
 
+/* Whoever listens on the path gets the user's commands and files, so it must be root or the
+ * user: a socket that another user planted (in a directory anyone may write) is refused. */
+static int check_server(struct backend *b, struct result *r)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	if (getsockopt(b->fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+		fail(r, "mqtx: %s: cannot read the server's credentials: %s\n", b->path,
+		     strerror(errno));
+		return -1;
+	}
+	if (cr.uid == 0 || cr.uid == geteuid() || cr.uid == getuid())
+		return 0;
+	fail(r, "mqtx: %s is served by uid %u (pid %d), which is neither root nor you (uid %u); "
+	     "not talking to it\n", b->path, (unsigned)cr.uid, (int)cr.pid, (unsigned)getuid());
+	return -1;
+}
+
 static int remote_connect(struct backend *b, struct result *r)
 {
 	b->fd = sockpath_connect(b->path, b->timeout_ms);
-	if (b->fd >= 0)
+	if (b->fd < 0) {
+		fail(r, "mqtx: cannot reach mqtxd at %s: %s%s\n", b->path, strerror(errno),
+		     errno == ENOENT || errno == ECONNREFUSED
+			     ? " (is mqtxd running? use -S PATH or -batch)" : "");
+		return -1;
+	}
+	if (check_server(b, r) == 0)
 		return 0;
-	fail(r, "mqtx: cannot reach mqtxd at %s: %s%s\n", b->path, strerror(errno),
-	     errno == ENOENT || errno == ECONNREFUSED ? " (is mqtxd running? use -S PATH or -batch)"
-						       : "");
+	close(b->fd);
+	b->fd = -1;
 	return -1;
 }
 

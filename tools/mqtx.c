@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 {
 	struct backend b = { .fd = -1, .timeout_ms = CLIENT_TIMEOUT_S * 1000 };
 	const char *batch = NULL, *sock = NULL;
-	char path[108];
+	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX] = "", why[SOCKPATH_MAX + 128];
 	unsigned flags = 0;
 	bool force = false;
 	int i, code;
@@ -312,8 +312,12 @@ int main(int argc, char **argv)
 		return code < 0 ? die_by(-code) : code;
 	}
 	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)
-		 : sockpath_default(path, sizeof(path), 0)) {
-		fprintf(stderr, "mqtx: no usable socket path\n");
+		 : sockpath_default(path, dir, sizeof(dir), false)) {
+		fprintf(stderr, "mqtx: no usable socket path (too long)\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	if (*dir && sockpath_check_dir(dir, why, sizeof(why))) {
+		fprintf(stderr, "mqtx: %s\n", why);
 		return MQTX_CTL_EREFUSED;
 	}
 	b.path = path;

@@ -24,17 +24,18 @@
 #include "batch.h"
 #include "conn.h"
 #include "ctl/cmd_tool.h"
+#include "listen.h"
 #include "quota.h"
-#include "sockpath.h"
 
 struct daemon {
 	struct server srv;
-	char path[108];
-	int lfd;
+	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX]; /* dir: the private directory, "" with -S */
+	struct listener sock;
 };
 
 /* The defaults of --limit (see doc/mqtxd.8). */
 static struct daemon D = {
+	.sock = { .fd = -1, .lock_fd = -1 },
 	.srv.lim = { .idle_ms = 60000, .request_ms = 10000, .reply_ms = 60000, .clients = 16,
 		     .jobs = 16, .pools = 64, .memory = (size_t)1 << 30 },
 };
@@ -43,8 +44,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ -L NAME=VALUE ]...\n"
 		   "             [ --daemon ]\n"
-		   "  -S PATH    control socket (default: $MQTX_SOCKET, else under the runtime\n"
-		   "             directory: $XDG_RUNTIME_DIR, /run/mqtx or /tmp/mqtx-UID)\n"
+		   "  -S PATH    control socket (default: $MQTX_SOCKET, else mqtx.sock in a\n"
+		   "             private directory: $XDG_RUNTIME_DIR/mqtx, /run/mqtx (root) or\n"
+		   "             /tmp/mqtx-UID)\n"
 		   "  -c FILE    run the commands of FILE (one per line, # comments) first\n"
 		   "  -g GROUP   also allow members of GROUP (socket mode 0660)\n"
 		   "  -L, --limit NAME=VALUE  what one user's clients may take (0: no limit):\n"
@@ -147,41 +149,17 @@ static int run_config(const char *file)
 	return rc || bad ? -1 : 0;
 }
 
-/* Bind on a temporary name, then rename: the socket appears only once it accepts. */
-static int open_socket(void)
+/* The path is claimed before the configuration runs, so that a second daemon gives up at
+ * once; the default path's private directory first (-S PATH's is the user's choice). */
+static int claim_socket(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char tmp[sizeof(sa.sun_path)];
-	mode_t old;
-	int fd;
+	char why[256];
 
-	fd = sockpath_connect(D.path, -1);
-	if (fd >= 0) {
-		close(fd);
-		fprintf(stderr, "mqtxd: %s: another daemon is serving it\n", D.path);
+	if (*D.dir && sockpath_prepare_dir(D.dir, D.srv.has_group, D.srv.group, why, sizeof(why))) {
+		fprintf(stderr, "mqtxd: %s\n", why);
 		return -1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.%d", D.path, (int)getpid()) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "mqtxd: %s: path too long\n", D.path);
-		return -1;
-	}
-	strcpy(sa.sun_path, tmp);
-	unlink(tmp);
-	D.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	old = umask(0177);
-	if (D.lfd < 0 || bind(D.lfd, (struct sockaddr *)&sa, sizeof(sa))) {
-		umask(old);
-		fprintf(stderr, "mqtxd: %s: %s\n", D.path, strerror(errno));
-		return -1;
-	}
-	umask(old);
-	if ((D.srv.has_group && (chown(tmp, geteuid(), D.srv.group) || chmod(tmp, 0660))) ||
-	    listen(D.lfd, 64) || rename(tmp, D.path)) {
-		fprintf(stderr, "mqtxd: %s: %s\n", D.path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return listen_lock(&D.sock, D.path);
 }
 
 static void exec_print(int argc, char **argv, unsigned flags)
@@ -219,7 +197,8 @@ static void shutdown_ctl(void)
 
 static void serve(int sfd)
 {
-	struct pollfd p[2] = { { .fd = D.lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = D.sock.fd, .events = POLLIN },
+			       { .fd = sfd, .events = POLLIN } };
 
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
@@ -230,7 +209,7 @@ static void serve(int sfd)
 		if (p[1].revents)
 			break; /* SIGTERM or SIGINT */
 		if (p[0].revents & POLLIN)
-			conn_accept(&D.srv, D.lfd);
+			conn_accept(&D.srv, D.sock.fd);
 	}
 }
 
@@ -310,8 +289,8 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 		return 1;
 	}
 	if (sock ? snprintf(D.path, sizeof(D.path), "%s", sock) >= (int)sizeof(D.path)
-		 : sockpath_default(D.path, sizeof(D.path), 1)) {
-		fprintf(stderr, "mqtxd: no usable socket path\n");
+		 : sockpath_default(D.path, D.dir, sizeof(D.dir), true)) {
+		fprintf(stderr, "mqtxd: no usable socket path (too long)\n");
 		return 1;
 	}
 	return 0;
@@ -346,15 +325,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno));
 		return 1;
 	}
-	if ((cfg && run_config(cfg)) || open_socket()) {
+	if (claim_socket() || (cfg && run_config(cfg)) ||
+	    listen_publish(&D.sock, D.srv.has_group, D.srv.group)) {
+		listen_close(&D.sock);
 		mqtx_ctl_free(D.srv.ctl);
 		return 1;
 	}
 	fprintf(stderr, "mqtxd: serving %s\n", D.path);
 	announce_ready(ready_fd);
 	serve(sfd);
-	close(D.lfd);
-	unlink(D.path);
+	listen_close(&D.sock);
 	conn_drain();
 	shutdown_ctl();
 	mqtx_ctl_free(D.srv.ctl);
