@@ -132,8 +132,26 @@ if [ "$(id -u)" -eq 0 ]; then
 		ok "replay: the client's permissions, not root's" ||
 		fail "replay of a file the client cannot read: exit $rc: $(cat "$T/out")"
 	as_nobody "$MQTX" -S "$T/g.sock" replay "$T/public.pcap" dev n0 topspeed >"$T/out" 2>&1
-	grep -q "^replay 1 dev n0 done sent 10 " "$T/out" && ok "replay: a file the client can read" ||
-		fail "replay as nobody: $(cat "$T/out")"
+	grep -q "^replay 1 dev n0 done sent 10 " "$T/out" &&
+		ok "replay: a file the client can read" || fail "replay as nobody: $(cat "$T/out")"
+	kill "$GPID"; wait "$GPID"; GPID=
+	# -g: the groups the peer's process has, not what /etc/group says of its user (4242 is in
+	# no file at all). The socket is opened to all, so that the daemon decides, not its mode.
+	"$MQTXD" -S "$T/g2.sock" -g 4242 >"$T/g2.out" 2>&1 &
+	GPID=$!
+	for _ in $(seq 100); do [ -S "$T/g2.sock" ] && break; sleep 0.05; done
+	[ "$(stat -c %g "$T/g2.sock")" = 4242 ] && ok "-g 4242: the socket's group" ||
+		fail "-g 4242: $(cat "$T/g2.out")"
+	chmod 666 "$T/g2.sock"
+	g2() { setpriv --reuid=65534 "$@" "$MQTX" -S "$T/g2.sock" dev show >"$T/out" 2>&1; }
+	g2 --regid=65534 --groups=4242 && ok "-g: a supplementary group of the process counts" ||
+		fail "-g, supplementary group: $(cat "$T/out")"
+	g2 --regid=4242 --clear-groups && ok "-g: so does its group" ||
+		fail "-g, primary group: $(cat "$T/out")"
+	g2 --regid=65534 --clear-groups; rc=$?
+	[ $rc -eq 2 ] && grep -q "permission denied: uid 65534" "$T/out" &&
+		ok "-g: a process not in the group is refused" ||
+		fail "-g, no group: $rc $(cat "$T/out")"
 	kill "$GPID"; wait "$GPID"; GPID=
 else
 	echo "skip: permission checks need root (a second user)"
@@ -172,7 +190,10 @@ replay: x: a FIFO, not a capture file") ok "a FIFO's descriptor sent by hand is 
 esac
 for m in unannounced-fd missing-fd two-fds; do
 	r=$(raw $m "$T/fifo")
-	case "$r" in 1*) ok "descriptors ($m): malformed" ;; *) fail "descriptors ($m): got '$r'" ;; esac
+	case "$r" in
+	1*) ok "descriptors ($m): malformed" ;;
+	*) fail "descriptors ($m): got '$r'" ;;
+	esac
 done
 mkdir "$T/cwd"
 cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/cwd/mine.pcap"

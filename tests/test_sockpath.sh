@@ -199,6 +199,21 @@ timeout 30 "$MQTXD" -S "$T/nb/x.sock" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "is a socket of uid 65534; not replacing it" "$T/out" &&
 	[ "$(stat -c %u "$T/nb/x.sock")" = 65534 ] && ok "another user's socket is left alone" ||
 	fail "another user's socket: $rc $(cat "$T/out")"
+# With -g, the private directory lets the group's members through to the socket.
+rm -rf "$T/xdg/mqtx"
+XDG_RUNTIME_DIR=$T/xdg daemon grp -g 4242
+g=$LAST
+chmod 711 "$T/xdg"
+modes() { stat -c '%a %g' "$T/xdg/mqtx" "$T/xdg/mqtx/mqtx.sock" | tr '\n' ' '; }
+wait_for "$T/xdg/mqtx/mqtx.sock" && [ "$(modes)" = "710 4242 660 4242 " ] &&
+	ok "-g: directory 0710 and socket 0660, both of the group" ||
+	fail "-g: $(stat -c '%n %a %g' "$T/xdg/mqtx" "$T/xdg/mqtx/mqtx.sock"; cat "$T/grp.err")"
+XDG_RUNTIME_DIR=$T/xdg setpriv --reuid=65534 --regid=65534 --groups=4242 "$T/bin/mqtx" dev show \
+	>"$T/out" 2>&1 && ok "-g: a member reaches the default socket" ||
+	fail "-g member: $(cat "$T/out")"
+stop $g
+chmod 700 "$T/xdg"
+rm -rf "$T/xdg/mqtx"
 # A directory of another user is not a private directory of ours.
 mkdir -m 700 "$T/xdg/mqtx"
 chown 65534 "$T/xdg/mqtx"

@@ -55,6 +55,26 @@ static void usage(FILE *f)
 		   "  --daemon   detach once ready to serve\n");
 }
 
+/* -g GROUP: a name, or a number as chown(1) takes one. */
+static int parse_group(const char *arg, gid_t *gid)
+{
+	struct group *gr = getgrnam(arg);
+	char *end;
+	unsigned long n;
+
+	if (gr) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	n = strtoul(arg, &end, 10);
+	if (*arg && !*end && n < (gid_t)-1) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	fprintf(stderr, "mqtxd: unknown group \"%s\"\n", arg);
+	return -1;
+}
+
 /* The names of --limit: 's' seconds (kept in ms), 'n' a count, 'b' bytes (K, M, G). */
 static const struct {
 	const char *name;
@@ -259,7 +279,6 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 					    { "limit", required_argument, NULL, 'L' },
 					    { NULL, 0, NULL, 0 } };
 	const char *sock = NULL;
-	struct group *gr;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "S:c:g:L:h", lo, NULL)) != -1) {
@@ -272,12 +291,8 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 				return 1;
 			break;
 		case 'g':
-			gr = getgrnam(optarg);
-			if (!gr) {
-				fprintf(stderr, "mqtxd: unknown group \"%s\"\n", optarg);
+			if (parse_group(optarg, &D.srv.group))
 				return 1;
-			}
-			D.srv.group = gr->gr_gid;
 			D.srv.has_group = true;
 			break;
 		case 'h': usage(stdout); exit(0);
