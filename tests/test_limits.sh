@@ -27,7 +27,10 @@ start() { # start the daemon on $S with extra args; wait for the socket
 	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
 	return 1
 }
-stop() { kill -TERM "$DPID"; wait "$DPID"; DPID=; }
+stop() { # SIGTERM; the daemon must exit 0 (a sanitizer's report at exit would not)
+	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
+	[ $rc -eq 0 ] || fail "mqtxd exited $rc: $(tail -20 "$T/daemon.err")"
+}
 m() { timeout 60 "$MQTX" -S "$S" "$@"; }
 # until SECS CMD...: run CMD until it succeeds, for at most SECS (a failure bound)
 until_ok() {

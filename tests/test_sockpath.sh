@@ -26,7 +26,10 @@ daemon() {
 	"$MQTXD" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAST=$!
 }
-stop() { kill -TERM "$1"; wait "$1"; }
+stop() { # SIGTERM; the daemon must exit 0 (a sanitizer's report at exit would not)
+	kill -TERM "$1"; wait "$1"; rc=$?
+	[ $rc -eq 0 ] || fail "mqtxd exited $rc"
+}
 cat >"$T/helper.py" <<'PY'
 import fcntl, socket, struct, sys, time
 mode, path = sys.argv[1], sys.argv[2]
