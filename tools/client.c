@@ -71,22 +71,6 @@ static int check_server(struct backend *b, struct result *r)
 	return -1;
 }
 
-static int remote_connect(struct backend *b, struct result *r)
-{
-	b->fd = sockpath_connect(b->path, b->timeout_ms);
-	if (b->fd < 0) {
-		fail(r, "mqtx: cannot reach mqtxd at %s: %s%s\n", b->path, strerror(errno),
-		     errno == ENOENT || errno == ECONNREFUSED
-			     ? " (is mqtxd running? use -S PATH or -batch)" : "");
-		return -1;
-	}
-	if (check_server(b, r) == 0)
-		return 0;
-	close(b->fd);
-	b->fd = -1;
-	return -1;
-}
-
 /* The wait ended without a reply: say why; the connection is out of step, so drop it. */
 static void lost_reply(struct backend *b, struct result *r, int e)
 {
@@ -100,8 +84,29 @@ static void lost_reply(struct backend *b, struct result *r, int e)
 	} else {
 		fail(r, "mqtx: %s: %s\n", b->path, e ? strerror(e) : "mqtxd closed the connection");
 	}
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+}
+
+static int remote_connect(struct backend *b, struct result *r)
+{
+	b->fd = sockpath_connect(b->path, b->timeout_ms);
+	if (b->fd < 0 && errno == EINTR) { /* a full listen queue, and then a signal */
+		lost_reply(b, r, EINTR);
+		return -1;
+	}
+	if (b->fd < 0) {
+		fail(r, "mqtx: cannot reach mqtxd at %s: %s%s\n", b->path, strerror(errno),
+		     errno == ENOENT || errno == ECONNREFUSED
+			     ? " (is mqtxd running? use -S PATH or -batch)" : "");
+		return -1;
+	}
+	if (check_server(b, r) == 0)
+		return 0;
 	close(b->fd);
 	b->fd = -1;
+	return -1;
 }
 
 /*
