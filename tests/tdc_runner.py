@@ -16,9 +16,17 @@ import time
 
 
 def run(cmd, env, timeout=30):
-    p = subprocess.run(cmd, shell=True, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=timeout, text=True)
-    return p.returncode, p.stdout, p.stderr
+    """A command that hangs fails its case (exit code -1) instead of stopping the run; it is
+    killed with everything it started."""
+    p = subprocess.Popen(cmd, shell=True, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return -1, '', 'timed out after %d s' % timeout
+    return p.returncode, out, err
 
 
 def subst(cmd, env):

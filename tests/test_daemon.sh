@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mqtxd: socket permissions and SO_PEERCRED, malformed/oversized/partial requests, racing
-# clients, config file, --daemon, and the SIGTERM shutdown. Needs $MQTX and $MQTXD.
+# clients, replay files opened by the client, config file, --daemon, SIGHUP (ignored) and the
+# SIGTERM shutdown. Needs $MQTX, $MQTXD and $MQTX_SRCDIR.
 set -u
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-daemon-test.XXXXXX)
 S=$T/mqtx.sock
 fails=0
 DPID=
+GPID=
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$GPID" ] && kill "$GPID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -32,9 +35,9 @@ stop() { # SIGTERM; the daemon must exit 0
 	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
 	[ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
 }
-raw() { # raw HEX-ish python snippet against the socket; prints the reply code or "closed"
-	python3 - "$S" "$1" <<'PY'
-import socket, struct, sys
+raw() { # a raw python client against the socket; prints the replies' exit codes or "closed"
+	python3 - "$S" "$@" <<'PY'
+import os, socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
 mode = sys.argv[2]
@@ -63,7 +66,16 @@ elif mode == 'short-header':
     s.close()
     print('closed')
     sys.exit(0)
-replies = []
+elif mode.endswith('-fd') or mode.endswith('-fds'):
+    # A replay with descriptors sent by hand: FILE_FLAG says whether the request announces one.
+    FILE_FLAG = 0x80000000
+    fifo = sys.argv[3]
+    fds = {'fifo-fd': [os.open(fifo, os.O_RDWR)], 'unannounced-fd': [os.open('/dev/null', 0)],
+           'missing-fd': [], 'two-fds': [os.open('/dev/null', 0), os.open('/dev/null', 0)]}[mode]
+    r = req(['replay', 'x', 'dev', 'eth0'], 0 if mode == 'unannounced-fd' else FILE_FLAG)
+    socket.send_fds(s, [r], fds)
+    s.shutdown(socket.SHUT_WR)  # one request: the daemon closes after its reply
+replies, errs = [], b''
 try:
     while True:
         h = s.recv(4, socket.MSG_WAITALL)
@@ -71,10 +83,15 @@ try:
             break
         n = struct.unpack('!I', h)[0]
         b = s.recv(n, socket.MSG_WAITALL)
-        replies.append(struct.unpack('!I', b[:4])[0])
+        if struct.unpack('!I', b[:4])[0] == 3:  # the END frame holds the exit code
+            replies.append(struct.unpack('!I', b[4:8])[0])
+        elif struct.unpack('!I', b[:4])[0] == 2:
+            errs += b[4:]
 except ConnectionResetError:
     pass
 print(' '.join(map(str, replies)) if replies else 'closed')
+if len(sys.argv) > 4:
+    print(errs.decode(), end='')
 PY
 }
 
@@ -101,6 +118,41 @@ if [ "$(id -u)" -eq 0 ]; then
 		fail "other user, mode 0666: exit $rc: $(cat "$T/out")"
 	expect 0 "the daemon still serves its owner" -- "$MQTX" -S "$S" dev show eth0
 	chmod 600 "$S"
+	# A replay's file is opened with the client's permissions, not the daemon's (root's).
+	"$MQTXD" -S "$T/g.sock" -g "$(getent group 65534 | cut -d: -f1)" >"$T/g.out" 2>&1 &
+	GPID=$!
+	for _ in $(seq 100); do [ -S "$T/g.sock" ] && break; sleep 0.05; done
+	cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/secret.pcap"
+	cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/public.pcap"
+	chmod 600 "$T/secret.pcap"
+	chmod 644 "$T/public.pcap"
+	as_nobody "$MQTX" -S "$T/g.sock" dev add n0 type null up >"$T/out" 2>&1
+	as_nobody "$MQTX" -S "$T/g.sock" replay "$T/secret.pcap" dev n0 >"$T/out" 2>&1; rc=$?
+	[ $rc -eq 1 ] && grep -q "secret.pcap: Permission denied" "$T/out" &&
+		ok "replay: the client's permissions, not root's" ||
+		fail "replay of a file the client cannot read: exit $rc: $(cat "$T/out")"
+	as_nobody "$MQTX" -S "$T/g.sock" replay "$T/public.pcap" dev n0 topspeed >"$T/out" 2>&1
+	grep -q "^replay 1 dev n0 done sent 10 " "$T/out" &&
+		ok "replay: a file the client can read" || fail "replay as nobody: $(cat "$T/out")"
+	kill "$GPID"; wait "$GPID"; GPID=
+	# -g: the groups the peer's process has, not what /etc/group says of its user (4242 is in
+	# no file at all). The socket is opened to all, so that the daemon decides, not its mode.
+	"$MQTXD" -S "$T/g2.sock" -g 4242 >"$T/g2.out" 2>&1 &
+	GPID=$!
+	for _ in $(seq 100); do [ -S "$T/g2.sock" ] && break; sleep 0.05; done
+	[ "$(stat -c %g "$T/g2.sock")" = 4242 ] && ok "-g 4242: the socket's group" ||
+		fail "-g 4242: $(cat "$T/g2.out")"
+	chmod 666 "$T/g2.sock"
+	g2() { setpriv --reuid=65534 "$@" "$MQTX" -S "$T/g2.sock" dev show >"$T/out" 2>&1; }
+	g2 --regid=65534 --groups=4242 && ok "-g: a supplementary group of the process counts" ||
+		fail "-g, supplementary group: $(cat "$T/out")"
+	g2 --regid=4242 --clear-groups && ok "-g: so does its group" ||
+		fail "-g, primary group: $(cat "$T/out")"
+	g2 --regid=65534 --clear-groups; rc=$?
+	[ $rc -eq 2 ] && grep -q "permission denied: uid 65534" "$T/out" &&
+		ok "-g: a process not in the group is refused" ||
+		fail "-g, no group: $rc $(cat "$T/out")"
+	kill "$GPID"; wait "$GPID"; GPID=
 else
 	echo "skip: permission checks need root (a second user)"
 fi
@@ -124,6 +176,31 @@ big=$(python3 -c 'print(" ".join(["x" * 100] * 1000))')
 # shellcheck disable=SC2086
 expect 1 "oversized command from mqtx" -- "$MQTX" -S "$S" dev add $big
 
+# ---- a replay's file is opened by the client, never by the daemon ----
+mkfifo "$T/fifo"
+timeout 30 "$MQTX" -S "$S" replay "$T/fifo" dev eth0 >"$T/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "a FIFO, not a capture file" "$T/out" && ok "a FIFO is refused at once" ||
+	fail "replay of a FIFO: exit $rc: $(cat "$T/out")"
+: <>"$T/fifo" # had the daemon opened it, this lets it go
+expect 0 "the daemon serves after a FIFO" -- timeout 30 "$MQTX" -S "$S" dev show eth0
+r=$(raw fifo-fd "$T/fifo" text)
+case "$r" in "1
+replay: x: a FIFO, not a capture file") ok "a FIFO's descriptor sent by hand is refused" ;;
+*) fail "a FIFO's descriptor: got '$r'" ;;
+esac
+for m in unannounced-fd missing-fd two-fds; do
+	r=$(raw $m "$T/fifo")
+	case "$r" in
+	1*) ok "descriptors ($m): malformed" ;;
+	*) fail "descriptors ($m): got '$r'" ;;
+	esac
+done
+mkdir "$T/cwd"
+cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/cwd/mine.pcap"
+(cd "$T/cwd" && "$MQTX" -S "$S" replay mine.pcap dev eth0 topspeed) >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^replay [0-9]* dev eth0 done sent 10 " "$T/out" &&
+	ok "a relative path is the client's" || fail "relative path: exit $rc: $(cat "$T/out")"
+
 # ---- two clients racing ----
 race() {
 	for i in $(seq 25); do
@@ -141,6 +218,11 @@ n=$("$MQTX" -S "$S" dev show | grep -c '^r[ab]x')
 [ "$n" -eq 50 ] && ok "racing clients: 50 devices" || fail "racing clients: $n devices"
 n=$("$MQTX" -S "$S" -s dev show | grep -A1 '^r[ab]x' | grep -c 'TX: packets 50 ')
 [ "$n" -eq 50 ] && ok "racing clients: every generator sent 50" || fail "racing: $n generators complete"
+
+# ---- SIGHUP is ignored: no death, no stale socket ----
+kill -HUP "$DPID"
+expect 0 "SIGHUP: still serving" -- "$MQTX" -S "$S" dev show eth0
+kill -0 "$DPID" 2>/dev/null && ok "SIGHUP: still running" || fail "SIGHUP killed the daemon"
 
 # ---- shutdown with a generator running: final counters, exit 0 ----
 "$MQTX" -S "$S" gen dev eth0 rate 1000pps detach >/dev/null

@@ -14,20 +14,84 @@ void batch_free(struct batch_line *lines, size_t n)
 	free(lines);
 }
 
+enum line_status { LINE_OK, LINE_END, LINE_LONG, LINE_ERR };
+
+/* One line, its newline included, into @buf (BATCH_LINE_MAX + 1 bytes). getline() would grow
+ * without bound on an endless input (/dev/zero) and reports running out of memory as the end of
+ * the file; a fixed buffer makes both a clear error. */
+static enum line_status read_line(FILE *f, char *buf, size_t *len)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n == BATCH_LINE_MAX)
+			return LINE_LONG;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	*len = n;
+	if (c == EOF && ferror(f))
+		return LINE_ERR;
+	return n ? LINE_OK : LINE_END;
+}
+
+/* Split one line into @l; a line that cannot be split is reported and kept with argv NULL. */
+static int split_line(const char *line, size_t len, struct batch_line *l, const char *prog,
+		      const char *file)
+{
+	struct mqtx_buf err;
+	int bad = 0;
+
+	mqtx_buf_init(&err);
+	if (strlen(line) != len) {
+		fprintf(stderr, "%s: %s:%d: a NUL byte in the line\n", prog, file, l->lineno);
+		bad = 1;
+	} else if (mqtx_ctl_split(line, &l->argc, &l->argv, &err)) {
+		fprintf(stderr, "%s: %s:%d: %s", prog, file, l->lineno, err.data ? err.data : "\n");
+		l->argv = NULL;
+		bad = 1;
+	}
+	mqtx_buf_free(&err);
+	return bad;
+}
+
+/* Why reading stopped before the end, as "PROG: FILE:LINE: why". */
+static void report(enum line_status st, int err, const char *prog, const char *file, int lineno)
+{
+	if (st == LINE_LONG)
+		fprintf(stderr, "%s: %s:%d: the line is longer than %u bytes\n", prog, file, lineno,
+			BATCH_LINE_MAX);
+	else if (st == LINE_ERR)
+		fprintf(stderr, "%s: %s:%d: cannot read: %s\n", prog, file, lineno, strerror(err));
+	else
+		fprintf(stderr, "%s: %s:%d: the file is larger than %u MiB, the most a command "
+			"file may hold\n", prog, file, lineno, BATCH_FILE_MAX >> 20);
+}
+
 /* Every line is read and split before any runs, so that a malformed line stops a batch
  * before it changed anything. */
 int batch_read(FILE *f, const char *prog, const char *file, struct batch_line **out, size_t *nout)
 {
 	struct batch_line *lines = NULL, *l;
-	size_t n = 0, cap = 0, linecap = 0;
-	char *line = NULL;
+	size_t n = 0, cap = 0, len, total = 0;
+	char *line = malloc(BATCH_LINE_MAX + 1);
+	enum line_status st = LINE_OK;
 	int lineno = 0, bad = 0;
-	ssize_t len;
 
-	while ((len = getline(&line, &linecap, f)) >= 0) {
-		struct mqtx_buf err;
-
+	if (!line)
+		goto nomem;
+	for (;;) {
+		errno = 0;
+		st = read_line(f, line, &len);
 		lineno++;
+		if (st != LINE_OK)
+			break;
+		total += len;
+		if (total > BATCH_FILE_MAX)
+			break;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			l = realloc(lines, cap * sizeof(*l));
@@ -37,23 +101,14 @@ int batch_read(FILE *f, const char *prog, const char *file, struct batch_line **
 		}
 		l = &lines[n];
 		*l = (struct batch_line){ .lineno = lineno };
-		mqtx_buf_init(&err);
-		if (strlen(line) != (size_t)len) {
-			fprintf(stderr, "%s: %s:%d: a NUL byte in the line\n", prog, file, lineno);
-			bad++;
-		} else if (mqtx_ctl_split(line, &l->argc, &l->argv, &err)) {
-			fprintf(stderr, "%s: %s:%d: %s", prog, file, lineno, err.data ? err.data : "\n");
-			l->argv = NULL;
-			bad++;
-		}
-		mqtx_buf_free(&err);
+		bad += split_line(line, len, l, prog, file);
 		if (!l->argv || l->argc)
 			n++;
 		else
 			mqtx_ctl_split_free(l->argv);
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
+	if (st != LINE_END) {
+		report(st, errno, prog, file, lineno);
 		free(line);
 		batch_free(lines, n);
 		return -1;

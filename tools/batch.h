@@ -9,6 +9,9 @@
 
 #include <mqtx/ctl.h>
 
+#define BATCH_LINE_MAX 65536u	    /* bytes in a line, its newline included */
+#define BATCH_FILE_MAX (16u << 20) /* bytes in a command file */
+
 /** One non-empty line of a command file. */
 struct batch_line {
 	int lineno, argc;
@@ -19,8 +22,10 @@ struct batch_line {
  * batch_read() - read all of @f and split each line. Empty and comment lines are left out; a
  * line that cannot be split is kept with argv NULL and reported on stderr as
  * "PROG: FILE:LINE: why". *@out (free with batch_free()) and *@n are set unless -1 is returned.
- * Return: the number of lines that could not be split, or -1 (read error, out of memory;
- * reported).
+ * Return: the number of lines that could not be split, or -1 when the file cannot be used at
+ * all: a read error, a line longer than BATCH_LINE_MAX, a file larger than BATCH_FILE_MAX (an
+ * endless input such as /dev/zero is one of these), out of memory; reported as
+ * "PROG: FILE:LINE: why". Input that cannot be read is never taken for an empty file.
  */
 int batch_read(FILE *f, const char *prog, const char *file, struct batch_line **out, size_t *n);
 

@@ -9,25 +9,34 @@
 
 #include <mqtx/ctl.h>
 
+#define CLIENT_TIMEOUT_S 60 /* default wait for each part of mqtxd's reply (-timeout) */
+
 struct backend {
 	struct mqtx_ctl *ctl; /* in-process, or NULL */
-	int fd;		      /* connected to mqtxd, or -1 */
+	int fd;		      /* connected to mqtxd, or -1: connect on the next command */
 	const char *path;
+	int timeout_ms; /* wait for each part of a reply; negative: no limit */
+	sig_atomic_t handled; /* signals the caller has acted on: only a later one ends a wait */
 };
 
 /** A command's result: exit code, output and error text (malloc'd, NUL-terminated). */
 struct result {
 	int code;
 	char *out, *err;
+	int signo; /* non-zero: this signal ended the wait for the reply (code 2, err says so) */
 };
 
-/** backend_exec() - run one command; a transport failure is exit code 2 with a message. */
+/**
+ * backend_exec() - run one command. With a daemon, connect first if need be (again after the
+ * daemon closed an idle connection); a transport failure, a timeout or a signal during the wait
+ * is exit code 2 with a message, and the connection is dropped (the next command reconnects).
+ */
 void backend_exec(struct backend *b, int argc, char **argv, unsigned flags, struct result *r);
 
 void result_free(struct result *r);
 
-/** interrupted - set by SIGINT/SIGTERM while the tool waits (gen, replay, top). */
-extern volatile sig_atomic_t interrupted;
+/** interrupted - the last SIGINT/SIGTERM taken (0: none); nsignals - how many were taken. */
+extern volatile sig_atomic_t interrupted, nsignals;
 
 /** top_main() - mqtx top [dev NAME] [interval SECS] [count N]. Returns the exit code. */
 int top_main(struct backend *b, int argc, char **argv);

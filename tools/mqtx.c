@@ -11,14 +11,34 @@
 
 #include "batch.h"
 #include "client.h"
-#include "proto.h"
+#include "sockpath.h"
 
-volatile sig_atomic_t interrupted;
+volatile sig_atomic_t interrupted, nsignals;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
+	nsignals++;
+}
+
+/* Without SA_RESTART: a signal must end a blocking wait (for mqtxd, or a sleep), not resume it. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* A command the user gave up on ends as tc would end: killed by the signal (status 128 + N). */
+static int die_by(int sig)
+{
+	fflush(stdout);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return 128 + sig;
 }
 
 static void usage(FILE *f)
@@ -28,56 +48,10 @@ static void usage(FILE *f)
 		"       mqtx [ OPTIONS ] -batch FILE\n"
 		"where  OBJECT := { dev | qdisc | class | gen | replay | hash | top }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
-		"                    -V[ersion] }\n"
+		"                    -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead.\n"
 		"Try \"mqtx OBJECT help\".\n");
-}
-
-void result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-static void set_result(struct result *r, int code, const char *out, size_t outlen,
-		       const char *err, size_t errlen)
-{
-	r->code = code;
-	r->out = strndup(out ? out : "", outlen);
-	r->err = strndup(err ? err : "", errlen);
-}
-
-void backend_exec(struct backend *b, int argc, char **argv, unsigned flags, struct result *r)
-{
-	char msg[512];
-	size_t len;
-	char *m;
-
-	if (b->ctl) {
-		struct mqtx_buf out, err;
-
-		mqtx_buf_init(&out);
-		mqtx_buf_init(&err);
-		r->code = mqtx_ctl_exec(b->ctl, argc, argv, flags, &out, &err);
-		set_result(r, r->code, out.data, out.len, err.data, err.len);
-		mqtx_buf_free(&out);
-		mqtx_buf_free(&err);
-		return;
-	}
-	m = proto_encode_req(flags, argc, argv, &len);
-	/* A refused peer gets its reply before the daemon reads anything: even when our
-	 * write fails, the reply may be waiting. */
-	if (m)
-		proto_write_full(b->fd, m, len);
-	errno = 0;
-	if (!m || proto_recv_reply(b->fd, &r->code, &r->out, &r->err)) {
-		snprintf(msg, sizeof(msg), "mqtx: %s: %s\n", b->path,
-			 errno ? strerror(errno) : "mqtxd closed the connection");
-		set_result(r, MQTX_CTL_EREFUSED, NULL, 0, msg, strlen(msg));
-	}
-	free(m);
 }
 
 static void print_result(const struct result *r)
@@ -106,6 +80,10 @@ static int wait_job(struct backend *b, const char *kind, const char *out)
 		return 0;
 	while (!interrupted) {
 		backend_exec(b, 3, show, 0, &r);
+		if (r.signo) { /* ^C while asking: stop the job as after a ^C between two asks */
+			result_free(&r);
+			break;
+		}
 		if (r.code) {
 			print_result(&r);
 			result_free(&r);
@@ -128,10 +106,14 @@ static int wait_job(struct backend *b, const char *kind, const char *out)
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
+	/* The signal that ended the wait is acted on: only another one cuts the stop short. */
+	b->handled = nsignals;
 	show[1] = "stop";
 	backend_exec(b, 3, show, 0, &r);
 	print_result(&r);
 	result_free(&r);
+	if (r.signo)
+		return -r.signo;
 	return failed ? MQTX_CTL_EPARSE : 0;
 }
 
@@ -158,7 +140,8 @@ static int skip_options(int argc, char **argv)
 	return i;
 }
 
-/* One command, as typed: its output printed, jobs waited for; returns the exit code. */
+/* One command, as typed: its output printed, jobs waited for; returns the exit code, or minus
+ * the signal that ended the wait for mqtxd. */
 static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 {
 	int skip = skip_options(argc, argv);
@@ -174,7 +157,7 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 	}
 	backend_exec(b, argc, argv, flags, &r);
 	print_result(&r);
-	code = r.code;
+	code = r.signo ? -r.signo : r.code;
 	if (code == 0 && is_job_start(argc - skip, argv + skip))
 		code = wait_job(b, argv[skip], r.out);
 	result_free(&r);
@@ -210,6 +193,10 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 		if (!lines[i].argv)
 			continue;
 		rc = run_one(b, lines[i].argc, lines[i].argv, flags);
+		if (rc < 0) {
+			ret = rc;
+			break;
+		}
 		if (rc) {
 			fprintf(stderr, "Command failed %s:%d\n", file, lines[i].lineno);
 			ret = rc;
@@ -251,11 +238,28 @@ static bool opt_is(const char *a, const char *full, size_t min)
 	return n >= min && n <= strlen(full) && !strncmp(a, full, n);
 }
 
+/* -timeout SECS: 0 waits forever. */
+static int parse_timeout(const char *v, int *ms)
+{
+	char *end;
+	double secs = strtod(v, &end);
+
+	if (end == v || *end || !(secs >= 0 && secs <= 86400)) {
+		fprintf(stderr, "mqtx: invalid timeout \"%s\" (seconds, 0..86400; 0 waits "
+			"forever)\n", v);
+		return -1;
+	}
+	*ms = secs > 0 ? (int)(secs * 1000 + 0.5) : -1;
+	if (secs > 0 && *ms == 0)
+		*ms = 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct backend b = { .fd = -1 };
+	struct backend b = { .fd = -1, .timeout_ms = CLIENT_TIMEOUT_S * 1000 };
 	const char *batch = NULL, *sock = NULL;
-	char path[108];
+	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX] = "", why[SOCKPATH_MAX + 128];
 	unsigned flags = 0;
 	bool force = false;
 	int i, code;
@@ -275,7 +279,10 @@ int main(int argc, char **argv)
 			sock = argv[++i];
 		else if (!strcmp(a, "-batch") && i + 1 < argc)
 			batch = argv[++i];
-		else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
+		else if (!strcmp(a, "-timeout") && i + 1 < argc) {
+			if (parse_timeout(argv[++i], &b.timeout_ms))
+				return MQTX_CTL_EPARSE;
+		} else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
 			printf("mqtx utility, libmqtx 0.1.0\n");
 			return 0;
 		} else if (!strcmp(a, "-h") || opt_is(a, "-help", 2)) {
@@ -294,9 +301,7 @@ int main(int argc, char **argv)
 	}
 	if (!batch && (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help")))
 		return local_help(argc, argv);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	if (batch) {
 		if (mqtx_ctl_new(&b.ctl)) {
 			fprintf(stderr, "mqtx: out of memory\n");
@@ -304,22 +309,20 @@ int main(int argc, char **argv)
 		}
 		code = run_batch(&b, batch, flags, force);
 		mqtx_ctl_free(b.ctl);
-		return code;
+		return code < 0 ? die_by(-code) : code;
 	}
 	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)
-		 : proto_default_socket(path, sizeof(path), 0)) {
-		fprintf(stderr, "mqtx: no usable socket path\n");
+		 : sockpath_default(path, dir, sizeof(dir), false)) {
+		fprintf(stderr, "mqtx: no usable socket path (too long)\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	if (*dir && sockpath_check_dir(dir, why, sizeof(why))) {
+		fprintf(stderr, "mqtx: %s\n", why);
 		return MQTX_CTL_EREFUSED;
 	}
 	b.path = path;
-	b.fd = proto_connect(path);
-	if (b.fd < 0) {
-		fprintf(stderr, "mqtx: cannot reach mqtxd at %s: %s%s\n", path, strerror(errno),
-			errno == ENOENT || errno == ECONNREFUSED ? " (is mqtxd running? use -S PATH "
-				"or -batch)" : "");
-		return MQTX_CTL_EREFUSED;
-	}
 	code = run_one(&b, argc, argv, flags);
-	close(b.fd);
-	return code;
+	if (b.fd >= 0)
+		close(b.fd);
+	return code < 0 ? die_by(-code) : code;
 }

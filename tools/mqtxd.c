@@ -1,224 +1,131 @@
 // SPDX-License-Identifier: MIT
 // mqtxd: hosts devices, qdiscs, generators and replays; serves the control socket.
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <mqtx/ctl.h>
 
 #include "batch.h"
+#include "conn.h"
 #include "ctl/cmd_tool.h"
-#include "proto.h"
-
-#define MAX_CLIENTS	64
-#define BODY_TIMEOUT_MS 5000 /* the rest of a request must follow its header within this */
+#include "listen.h"
+#include "quota.h"
 
 struct daemon {
-	struct mqtx_ctl *ctl;
-	char path[108];
-	int lfd;
-	gid_t group;
-	bool has_group;
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	int clients[MAX_CLIENTS]; /* -1: free slot */
-	unsigned nclients;
-	bool quitting;
+	struct server srv;
+	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX]; /* dir: the private directory, "" with -S */
+	struct listener sock;
 };
 
+/* The defaults of --limit (see doc/mqtxd.8). */
 static struct daemon D = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.idle = PTHREAD_COND_INITIALIZER,
+	.sock = { .fd = -1, .lock_fd = -1 },
+	.srv.lim = { .idle_ms = 60000, .request_ms = 10000, .reply_ms = 60000, .clients = 16,
+		     .jobs = 16, .pools = 64, .memory = (size_t)1 << 30 },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ --daemon ]\n"
-		   "  -S PATH    control socket (default: $MQTX_SOCKET, else under the runtime\n"
-		   "             directory: $XDG_RUNTIME_DIR, /run/mqtx or /tmp/mqtx-UID)\n"
+	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ -L NAME=VALUE ]...\n"
+		   "             [ --daemon ]\n"
+		   "  -S PATH    control socket (default: $MQTX_SOCKET, else mqtx.sock in a\n"
+		   "             private directory: $XDG_RUNTIME_DIR/mqtx, /run/mqtx (root) or\n"
+		   "             /tmp/mqtx-UID)\n"
 		   "  -c FILE    run the commands of FILE (one per line, # comments) first\n"
 		   "  -g GROUP   also allow members of GROUP (socket mode 0660)\n"
+		   "  -L, --limit NAME=VALUE  what one user's clients may take (0: no limit):\n"
+		   "             idle=SECS (60) request=SECS (10) reply=SECS (60) clients=N (16)\n"
+		   "             jobs=N (16) pools=N (64) memory=SIZE[K|M|G] (1G)\n"
 		   "  --daemon   detach once ready to serve\n");
 }
 
-/* Members of the allowed group: the primary group or a supplementary one of the user. */
-static bool in_group(uid_t uid, gid_t gid, gid_t want)
+/* -g GROUP: a name, or a number as chown(1) takes one. */
+static int parse_group(const char *arg, gid_t *gid)
 {
-	struct passwd *pw;
-	gid_t *groups = NULL;
-	int n = 64;
-	bool found = false;
+	struct group *gr = getgrnam(arg);
+	char *end;
+	unsigned long n;
 
-	if (gid == want)
-		return true;
-	pw = getpwuid(uid);
-	if (!pw)
-		return false;
-	/* getgrouplist() says how many groups there are when the array is too small. */
-	for (int tries = 0; tries < 2 && !found; tries++) {
-		gid_t *g = realloc(groups, (size_t)n * sizeof(*groups));
-		int want_n = n;
-
-		if (!g)
-			break;
-		groups = g;
-		if (getgrouplist(pw->pw_name, gid, groups, &want_n) >= 0) {
-			for (int i = 0; i < want_n; i++)
-				found |= groups[i] == want;
-			break;
-		}
-		n = want_n;
+	if (gr) {
+		*gid = gr->gr_gid;
+		return 0;
 	}
-	free(groups);
-	return found;
-}
-
-static bool peer_allowed(int fd, char *why, size_t len)
-{
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
-		snprintf(why, len, "cannot read peer credentials: %s", strerror(errno));
-		return false;
+	n = strtoul(arg, &end, 10);
+	if (*arg && !*end && n < (gid_t)-1) {
+		*gid = (gid_t)n;
+		return 0;
 	}
-	if (cr.uid == 0 || cr.uid == geteuid() ||
-	    (D.has_group && in_group(cr.uid, cr.gid, D.group)))
-		return true;
-	snprintf(why, len, "mqtxd: permission denied: uid %u (pid %d) may not use this socket "
-		 "(allowed: uid %u%s)\n", (unsigned)cr.uid, (int)cr.pid, (unsigned)geteuid(),
-		 D.has_group ? " and its group" : "");
-	return false;
+	fprintf(stderr, "mqtxd: unknown group \"%s\"\n", arg);
+	return -1;
 }
 
-/* Wait for @fd to be readable; -1 on timeout or error. */
-static int wait_readable(int fd, int ms)
+/* The names of --limit: 's' seconds (kept in ms), 'n' a count, 'b' bytes (K, M, G). */
+static const struct {
+	const char *name;
+	char kind;
+	size_t off;
+} limit_names[] = {
+	{ "idle", 's', offsetof(struct limits, idle_ms) },
+	{ "request", 's', offsetof(struct limits, request_ms) },
+	{ "reply", 's', offsetof(struct limits, reply_ms) },
+	{ "clients", 'n', offsetof(struct limits, clients) },
+	{ "jobs", 'n', offsetof(struct limits, jobs) },
+	{ "pools", 'n', offsetof(struct limits, pools) },
+	{ "memory", 'b', offsetof(struct limits, memory) },
+};
+
+/* @v as a value of @kind into @f (a field of struct limits); 0 or -1. */
+static int set_limit(char kind, const char *v, void *f)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int rc;
+	char *end;
+	double x = strtod(v, &end);
+	const char *u;
 
-	do
-		rc = poll(&p, 1, ms);
-	while (rc < 0 && errno == EINTR);
-	return rc == 1 ? 0 : -1;
-}
-
-static void reply_err(int fd, int code, const char *msg)
-{
-	proto_send_reply(fd, code, NULL, 0, msg, strlen(msg));
-}
-
-/* One request: returns 0 to keep the connection, -1 to close it. */
-static int serve_one(int fd)
-{
-	char hdr[4], *body, *argv[MQTX_ARGC_MAX + 1];
-	struct mqtx_buf out, err;
-	unsigned flags;
-	uint32_t n;
-	int argc, code;
-
-	if (proto_read_full(fd, hdr, 4))
+	if (end == v || !(x >= 0))
 		return -1;
-	memcpy(&n, hdr, 4);
-	n = ntohl(n);
-	if (n > MQTX_REQ_MAX) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "mqtxd: request too large (%u bytes, at most %u)\n", n,
-			 MQTX_REQ_MAX);
-		reply_err(fd, MQTX_CTL_EPARSE, msg);
-		return -1; /* the stream cannot be resynchronised */
+	if (kind == 'b' && *end && (u = strchr("KMG", *end))) {
+		x *= (double)(1ull << (10 * (u - "KMG" + 1)));
+		end++;
 	}
-	body = malloc(n ? n : 1);
-	if (!body)
-		return reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: out of memory\n"), -1;
-	/* A client that stops mid-request is dropped: nothing was run for it. */
-	for (uint32_t got = 0; got < n;) {
-		ssize_t r;
-
-		if (wait_readable(fd, BODY_TIMEOUT_MS) || (r = read(fd, body + got, n - got)) <= 0) {
-			free(body);
-			return -1;
-		}
-		got += (uint32_t)r;
-	}
-	if (proto_decode_req(body, n, &flags, &argc, argv)) {
-		free(body);
-		reply_err(fd, MQTX_CTL_EPARSE, "mqtxd: malformed request\n");
+	if (*end)
 		return -1;
-	}
-	mqtx_buf_init(&out);
-	mqtx_buf_init(&err);
-	code = mqtx_ctl_exec(D.ctl, argc, argv, flags & (MQTX_CTL_F_STATS | MQTX_CTL_F_JSON |
-							 MQTX_CTL_F_DETAILS), &out, &err);
-	free(body);
-	n = (uint32_t)proto_send_reply(fd, code, out.data, out.len, err.data, err.len);
-	mqtx_buf_free(&out);
-	mqtx_buf_free(&err);
-	return n ? -1 : 0;
+	if (kind == 's' && x <= 86400)
+		*(unsigned *)f = x > 0 && x < 0.001 ? 1 : (unsigned)(x * 1000 + 0.5);
+	else if (kind == 'n' && x <= 1000000 && x == (unsigned)x)
+		*(unsigned *)f = (unsigned)x;
+	else if (kind == 'b' && x <= (double)(1ull << 50))
+		*(size_t *)f = (size_t)x;
+	else
+		return -1;
+	return 0;
 }
 
-static void *client_thread(void *arg)
+/* -L NAME=VALUE */
+static int parse_limit(const char *arg, struct limits *l)
 {
-	int slot = (int)(intptr_t)arg, fd = D.clients[slot];
+	const char *eq = strchr(arg, '=');
 
-	while (wait_readable(fd, -1) == 0 && serve_one(fd) == 0)
-		;
-	pthread_mutex_lock(&D.lock);
-	D.clients[slot] = -1;
-	close(fd);
-	if (--D.nclients == 0)
-		pthread_cond_broadcast(&D.idle);
-	pthread_mutex_unlock(&D.lock);
-	return NULL;
-}
-
-static void accept_one(void)
-{
-	char why[256];
-	pthread_t t;
-	int fd = accept4(D.lfd, NULL, NULL, SOCK_CLOEXEC), slot = -1;
-
-	if (fd < 0)
-		return;
-	if (!peer_allowed(fd, why, sizeof(why))) {
-		fprintf(stderr, "%s", why);
-		reply_err(fd, MQTX_CTL_EREFUSED, why);
-		close(fd);
-		return;
+	for (size_t i = 0; eq && i < sizeof(limit_names) / sizeof(limit_names[0]); i++) {
+		if (strlen(limit_names[i].name) != (size_t)(eq - arg) ||
+		    strncmp(arg, limit_names[i].name, (size_t)(eq - arg)))
+			continue;
+		if (set_limit(limit_names[i].kind, eq + 1, (char *)l + limit_names[i].off))
+			break;
+		return 0;
 	}
-	pthread_mutex_lock(&D.lock);
-	for (int i = 0; i < MAX_CLIENTS && slot < 0; i++)
-		if (D.clients[i] < 0)
-			slot = i;
-	if (slot >= 0 && !D.quitting) {
-		D.clients[slot] = fd;
-		D.nclients++;
-		if (pthread_create(&t, NULL, client_thread, (void *)(intptr_t)slot) == 0) {
-			pthread_detach(t);
-			pthread_mutex_unlock(&D.lock);
-			return;
-		}
-		D.clients[slot] = -1;
-		D.nclients--;
-	}
-	pthread_mutex_unlock(&D.lock);
-	reply_err(fd, MQTX_CTL_EREFUSED, "mqtxd: too many clients, try again\n");
-	close(fd);
+	fprintf(stderr, "mqtxd: invalid limit \"%s\" (NAME=VALUE; see mqtxd -h)\n", arg);
+	return -1;
 }
 
 /* Run the commands of @file; a line that cannot be split stops the start-up before any
@@ -244,7 +151,7 @@ static int run_config(const char *file)
 
 		mqtx_buf_init(&out);
 		mqtx_buf_init(&err);
-		rc = mqtx_ctl_exec(D.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
+		rc = mqtx_ctl_exec(D.srv.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
 		if (out.len)
 			fwrite(out.data, 1, out.len, stdout);
 		if (rc)
@@ -257,41 +164,17 @@ static int run_config(const char *file)
 	return rc || bad ? -1 : 0;
 }
 
-/* Bind on a temporary name, then rename: the socket appears only once it accepts. */
-static int open_socket(void)
+/* The path is claimed before the configuration runs, so that a second daemon gives up at
+ * once; the default path's private directory first (-S PATH's is the user's choice). */
+static int claim_socket(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char tmp[sizeof(sa.sun_path)];
-	mode_t old;
-	int fd;
+	char why[256];
 
-	fd = proto_connect(D.path);
-	if (fd >= 0) {
-		close(fd);
-		fprintf(stderr, "mqtxd: %s: another daemon is serving it\n", D.path);
+	if (*D.dir && sockpath_prepare_dir(D.dir, D.srv.has_group, D.srv.group, why, sizeof(why))) {
+		fprintf(stderr, "mqtxd: %s\n", why);
 		return -1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.%d", D.path, (int)getpid()) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "mqtxd: %s: path too long\n", D.path);
-		return -1;
-	}
-	strcpy(sa.sun_path, tmp);
-	unlink(tmp);
-	D.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	old = umask(0177);
-	if (D.lfd < 0 || bind(D.lfd, (struct sockaddr *)&sa, sizeof(sa))) {
-		umask(old);
-		fprintf(stderr, "mqtxd: %s: %s\n", D.path, strerror(errno));
-		return -1;
-	}
-	umask(old);
-	if ((D.has_group && (chown(tmp, geteuid(), D.group) || chmod(tmp, 0660))) ||
-	    listen(D.lfd, 64) || rename(tmp, D.path)) {
-		fprintf(stderr, "mqtxd: %s: %s\n", D.path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return listen_lock(&D.sock, D.path);
 }
 
 static void exec_print(int argc, char **argv, unsigned flags)
@@ -300,7 +183,7 @@ static void exec_print(int argc, char **argv, unsigned flags)
 
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&err);
-	mqtx_ctl_exec(D.ctl, argc, argv, flags, &out, &err);
+	mqtx_ctl_exec(D.srv.ctl, argc, argv, flags, &out, &err);
 	if (out.len)
 		fwrite(out.data, 1, out.len, stdout);
 	if (err.len)
@@ -318,7 +201,7 @@ static void shutdown_ctl(void)
 
 	exec_print(3, stop, 0);
 	/* Every device, however many: bringing one down leaves the list as it is. */
-	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.ctl, i)); i++) {
+	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.srv.ctl, i)); i++) {
 		char *down[] = { "dev", "set", (char *)mqtx_dev_name(dev), "down" };
 
 		exec_print(4, down, 0);
@@ -327,22 +210,10 @@ static void shutdown_ctl(void)
 	fflush(stdout);
 }
 
-/* Stop serving: wake every client thread and wait until the last one has left. */
-static void drain_clients(void)
-{
-	pthread_mutex_lock(&D.lock);
-	D.quitting = true;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (D.clients[i] >= 0)
-			shutdown(D.clients[i], SHUT_RDWR);
-	while (D.nclients)
-		pthread_cond_wait(&D.idle, &D.lock);
-	pthread_mutex_unlock(&D.lock);
-}
-
 static void serve(int sfd)
 {
-	struct pollfd p[2] = { { .fd = D.lfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = D.sock.fd, .events = POLLIN },
+			       { .fd = sfd, .events = POLLIN } };
 
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
@@ -353,7 +224,7 @@ static void serve(int sfd)
 		if (p[1].revents)
 			break; /* SIGTERM or SIGINT */
 		if (p[0].revents & POLLIN)
-			accept_one();
+			conn_accept(&D.srv, D.sock.fd);
 	}
 }
 
@@ -400,24 +271,24 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 {
 	static const struct option lo[] = { { "daemon", no_argument, NULL, 'D' },
 					    { "help", no_argument, NULL, 'h' },
+					    { "limit", required_argument, NULL, 'L' },
 					    { NULL, 0, NULL, 0 } };
 	const char *sock = NULL;
-	struct group *gr;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "S:c:g:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:c:g:L:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': sock = optarg; break;
 		case 'c': *cfg = optarg; break;
 		case 'D': *daemonize = true; break;
-		case 'g':
-			gr = getgrnam(optarg);
-			if (!gr) {
-				fprintf(stderr, "mqtxd: unknown group \"%s\"\n", optarg);
+		case 'L':
+			if (parse_limit(optarg, &D.srv.lim))
 				return 1;
-			}
-			D.group = gr->gr_gid;
-			D.has_group = true;
+			break;
+		case 'g':
+			if (parse_group(optarg, &D.srv.group))
+				return 1;
+			D.srv.has_group = true;
 			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 1;
@@ -428,8 +299,8 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 		return 1;
 	}
 	if (sock ? snprintf(D.path, sizeof(D.path), "%s", sock) >= (int)sizeof(D.path)
-		 : proto_default_socket(D.path, sizeof(D.path), 1)) {
-		fprintf(stderr, "mqtxd: no usable socket path\n");
+		 : sockpath_default(D.path, D.dir, sizeof(D.dir), true)) {
+		fprintf(stderr, "mqtxd: no usable socket path (too long)\n");
 		return 1;
 	}
 	return 0;
@@ -444,8 +315,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &cfg, &daemonize))
 		return 1;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		D.clients[i] = -1;
+	quota_init(D.srv.lim.memory); /* before the library makes anything */
 	if (daemonize && detach(&ready_fd)) {
 		perror("mqtxd: fork");
 		return 1;
@@ -457,22 +327,26 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* No reload: a half-applied configuration would be worse than none, and SIGHUP's default
+	 * (death without the shutdown) would leave the socket and the jobs behind. */
+	signal(SIGHUP, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0 || mqtx_ctl_new(&D.ctl)) {
+	if (sfd < 0 || mqtx_ctl_new(&D.srv.ctl)) {
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno));
 		return 1;
 	}
-	if ((cfg && run_config(cfg)) || open_socket()) {
-		mqtx_ctl_free(D.ctl);
+	if (claim_socket() || (cfg && run_config(cfg)) ||
+	    listen_publish(&D.sock, D.srv.has_group, D.srv.group)) {
+		listen_close(&D.sock);
+		mqtx_ctl_free(D.srv.ctl);
 		return 1;
 	}
 	fprintf(stderr, "mqtxd: serving %s\n", D.path);
 	announce_ready(ready_fd);
 	serve(sfd);
-	close(D.lfd);
-	unlink(D.path);
-	drain_clients();
+	listen_close(&D.sock);
+	conn_drain();
 	shutdown_ctl();
-	mqtx_ctl_free(D.ctl);
+	mqtx_ctl_free(D.srv.ctl);
 	return 0;
 }

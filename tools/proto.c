@@ -2,52 +2,118 @@
 // The mqtxd control-socket protocol: framing, encoding and strict decoding (see proto.h).
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <mqtx/ctl.h>
 
 #include "proto.h"
 
-int proto_default_socket(char *buf, size_t len, int server)
+int64_t proto_deadline(int ms)
 {
-	const char *env = getenv("MQTX_SOCKET"), *xdg = getenv("XDG_RUNTIME_DIR");
-	char dir[256];
-	struct stat st;
+	struct timespec ts;
 
-	if (env && *env)
-		return snprintf(buf, len, "%s", env) < (int)len ? 0 : -1;
-	if (xdg && *xdg)
-		return snprintf(buf, len, "%s/%s", xdg, MQTX_SOCK_NAME) < (int)len ? 0 : -1;
-	if (server && geteuid() == 0) {
-		mkdir("/run/mqtx", 0755);
-		if (stat("/run/mqtx", &st) == 0 && S_ISDIR(st.st_mode))
-			return snprintf(buf, len, "/run/mqtx/%s", MQTX_SOCK_NAME) < (int)len ? 0 : -1;
-	}
-	if (!server && stat("/run/mqtx/" MQTX_SOCK_NAME, &st) == 0)
-		return snprintf(buf, len, "/run/mqtx/%s", MQTX_SOCK_NAME) < (int)len ? 0 : -1;
-	snprintf(dir, sizeof(dir), "/tmp/mqtx-%u", (unsigned)geteuid());
-	/* A private directory: nobody else can plant or replace the socket. */
-	if (server && mkdir(dir, 0700) && errno != EEXIST)
+	if (ms < 0)
 		return -1;
-	if (server && (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())) {
-		errno = EPERM;
-		return -1;
-	}
-	return snprintf(buf, len, "%s/%s", dir, MQTX_SOCK_NAME) < (int)len ? 0 : -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + ms;
 }
 
-int proto_read_full(int fd, void *buf, size_t len)
+/* Wait until @fd is ready for @events within @w: 0, or -1 with errno ETIMEDOUT or EINTR. A
+ * signal that does not concern the wait (no @w->sigs, or the count unchanged) is waited out. */
+static int wait_fd(int fd, short events, const struct proto_wait *w)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	for (;;) {
+		int64_t left = -1;
+		int rc;
+
+		if (w && w->sigs && *w->sigs != w->seen) {
+			errno = EINTR;
+			return -1;
+		}
+		if (w && w->deadline >= 0) {
+			left = w->deadline - proto_deadline(0);
+			if (left <= 0) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+		}
+		rc = poll(&p, 1, left < 0 ? -1 : left > 60000 ? 60000 : (int)left);
+		if (rc > 0)
+			return 0; /* ready, or an error/hang-up that the next call reports */
+		if (rc < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+void proto_fds_close(struct proto_fds *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		close(f->fd[i]);
+	f->n = 0;
+}
+
+/* Keep the descriptors of @m's SCM_RIGHTS messages in @fds; close those that do not fit. */
+static void take_fds(struct msghdr *m, struct proto_fds *fds)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			int d;
+
+			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fds->n < PROTO_FDS_MAX) {
+				fds->fd[fds->n++] = d;
+			} else {
+				close(d);
+				fds->excess = true;
+			}
+		}
+	}
+	if (m->msg_flags & MSG_CTRUNC)
+		fds->excess = true; /* the kernel closed what did not fit */
+}
+
+static ssize_t recv_some(int fd, void *buf, size_t len, struct proto_fds *fds)
+{
+	union {
+		char b[CMSG_SPACE(PROTO_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!fds)
+		return recv(fd, buf, len, MSG_DONTWAIT);
+	m.msg_control = cbuf.b;
+	m.msg_controllen = sizeof(cbuf.b);
+	n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n >= 0)
+		take_fds(&m, fds);
+	return n;
+}
+
+int proto_read(int fd, void *buf, size_t len, const struct proto_wait *w, struct proto_fds *fds)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t n = read(fd, p, len);
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (wait_fd(fd, POLLIN, w))
+			return -1;
+		n = recv_some(fd, p, len, fds);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0) {
 			if (n == 0)
@@ -60,17 +126,44 @@ int proto_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int proto_write_full(int fd, const void *buf, size_t len)
+static ssize_t send_some(int fd, const void *buf, size_t len, int file)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (file < 0)
+		return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	memset(&cbuf, 0, sizeof(cbuf));
+	m.msg_control = cbuf.b;
+	m.msg_controllen = sizeof(cbuf.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &file, sizeof(int));
+	return sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+int proto_write(int fd, const void *buf, size_t len, int file, const struct proto_wait *w)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (wait_fd(fd, POLLOUT, w))
+			return -1;
+		n = send_some(fd, p, len, file);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
 			return -1;
+		file = -1; /* it went with the first bytes */
 		p += n;
 		len -= (size_t)n;
 	}
@@ -117,6 +210,8 @@ char *proto_encode_req(unsigned flags, int argc, char **argv, size_t *len)
 
 int proto_decode_req(char *p, size_t len, unsigned *flags, int *argc, char **argv)
 {
+	const uint32_t known = MQTX_CTL_F_STATS | MQTX_CTL_F_JSON | MQTX_CTL_F_DETAILS |
+			       PROTO_REQ_FILE;
 	uint32_t n;
 	size_t off = 8;
 
@@ -124,7 +219,7 @@ int proto_decode_req(char *p, size_t len, unsigned *flags, int *argc, char **arg
 		return -1;
 	*flags = get32(p);
 	n = get32(p + 4);
-	if (n > MQTX_ARGC_MAX)
+	if (n > MQTX_ARGC_MAX || (*flags & ~known))
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		char *nul = off < len ? memchr(p + off, '\0', len - off) : NULL;
@@ -141,81 +236,121 @@ int proto_decode_req(char *p, size_t len, unsigned *flags, int *argc, char **arg
 	return 0;
 }
 
-int proto_send_reply(int fd, int code, const char *out, size_t outlen, const char *err,
-		     size_t errlen)
+/* One frame: the length, the type, then @len bytes of @data (none for END: @data is the code). */
+static int send_frame(int fd, uint32_t type, const char *data, size_t len,
+		      const struct proto_wait *w)
 {
 	char h[12];
-	char e[4];
 
-	put32(h, (uint32_t)(12 + outlen + errlen));
-	put32(h + 4, (uint32_t)code);
-	put32(h + 8, (uint32_t)outlen);
-	put32(e, (uint32_t)errlen);
-	if (proto_write_full(fd, h, sizeof(h)) || (outlen && proto_write_full(fd, out, outlen)) ||
-	    proto_write_full(fd, e, 4) || (errlen && proto_write_full(fd, err, errlen)))
+	put32(h, (uint32_t)(4 + len));
+	put32(h + 4, type);
+	if (type == PROTO_END)
+		memcpy(h + 8, data, 4);
+	if (proto_write(fd, h, type == PROTO_END ? 12 : 8, -1, w))
 		return -1;
+	return type == PROTO_END ? 0 : proto_write(fd, data, len, -1, w);
+}
+
+static int send_text(int fd, uint32_t type, const char *p, size_t len, const struct proto_wait *w)
+{
+	while (len) {
+		size_t n = len < PROTO_CHUNK_MAX ? len : PROTO_CHUNK_MAX;
+
+		if (send_frame(fd, type, p, n, w))
+			return -1;
+		p += n;
+		len -= n;
+	}
 	return 0;
 }
 
-int proto_recv_reply(int fd, int *code, char **out, char **err)
+int proto_send_reply(int fd, int code, const char *out, size_t outlen, const char *err,
+		     size_t errlen, const struct proto_wait *w)
 {
-	char h[4], *m;
-	uint32_t n, ol, el;
+	char c[4];
 
-	*out = *err = NULL;
-	if (proto_read_full(fd, h, 4))
+	put32(c, (uint32_t)code & 0xff);
+	if (send_text(fd, PROTO_OUT, out, outlen, w) || send_text(fd, PROTO_ERR, err, errlen, w))
+		return -1;
+	return send_frame(fd, PROTO_END, c, 4, w);
+}
+
+/* Append @n bytes to *@buf (length *@len), keeping it NUL-terminated. */
+static int append(char **buf, size_t *len, const char *p, size_t n)
+{
+	char *b = realloc(*buf, *len + n + 1);
+
+	if (!b)
+		return -1;
+	memcpy(b + *len, p, n);
+	*len += n;
+	b[*len] = '\0';
+	*buf = b;
+	return 0;
+}
+
+/* Read one frame of a reply into @r; 1 after END, 0 after a text chunk, -1 on failure. */
+static int recv_frame(int fd, const struct proto_wait *w, struct proto_reply *r, char *chunk)
+{
+	char h[8];
+	uint32_t n, type;
+
+	if (proto_read(fd, h, 8, w, NULL))
 		return -1;
 	n = get32(h);
-	if (n < 12 || n > MQTX_REPLY_MAX) {
+	type = get32(h + 4);
+	if (n < 4 || (type == PROTO_END && n != 8) ||
+	    ((type == PROTO_OUT || type == PROTO_ERR) && (n == 4 || n - 4 > PROTO_CHUNK_MAX)) ||
+	    (type != PROTO_OUT && type != PROTO_ERR && type != PROTO_END)) {
 		errno = EPROTO;
 		return -1;
 	}
-	m = malloc(n);
-	if (!m || proto_read_full(fd, m, n)) {
-		free(m);
+	if (proto_read(fd, chunk, n - 4, w, NULL))
+		return -1;
+	if (type == PROTO_END) {
+		if (get32(chunk) > 255) {
+			errno = EPROTO;
+			return -1;
+		}
+		r->code = (int)get32(chunk);
+		return 1;
+	}
+	if (type == PROTO_OUT ? append(&r->out, &r->outlen, chunk, n - 4)
+			      : append(&r->err, &r->errlen, chunk, n - 4)) {
+		errno = ENOMEM;
 		return -1;
 	}
-	*code = (int)get32(m);
-	ol = get32(m + 4);
-	if (ol > n - 12 || get32(m + 8 + ol) != n - 12 - ol) {
-		free(m);
-		errno = EPROTO;
-		return -1;
-	}
-	el = n - 12 - ol;
-	*out = malloc(ol + 1);
-	*err = malloc(el + 1);
-	if (!*out || !*err) {
-		free(*out), free(*err), free(m);
-		return -1;
-	}
-	memcpy(*out, m + 8, ol);
-	(*out)[ol] = '\0';
-	memcpy(*err, m + 12 + ol, el);
-	(*err)[el] = '\0';
-	free(m);
 	return 0;
 }
 
-int proto_connect(const char *path)
+int proto_recv_reply(int fd, struct proto_wait *w, int frame_ms, struct proto_reply *r)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	char *chunk = malloc(PROTO_CHUNK_MAX);
+	int rc = 0, e;
 
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
+	*r = (struct proto_reply){ 0 };
+	if (!chunk || append(&r->out, &r->outlen, "", 0) || append(&r->err, &r->errlen, "", 0)) {
+		rc = -1;
+		errno = ENOMEM;
 	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
-
-		close(fd);
+	while (rc == 0) {
+		w->deadline = proto_deadline(frame_ms);
+		rc = recv_frame(fd, w, r, chunk);
+	}
+	e = errno;
+	free(chunk);
+	if (rc < 0) {
+		proto_reply_free(r);
 		errno = e;
 		return -1;
 	}
-	return fd;
+	return 0;
+}
+
+void proto_reply_free(struct proto_reply *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+	r->outlen = r->errlen = 0;
 }

@@ -217,6 +217,10 @@ int top_main(struct backend *b, int argc, char **argv)
 		struct timespec ts = { (time_t)ival, (long)((ival - (time_t)ival) * 1e9) };
 
 		backend_exec(b, dev ? 3 : 2, cmd, 0, &r);
+		if (r.signo) { /* ^C while asking quits, as ^C between two asks does */
+			result_free(&r);
+			break;
+		}
 		if (r.code || snap_parse(r.out, cur)) {
 			fputs(r.err, stderr);
 			code = r.code ? r.code : 1;

@@ -63,6 +63,9 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * "dev", "eth0", "root", "handle", "1:", "mq"). Thread-safe: commands are serialised per
  * context. Output goes to @out (text as tc prints it, or JSON with MQTX_CTL_F_JSON), error
  * messages naming the offending token to @err.
+ * A command that reads a file ("replay FILE") opens it by name, read-only and without blocking,
+ * refuses anything but a regular file (a FIFO, device or directory) without reading it, and
+ * reads it with the context's lock released, so that a big file delays no other command.
  * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
  * fails changes nothing. Output that could not be written in full (out of memory) makes the
  * command fail with MQTX_CTL_EREFUSED; a command that changes something makes room for its
@@ -70,6 +73,49 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  */
 MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			   struct mqtx_buf *out, struct mqtx_buf *err);
+
+/**
+ * struct mqtx_ctl_req - what a server knows of a command it runs for a client
+ * (mqtx_ctl_exec_req()).
+ * @fd: the file the command reads (see mqtx_ctl_file_word()), opened by the client and passed
+ *      to the server (over a Unix socket with SCM_RIGHTS), or -1 for none. It must be a regular
+ *      file; the command's FILE word then only names it in messages.
+ * @owner: whose command it is (mqtxd: the client's uid). Generators, replays and packet pools
+ *      the command creates belong to @owner and count against the limits below.
+ * @who: how messages name @owner ("uid 1000").
+ * @max_jobs: most generators and replays @owner may have running at once; 0: no limit.
+ * @max_pools: most packet pools (one per device that a job of @owner was the first to use)
+ *      @owner may hold; a pool goes with its device (dev del). 0: no limit.
+ */
+struct mqtx_ctl_req {
+	int fd;
+	unsigned owner;
+	const char *who;
+	unsigned max_jobs, max_pools;
+};
+
+/**
+ * mqtx_ctl_exec_req() - mqtx_ctl_exec() for a server that runs other processes' commands. A
+ * file a command reads must come open as @req->fd: the library opens no name for a client
+ * (the name would be resolved in the server's directory, with the server's permissions, and
+ * could be a FIFO that blocks). A command that reads a file but comes without one is refused
+ * (MQTX_CTL_EPARSE), and so is a file with a command that reads none. @req->owner's limits
+ * apply to the generators, replays and pools it creates (MQTX_CTL_EREFUSED past one, with a
+ * message naming the limit).
+ * @req->fd is closed in every case (a replay keeps its own copy).
+ * Return: as mqtx_ctl_exec().
+ */
+MQTX_API int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+			       const struct mqtx_ctl_req *req, struct mqtx_buf *out,
+			       struct mqtx_buf *err);
+
+/**
+ * mqtx_ctl_file_word() - the word of a command that names a file the command reads (the FILE
+ * of "replay FILE dev NAME"), so that a client can open it itself and pass it to a server for
+ * mqtx_ctl_exec_req(). Leading options (-s, -j, -d) are skipped as mqtx_ctl_exec() skips them.
+ * Return: the index of that word in @argv, or -1 when the command reads no file.
+ */
+MQTX_API int mqtx_ctl_file_word(int argc, char **argv);
 
 /** Most words one command line may have (as many as mqtxd takes in one request). */
 #define MQTX_CTL_WORDS_MAX 1024

@@ -3,11 +3,13 @@
 // them, stop them; the per-device packet pools they draw from.
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mqtx/clock.h>
 #include <mqtx/ctl.h>
@@ -24,18 +26,26 @@
 #define JOB_LINE_MAX   1024 /* one job's show or stop line, whatever its counters */
 #define STARTED_MAX    128  /* "KIND ID started on NAME\n" */
 
+/* Who created a job or a pool: a server's client (mqtx_ctl_exec_req()), or nobody. */
+struct tool_owner {
+	bool set;
+	unsigned id;
+};
+
 struct tool_job {
 	struct tool_job *next;
 	unsigned id;
 	const char *kind; /* "gen" or "replay" */
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
+	struct tool_owner owner;
 };
 
 struct tool_pool {
 	struct tool_pool *next;
 	struct mqtx_dev *dev;
 	struct mqtx_pkt_pool *pool;
+	struct tool_owner owner;
 };
 
 /* What the gen and replay commands keep per context (ctl->tool, made on first use). */
@@ -44,6 +54,23 @@ struct mqtx_tool_state {
 	struct tool_pool *pools;
 	unsigned next_id;
 };
+
+/*
+ * The request of the command this thread runs, set by mqtx_ctl_exec_req() around its call of
+ * mqtx_ctl_exec(): the dispatcher (ctl.c) passes no per-request context to the commands, and a
+ * command runs entirely on its caller's thread.
+ */
+static MQTX_TLS const struct mqtx_ctl_req *cur_req;
+
+static struct tool_owner cur_owner(void)
+{
+	return (struct tool_owner){ .set = cur_req != NULL, .id = cur_req ? cur_req->owner : 0 };
+}
+
+static bool owned_by_caller(struct tool_owner o)
+{
+	return cur_req && o.set && o.id == cur_req->owner;
+}
 
 static struct mqtx_tool_state *get_tool_state(struct mqtx_ctl *ctl, bool create)
 {
@@ -60,19 +87,57 @@ static struct tool_pool *find_pool(struct mqtx_tool_state *s, struct mqtx_dev *d
 	return NULL;
 }
 
-static struct tool_pool *pool_new(struct mqtx_dev *dev)
+/* A new pool for @dev's jobs, or a message and NULL past the caller's pool limit or out of
+ * memory. */
+static struct tool_pool *pool_new(struct mqtx_tool_state *s, struct mqtx_dev *dev,
+				  const char *cmd, struct mqtx_buf *err)
 {
 	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
-	struct tool_pool *tp = mqtx__zalloc(sizeof(*tp));
+	struct tool_pool *tp;
+	unsigned held = 0;
 
-	if (!tp)
+	for (tp = s->pools; tp; tp = tp->next)
+		held += owned_by_caller(tp->owner);
+	if (cur_req && cur_req->max_pools && held >= cur_req->max_pools) {
+		mqtx_buf_printf(err, "%s: %s holds %u packet pools (one per device its jobs were "
+				"the first to use), its limit; delete one of those devices first\n",
+				cmd, cur_req->who, held);
 		return NULL;
-	if (mqtx_pool_create(&pc, &tp->pool)) {
+	}
+	tp = mqtx__zalloc(sizeof(*tp));
+	if (tp && mqtx_pool_create(&pc, &tp->pool)) {
 		mqtx__free(tp);
+		tp = NULL;
+	}
+	if (!tp) {
+		mqtx_buf_printf(err, "%s: out of memory for the packet pool\n", cmd);
 		return NULL;
 	}
 	tp->dev = dev;
+	tp->owner = cur_owner();
 	return tp;
+}
+
+/* A server's client may have max_jobs generators and replays running; 0 or an exit code. */
+static int job_limit(struct mqtx_tool_state *s, const char *cmd, struct mqtx_buf *err)
+{
+	unsigned running = 0;
+
+	if (!cur_req || !cur_req->max_jobs)
+		return 0;
+	for (struct tool_job *tj = s->jobs; tj; tj = tj->next) {
+		struct mqtx_job_stats st;
+
+		if (!owned_by_caller(tj->owner))
+			continue;
+		mqtx__job_stats(tj->job, &st);
+		running += !st.done;
+	}
+	if (running < cur_req->max_jobs)
+		return 0;
+	mqtx_buf_printf(err, "%s: %s has %u generators and replays running, its limit; stop one "
+			"first\n", cmd, cur_req->who, running);
+	return MQTX_CTL_EREFUSED;
 }
 
 static void job_unlink_free(struct mqtx_tool_state *s, struct tool_job *tj)
@@ -128,29 +193,39 @@ static void job_abort(struct mqtx_ctl *ctl, struct job_prep *p)
 	}
 }
 
-static int job_prepare(struct mqtx_ctl *ctl, struct mqtx_dev *dev, struct mqtx_buf *out,
-		       struct job_prep *p)
+/* Returns 0, or an exit code with the message in @err (a limit, or out of memory). */
+static int job_prepare(struct mqtx_ctl *ctl, struct mqtx_dev *dev, const char *cmd,
+		       struct mqtx_buf *out, struct mqtx_buf *err, struct job_prep *p)
 {
+	int rc;
+
 	memset(p, 0, sizeof(*p));
 	p->new_state = !ctl->tool;
 	if (!get_tool_state(ctl, true)) {
 		p->new_state = false;
-		return -ENOMEM;
+		mqtx_buf_printf(err, "%s: out of memory\n", cmd);
+		return MQTX_CTL_EREFUSED;
 	}
+	rc = job_limit(ctl->tool, cmd, err);
+	if (rc)
+		goto abort;
+	rc = MQTX_CTL_EREFUSED;
 	p->pool = find_pool(ctl->tool, dev);
 	if (!p->pool) {
-		p->pool = pool_new(dev);
+		p->pool = pool_new(ctl->tool, dev, cmd, err);
 		if (!p->pool)
 			goto abort;
 		p->new_pool = true;
 	}
 	p->tj = mqtx__zalloc(sizeof(*p->tj));
-	if (!p->tj || mqtx__buf_reserve(out, STARTED_MAX))
+	if (!p->tj || mqtx__buf_reserve(out, STARTED_MAX)) {
+		mqtx_buf_printf(err, "%s: out of memory\n", cmd);
 		goto abort;
+	}
 	return 0;
 abort:
 	job_abort(ctl, p);
-	return -ENOMEM;
+	return rc;
 }
 
 /* @job runs: list the pool and the job, say so. Cannot fail (job_prepare() made room). */
@@ -168,6 +243,7 @@ static void job_commit(struct mqtx_ctl *ctl, struct job_prep *p, const char *kin
 	tj->kind = kind;
 	tj->dev = dev;
 	tj->job = job;
+	tj->owner = cur_owner();
 	for (pp = &s->jobs; *pp; pp = &(*pp)->next)
 		;
 	*pp = tj; /* oldest first, for show */
@@ -528,10 +604,9 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				cfg.size, max);
 		return MQTX_CTL_EREFUSED;
 	}
-	if (job_prepare(ctl, dev, out, &prep)) {
-		mqtx_buf_printf(err, "gen: out of memory\n");
-		return MQTX_CTL_EREFUSED;
-	}
+	rc = job_prepare(ctl, dev, "gen", out, err, &prep);
+	if (rc)
+		return rc;
 	if (mqtx__gen_start(dev, prep.pool->pool, &cfg, &job)) {
 		job_abort(ctl, &prep);
 		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
@@ -593,15 +668,73 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 	return 0;
 }
 
-static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		      struct mqtx_buf *out, struct mqtx_buf *err)
+/*
+ * The capture, open and checked: the client's descriptor for a server's request, else the file
+ * named. It is read whole with the command lock dropped, so that a big file delays only its own
+ * command (as Linux drops RTNL while it loads a qdisc module); nothing of the context is used
+ * until the lock is taken again. Returns 0 with cfg->fd (the caller closes it), or an exit code.
+ */
+static int read_capture(struct mqtx_ctl *ctl, struct mqtx_replay_cfg *cfg, struct mqtx_buf *err)
 {
-	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1 };
-	const char *name = NULL;
+	char msg[256] = "";
+	int fd;
+
+	if (cur_req && cur_req->fd < 0) {
+		mqtx_buf_printf(err, "replay: %s: the file must come open with the command (a "
+				"server opens no file by name for its clients; mqtx sends it)\n",
+				cfg->path);
+		return MQTX_CTL_EPARSE;
+	}
+	pthread_mutex_unlock(&ctl->lock);
+	if (cur_req) {
+		fd = fcntl(cur_req->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	} else {
+		fd = mqtx__replay_open(cfg->path, msg, sizeof(msg));
+	}
+	cfg->records = fd >= 0 ? mqtx__replay_check(fd, msg, sizeof(msg)) : -1;
+	pthread_mutex_lock(&ctl->lock);
+	if (cfg->records < 0) {
+		if (fd >= 0)
+			close(fd);
+		mqtx_buf_printf(err, "replay: %s: %s\n", cfg->path, msg);
+		return MQTX_CTL_EPARSE;
+	}
+	cfg->fd = fd;
+	return 0;
+}
+
+/* With the capture checked and the lock held again: the device, the limits, the job. */
+static int start_replay(struct mqtx_ctl *ctl, const struct mqtx_replay_cfg *cfg, const char *name,
+			struct mqtx_buf *out, struct mqtx_buf *err)
+{
 	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
 	char msg[256];
+	int rc;
+
+	rc = job_dev(ctl, "replay", name, &dev, err);
+	if (!rc)
+		rc = job_prepare(ctl, dev, "replay", out, err, &prep);
+	if (rc)
+		return rc;
+	rc = mqtx__replay_start(dev, prep.pool->pool, cfg, msg, sizeof(msg), &job);
+	if (rc) {
+		job_abort(ctl, &prep);
+		mqtx_buf_printf(err, "replay: %s: %s\n", cfg->path, msg);
+		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+	}
+	job_commit(ctl, &prep, "replay", dev, job, out);
+	return MQTX_CTL_OK;
+}
+
+static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		      struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1, .fd = -1 };
+	const char *name = NULL;
 	int rc;
 
 	(void)flags;
@@ -619,21 +752,12 @@ static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 		mqtx_buf_printf(err, "replay: give only one of speed, rate and topspeed\n");
 		return MQTX_CTL_EPARSE;
 	}
-	rc = job_dev(ctl, "replay", name, &dev, err);
+	rc = read_capture(ctl, &cfg, err);
 	if (rc)
 		return rc;
-	if (job_prepare(ctl, dev, out, &prep)) {
-		mqtx_buf_printf(err, "replay: out of memory\n");
-		return MQTX_CTL_EREFUSED;
-	}
-	rc = mqtx__replay_start(dev, prep.pool->pool, &cfg, msg, sizeof(msg), &job);
-	if (rc) {
-		job_abort(ctl, &prep);
-		mqtx_buf_printf(err, "replay: %s: %s\n", cfg.path, msg);
-		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
-	}
-	job_commit(ctl, &prep, "replay", dev, job, out);
-	return MQTX_CTL_OK;
+	rc = start_replay(ctl, &cfg, name, out, err);
+	close(cfg.fd);
+	return rc;
 }
 
 static void release_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
@@ -696,4 +820,36 @@ int mqtx__cmd_gen(struct mqtx_ctl_args *a)
 int mqtx__cmd_replay(struct mqtx_ctl_args *a)
 {
 	return mqtx__tool_call(a, "replay", cmd_replay);
+}
+
+int mqtx_ctl_file_word(int argc, char **argv)
+{
+	int i = 0;
+
+	while (i < argc && argv[i][0] == '-')
+		i++; /* leading options, as the dispatcher takes them */
+	/* As cmd_replay() reads its words: "replay FILE ...", not show, stop or help. */
+	if (argc - i < 2 || !mqtx__ctl_matches(argv[i], "replay") || !strcmp(argv[i + 1], "show") ||
+	    !strcmp(argv[i + 1], "stop") || !strcmp(argv[argc - 1], "help"))
+		return -1;
+	return i + 1;
+}
+
+int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		      const struct mqtx_ctl_req *req, struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	int rc;
+
+	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
+		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
+				"FILE\" does)\n");
+		rc = MQTX_CTL_EPARSE;
+	} else {
+		cur_req = req;
+		rc = mqtx_ctl_exec(ctl, argc, argv, flags, out, err);
+		cur_req = NULL;
+	}
+	if (req->fd >= 0)
+		close(req->fd);
+	return rc;
 }

@@ -105,7 +105,9 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 
 /**
  * struct mqtx_replay_cfg - how a capture is replayed.
- * @path: the pcap or pcapng file (copied).
+ * @path: the capture's name, for messages only (the job does not keep it).
+ * @fd: the capture, checked with mqtx__replay_check(); the job reads a copy of it.
+ * @records: what mqtx__replay_check() counted (0: one pass, whatever @loops says).
  * @speed: timing multiplier of the capture's timestamps (1.0: as recorded), from
  *         MQTX_REPLAY_SPEED_MIN to MQTX_REPLAY_SPEED_MAX; used when neither rate is set and
  *         @topspeed is false.
@@ -118,6 +120,8 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 
 struct mqtx_replay_cfg {
 	const char *path;
+	int fd;
+	long records;
 	double speed;
 	uint64_t rate_bps, rate_pps;
 	bool topspeed;
@@ -125,16 +129,23 @@ struct mqtx_replay_cfg {
 };
 
 /**
- * mqtx__replay_check() - read the whole capture once: its records must be intact and its link
- * type Ethernet. @msg receives "record N: what" (or the open error) on failure.
- * Return: the number of records that hold a frame (at least an Ethernet header), or -EINVAL
- * (corrupt, truncated, wrong link type), -ENOENT.
+ * mqtx__replay_open() - open the capture @path read-only without blocking (a FIFO opens at once,
+ * and mqtx__replay_check() then refuses it). @msg receives the reason on failure.
+ * Return: the descriptor, or -errno.
  */
-long mqtx__replay_check(const char *path, char *msg, size_t msglen);
+int mqtx__replay_open(const char *path, char *msg, size_t msglen);
 
 /**
- * mqtx__replay_start() - replay a capture (checked first with mqtx__replay_check) on @dev.
- * Return: 0 and *@out; -EINVAL with @msg, -ENOMEM, -EAGAIN.
+ * mqtx__replay_check() - read the whole capture @fd once, from its start: it must be a regular
+ * file (a FIFO, device or directory is refused without a read), its records intact and its link
+ * type Ethernet. @msg receives "record N: what" (or what else is wrong) on failure.
+ * Return: the number of records that hold a frame (at least an Ethernet header), or -EINVAL.
+ */
+long mqtx__replay_check(int fd, char *msg, size_t msglen);
+
+/**
+ * mqtx__replay_start() - replay the capture of @cfg (checked with mqtx__replay_check()) on @dev.
+ * Return: 0 and *@out; -EINVAL with @msg, -ENOMEM, -EMFILE, -EAGAIN.
  */
 int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		       const struct mqtx_replay_cfg *cfg, char *msg, size_t msglen,

@@ -2,10 +2,13 @@
 // pcap/pcapng replay through the multiqueue path (libpcap reads both formats), paced by the
 // capture's timestamps (scaled), by a rate, or as fast as possible, like tcpreplay.
 #include <errno.h>
+#include <fcntl.h>
 #include <net/ethernet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mqtx/clock.h>
 #include <mqtx/pkt.h>
@@ -15,15 +18,54 @@
 
 struct replay_priv {
 	struct mqtx_replay_cfg cfg;
-	char path[4096];
+	int fd; /* the capture, read again for every pass; the replay thread closes it */
 };
 
-static pcap_t *replay_open(const char *path, char *msg, size_t msglen)
+int mqtx__replay_open(const char *path, char *msg, size_t msglen)
+{
+	/* Without O_NONBLOCK, opening a FIFO waits for a writer: forever, for a command. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		fd = -errno;
+		snprintf(msg, msglen, "%s", strerror(-fd));
+	}
+	return fd;
+}
+
+static const char *file_type(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* A reader of the capture from its start. It reads a duplicate of @fd, which pcap_close() closes,
+ * so that @fd stays open for the next pass. */
+static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *p = pcap_open_offline(path, ebuf);
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *f = NULL;
+	pcap_t *p;
 
+	if (d < 0 || lseek(d, 0, SEEK_SET) < 0 || !(f = fdopen(d, "rb"))) {
+		snprintf(msg, msglen, "%s", strerror(errno));
+		if (d >= 0)
+			close(d);
+		return NULL;
+	}
+	p = pcap_fopen_offline(f, ebuf);
 	if (!p) {
+		fclose(f);
 		snprintf(msg, msglen, "%s", ebuf);
 		return NULL;
 	}
@@ -36,18 +78,28 @@ static pcap_t *replay_open(const char *path, char *msg, size_t msglen)
 	return p;
 }
 
-long mqtx__replay_check(const char *path, char *msg, size_t msglen)
+long mqtx__replay_check(int fd, char *msg, size_t msglen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
+	struct stat st;
 	long n = 0, rec = 0;
 	pcap_t *p;
 	int rc;
 
 	msg[0] = '\0';
-	p = replay_open(path, msg, msglen);
+	if (fstat(fd, &st)) {
+		snprintf(msg, msglen, "%s", strerror(errno));
+		return -EINVAL;
+	}
+	/* A FIFO or a device could block the reader or never end: only a file is a capture. */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, msglen, "%s, not a capture file", file_type(st.st_mode));
+		return -EINVAL;
+	}
+	p = replay_reader(fd, msg, msglen);
 	if (!p)
-		return strstr(msg, "No such file") ? -ENOENT : -EINVAL;
+		return -EINVAL;
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
 	 * as tcpdump and wireshark number records. */
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
@@ -60,6 +112,7 @@ long mqtx__replay_check(const char *path, char *msg, size_t msglen)
 		return -EINVAL;
 	}
 	pcap_close(p);
+	mqtx_dbg("replay: capture checked, %ld records", n);
 	return n;
 }
 
@@ -146,7 +199,7 @@ static void *replay_thread(void *arg)
 	uint64_t bits = 0, n = 0, base = job->start_ns;
 
 	for (uint64_t pass = 0; !rp->cfg.loops || pass < rp->cfg.loops; pass++) {
-		pcap_t *p = replay_open(rp->path, job->error, sizeof(job->error));
+		pcap_t *p = replay_reader(rp->fd, job->error, sizeof(job->error));
 		bool more;
 
 		if (!p)
@@ -156,6 +209,7 @@ static void *replay_thread(void *arg)
 		if (!more)
 			break;
 	}
+	close(rp->fd);
 	mqtx__job_thread_done(t);
 	return NULL;
 }
@@ -165,29 +219,34 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 		       struct mqtx_job **out)
 {
 	struct replay_priv *rp;
-	long n;
-	int rc;
+	int rc, fd;
 
-	if (strlen(cfg->path) >= sizeof(rp->path) || (cfg->rate_bps && cfg->rate_pps) ||
+	if ((cfg->rate_bps && cfg->rate_pps) ||
 	    !(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
 		snprintf(msg, msglen, "bad replay configuration");
 		return -EINVAL;
 	}
-	n = mqtx__replay_check(cfg->path, msg, msglen);
-	if (n < 0)
-		return (int)n;
 	rp = mqtx__zalloc(sizeof(*rp));
 	if (!rp) {
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
+	fd = fcntl(cfg->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(msg, msglen, "%s", strerror(errno));
+		mqtx__free(rp);
+		return -EMFILE;
+	}
 	rp->cfg = *cfg;
-	if (n == 0)
+	rp->cfg.path = NULL; /* the caller's; the job does not need it */
+	if (cfg->records == 0)
 		rp->cfg.loops = 1; /* nothing to send: one pass, not an endless spin */
-	strcpy(rp->path, cfg->path);
-	rp->cfg.path = rp->path;
+	rp->fd = fd;
+	/* One thread: on failure it never ran, so the copy of the descriptor is still ours. */
 	rc = mqtx__job_start(dev, pool, rp, 1, replay_thread, out);
-	if (rc)
+	if (rc) {
+		close(fd);
 		snprintf(msg, msglen, rc == -ENOMEM ? "out of memory" : "cannot start a thread");
+	}
 	return rc;
 }

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# mqtx waiting for mqtxd: a reply larger than any one frame arrives whole, ^C and SIGTERM end
+# the wait (status 128 + N, a message), -timeout bounds it, a malformed reply is refused.
+# Needs $MQTX and $MQTXD. Times below are failure bounds only.
+set -u
+: "${MQTX:?}" "${MQTXD:?}"
+T=$(mktemp -d /tmp/mqtx-client-test.XXXXXX)
+S=$T/mqtx.sock
+fails=0
+DPID=
+FPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "not ok: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+start() { # start the daemon on $S with extra args; wait for the socket
+	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
+	DPID=$!
+	for _ in $(seq 600); do [ -S "$S" ] && return 0; sleep 0.05; done
+	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
+	return 1
+}
+stop() { # SIGTERM; the daemon must exit 0 (a sanitizer's report at exit would not)
+	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
+	[ $rc -eq 0 ] || fail "mqtxd exited $rc: $(tail -20 "$T/daemon.err")"
+}
+
+# fake MODE: a server on $T/fake.sock that reads one request, writes $T/fake.got, then
+# answers as MODE says (or never).
+fake() {
+	rm -f "$T/fake.sock" "$T/fake.got"
+	python3 - "$T/fake.sock" "$T/fake.got" "$1" <<'PY' &
+import socket, struct, sys, time
+path, got, mode = sys.argv[1:4]
+l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+l.bind(path)
+l.listen(4)
+c, _ = l.accept()
+n = struct.unpack('!I', c.recv(4, socket.MSG_WAITALL))[0]
+c.recv(n, socket.MSG_WAITALL)
+open(got, 'w').close()
+def frame(t, data):
+    return struct.pack('!II', 4 + len(data), t) + data
+bad = {
+    'code-300': frame(3, struct.pack('!I', 300)),
+    'empty-chunk': frame(1, b''),
+    'unknown-type': frame(9, b'x'),
+    'long-end': frame(3, struct.pack('!II', 0, 0)),
+    'huge-chunk': struct.pack('!II', 4 + (256 << 10) + 1, 1),
+}
+if mode in bad:
+    c.sendall(bad[mode])
+time.sleep(120)
+PY
+	FPID=$!
+	for _ in $(seq 600); do [ -S "$T/fake.sock" ] && return 0; sleep 0.05; done
+	fail "the fake server did not start"
+}
+fake_done() { { kill "$FPID"; wait "$FPID"; } 2>/dev/null; FPID=; }
+
+# watch PID SECS: kill -9 PID if it is still there after SECS (a failure bound); unwatch
+# kills the watcher, which then never kills anything.
+watch() { (sleep "$2"; kill -9 "$1" 2>/dev/null) >/dev/null 2>&1 & WPID=$!; }
+unwatch() { { kill "$WPID"; wait "$WPID"; } 2>/dev/null; }
+
+# ---- a reply of any size: 160 devices x 4096 queues, "dev show -s" is over 64 MiB ----
+for i in $(seq 160); do echo "dev add big$i type null txqueues 4096 up"; done >"$T/big.conf"
+start -c "$T/big.conf" || exit 1
+"$MQTX" -S "$S" -s dev show >"$T/big.out" 2>"$T/big.err"; rc=$?
+size=$(wc -c <"$T/big.out")
+[ $rc -eq 0 ] && [ "$size" -gt $((64 << 20)) ] && ok "a reply of $size bytes arrives" ||
+	fail "big reply: exit $rc, $size bytes: $(head -c 300 "$T/big.err")"
+{ cat "$T/big.conf"; echo "-s dev show"; } >"$T/big.batch"
+"$MQTX" -batch "$T/big.batch" >"$T/big.local" 2>&1
+cmp -s "$T/big.out" "$T/big.local" && ok "it is the whole output, in order (as -batch prints it)" ||
+	fail "the reply differs from the in-process output"
+n=$(grep -c '^    txq 4095: ' "$T/big.out")
+[ "$n" -eq 160 ] && ok "the last queue of every device is there" || fail "$n last queues"
+rm -f "$T/big.out" "$T/big.local"
+stop
+
+# ---- ^C and SIGTERM end the wait for a reply that never comes ----
+for sig in INT:2 TERM:15; do
+	num=${sig#*:} sig=${sig%:*}
+	fake silent
+	"$MQTX" -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err" &
+	cpid=$!
+	watch $cpid 30
+	for _ in $(seq 600); do [ -e "$T/fake.got" ] && break; sleep 0.05; done
+	kill -$sig $cpid
+	{ wait $cpid; } 2>/dev/null; rc=$?
+	unwatch
+	want=$((128 + num))
+	[ $rc -eq $want ] && grep -q "interrupted (SIG$sig) while waiting for mqtxd's reply" "$T/err" &&
+		ok "SIG$sig ends the wait: status $rc and a message" ||
+		fail "SIG$sig: status $rc (want $want): $(cat "$T/err")"
+	fake_done
+done
+
+# ---- -timeout bounds the wait ----
+fake silent
+timeout 30 "$MQTX" -timeout 1 -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no reply from mqtxd within 1 s" "$T/err" &&
+	ok "-timeout 1: exit 2 with a message" || fail "-timeout: exit $rc: $(cat "$T/err")"
+fake_done
+"$MQTX" -timeout soon -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'invalid timeout "soon"' "$T/err" && ok "-timeout: a bad value is refused" ||
+	fail "-timeout soon: exit $rc: $(cat "$T/err")"
+
+# ---- a malformed reply is refused, not believed ----
+for m in code-300 empty-chunk unknown-type long-end huge-chunk; do
+	fake $m
+	timeout 30 "$MQTX" -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "Protocol error" "$T/err" && ok "reply $m: refused" ||
+		fail "reply $m: exit $rc: $(cat "$T/err")"
+	fake_done
+done
+
+# ---- ^C while a generator runs stops it and prints its final counters ----
+start || exit 1
+"$MQTX" -S "$S" dev add eth0 type null up
+"$MQTX" -S "$S" gen dev eth0 rate 1000pps >"$T/gen.out" 2>"$T/gen.err" &
+cpid=$!
+watch $cpid 30
+for _ in $(seq 600); do grep -q started "$T/gen.out" && break; sleep 0.05; done
+kill -INT $cpid
+{ wait $cpid; } 2>/dev/null; rc=$?
+unwatch
+[ $rc -eq 0 ] && grep -q "^gen 1 dev eth0 done sent [0-9]" "$T/gen.out" &&
+	ok "^C stops a generator: exit 0, final counters" ||
+	fail "^C on gen: exit $rc: $(cat "$T/gen.out" "$T/gen.err")"
+"$MQTX" -S "$S" gen show >"$T/out" 2>&1
+[ -s "$T/out" ] && fail "the generator is still listed: $(cat "$T/out")" || ok "and it is gone"
+stop
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
