@@ -79,11 +79,15 @@ static inline long long __attribute__((format(printf, 1, 2))) kt_num(const char 
  * rx_packets, rx_dropped, tx_packets or tx_dropped; -1 if not found. */
 static inline long long kt_if_stat(const char *ifname, const char *stat)
 {
-	int col = !strcmp(stat, "rx_packets") ? 3 : !strcmp(stat, "rx_dropped") ? 5 :
-		  !strcmp(stat, "tx_packets") ? 11 : !strcmp(stat, "tx_dropped") ? 13 : 0;
+	int col = !strcmp(stat, "rx_packets")	? 3
+		  : !strcmp(stat, "rx_dropped") ? 5
+		  : !strcmp(stat, "tx_packets") ? 11
+		  : !strcmp(stat, "tx_dropped") ? 13
+						: 0;
 
 	return kt_num("awk -F'[: ]+' '{ sub(/^ +/, \"\"); } $1 == \"%s\" { print $%d }' "
-		      "/proc/net/dev", ifname, col);
+		      "/proc/net/dev",
+		      ifname, col);
 }
 
 /* Into a network namespace of our own, before any thread exists, so that every thread and
@@ -107,7 +111,8 @@ static inline void kt_enter_netns(void)
 static inline int kt_veth(const char *a, const char *b, unsigned nq)
 {
 	if (kt_sh("ip link add %s numtxqueues %u numrxqueues %u type veth peer %s "
-		  "numtxqueues %u numrxqueues %u", a, nq, nq, b, nq, nq))
+		  "numtxqueues %u numrxqueues %u",
+		  a, nq, nq, b, nq, nq))
 		return -1;
 	kt_sh("ethtool -K %s tso off gso off >/dev/null 2>&1", a);
 	kt_sh("ethtool -K %s gro on >/dev/null 2>&1", b);

@@ -75,7 +75,8 @@ static void test_afp_steered(void **state)
 	 * run, so that a peer ring that fills (veth returns NETDEV_TX_BUSY) requeues instead of
 	 * dropping as noqueue, veth's default, would. */
 	assert_int_equal(kt_sh("ip link set mqa0 txqueuelen 100000 && "
-			       "tc qdisc replace dev mqa0 root handle 1: mq"), 0);
+			       "tc qdisc replace dev mqa0 root handle 1: mq"),
+			 0);
 	for (unsigned i = 0; i < NQ; i++)
 		rxq[i] = kt_veth_rxq("mqb0", i);
 	mqtx__gen_cfg_default(&cfg);
@@ -248,10 +249,8 @@ static void test_afp_deleted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_afp_steered),
-		cmocka_unit_test(test_afp_bypass_cpu_queue),
-		cmocka_unit_test(test_afp_errnos),
-		cmocka_unit_test(test_afp_setup_errors),
+		cmocka_unit_test(test_afp_steered), cmocka_unit_test(test_afp_bypass_cpu_queue),
+		cmocka_unit_test(test_afp_errnos),  cmocka_unit_test(test_afp_setup_errors),
 		cmocka_unit_test(test_afp_deleted),
 	};
 	struct mqtx_pool_cfg pc = { .count = 8192 };

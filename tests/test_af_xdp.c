@@ -32,8 +32,9 @@ static int teardown_veth(void **state)
 static struct mqtx_dev *mkxdp(uint32_t nq, const struct mqtx_af_xdp_cfg *xc)
 {
 	/* A qdisc limit above the whole run: the generator outruns the wire, nothing may drop. */
-	struct mqtx_dev_cfg c = { .name = "xdp0", .num_txq = nq, .flags = MQTX_DEV_F_BQL,
-				  .tx_queue_len = 100000 };
+	struct mqtx_dev_cfg c = {
+		.name = "xdp0", .num_txq = nq, .flags = MQTX_DEV_F_BQL, .tx_queue_len = 100000
+	};
 	struct mqtx_dev *dev = NULL;
 
 	assert_int_equal(mqtx_af_xdp_dev_create(&c, xc, &dev), 0);

@@ -78,8 +78,9 @@ struct env {
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct mqtx_dev_cfg cfg = { .name = "bql0", .ops = &bq_ops, .num_txq = 1,
-				    .flags = MQTX_DEV_F_BQL };
+	struct mqtx_dev_cfg cfg = {
+		.name = "bql0", .ops = &bq_ops, .num_txq = 1, .flags = MQTX_DEV_F_BQL
+	};
 
 	assert_int_equal(mqtx_clock_new_virtual(T0, &e->clock), 0);
 	cfg.clock = e->clock;
@@ -275,8 +276,9 @@ static void test_set_bql_bounds(void **state)
 static void test_reset_and_no_bql(void **state)
 {
 	struct env *e = *state;
-	struct mqtx_dev_cfg cfg = { .name = "nobql", .ops = &bq_ops, .num_txq = 1,
-				    .clock = e->clock };
+	struct mqtx_dev_cfg cfg = {
+		.name = "nobql", .ops = &bq_ops, .num_txq = 1, .clock = e->clock
+	};
 	struct mqtx_txq_stats st;
 	struct mqtx_dev *d;
 

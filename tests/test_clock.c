@@ -126,7 +126,7 @@ static void test_rearm_from_callback(void **state)
 	tm_init(&b, &l, 2);
 	a.rearm = 3;
 	a.period = 100;
-	mqtx_timer_arm(&a.t, T0 + 100);	/* fires at +100, +200, +300, +400 */
+	mqtx_timer_arm(&a.t, T0 + 100); /* fires at +100, +200, +300, +400 */
 	mqtx_timer_arm(&b.t, T0 + 250);
 	/* One advance runs the re-armed timer again within the same call. */
 	assert_int_equal(mqtx_clock_advance(l.c, 1000), 5);
@@ -204,7 +204,7 @@ static void test_real_clock(void **state)
 	a = mqtx_clock_now(r);
 	b = mqtx_clock_now(r);
 	assert_true(b >= a); /* monotonic */
-	mqtx_clock_free(r); /* ignored */
+	mqtx_clock_free(r);  /* ignored */
 	assert_true(mqtx_clock_now(r) >= b);
 }
 
@@ -254,12 +254,9 @@ static void test_real_timer_fires(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_virtual_now_advance),
-		cmocka_unit_test(test_expiry_order),
-		cmocka_unit_test(test_rearm_from_callback),
-		cmocka_unit_test(test_cancel),
-		cmocka_unit_test(test_real_clock),
-		cmocka_unit_test(test_real_timer_fires),
+		cmocka_unit_test(test_virtual_now_advance), cmocka_unit_test(test_expiry_order),
+		cmocka_unit_test(test_rearm_from_callback), cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_real_clock),	    cmocka_unit_test(test_real_timer_fires),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,8 +86,9 @@ struct fixture {
 static struct fixture *make(unsigned nq, const struct mqtx_dev_ops *ops)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct mqtx_dev_cfg cfg = { .name = "t0", .ops = ops, .num_txq = nq,
-				    .priv_size = sizeof(struct rec_priv) };
+	struct mqtx_dev_cfg cfg = {
+		.name = "t0", .ops = ops, .num_txq = nq, .priv_size = sizeof(struct rec_priv)
+	};
 
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 8192 }, &f->pool), 0);
 	assert_int_equal(mqtx_dev_create(&cfg, &f->dev), 0);
@@ -143,7 +144,8 @@ static void test_priv_offset(void **state)
 	cfg.priv_size = 5000;
 	assert_int_equal(mqtx_dev_create(&cfg, &b), 0);
 	/* Fixed offset (independent of queue count and size), cache-line aligned, invertible. */
-	assert_int_equal((char *)mqtx_dev_priv(a) - (char *)a, (char *)mqtx_dev_priv(b) - (char *)b);
+	assert_int_equal((char *)mqtx_dev_priv(a) - (char *)a,
+			 (char *)mqtx_dev_priv(b) - (char *)b);
 	assert_int_equal((uintptr_t)mqtx_dev_priv(b) % MQTX_CACHE_LINE, 0);
 	assert_ptr_equal(mqtx_dev_from_priv(mqtx_dev_priv(b)), b);
 	/* Zeroed, and writable to its end. */

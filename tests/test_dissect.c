@@ -19,8 +19,9 @@ static const uint8_t v4b[4] = { 198, 51, 100, 7 };
 static const uint8_t v6a[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
 static const uint8_t v6b[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0xca, 0xfe, 0, 2 };
 
-#define F_ALL (MQTX_FLOW_F_IPV4 | MQTX_FLOW_F_IPV6 | MQTX_FLOW_F_PORTS | MQTX_FLOW_F_FRAG | \
-	       MQTX_FLOW_F_TRUNC)
+#define F_ALL                                                                         \
+	(MQTX_FLOW_F_IPV4 | MQTX_FLOW_F_IPV6 | MQTX_FLOW_F_PORTS | MQTX_FLOW_F_FRAG | \
+	 MQTX_FLOW_F_TRUNC)
 
 /* Dissect from an exact-size heap copy, so the sanitizer sees any read past the end. */
 static int dissect_exact(const uint8_t *b, size_t len, struct mqtx_flow_keys *k)
@@ -54,7 +55,7 @@ static void test_ipv4_ports(void **state)
 		uint8_t proto;
 		size_t hlen;
 	} cases[] = {
-		{ IPPROTO_TCP, 20 }, { IPPROTO_UDP, 8 },   { IPPROTO_SCTP, 12 },
+		{ IPPROTO_TCP, 20 },  { IPPROTO_UDP, 8 },     { IPPROTO_SCTP, 12 },
 		{ IPPROTO_DCCP, 12 }, { IPPROTO_UDPLITE, 8 },
 	};
 	struct mqtx_flow_keys k;
@@ -155,9 +156,9 @@ static void test_ipv4_fragments(void **state)
 		uint16_t frag;
 		bool is_frag, has_l4;
 	} cases[] = {
-		{ 0x2000, true, true },	 /* first fragment: MF, offset 0 */
+		{ 0x2000, true, true }, /* first fragment: MF, offset 0 */
 		{ 0x2000 | 185, true, false },
-		{ 185, true, false },	 /* last fragment */
+		{ 185, true, false }, /* last fragment */
 		{ 0x6000 | 1, true, false },
 		{ 0x4000, false, true }, /* DF alone is not a fragment */
 		{ 0x8000, false, true }, /* the reserved bit neither */
@@ -219,10 +220,10 @@ static void test_ipv6_ext_chain(void **state)
 	(void)state;
 	fr_eth(&f, 0x86dd);
 	fr_ipv6(&f, IPPROTO_HOPOPTS, v6a, v6b);
-	fr_ext6(&f, IPPROTO_ROUTING, 0);	/* 8 bytes */
-	fr_ext6(&f, IPPROTO_DSTOPTS, 2);	/* 24 bytes */
-	fr_ext6(&f, IPPROTO_AH, 1);		/* 16 bytes */
-	fr_ah6(&f, IPPROTO_TCP, 4);		/* 24 bytes */
+	fr_ext6(&f, IPPROTO_ROUTING, 0); /* 8 bytes */
+	fr_ext6(&f, IPPROTO_DSTOPTS, 2); /* 24 bytes */
+	fr_ext6(&f, IPPROTO_AH, 1);	 /* 16 bytes */
+	fr_ah6(&f, IPPROTO_TCP, 4);	 /* 24 bytes */
 	fr_l4(&f, 22, 60022, 20);
 	assert_int_equal(dissect_exact(f.b, f.len, &k), 0);
 	assert_int_equal(k.flags, MQTX_FLOW_F_IPV6 | MQTX_FLOW_F_PORTS);
@@ -573,20 +574,13 @@ static void test_fuzz_mutate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipv4_ports),
-		cmocka_unit_test(test_ipv4_no_ports),
-		cmocka_unit_test(test_ipv4_options),
-		cmocka_unit_test(test_ipv4_malformed),
-		cmocka_unit_test(test_ipv4_fragments),
-		cmocka_unit_test(test_ipv6_plain),
-		cmocka_unit_test(test_ipv6_ext_chain),
-		cmocka_unit_test(test_ipv6_ext_limit),
-		cmocka_unit_test(test_ipv6_fragments),
-		cmocka_unit_test(test_vlan),
-		cmocka_unit_test(test_vlan_depth),
-		cmocka_unit_test(test_non_ip),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_fuzz_random),
+		cmocka_unit_test(test_ipv4_ports),     cmocka_unit_test(test_ipv4_no_ports),
+		cmocka_unit_test(test_ipv4_options),   cmocka_unit_test(test_ipv4_malformed),
+		cmocka_unit_test(test_ipv4_fragments), cmocka_unit_test(test_ipv6_plain),
+		cmocka_unit_test(test_ipv6_ext_chain), cmocka_unit_test(test_ipv6_ext_limit),
+		cmocka_unit_test(test_ipv6_fragments), cmocka_unit_test(test_vlan),
+		cmocka_unit_test(test_vlan_depth),     cmocka_unit_test(test_non_ip),
+		cmocka_unit_test(test_truncation),     cmocka_unit_test(test_fuzz_random),
 		cmocka_unit_test(test_fuzz_mutate),
 	};
 

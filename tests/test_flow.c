@@ -235,7 +235,7 @@ static void test_toeplitz_vectors(void **state)
 
 static void test_toeplitz_tables(void **state)
 {
-	uint32_t (*tbl)[256] = malloc(MQTX__TOEPLITZ_MAX_IN * sizeof(*tbl));
+	uint32_t(*tbl)[256] = malloc(MQTX__TOEPLITZ_MAX_IN * sizeof(*tbl));
 	uint64_t seed = 99;
 	uint8_t key[40], in[36];
 	uint32_t fast;
@@ -481,8 +481,8 @@ static void test_jhash_hasher(void **state)
 		fr_frag6(&f, IPPROTO_UDP, 0, 1);
 		fr_l4(&f, sp, dp, 8);
 		assert_true(mqtx_hasher_hash(h1, f.b, f.len, &y, NULL));
-		assert_int_equal(y, mqtx_jhash_3words(load_native(a + 12), load_native(b + 12), 0,
-						      1));
+		assert_int_equal(y,
+				 mqtx_jhash_3words(load_native(a + 12), load_native(b + 12), 0, 1));
 		frame_v6(&f, IPPROTO_UDP, a, b, 0, 0);
 		assert_true(mqtx_hasher_hash(h1, f.b, f.len, &z, NULL));
 		assert_int_equal(y, z);
@@ -609,7 +609,7 @@ static void test_hasher_new_errors(void **state)
 	assert_int_equal(mqtx_hasher_new(&cfg, &h), -EINVAL);
 	cfg.algo = (enum mqtx_hash_algo)4;
 	assert_int_equal(mqtx_hasher_new(&cfg, &h), -EINVAL);
-	cfg.algo = (enum mqtx_hash_algo)-1;
+	cfg.algo = (enum mqtx_hash_algo) - 1;
 	assert_int_equal(mqtx_hasher_new(&cfg, &h), -EINVAL);
 	assert_ptr_equal(h, &cfg);
 

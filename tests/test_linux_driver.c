@@ -213,8 +213,7 @@ static void check_conservation(struct env *e, uint64_t completed)
 	mqtx_dev_get_stats(e->dev, &ds);
 	assert_int_equal(ds.xmit, e->sent);
 	assert_int_equal(ds.txq.packets, completed + rings + e->tp->flushed);
-	assert_int_equal(e->sent,
-			 ds.txq.packets + mqtx_txq_stats_drops(&ds.txq) + ds.txq.qlen);
+	assert_int_equal(e->sent, ds.txq.packets + mqtx_txq_stats_drops(&ds.txq) + ds.txq.qlen);
 }
 
 static uint64_t clean_all(struct env *e)

@@ -49,7 +49,9 @@ static struct mqtx_pkt *mkpkt(struct mqtx_pkt_pool *pool, uint64_t seq, uint32_t
 static struct mqtx_dev *mklo(uint32_t nq)
 {
 	struct mqtx_dev_cfg c = {
-		.name = "lo", .ops = &mqtx_loopback_ops, .num_txq = nq,
+		.name = "lo",
+		.ops = &mqtx_loopback_ops,
+		.num_txq = nq,
 		.flags = MQTX_DEV_F_NO_QUEUE,
 	};
 	struct mqtx_dev *dev;

@@ -19,8 +19,7 @@
 static struct mqtx_pkt_pool *pool;
 static char dir[64];
 
-static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64_t seq,
-		    uint16_t q)
+static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64_t seq, uint16_t q)
 {
 	struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
 	uint8_t buf[2048];
@@ -84,9 +83,13 @@ static void test_pcapng_queues_and_times(void **state)
 	pcap_close(rd);
 	for (unsigned i = 0; i < NQ; i++)
 		assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
-					" | grep -c '^pc0:tx%u$'", path, i), 100);
+					" | grep -c '^pc0:tx%u$'",
+					path, i),
+				 100);
 	assert_int_equal(kt_num("tshark -r %s -T fields -e frame.interface_name 2>/dev/null"
-				" | wc -l", path), 100 * NQ);
+				" | wc -l",
+				path),
+			 100 * NQ);
 }
 
 /* The generator's frames through 4 queues into a pcap file: each exactly once, as generated,
@@ -161,8 +164,8 @@ static void test_pcapng_valid_after_sigterm(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	/* tshark reads it to the end without complaint. */
-	assert_int_equal(kt_num("tshark -r %s 2>&1 | grep -c 'cut short\\|appears to be damaged'",
-				path), 0);
+	assert_int_equal(
+		kt_num("tshark -r %s 2>&1 | grep -c 'cut short\\|appears to be damaged'", path), 0);
 	assert_int_equal(kt_num("tshark -r %s 2>/dev/null | wc -l", path), 777);
 }
 

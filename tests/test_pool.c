@@ -60,14 +60,14 @@ static void test_create_einval(void **state)
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 0 }, &p), -EINVAL);
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = (1u << 26) + 1 }, &p),
 			 -EINVAL);
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 4,
-								    .cache_size = 4097 }, &p),
-			 -EINVAL);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 4, .cache_size = 4097 }, &p),
+		-EINVAL);
 	assert_int_equal(mqtx_pool_create(NULL, &p), -EINVAL);
 	assert_ptr_equal(p, (void *)0x1); /* untouched on error */
 	/* The bounds themselves are accepted. */
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 1,
-								    .cache_size = 4096 }, &p), 0);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 1, .cache_size = 4096 }, &p), 0);
 	assert_int_equal(mqtx_pool_count(p), 1);
 	assert_int_equal(mqtx_pool_in_use(p), 0);
 	mqtx_pool_destroy(p);
@@ -109,8 +109,8 @@ static void test_alloc_free_bulk(void **state)
 	struct mqtx_pkt *a[40], *one;
 
 	(void)state;
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 100,
-								    .cache_size = 16 }, &p), 0);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 100, .cache_size = 16 }, &p), 0);
 	one = mqtx_pkt_alloc(p);
 	assert_non_null(one);
 	assert_ptr_equal(one->pool, p);
@@ -181,8 +181,11 @@ static void test_bounds(void **state)
 	uint8_t *d;
 
 	(void)state;
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100,
-								    .headroom = 16 }, &p), 0);
+	assert_int_equal(
+		mqtx_pool_create(
+			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
+			&p),
+		0);
 	k = mqtx_pkt_alloc(p);
 	assert_int_equal(k->buf_size, 116);
 	assert_int_equal(mqtx_pkt_headroom(k), 16);
@@ -236,9 +239,10 @@ static void exhaust(uint32_t cache_size)
 	struct mqtx_pkt_pool *p;
 	struct mqtx_pkt *a[8], *b[4];
 
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 8,
-								    .cache_size = cache_size },
-					  &p), 0);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 8, .cache_size = cache_size },
+				 &p),
+		0);
 	for (unsigned i = 0; i < 8; i++) {
 		a[i] = mqtx_pkt_alloc(p);
 		assert_non_null(a[i]);

@@ -14,7 +14,7 @@
 #include <mqtx/pkt.h>
 
 #define ROUNDS 200000
-#define RING 32 /* a small hand-off ring: the pool runs dry regularly */
+#define RING   32 /* a small hand-off ring: the pool runs dry regularly */
 
 /* Single-producer single-consumer ring of packet pointers. */
 struct ring {
@@ -104,9 +104,11 @@ static void run(uint32_t count, uint32_t cache_size)
 	pthread_t th;
 	unsigned sent = 0;
 
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = count, .data_room = 64,
-								    .cache_size = cache_size },
-					  &s->pool), 0);
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = count,
+								   .data_room = 64,
+								   .cache_size = cache_size },
+					  &s->pool),
+			 0);
 	/* The control block is not cleared by allocation: start with every mark clear. */
 	struct mqtx_pkt **all = calloc(count, sizeof(*all));
 

@@ -144,9 +144,11 @@ static void test_ce_threshold(void **state)
 	tq_setup(&t, 100, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "ce_threshold 1ms"), 0);
 	/* 1 ms is 976 units: tc shows the 999 us the kernel reports back */
-	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms ce_threshold 999us interval 100ms");
-	assert_string_equal(tq_json(&t),
-			    "\"limit\":1000,\"target\":4999,\"ce_threshold\":999,\"interval\":99999");
+	assert_string_equal(tq_dump(&t),
+			    "limit 1000p target 5ms ce_threshold 999us interval 100ms");
+	assert_string_equal(
+		tq_json(&t),
+		"\"limit\":1000,\"target\":4999,\"ce_threshold\":999,\"interval\":99999");
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x01)); /* ECT(1) */
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x00)); /* Not-ECT */
 	tq_enq(&t, tq_udp4(&t, 100, 1, 2, 3, 4, 0x01));
@@ -193,10 +195,8 @@ static void test_limit_change_dump(void **state)
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "limit x", "\"x\"" },
-		{ "limit", "needs a value" },
-		{ "target 5q", "\"5q\"" },
-		{ "interval 5000s", "too large" },
+		{ "limit x", "\"x\"" },	     { "limit", "needs a value" },
+		{ "target 5q", "\"5q\"" },   { "interval 5000s", "too large" },
 		{ "flows 10", "\"flows\"" },
 	};
 	struct tq t;
@@ -217,9 +217,12 @@ static void test_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_drop_schedule), cmocka_unit_test(test_below_target_or_mtu_no_drop),
-		cmocka_unit_test(test_ecn_marks),     cmocka_unit_test(test_ce_threshold),
-		cmocka_unit_test(test_limit_change_dump), cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_drop_schedule),
+		cmocka_unit_test(test_below_target_or_mtu_no_drop),
+		cmocka_unit_test(test_ecn_marks),
+		cmocka_unit_test(test_ce_threshold),
+		cmocka_unit_test(test_limit_change_dump),
+		cmocka_unit_test(test_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

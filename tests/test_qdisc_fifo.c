@@ -86,7 +86,8 @@ static void test_fifo_rejects(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, bad[i][0]), -EINVAL);
 		assert_non_null(strstr(t.err, bad[i][1]));
-		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i][0]), -EINVAL);
+		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i][0]),
+				 -EINVAL);
 		assert_non_null(strstr(t.err, bad[i][1]));
 	}
 	assert_null(t.q);
@@ -116,7 +117,8 @@ static void test_integer_bases(void **state)
 		{ &mqtx_pfifo_qdisc_ops, "limit -0", "limit 0p" },
 		{ &mqtx_pfifo_qdisc_ops, "limit 0", "limit 0p" },
 		{ &mqtx_fq_codel_qdisc_ops, "limit 0x100 flows 020 quantum 0x5ea",
-		  "limit 256p flows 16 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn "
+		  "limit 256p flows 16 quantum 1514 target 5ms interval 100ms memory_limit 32Mb "
+		  "ecn "
 		  "drop_batch 64" },
 	};
 	static const char *const bad[] = { "limit 0x", "limit inf", "limit -1", "limit 5p" };
@@ -202,7 +204,8 @@ static void test_bfifo_through_xmit(void **state)
 	mqtx_dev_config_unlock(t.dev);
 	assert_int_equal(mqtx_dev_open(t.dev), 0);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 500, (uint64_t)i)), MQTX_XMIT_SUCCESS);
+		assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 500, (uint64_t)i)),
+				 MQTX_XMIT_SUCCESS);
 	mqtx_null_counts(t.dev, &pk, &by);
 	assert_int_equal(pk, 4);
 	assert_int_equal(by, 2000);
@@ -217,9 +220,12 @@ static void test_bfifo_through_xmit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bfifo_defaults),	 cmocka_unit_test(test_bfifo_limit_order_drops),
-		cmocka_unit_test(test_bfifo_change_trims), cmocka_unit_test(test_fifo_rejects),
-		cmocka_unit_test(test_integer_bases),	 cmocka_unit_test(test_head_drop),
+		cmocka_unit_test(test_bfifo_defaults),
+		cmocka_unit_test(test_bfifo_limit_order_drops),
+		cmocka_unit_test(test_bfifo_change_trims),
+		cmocka_unit_test(test_fifo_rejects),
+		cmocka_unit_test(test_integer_bases),
+		cmocka_unit_test(test_head_drop),
 		cmocka_unit_test(test_head_drop_zero_and_trim),
 		cmocka_unit_test(test_bfifo_through_xmit),
 	};

@@ -14,8 +14,8 @@
 static void enq_flow(struct tq *t, char which, int n, uint64_t first)
 {
 	for (int i = 0; i < n; i++) {
-		struct mqtx_pkt *p = which == 'A' ? tq_udp4(t, 1000, A_FLOW, 0)
-						  : tq_udp4(t, 1000, B_FLOW, 0);
+		struct mqtx_pkt *p =
+			which == 'A' ? tq_udp4(t, 1000, A_FLOW, 0) : tq_udp4(t, 1000, B_FLOW, 0);
 
 		p->user = first + (uint64_t)i;
 		tq_enq(t, p);
@@ -43,9 +43,10 @@ static void test_defaults_dump(void **state)
 	assert_string_equal(tq_dump(&t), "limit 10240p flows 1024 quantum 1514 target 5ms "
 					 "interval 100ms memory_limit 32Mb ecn drop_batch 64");
 	/* what tc -j shows for a default Linux fq_codel */
-	assert_string_equal(tq_json(&t), "\"limit\":10240,\"flows\":1024,\"quantum\":1514,"
-					 "\"target\":4999,\"interval\":99999,"
-					 "\"memory_limit\":33554432,\"ecn\":true,\"drop_batch\":64");
+	assert_string_equal(tq_json(&t),
+			    "\"limit\":10240,\"flows\":1024,\"quantum\":1514,"
+			    "\"target\":4999,\"interval\":99999,"
+			    "\"memory_limit\":33554432,\"ecn\":true,\"drop_batch\":64");
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
 	tq_teardown(&t);
 }
@@ -236,12 +237,9 @@ static void test_codel_per_flow(void **state)
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "flows 0", "\"flows\" 0" },
-		{ "flows 65537", "\"flows\" 65537" },
-		{ "quantum 1048577", "\"quantum\"" },
-		{ "limit -3", "\"-3\"" },
-		{ "memory_limit 5q", "\"5q\"" },
-		{ "target", "needs a value" },
+		{ "flows 0", "\"flows\" 0" },	      { "flows 65537", "\"flows\" 65537" },
+		{ "quantum 1048577", "\"quantum\"" }, { "limit -3", "\"-3\"" },
+		{ "memory_limit 5q", "\"5q\"" },      { "target", "needs a value" },
 		{ "perturb 3", "\"perturb\"" },
 	};
 	struct tq t;
@@ -253,8 +251,8 @@ static void test_rejects(void **state)
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops,
-				   "flows 16 noecn memory_limit 8gb"), -EINVAL); /* > 4 GiB size */
+	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "flows 16 noecn memory_limit 8gb"),
+			 -EINVAL); /* > 4 GiB size */
 	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops,
 				   "flows 16 noecn memory_limit 3gb drop_batch 0 ce_threshold 2ms"),
 			 0);
@@ -272,10 +270,13 @@ static void test_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_dump),	  cmocka_unit_test(test_flow_classification),
-		cmocka_unit_test(test_drr_quantum),	  cmocka_unit_test(test_fat_flow_drop),
+		cmocka_unit_test(test_defaults_dump),
+		cmocka_unit_test(test_flow_classification),
+		cmocka_unit_test(test_drr_quantum),
+		cmocka_unit_test(test_fat_flow_drop),
 		cmocka_unit_test(test_drop_batch_and_memory),
-		cmocka_unit_test(test_lowered_limit_trims), cmocka_unit_test(test_codel_per_flow),
+		cmocka_unit_test(test_lowered_limit_trims),
+		cmocka_unit_test(test_codel_per_flow),
 		cmocka_unit_test(test_rejects),
 	};
 

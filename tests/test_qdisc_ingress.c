@@ -147,8 +147,10 @@ static void test_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pass_through), cmocka_unit_test(test_policer),
-		cmocka_unit_test(test_receive_path), cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_pass_through),
+		cmocka_unit_test(test_policer),
+		cmocka_unit_test(test_receive_path),
+		cmocka_unit_test(test_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -186,9 +186,8 @@ static void test_graft(void **state)
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, prio_pkt(&t, 6, (uint64_t)i));
 	/* the 4 queued packets move over in order; the bfifo keeps 300 bytes, drops one */
-	assert_int_equal(run(ctl, "qdisc add dev tq0 parent 1:1 handle 10: bfifo limit 300", &o,
-			     &e),
-			 0);
+	assert_int_equal(
+		run(ctl, "qdisc add dev tq0 parent 1:1 handle 10: bfifo limit 300", &o, &e), 0);
 	bf = band(t.q, 0);
 	assert_string_equal(bf->ops->id, "bfifo");
 	assert_int_equal(bf->handle, 0x100000);
@@ -224,8 +223,10 @@ static void test_reset_and_destroy_with_backlog(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, "bands 16"
-				   " priomap 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"), 0);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+				   "bands 16"
+				   " priomap 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"),
+			 0);
 	for (uint32_t i = 0; i < 32; i++)
 		tq_enq(&t, prio_pkt(&t, i, i));
 	assert_int_equal(t.q->qlen, 32); /* 2 per band: all fit */
@@ -261,9 +262,8 @@ static void test_ctl_graft_by_handle(void **state)
 	assert_non_null(strstr(o.data, "fq_codel 20: parent 1:2 limit 100p flows 1024"));
 	assert_non_null(strstr(o.data, "tbf 40: parent 1:4 rate 1Mbit burst 10Kb lat 50ms"));
 	/* a band that does not exist is refused */
-	assert_int_not_equal(mqtx_ctl_exec_line(ctl, "qdisc add dev tq0 parent 1:5 codel", 0, &o,
-						&e),
-			     0);
+	assert_int_not_equal(
+		mqtx_ctl_exec_line(ctl, "qdisc add dev tq0 parent 1:5 codel", 0, &o, &e), 0);
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
 	mqtx_ctl_free(ctl);
@@ -272,8 +272,10 @@ static void test_ctl_graft_by_handle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_and_order), cmocka_unit_test(test_child_limit_counts),
-		cmocka_unit_test(test_rejects),		   cmocka_unit_test(test_change_bands),
+		cmocka_unit_test(test_defaults_and_order),
+		cmocka_unit_test(test_child_limit_counts),
+		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_change_bands),
 		cmocka_unit_test(test_graft),
 		cmocka_unit_test(test_reset_and_destroy_with_backlog),
 		cmocka_unit_test(test_ctl_graft_by_handle),

@@ -57,7 +57,8 @@ static void test_departures(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"),
+			 0);
 	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i)),
@@ -184,7 +185,10 @@ static void test_rejects(void **state)
 		{ "rate 1mbit burst 10kb limit 1 peakrate 2mbit", "\"mtu\"" },
 		{ "rate 1mbit burst 10kb limit 1 peakrate 1mbit mtu 1500", "\"peakrate\"" },
 		{ "rate 1mbitz burst 10kb limit 1", "\"1mbitz\"" },
-		{ "rate 1mbit burst 10kb latency 5", "", }, /* fine: bare time is us */
+		{
+			"rate 1mbit burst 10kb latency 5",
+			"",
+		}, /* fine: bare time is us */
 		{ "rate 1mbit burst 10kb limit 1 overhead 4", "\"overhead\"" },
 		{ "rate 1mbit burst", "\"burst\" needs a value" },
 	};
@@ -215,8 +219,8 @@ static void test_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_departures),	cmocka_unit_test(test_peakrate),
-		cmocka_unit_test(test_limits_direct),	cmocka_unit_test(test_dump_and_change),
+		cmocka_unit_test(test_departures),    cmocka_unit_test(test_peakrate),
+		cmocka_unit_test(test_limits_direct), cmocka_unit_test(test_dump_and_change),
 		cmocka_unit_test(test_rejects),
 	};
 

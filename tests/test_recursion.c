@@ -108,9 +108,9 @@ static void test_self_xmit_with_qdisc(void **state)
 	assert_int_equal(p->n, 22);
 	/* Each outer packet, then its inner one; a burst's inners follow the whole burst. */
 	static const uint64_t want[22] = {
-		0, INNER + 0, 1, INNER + 1, 2, INNER + 2,
-		10, 11, 12, 13, 14, 15, 16, 17,
-		INNER + 10, INNER + 11, INNER + 12, INNER + 13,
+		0,	    INNER + 0,	1,	    INNER + 1,	2,	    INNER + 2,
+		10,	    11,		12,	    13,		14,	    15,
+		16,	    17,		INNER + 10, INNER + 11, INNER + 12, INNER + 13,
 		INNER + 14, INNER + 15, INNER + 16, INNER + 17,
 	};
 	for (unsigned i = 0; i < 22; i++)

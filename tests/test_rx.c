@@ -177,7 +177,8 @@ static void test_ingress_police(void **state)
 	unsigned drops = 0;
 
 	assert_int_equal(mqtx_qdisc_create(e->dev, mqtx_dev_txq(e->dev, 0), &pol_ops, 0xffff0000u,
-					   NULL, &ack, &q), 0);
+					   NULL, &ack, &q),
+			 0);
 	assert_null(mqtx_dev_ingress_qdisc(e->dev));
 	assert_null(mqtx_dev_graft_ingress(e->dev, q));
 	assert_ptr_equal(mqtx_dev_ingress_qdisc(e->dev), q);
@@ -225,7 +226,8 @@ static void test_ingress_foreign_queue_mapping(void **state)
 	struct mqtx_dev_stats st;
 
 	assert_int_equal(mqtx_qdisc_create(e->dev, mqtx_dev_txq(e->dev, 0), &pol_ops, 0xffff0000u,
-					   NULL, NULL, &q), 0);
+					   NULL, NULL, &q),
+			 0);
 	mqtx_dev_graft_ingress(e->dev, q);
 	for (unsigned i = 0; i < 4; i++) {
 		struct mqtx_pkt *pkt = frame(e, i, 0);

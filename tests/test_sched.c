@@ -109,8 +109,9 @@ struct env {
 static struct env *make(void)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct mqtx_dev_cfg cfg = { .name = "sch0", .ops = &ring_ops, .num_txq = NQ,
-				    .tx_queue_len = N };
+	struct mqtx_dev_cfg cfg = {
+		.name = "sch0", .ops = &ring_ops, .num_txq = NQ, .tx_queue_len = N
+	};
 	struct mqtx_pool_cfg pc = { .count = N + 1024, .data_room = 128 };
 
 	my_role = ROLE_MAIN;
@@ -364,7 +365,8 @@ static void test_stop_workers_moves_queues(void **state)
 	assert_int_equal(st.txq.wakes, 200 * NQ);
 	/* The workers and this thread shared the work; their sum is every driver call. */
 	assert_int_equal(atomic_load(&e->drv->calls[ROLE_MAIN]) +
-				 atomic_load(&e->drv->calls[ROLE_OTHER]), st.txq.batches);
+				 atomic_load(&e->drv->calls[ROLE_OTHER]),
+			 st.txq.batches);
 	unmake(e);
 }
 

@@ -49,7 +49,10 @@ static struct mqtx_dev *mkdev(struct env *e, uint32_t nq, uint32_t flags,
 			      const struct mqtx_sim_cfg *sc)
 {
 	struct mqtx_dev_cfg c = {
-		.name = "sim0", .num_txq = nq, .clock = e->clock, .flags = flags,
+		.name = "sim0",
+		.num_txq = nq,
+		.clock = e->clock,
+		.flags = flags,
 	};
 
 	assert_int_equal(mqtx_sim_dev_create(&c, sc, &e->dev), 0);
@@ -175,8 +178,9 @@ static void test_rate_zero_next_round(void **state)
 static void test_stop_wake(void **state)
 {
 	struct env *e = *state;
-	struct mqtx_sim_cfg sc = { .ring = 8, .rate_pps = 1000000, .stop_thresh = 2,
-				   .wake_thresh = 4 };
+	struct mqtx_sim_cfg sc = {
+		.ring = 8, .rate_pps = 1000000, .stop_thresh = 2, .wake_thresh = 4
+	};
 	struct mqtx_txq *txq;
 	struct mqtx_txq_stats ts;
 

@@ -148,8 +148,9 @@ static void test_toeplitz_mapping(void **state)
 {
 	static const uint32_t ns[3] = { 4, 8, 16 };
 	/* Microsoft's RSS verification: 66.9.149.187:2794 -> 161.142.100.80:1766. */
-	static const uint8_t ms[12] = { 66, 9, 149, 187, 161, 142, 100, 80,
-					0x0a, 0xea, 0x06, 0xe6 };
+	static const uint8_t ms[12] = {
+		66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6
+	};
 
 	(void)state;
 	assert_int_equal(mqtx_toeplitz(mqtx_rss_default_key, 40, ms, 8), 0x323e8fc2);
@@ -171,10 +172,10 @@ static void test_toeplitz_mapping(void **state)
 			memcpy(t + 4, &d, 4);
 			memcpy(t + 8, &sp, 2);
 			memcpy(t + 10, &dp, 2);
-			assert_int_equal(map_a[i],
-					 mqtx_reciprocal_scale(mqtx_toeplitz(mqtx_rss_default_key,
-									     40, t, 12),
-							       ns[k]));
+			assert_int_equal(
+				map_a[i],
+				mqtx_reciprocal_scale(
+					mqtx_toeplitz(mqtx_rss_default_key, 40, t, 12), ns[k]));
 		}
 		mqtx_dev_destroy(dev);
 	}

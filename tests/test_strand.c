@@ -18,12 +18,12 @@
 #include "ctl_fixture.h"
 #include "helpers.h"
 
-#define NQ	    4
-#define RING_MAX    256
-#define COMPLETE_NS 10000ull	     /* virtual time between the ring driver's rounds */
-#define T0	    1000000000ull    /* start of every virtual clock */
-#define MS	    1000000ull
-#define WAIT_NS	    (30 * 1000 * MS) /* real time: a bound on failure, never a speed */
+#define NQ	      4
+#define RING_MAX      256
+#define COMPLETE_NS   10000ull	    /* virtual time between the ring driver's rounds */
+#define T0	      1000000000ull /* start of every virtual clock */
+#define MS	      1000000ull
+#define WAIT_NS	      (30 * 1000 * MS) /* real time: a bound on failure, never a speed */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- the ring driver: a small ring per queue, completed by a thread or a timer ---- */
@@ -171,17 +171,20 @@ static uint16_t by_tag(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
 static void env_make(struct env *e, const struct mqtx_dev_ops *ops, unsigned ring, bool virt,
 		     unsigned flags, const struct mqtx_sim_cfg *sim)
 {
-	struct mqtx_dev_cfg c = { .name = "s0", .ops = ops ? ops : &ring_ops, .num_txq = NQ,
-				  .tx_queue_len = 10000, .flags = flags };
+	struct mqtx_dev_cfg c = { .name = "s0",
+				  .ops = ops ? ops : &ring_ops,
+				  .num_txq = NQ,
+				  .tx_queue_len = 10000,
+				  .flags = flags };
 
 	memset(e, 0, sizeof(*e));
 	if (virt)
 		assert_int_equal(mqtx_clock_new_virtual(T0, &e->clock), 0);
 	c.clock = e->clock;
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 8192,
-								  .data_room = 1600 },
-					  &e->pool),
-			 0);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 8192, .data_room = 1600 },
+				 &e->pool),
+		0);
 	if (sim)
 		assert_int_equal(mqtx_sim_dev_create(&c, sim, &e->dev), 0);
 	else
@@ -233,8 +236,8 @@ static void send_n(struct env *e, unsigned n, uint32_t len)
 {
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t tag = e->sent++;
-		struct mqtx_pkt *pkt = test_udp_pkt(e->pool, 0x0a000100 + (uint32_t)(tag % NQ),
-						    1000, 2000, tag);
+		struct mqtx_pkt *pkt =
+			test_udp_pkt(e->pool, 0x0a000100 + (uint32_t)(tag % NQ), 1000, 2000, tag);
 
 		assert_non_null(pkt);
 		if (len > pkt->len)
@@ -318,7 +321,8 @@ static void tbf_real(const char *const *setup)
 static void test_tbf_root_real(void **state)
 {
 	static const char *const setup[] = {
-		"qdisc replace dev s0 root tbf rate 10mbit burst 5k limit 1mb", NULL };
+		"qdisc replace dev s0 root tbf rate 10mbit burst 5k limit 1mb", NULL
+	};
 
 	(void)state;
 	tbf_real(setup);
@@ -331,7 +335,9 @@ static void test_tbf_mq_real(void **state)
 		"qdisc replace dev s0 parent 1:1 tbf rate 10mbit burst 5k limit 1mb",
 		"qdisc replace dev s0 parent 1:2 tbf rate 10mbit burst 5k limit 1mb",
 		"qdisc replace dev s0 parent 1:3 tbf rate 10mbit burst 5k limit 1mb",
-		"qdisc replace dev s0 parent 1:4 tbf rate 10mbit burst 5k limit 1mb", NULL };
+		"qdisc replace dev s0 parent 1:4 tbf rate 10mbit burst 5k limit 1mb",
+		NULL
+	};
 
 	(void)state;
 	tbf_real(setup);
@@ -363,7 +369,8 @@ static void tbf_virtual(const char *const *setup, unsigned nq)
 static void test_tbf_root_virtual(void **state)
 {
 	static const char *const setup[] = {
-		"qdisc replace dev s0 root tbf rate 1mbit burst 2000 limit 10000", NULL };
+		"qdisc replace dev s0 root tbf rate 1mbit burst 2000 limit 10000", NULL
+	};
 
 	(void)state;
 	tbf_virtual(setup, 1);
@@ -376,7 +383,9 @@ static void test_tbf_mq_virtual(void **state)
 		"qdisc replace dev s0 parent 1:1 tbf rate 1mbit burst 2000 limit 10000",
 		"qdisc replace dev s0 parent 1:2 tbf rate 1mbit burst 2000 limit 10000",
 		"qdisc replace dev s0 parent 1:3 tbf rate 1mbit burst 2000 limit 10000",
-		"qdisc replace dev s0 parent 1:4 tbf rate 1mbit burst 2000 limit 10000", NULL };
+		"qdisc replace dev s0 parent 1:4 tbf rate 1mbit burst 2000 limit 10000",
+		NULL
+	};
 
 	(void)state;
 	tbf_virtual(setup, NQ);

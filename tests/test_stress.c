@@ -15,8 +15,8 @@
 #include "helpers.h"
 
 #define FLOWS_PER_THREAD 32
-#define MAX_Q 8
-#define MAX_FLOWS (4 * FLOWS_PER_THREAD)
+#define MAX_Q		 8
+#define MAX_FLOWS	 (4 * FLOWS_PER_THREAD)
 
 struct ring {
 	pthread_mutex_t lock;
@@ -123,7 +123,8 @@ static void *sender_main(void *arg)
 		unsigned n = 0;
 
 		while (n < run->burst && i < run->per_thread) {
-			unsigned f = (rng = rng * 1103515245 + 12345) >> 16 & (FLOWS_PER_THREAD - 1);
+			unsigned f =
+				(rng = rng * 1103515245 + 12345) >> 16 & (FLOWS_PER_THREAD - 1);
 			unsigned flow = s->id * FLOWS_PER_THREAD + f;
 			struct mqtx_pkt *p = test_udp_pkt(run->pool, 0x0a100000 + flow,
 							  (uint16_t)(1000 + flow), 80, 0);
@@ -181,17 +182,21 @@ static void *chaos_main(void *arg)
 
 static void stress(unsigned threads, unsigned nq, unsigned ring, unsigned burst)
 {
-	struct mqtx_dev_cfg cfg = { .name = "s0", .ops = &drv_ops, .num_txq = nq,
-				    .priv_size = sizeof(struct drv), .tx_queue_len = 64 };
+	struct mqtx_dev_cfg cfg = { .name = "s0",
+				    .ops = &drv_ops,
+				    .num_txq = nq,
+				    .priv_size = sizeof(struct drv),
+				    .tx_queue_len = 64 };
 	struct run run = { .per_thread = 50000, .burst = burst };
 	pthread_t th[4], comp, chaos;
 	struct sender snd[4];
 	struct mqtx_dev_stats st;
 	struct drv *d;
 
-	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 16384,
-								   .data_room = 128 },
-					  &run.pool), 0);
+	assert_int_equal(
+		mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 16384, .data_room = 128 },
+				 &run.pool),
+		0);
 	assert_int_equal(mqtx_dev_create(&cfg, &run.dev), 0);
 	d = mqtx_dev_priv(run.dev);
 	d->ring_size = ring;

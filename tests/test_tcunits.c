@@ -40,7 +40,7 @@ static void test_parse_rate(void **state)
 	(void)state;
 	assert_int_equal(rate("1mbit"), 125000);
 	assert_int_equal(rate("1Mbit"), 125000);
-	assert_int_equal(rate("8000"), 1000);	  /* bare number: bits per second */
+	assert_int_equal(rate("8000"), 1000); /* bare number: bits per second */
 	assert_int_equal(rate("8000bit"), 1000);
 	assert_int_equal(rate("100kbit"), 12500);
 	assert_int_equal(rate("1kibit"), 128);
@@ -59,8 +59,8 @@ static void test_parse_rate(void **state)
 /* The same grammar in bits (not truncated to bytes) and, for the generator, packet rates. */
 static void test_parse_rate_bits_pps(void **state)
 {
-	static const char *const bad_pps[] = { "", "pps", "1000", "1000bit", "1gpps", "-1pps",
-					       "1 pps", "1ppsx", "inf pps", "1e30pps" };
+	static const char *const bad_pps[] = { "",	"pps",	 "1000",  "1000bit", "1gpps",
+					       "-1pps", "1 pps", "1ppsx", "inf pps", "1e30pps" };
 	uint64_t v = 7;
 
 	(void)state;
@@ -93,9 +93,10 @@ static void test_parse_rate_bits_pps(void **state)
 
 static void test_parse_rate_rejects(void **state)
 {
-	static const char *const bad[] = { "", "mbit", "1mbitx", "1 mbit", "-1mbit", "1.2.3mbit",
-					   "inf", "nan", "0x", "1kb", "1m",
-					   "99999999999999999999999tbit" };
+	static const char *const bad[] = { "",	     "mbit",   "1mbitx",
+					   "1 mbit", "-1mbit", "1.2.3mbit",
+					   "inf",    "nan",    "0x",
+					   "1kb",    "1m",     "99999999999999999999999tbit" };
 	uint64_t v = 7;
 
 	(void)state;
@@ -133,8 +134,8 @@ static void test_parse_time(void **state)
 
 static void test_parse_time_rejects(void **state)
 {
-	static const char *const bad[] = { "", "ms", "5 ms", "5m", "5min", "5ns", "-5ms", "5ms ",
-					   "x" };
+	static const char *const bad[] = { "",	  "ms",	  "5 ms", "5m", "5min",
+					   "5ns", "-5ms", "5ms ", "x" };
 	uint64_t v = 7;
 
 	(void)state;
@@ -197,14 +198,31 @@ static void test_parse_u32_bases(void **state)
 		const char *s;
 		uint32_t v;
 	} good[] = {
-		{ "0x10", 16 },	    { "0X1f", 31 },	      { "0xffffffff", 4294967295u },
-		{ "010", 8 },	    { "0777", 511 },	      { "00", 0 },
-		{ "0x0", 0 },	    { "037777777777", 4294967295u },
+		{ "0x10", 16 },
+		{ "0X1f", 31 },
+		{ "0xffffffff", 4294967295u },
+		{ "010", 8 },
+		{ "0777", 511 },
+		{ "00", 0 },
+		{ "0x0", 0 },
+		{ "037777777777", 4294967295u },
 	};
 	static const char *const bad[] = {
-		"0x",	       "0x100000000", "040000000000", "08",	    "09",   "0xg",
-		"0x10 ",       "1k",	      "+1",	      "-0",	    "-0x1", "\t1",
-		"99999999999999999999999", "1.0", "1e3",
+		"0x",
+		"0x100000000",
+		"040000000000",
+		"08",
+		"09",
+		"0xg",
+		"0x10 ",
+		"1k",
+		"+1",
+		"-0",
+		"-0x1",
+		"\t1",
+		"99999999999999999999999",
+		"1.0",
+		"1e3",
 	};
 	uint32_t v;
 
@@ -273,7 +291,7 @@ static void test_print_size(void **state)
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 10240), "10Kb");
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 1514), "1514b");
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 1000), "1000b");
-	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 10250), "10Kb");   /* within 16 */
+	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 10250), "10Kb");	/* within 16 */
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 10256), "10256b"); /* not */
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 1514000), "1514000b");
 	assert_string_equal(mqtx_tc_print_size(b, sizeof(b), 16490), "16490b");
@@ -290,15 +308,18 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
-		assert_int_equal(mqtx_tc_parse_rate(mqtx_tc_print_rate(b, sizeof(b), rates[i]), &v), 0);
+		assert_int_equal(mqtx_tc_parse_rate(mqtx_tc_print_rate(b, sizeof(b), rates[i]), &v),
+				 0);
 		assert_int_equal(v, rates[i]);
 	}
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-		assert_int_equal(mqtx_tc_parse_time(mqtx_tc_print_time(b, sizeof(b), times[i]), &v), 0);
+		assert_int_equal(mqtx_tc_parse_time(mqtx_tc_print_time(b, sizeof(b), times[i]), &v),
+				 0);
 		assert_int_equal(v, times[i]);
 	}
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		assert_int_equal(mqtx_tc_parse_size(mqtx_tc_print_size(b, sizeof(b), sizes[i]), &v), 0);
+		assert_int_equal(mqtx_tc_parse_size(mqtx_tc_print_size(b, sizeof(b), sizes[i]), &v),
+				 0);
 		assert_int_equal(v, sizes[i]);
 	}
 }
@@ -329,13 +350,20 @@ static void test_arg_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_rate),	 cmocka_unit_test(test_parse_rate_rejects),
+		cmocka_unit_test(test_parse_rate),
+		cmocka_unit_test(test_parse_rate_rejects),
 		cmocka_unit_test(test_parse_rate_bits_pps),
-		cmocka_unit_test(test_parse_time),	 cmocka_unit_test(test_parse_time_rejects),
-		cmocka_unit_test(test_parse_size),	 cmocka_unit_test(test_parse_size_rejects),
-		cmocka_unit_test(test_parse_u32), cmocka_unit_test(test_parse_u32_bases),	 cmocka_unit_test(test_print_rate),
-		cmocka_unit_test(test_print_time),	 cmocka_unit_test(test_print_size),
-		cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_arg_helpers),
+		cmocka_unit_test(test_parse_time),
+		cmocka_unit_test(test_parse_time_rejects),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_size_rejects),
+		cmocka_unit_test(test_parse_u32),
+		cmocka_unit_test(test_parse_u32_bases),
+		cmocka_unit_test(test_print_rate),
+		cmocka_unit_test(test_print_time),
+		cmocka_unit_test(test_print_size),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_arg_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

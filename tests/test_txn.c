@@ -11,7 +11,7 @@
 #include "txn_fixture.h"
 #include <mqtx/qdisc.h>
 
-#define NQ 16
+#define NQ   16
 #define NPKT 96
 
 struct snap {
@@ -158,11 +158,12 @@ static void test_mqprio_txn(void **state)
 
 	(void)state;
 	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
-	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth16 root handle 3: pfifo", NULL,
-				     NULL), 0);
+	assert_int_equal(
+		fixture_run(ctl, "qdisc replace dev eth16 root handle 3: pfifo", NULL, NULL), 0);
 	queue_packets(dev, pool);
-	fail_every_allocation(ctl, dev, "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 "
-					"map 0 0 0 0 1 1 1 1 queues 8@0 8@8 hw 0");
+	fail_every_allocation(ctl, dev,
+			      "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 "
+			      "map 0 0 0 0 1 1 1 1 queues 8@0 8@8 hw 0");
 	check_conservation(dev, pool, NPKT);
 	mqtx_ctl_free(ctl);
 	mqtx_pool_destroy(pool);

@@ -58,8 +58,7 @@ MQTX_API extern const struct mqtx_dev_ops mqtx_af_packet_ops;
  * program) is left behind.
  */
 MQTX_API int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base,
-				       const struct mqtx_af_packet_cfg *afp,
-				       struct mqtx_dev **out);
+				       const struct mqtx_af_packet_cfg *afp, struct mqtx_dev **out);
 
 /**
  * mqtx_af_packet_txq_stats() - kernel-side counters of queue @i (@i < 0: the sum).

@@ -12,12 +12,12 @@
 extern "C" {
 #endif
 
-#define MQTX_MAX_TXQ	       4096
-#define MQTX_DEFAULT_TXQLEN    1000
-#define MQTX_DEFAULT_MTU       1500
-#define MQTX_DEFAULT_QUOTA     64
+#define MQTX_MAX_TXQ		4096
+#define MQTX_DEFAULT_TXQLEN	1000
+#define MQTX_DEFAULT_MTU	1500
+#define MQTX_DEFAULT_QUOTA	64
 #define MQTX_XMIT_RECURSION_MAX 8
-#define MQTX_NAME_MAX	       32
+#define MQTX_NAME_MAX		32
 
 struct mqtx_dev;
 struct mqtx_txq;
@@ -32,15 +32,15 @@ enum mqtx_xmit_rc {
 
 /* Why a packet was dropped. Every drop is counted with exactly one reason where it happens. */
 enum mqtx_drop_reason {
-	MQTX_DROP_QDISC = 0, /* the qdisc refused it (limit) */
-	MQTX_DROP_AQM,	     /* an AQM decided (CoDel and friends) */
-	MQTX_DROP_POLICE,    /* a policer (ingress) */
-	MQTX_DROP_DOWN,	     /* the device was down or went down (purged) */
-	MQTX_DROP_RECURSION, /* a driver transmitted into its own queue, or nesting too deep */
-	MQTX_DROP_NOQUEUE,   /* noqueue qdisc and the driver queue was stopped */
-	MQTX_DROP_DRIVER,    /* the driver refused it with an error */
-	MQTX_DROP_REPLACE,   /* backlog of a replaced qdisc that the new qdisc refused */
-	MQTX_DROP_RESET,     /* a qdisc reset or delete purged it */
+	MQTX_DROP_QDISC = 0,  /* the qdisc refused it (limit) */
+	MQTX_DROP_AQM,	      /* an AQM decided (CoDel and friends) */
+	MQTX_DROP_POLICE,     /* a policer (ingress) */
+	MQTX_DROP_DOWN,	      /* the device was down or went down (purged) */
+	MQTX_DROP_RECURSION,  /* a driver transmitted into its own queue, or nesting too deep */
+	MQTX_DROP_NOQUEUE,    /* noqueue qdisc and the driver queue was stopped */
+	MQTX_DROP_DRIVER,     /* the driver refused it with an error */
+	MQTX_DROP_REPLACE,    /* backlog of a replaced qdisc that the new qdisc refused */
+	MQTX_DROP_RESET,      /* a qdisc reset or delete purged it */
 	MQTX_DROP_NO_HANDLER, /* received, but no receive handler is set */
 	MQTX_DROP_KERNEL,     /* the kernel refused it with an errno (the driver's own statistics
 			       * say which one, per queue) */

@@ -13,12 +13,12 @@ extern "C" {
 typedef void (*mqtx_xstat_fn)(const char *name, uint64_t value, void *arg);
 
 /* Members of struct mqtx_dev_settings to apply (its @mask). */
-#define MQTX_DEV_SET_MTU	  0x01u
+#define MQTX_DEV_SET_MTU	0x01u
 #define MQTX_DEV_SET_TXQUEUELEN 0x02u
-#define MQTX_DEV_SET_RING	  0x04u
-#define MQTX_DEV_SET_COALESCE	  0x08u
-#define MQTX_DEV_SET_RATE	  0x10u
-#define MQTX_DEV_SET_ALL	  0x1fu
+#define MQTX_DEV_SET_RING	0x04u
+#define MQTX_DEV_SET_COALESCE	0x08u
+#define MQTX_DEV_SET_RATE	0x10u
+#define MQTX_DEV_SET_ALL	0x1fu
 
 /**
  * struct mqtx_dev_settings - a change of a device after creation (`dev set`).
@@ -130,8 +130,7 @@ MQTX_API void mqtx_txq_drop_taken(struct mqtx_txq *txq, struct mqtx_pkt *pkt,
 
 /** mqtx_txq_count_drop() - count a drop the driver made itself on @txq (a packet it never
  *  counted as taken: from a completion, for instance). */
-MQTX_API void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason,
-				  uint32_t n);
+MQTX_API void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason, uint32_t n);
 
 /**
  * mqtx_dev_fail() - the driver's device can no longer transmit: the kernel interface below it
@@ -162,8 +161,8 @@ MQTX_API int mqtx_dev_xstats(struct mqtx_dev *dev, int txq, mqtx_xstat_fn fn, vo
  * driver's range check); -EOPNOTSUPP (the driver has no such setting); -EBUSY (the driver cannot
  * change it while the device is up); or the driver's error.
  */
-MQTX_API int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
-			     char *msg, size_t msglen);
+MQTX_API int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
+			     size_t msglen);
 
 /* ---- built-in drivers ---- */
 

@@ -144,17 +144,17 @@ static inline void skb_set_queue_mapping(struct sk_buff *skb, u16 queue_mapping)
 	skb->queue_mapping = queue_mapping;
 }
 
-#define dev_kfree_skb(skb)	   mqtx_pkt_free(skb)
-#define dev_kfree_skb_any(skb)	   mqtx_pkt_free(skb)
-#define dev_kfree_skb_irq(skb)	   mqtx_pkt_free(skb)
-#define dev_consume_skb_any(skb)   mqtx_pkt_free(skb)
-#define kfree_skb(skb)		   mqtx_pkt_free(skb)
-#define consume_skb(skb)	   mqtx_pkt_free(skb)
-#define skb_put(skb, n)		   mqtx_pkt_put(skb, n)
-#define skb_push(skb, n)	   mqtx_pkt_push(skb, n)
-#define skb_pull(skb, n)	   mqtx_pkt_pull(skb, n)
-#define skb_headroom(skb)	   mqtx_pkt_headroom(skb)
-#define skb_tailroom(skb)	   mqtx_pkt_tailroom(skb)
+#define dev_kfree_skb(skb)	 mqtx_pkt_free(skb)
+#define dev_kfree_skb_any(skb)	 mqtx_pkt_free(skb)
+#define dev_kfree_skb_irq(skb)	 mqtx_pkt_free(skb)
+#define dev_consume_skb_any(skb) mqtx_pkt_free(skb)
+#define kfree_skb(skb)		 mqtx_pkt_free(skb)
+#define consume_skb(skb)	 mqtx_pkt_free(skb)
+#define skb_put(skb, n)		 mqtx_pkt_put(skb, n)
+#define skb_push(skb, n)	 mqtx_pkt_push(skb, n)
+#define skb_pull(skb, n)	 mqtx_pkt_pull(skb, n)
+#define skb_headroom(skb)	 mqtx_pkt_headroom(skb)
+#define skb_tailroom(skb)	 mqtx_pkt_tailroom(skb)
 /** netif_rx_dev() - netif_rx() needs the device in mqtx (there is no skb->dev). */
 #define netif_rx_dev(dev, skb) mqtx_dev_receive(dev, skb)
 
@@ -204,12 +204,11 @@ static inline bool netif_xmit_frozen_or_stopped(const struct netdev_queue *txq)
 #define netif_wake_queue(dev)	 netif_tx_wake_queue(mqtx_dev_txq(dev, 0))
 #define netif_queue_stopped(dev) netif_tx_queue_stopped(mqtx_dev_txq(dev, 0))
 
-#define netif_start_subqueue(dev, i)	  netif_tx_start_queue(mqtx_dev_txq(dev, i))
-#define netif_stop_subqueue(dev, i)	  netif_tx_stop_queue(mqtx_dev_txq(dev, i))
-#define netif_wake_subqueue(dev, i)	  netif_tx_wake_queue(mqtx_dev_txq(dev, i))
+#define netif_start_subqueue(dev, i)	 netif_tx_start_queue(mqtx_dev_txq(dev, i))
+#define netif_stop_subqueue(dev, i)	 netif_tx_stop_queue(mqtx_dev_txq(dev, i))
+#define netif_wake_subqueue(dev, i)	 netif_tx_wake_queue(mqtx_dev_txq(dev, i))
 #define __netif_subqueue_stopped(dev, i) netif_tx_queue_stopped(mqtx_dev_txq(dev, i))
-#define netif_subqueue_stopped(dev, skb) \
-	__netif_subqueue_stopped(dev, skb_get_queue_mapping(skb))
+#define netif_subqueue_stopped(dev, skb) __netif_subqueue_stopped(dev, skb_get_queue_mapping(skb))
 
 #define netif_schedule_queue(txq) mqtx_txq_schedule(txq)
 #define local_bh_disable()	  mqtx_bh_disable()
@@ -272,31 +271,31 @@ static inline bool netdev_xmit_more(void)
  * skb in the bulk list, so BQL checks its limit at the end of each burst), and stops at the first
  * NETDEV_TX_BUSY (that packet and the rest are requeued by the stack).
  */
-#define MQTX_LINUX_XMIT_BURST(name, start_xmit)                                              \
-	static unsigned name(struct mqtx_dev *dev_, struct mqtx_txq *txq_,                   \
-			     struct mqtx_pkt **pkts_, unsigned n_, bool more_)               \
-	{                                                                                    \
-		unsigned i_;                                                                 \
-		(void)txq_;                                                                  \
-		(void)more_;                                                                 \
-		for (i_ = 0; i_ < n_; i_++) {                                                \
-			mqtx_linux_xmit_more_ = i_ + 1 < n_;                                 \
-			if (start_xmit(pkts_[i_], dev_) == NETDEV_TX_BUSY)                   \
-				break;                                                       \
-		}                                                                            \
-		mqtx_linux_xmit_more_ = false;                                               \
-		return i_;                                                                   \
+#define MQTX_LINUX_XMIT_BURST(name, start_xmit)                                \
+	static unsigned name(struct mqtx_dev *dev_, struct mqtx_txq *txq_,     \
+			     struct mqtx_pkt **pkts_, unsigned n_, bool more_) \
+	{                                                                      \
+		unsigned i_;                                                   \
+		(void)txq_;                                                    \
+		(void)more_;                                                   \
+		for (i_ = 0; i_ < n_; i_++) {                                  \
+			mqtx_linux_xmit_more_ = i_ + 1 < n_;                   \
+			if (start_xmit(pkts_[i_], dev_) == NETDEV_TX_BUSY)     \
+				break;                                         \
+		}                                                              \
+		mqtx_linux_xmit_more_ = false;                                 \
+		return i_;                                                     \
 	}
 
 /* ---- locks a driver typically uses between xmit and completion ---- */
 
-#define spinlock_t		  pthread_mutex_t
-#define spin_lock_init(l)	  pthread_mutex_init(l, NULL)
-#define spin_lock(l)		  pthread_mutex_lock(l)
-#define spin_unlock(l)		  pthread_mutex_unlock(l)
-#define spin_lock_bh(l)		  pthread_mutex_lock(l)
-#define spin_unlock_bh(l)	  pthread_mutex_unlock(l)
-#define spin_lock_irqsave(l, f)	  ((void)(f), pthread_mutex_lock(l))
+#define spinlock_t		     pthread_mutex_t
+#define spin_lock_init(l)	     pthread_mutex_init(l, NULL)
+#define spin_lock(l)		     pthread_mutex_lock(l)
+#define spin_unlock(l)		     pthread_mutex_unlock(l)
+#define spin_lock_bh(l)		     pthread_mutex_lock(l)
+#define spin_unlock_bh(l)	     pthread_mutex_unlock(l)
+#define spin_lock_irqsave(l, f)	     ((void)(f), pthread_mutex_lock(l))
 #define spin_unlock_irqrestore(l, f) ((void)(f), pthread_mutex_unlock(l))
 
 #ifdef __cplusplus

@@ -16,7 +16,7 @@ enum mqtx_pcap_format {
 	MQTX_PCAP_FORMAT_PCAPNG,   /* one interface per TX queue, named "NAME:txN" */
 };
 
-#define MQTX_PCAP_RING_DEFAULT 256
+#define MQTX_PCAP_RING_DEFAULT	256
 #define MQTX_PCAP_WIRE_OVERHEAD 24 /* preamble + SFD, FCS, inter-frame gap, as the sim driver */
 
 /**

@@ -24,8 +24,8 @@ extern "C" {
 #define MQTX_H_ROOT	      0xFFFFFFFFu
 #define MQTX_H_INGRESS	      0xFFFFFFF1u
 #define MQTX_H_UNSPEC	      0u
-#define MQTX_H_MAJ(h)	      ((h) & 0xFFFF0000u)
-#define MQTX_H_MIN(h)	      ((h) & 0x0000FFFFu)
+#define MQTX_H_MAJ(h)	      ((h)&0xFFFF0000u)
+#define MQTX_H_MIN(h)	      ((h)&0x0000FFFFu)
 #define MQTX_H_MAKE(maj, min) (MQTX_H_MAJ(maj) | MQTX_H_MIN(min))
 
 struct mqtx_qdisc;
@@ -163,7 +163,7 @@ struct mqtx_qdisc {
 	uint64_t backlog;
 	struct mqtx_pkt_list requeue;
 	bool running;
-	uint64_t bytes, packets;     /* counted by the core as the driver takes packets */
+	uint64_t bytes, packets; /* counted by the core as the driver takes packets */
 	uint64_t drops, requeues, overlimits;
 	/* private state follows at mqtx_qdisc_priv() */
 };
@@ -360,8 +360,7 @@ MQTX_API void mqtx_qdisc_walk_classes(struct mqtx_qdisc *q, mqtx_class_fn fn, vo
  */
 MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v);
 /** mqtx_dump_str() - the same for a string value; @text has one %s. */
-MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text,
-			    const char *v);
+MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v);
 /**
  * mqtx_dump_time() - a time option (@ns): tc's words in text ("5ms", via @text with one %s),
  * and in JSON the number iproute2 emits, whole microseconds (tc's time unit).

@@ -100,10 +100,13 @@ MQTX_API const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx
 /** mqtx_tc_arg_u32() / _time() / _size() / _rate() - next_arg + parse, with a message naming
  *  the option and the bad value. Return 0 or -EINVAL. */
 MQTX_API int mqtx_tc_arg_u32(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
-MQTX_API int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v,
+				 struct mqtx_extack *ack);
 MQTX_API int mqtx_tc_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
-MQTX_API int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes, struct mqtx_extack *ack);
-MQTX_API int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps, struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes,
+			      struct mqtx_extack *ack);
+MQTX_API int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps,
+			      struct mqtx_extack *ack);
 
 /** mqtx_tc_unknown() - the message for an unknown token ("what is \"X\"?"); returns -EINVAL. */
 MQTX_API int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack);

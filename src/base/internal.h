@@ -36,11 +36,11 @@ void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
  * in the shared library (a few bytes of static TLS). */
 #define MQTX_TLS __thread __attribute__((tls_model("initial-exec")))
 
-#define likely(x)   __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((size_t)(a) - 1))
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define likely(x)			__builtin_expect(!!(x), 1)
+#define unlikely(x)			__builtin_expect(!!(x), 0)
+#define ARRAY_SIZE(a)			(sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a)			(((x) + (a)-1) & ~((size_t)(a)-1))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /*
  * Bottom-half sections (softirq.c). Work raised inside a section runs when the thread's

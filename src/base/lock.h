@@ -54,7 +54,7 @@ static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)
 
 /* Counters with a single writer: a relaxed load and store (a plain add on x86) that readers
  * on other threads may sample without a data race. */
-#define MQTX_CNT_ADD(c, n) \
+#define MQTX_CNT_ADD(c, n)                                                                  \
 	atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), \
 			      memory_order_relaxed)
 #define MQTX_CNT_READ(c) atomic_load_explicit(&(c), memory_order_relaxed)

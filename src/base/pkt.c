@@ -165,7 +165,6 @@ uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool)
 	return atomic_load_explicit(&pool->failures, memory_order_relaxed);
 }
 
-
 static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
 {
 	pkt->next = NULL;

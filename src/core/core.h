@@ -35,7 +35,7 @@ struct mqtx_txq_shared_cnt {
  */
 struct mqtx_txq {
 	struct mqtx_dev *dev;
-	struct mqtx_qdisc *_Atomic qdisc; /* active: read under RCU */
+	struct mqtx_qdisc *_Atomic qdisc;  /* active: read under RCU */
 	struct mqtx_qdisc *qdisc_sleeping; /* configured: config lock */
 	uint32_t index;
 
@@ -106,10 +106,10 @@ struct mqtx_dev {
 	size_t priv_size;
 	struct mqtx_txq *txq;
 
-	pthread_mutex_t config_lock; /* every configuration change; first in lock order */
+	pthread_mutex_t config_lock;	/* every configuration change; first in lock order */
 	pthread_mutex_t tx_global_lock; /* lock_all / unlock_all */
 
-	struct mqtx_hasher *_Atomic hasher;	     /* RCU */
+	struct mqtx_hasher *_Atomic hasher;	      /* RCU */
 	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
@@ -148,13 +148,13 @@ static inline size_t mqtx__dev_priv_offset(void)
 
 /* Add @n to a per-thread device counter: a single-writer add in the thread's own slot, an
  * atomic one in the slot shared by threads that have none. */
-#define MQTX_DEV_PCPU_ADD(dev, field, n)                                                 \
-	do {                                                                               \
-		int s_ = mqtx__tslot();                                                    \
-		if (likely(s_ >= 0))                                                       \
-			MQTX_CNT_ADD((dev)->pcpu[s_].field, (n));                          \
-		else                                                                       \
-			MQTX_CNT_INC_SHARED((dev)->pcpu[MQTX_MAX_TSLOTS].field, (n));      \
+#define MQTX_DEV_PCPU_ADD(dev, field, n)                                              \
+	do {                                                                          \
+		int s_ = mqtx__tslot();                                               \
+		if (likely(s_ >= 0))                                                  \
+			MQTX_CNT_ADD((dev)->pcpu[s_].field, (n));                     \
+		else                                                                  \
+			MQTX_CNT_INC_SHARED((dev)->pcpu[MQTX_MAX_TSLOTS].field, (n)); \
 	} while (0)
 
 static inline bool mqtx__txq_frozen_or_stopped(const struct mqtx_txq *txq)
@@ -162,7 +162,6 @@ static inline bool mqtx__txq_frozen_or_stopped(const struct mqtx_txq *txq)
 	return atomic_load_explicit(&txq->state, memory_order_acquire) &
 	       (MQTX_TXQ_ANY_XOFF | MQTX_TXQ_FROZEN);
 }
-
 
 /* The lock protecting @q: the one of the TX queue it is rooted at. */
 static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
@@ -197,6 +196,5 @@ void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);
-
 
 #endif

@@ -173,7 +173,8 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 	for (uint32_t i = 0; i < dev->num_txq; i++)
 		txq_init(dev, &dev->txq[i], i);
 
-	err = mqtx_dev_set_hash(dev, &(struct mqtx_hash_cfg){ .algo = MQTX_HASH_JHASH, .l4 = true });
+	err = mqtx_dev_set_hash(dev,
+				&(struct mqtx_hash_cfg){ .algo = MQTX_HASH_JHASH, .l4 = true });
 	if (!err && dev->ops->init)
 		err = dev->ops->init(dev);
 	if (err) {

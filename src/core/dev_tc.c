@@ -19,7 +19,7 @@ static void publish_tc(struct mqtx_dev *dev, const struct mqtx_tc_map *m)
 }
 
 void mqtx_dev_set_tc(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *prio_tc_map,
-		      const uint16_t *count, const uint16_t *offset)
+		     const uint16_t *count, const uint16_t *offset)
 {
 	struct mqtx_tc_map m = { .num_tc = (uint8_t)num_tc };
 
@@ -46,7 +46,8 @@ void mqtx__dev_setup_tc(struct mqtx_dev *dev, uint32_t n)
 	/* netif_setup_tc(): TC 0 no longer fits: classification off; else remap what breaks. */
 	if (m.tc_to_txq[0].offset + m.tc_to_txq[0].count > n) {
 		mqtx_warn("%s: Number of in use tx queues changed invalidating tc mappings. "
-			  "Priority traffic classification disabled!", dev->name);
+			  "Priority traffic classification disabled!",
+			  dev->name);
 		publish_tc(dev, NULL);
 		return;
 	}

@@ -46,7 +46,8 @@ void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *ar
 	if (fn) {
 		h = mqtx__alloc(sizeof(*h));
 		if (!h) {
-			mqtx_err("%s: no memory for the select hook; keeping the old one", dev->name);
+			mqtx_err("%s: no memory for the select hook; keeping the old one",
+				 dev->name);
 			return;
 		}
 		h->fn = fn;

@@ -143,8 +143,7 @@ void mqtx_txq_bql_reset(struct mqtx_txq *txq)
 	mqtx__dql_reset(&txq->dql, mqtx_clock_now(txq->dev->clock));
 }
 
-int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limit,
-		     uint64_t hold_ns)
+int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limit, uint64_t hold_ns)
 {
 	uint32_t mn = min_limit ? min_limit : txq->dql.min_limit;
 	uint32_t mx = max_limit ? max_limit : txq->dql.max_limit;
@@ -171,15 +170,16 @@ unsigned mqtx__drops_free(struct mqtx_dev *dev, struct mqtx_pkt *list, int reaso
 	unsigned n = 0;
 
 	for (struct mqtx_pkt *pkt = list; pkt; pkt = pkt->next, n++) {
-		unsigned r = reason == MQTX_DROP_KEEP ? pkt->drop_reason & ~MQTX_PKT_DROP_RX :
-							(unsigned)reason;
+		unsigned r = reason == MQTX_DROP_KEEP ? pkt->drop_reason & ~MQTX_PKT_DROP_RX
+						      : (unsigned)reason;
 
 		if (r >= MQTX_DROP_REASON_MAX)
 			r = MQTX_DROP_QDISC;
 		if (pkt->drop_reason & MQTX_PKT_DROP_RX)
 			MQTX_CNT_INC_SHARED(dev->rxq.drops[r], 1u);
 		else
-			mqtx__count_drop(&dev->txq[pkt->queue_mapping], (enum mqtx_drop_reason)r, 1);
+			mqtx__count_drop(&dev->txq[pkt->queue_mapping], (enum mqtx_drop_reason)r,
+					 1);
 	}
 	if (list)
 		mqtx_pkt_free_list(list);

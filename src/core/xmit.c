@@ -104,8 +104,7 @@ static unsigned dequeue_batch(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsi
 		txq = &dev->txq[q->requeue.head->queue_mapping];
 		if (mqtx__txq_frozen_or_stopped(txq))
 			return 0;
-		while (n < max && q->requeue.head &&
-		       q->requeue.head->queue_mapping == txq->index)
+		while (n < max && q->requeue.head && q->requeue.head->queue_mapping == txq->index)
 			pkts[n++] = mqtx_pkt_list_pop(&q->requeue);
 		*txqp = txq;
 		return n;

@@ -129,7 +129,8 @@ static int afp_steer_attach(struct afp_priv *a, char *msg, size_t msglen)
 			 kq_cause(err, "CAP_BPF and CAP_NET_ADMIN"));
 		return err;
 	}
-	a->hook = (struct bpf_tc_hook){ .sz = sizeof(a->hook), .ifindex = a->ifindex,
+	a->hook = (struct bpf_tc_hook){ .sz = sizeof(a->hook),
+					.ifindex = a->ifindex,
 					.attach_point = BPF_TC_EGRESS };
 	err = bpf_tc_hook_create(&a->hook);
 	if (err && err != -EEXIST)
@@ -144,8 +145,8 @@ static int afp_steer_attach(struct afp_priv *a, char *msg, size_t msglen)
 		bpf_tc_hook_destroy(&a->hook);
 	}
 fail:
-	snprintf(msg, msglen, "%s: cannot attach the steering program to tc egress: %s",
-		 a->ifname, kq_cause(err, "CAP_NET_ADMIN"));
+	snprintf(msg, msglen, "%s: cannot attach the steering program to tc egress: %s", a->ifname,
+		 kq_cause(err, "CAP_NET_ADMIN"));
 	close(a->prog_fd);
 	a->prog_fd = -1;
 	return err;
@@ -160,7 +161,8 @@ static void afp_steer_detach(struct afp_priv *a)
 		a->hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&a->hook);
 	} else {
-		struct bpf_tc_opts o = { .sz = sizeof(o), .handle = a->tc_opts.handle,
+		struct bpf_tc_opts o = { .sz = sizeof(o),
+					 .handle = a->tc_opts.handle,
 					 .priority = a->tc_opts.priority };
 
 		bpf_tc_detach(&a->hook, &o);
@@ -236,8 +238,10 @@ static int afp_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 	struct afp_priv *a = afp_priv(dev);
 
 	if (set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)) {
-		snprintf(msg, msglen, "%s: an AF_PACKET socket has no ring, coalescing or rate "
-			 "to set (use ethtool on %s)", mqtx_dev_name(dev), a->ifname);
+		snprintf(msg, msglen,
+			 "%s: an AF_PACKET socket has no ring, coalescing or rate "
+			 "to set (use ethtool on %s)",
+			 mqtx_dev_name(dev), a->ifname);
 		return -EOPNOTSUPP;
 	}
 	if (set->mask & MQTX_DEV_SET_MTU)
@@ -288,8 +292,8 @@ fail:
 	return -errno;
 }
 
-int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base,
-			      const struct mqtx_af_packet_cfg *afp, struct mqtx_dev **out)
+int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_af_packet_cfg *afp,
+			      struct mqtx_dev **out)
 {
 	struct mqtx_dev_cfg c = *base;
 	struct mqtx_dev *dev;

@@ -316,9 +316,10 @@ static int xdp_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 	struct xdp_priv *p = xdp_priv(dev);
 
 	if (set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)) {
-		snprintf(msg, msglen, "%s: the XSK rings of %s are sized at creation (ring %u): "
-			 "delete and add the device to change them", mqtx_dev_name(dev),
-			 p->ifname, p->ring);
+		snprintf(msg, msglen,
+			 "%s: the XSK rings of %s are sized at creation (ring %u): "
+			 "delete and add the device to change them",
+			 mqtx_dev_name(dev), p->ifname, p->ring);
 		return -EOPNOTSUPP;
 	}
 	if (set->mask & MQTX_DEV_SET_MTU) {
@@ -368,8 +369,7 @@ static int xq_setup(struct xdp_priv *p, uint32_t i, uint16_t bind_flags)
 	for (int t = 0; t < 100; t++) {
 		struct timespec ts = { 0, 5000000 };
 
-		err = xsk_socket__create(&x->xsk, p->ifname, p->q0 + i, x->umem, NULL, &x->tx,
-					 &sc);
+		err = xsk_socket__create(&x->xsk, p->ifname, p->q0 + i, x->umem, NULL, &x->tx, &sc);
 		if (err != -EBUSY)
 			break;
 		nanosleep(&ts, NULL);

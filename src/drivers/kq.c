@@ -30,16 +30,26 @@ const char *mqtx_kerr_name(enum mqtx_kerr e)
 enum mqtx_kerr mqtx_kerr_of(int err)
 {
 	switch (err < 0 ? -err : err) {
-	case ENOBUFS: return MQTX_KERR_ENOBUFS;
-	case ENXIO: return MQTX_KERR_ENXIO;
-	case EMSGSIZE: return MQTX_KERR_EMSGSIZE;
-	case ENETDOWN: return MQTX_KERR_ENETDOWN;
-	case ENODEV: return MQTX_KERR_ENODEV;
-	case EINVAL: return MQTX_KERR_EINVAL;
-	case EIO: return MQTX_KERR_EIO;
-	case EBADFD: return MQTX_KERR_EBADFD;
-	case EBUSY: return MQTX_KERR_EBUSY;
-	default: return MQTX_KERR_OTHER;
+	case ENOBUFS:
+		return MQTX_KERR_ENOBUFS;
+	case ENXIO:
+		return MQTX_KERR_ENXIO;
+	case EMSGSIZE:
+		return MQTX_KERR_EMSGSIZE;
+	case ENETDOWN:
+		return MQTX_KERR_ENETDOWN;
+	case ENODEV:
+		return MQTX_KERR_ENODEV;
+	case EINVAL:
+		return MQTX_KERR_EINVAL;
+	case EIO:
+		return MQTX_KERR_EIO;
+	case EBADFD:
+		return MQTX_KERR_EBADFD;
+	case EBUSY:
+		return MQTX_KERR_EBUSY;
+	default:
+		return MQTX_KERR_OTHER;
 	}
 }
 
@@ -113,8 +123,14 @@ int kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uin
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
 	int err;
 
-	*p = (struct kq_poller){ .dev = dev, .q = q, .nq = nq, .tick_ms = tick_ms, .tick = tick,
-				 .tick_arg = arg, .epfd = -1, .evfd = -1 };
+	*p = (struct kq_poller){ .dev = dev,
+				 .q = q,
+				 .nq = nq,
+				 .tick_ms = tick_ms,
+				 .tick = tick,
+				 .tick_arg = arg,
+				 .epfd = -1,
+				 .evfd = -1 };
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->epfd < 0 || p->evfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev))
@@ -264,10 +280,11 @@ void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg)
 			name++;
 		if (strcmp(name, ifname))
 			continue;
-		if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
-			   "%llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14],
-			   &v[15]) == 16) {
+		if (sscanf(colon + 1,
+			   "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+			   "%llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+			   &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 16) {
 			emit("if_rx_packets", v[1], arg);
 			emit("if_rx_dropped", v[3], arg);
 			emit("if_tx_packets", v[9], arg);

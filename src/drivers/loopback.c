@@ -5,7 +5,6 @@
 
 #include <mqtx/loopback.h>
 
-
 /* One thread's counters, on its own cache line so that senders never share a line. */
 struct lb_slot {
 	_Atomic uint64_t packets;
@@ -19,8 +18,9 @@ static _Thread_local int lb_my_slot = -1;
 static unsigned lb_slot_index(void)
 {
 	if (__builtin_expect(lb_my_slot < 0, 0))
-		lb_my_slot = (int)(atomic_fetch_add_explicit(&lb_next_slot, 1, memory_order_relaxed) %
-				   MQTX_LOOPBACK_STAT_SLOTS);
+		lb_my_slot =
+			(int)(atomic_fetch_add_explicit(&lb_next_slot, 1, memory_order_relaxed) %
+			      MQTX_LOOPBACK_STAT_SLOTS);
 	return (unsigned)lb_my_slot;
 }
 

@@ -42,8 +42,8 @@ static void null_uninit(struct mqtx_dev *dev)
 	mqtx_free(((struct null_priv *)mqtx_dev_priv(dev))->q);
 }
 
-static unsigned null_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq,
-				struct mqtx_pkt **pkts, unsigned n, bool more)
+static unsigned null_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+				unsigned n, bool more)
 {
 	struct null_priv *p = mqtx_dev_priv(dev);
 	struct null_queue *nq = &p->q[mqtx_txq_index(txq)];

@@ -79,8 +79,9 @@ static void ng_opt(struct pc_priv *p, uint16_t code, const void *v, uint16_t len
 static void ng_header(struct pc_priv *p, const char *dev_name)
 {
 	static const uint8_t tsresol = 9;
-	const uint32_t shb[] = { 0x0a0d0d0a, 28, 0x1a2b3c4d, 0x00000001, 0xffffffff,
-				 0xffffffff, 28 };
+	const uint32_t shb[] = {
+		0x0a0d0d0a, 28, 0x1a2b3c4d, 0x00000001, 0xffffffff, 0xffffffff, 28
+	};
 
 	ng_put(p, shb, sizeof(shb));
 	for (uint32_t i = 0; i < p->nq; i++) {
@@ -302,8 +303,7 @@ static void pc_uninit(struct mqtx_dev *dev)
 	pthread_mutex_destroy(&p->lock);
 }
 
-static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
-			  void *arg)
+static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit, void *arg)
 {
 	struct pc_priv *p = pc_priv(dev);
 	struct mqtx_ktxq_stats st;
@@ -418,7 +418,7 @@ int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap
 	if (ring < PC_STOP_THRESH || ring > 65536 || pc->format > MQTX_PCAP_FORMAT_PCAPNG) {
 		mqtx_log(MQTX_LOG_ERR, "pcap: %s: %s", pc->file,
 			 ring < PC_STOP_THRESH || ring > 65536 ? "ring out of range 64..65536"
-								: "unknown format");
+							       : "unknown format");
 		return -EINVAL;
 	}
 	c.ops = &mqtx_pcap_ops;

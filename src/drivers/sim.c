@@ -43,7 +43,6 @@ struct sim_priv {
 	bool thread_run;
 };
 
-
 static struct sim_priv *sim_priv(struct mqtx_dev *dev)
 {
 	return mqtx_dev_priv(dev);
@@ -285,21 +284,23 @@ static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
 	if (!c->ring)
 		c->ring = MQTX_SIM_RING_DEFAULT;
 	if (c->ring > MQTX_SIM_RING_MAX) {
-		mqtx_log(MQTX_LOG_ERR, "sim: ring %u out of range 1..%u", c->ring, MQTX_SIM_RING_MAX);
+		mqtx_log(MQTX_LOG_ERR, "sim: ring %u out of range 1..%u", c->ring,
+			 MQTX_SIM_RING_MAX);
 		return -EINVAL;
 	}
 	/* Default: room for the largest burst the stack hands over (64), at most a quarter ring. */
 	if (!c->stop_thresh)
 		c->stop_thresh = c->ring / 4 > 64 ? 64 : (c->ring / 4 ? c->ring / 4 : 1);
 	if (c->stop_thresh > c->ring) {
-		mqtx_log(MQTX_LOG_ERR, "sim: stop_thresh %u above ring %u", c->stop_thresh, c->ring);
+		mqtx_log(MQTX_LOG_ERR, "sim: stop_thresh %u above ring %u", c->stop_thresh,
+			 c->ring);
 		return -EINVAL;
 	}
 	if (!c->wake_thresh)
 		c->wake_thresh = c->ring / 4 > c->stop_thresh ? c->ring / 4 : c->stop_thresh;
 	if (c->wake_thresh < c->stop_thresh || c->wake_thresh > c->ring) {
-		mqtx_log(MQTX_LOG_ERR, "sim: wake_thresh %u outside stop_thresh..ring (%u..%u)", c->wake_thresh,
-			 c->stop_thresh, c->ring);
+		mqtx_log(MQTX_LOG_ERR, "sim: wake_thresh %u outside stop_thresh..ring (%u..%u)",
+			 c->wake_thresh, c->stop_thresh, c->ring);
 		return -EINVAL;
 	}
 	if (c->peer && c->peer == dev) {
@@ -379,7 +380,8 @@ static int sim_open(struct mqtx_dev *dev)
 		atomic_store(&s->up, false);
 		mqtx_free(s->rings);
 		s->rings = NULL;
-		mqtx_log(MQTX_LOG_ERR, "sim: %s: cannot start the completion thread", mqtx_dev_name(dev));
+		mqtx_log(MQTX_LOG_ERR, "sim: %s: cannot start the completion thread",
+			 mqtx_dev_name(dev));
 		return -EAGAIN;
 	}
 	return 0;

@@ -89,9 +89,8 @@ uint32_t mqtx_codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_
 
 /* Has the sojourn time stayed above target for an interval? Tracks first_above_time. */
 static bool codel_should_drop(const struct mqtx_pkt *pkt, const uint64_t *backlog,
-			      const struct mqtx_codel_params *params,
-			      struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
-			      uint32_t now)
+			      const struct mqtx_codel_params *params, struct mqtx_codel_vars *vars,
+			      struct mqtx_codel_stats *stats, uint32_t now)
 {
 	if (!pkt) {
 		vars->first_above_time = 0;
@@ -181,7 +180,8 @@ static struct mqtx_pkt *codel_enter(void *ctx, const uint64_t *backlog,
 struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
 				    const struct mqtx_codel_params *params,
 				    struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
-				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop, uint32_t now)
+				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
+				    uint32_t now)
 {
 	struct mqtx_pkt *pkt = deq(vars, ctx);
 	bool over;
@@ -195,12 +195,13 @@ struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
 		if (!over)
 			vars->dropping = false;
 		else
-			pkt = codel_drop_more(ctx, backlog, params, vars, stats, deq, drop, pkt, now);
+			pkt = codel_drop_more(ctx, backlog, params, vars, stats, deq, drop, pkt,
+					      now);
 	} else if (over) {
 		pkt = codel_enter(ctx, backlog, params, vars, stats, deq, drop, pkt, now);
 	}
-	if (pkt && params->ce_threshold_on && mqtx_codel_after(vars->ldelay, params->ce_threshold) &&
-	    mqtx_ecn_set_ce(pkt))
+	if (pkt && params->ce_threshold_on &&
+	    mqtx_codel_after(vars->ldelay, params->ce_threshold) && mqtx_ecn_set_ce(pkt))
 		stats->ce_mark++;
 	return pkt;
 }

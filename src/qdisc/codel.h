@@ -107,7 +107,8 @@ uint32_t mqtx_codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_
 struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
 				    const struct mqtx_codel_params *params,
 				    struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
-				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop, uint32_t now);
+				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
+				    uint32_t now);
 
 /**
  * mqtx_ecn_set_ce() - INET_ECN_set_ce(): mark an ECN-capable IPv4/IPv6 packet Congestion

@@ -9,8 +9,7 @@
 #include "qdisc/fifo_common.h"
 #include <mqtx/tc.h>
 
-int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
-		     struct mqtx_extack *ack)
+int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct mqtx_fifo_opt *o = opt;
 

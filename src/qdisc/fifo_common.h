@@ -28,8 +28,7 @@ struct mqtx_fifo_priv {
 };
 
 /** mqtx__fifo_parse() - "limit SIZE" (tc reads both kinds with get_size). */
-int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt,
-		     struct mqtx_extack *ack);
+int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt, struct mqtx_extack *ack);
 
 /** mqtx__fifo_reset() - every queued packet onto *@to_free; qlen/backlog to 0. */
 void mqtx__fifo_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);

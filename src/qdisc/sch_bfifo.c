@@ -49,9 +49,9 @@ static int bfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack 
 	(void)ack;
 	mqtx_pkt_list_init(&p->list);
 	/* Default: tx_queue_len full-sized frames. */
-	bfifo_set_limit(q, o && o->has_limit ? o->limit
-					     : (uint64_t)mqtx_dev_tx_queue_len(q->dev) *
-						       mqtx__psched_mtu(q));
+	bfifo_set_limit(q, o && o->has_limit
+				   ? o->limit
+				   : (uint64_t)mqtx_dev_tx_queue_len(q->dev) * mqtx__psched_mtu(q));
 	return 0;
 }
 

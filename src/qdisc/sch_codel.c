@@ -25,7 +25,7 @@ struct codel_priv {
 	struct mqtx_codel_stats stats;
 	uint64_t drop_overlimit;
 	struct mqtx_pkt_list list;
-	struct mqtx_pkt *peeked; /* dequeued by peek, still counted in qlen/backlog */
+	struct mqtx_pkt *peeked;  /* dequeued by peek, still counted in qlen/backlog */
 	struct mqtx_pkt *dropped; /* AQM drops of the current dequeue, freed before returning */
 };
 

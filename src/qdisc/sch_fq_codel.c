@@ -13,14 +13,14 @@
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
 
-#define FQC_DEFAULT_LIMIT   10240
-#define FQC_DEFAULT_FLOWS   1024
-#define FQC_MAX_FLOWS	    65536
-#define FQC_QUANTUM_MIN	    256
-#define FQC_QUANTUM_MAX	    (1u << 20)
-#define FQC_MEMORY_LIMIT    (32u << 20)
-#define FQC_MEMORY_MAX	    (1u << 31)
-#define FQC_DROP_BATCH	    64
+#define FQC_DEFAULT_LIMIT 10240
+#define FQC_DEFAULT_FLOWS 1024
+#define FQC_MAX_FLOWS	  65536
+#define FQC_QUANTUM_MIN	  256
+#define FQC_QUANTUM_MAX	  (1u << 20)
+#define FQC_MEMORY_LIMIT  (32u << 20)
+#define FQC_MEMORY_MAX	  (1u << 31)
+#define FQC_DROP_BATCH	  64
 
 struct fqc_opt {
 	bool has_limit, has_flows, has_quantum, has_target, has_interval, has_ce_threshold;
@@ -284,8 +284,7 @@ static struct mqtx_pkt *fqc_peek(struct mqtx_qdisc *q)
 
 /* ---- control path ---- */
 
-static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o,
-			 struct mqtx_extack *ack)
+static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o, struct mqtx_extack *ack)
 {
 	const char *a = argv[*i];
 
@@ -364,7 +363,7 @@ static void fqc_apply(struct mqtx_qdisc *q, const struct fqc_opt *o)
 		p->drop_batch = o->drop_batch ? o->drop_batch : 1;
 	if (o->has_memory_limit)
 		p->memory_limit = (uint32_t)(o->memory_limit > FQC_MEMORY_MAX ? FQC_MEMORY_MAX
-									: o->memory_limit);
+									      : o->memory_limit);
 	if (o->has_target)
 		p->cparams.target = mqtx_codel_ns2time(o->target);
 	if (o->has_interval)

@@ -106,7 +106,8 @@ static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o, 
 	if (!rate && !burst)
 		return 0;
 	if (!rate || !burst)
-		return mqtx_extack_set(ack, "ingress: the policer needs both \"rate\" and \"burst\"");
+		return mqtx_extack_set(ack,
+				       "ingress: the policer needs both \"rate\" and \"burst\"");
 	if (locked)
 		mqtx_qdisc_lock(q);
 	p->police = true;

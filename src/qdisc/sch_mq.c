@@ -34,8 +34,8 @@ int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack)
 	for (uint32_t i = 0; i < n; i++) {
 		struct mqtx_qdisc *c;
 
-		err = mqtx_qdisc_create(dev, mqtx_dev_txq(dev, i), mqtx_qdisc_default_ops(dev, i), 0,
-					NULL, ack, &c);
+		err = mqtx_qdisc_create(dev, mqtx_dev_txq(dev, i), mqtx_qdisc_default_ops(dev, i),
+					0, NULL, ack, &c);
 		if (err)
 			return err; /* destroy frees what was made */
 		c->parent = MQTX_H_MAKE(q->handle, i + 1);

@@ -76,8 +76,9 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 			o->num_tc = (uint8_t)v;
 		} else if (!strcmp(argv[i], "map")) {
 			/* Up to 16 numbers; the rest of the map is 0 (tc). */
-			for (; idx < MQTX_TC_MAX && i + 1 < argc &&
-			       parse_uint(argv[i + 1], 255, &v); idx++, i++)
+			for (;
+			     idx < MQTX_TC_MAX && i + 1 < argc && parse_uint(argv[i + 1], 255, &v);
+			     idx++, i++)
 				o->map[idx] = (uint8_t)v;
 			for (; idx < MQTX_TC_MAX; idx++)
 				o->map[idx] = 0;
@@ -96,8 +97,10 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 		}
 	}
 	if (pairs > o->num_tc)
-		return mqtx_extack_set(ack, "queues count/offset pair count %u can not be higher "
-				       "than given num_tc %u", pairs, o->num_tc);
+		return mqtx_extack_set(ack,
+				       "queues count/offset pair count %u can not be higher "
+				       "than given num_tc %u",
+				       pairs, o->num_tc);
 	return 0;
 }
 
@@ -112,7 +115,7 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
 		if (o->map[i] >= o->num_tc)
 			return mqtx_extack_set(ack, "Invalid traffic class in priority to traffic "
-					       "class mapping");
+						    "class mapping");
 	}
 	if (o->hw)
 		return 0; /* counts are the driver's business with offload (refused below) */
@@ -122,16 +125,19 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 		if (!o->count[i])
 			return mqtx_extack_set(ack, "No queues for TC %u", i);
 		if (o->offset[i] >= real || last > real)
-			return mqtx_extack_set(ack, "Queues %u:%u for TC %u exceed the %u TX "
-					       "queues available", o->count[i], o->offset[i], i,
-					       real);
+			return mqtx_extack_set(ack,
+					       "Queues %u:%u for TC %u exceed the %u TX "
+					       "queues available",
+					       o->count[i], o->offset[i], i, real);
 		for (unsigned j = i + 1; j < o->num_tc; j++) {
 			unsigned lj = (unsigned)o->offset[j] + o->count[j];
 
 			if (o->offset[i] < lj && o->offset[j] < last)
-				return mqtx_extack_set(ack, "TC %u queues %u@%u overlap with TC %u "
-						       "queues %u@%u", i, o->count[i],
-						       o->offset[i], j, o->count[j], o->offset[j]);
+				return mqtx_extack_set(ack,
+						       "TC %u queues %u@%u overlap with TC %u "
+						       "queues %u@%u",
+						       i, o->count[i], o->offset[i], j, o->count[j],
+						       o->offset[j]);
 		}
 	}
 	return 0;
@@ -203,7 +209,8 @@ static void mqprio_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
 
 	for (unsigned tc = 0; tc < o->num_tc; tc++) {
 		struct mqtx_qdisc_stats st = { 0 }, c;
-		struct mqtx_class vc = { .minor = MQTX_TC_CLASS_MIN + tc, .parent = MQTX_H_ROOT,
+		struct mqtx_class vc = { .minor = MQTX_TC_CLASS_MIN + tc,
+					 .parent = MQTX_H_ROOT,
 					 .stats = &st };
 
 		for (uint32_t i = 0; i < n; i++) {

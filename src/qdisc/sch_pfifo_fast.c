@@ -16,8 +16,7 @@ struct pfifo_fast_priv {
 	uint32_t bitmap; /* bit b: band b is not empty */
 };
 
-static int pfifo_fast_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
-			      struct mqtx_pkt **to_free)
+static int pfifo_fast_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct pfifo_fast_priv *p = mqtx_qdisc_priv(q);
 	uint32_t b = prio2band[pkt->priority & 15];

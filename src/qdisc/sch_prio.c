@@ -16,7 +16,7 @@
 
 /* Linux's default priority-to-band map (sch_default_prio2band), as pfifo_fast. */
 static const uint8_t prio_default_map[PRIO_MAP_LEN] = { 1, 2, 2, 2, 1, 2, 0, 0,
-							 1, 1, 1, 1, 1, 1, 1, 1 };
+							1, 1, 1, 1, 1, 1, 1, 1 };
 
 struct prio_opt {
 	bool has_bands, has_priomap;
@@ -141,8 +141,7 @@ static void prio_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extack *ack,
 			  struct mqtx_qdisc **out)
 {
-	int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
-				    out);
+	int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack, out);
 	if (err)
 		return err;
 	(*out)->parent = (q->handle & 0xffff0000u) | (band + 1);
@@ -151,8 +150,7 @@ static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extac
 
 /* Lock held. Empty a band that goes away: its packets count as dropped by a delete, here and
  * above. */
-static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c,
-			     struct mqtx_pkt **to_free)
+static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 {
 	struct child_snap s;
 
@@ -173,13 +171,15 @@ static int prio_parse_map(int argc, char **argv, int *i, struct prio_opt *o,
 
 		/* tc reads prio's numbers in base 10 (get_integer(.., 10)). */
 		if (mqtx_tc_parse_u32_dec(tok, &band))
-			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"", tok);
-		if (o->priomap_len >= PRIO_MAP_LEN)
-			return mqtx_extack_set(ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
-					       PRIO_MAP_LEN, tok);
-		if (band >= PRIO_MAX_BANDS || (o->has_bands && band >= o->bands))
-			return mqtx_extack_set(ack, "prio: \"priomap\" element \"%s\" is out of bands",
+			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"",
 					       tok);
+		if (o->priomap_len >= PRIO_MAP_LEN)
+			return mqtx_extack_set(
+				ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
+				PRIO_MAP_LEN, tok);
+		if (band >= PRIO_MAX_BANDS || (o->has_bands && band >= o->bands))
+			return mqtx_extack_set(
+				ack, "prio: \"priomap\" element \"%s\" is out of bands", tok);
 		o->priomap[o->priomap_len++] = (uint8_t)band;
 	}
 	if (!o->priomap_len)
@@ -196,7 +196,8 @@ static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 			if (mqtx_tc_arg_u32_dec(argc, argv, &i, &o->bands, ack))
 				return -EINVAL;
 			if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
-				return mqtx_extack_set(ack, "prio: \"bands\" \"%s\" is not in %u..%u",
+				return mqtx_extack_set(ack,
+						       "prio: \"bands\" \"%s\" is not in %u..%u",
 						       argv[i], PRIO_MIN_BANDS, PRIO_MAX_BANDS);
 			o->has_bands = true;
 		} else if (strcmp(argv[i], "priomap") == 0) {
@@ -221,8 +222,9 @@ static int prio_resolve(const struct prio_priv *cur, const struct prio_opt *o, u
 		memcpy(map, o->priomap, o->priomap_len);
 	for (unsigned i = 0; i < PRIO_MAP_LEN; i++) {
 		if (map[i] >= *bands)
-			return mqtx_extack_set(ack, "prio: \"priomap\" element %u (%u) is out of %u bands",
-					       i, map[i], *bands);
+			return mqtx_extack_set(
+				ack, "prio: \"priomap\" element %u (%u) is out of %u bands", i,
+				map[i], *bands);
 	}
 	return 0;
 }

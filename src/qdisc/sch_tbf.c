@@ -16,11 +16,11 @@ struct tbf_opt {
 
 /* One resolved configuration (what tbf_change validates before applying). */
 struct tbf_cfg {
-	uint64_t rate, peak;   /* bytes/s; peak 0: none */
-	uint64_t burst, mtu;   /* bytes */
-	uint64_t limit;	       /* bytes */
+	uint64_t rate, peak;	/* bytes/s; peak 0: none */
+	uint64_t burst, mtu;	/* bytes */
+	uint64_t limit;		/* bytes */
 	int64_t buffer, mtu_ns; /* burst at rate, mtu at peak, in ns */
-	uint64_t max_size;     /* the largest packet that can ever conform */
+	uint64_t max_size;	/* the largest packet that can ever conform */
 };
 
 struct tbf_priv {
@@ -111,8 +111,8 @@ static int tbf_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 			o->has_burst = true;
 		} else if (!strcmp(a, "limit") || !strcmp(a, "latency")) {
 			if (o->has_limit || o->has_latency)
-				return mqtx_extack_set(ack, "tbf: \"%s\": give one \"limit\" or \"latency\"",
-						       a);
+				return mqtx_extack_set(
+					ack, "tbf: \"%s\": give one \"limit\" or \"latency\"", a);
 			if (a[1] == 'i') {
 				err = mqtx_tc_arg_size(argc, argv, &i, &o->limit, ack);
 				o->has_limit = true;

@@ -53,8 +53,7 @@ static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 	}
 }
 
-void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
-			struct mqtx_qdisc **old)
+void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs, struct mqtx_qdisc **old)
 {
 	uint32_t n = dev->num_txq, i;
 	struct mqtx_pkt *to_free = NULL;
@@ -94,7 +93,8 @@ void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const *qs,
 	if (up) {
 		for (i = 0; i < n; i++)
 			if (old[i])
-				old[i]->flags = (old[i]->flags & ~MQTX_QF_GRAFTING) | MQTX_QF_DEACTIVATED;
+				old[i]->flags =
+					(old[i]->flags & ~MQTX_QF_GRAFTING) | MQTX_QF_DEACTIVATED;
 		for (i = n; i-- > 0;)
 			mqtx_spin_unlock(&dev->txq[i].lock);
 		/* Enqueuers that still hold an old pointer see DEACTIVATED and follow the new one;

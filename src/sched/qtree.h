@@ -93,8 +93,7 @@ int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
 /** mqtx__qtree_plan_defaults() - the same, with a message in @ack (a root delete puts the
  *  defaults back). */
-int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl,
-			      struct mqtx_extack *ack);
+int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struct mqtx_extack *ack);
 
 /** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
 int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl);

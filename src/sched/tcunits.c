@@ -41,8 +41,8 @@ static const struct unit rate_units[] = {
 
 /* Time suffixes, in microseconds (tc's TIME_UNITS_PER_SEC). */
 static const struct unit time_units[] = {
-	{ "s", 1e6 },	 { "sec", 1e6 },   { "secs", 1e6 }, { "ms", 1e3 },    { "msec", 1e3 },
-	{ "msecs", 1e3 }, { "us", 1. },	   { "usec", 1. },  { "usecs", 1. },
+	{ "s", 1e6 },	  { "sec", 1e6 }, { "secs", 1e6 }, { "ms", 1e3 },   { "msec", 1e3 },
+	{ "msecs", 1e3 }, { "us", 1. },	  { "usec", 1. },  { "usecs", 1. },
 };
 
 static const struct unit size_units[] = {
@@ -63,8 +63,7 @@ static const struct unit size_units[] = {
  * "1e3" work, blanks and '+' may lead), finite and not negative, then one of @units or nothing
  * (scale @bare). Stores value * scale. Checked against tc 6.1 on this kernel.
  */
-static int parse_scaled(const char *s, const struct unit *units, size_t n, double bare,
-			double *out)
+static int parse_scaled(const char *s, const struct unit *units, size_t n, double bare, double *out)
 {
 	char *end;
 	double v;
@@ -126,7 +125,8 @@ int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps)
 	/* A bare number is a bit rate, never packets. */
 	if (n < 3 || strcasecmp(s + n - 3, "pps"))
 		return -EINVAL;
-	if (parse_scaled(s, pps_units, ARRAY_SIZE(pps_units), 1., &v) || v >= 18446744073709549568.0)
+	if (parse_scaled(s, pps_units, ARRAY_SIZE(pps_units), 1., &v) ||
+	    v >= 18446744073709549568.0)
 		return -EINVAL;
 	*pps = (uint64_t)v;
 	return 0;
@@ -238,17 +238,17 @@ const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *
 	return argv[++*i];
 }
 
-#define DEFINE_ARG(name, type, parse, what)                                                   \
-	int mqtx_tc_arg_##name(int argc, char **argv, int *i, type *v, struct mqtx_extack *ack) \
-	{                                                                                       \
-		const char *opt = argv[*i];                                                     \
-		const char *val = mqtx_tc_next_arg(argc, argv, i, ack);                         \
-		if (!val)                                                                       \
-			return -EINVAL;                                                         \
-		if (parse(val, v))                                                              \
-			return mqtx_extack_set(ack, "illegal \"%s\" value \"%s\" (expected %s)",  \
-					       opt, val, what);                                 \
-		return 0;                                                                       \
+#define DEFINE_ARG(name, type, parse, what)                                                      \
+	int mqtx_tc_arg_##name(int argc, char **argv, int *i, type *v, struct mqtx_extack *ack)  \
+	{                                                                                        \
+		const char *opt = argv[*i];                                                      \
+		const char *val = mqtx_tc_next_arg(argc, argv, i, ack);                          \
+		if (!val)                                                                        \
+			return -EINVAL;                                                          \
+		if (parse(val, v))                                                               \
+			return mqtx_extack_set(ack, "illegal \"%s\" value \"%s\" (expected %s)", \
+					       opt, val, what);                                  \
+		return 0;                                                                        \
 	}
 
 DEFINE_ARG(u32, uint32_t, mqtx_tc_parse_u32, "an unsigned integer")

@@ -72,9 +72,6 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 	       q->dev_queue->index < dev->real_num_txq;
 }
 
-
-
-
 /* ---- grafting one qdisc ---- */
 
 /* qdisc_leaf(): the child of class @clid of @p. */
@@ -97,8 +94,8 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 /* Move what @old holds into @new (both children of @p, its lock held); the rest is dropped
  * as MQTX_DROP_REPLACE and taken off @p's counters, as qdisc_tree_reduce_backlog(), which also
  * counts the lost packets as drops of the parent. */
-static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old,
-			       struct mqtx_qdisc *new, struct mqtx_pkt **to_free)
+static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old, struct mqtx_qdisc *new,
+			       struct mqtx_pkt **to_free)
 {
 	uint32_t qlen = old->qlen;
 	uint64_t backlog = old->backlog;
@@ -168,7 +165,8 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 
 	if (err)
 		return err;
-	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack,
+				    &q);
 	if (err) {
 		mqtx__qtree_abort(dev, &pl);
 		return err;
@@ -207,17 +205,18 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 	return err;
 }
 
-static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
-			  struct mqtx_extack *ack)
+static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *q;
 	int err;
 
 	if (!(rq->ops->static_flags & MQTX_QF_INGRESS)) {
-		mqtx_extack_set(ack, "Specified parent ID is reserved for ingress and clsact Qdiscs.");
+		mqtx_extack_set(ack,
+				"Specified parent ID is reserved for ingress and clsact Qdiscs.");
 		return -EINVAL;
 	}
-	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS, rq->opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
+				    rq->opt, ack, &q);
 	if (err)
 		return err;
 	mqtx_spin_lock(&dev->rxq.lock);
@@ -327,8 +326,7 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	return leaf_of(*p, clid, ack, q);
 }
 
-static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq,
-			 struct mqtx_extack *ack)
+static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p = NULL, *q = NULL;
 	int err;
