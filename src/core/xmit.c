@@ -28,6 +28,15 @@ void mqtx_txq_drop_taken(struct mqtx_txq *txq, struct mqtx_pkt *pkt, enum mqtx_d
 	mqtx_pkt_free(pkt);
 }
 
+/* Xmit lock held: count what the driver took, less what it took and dropped. */
+static void sent_dropped(struct mqtx_txq *txq, unsigned sent, uint64_t bytes)
+{
+	MQTX_CNT_ADD(txq->packets, sent - mqtx__drop_taken_n);
+	MQTX_CNT_ADD(txq->bytes, bytes - mqtx__drop_taken_bytes);
+	mqtx__drop_taken_n = 0;
+	mqtx__drop_taken_bytes = 0;
+}
+
 /*
  * Give @pkts to the driver of @txq under its xmit lock unless the queue is stopped or frozen.
  * Returns how many the driver took, and their bytes in *@bytes.
@@ -46,14 +55,17 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	mqtx_spin_lock(&txq->xmit_lock);
 	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
 	if (!mqtx__txq_frozen_or_stopped(txq)) {
-		mqtx__drop_taken_n = 0;
-		mqtx__drop_taken_bytes = 0;
 		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
 		if (unlikely(sent > n))
 			sent = n;
-		/* What the driver took and dropped (mqtx_txq_drop_taken) is a drop, not a send. */
-		MQTX_CNT_ADD(txq->packets, sent - mqtx__drop_taken_n);
-		MQTX_CNT_ADD(txq->bytes, cum[sent] - mqtx__drop_taken_bytes);
+		/* What the driver took and dropped (mqtx_txq_drop_taken) is a drop, not a send.
+		 * Rare: the counts are reset only when there was one. */
+		if (unlikely(mqtx__drop_taken_n)) {
+			sent_dropped(txq, sent, cum[sent]);
+		} else {
+			MQTX_CNT_ADD(txq->packets, sent);
+			MQTX_CNT_ADD(txq->bytes, cum[sent]);
+		}
 		MQTX_CNT_ADD(txq->batches, 1u);
 	}
 	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);
@@ -280,7 +292,8 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		qdisc_run_locked(q);
 	}
 	mqtx_spin_unlock(lock);
-	mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
+	if (unlikely(to_free != NULL))
+		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;
 }
 
