@@ -5,7 +5,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps run check bench sanitize tsan install clean
+.PHONY: all deps run check bench sanitize tsan clang format check-format install uninstall clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -51,8 +51,26 @@ tsan: $(BUILD)-tsan/build.ninja
 $(BUILD)-tsan/build.ninja: | deps
 	meson setup $(BUILD)-tsan -Db_sanitize=thread -Db_lundef=false $(MESON_OPTS)
 
+# The library, tools and tests built with clang (warnings are errors) and the suite run.
+clang: $(BUILD)-clang/build.ninja
+	ninja -C $(BUILD)-clang
+	@scripts/run-tests $(BUILD)-clang
+
+$(BUILD)-clang/build.ninja: | deps
+	@scripts/bootstrap --clang
+	CC=clang meson setup $(BUILD)-clang -Dwerror=true $(MESON_OPTS)
+
+# Every C file as .clang-format says; check-format changes nothing and fails on a difference.
+format:
+	@scripts/bootstrap --format
+	@scripts/check-format --fix
+
+check-format:
+	@scripts/bootstrap --format
+	@scripts/check-format
+
 install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang

@@ -49,8 +49,8 @@ static void test_replace_under_traffic(void **state)
 		"qdisc replace dev eth16 root handle 1: mq",
 		"qdisc replace dev eth16 root handle 2: pfifo limit 50",
 		"qdisc replace dev eth16 root handle 3: pfifo_fast",
-		"qdisc replace dev eth16 root handle 4: mqprio num_tc 2 map 0 1 1 1 0 1 0 0 "
-		"queues 8@0 8@8 hw 0",
+		("qdisc replace dev eth16 root handle 4: mqprio num_tc 2 map 0 1 1 1 0 1 0 0 "
+		 "queues 8@0 8@8 hw 0"),
 	};
 	struct mqtx_pool_cfg pc = { .count = 4096 };
 	struct mqtx_ctl *ctl = fixture_ctl();
