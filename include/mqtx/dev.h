@@ -178,6 +178,38 @@ MQTX_API int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg 
 /** mqtx_dev_hash_cfg() - copy the device's current hash configuration into @cfg. */
 MQTX_API void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg);
 
+/* CPUs an XPS map can name: 0..MQTX_XPS_CPUS_MAX - 1. */
+#define MQTX_XPS_CPUS_MAX 1024
+
+/**
+ * mqtx_dev_set_xps() - XPS (Linux's xps_cpus): let senders running on the @n CPUs of @cpus use
+ * TX queue @txq (@n 0: none). When the sending CPU has queues in the map, the default picker
+ * chooses among them by flow hash (only among those of the packet's traffic class when the
+ * device has classes and some are), as Linux's get_xps_queue(); a CPU without queues falls
+ * back to the whole range. Replaces what @txq had; safe under traffic.
+ * Return: 0; -EINVAL (@txq >= num_txq, a CPU >= MQTX_XPS_CPUS_MAX, @cpus NULL with @n > 0);
+ * -ENOMEM.
+ */
+MQTX_API int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus,
+			      unsigned n);
+
+/**
+ * mqtx_dev_xps() - the CPUs that may use TX queue @txq, ascending, into @cpus (at most @max).
+ * Return: how many there are (may exceed @max), or -EINVAL (@txq >= num_txq).
+ */
+MQTX_API int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, unsigned max);
+
+/**
+ * mqtx_dev_set_flow_cache() - remember the queue each flow was given in a table of @entries
+ * flows (a power of two up to 1 << 20; 0: no table), as Linux caches it in the socket: a
+ * flow keeps its queue when the XPS map or the sending CPU changes, and moves only on a
+ * packet marked MQTX_PKT_F_OOO_OKAY (nothing of the flow in flight) or when its queue leaves
+ * the range in use. Flows that share an entry share nothing else: the entry holds the whole
+ * hash. Safe under traffic (the table starts empty).
+ * Return: 0; -EINVAL (not a power of two, too large); -ENOMEM.
+ */
+MQTX_API int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries);
+
 /**
  * mqtx_dev_pick_tx() - the default picker: the packet's flow hash (computed and cached in the
  * packet if not valid) scaled onto real_num_txq, or onto the packet's traffic-class range

@@ -111,6 +111,8 @@ struct mqtx_dev {
 
 	struct mqtx_hasher *_Atomic hasher;	      /* RCU */
 	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
+	struct mqtx_xps *_Atomic xps;		      /* RCU: XPS map per CPU (xps.c) */
+	struct mqtx_flow_cache *_Atomic flows;	      /* RCU: queue per flow (xps.c) */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
@@ -168,6 +170,14 @@ static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
 {
 	return &q->dev_queue->lock;
 }
+
+/* xps.c: the XPS queue of @pkt's flow on this CPU, or -1; the flow cache's queue, or -1;
+ * record the queue given to a flow; free both tables (device destroyed). */
+int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t qoffset,
+		    uint32_t qcount);
+int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real);
+void mqtx__flow_record(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
+void mqtx__xps_release(struct mqtx_dev *dev);
 
 /* select.c */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Queue selection: the application's hook, the driver's select_queue, or the default picker
- * (flow hash scaled onto the queue range, as Linux's skb_tx_hash), always capped. */
+ * (the flow's cached queue, else XPS, else the flow hash scaled onto the queue range, as
+ * Linux's netdev_pick_tx()), always capped. */
 #include <errno.h>
 
 #include "core/core.h"
@@ -66,6 +67,7 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 {
 	uint32_t qoffset = 0, qcount = real;
 	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
+	int q;
 
 	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
 		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
@@ -75,6 +77,10 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 		else
 			pkt->flags |= MQTX_PKT_F_NO_HASH;
 	}
+	/* A flow keeps the queue it was given until it may move (netdev_pick_tx()). */
+	q = mqtx__flow_cached(dev, pkt, real);
+	if (q >= 0)
+		return (uint16_t)q;
 	if (tc) {
 		uint8_t c = tc->prio_tc_map[pkt->priority & 15];
 
@@ -84,10 +90,15 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 			qcount = tc->tc_to_txq[c].count;
 		}
 	}
-	/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash: queue 0). */
-	if (!(pkt->flags & MQTX_PKT_F_HASH_VALID))
-		return (uint16_t)qoffset;
-	return (uint16_t)(mqtx_reciprocal_scale(pkt->hash, qcount) + qoffset);
+	q = mqtx__xps_queue(dev, pkt, qoffset, qcount);
+	if (q < 0) {
+		/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
+		q = (int)qoffset;
+		if (pkt->flags & MQTX_PKT_F_HASH_VALID)
+			q += (int)mqtx_reciprocal_scale(pkt->hash, qcount);
+	}
+	mqtx__flow_record(dev, pkt, (uint16_t)q);
+	return (uint16_t)q;
 }
 
 /* Inside an RCU read section (the transmit path holds one). */
