@@ -231,7 +231,10 @@ void mqtx_qdisc_get_stats(struct mqtx_qdisc *q, struct mqtx_qdisc_stats *st)
 	mqtx_qdisc_unlock(q);
 }
 
-void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
+/* Config lock held, so that a configuration change (a close purging the queues, a graft
+ * moving backlogs) is seen whole: its drops are counted as its to_free lists are freed, after
+ * the queues were emptied. */
+static void txq_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
 {
 	struct mqtx_qdisc *q;
 
@@ -249,7 +252,6 @@ void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
 	st->bql_limit = atomic_load(&txq->dql.limit);
 	st->bql_inflight = atomic_load(&txq->dql.num_queued) - atomic_load(&txq->dql.num_completed);
 
-	pthread_mutex_lock(&txq->dev->config_lock);
 	q = txq->qdisc_sleeping;
 	/* A qdisc shared by several queues reports its backlog on the queue it is rooted at. */
 	if (q && q->ops->enqueue && q->dev_queue == txq) {
@@ -259,6 +261,12 @@ void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
 		st->qlen = qs.qlen;
 		st->backlog = qs.backlog;
 	}
+}
+
+void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
+{
+	pthread_mutex_lock(&txq->dev->config_lock);
+	txq_stats(txq, st);
 	pthread_mutex_unlock(&txq->dev->config_lock);
 }
 
@@ -267,8 +275,9 @@ void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
 	struct mqtx_txq_stats t;
 
 	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&dev->config_lock);
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
-		mqtx_txq_get_stats(&dev->txq[i], &t);
+		txq_stats(&dev->txq[i], &t);
 		st->txq.packets += t.packets;
 		st->txq.bytes += t.bytes;
 		for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
@@ -282,6 +291,7 @@ void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
 		st->txq.backlog += t.backlog;
 		st->txq.bql_inflight += t.bql_inflight;
 	}
+	pthread_mutex_unlock(&dev->config_lock);
 	for (int s = 0; s <= MQTX_MAX_TSLOTS; s++) {
 		st->xmit += MQTX_CNT_READ(dev->pcpu[s].xmit);
 		st->select_capped += MQTX_CNT_READ(dev->pcpu[s].capped);
