@@ -200,12 +200,14 @@ MQTX_API int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned
 MQTX_API int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, unsigned max);
 
 /**
- * mqtx_dev_set_flow_cache() - remember the queue each flow was given in a table of @entries
- * flows (a power of two up to 1 << 20; 0: no table), as Linux caches it in the socket: a
- * flow keeps its queue when the XPS map or the sending CPU changes, and moves only on a
- * packet marked MQTX_PKT_F_OOO_OKAY (nothing of the flow in flight) or when its queue leaves
- * the range in use. Flows that share an entry share nothing else: the entry holds the whole
- * hash. Safe under traffic (the table starts empty).
+ * mqtx_dev_set_flow_cache() - remember the queue each flow was given, in a table of @entries
+ * (a power of two up to 1 << 20; 0: no table), as Linux remembers it in a socket: a flow keeps
+ * its queue when the XPS map or the sending CPU changes, and moves only on a packet marked
+ * MQTX_PKT_F_OOO_OKAY (nothing of the flow in flight) or when its queue leaves the range in
+ * use. Senders on several CPUs agree on one queue per flow, so a flow is never split over two
+ * queues. An entry belongs to the first flow that takes it until the table is set again; a
+ * flow whose entry another flow holds follows the plain flow hash (never XPS), which is the
+ * same on every CPU. Safe under traffic; the table starts empty.
  * Return: 0; -EINVAL (not a power of two, too large); -ENOMEM.
  */
 MQTX_API int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries);

@@ -171,12 +171,15 @@ static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
 	return &q->dev_queue->lock;
 }
 
-/* xps.c: the XPS queue of @pkt's flow on this CPU, or -1; the flow cache's queue, or -1;
- * record the queue given to a flow; free both tables (device destroyed). */
+/* xps.c: XPS and the flow cache of the default picker (see there); free both (device
+ * destroyed). */
+#define MQTX_FLOW_NONE	(-1)
+#define MQTX_FLOW_NEW	(-2)
+#define MQTX_FLOW_TAKEN (-3)
 int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t qoffset,
 		    uint32_t qcount);
 int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real);
-void mqtx__flow_record(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
+uint16_t mqtx__flow_claim(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
 void mqtx__xps_release(struct mqtx_dev *dev);
 
 /* select.c */

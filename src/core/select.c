@@ -67,7 +67,7 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 {
 	uint32_t qoffset = 0, qcount = real;
 	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
-	int q;
+	int q, cached;
 
 	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
 		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
@@ -78,9 +78,9 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 			pkt->flags |= MQTX_PKT_F_NO_HASH;
 	}
 	/* A flow keeps the queue it was given until it may move (netdev_pick_tx()). */
-	q = mqtx__flow_cached(dev, pkt, real);
-	if (q >= 0)
-		return (uint16_t)q;
+	cached = mqtx__flow_cached(dev, pkt, real);
+	if (cached >= 0)
+		return (uint16_t)cached;
 	if (tc) {
 		uint8_t c = tc->prio_tc_map[pkt->priority & 15];
 
@@ -90,14 +90,16 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 			qcount = tc->tc_to_txq[c].count;
 		}
 	}
-	q = mqtx__xps_queue(dev, pkt, qoffset, qcount);
+	/* XPS depends on the sending CPU: a flow the cache cannot hold does without it. */
+	q = cached == MQTX_FLOW_TAKEN ? -1 : mqtx__xps_queue(dev, pkt, qoffset, qcount);
 	if (q < 0) {
 		/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
 		q = (int)qoffset;
 		if (pkt->flags & MQTX_PKT_F_HASH_VALID)
 			q += (int)mqtx_reciprocal_scale(pkt->hash, qcount);
 	}
-	mqtx__flow_record(dev, pkt, (uint16_t)q);
+	if (cached == MQTX_FLOW_NEW)
+		return mqtx__flow_claim(dev, pkt, (uint16_t)q);
 	return (uint16_t)q;
 }
 
