@@ -113,6 +113,7 @@ struct mqtx_dev {
 	struct mqtx_select_hook *_Atomic select_hook; /* RCU */
 	struct mqtx_xps *_Atomic xps;		      /* RCU: XPS map per CPU (xps.c) */
 	struct mqtx_flow_cache *_Atomic flows;	      /* RCU: queue per flow (xps.c) */
+	atomic_bool steered; /* either of the two is set: the picker looks at them */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */

@@ -63,11 +63,53 @@ void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *ar
 	}
 }
 
-static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real)
+/* The queue range of @pkt's traffic class: [*qoffset, *qoffset + *qcount). */
+static void tc_range(const struct mqtx_tc_map *tc, const struct mqtx_pkt *pkt, uint32_t *qoffset,
+		     uint32_t *qcount)
+{
+	uint8_t c = tc->prio_tc_map[pkt->priority & 15];
+
+	/* An empty class falls back to every queue, as Linux does. */
+	if (tc->tc_to_txq[c].count) {
+		*qoffset = tc->tc_to_txq[c].offset;
+		*qcount = tc->tc_to_txq[c].count;
+	}
+}
+
+/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
+static uint16_t hash_queue(const struct mqtx_pkt *pkt, uint32_t qoffset, uint32_t qcount)
+{
+	if (!(pkt->flags & MQTX_PKT_F_HASH_VALID))
+		return (uint16_t)qoffset;
+	return (uint16_t)(mqtx_reciprocal_scale(pkt->hash, qcount) + qoffset);
+}
+
+/* With a flow cache or XPS: the flow's cached queue, else XPS, else the hash. */
+static uint16_t pick_steered(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real,
+			     const struct mqtx_tc_map *tc)
 {
 	uint32_t qoffset = 0, qcount = real;
-	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
 	int q, cached;
+
+	/* A flow keeps the queue it was given until it may move (netdev_pick_tx()). */
+	cached = mqtx__flow_cached(dev, pkt, real);
+	if (cached >= 0)
+		return (uint16_t)cached;
+	if (tc)
+		tc_range(tc, pkt, &qoffset, &qcount);
+	/* XPS depends on the sending CPU: a flow the cache cannot hold does without it. */
+	q = cached == MQTX_FLOW_TAKEN ? -1 : mqtx__xps_queue(dev, pkt, qoffset, qcount);
+	if (q < 0)
+		q = hash_queue(pkt, qoffset, qcount);
+	if (cached == MQTX_FLOW_NEW)
+		return mqtx__flow_claim(dev, pkt, (uint16_t)q);
+	return (uint16_t)q;
+}
+
+static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real)
+{
+	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
+	uint32_t qoffset = 0, qcount = real;
 
 	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
 		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
@@ -77,30 +119,11 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 		else
 			pkt->flags |= MQTX_PKT_F_NO_HASH;
 	}
-	/* A flow keeps the queue it was given until it may move (netdev_pick_tx()). */
-	cached = mqtx__flow_cached(dev, pkt, real);
-	if (cached >= 0)
-		return (uint16_t)cached;
-	if (tc) {
-		uint8_t c = tc->prio_tc_map[pkt->priority & 15];
-
-		/* An empty class falls back to every queue, as Linux does. */
-		if (tc->tc_to_txq[c].count) {
-			qoffset = tc->tc_to_txq[c].offset;
-			qcount = tc->tc_to_txq[c].count;
-		}
-	}
-	/* XPS depends on the sending CPU: a flow the cache cannot hold does without it. */
-	q = cached == MQTX_FLOW_TAKEN ? -1 : mqtx__xps_queue(dev, pkt, qoffset, qcount);
-	if (q < 0) {
-		/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
-		q = (int)qoffset;
-		if (pkt->flags & MQTX_PKT_F_HASH_VALID)
-			q += (int)mqtx_reciprocal_scale(pkt->hash, qcount);
-	}
-	if (cached == MQTX_FLOW_NEW)
-		return mqtx__flow_claim(dev, pkt, (uint16_t)q);
-	return (uint16_t)q;
+	if (unlikely(atomic_load_explicit(&dev->steered, memory_order_relaxed)))
+		return pick_steered(dev, pkt, real, tc);
+	if (tc)
+		tc_range(tc, pkt, &qoffset, &qcount);
+	return hash_queue(pkt, qoffset, qcount);
 }
 
 /* Inside an RCU read section (the transmit path holds one). */

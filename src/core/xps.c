@@ -38,6 +38,14 @@ static bool has_cpu(const uint64_t *mask, unsigned cpu)
 	return mask[cpu / 64] >> (cpu % 64) & 1;
 }
 
+/* Config lock held: tell the picker whether it must look at XPS and the flow cache. */
+static void steered_update(struct mqtx_dev *dev)
+{
+	atomic_store_explicit(&dev->steered,
+			      atomic_load(&dev->xps) != NULL || atomic_load(&dev->flows) != NULL,
+			      memory_order_relaxed);
+}
+
 /* A map equal to @old (NULL: empty) but for queue @txq, which gets the @n CPUs of @cpus. */
 static struct mqtx_xps *xps_build(struct mqtx_dev *dev, const struct mqtx_xps *old, uint32_t txq,
 				  const unsigned *cpus, unsigned n)
@@ -96,6 +104,7 @@ int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, u
 			x = NULL;
 		}
 		atomic_store_explicit(&dev->xps, x, memory_order_release);
+		steered_update(dev);
 	}
 	pthread_mutex_unlock(&dev->config_lock);
 	if (!x && n)
@@ -173,6 +182,7 @@ int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries)
 	}
 	pthread_mutex_lock(&dev->config_lock);
 	old = atomic_exchange_explicit(&dev->flows, fc, memory_order_acq_rel);
+	steered_update(dev);
 	pthread_mutex_unlock(&dev->config_lock);
 	if (old) {
 		mqtx__rcu_synchronize();
