@@ -442,10 +442,10 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_
 		memcpy(cfg->dst6, def6[1], 16);
 		cfg->dst_lo = cfg->dst_hi = 2;
 	}
-	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx__gen_min_size(cfg)) {
+	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) {
 		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
 				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
-				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx__gen_min_size(cfg));
+				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx_gen_min_size(cfg));
 		return MQTX_CTL_EPARSE;
 	}
 	return 0;
@@ -573,7 +573,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		gen_usage(argc < 2 ? err : out);
 		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
 	}
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "help")) {
 			gen_usage(out);

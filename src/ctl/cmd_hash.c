@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <mqtx/ctl.h>
+#include <mqtx/gen.h>
 #include <mqtx/pkt.h>
 
 #include "ctl/cmd_tool.h"
@@ -64,39 +65,32 @@ static int parse_endpoint(const char *s, struct endpoint *e)
 	return 0;
 }
 
-/* An Ethernet frame with the IP and L4 headers the dissector reads (checksums do not matter
- * to the hash). Returns its length. */
-static size_t build_probe(uint8_t *f, const struct endpoint *src, const struct endpoint *dst,
-			  uint8_t proto)
+/* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
+ * of that frame, so it must be the frame a generator would send for that flow. */
+static int build_probe(uint8_t *f, size_t cap, const struct endpoint *src,
+		       const struct endpoint *dst, uint8_t proto)
 {
-	size_t l3 = 14, l4;
+	struct mqtx_gen_cfg g;
+	uint32_t s, d;
 
-	memset(f, 0, 128);
-	f[0] = 0x02, f[6] = 0x02, f[11] = 1;
-	if (src->family == AF_INET) {
-		f[12] = 0x08, f[13] = 0x00;
-		f[l3] = 0x45;
-		f[l3 + 3] = 40;
-		f[l3 + 8] = 64;
-		f[l3 + 9] = proto;
-		memcpy(f + l3 + 12, src->addr, 4);
-		memcpy(f + l3 + 16, dst->addr, 4);
-		l4 = l3 + 20;
+	mqtx_gen_cfg_default(&g);
+	g.proto = proto;
+	g.ipv6 = src->family == AF_INET6;
+	if (g.ipv6) {
+		memcpy(g.src6, src->addr, 16);
+		memcpy(g.dst6, dst->addr, 16);
+		memcpy(&s, src->addr + 12, 4);
+		memcpy(&d, dst->addr + 12, 4);
 	} else {
-		f[12] = 0x86, f[13] = 0xdd;
-		f[l3] = 0x60;
-		f[l3 + 5] = 20;
-		f[l3 + 6] = proto;
-		f[l3 + 7] = 64;
-		memcpy(f + l3 + 8, src->addr, 16);
-		memcpy(f + l3 + 24, dst->addr, 16);
-		l4 = l3 + 40;
+		memcpy(&s, src->addr, 4);
+		memcpy(&d, dst->addr, 4);
 	}
-	f[l4] = (uint8_t)(src->port >> 8), f[l4 + 1] = (uint8_t)src->port;
-	f[l4 + 2] = (uint8_t)(dst->port >> 8), f[l4 + 3] = (uint8_t)dst->port;
-	if (proto == IPPROTO_TCP)
-		f[l4 + 12] = 0x50;
-	return l4 + 20;
+	g.src_lo = g.src_hi = ntohl(s);
+	g.dst_lo = g.dst_hi = ntohl(d);
+	g.sport_lo = g.sport_hi = src->port;
+	g.dport_lo = g.dport_hi = dst->port;
+	g.size = mqtx_gen_min_size(&g);
+	return mqtx_gen_build(&g, 0, f, cap);
 }
 
 struct hash_args {
@@ -235,7 +229,7 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				"invalid key for this algorithm" : mqtx_strerror(rc));
 		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
-	len = build_probe(frame, &a.src, &a.dst, a.proto);
+	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);
 	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
 	mqtx_hasher_free(h);
 	/* Asked about a device, the answer is its queue: without it there is no answer. */
