@@ -262,7 +262,7 @@ static void world_make(struct world *w, const struct fault_case *c)
 
 static void world_free(struct world *w)
 {
-	mqtx_ctl_free(w->ctl);
+	fixture_free(w->ctl);
 	mqtx_pool_destroy(w->pool);
 }
 

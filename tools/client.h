@@ -12,7 +12,8 @@
 #define CLIENT_TIMEOUT_S 60 /* default wait for each part of mqtxd's reply (-timeout) */
 
 struct backend {
-	struct mqtx_ctl *ctl; /* in-process, or NULL */
+	struct mqtx_ctl *ctl;	/* in-process, or NULL */
+	struct mqtx_jobs *jobs; /* the generators and replays of @ctl */
 	int fd;		      /* connected to mqtxd, or -1: connect on the next command */
 	const char *path;
 	int timeout_ms; /* wait for each part of a reply; negative: no limit */
@@ -34,6 +35,17 @@ struct result {
 void backend_exec(struct backend *b, int argc, char **argv, unsigned flags, struct result *r);
 
 void result_free(struct result *r);
+
+/**
+ * backend_local() - run commands in this process (-batch): a context of its own with a job
+ * table attached. Return: 0, or -1 (out of memory). backend_local_free() - stop its jobs, free
+ * it.
+ */
+int backend_local(struct backend *b);
+void backend_local_free(struct backend *b);
+
+/** on_signal() - the SIGINT/SIGTERM handler: records the signal for the waits below. */
+void on_signal(int sig);
 
 /** interrupted - the last SIGINT/SIGTERM taken (0: none); nsignals - how many were taken. */
 extern volatile sig_atomic_t interrupted, nsignals;

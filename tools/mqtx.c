@@ -13,14 +13,6 @@
 #include "client.h"
 #include "sockpath.h"
 
-volatile sig_atomic_t interrupted, nsignals;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-	nsignals++;
-}
-
 /* Without SA_RESTART: a signal must end a blocking wait (for mqtxd, or a sleep), not resume it. */
 static void catch_signals(void)
 {
@@ -224,10 +216,10 @@ static int local_help(int argc, char **argv)
 		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n");
 		return 0;
 	}
-	if (mqtx_ctl_new(&b.ctl))
+	if (backend_local(&b))
 		return MQTX_CTL_EREFUSED;
 	code = run_one(&b, argc, argv, 0);
-	mqtx_ctl_free(b.ctl);
+	backend_local_free(&b);
 	return code;
 }
 
@@ -303,12 +295,12 @@ int main(int argc, char **argv)
 		return local_help(argc, argv);
 	catch_signals();
 	if (batch) {
-		if (mqtx_ctl_new(&b.ctl)) {
+		if (backend_local(&b)) {
 			fprintf(stderr, "mqtx: out of memory\n");
 			return MQTX_CTL_EREFUSED;
 		}
 		code = run_batch(&b, batch, flags, force);
-		mqtx_ctl_free(b.ctl);
+		backend_local_free(&b);
 		return code < 0 ? die_by(-code) : code;
 	}
 	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)

@@ -92,6 +92,38 @@ MQTX_API uint32_t mqtx_gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t s
  */
 MQTX_API uint32_t mqtx_gen_min_size(const struct mqtx_gen_cfg *cfg);
 
+/**
+ * struct mqtx_jobs - the generators and replays of a control context: the gen and replay
+ * commands, their job table and the packet pool of each device their jobs use. A front end
+ * (mqtxd, mqtx -batch) makes one and attaches it to its context; jobs outlive the commands that
+ * start them, and stop when their device is deleted or the table is freed.
+ */
+struct mqtx_jobs;
+struct mqtx_ctl;
+
+/**
+ * mqtx_jobs_new() - an empty job table, attached to no context.
+ * Return: 0 and *@out, or -ENOMEM.
+ */
+MQTX_API int mqtx_jobs_new(struct mqtx_jobs **out);
+
+/**
+ * mqtx_jobs_attach() - register the gen and replay commands of @jobs in @ctl (see
+ * mqtx_ctl_register()) and watch its devices (mqtx_ctl_watch()): deleting a device stops its
+ * jobs and releases its pool first; freeing @ctl stops every job and detaches @jobs.
+ * Return: 0; -EBUSY (@jobs is attached already); -EEXIST (@ctl has a gen or replay command);
+ * -ENOMEM. On an error nothing is registered.
+ */
+MQTX_API int mqtx_jobs_attach(struct mqtx_jobs *jobs, struct mqtx_ctl *ctl);
+
+/**
+ * mqtx_jobs_free() - stop every job (joining its threads), bring the devices whose pools it
+ * holds down (their queues give the packets back), release the pools, unregister the commands
+ * from the context it is attached to, and free @jobs. No command may run on that context
+ * meanwhile. NULL is allowed.
+ */
+MQTX_API void mqtx_jobs_free(struct mqtx_jobs *jobs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,7 @@
 #include <mqtx/sim.h>
 
 #include "core/core.h"
-#include "ctl/cmd_tool.h"
+#include "ctl/ctl_int.h"
 #include "gen/gen.h"
 #include <mqtx/tc.h>
 
@@ -156,63 +156,6 @@ static int num_opt(const char *w, const char *v, uint64_t lo, uint64_t hi, uint3
 	return 0;
 }
 
-static int parse_hex_key(const char *s, uint8_t *key, size_t n)
-{
-	if (strlen(s) != n * 2)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
-		    sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		key[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
-int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err)
-{
-	int i = 1;
-	uint64_t x;
-
-	if (argc < 2) {
-		mqtx_buf_printf(err, "hash: an algorithm is required\n");
-		return -1;
-	}
-	if (!strcmp(argv[1], "jhash"))
-		h->algo = MQTX_HASH_JHASH;
-	else if (!strcmp(argv[1], "toeplitz"))
-		h->algo = MQTX_HASH_TOEPLITZ;
-	else if (!strcmp(argv[1], "toeplitz-sym"))
-		h->algo = MQTX_HASH_TOEPLITZ_SYM;
-	else {
-		mqtx_buf_printf(err, "hash: unknown algorithm \"%s\"\n", argv[1]);
-		return -1;
-	}
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "l4")) {
-			h->l4 = true;
-		} else if (!strcmp(argv[i], "seed") && i + 1 < argc) {
-			if (mqtx__parse_u64(argv[++i], &x) || x > UINT32_MAX) {
-				mqtx_buf_printf(err, "hash: invalid seed \"%s\"\n", argv[i]);
-				return -1;
-			}
-			h->seed = (uint32_t)x;
-		} else if (!strcmp(argv[i], "key") && i + 1 < argc) {
-			if (parse_hex_key(argv[++i], h->key, sizeof(h->key))) {
-				mqtx_buf_printf(err, "hash: invalid key \"%s\" (80 hex digits)\n",
-						argv[i]);
-				return -1;
-			}
-			h->key_len = sizeof(h->key);
-		} else {
-			break;
-		}
-	}
-	return i;
-}
-
 struct dev_add {
 	struct mqtx_dev_cfg cfg;
 	const struct dev_kind *kind;
@@ -282,14 +225,10 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 	return 0;
 }
 
-static int errno_reply(struct mqtx_buf *err, const char *what, const char *name, int rc)
+static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
-	mqtx_buf_printf(err, "dev %s: %s: %s\n", what, name, mqtx_strerror(rc));
-	return MQTX_CTL_EREFUSED;
-}
-
-static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
-{
+	struct mqtx_ctl *ctl = c->ctl;
+	struct mqtx_buf *err = c->err;
 	struct dev_add a;
 	struct mqtx_dev *dev;
 	int rc;
@@ -312,24 +251,24 @@ static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 				a.cfg.real_num_txq, a.cfg.num_txq);
 		return MQTX_CTL_EPARSE;
 	}
-	if (mqtx__tool_find_dev(ctl, argv[0])) {
+	if (mqtx__ctl_find_dev(ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
 	rc = a.kind->create(&a.cfg, a.kopt, &dev);
 	if (rc)
-		return errno_reply(err, "add", argv[0], rc);
+		return mqtx__ctl_errno(c, argv[0], rc);
 	if (a.has_hash && (rc = mqtx_dev_set_hash(dev, &a.hash)))
 		goto fail;
 	if (a.up && (rc = mqtx_dev_open(dev)))
 		goto fail;
-	rc = mqtx__tool_add_dev(ctl, dev);
+	rc = mqtx__ctl_add_dev(ctl, dev);
 	if (rc)
 		goto fail;
 	return MQTX_CTL_OK;
 fail:
 	mqtx_dev_destroy(dev);
-	return errno_reply(err, "add", argv[0], rc);
+	return mqtx__ctl_errno(c, argv[0], rc);
 }
 
 struct dev_set {
@@ -378,7 +317,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
  * netif_set_real_num_tx_queues(): the device is not bounced, so its qdiscs, counters and
  * queued packets stay (the queues that go out of use lose what they hold).
  */
-static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct dev_set o = { .up = -1 };
 	struct mqtx_hasher *h = NULL;
@@ -386,19 +325,17 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	int rc;
 
 	if (argc < 2) {
-		mqtx_buf_printf(err, "dev set: NAME and a setting are required\n");
+		mqtx_buf_printf(c->err, "dev set: NAME and a setting are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	dev = mqtx__tool_find_dev(ctl, argv[0]);
-	if (!dev) {
-		mqtx_buf_printf(err, "dev set: cannot find device \"%s\"\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
-	}
-	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
+	dev = mqtx_ctl_call_dev(c, argv[0]);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (rc)
 		return rc;
 	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
-		return errno_reply(err, "set", argv[0], rc);
+		return mqtx__ctl_errno(c, argv[0], rc);
 	if (o.up == 1 && !mqtx_dev_is_up(dev) && (rc = mqtx_dev_open(dev)))
 		goto free_hasher;
 	/* The commit: none of these can fail. */
@@ -411,25 +348,23 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	return MQTX_CTL_OK;
 free_hasher:
 	mqtx_hasher_free(h);
-	return errno_reply(err, "set", argv[0], rc);
+	return mqtx__ctl_errno(c, argv[0], rc);
 }
 
-static int dev_del(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct mqtx_dev *dev;
 
 	if (argc != 1) {
-		mqtx_buf_printf(err, argc ? "dev del: what is \"%s\"?\n" :
-					    "dev del: NAME is required%s\n",
+		mqtx_buf_printf(c->err, argc ? "dev del: what is \"%s\"?\n" :
+					       "dev del: NAME is required%s\n",
 				argc ? argv[1] : "");
 		return MQTX_CTL_EPARSE;
 	}
-	dev = mqtx__ctl_detach_dev(ctl, argv[0]);
-	if (!dev) {
-		mqtx_buf_printf(err, "dev del: cannot find device \"%s\"\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
-	}
-	mqtx__tool_dev_gone(ctl, dev);
+	dev = mqtx_ctl_call_dev(c, argv[0]);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	mqtx__ctl_remove_dev(c->ctl, dev); /* jobs on it stop first (the watches) */
 	mqtx_dev_destroy(dev);
 	return MQTX_CTL_OK;
 }
@@ -579,22 +514,20 @@ static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 	}
 }
 
-static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, bool stats,
-		    struct mqtx_buf *out, struct mqtx_buf *err)
+static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats)
 {
-	struct mqtx_dev *one, **devs = ctl->devs;
-	unsigned n = ctl->ndevs;
+	struct mqtx_dev *one, **devs = c->ctl->devs;
+	unsigned n = c->ctl->ndevs, flags = c->flags;
+	struct mqtx_buf *out = c->out;
 
 	if (argc > 1) {
-		mqtx_buf_printf(err, "dev show: what is \"%s\"?\n", argv[1]);
+		mqtx_buf_printf(c->err, "dev show: what is \"%s\"?\n", argv[1]);
 		return MQTX_CTL_EPARSE;
 	}
 	if (argc == 1) {
-		one = mqtx__tool_find_dev(ctl, argv[0]);
-		if (!one) {
-			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
-			return MQTX_CTL_EREFUSED;
-		}
+		one = mqtx_ctl_call_dev(c, argv[0]);
+		if (!one)
+			return MQTX_CTL_EPARSE;
 		devs = &one;
 		n = 1;
 	}
@@ -613,32 +546,27 @@ static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	return MQTX_CTL_OK;
 }
 
-static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		   struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 {
-	const char *verb = argc > 1 ? argv[1] : "show";
-	int n = argc > 2 ? argc - 2 : 0;
-	char **rest = argv + 2;
+	const char *verb = c->argc > 1 ? c->argv[1] : "show";
+	int n = c->argc > 2 ? c->argc - 2 : 0;
+	char **rest = c->argv + 2;
 
-	if (!strcmp(verb, "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
-		dev_usage(out);
+	(void)arg;
+	if (!strcmp(verb, "help") || (c->argc > 2 && !strcmp(c->argv[c->argc - 1], "help"))) {
+		dev_usage(c->out);
 		return MQTX_CTL_OK;
 	}
 	if (!strcmp(verb, "add"))
-		return dev_add(ctl, n, rest, err);
+		return dev_add(c, n, rest);
 	if (!strcmp(verb, "set"))
-		return dev_set(ctl, n, rest, err);
+		return dev_set(c, n, rest);
 	if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
-		return dev_del(ctl, n, rest, err);
+		return dev_del(c, n, rest);
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
-		return dev_show(ctl, n, rest, flags, false, out, err);
+		return dev_show(c, n, rest, false);
 	if (!strcmp(verb, "stats"))
-		return dev_show(ctl, n, rest, flags, true, out, err);
-	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
+		return dev_show(c, n, rest, true);
+	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
 	return MQTX_CTL_EPARSE;
-}
-
-int mqtx__cmd_dev(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "dev", cmd_dev);
 }

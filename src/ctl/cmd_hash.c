@@ -10,7 +10,7 @@
 #include <mqtx/gen.h>
 #include <mqtx/pkt.h>
 
-#include "ctl/cmd_tool.h"
+#include "ctl/ctl_int.h"
 #include "gen/gen.h"
 #include "base/internal.h"
 
@@ -190,9 +190,11 @@ static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uin
 	return 0;
 }
 
-static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		    struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 {
+	struct mqtx_buf *out = c->out, *err = c->err;
+	char **argv = c->argv;
+	int argc = c->argc;
 	struct hash_args a = { .proto = IPPROTO_TCP };
 	struct mqtx_dev *dev = NULL;
 	struct mqtx_hasher *h;
@@ -203,7 +205,7 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	bool ok;
 	int rc;
 
-	(void)flags;
+	(void)arg;
 	if (argc == 2 && !strcmp(argv[1], "help")) {
 		hash_usage(out);
 		return MQTX_CTL_OK;
@@ -215,10 +217,8 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		mqtx_buf_printf(err, "hash: --src and --dst of one address family are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	if (a.dev && !(dev = mqtx__tool_find_dev(ctl, a.dev))) {
-		mqtx_buf_printf(err, "hash: cannot find device \"%s\"\n", a.dev);
-		return MQTX_CTL_EREFUSED;
-	}
+	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
+		return MQTX_CTL_EPARSE;
 	if (dev && !a.has_algo)
 		mqtx_dev_hash_cfg(dev, &a.cfg);
 	else
@@ -248,9 +248,4 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	}
 	mqtx_buf_printf(out, "\n");
 	return MQTX_CTL_OK;
-}
-
-int mqtx__cmd_hash(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "hash", cmd_hash);
 }
