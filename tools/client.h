@@ -18,6 +18,7 @@ struct backend {
 	const char *path;
 	int timeout_ms; /* wait for each part of a reply; negative: no limit */
 	sig_atomic_t handled; /* signals the caller has acted on: only a later one ends a wait */
+	unsigned flags;	      /* the command line's -s, -j, -d, for a job's final counters */
 };
 
 /** A command's result: exit code, output and error text (malloc'd, NUL-terminated). */

@@ -494,7 +494,25 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 	mqtx_buf_printf(out, "}");
 }
 
-/* "dev stats": one line per device and per queue, fixed fields, for mqtx top and scripts. */
+/* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
+static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, "%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
+			"\"txqueuelen\":%u,\"now\":%llu,\"queues\":[",
+			first ? "" : ",", mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "true" : "false",
+			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev),
+			mqtx_dev_tx_queue_len(dev),
+			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
+	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
+		struct mqtx_txq_stats st;
+
+		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
+		json_txq(&st, i, out);
+	}
+	mqtx_buf_printf(out, "]}");
+}
+
+/* "dev stats": one line per device and per queue, fixed fields, for scripts. */
 static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 {
 	mqtx_buf_printf(out, "dev %s up %d kind %s txq %u qlen_limit %u now %llu\n",
@@ -531,17 +549,19 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 		devs = &one;
 		n = 1;
 	}
-	if ((flags & MQTX_CTL_F_JSON) && !stats)
+	if (flags & MQTX_CTL_F_JSON)
 		mqtx_buf_printf(out, "[");
 	for (unsigned i = 0; i < n; i++) {
-		if (stats)
+		if (stats && (flags & MQTX_CTL_F_JSON))
+			stats_json(devs[i], i == 0, out);
+		else if (stats)
 			show_stats(devs[i], out);
 		else if (flags & MQTX_CTL_F_JSON)
 			show_json(devs[i], flags, i == 0, out);
 		else
 			show_text(devs[i], flags, out);
 	}
-	if ((flags & MQTX_CTL_F_JSON) && !stats)
+	if (flags & MQTX_CTL_F_JSON)
 		mqtx_buf_printf(out, "]\n");
 	return MQTX_CTL_OK;
 }

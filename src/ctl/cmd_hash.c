@@ -173,6 +173,22 @@ static void hash_usage(struct mqtx_buf *b)
 		"IPv6: [ADDR]:PORT. Without --algo a device's own hash is used.\n");
 }
 
+/* "hash H [queue Q txqueues N]", or its JSON object; @n 0: no queue was asked about. */
+static void print_hash(struct mqtx_buf *out, bool json, uint32_t hash, uint32_t n, uint16_t q)
+{
+	if (json) {
+		mqtx_buf_printf(out, "{\"hash\":%u", hash);
+		if (n)
+			mqtx_buf_printf(out, ",\"queue\":%u,\"txqueues\":%u", q, n);
+		mqtx_buf_printf(out, "}\n");
+		return;
+	}
+	mqtx_buf_printf(out, "hash 0x%08x", hash);
+	if (n)
+		mqtx_buf_printf(out, " queue %u txqueues %u", q, n);
+	mqtx_buf_printf(out, "\n");
+}
+
 /* The queue the device's own picker chooses (select hooks and traffic classes included). */
 static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uint16_t *q)
 {
@@ -202,6 +218,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	uint32_t hash = 0;
 	size_t len;
 	uint16_t q = 0;
+	uint32_t n = 0;
 	bool ok;
 	int rc;
 
@@ -237,15 +254,13 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		mqtx_buf_printf(err, "hash: %s\n", mqtx_strerror(-ENOMEM));
 		return MQTX_CTL_EREFUSED;
 	}
-	mqtx_buf_printf(out, "hash 0x%08x", ok ? hash : 0);
+	hash = ok ? hash : 0;
 	if (dev && !a.has_algo) {
-		mqtx_buf_printf(out, " queue %u txqueues %u", q, mqtx_dev_real_num_txq(dev));
+		n = mqtx_dev_real_num_txq(dev);
 	} else if (dev || a.queues) {
-		uint32_t n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
-
-		mqtx_buf_printf(out, " queue %u txqueues %u", ok ? mqtx_reciprocal_scale(hash, n) : 0,
-				n);
+		n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
+		q = ok ? (uint16_t)mqtx_reciprocal_scale(hash, n) : 0;
 	}
-	mqtx_buf_printf(out, "\n");
+	print_hash(out, c->flags & MQTX_CTL_F_JSON, hash, n, q);
 	return MQTX_CTL_OK;
 }

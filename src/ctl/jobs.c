@@ -14,7 +14,7 @@
 #define POOL_PKTS     8192
 #define POOL_ROOM     2048
 #define KEEP_FINISHED 32
-#define JOB_LINE_MAX  1024 /* one job's show or stop line, whatever its counters */
+#define JOB_LINE_MAX  2048 /* one job's show or stop line or JSON object, whatever it holds */
 #define STARTED_MAX   128  /* "KIND ID started on NAME\n" */
 
 static struct job_owner owner_of(const struct mqtx_ctl_call *c)
@@ -185,10 +185,36 @@ void mqtx__jobs_commit(struct mqtx_jobs *s, const struct mqtx_ctl_call *c, struc
 		;
 	*pp = tj; /* oldest first, for show */
 	reap_finished(s);
-	mqtx_buf_printf(c->out, "%s %u started on %s\n", tj->kind, tj->id, mqtx_dev_name(dev));
+	if (c->flags & MQTX_CTL_F_JSON)
+		mqtx_buf_printf(c->out, "{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\"}\n", tj->kind,
+				tj->id, mqtx_dev_name(dev));
+	else
+		mqtx_buf_printf(c->out, "%s %u started on %s\n", tj->kind, tj->id,
+				mqtx_dev_name(dev));
 }
 
-static void show_job(const struct job_entry *tj, struct mqtx_buf *out)
+/* One job as a JSON object: the fields of its show line, numbers as numbers. */
+static void job_json(const struct job_entry *tj, const struct mqtx_job_stats *st,
+		     const char *state, const char *e, double secs, bool first, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, "%s{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\",\"state\":\"%s\","
+			"\"sent\":%llu,\"bytes\":%llu,\"dropped\":%llu,\"skipped\":%llu,"
+			"\"nomem\":%llu,\"loops\":%llu,\"elapsed\":%.3f,\"rate_pps\":%.0f,"
+			"\"rate_mbit\":%.3f",
+			first ? "" : ",", tj->kind, tj->id, mqtx_dev_name(tj->dev), state,
+			(unsigned long long)st->sent, (unsigned long long)st->bytes,
+			(unsigned long long)st->dropped, (unsigned long long)st->skipped,
+			(unsigned long long)st->nomem, (unsigned long long)st->loops, secs,
+			secs > 0 ? (double)st->sent / secs : 0.0,
+			secs > 0 ? (double)st->bytes * 8 / secs / 1e6 : 0.0);
+	if (*e) {
+		mqtx_buf_printf(out, ",\"error\":");
+		mqtx__buf_json_str(out, e);
+	}
+	mqtx_buf_printf(out, "}");
+}
+
+static void show_job(const struct job_entry *tj, bool json, bool first, struct mqtx_buf *out)
 {
 	struct mqtx_job_stats st;
 	char line[JOB_LINE_MAX];
@@ -199,6 +225,10 @@ static void show_job(const struct job_entry *tj, struct mqtx_buf *out)
 	mqtx__job_stats(tj->job, &st);
 	e = st.done ? mqtx__job_error(tj->job) : "";
 	secs = (double)(st.now_ns - st.start_ns) / 1e9;
+	if (json) {
+		job_json(tj, &st, *e ? "error" : st.done ? "done" : "running", e, secs, first, out);
+		return;
+	}
 	/* Formatted here, then appended at most JOB_LINE_MAX - 1 bytes: what stop made room for. */
 	n = snprintf(line, sizeof(line),
 		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
@@ -234,11 +264,12 @@ static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_cal
 }
 
 /* Print one job; with @stop, end it first (its final counters) and forget it. */
-static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop, struct mqtx_buf *out)
+static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop,
+			 const struct mqtx_ctl_call *c, bool first)
 {
 	if (stop)
 		mqtx__job_join(tj->job);
-	show_job(tj, out);
+	show_job(tj, c->flags & MQTX_CTL_F_JSON, first, c->out);
 	if (stop)
 		job_unlink_free(s, tj);
 }
@@ -246,17 +277,30 @@ static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop, s
 /* A job stopped cannot be started again: make room for the final counters of @n jobs first. */
 static int stop_room(const struct mqtx_ctl_call *c, size_t n)
 {
-	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX))
+	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX + 4)) /* JSON: "[", "]\n" */
 		return 0;
 	mqtx_buf_printf(c->err, "%s stop: out of memory\n", c->argv[0]);
 	return -ENOMEM;
+}
+
+/* With -j, show and stop print one JSON array of jobs, whether one or all were asked for. */
+static void list_open(const struct mqtx_ctl_call *c)
+{
+	if (c->flags & MQTX_CTL_F_JSON)
+		mqtx_buf_printf(c->out, "[");
+}
+
+static void list_close(const struct mqtx_ctl_call *c)
+{
+	if (c->flags & MQTX_CTL_F_JSON)
+		mqtx_buf_printf(c->out, "]\n");
 }
 
 int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 {
 	bool stop = !strcmp(c->argv[1], "stop");
 	struct job_entry *tj, *next;
-	size_t n;
+	size_t n, count;
 
 	if (c->argc > 3) {
 		mqtx_buf_printf(c->err, "%s %s: what is \"%s\"?\n", c->argv[0], c->argv[1],
@@ -273,7 +317,9 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 			return MQTX_CTL_EREFUSED;
 		if (stop && stop_room(c, 1))
 			return MQTX_CTL_EREFUSED;
-		show_or_stop(s, tj, stop, c->out);
+		list_open(c);
+		show_or_stop(s, tj, stop, c, true);
+		list_close(c);
 		return MQTX_CTL_OK;
 	}
 	n = 0;
@@ -281,10 +327,13 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 		n++;
 	if (stop && stop_room(c, n))
 		return MQTX_CTL_EREFUSED;
+	count = n;
+	list_open(c);
 	for (tj = s->jobs; tj; tj = next) {
 		next = tj->next;
-		show_or_stop(s, tj, stop, c->out);
+		show_or_stop(s, tj, stop, c, n-- == count);
 	}
+	list_close(c);
 	return MQTX_CTL_OK;
 }
 
