@@ -10,123 +10,32 @@
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
+#include "base/internal.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
+#include "ctl/dev_kinds.h"
 #include "gen/gen.h"
 #include <mqtx/tc.h>
-
-#define KIND_OPT_MAX 128
-
-/**
- * struct dev_kind - one driver the dev add command can build. Adding a driver is one entry.
- * @kind: the word after "type".
- * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
- *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
- *        is not the driver's, or -1 after a message in @err for a bad value.
- * @create: required. Build the device from @base (the common options) and @opt.
- * @show: optional. Append the driver's own settings to a dev show line.
- */
-struct dev_kind {
-	const char *kind;
-	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
-	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out);
-	void (*show)(struct mqtx_dev *dev, struct mqtx_buf *out);
-};
-
-static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	(void)opt;
-	base->ops = &mqtx_null_ops;
-	return mqtx_dev_create(base, out);
-}
-
-static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	(void)opt;
-	base->ops = &mqtx_loopback_ops;
-	return mqtx_dev_create(base, out);
-}
-
-/* sim: "ring D", "rate R" (bit/s or pps per queue), "coalesce TIME". */
-static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
-{
-	struct mqtx_sim_cfg *c = opt;
-	uint64_t x;
-
-	if (argc < 2 || (strcmp(argv[0], "ring") && strcmp(argv[0], "rate") &&
-			 strcmp(argv[0], "coalesce")))
-		return 0;
-	if (!strcmp(argv[0], "ring")) {
-		if (mqtx__parse_u64(argv[1], &x) || !x || x > MQTX_SIM_RING_MAX)
-			goto bad;
-		c->ring = (uint32_t)x;
-	} else if (!strcmp(argv[0], "rate")) {
-		if (mqtx__parse_rate(argv[1], &c->rate_bps, &c->rate_pps))
-			goto bad;
-	} else if (mqtx_tc_parse_time(argv[1], &c->coalesce_ns)) { /* bare: us, as tc and ethtool */
-		goto bad;
-	}
-	return 2;
-bad:
-	mqtx_buf_printf(err, "dev add: invalid sim %s \"%s\"\n", argv[0], argv[1]);
-	return -1;
-}
-
-static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	return mqtx_sim_dev_create(base, opt, out);
-}
-
-/* The model as it runs, in the words and units dev add takes. */
-static void sim_show(struct mqtx_dev *dev, struct mqtx_buf *out)
-{
-	struct mqtx_sim_cfg c;
-	char b[MQTX_TC_BUF];
-
-	if (mqtx_sim_get_cfg(dev, &c))
-		return;
-	mqtx_buf_printf(out, " ring %u", c.ring);
-	if (c.rate_bps)
-		mqtx_buf_printf(out, " rate %s", mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
-	if (c.rate_pps)
-		mqtx_buf_printf(out, " rate %llupps", (unsigned long long)c.rate_pps);
-	mqtx_buf_printf(out, " stop_thresh %u wake_thresh %u coalesce %s", c.stop_thresh,
-			c.wake_thresh, mqtx_tc_print_time(b, sizeof(b), c.coalesce_ns));
-}
-
-static const struct dev_kind dev_kinds[] = {
-	{ .kind = "null", .create = null_create },
-	{ .kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show },
-	{ .kind = "loopback", .create = loopback_create },
-};
-
-_Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
-
-static const struct dev_kind *kind_lookup(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(dev_kinds); i++)
-		if (!strcmp(dev_kinds[i].kind, name))
-			return &dev_kinds[i];
-	return NULL;
-}
-
-static const struct dev_kind *kind_of(struct mqtx_dev *dev)
-{
-	const char *k = mqtx_dev_ops(dev)->kind;
-
-	return k ? kind_lookup(k) : NULL;
-}
 
 static void dev_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(b,
 		"Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen L ]\n"
-		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ HASH ] [ KIND_OPTS ] [ up ]\n"
+		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ KIND_OPTS ]\n"
+		"                    [ up ]\n"
 		"       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
+		"       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | rate RATE }"
+		" ...\n"
 		"       mqtx dev del NAME\n"
 		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
-		"       mqtx dev stats [ NAME ]\n"
-		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] }\n"
+		"       mqtx [ -j ] dev stats [ NAME ]\n"
+		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
+		"          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
+		"          af_packet ifname IF [ bypass { on | off } ] |\n"
+		"          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
+		"                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
+		"          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] }\n"
+		"          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
 		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 ]\n");
 }
 
@@ -173,6 +82,8 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 		return a->up = true, 1;
 	if (!strcmp(w, "bql"))
 		return a->cfg.flags |= MQTX_DEV_F_BQL, 1;
+	if (!strcmp(w, "noqueue")) /* no qdisc on the queues, as veth and tun by default */
+		return a->cfg.flags |= MQTX_DEV_F_NO_QUEUE, 1;
 	if (!strcmp(w, "hash")) {
 		int n = mqtx__parse_hash_words(argc, argv, &a->hash, err);
 
@@ -192,11 +103,19 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 	return 0;
 }
 
+static bool has_word(int argc, char **argv, const char *w)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], w))
+			return true;
+	return false;
+}
+
 static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "type")) {
-			if (i + 1 >= argc || !(a->kind = kind_lookup(argv[i + 1]))) {
+			if (i + 1 >= argc || !(a->kind = mqtx__dev_kind(argv[i + 1]))) {
 				mqtx_buf_printf(err, "dev add: unknown type \"%s\"\n",
 						i + 1 < argc ? argv[i + 1] : "");
 				return MQTX_CTL_EPARSE;
@@ -206,6 +125,11 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 	}
 	if (!a->kind) {
 		mqtx_buf_printf(err, "dev add: \"type KIND\" is required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (a->kind->required && !has_word(argc, argv, a->kind->required)) {
+		mqtx_buf_printf(err, "dev add: type %s needs \"%s\"\n", a->kind->kind,
+				a->kind->required);
 		return MQTX_CTL_EPARSE;
 	}
 	for (int i = 0; i < argc;) {
@@ -225,12 +149,56 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 	return 0;
 }
 
+/* The queue counts: the kind's default when none is given, txqueues within maxqueues. */
+static int add_queues(struct dev_add *a, struct mqtx_buf *err)
+{
+	if (a->kind->flags & KIND_F_IF_QUEUES) {
+		/* txqueues N is the sockets to make; none given: the interface's count (0). */
+		if (!a->cfg.num_txq)
+			a->cfg.num_txq = a->cfg.real_num_txq;
+	} else {
+		if (!a->cfg.real_num_txq)
+			a->cfg.real_num_txq = a->cfg.num_txq ? a->cfg.num_txq : 1;
+		if (!a->cfg.num_txq)
+			a->cfg.num_txq = a->cfg.real_num_txq;
+	}
+	if (a->cfg.real_num_txq > a->cfg.num_txq) {
+		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
+				a->cfg.real_num_txq, a->cfg.num_txq);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+/* Create the device and bring it up if asked; on a failure nothing is left, and the reason the
+ * driver logged (the interface and the cause) is the message. */
+static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct mqtx_dev **dev)
+{
+	char why[256];
+	int rc;
+
+	mqtx__log_capture(why, sizeof(why));
+	rc = a->kind->create(&a->cfg, a->kopt, dev);
+	if (!rc && a->has_hash)
+		rc = mqtx_dev_set_hash(*dev, &a->hash);
+	if (!rc && a->up)
+		rc = mqtx_dev_open(*dev);
+	mqtx__log_capture(NULL, 0);
+	if (!rc)
+		return 0;
+	mqtx_dev_destroy(*dev); /* NULL when the constructor failed */
+	*dev = NULL;
+	if (!*why)
+		return mqtx__ctl_errno(c, a->cfg.name, rc);
+	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
+	return MQTX_CTL_EREFUSED;
+}
+
 static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
-	struct mqtx_ctl *ctl = c->ctl;
 	struct mqtx_buf *err = c->err;
+	struct mqtx_dev *dev = NULL;
 	struct dev_add a;
-	struct mqtx_dev *dev;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -240,35 +208,23 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 	}
 	a.cfg.name = argv[0];
 	rc = add_parse(&a, argc - 1, argv + 1, err);
+	if (!rc)
+		rc = add_queues(&a, err);
 	if (rc)
 		return rc;
-	if (!a.cfg.real_num_txq)
-		a.cfg.real_num_txq = a.cfg.num_txq ? a.cfg.num_txq : 1;
-	if (!a.cfg.num_txq)
-		a.cfg.num_txq = a.cfg.real_num_txq;
-	if (a.cfg.real_num_txq > a.cfg.num_txq) {
-		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
-				a.cfg.real_num_txq, a.cfg.num_txq);
-		return MQTX_CTL_EPARSE;
-	}
-	if (mqtx__ctl_find_dev(ctl, argv[0])) {
+	if (mqtx__ctl_find_dev(c->ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = a.kind->create(&a.cfg, a.kopt, &dev);
+	rc = add_create(c, &a, &dev);
 	if (rc)
+		return rc;
+	rc = mqtx__ctl_add_dev(c->ctl, dev);
+	if (rc) {
+		mqtx_dev_destroy(dev);
 		return mqtx__ctl_errno(c, argv[0], rc);
-	if (a.has_hash && (rc = mqtx_dev_set_hash(dev, &a.hash)))
-		goto fail;
-	if (a.up && (rc = mqtx_dev_open(dev)))
-		goto fail;
-	rc = mqtx__ctl_add_dev(ctl, dev);
-	if (rc)
-		goto fail;
+	}
 	return MQTX_CTL_OK;
-fail:
-	mqtx_dev_destroy(dev);
-	return mqtx__ctl_errno(c, argv[0], rc);
 }
 
 struct dev_set {
@@ -276,7 +232,38 @@ struct dev_set {
 	uint32_t txq;
 	struct mqtx_hash_cfg hash;
 	bool has_hash;
+	struct mqtx_dev_settings chg; /* mtu, txqueuelen, ring, coalesce, rate */
 };
+
+/* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
+ * sets (ip link set, ethtool -G/-C). Returns the words used, 0 if not one of them, -1. */
+static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv,
+		       struct mqtx_buf *err)
+{
+	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+	uint64_t pps = 0;
+
+	if (!strcmp(w, "mtu"))
+		return chg->mask |= MQTX_DEV_SET_MTU, num_opt(w, v, 68, 65535, &chg->mtu, err) ?: 2;
+	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
+		return chg->mask |= MQTX_DEV_SET_TXQUEUELEN,
+		       num_opt(w, v, 1, 1u << 24, &chg->tx_queue_len, err) ?: 2;
+	if (!strcmp(w, "ring"))
+		return chg->mask |= MQTX_DEV_SET_RING, num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
+	if (strcmp(w, "coalesce") && strcmp(w, "rate"))
+		return 0;
+	if (w[0] == 'c' && v && !mqtx_tc_parse_time(v, &chg->coalesce_ns)) {
+		chg->mask |= MQTX_DEV_SET_COALESCE;
+		return 2;
+	}
+	if (w[0] == 'r' && v && !mqtx__parse_rate(v, &chg->rate_bps, &pps) && !pps) {
+		chg->mask |= MQTX_DEV_SET_RATE;
+		return 2;
+	}
+	mqtx_buf_printf(err, "dev set: invalid %s \"%s\"%s\n", w, v ? v : "",
+			w[0] == 'r' ? " (a bit rate such as 1gbit)" : " (a time such as 20us)");
+	return -1;
+}
 
 static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
 		     struct mqtx_buf *err)
@@ -302,18 +289,32 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->has_hash = true;
 			i += n;
 		} else {
-			mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev help\".\n",
-					argv[i]);
-			return MQTX_CTL_EPARSE;
+			int n = set_setting(&o->chg, argc - i, argv + i, err);
+
+			if (n < 0)
+				return MQTX_CTL_EPARSE;
+			if (n == 0) {
+				mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev "
+						"help\".\n", argv[i]);
+				return MQTX_CTL_EPARSE;
+			}
+			i += n;
 		}
+	}
+	/* A change that fails after the device went up or down could not be undone. */
+	if (o->chg.mask && o->up >= 0) {
+		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
+				"mtu, txqueuelen, ring, coalesce or rate\n");
+		return MQTX_CTL_EPARSE;
 	}
 	return 0;
 }
 
 /*
  * Everything that can fail is done before anything changes: the parse checks every value, the
- * new hasher is built and the device brought up (mqtx_dev_open() changes nothing when it
- * fails); what follows cannot fail. The queue count changes live, as Linux's
+ * new hasher is built, the settings are changed (mqtx_dev_change() changes nothing when it
+ * fails; it never comes with up or down) and the device brought up (mqtx_dev_open() changes
+ * nothing when it fails); what follows cannot fail. The queue count changes live, as Linux's
  * netif_set_real_num_tx_queues(): the device is not bounced, so its qdiscs, counters and
  * queued packets stay (the queues that go out of use lose what they hold).
  */
@@ -322,6 +323,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	struct dev_set o = { .up = -1 };
 	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
+	char why[256];
 	int rc;
 
 	if (argc < 2) {
@@ -336,8 +338,23 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return rc;
 	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
 		return mqtx__ctl_errno(c, argv[0], rc);
-	if (o.up == 1 && !mqtx_dev_is_up(dev) && (rc = mqtx_dev_open(dev)))
-		goto free_hasher;
+	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
+		mqtx_hasher_free(h);
+		mqtx_buf_printf(c->err, "dev set: %s\n", why);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (o.up == 1 && !mqtx_dev_is_up(dev)) {
+		mqtx__log_capture(why, sizeof(why));
+		rc = mqtx_dev_open(dev);
+		mqtx__log_capture(NULL, 0);
+		if (rc && *why) {
+			mqtx_hasher_free(h);
+			mqtx_buf_printf(c->err, "dev set: %s: %s\n", argv[0], why);
+			return MQTX_CTL_EREFUSED;
+		}
+		if (rc)
+			goto free_hasher;
+	}
 	/* The commit: none of these can fail. */
 	if (h)
 		mqtx__dev_swap_hasher(dev, h);
@@ -417,9 +434,42 @@ static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
 }
 
+struct xstat_out {
+	struct mqtx_buf *out;
+	bool json;
+	unsigned n;
+};
+
+static void xstat_one(const char *name, uint64_t value, void *arg)
+{
+	struct xstat_out *x = arg;
+
+	if (x->json)
+		mqtx_buf_printf(x->out, "%s\"%s\":%llu", x->n++ ? "," : "", name,
+				(unsigned long long)value);
+	else
+		mqtx_buf_printf(x->out, " %s %llu", name, (unsigned long long)value);
+}
+
+/*
+ * The driver's own counters of queue @txq (-1: the device), as ethtool -S shows a NIC's: for
+ * the drivers over the kernel, what the kernel did with the frames and each errno it refused
+ * them with, next to mqtx's counters. Nothing for a driver that has none.
+ */
+static void show_xstats(struct mqtx_dev *dev, int txq, bool json, struct mqtx_buf *out)
+{
+	struct xstat_out x = { .out = out, .json = json };
+
+	if (!mqtx_dev_ops(dev)->get_xstats)
+		return;
+	mqtx_buf_printf(out, json ? ",\"xstats\":{" : txq < 0 ? "    driver:" : "      driver:");
+	mqtx_dev_xstats(dev, txq, xstat_one, &x);
+	mqtx_buf_printf(out, json ? "}" : "\n");
+}
+
 static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	const struct dev_kind *k = kind_of(dev);
+	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 	struct mqtx_hash_cfg hc;
 	struct mqtx_dev_stats ds;
 
@@ -447,14 +497,17 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 			(unsigned long long)ds.rx_bytes);
 	show_drops(ds.rx_drop_reasons, out);
 	mqtx_buf_printf(out, "\n");
+	show_xstats(dev, -1, false, out);
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
 		show_txq(&st, i, out);
+		show_xstats(dev, (int)i, false, out);
 	}
 }
 
+/* A queue's JSON object, open: the caller adds to it and closes it. */
 static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
 {
 	char state[48];
@@ -462,7 +515,7 @@ static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 	state_words(st->state, state, sizeof(state));
 	mqtx_buf_printf(out, "%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
 			"\"drops\":%llu,\"requeues\":%llu,\"qlen\":%llu,\"backlog\":%llu,"
-			"\"bql_limit\":%u,\"bql_inflight\":%u}",
+			"\"bql_limit\":%u,\"bql_inflight\":%u",
 			i ? "," : "", i, state, (unsigned long long)st->packets,
 			(unsigned long long)st->bytes,
 			(unsigned long long)mqtx_txq_stats_drops(st),
@@ -482,12 +535,15 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
 	if (flags & MQTX_CTL_F_STATS) {
+		show_xstats(dev, -1, true, out);
 		mqtx_buf_printf(out, ",\"queues\":[");
 		for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 			struct mqtx_txq_stats st;
 
 			mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
 			json_txq(&st, i, out);
+			show_xstats(dev, (int)i, true, out);
+			mqtx_buf_printf(out, "}");
 		}
 		mqtx_buf_printf(out, "]");
 	}
@@ -508,6 +564,7 @@ static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
 		json_txq(&st, i, out);
+		mqtx_buf_printf(out, "}");
 	}
 	mqtx_buf_printf(out, "]}");
 }
