@@ -21,6 +21,7 @@
 
 #include <mqtx/af_packet.h>
 #include <mqtx/af_xdp.h>
+#include <mqtx/gen.h>
 #include <mqtx/mqtx.h>
 
 #define FRAME	60
@@ -240,6 +241,7 @@ int main(void)
 {
 	struct mqtx_pool_cfg pc = { .count = 16384 };
 	struct mqtx_pkt_pool *pool;
+	struct mqtx_gen_cfg g;
 	double med[MODES][3];
 
 	if (geteuid() != 0 || unshare(CLONE_NEWNET)) {
@@ -251,10 +253,11 @@ int main(void)
 		printf("bench=backends skipped=\"cannot create a veth pair\"\n");
 		return 0;
 	}
-	frame[12] = 0x08; /* IPv4/UDP to a MAC that is not the peer's: dropped at its IP layer */
-	frame[14] = 0x45;
-	frame[0] = 0x02;
-	frame[6] = 0x02;
+	/* The generator's IPv4/UDP frame, to a MAC that is not the peer's: the peer drops it. */
+	mqtx_gen_cfg_default(&g);
+	g.size = FRAME + MQTX_GEN_FCS;
+	if (mqtx_gen_build(&g, 0, frame, sizeof(frame)) != FRAME)
+		return 1;
 	if (mqtx_pool_create(&pc, &pool))
 		return 1;
 	for (unsigned nt = 1; nt <= 2; nt++) {

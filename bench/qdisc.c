@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		run_secs = atof(argv[1]);
+	bench_frames_init();
 	if (mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 65536, .data_room = 256 }, &pool)) {
 		fprintf(stderr, "qdisc: no packet pool\n");
 		return 1;

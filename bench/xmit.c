@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		run_secs = atof(argv[1]);
+	bench_frames_init();
 	for (unsigned t = 1; t <= 2; t++)
 		for (unsigned b = 0; b < 2; b++)
 			for (unsigned nq = 1; nq <= 4; nq *= 2) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <mqtx/gen.h>
 #include <mqtx/mqtx.h>
 #include <mqtx/sim.h>
 
@@ -30,56 +31,30 @@ struct sender {
 
 static atomic_bool stop;
 
-static uint16_t ip_csum(const uint8_t *h, unsigned len)
+/* Sender @id's flows: 10.0.<id>.1 ports 10000.. to 10.1.0.1..250:5001, from the generator's
+ * frame builder (valid IPv4 and UDP checksums, the frame number in the payload). */
+static void sender_flows(struct mqtx_gen_cfg *g, unsigned id)
 {
-	uint32_t sum = 0;
-
-	for (unsigned i = 0; i < len; i += 2)
-		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* A valid Ethernet/IPv4/UDP frame of flow @flow of sender @id (10.0.<id>.1:<port> to
- * 10.1.0.<flow % 250 + 1>:5001), with @seq in the payload. */
-static void build_frame(struct mqtx_pkt *pkt, unsigned id, unsigned flow, uint64_t seq)
-{
-	static const uint8_t eth[14] = { 0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01,
-					 0x08, 0x00 };
-	uint8_t *f = mqtx_pkt_put(pkt, FRAME_LEN), *ip = f + 14, *udp = ip + 20;
-
-	memcpy(f, eth, sizeof(eth));
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	put16(ip + 2, FRAME_LEN - 14);
-	put16(ip + 4, (uint16_t)seq);
-	ip[6] = 0x40; /* DF */
-	ip[8] = 64;
-	ip[9] = 17;
-	ip[12] = 10, ip[13] = 0, ip[14] = (uint8_t)id, ip[15] = 1;
-	ip[16] = 10, ip[17] = 1, ip[18] = 0, ip[19] = (uint8_t)(flow % 250 + 1);
-	put16(ip + 10, ip_csum(ip, 20));
-	put16(udp, (uint16_t)(10000 + flow));
-	put16(udp + 2, 5001);
-	put16(udp + 4, FRAME_LEN - 34);
-	put16(udp + 6, 0); /* no UDP checksum: allowed over IPv4 */
-	memset(udp + 8, 0, FRAME_LEN - 42);
-	memcpy(udp + 8, &seq, sizeof(seq));
+	mqtx_gen_cfg_default(g);
+	g->size = FRAME_LEN + MQTX_GEN_FCS;
+	g->flows = FLOWS;
+	g->src_lo = g->src_hi = 0x0a000001u | id << 8;
+	g->dst_lo = 0x0a010001u;
+	g->dst_hi = 0x0a0100fau;
+	g->sport_lo = 10000;
+	g->sport_hi = 10000 + FLOWS - 1;
+	g->dport_lo = g->dport_hi = 5001;
 }
 
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	struct mqtx_pkt *pkts[BURST];
+	struct mqtx_gen_cfg g;
 	uint64_t seq = 0;
 	unsigned acc;
+
+	sender_flows(&g, s->id);
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		unsigned n = mqtx_pkt_alloc_bulk(s->pool, pkts, BURST);
@@ -91,7 +66,7 @@ static void *sender_main(void *arg)
 			continue;
 		}
 		for (unsigned i = 0; i < n; i++, seq++)
-			build_frame(pkts[i], s->id, (unsigned)(seq % FLOWS), seq);
+			mqtx_gen_build(&g, seq, mqtx_pkt_put(pkts[i], FRAME_LEN), FRAME_LEN);
 		s->offered += n;
 		acc = mqtx_dev_xmit_burst(s->dev, pkts, n);
 		s->accepted += acc;

@@ -9,8 +9,12 @@
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
+#include <mqtx/gen.h>
 
-/* eth0: 4 TX queues; lo1: 1; eth16: 16; half0: 4 allocated, 2 in use; all up but down0. */
+/* The job table of the context fixture_ctl() made last (one context at a time). */
+static struct mqtx_jobs *fixture_jobs;
+
+/* A context with a job table (gen, replay) and null devices: eth0: 4 TX queues; lo1: 1; eth16: 16; half0: 4 allocated, 2 in use; all up but down0. */
 static inline struct mqtx_ctl *fixture_ctl(void)
 {
 	static const struct {
@@ -23,7 +27,8 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 	};
 	struct mqtx_ctl *ctl;
 
-	if (mqtx_ctl_new(&ctl))
+	if (mqtx_ctl_new(&ctl) || mqtx_jobs_new(&fixture_jobs) ||
+	    mqtx_jobs_attach(fixture_jobs, ctl))
 		abort();
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
 		struct mqtx_dev_cfg c = { .name = devs[i].name, .ops = &mqtx_null_ops,
@@ -35,6 +40,14 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 			abort();
 	}
 	return ctl;
+}
+
+/* Free the context of fixture_ctl() and its job table. */
+static inline void fixture_free(struct mqtx_ctl *ctl)
+{
+	mqtx_jobs_free(fixture_jobs);
+	fixture_jobs = NULL;
+	mqtx_ctl_free(ctl);
 }
 
 /* Run @line; return its exit code, its output in *@out (caller frees with free()). */

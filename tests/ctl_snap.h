@@ -31,7 +31,6 @@ struct dev_snap {
 
 struct ctl_snap {
 	unsigned ndevs;
-	struct mqtx_tool_state *tool;
 	struct dev_snap d[SNAP_DEVS];
 	char *text; /* every show command's output, concatenated */
 };
@@ -96,7 +95,6 @@ static void snap_take(struct mqtx_ctl *ctl, struct ctl_snap *s)
 	memset(s, 0, sizeof(*s));
 	assert_true(ctl->ndevs <= SNAP_DEVS);
 	s->ndevs = ctl->ndevs;
-	s->tool = ctl->tool;
 	for (unsigned i = 0; i < ctl->ndevs; i++)
 		snap_dev(ctl->devs[i], &s->d[i]);
 	for (size_t i = 0; i < sizeof(snap_cmds) / sizeof(snap_cmds[0]); i++)
@@ -130,8 +128,8 @@ static bool snap_same(const struct ctl_snap *a, const struct ctl_snap *b, char *
 		text_diff(a->text, b->text, why, len);
 		return false;
 	}
-	if (a->ndevs != b->ndevs || a->tool != b->tool) {
-		snprintf(why, len, "the context's devices or tool state changed");
+	if (a->ndevs != b->ndevs) {
+		snprintf(why, len, "the context's devices changed");
 		return false;
 	}
 	for (unsigned i = 0; i < a->ndevs; i++) {

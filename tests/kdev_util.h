@@ -330,7 +330,7 @@ static inline int kt_check_frames(const struct kt_frame *f, size_t n,
 			rc = -1;
 			break;
 		}
-		len = mqtx__gen_build(cfg, seq, buf, sizeof(buf));
+		len = mqtx_gen_build(cfg, seq, buf, sizeof(buf));
 		if (len != (int)f[i].len || memcmp(buf, f[i].data, f[i].len)) {
 			printf("frame %zu (seq %llu): bytes differ from what was generated\n", i,
 			       (unsigned long long)seq);

@@ -79,7 +79,7 @@ static void test_afp_steered(void **state)
 			 0);
 	for (unsigned i = 0; i < NQ; i++)
 		rxq[i] = kt_veth_rxq("mqb0", i);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 64;
 	cfg.count = 20000;
 	cfg.size = MQTX_GEN_SIZE_IMIX;
@@ -115,7 +115,7 @@ static void test_afp_bypass_cpu_queue(void **state)
 	int cpu = 0;
 
 	(void)state;
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 64;
 	sched_getaffinity(0, sizeof(old), &old);
 	while (!CPU_ISSET(cpu, &old))
@@ -127,7 +127,7 @@ static void test_afp_bypass_cpu_queue(void **state)
 		rxq[i] = kt_veth_rxq("mqb0", i);
 	for (uint64_t seq = 0; seq < 400; seq++) {
 		struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
-		int len = mqtx__gen_build(&cfg, seq, buf, sizeof(buf));
+		int len = mqtx_gen_build(&cfg, seq, buf, sizeof(buf));
 
 		memcpy(mqtx_pkt_put(pkt, (uint32_t)len), buf, (size_t)len);
 		pkt->queue_mapping = (uint16_t)(seq % NQ); /* every mqtx queue in turn */
@@ -219,7 +219,7 @@ static void test_afp_deleted(void **state)
 
 	(void)state;
 	kt_log_reset();
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 16;
 	cfg.count = 50000000;
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);

@@ -55,7 +55,7 @@ static void run_exact(struct mqtx_dev *dev, unsigned threads)
 
 	for (unsigned i = 0; i < NQ; i++)
 		rxq[i] = kt_veth_rxq("mqb0", i);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 64;
 	cfg.count = 20000;
 	cfg.size = MQTX_GEN_SIZE_IMIX;
@@ -161,7 +161,7 @@ static void test_xdp_deleted(void **state)
 
 	(void)state;
 	kt_log_reset();
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 16;
 	cfg.count = 50000000;
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);

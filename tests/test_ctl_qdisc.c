@@ -209,7 +209,7 @@ static void run_case(const struct ctl_case *c)
 	free(text);
 	free(out);
 	free(err);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 static void test_cases(void **state)
@@ -232,7 +232,7 @@ static void expect_exact(const char *dev, unsigned flags, const char *obj, const
 	assert_string_equal(o.data ? o.data : "", want);
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 #define CHILD(n) "qdisc pfifo_fast 0: parent :" n " " PFF "\n"
@@ -309,7 +309,7 @@ static void test_exact_mq_handle(void **state)
 	assert_string_equal(out, "qdisc pfifo 8001: root refcnt 5 limit 1000p\n");
 	free(out);
 	free(err);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 static void test_default_setting(void **state)
@@ -329,7 +329,7 @@ static void test_default_setting(void **state)
 				 "qdisc pfifo 0: parent :1 limit 1000p\n");
 	free(out);
 	free(err);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 	assert_int_equal(mqtx_set_default_qdisc(NULL), 0);
 	assert_string_equal(mqtx_default_qdisc(NULL), "pfifo_fast");
 }
@@ -423,7 +423,7 @@ static void test_exact_mqprio_classes(void **state)
 				 "class mq 3:3 root \nclass mq 3:4 root \n");
 	free(out);
 	free(err);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 	mqtx_pool_destroy(pool);
 }
 
@@ -475,7 +475,7 @@ static void test_exact_units(void **state)
 			    "\"options\":{}}]\n");
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* The one splitter of every front end: words, quotes, comments, and refusals that name why. */
@@ -536,7 +536,7 @@ static void test_split(void **state)
 	assert_non_null(mqtx_ctl_dev(ctl, "new0"));
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 int main(void)

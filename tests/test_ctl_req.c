@@ -121,7 +121,7 @@ static void test_replay_from_fd(void **state)
 	/* Closed, by the command and by the job's copy: checked once the job is over, because the
 	 * job's own descriptor may take the number while it runs. */
 	assert_false(fd_is_open(fd));
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* Without its file a replay is refused (the name is never opened); a file with a command that
@@ -146,7 +146,7 @@ static void test_replay_needs_fd(void **state)
 	assert_int_equal(run_req(ctl, "replay show", -1, 7, 0, 0, &o, &e), MQTX_CTL_OK);
 	assert_string_equal(o, "");
 	free(o), free(e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* A FIFO (opened so that a read would block forever), a directory and a device are refused
@@ -181,7 +181,7 @@ static void test_not_a_file(void **state)
 	free(o), free(e);
 	unlink(fifo);
 	rmdir(dir);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* While the capture is read, another thread's command runs: the check's log line comes from
@@ -254,7 +254,7 @@ static void test_read_without_lock(void **state)
 	pthread_join(t, NULL);
 	assert_int_equal(probe.during, 1);
 	assert_int_equal(probe.rc, MQTX_CTL_OK);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* An owner may run max_jobs jobs; others, and the context's own commands, are not counted. */
@@ -286,7 +286,7 @@ static void test_job_limit(void **state)
 	assert_int_equal(run_req(ctl, "gen dev eth0 rate 10pps", -1, 7, 2, 0, &o, &e), 0);
 	assert_string_equal(o, "gen 5 started on eth0\n");
 	free(o), free(e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 /* An owner may hold max_pools pools: a device whose pool exists costs nothing more, and a
@@ -312,7 +312,7 @@ static void test_pool_limit(void **state)
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "gen dev lo1 count 1", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 }
 
 int main(void)

@@ -65,6 +65,11 @@ static const struct fault_case cases[] = {
 	{ { "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
 	    "queues 8@0 8@8 hw 0" }, "dev set eth16 txqueues 4", 0 },
 	{ {}, "dev set eth0 txqueues 9", 1 },
+	/* dev set: the settings of mqtx_dev_change(), and a refusal */
+	{ {}, "dev set eth0 mtu 9000 txqueuelen 300 txqueues 2", 0 },
+	{ { "dev add s3 type sim" }, "dev set s3 ring 512 coalesce 30us rate 1gbit hash jhash", 0 },
+	{ { SIM0 }, "dev set sim0 ring 512", 2 },
+	{ {}, "dev add n3 type null txqueues 2 noqueue up", 0 },
 	/* dev del */
 	{ {}, "dev del eth0", 0 },
 	{ { SIM0, "gen dev sim0 count 8" }, "dev del sim0", 0 },
@@ -188,6 +193,12 @@ static const struct fault_case cases[] = {
 	{ {}, "dev stats eth16", 0 },
 	{ { "gen dev eth0 count 3", "replay @DATA@/good.pcap dev lo1 topspeed" }, "gen show", 0 },
 	{ {}, "help", 0 },
+	/* -j of the commands that print */
+	{ {}, "-j dev stats", 0 },
+	{ { "gen dev eth0 count 3" }, "-j gen show", 0 },
+	{ { "gen dev eth0 count 3" }, "-j gen stop all", 0 },
+	{ {}, "-j gen dev eth0 count 2", 0 },
+	{ {}, "-j hash --src 10.0.0.1:1 --dst 10.0.0.2:2 dev eth0", 0 },
 	{ {}, "dev help", 0 },
 	{ {}, "-z qdisc show", 1 },
 	{ {}, "qdisc show dev nope", 1 },
@@ -262,9 +273,12 @@ static void world_make(struct world *w, const struct fault_case *c)
 
 static void world_free(struct world *w)
 {
-	mqtx_ctl_free(w->ctl);
+	fixture_free(w->ctl);
 	mqtx_pool_destroy(w->pool);
 }
+
+static const char *const json_clock[] = { "\"now\":", "\"elapsed\":", "\"rate_pps\":",
+					  "\"rate_mbit\":" };
 
 /* Job lines carry their elapsed time and rates, dev stats the clock: keep the rest. */
 static void strip_clock(char *text)
@@ -283,6 +297,16 @@ static void strip_clock(char *text)
 		size_t n = strspn(p + 5, "0123456789");
 
 		memmove(p + 5, p + 5 + n, strlen(p + 5 + n) + 1);
+	}
+	/* The same in JSON (-j): the values of these keys. */
+	for (size_t k = 0; k < ARRAY_SIZE(json_clock); k++) {
+		size_t kl = strlen(json_clock[k]);
+
+		for (p = text; (p = strstr(p, json_clock[k])); p++) {
+			size_t n = strspn(p + kl, "0123456789.");
+
+			memmove(p + kl, p + kl + n, strlen(p + kl + n) + 1);
+		}
 	}
 }
 

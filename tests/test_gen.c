@@ -93,27 +93,27 @@ static void test_frames_valid(void **state)
 	uint8_t buf[2048];
 
 	(void)state;
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	for (int proto = 0; proto < 2; proto++) {
 		cfg.proto = proto ? IPPROTO_TCP : IPPROTO_UDP;
 		for (int v = -1; v <= 100; v += 101) {
 			cfg.vlan = v;
 			cfg.size = MQTX_GEN_SIZE_IMIX;
 			for (uint64_t seq = 0; seq < 24; seq++) {
-				int len = mqtx__gen_build(&cfg, seq, buf, sizeof(buf));
-				uint32_t want = mqtx__gen_frame_size(&cfg, seq) - MQTX_GEN_FCS;
+				int len = mqtx_gen_build(&cfg, seq, buf, sizeof(buf));
+				uint32_t want = mqtx_gen_frame_size(&cfg, seq) - MQTX_GEN_FCS;
 
 				assert_int_equal(check_frame(buf, (size_t)len, want, v), cfg.proto);
 			}
 			for (uint32_t size = 64; size <= 1522; size += 97) {
 				cfg.size = size;
-				check_frame(buf, (size_t)mqtx__gen_build(&cfg, 7, buf, sizeof(buf)),
+				check_frame(buf, (size_t)mqtx_gen_build(&cfg, 7, buf, sizeof(buf)),
 					    size - 4, v);
 			}
 		}
 	}
 	cfg.size = 1518;
-	assert_int_equal(mqtx__gen_build(&cfg, 0, buf, 100), -ENOSPC);
+	assert_int_equal(mqtx_gen_build(&cfg, 0, buf, 100), -ENOSPC);
 }
 
 static void set_ipv6(struct mqtx_gen_cfg *cfg)
@@ -138,7 +138,7 @@ static void test_frames_valid_ipv6(void **state)
 	uint8_t buf[2048];
 
 	(void)state;
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	set_ipv6(&cfg);
 	cfg.flows = 4;
 	cfg.tos = 0xb8; /* EF */
@@ -149,11 +149,11 @@ static void test_frames_valid_ipv6(void **state)
 			const uint8_t *ip = buf + (v >= 0 ? 18 : 14);
 
 			cfg.vlan = v;
-			assert_int_equal(mqtx__gen_min_size(&cfg), min);
+			assert_int_equal(mqtx_gen_min_size(&cfg), min);
 			cfg.size = MQTX_GEN_SIZE_IMIX;
 			for (uint64_t seq = 0; seq < 24; seq++) {
-				int len = mqtx__gen_build(&cfg, seq, buf, sizeof(buf));
-				uint32_t want = mqtx__gen_frame_size(&cfg, seq);
+				int len = mqtx_gen_build(&cfg, seq, buf, sizeof(buf));
+				uint32_t want = mqtx_gen_frame_size(&cfg, seq);
 
 				assert_true(want == min || want == 594 || want == 1518);
 				assert_int_equal(check_frame_tc(buf, (size_t)len, want - 4, v, 0xb8),
@@ -165,7 +165,7 @@ static void test_frames_valid_ipv6(void **state)
 			}
 			for (uint32_t size = min; size <= 1522; size += 97) {
 				cfg.size = size;
-				check_frame_tc(buf, (size_t)mqtx__gen_build(&cfg, 7, buf, sizeof(buf)),
+				check_frame_tc(buf, (size_t)mqtx_gen_build(&cfg, 7, buf, sizeof(buf)),
 					       size - 4, v, 0xb8);
 			}
 		}
@@ -177,7 +177,7 @@ static void test_frames_valid_ipv6(void **state)
 	assert_int_equal(mqtx__gen_start(NULL, pool, &cfg, &job), -EINVAL);
 	assert_null(job);
 	cfg.size = 66;
-	assert_int_equal(check_frame_tc(buf, (size_t)mqtx__gen_build(&cfg, 0, buf, sizeof(buf)),
+	assert_int_equal(check_frame_tc(buf, (size_t)mqtx_gen_build(&cfg, 0, buf, sizeof(buf)),
 					62, -1, 0xb8), IPPROTO_UDP);
 }
 
@@ -189,10 +189,10 @@ static void test_imix_and_flows(void **state)
 	uint16_t seen[16] = { 0 };
 
 	(void)state;
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.size = MQTX_GEN_SIZE_IMIX;
 	for (uint64_t s = 0; s < 1200; s++) {
-		uint32_t z = mqtx__gen_frame_size(&cfg, s);
+		uint32_t z = mqtx_gen_frame_size(&cfg, s);
 
 		n64 += z == 64, n594 += z == 594, n1518 += z == 1518;
 	}
@@ -206,7 +206,7 @@ static void test_imix_and_flows(void **state)
 	cfg.dst_lo = 0x0a010001, cfg.dst_hi = 0x0a010002;
 	cfg.sport_lo = 5000, cfg.sport_hi = 5001;
 	for (uint64_t s = 0; s < 16; s++) {
-		mqtx__gen_build(&cfg, s, buf, sizeof(buf));
+		mqtx_gen_build(&cfg, s, buf, sizeof(buf));
 		assert_int_equal(buf[14 + 15], 1 + s % 4);	 /* last byte of the source */
 		assert_int_equal(buf[14 + 19], 1 + (s / 4) % 2); /* of the destination */
 		assert_int_equal(get16(buf + 34), 5000 + (s / 8) % 2);
@@ -254,7 +254,7 @@ static void write_pcap(const char *path, struct mqtx_gen_cfg *cfg)
 
 		cfg->proto = s & 1 ? IPPROTO_TCP : IPPROTO_UDP;
 		cfg->vlan = s % 3 == 0 ? (int)s : -1;
-		h.caplen = h.len = (bpf_u_int32)mqtx__gen_build(cfg, s, buf, sizeof(buf));
+		h.caplen = h.len = (bpf_u_int32)mqtx_gen_build(cfg, s, buf, sizeof(buf));
 		pcap_dump((u_char *)d, &h, buf);
 	}
 	pcap_dump_close(d);
@@ -272,7 +272,7 @@ static void test_tshark(void **state)
 	fd = mkstemps(path, 5);
 	assert_true(fd >= 0);
 	close(fd);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.size = MQTX_GEN_SIZE_IMIX;
 	cfg.flows = 50;
 	write_pcap(path, &cfg);
@@ -296,7 +296,7 @@ static void test_tshark_ipv6(void **state)
 	fd = mkstemps(path, 5);
 	assert_true(fd >= 0);
 	close(fd);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	set_ipv6(&cfg);
 	cfg.size = MQTX_GEN_SIZE_IMIX;
 	cfg.flows = 50;
@@ -338,7 +338,7 @@ static void test_count_exact(void **state)
 
 	(void)state;
 	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.count = 10000;
 	cfg.threads = 3;
 	cfg.flows = 64;
@@ -395,7 +395,7 @@ static void test_pacing_virtual(void **state)
 	assert_int_equal(mqtx_clock_new_virtual(1000000, &clk), 0);
 	dev = null_dev(clk, 2);
 	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.rate_pps = 1000;
 	cfg.duration_ns = 10000000;
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
@@ -427,7 +427,7 @@ static void test_stop(void **state)
 
 	(void)state;
 	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.threads = 2;
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
 	assert_true(wait_sent(job, 1000) >= 1000);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # meson install works, and an application builds against the installed library with
-# pkg-config alone and runs: the README's embedding example, from a temporary DESTDIR.
+# pkg-config alone and runs: the README's embedding example and the tools themselves (mqtx,
+# mqtxd), from a temporary DESTDIR.
 set -eu
 BUILD=$1
 SRC=$2
@@ -15,7 +16,7 @@ meson install -C "$BUILD" --destdir "$T/root" --no-rebuild --quiet >"$T/install.
 	ok "meson install" || { fail "meson install"; cat "$T/install.log"; }
 pc=$(find "$T/root" -name mqtx.pc | head -n 1)
 [ -n "$pc" ] && ok "mqtx.pc installed" || fail "mqtx.pc installed"
-for h in mqtx.h dev.h driver.h qdisc.h flow.h pkt.h clock.h ctl.h linux.h sim.h; do
+for h in mqtx.h dev.h driver.h qdisc.h flow.h pkt.h clock.h ctl.h gen.h linux.h sim.h; do
 	[ -n "$(find "$T/root" -path "*/include/mqtx/$h")" ] || fail "header mqtx/$h installed"
 done
 ok "headers checked"
@@ -38,6 +39,46 @@ if [ -x "$T/embed" ]; then
 	out=$("$T/embed") && ok "embed runs against the shared library: $out" || fail "embed runs"
 	ldd "$T/embed" | grep -q "$libdir/libmqtx.so" && ok "linked to the installed libmqtx.so" ||
 		fail "linked to the installed libmqtx.so"
+fi
+# The tools build from the installed library too: their sources (as the build lists them) with
+# the installed headers and pkg-config alone, so that a private header or an internal symbol
+# fails here.
+tool_srcs() {
+	meson introspect "$BUILD" --targets | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    if t["name"] == sys.argv[1] and t["type"] == "executable":
+        print(" ".join(s for g in t["target_sources"] for s in g.get("sources", [])))
+' "$1"
+}
+for tool in mqtx mqtxd; do
+	srcs=$(tool_srcs $tool)
+	# shellcheck disable=SC2086 # word lists
+	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags \
+		-Wl,-rpath,"$libdir" >"$T/cc-$tool.log" 2>&1 &&
+		ok "$tool builds from the installed headers with pkg-config" ||
+		{ fail "$tool builds from the installed headers with pkg-config"; cat "$T/cc-$tool.log"; }
+done
+if [ -x "$T/mqtx" ]; then
+	printf 'dev add n0 type null txqueues 2 up\nqdisc replace dev n0 root handle 1: mq\n' \
+		>"$T/cmds"
+	printf 'gen dev n0 count 100\n-s dev show n0\n' >>"$T/cmds"
+	out=$("$T/mqtx" -batch "$T/cmds" 2>&1)
+	echo "$out" | grep -q "packets 100 " && ok "the installed mqtx runs a batch" ||
+		{ fail "the installed mqtx runs a batch"; echo "$out"; }
+fi
+if [ -x "$T/mqtxd" ] && [ -x "$T/mqtx" ]; then
+	"$T/mqtxd" -S "$T/d.sock" >"$T/mqtxd.log" 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -S "$T/d.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	"$T/mqtx" -S "$T/d.sock" dev add n1 type null up >"$T/c.log" 2>&1 &&
+		"$T/mqtx" -S "$T/d.sock" dev show n1 2>&1 | grep -q "n1: <UP>" &&
+		ok "the installed mqtxd serves the installed mqtx" ||
+		{ fail "the installed mqtxd serves the installed mqtx"; cat "$T/c.log" "$T/mqtxd.log"; }
+	kill -TERM $pid
+	wait $pid && ok "the installed mqtxd exits 0 on SIGTERM" ||
+		{ fail "the installed mqtxd exits 0 on SIGTERM"; cat "$T/mqtxd.log"; }
 fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -23,7 +23,7 @@ static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64
 {
 	struct mqtx_pkt *pkt = mqtx_pkt_alloc(pool);
 	uint8_t buf[2048];
-	int len = mqtx__gen_build(cfg, seq, buf, sizeof(buf));
+	int len = mqtx_gen_build(cfg, seq, buf, sizeof(buf));
 
 	assert_non_null(pkt);
 	memcpy(mqtx_pkt_put(pkt, (uint32_t)len), buf, (size_t)len);
@@ -57,7 +57,7 @@ static void test_pcapng_queues_and_times(void **state)
 	c.clock = clock;
 	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
 	assert_int_equal(mqtx_dev_open(dev), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.size = 64; /* 60 bytes without FCS: (60 + 24) * 8 = 672 ns at 1 Gbit/s */
 	/* 100 frames on each queue at t0: more than the ring, so queues stop and wake. */
 	for (uint64_t s = 0; s < 100 * NQ; s++)
@@ -114,7 +114,7 @@ static void test_pcap_gen_exact(void **state)
 	pc.file = path;
 	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
 	assert_int_equal(mqtx_dev_open(dev), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 64;
 	cfg.count = 20000;
 	cfg.size = MQTX_GEN_SIZE_IMIX;
@@ -153,7 +153,7 @@ static void test_pcapng_valid_after_sigterm(void **state)
 		struct mqtx_gen_cfg cfg;
 		struct mqtx_dev *dev;
 
-		mqtx__gen_cfg_default(&cfg);
+		mqtx_gen_cfg_default(&cfg);
 		if (mqtx_pcap_dev_create(&c, &pc, &dev) || mqtx_dev_open(dev))
 			_exit(1);
 		for (uint64_t s = 0; s < 777; s++)

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include <mqtx/driver.h>
 #include <mqtx/loopback.h>
 #include <mqtx/mqtx.h>
 #include <mqtx/sim.h>
@@ -248,6 +249,42 @@ static void test_get_cfg(void **state)
 	assert_int_equal(mqtx_dev_create(&nc, &null_dev), 0);
 	assert_int_equal(mqtx_sim_get_cfg(null_dev, &got), -EINVAL);
 	mqtx_dev_destroy(null_dev);
+}
+
+/* mqtx_dev_change(): ring, coalescing and rate while down (as a NIC's reset), refused while
+ * up or out of range with nothing changed; mtu and txqueuelen whenever. */
+static void test_change(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_cfg sc = { .ring = 128, .rate_pps = 5000 }, got;
+	struct mqtx_dev_settings set = { .mask = MQTX_DEV_SET_RING | MQTX_DEV_SET_RATE |
+						 MQTX_DEV_SET_COALESCE,
+					 .ring = 512, .rate_bps = 1000000000, .coalesce_ns = 50000 };
+	char msg[160];
+
+	mkdev(e, 2, 0, &sc);
+	assert_int_equal(mqtx_dev_close(e->dev), 0);
+	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), 0);
+	assert_int_equal(mqtx_sim_get_cfg(e->dev, &got), 0);
+	assert_int_equal(got.ring, 512);
+	assert_int_equal(got.rate_bps, 1000000000);
+	assert_int_equal(got.rate_pps, 0);
+	assert_int_equal(got.coalesce_ns, 50000);
+	assert_int_equal(got.stop_thresh, 64); /* the defaults follow the new ring */
+	set = (struct mqtx_dev_settings){ .mask = MQTX_DEV_SET_RING, .ring = MQTX_SIM_RING_MAX + 1 };
+	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "ring 65537 out of range"));
+	assert_int_equal(mqtx_dev_open(e->dev), 0);
+	set.ring = 64;
+	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), -EBUSY);
+	assert_non_null(strstr(msg, "only while the device is down"));
+	set = (struct mqtx_dev_settings){ .mask = MQTX_DEV_SET_MTU | MQTX_DEV_SET_TXQUEUELEN,
+					  .mtu = 9000, .tx_queue_len = 50 };
+	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), 0);
+	assert_int_equal(mqtx_dev_mtu(e->dev), 9000);
+	assert_int_equal(mqtx_dev_tx_queue_len(e->dev), 50);
+	assert_int_equal(mqtx_sim_get_cfg(e->dev, &got), 0);
+	assert_int_equal(got.ring, 512); /* unchanged by what was refused */
 }
 
 /* With the default thresholds a running queue always has room for a whole burst: under a
@@ -598,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_wake, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_never_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_cfg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bql, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config, setup, teardown),

@@ -43,7 +43,7 @@ static void test_tap_queues_exact(void **state)
 	qc = kt_qcount_attach("mqtap0", true);
 	assert_non_null(qc);
 	assert_int_equal(kt_cap_start(&cap, "mqtap0", "ether src 02:00:00:00:00:01"), 0);
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 64;
 	cfg.count = 20000;
 	cfg.size = MQTX_GEN_SIZE_IMIX;
@@ -138,7 +138,7 @@ static void test_tap_deleted(void **state)
 
 	(void)state;
 	kt_log_reset();
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	cfg.flows = 16;
 	cfg.count = 50000000; /* far more than it can send before the deletion */
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);

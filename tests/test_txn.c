@@ -132,7 +132,7 @@ static void txn_case(const char *cmd, bool expect_mq)
 	check_conservation(dev, pool, NPKT);
 	mqtx_null_counts(dev, &pk, &by);
 	assert_int_equal(pk, NPKT);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 	mqtx_pool_destroy(pool);
 }
 
@@ -165,7 +165,7 @@ static void test_mqprio_txn(void **state)
 			      "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 "
 			      "map 0 0 0 0 1 1 1 1 queues 8@0 8@8 hw 0");
 	check_conservation(dev, pool, NPKT);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 	mqtx_pool_destroy(pool);
 }
 

@@ -94,7 +94,7 @@ static void test_replace_under_traffic(void **state)
 	assert_int_equal(pk + mqtx_txq_stats_drops(&st.txq) + st.txq.qlen, s.sent);
 	assert_int_equal(st.txq.drops[MQTX_DROP_DOWN], 0);
 	assert_int_equal(st.txq.qlen, 0);
-	mqtx_ctl_free(ctl);
+	fixture_free(ctl);
 	mqtx_pool_destroy(s.pool);
 }
 

@@ -11,9 +11,38 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <mqtx/gen.h>
+
 #include "client.h"
 #include "proto.h"
 #include "sockpath.h"
+
+volatile sig_atomic_t interrupted, nsignals;
+
+void on_signal(int sig)
+{
+	interrupted = sig;
+	nsignals++;
+}
+
+int backend_local(struct backend *b)
+{
+	if (mqtx_ctl_new(&b->ctl))
+		return -1;
+	if (mqtx_jobs_new(&b->jobs) || mqtx_jobs_attach(b->jobs, b->ctl)) {
+		backend_local_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+void backend_local_free(struct backend *b)
+{
+	mqtx_jobs_free(b->jobs);
+	mqtx_ctl_free(b->ctl);
+	b->jobs = NULL;
+	b->ctl = NULL;
+}
 
 void result_free(struct result *r)
 {

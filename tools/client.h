@@ -12,11 +12,13 @@
 #define CLIENT_TIMEOUT_S 60 /* default wait for each part of mqtxd's reply (-timeout) */
 
 struct backend {
-	struct mqtx_ctl *ctl; /* in-process, or NULL */
+	struct mqtx_ctl *ctl;	/* in-process, or NULL */
+	struct mqtx_jobs *jobs; /* the generators and replays of @ctl */
 	int fd;		      /* connected to mqtxd, or -1: connect on the next command */
 	const char *path;
 	int timeout_ms; /* wait for each part of a reply; negative: no limit */
 	sig_atomic_t handled; /* signals the caller has acted on: only a later one ends a wait */
+	unsigned flags;	      /* the command line's -s, -j, -d, for a job's final counters */
 };
 
 /** A command's result: exit code, output and error text (malloc'd, NUL-terminated). */
@@ -34,6 +36,17 @@ struct result {
 void backend_exec(struct backend *b, int argc, char **argv, unsigned flags, struct result *r);
 
 void result_free(struct result *r);
+
+/**
+ * backend_local() - run commands in this process (-batch): a context of its own with a job
+ * table attached. Return: 0, or -1 (out of memory). backend_local_free() - stop its jobs, free
+ * it.
+ */
+int backend_local(struct backend *b);
+void backend_local_free(struct backend *b);
+
+/** on_signal() - the SIGINT/SIGTERM handler: records the signal for the waits below. */
+void on_signal(int sig);
 
 /** interrupted - the last SIGINT/SIGTERM taken (0: none); nsignals - how many were taken. */
 extern volatile sig_atomic_t interrupted, nsignals;

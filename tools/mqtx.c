@@ -11,15 +11,8 @@
 
 #include "batch.h"
 #include "client.h"
+#include "json.h"
 #include "sockpath.h"
-
-volatile sig_atomic_t interrupted, nsignals;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-	nsignals++;
-}
 
 /* Without SA_RESTART: a signal must end a blocking wait (for mqtxd, or a sleep), not resume it. */
 static void catch_signals(void)
@@ -68,40 +61,60 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* After "gen N started": show progress until the job ends (or ^C), then its final line. */
-static int wait_job(struct backend *b, const char *kind, const char *out)
+static bool opt_is(const char *a, const char *full, size_t min)
 {
-	char id[24] = "", state[16], *show[3] = { (char *)kind, "show", id };
+	size_t n = strlen(a);
+
+	return n >= min && n <= strlen(full) && !strncmp(a, full, n);
+}
+
+/* A job's state from "KIND show ID -j" ("running", "done", "error"), into @state. */
+static int job_state(struct backend *b, char **show, char *state, size_t len, struct result *r)
+{
+	struct json *j;
+
+	backend_exec(b, 3, show, MQTX_CTL_F_JSON, r);
+	if (r->signo || r->code)
+		return -1;
+	j = json_parse(r->out);
+	snprintf(state, len, "%s",
+		 j && j->type == JSON_ARR && j->n ? json_str(&j->kids[0], "state", "done") : "done");
+	json_free(j);
+	return 0;
+}
+
+/* After a job started: show progress until it ends (or ^C), then its final counters. */
+static int wait_job(struct backend *b, const char *kind, const struct json *started)
+{
+	char id[24], state[16] = "running", *show[3] = { (char *)kind, "show", id };
 	bool tty = isatty(2), failed = false;
 	unsigned tick = 0;
 	struct result r;
 
-	if (sscanf(out, "%*s %23s started", id) != 1)
-		return 0;
+	snprintf(id, sizeof(id), "%.0f", json_num(started, "id", 0));
 	while (!interrupted) {
-		backend_exec(b, 3, show, 0, &r);
-		if (r.signo) { /* ^C while asking: stop the job as after a ^C between two asks */
-			result_free(&r);
-			break;
-		}
-		if (r.code) {
+		if (job_state(b, show, state, sizeof(state), &r)) {
+			if (r.signo) { /* ^C while asking: stop the job as after a ^C between asks */
+				result_free(&r);
+				break;
+			}
 			print_result(&r);
 			result_free(&r);
 			return r.code;
 		}
-		/* "KIND ID dev NAME STATE ..." */
-		if (sscanf(r.out, "%*s %*s %*s %*s %15s", state) != 1)
-			strcpy(state, "done");
-		failed = !strcmp(state, "error");
-		if (strcmp(state, "running")) {
-			result_free(&r);
-			break;
-		}
-		if (tick++ % 5 == 0) {
-			r.out[strcspn(r.out, "\n")] = '\0';
-			fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", r.out);
-		}
 		result_free(&r);
+		failed = !strcmp(state, "error");
+		if (strcmp(state, "running"))
+			break;
+		/* Progress for people: the show line as it is printed, every second. */
+		if (tick++ % 5 == 0) {
+			backend_exec(b, 3, show, 0, &r);
+			if (!r.code && !r.signo) {
+				r.out[strcspn(r.out, "\n")] = '\0';
+				fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", r.out);
+			}
+			result_free(&r);
+		}
 		sleep_ms(200);
 	}
 	if (tty)
@@ -109,12 +122,55 @@ static int wait_job(struct backend *b, const char *kind, const char *out)
 	/* The signal that ended the wait is acted on: only another one cuts the stop short. */
 	b->handled = nsignals;
 	show[1] = "stop";
-	backend_exec(b, 3, show, 0, &r);
+	backend_exec(b, 3, show, b->flags, &r);
 	print_result(&r);
 	result_free(&r);
 	if (r.signo)
 		return -r.signo;
 	return failed ? MQTX_CTL_EPARSE : 0;
+}
+
+/*
+ * Start a job and wait for it. The start is asked for in JSON, whose id the waits use; the line
+ * the user asked for is then printed: the JSON itself with -j, else the started line.
+ */
+static int start_job(struct backend *b, int argc, char **argv, unsigned flags, int skip)
+{
+	const char *kind = argv[skip];
+	struct json *started;
+	struct result r;
+	int code;
+
+	/* A batch line's own leading options count as the command line's. */
+	for (int i = 0; i < skip; i++) {
+		const char *a = argv[i] + (argv[i][1] == '-'); /* --json as -json */
+
+		if (opt_is(a, "-json", 2))
+			flags |= MQTX_CTL_F_JSON;
+		else if (opt_is(a, "-statistics", 2))
+			flags |= MQTX_CTL_F_STATS;
+	}
+
+	backend_exec(b, argc, argv, flags | MQTX_CTL_F_JSON, &r);
+	if (r.signo || r.code) {
+		print_result(&r);
+		code = r.signo ? -r.signo : r.code;
+		result_free(&r);
+		return code;
+	}
+	started = json_parse(r.out);
+	if (flags & MQTX_CTL_F_JSON)
+		fputs(r.out, stdout);
+	else if (started)
+		printf("%s %.0f started on %s\n", kind, json_num(started, "id", 0),
+		       json_str(started, "dev", "?"));
+	fputs(r.err, stderr);
+	fflush(stdout);
+	result_free(&r);
+	b->flags = flags;
+	code = started ? wait_job(b, kind, started) : 0;
+	json_free(started);
+	return code;
 }
 
 static bool is_job_start(int argc, char **argv)
@@ -155,11 +211,11 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 		}
 		return top_main(b, argc, argv);
 	}
+	if (is_job_start(argc - skip, argv + skip))
+		return start_job(b, argc, argv, flags, skip);
 	backend_exec(b, argc, argv, flags, &r);
 	print_result(&r);
 	code = r.signo ? -r.signo : r.code;
-	if (code == 0 && is_job_start(argc - skip, argv + skip))
-		code = wait_job(b, argv[skip], r.out);
 	result_free(&r);
 	return code;
 }
@@ -224,19 +280,13 @@ static int local_help(int argc, char **argv)
 		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n");
 		return 0;
 	}
-	if (mqtx_ctl_new(&b.ctl))
+	if (backend_local(&b))
 		return MQTX_CTL_EREFUSED;
 	code = run_one(&b, argc, argv, 0);
-	mqtx_ctl_free(b.ctl);
+	backend_local_free(&b);
 	return code;
 }
 
-static bool opt_is(const char *a, const char *full, size_t min)
-{
-	size_t n = strlen(a);
-
-	return n >= min && n <= strlen(full) && !strncmp(a, full, n);
-}
 
 /* -timeout SECS: 0 waits forever. */
 static int parse_timeout(const char *v, int *ms)
@@ -303,12 +353,12 @@ int main(int argc, char **argv)
 		return local_help(argc, argv);
 	catch_signals();
 	if (batch) {
-		if (mqtx_ctl_new(&b.ctl)) {
+		if (backend_local(&b)) {
 			fprintf(stderr, "mqtx: out of memory\n");
 			return MQTX_CTL_EREFUSED;
 		}
 		code = run_batch(&b, batch, flags, force);
-		mqtx_ctl_free(b.ctl);
+		backend_local_free(&b);
 		return code < 0 ? die_by(-code) : code;
 	}
 	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)

@@ -15,15 +15,16 @@
 #include <unistd.h>
 
 #include <mqtx/ctl.h>
+#include <mqtx/gen.h>
 
 #include "batch.h"
 #include "conn.h"
-#include "ctl/cmd_tool.h"
 #include "listen.h"
 #include "quota.h"
 
 struct daemon {
 	struct server srv;
+	struct mqtx_jobs *jobs; /* the generators and replays of srv.ctl */
 	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX]; /* dir: the private directory, "" with -S */
 	struct listener sock;
 };
@@ -201,7 +202,7 @@ static void shutdown_ctl(void)
 
 	exec_print(3, stop, 0);
 	/* Every device, however many: bringing one down leaves the list as it is. */
-	for (unsigned i = 0; (dev = mqtx__ctl_dev_at(D.srv.ctl, i)); i++) {
+	for (dev = mqtx_ctl_dev_next(D.srv.ctl, NULL); dev; dev = mqtx_ctl_dev_next(D.srv.ctl, dev)) {
 		char *down[] = { "dev", "set", (char *)mqtx_dev_name(dev), "down" };
 
 		exec_print(4, down, 0);
@@ -331,13 +332,15 @@ int main(int argc, char **argv)
 	 * (death without the shutdown) would leave the socket and the jobs behind. */
 	signal(SIGHUP, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0 || mqtx_ctl_new(&D.srv.ctl)) {
-		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno));
+	if (sfd < 0 || mqtx_ctl_new(&D.srv.ctl) || mqtx_jobs_new(&D.jobs) ||
+	    mqtx_jobs_attach(D.jobs, D.srv.ctl)) {
+		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
 	if (claim_socket() || (cfg && run_config(cfg)) ||
 	    listen_publish(&D.sock, D.srv.has_group, D.srv.group)) {
 		listen_close(&D.sock);
+		mqtx_jobs_free(D.jobs);
 		mqtx_ctl_free(D.srv.ctl);
 		return 1;
 	}
@@ -347,6 +350,7 @@ int main(int argc, char **argv)
 	listen_close(&D.sock);
 	conn_drain();
 	shutdown_ctl();
+	mqtx_jobs_free(D.jobs);
 	mqtx_ctl_free(D.srv.ctl);
 	return 0;
 }

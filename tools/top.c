@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// mqtx top: a live per-queue view of mqtxd's devices, from "dev stats" every interval.
+// mqtx top: a live per-queue view of mqtxd's devices, from "dev stats -j" every interval.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include <mqtx/dev.h>
 
 #include "client.h"
+#include "json.h"
 
 #define MAXQ	 4096
 #define MAXDEV	 64
@@ -39,39 +40,62 @@ static void snap_free(struct snap *s)
 	s->ndev = 0;
 }
 
-/* Parse "dev stats" output (see cmd_dev.c show_stats) into @s. */
-static int snap_parse(const char *text, struct snap *s)
+/* A queue's state words of "dev stats -j" ("XOFF,STACK_XOFF", "frozen", "running") as bits. */
+static unsigned state_bits(const char *w)
 {
-	const char *p = text;
-	struct devsnap *d = NULL;
+	return (strstr(w, "frozen") ? MQTX_TXQ_FROZEN : 0) |
+	       (strstr(w, "STACK_XOFF") ? MQTX_TXQ_STACK_XOFF : 0) |
+	       (!strncmp(w, "XOFF", 4) || strstr(w, ",XOFF") ? MQTX_TXQ_DRV_XOFF : 0);
+}
 
-	s->ndev = 0;
-	while (*p) {
-		unsigned qi;
-		struct qsnap q;
+static int dev_parse(const struct json *j, struct devsnap *d)
+{
+	const struct json *qs = json_get(j, "queues");
 
-		if (!strncmp(p, "dev ", 4) && s->ndev < MAXDEV) {
-			d = &s->dev[s->ndev];
-			memset(d, 0, sizeof(*d));
-			if (sscanf(p, "dev %31s up %d kind %15s txq %u qlen_limit %u now %llu", d->name,
-				   &d->up, d->kind, &d->nq, &d->limit, &d->now) != 6 || d->nq > MAXQ)
-				return -1;
-			d->q = calloc(d->nq ? d->nq : 1, sizeof(*d->q));
-			if (!d->q)
-				return -1;
-			s->ndev++;
-		} else if (d && sscanf(p, "q %u %llu %llu %llu %llu %llu %llu %u %u %u", &qi,
-				       &q.packets, &q.bytes, &q.drops, &q.requeues, &q.qlen,
-				       &q.backlog, &q.state, &q.bql_limit, &q.bql_inflight) == 10 &&
-			   qi < d->nq) {
-			d->q[qi] = q;
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", json_str(j, "name", "?"));
+	snprintf(d->kind, sizeof(d->kind), "%s", json_str(j, "kind", "?"));
+	d->up = json_num(j, "up", 0) != 0;
+	d->limit = (unsigned)json_num(j, "txqueuelen", 0);
+	d->now = (unsigned long long)json_num(j, "now", 0);
+	if (!qs || qs->type != JSON_ARR || qs->n > MAXQ)
+		return -1;
+	d->nq = (unsigned)qs->n;
+	d->q = calloc(d->nq ? d->nq : 1, sizeof(*d->q));
+	if (!d->q)
+		return -1;
+	for (unsigned i = 0; i < d->nq; i++) {
+		const struct json *q = &qs->kids[i];
+
+		d->q[i] = (struct qsnap){
+			.packets = (unsigned long long)json_num(q, "packets", 0),
+			.bytes = (unsigned long long)json_num(q, "bytes", 0),
+			.drops = (unsigned long long)json_num(q, "drops", 0),
+			.requeues = (unsigned long long)json_num(q, "requeues", 0),
+			.qlen = (unsigned long long)json_num(q, "qlen", 0),
+			.backlog = (unsigned long long)json_num(q, "backlog", 0),
+			.state = state_bits(json_str(q, "state", "")),
+			.bql_limit = (unsigned)json_num(q, "bql_limit", 0),
+			.bql_inflight = (unsigned)json_num(q, "bql_inflight", 0),
+		};
 	}
 	return 0;
+}
+
+/* The devices of "dev stats -j" (an array of devices, each with its queues) into @s. */
+static int snap_parse(const char *text, struct snap *s)
+{
+	struct json *j = json_parse(text);
+	int rc = j && j->type == JSON_ARR ? 0 : -1;
+
+	s->ndev = 0;
+	for (size_t i = 0; !rc && i < j->n && s->ndev < MAXDEV; i++) {
+		rc = dev_parse(&j->kids[i], &s->dev[s->ndev]);
+		if (!rc)
+			s->ndev++;
+	}
+	json_free(j);
+	return rc;
 }
 
 static const struct devsnap *find_prev(const struct snap *prev, const char *name)
@@ -216,7 +240,7 @@ int top_main(struct backend *b, int argc, char **argv)
 		struct result r;
 		struct timespec ts = { (time_t)ival, (long)((ival - (time_t)ival) * 1e9) };
 
-		backend_exec(b, dev ? 3 : 2, cmd, 0, &r);
+		backend_exec(b, dev ? 3 : 2, cmd, MQTX_CTL_F_JSON, &r);
 		if (r.signo) { /* ^C while asking quits, as ^C between two asks does */
 			result_free(&r);
 			break;

@@ -43,10 +43,17 @@ MQTX_API int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 /** A control context: the named devices a front end manages (what mqtxd hosts). */
 struct mqtx_ctl;
 
-/** mqtx_ctl_new() - an empty context. Return: 0 and *@out, or -ENOMEM. */
+/**
+ * mqtx_ctl_new() - an empty context with the built-in commands (qdisc, class, dev, hash, help);
+ * generators and replays are a separate object (mqtx_jobs_attach() in <mqtx/gen.h>).
+ * Return: 0 and *@out, or -ENOMEM.
+ */
 MQTX_API int mqtx_ctl_new(struct mqtx_ctl **out);
 
-/** mqtx_ctl_free() - stop everything the context runs, destroy its devices, free it. */
+/**
+ * mqtx_ctl_free() - tell every watch (mqtx_ctl_watch()) that the context goes, destroy its
+ * devices, free it. No command may run on it any more.
+ */
 MQTX_API void mqtx_ctl_free(struct mqtx_ctl *ctl);
 
 /**
@@ -93,6 +100,107 @@ struct mqtx_ctl_req {
 	const char *who;
 	unsigned max_jobs, max_pools;
 };
+
+/**
+ * struct mqtx_ctl_call - one command as the dispatcher hands it to its function.
+ * @ctl: the context; its command lock is held for the whole call (commands run one at a time
+ *       per context), so the function must not call the locking mqtx_ctl_dev(),
+ *       mqtx_ctl_add_dev() or mqtx_ctl_exec() on it, but mqtx_ctl_call_dev() and the like.
+ * @argc: the number of words in @argv.
+ * @argv: the command's full name first (as messages spell it, whatever prefix was typed:
+ *       "replay" for "rep"), then the words after it; NULL-terminated.
+ * @flags: MQTX_CTL_F_* (leading -s, -j, -d already taken out of @argv).
+ * @req: what a server knows of the client the command runs for (mqtx_ctl_exec_req()), or NULL
+ *       for a local caller (mqtx_ctl_exec()).
+ * @out: where the output goes (text as tc prints it, or JSON with MQTX_CTL_F_JSON).
+ * @err: where error messages go, naming the offending word.
+ */
+struct mqtx_ctl_call {
+	struct mqtx_ctl *ctl;
+	int argc;
+	char **argv;
+	unsigned flags;
+	const struct mqtx_ctl_req *req;
+	struct mqtx_buf *out, *err;
+};
+
+/**
+ * typedef mqtx_ctl_cmd_fn - a command of the language (see struct mqtx_ctl_cmd).
+ * @call: the command's words and where to write; valid during the call only.
+ * @arg: the registration's @arg.
+ * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE, with a message
+ * in @call->err unless MQTX_CTL_OK. A command that fails must change nothing.
+ */
+typedef int (*mqtx_ctl_cmd_fn)(const struct mqtx_ctl_call *call, void *arg);
+
+/**
+ * struct mqtx_ctl_cmd - one object of the language ("qdisc", "dev", "gen", ...): every command,
+ * built in or registered, has this one signature.
+ * @name: the object's word (a user may type any prefix of it, as tc takes them); not copied.
+ * @fn: required. Runs the command.
+ * @arg: passed to @fn.
+ * @help: the command's synopsis lines for "mqtx help" (no trailing newline); not copied.
+ */
+struct mqtx_ctl_cmd {
+	const char *name;
+	mqtx_ctl_cmd_fn fn;
+	void *arg;
+	const char *help;
+};
+
+/**
+ * mqtx_ctl_register() - add the command @cmd (copied; its strings are not) to @ctl, after the
+ * built-in ones (qdisc, class, dev, help, hash) and those registered before it: a typed prefix
+ * runs the first command it matches in that order.
+ * Return: 0; -EINVAL (no name or function); -EEXIST (a command of that name exists); -ENOMEM.
+ */
+MQTX_API int mqtx_ctl_register(struct mqtx_ctl *ctl, const struct mqtx_ctl_cmd *cmd);
+
+/**
+ * mqtx_ctl_unregister() - remove the registered command @name from @ctl (built-in commands
+ * cannot be removed). Waits for a running command to finish.
+ * Return: 0, or -ENOENT (no registered command of that name).
+ */
+MQTX_API int mqtx_ctl_unregister(struct mqtx_ctl *ctl, const char *name);
+
+/**
+ * typedef mqtx_ctl_gone_fn - told that a device leaves a context (see mqtx_ctl_watch()).
+ * @ctl: the context (its command lock held).
+ * @dev: the device, still in the state it had (up or down), about to be destroyed; or NULL
+ *       when @ctl itself is being freed: release everything tied to any of its devices now
+ *       (they are destroyed next); the watch ends with this call.
+ * @arg: the watch's @arg.
+ */
+typedef void (*mqtx_ctl_gone_fn)(struct mqtx_ctl *ctl, struct mqtx_dev *dev, void *arg);
+
+/**
+ * mqtx_ctl_watch() - call @fn before any device leaves @ctl (the dev del command) and when @ctl
+ * is freed, so that an object built on the context's devices (a job table, for instance) lets
+ * go of them first. Watches are called in the order they were added.
+ * Return: 0, -ENOMEM.
+ */
+MQTX_API int mqtx_ctl_watch(struct mqtx_ctl *ctl, mqtx_ctl_gone_fn fn, void *arg);
+
+/** mqtx_ctl_unwatch() - remove the watch of mqtx_ctl_watch() with this @fn and @arg, if any. */
+MQTX_API void mqtx_ctl_unwatch(struct mqtx_ctl *ctl, mqtx_ctl_gone_fn fn, void *arg);
+
+/**
+ * mqtx_ctl_dev_next() - walk the devices of @ctl in the order they were added: the first with
+ * @prev NULL, then the one after @prev.
+ * Return: the device, or NULL past the last (or when @prev is no longer in @ctl). Devices added
+ * or removed during a walk may be missed; a walk that only changes devices (dev set) sees each
+ * once.
+ */
+MQTX_API struct mqtx_dev *mqtx_ctl_dev_next(struct mqtx_ctl *ctl, const struct mqtx_dev *prev);
+
+/**
+ * mqtx_ctl_call_dev() - the one device lookup of the commands: the device @name of the context
+ * of @call (whose lock the command holds).
+ * Return: the device, or NULL after writing tc's message to @call->err
+ * ("Cannot find device \"NAME\""); the command then fails with MQTX_CTL_EPARSE, as tc does.
+ */
+MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, const char *name);
+
 
 /**
  * mqtx_ctl_exec_req() - mqtx_ctl_exec() for a server that runs other processes' commands. A

@@ -53,7 +53,9 @@ struct mqtx_sim_cfg {
 };
 
 /**
- * The sim driver. Prefer mqtx_sim_dev_create(); a device created with mqtx_dev_create() and
+ * The sim driver. Prefer mqtx_sim_dev_create(); mqtx_dev_change() sets its ring, coalescing
+ * and (bit) rate while the device is down, as a NIC that resets to apply them (-EBUSY while
+ * up; a new rate replaces a packet rate); a device created with mqtx_dev_create() and
  * these ops uses the default configuration until mqtx_sim_configure().
  */
 MQTX_API extern const struct mqtx_dev_ops mqtx_sim_ops;

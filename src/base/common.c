@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/internal.h"
 
@@ -63,14 +64,35 @@ void mqtx_set_log(mqtx_log_fn fn, void *arg, enum mqtx_log_level max)
 	logger.max = max;
 }
 
+/* This thread's capture of error messages (mqtx__log_capture()), or none. */
+static MQTX_TLS struct {
+	char *buf;
+	size_t len;
+} capture;
+
+void mqtx__log_capture(char *buf, size_t len)
+{
+	capture.buf = len ? buf : NULL;
+	capture.len = len;
+	if (capture.buf)
+		buf[0] = 0;
+}
+
 static void vlog(enum mqtx_log_level level, const char *fmt, va_list ap)
 {
+	bool take = capture.buf && level == MQTX_LOG_ERR;
 	char buf[512];
+	size_t n;
 
-	if (!logger.fn || level > logger.max)
+	if ((!logger.fn || level > logger.max) && !take)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	logger.fn(level, buf, logger.arg);
+	if (take) {
+		n = strlen(capture.buf);
+		snprintf(capture.buf + n, capture.len - n, "%s%s", n ? "; " : "", buf);
+	}
+	if (logger.fn && level <= logger.max)
+		logger.fn(level, buf, logger.arg);
 }
 
 void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)

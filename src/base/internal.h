@@ -76,4 +76,11 @@ static inline void mqtx__raise_softirq(mqtx__softirq_fn fn)
 	mqtx__softirq_pending = fn;
 }
 
+/**
+ * mqtx__log_capture() - also copy the error messages this thread logs from now on into @buf
+ * (@len bytes, emptied first; several are joined with "; ", the excess cut), so that a command
+ * can print why a constructor failed; @len 0 stops. The log callback still gets them.
+ */
+void mqtx__log_capture(char *buf, size_t len);
+
 #endif

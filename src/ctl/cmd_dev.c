@@ -10,123 +10,32 @@
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
+#include "base/internal.h"
 #include "core/core.h"
-#include "ctl/cmd_tool.h"
+#include "ctl/ctl_int.h"
+#include "ctl/dev_kinds.h"
 #include "gen/gen.h"
 #include <mqtx/tc.h>
-
-#define KIND_OPT_MAX 128
-
-/**
- * struct dev_kind - one driver the dev add command can build. Adding a driver is one entry.
- * @kind: the word after "type".
- * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
- *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
- *        is not the driver's, or -1 after a message in @err for a bad value.
- * @create: required. Build the device from @base (the common options) and @opt.
- * @show: optional. Append the driver's own settings to a dev show line.
- */
-struct dev_kind {
-	const char *kind;
-	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
-	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out);
-	void (*show)(struct mqtx_dev *dev, struct mqtx_buf *out);
-};
-
-static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	(void)opt;
-	base->ops = &mqtx_null_ops;
-	return mqtx_dev_create(base, out);
-}
-
-static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	(void)opt;
-	base->ops = &mqtx_loopback_ops;
-	return mqtx_dev_create(base, out);
-}
-
-/* sim: "ring D", "rate R" (bit/s or pps per queue), "coalesce TIME". */
-static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
-{
-	struct mqtx_sim_cfg *c = opt;
-	uint64_t x;
-
-	if (argc < 2 || (strcmp(argv[0], "ring") && strcmp(argv[0], "rate") &&
-			 strcmp(argv[0], "coalesce")))
-		return 0;
-	if (!strcmp(argv[0], "ring")) {
-		if (mqtx__parse_u64(argv[1], &x) || !x || x > MQTX_SIM_RING_MAX)
-			goto bad;
-		c->ring = (uint32_t)x;
-	} else if (!strcmp(argv[0], "rate")) {
-		if (mqtx__parse_rate(argv[1], &c->rate_bps, &c->rate_pps))
-			goto bad;
-	} else if (mqtx_tc_parse_time(argv[1], &c->coalesce_ns)) { /* bare: us, as tc and ethtool */
-		goto bad;
-	}
-	return 2;
-bad:
-	mqtx_buf_printf(err, "dev add: invalid sim %s \"%s\"\n", argv[0], argv[1]);
-	return -1;
-}
-
-static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
-{
-	return mqtx_sim_dev_create(base, opt, out);
-}
-
-/* The model as it runs, in the words and units dev add takes. */
-static void sim_show(struct mqtx_dev *dev, struct mqtx_buf *out)
-{
-	struct mqtx_sim_cfg c;
-	char b[MQTX_TC_BUF];
-
-	if (mqtx_sim_get_cfg(dev, &c))
-		return;
-	mqtx_buf_printf(out, " ring %u", c.ring);
-	if (c.rate_bps)
-		mqtx_buf_printf(out, " rate %s", mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
-	if (c.rate_pps)
-		mqtx_buf_printf(out, " rate %llupps", (unsigned long long)c.rate_pps);
-	mqtx_buf_printf(out, " stop_thresh %u wake_thresh %u coalesce %s", c.stop_thresh,
-			c.wake_thresh, mqtx_tc_print_time(b, sizeof(b), c.coalesce_ns));
-}
-
-static const struct dev_kind dev_kinds[] = {
-	{ .kind = "null", .create = null_create },
-	{ .kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show },
-	{ .kind = "loopback", .create = loopback_create },
-};
-
-_Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
-
-static const struct dev_kind *kind_lookup(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(dev_kinds); i++)
-		if (!strcmp(dev_kinds[i].kind, name))
-			return &dev_kinds[i];
-	return NULL;
-}
-
-static const struct dev_kind *kind_of(struct mqtx_dev *dev)
-{
-	const char *k = mqtx_dev_ops(dev)->kind;
-
-	return k ? kind_lookup(k) : NULL;
-}
 
 static void dev_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(b,
 		"Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen L ]\n"
-		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ HASH ] [ KIND_OPTS ] [ up ]\n"
+		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ KIND_OPTS ]\n"
+		"                    [ up ]\n"
 		"       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
+		"       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | rate RATE }"
+		" ...\n"
 		"       mqtx dev del NAME\n"
 		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
-		"       mqtx dev stats [ NAME ]\n"
-		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] }\n"
+		"       mqtx [ -j ] dev stats [ NAME ]\n"
+		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
+		"          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
+		"          af_packet ifname IF [ bypass { on | off } ] |\n"
+		"          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
+		"                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
+		"          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] }\n"
+		"          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
 		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 ]\n");
 }
 
@@ -156,63 +65,6 @@ static int num_opt(const char *w, const char *v, uint64_t lo, uint64_t hi, uint3
 	return 0;
 }
 
-static int parse_hex_key(const char *s, uint8_t *key, size_t n)
-{
-	if (strlen(s) != n * 2)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
-		    sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		key[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
-int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err)
-{
-	int i = 1;
-	uint64_t x;
-
-	if (argc < 2) {
-		mqtx_buf_printf(err, "hash: an algorithm is required\n");
-		return -1;
-	}
-	if (!strcmp(argv[1], "jhash"))
-		h->algo = MQTX_HASH_JHASH;
-	else if (!strcmp(argv[1], "toeplitz"))
-		h->algo = MQTX_HASH_TOEPLITZ;
-	else if (!strcmp(argv[1], "toeplitz-sym"))
-		h->algo = MQTX_HASH_TOEPLITZ_SYM;
-	else {
-		mqtx_buf_printf(err, "hash: unknown algorithm \"%s\"\n", argv[1]);
-		return -1;
-	}
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "l4")) {
-			h->l4 = true;
-		} else if (!strcmp(argv[i], "seed") && i + 1 < argc) {
-			if (mqtx__parse_u64(argv[++i], &x) || x > UINT32_MAX) {
-				mqtx_buf_printf(err, "hash: invalid seed \"%s\"\n", argv[i]);
-				return -1;
-			}
-			h->seed = (uint32_t)x;
-		} else if (!strcmp(argv[i], "key") && i + 1 < argc) {
-			if (parse_hex_key(argv[++i], h->key, sizeof(h->key))) {
-				mqtx_buf_printf(err, "hash: invalid key \"%s\" (80 hex digits)\n",
-						argv[i]);
-				return -1;
-			}
-			h->key_len = sizeof(h->key);
-		} else {
-			break;
-		}
-	}
-	return i;
-}
-
 struct dev_add {
 	struct mqtx_dev_cfg cfg;
 	const struct dev_kind *kind;
@@ -230,6 +82,8 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 		return a->up = true, 1;
 	if (!strcmp(w, "bql"))
 		return a->cfg.flags |= MQTX_DEV_F_BQL, 1;
+	if (!strcmp(w, "noqueue")) /* no qdisc on the queues, as veth and tun by default */
+		return a->cfg.flags |= MQTX_DEV_F_NO_QUEUE, 1;
 	if (!strcmp(w, "hash")) {
 		int n = mqtx__parse_hash_words(argc, argv, &a->hash, err);
 
@@ -249,11 +103,19 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 	return 0;
 }
 
+static bool has_word(int argc, char **argv, const char *w)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], w))
+			return true;
+	return false;
+}
+
 static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "type")) {
-			if (i + 1 >= argc || !(a->kind = kind_lookup(argv[i + 1]))) {
+			if (i + 1 >= argc || !(a->kind = mqtx__dev_kind(argv[i + 1]))) {
 				mqtx_buf_printf(err, "dev add: unknown type \"%s\"\n",
 						i + 1 < argc ? argv[i + 1] : "");
 				return MQTX_CTL_EPARSE;
@@ -263,6 +125,11 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 	}
 	if (!a->kind) {
 		mqtx_buf_printf(err, "dev add: \"type KIND\" is required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (a->kind->required && !has_word(argc, argv, a->kind->required)) {
+		mqtx_buf_printf(err, "dev add: type %s needs \"%s\"\n", a->kind->kind,
+				a->kind->required);
 		return MQTX_CTL_EPARSE;
 	}
 	for (int i = 0; i < argc;) {
@@ -282,16 +149,56 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 	return 0;
 }
 
-static int errno_reply(struct mqtx_buf *err, const char *what, const char *name, int rc)
+/* The queue counts: the kind's default when none is given, txqueues within maxqueues. */
+static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 {
-	mqtx_buf_printf(err, "dev %s: %s: %s\n", what, name, mqtx_strerror(rc));
+	if (a->kind->flags & KIND_F_IF_QUEUES) {
+		/* txqueues N is the sockets to make; none given: the interface's count (0). */
+		if (!a->cfg.num_txq)
+			a->cfg.num_txq = a->cfg.real_num_txq;
+	} else {
+		if (!a->cfg.real_num_txq)
+			a->cfg.real_num_txq = a->cfg.num_txq ? a->cfg.num_txq : 1;
+		if (!a->cfg.num_txq)
+			a->cfg.num_txq = a->cfg.real_num_txq;
+	}
+	if (a->cfg.real_num_txq > a->cfg.num_txq) {
+		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
+				a->cfg.real_num_txq, a->cfg.num_txq);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+/* Create the device and bring it up if asked; on a failure nothing is left, and the reason the
+ * driver logged (the interface and the cause) is the message. */
+static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct mqtx_dev **dev)
+{
+	char why[256];
+	int rc;
+
+	mqtx__log_capture(why, sizeof(why));
+	rc = a->kind->create(&a->cfg, a->kopt, dev);
+	if (!rc && a->has_hash)
+		rc = mqtx_dev_set_hash(*dev, &a->hash);
+	if (!rc && a->up)
+		rc = mqtx_dev_open(*dev);
+	mqtx__log_capture(NULL, 0);
+	if (!rc)
+		return 0;
+	mqtx_dev_destroy(*dev); /* NULL when the constructor failed */
+	*dev = NULL;
+	if (!*why)
+		return mqtx__ctl_errno(c, a->cfg.name, rc);
+	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
 	return MQTX_CTL_EREFUSED;
 }
 
-static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
+	struct mqtx_buf *err = c->err;
+	struct mqtx_dev *dev = NULL;
 	struct dev_add a;
-	struct mqtx_dev *dev;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -301,35 +208,23 @@ static int dev_add(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	}
 	a.cfg.name = argv[0];
 	rc = add_parse(&a, argc - 1, argv + 1, err);
+	if (!rc)
+		rc = add_queues(&a, err);
 	if (rc)
 		return rc;
-	if (!a.cfg.real_num_txq)
-		a.cfg.real_num_txq = a.cfg.num_txq ? a.cfg.num_txq : 1;
-	if (!a.cfg.num_txq)
-		a.cfg.num_txq = a.cfg.real_num_txq;
-	if (a.cfg.real_num_txq > a.cfg.num_txq) {
-		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
-				a.cfg.real_num_txq, a.cfg.num_txq);
-		return MQTX_CTL_EPARSE;
-	}
-	if (mqtx__tool_find_dev(ctl, argv[0])) {
+	if (mqtx__ctl_find_dev(c->ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = a.kind->create(&a.cfg, a.kopt, &dev);
+	rc = add_create(c, &a, &dev);
 	if (rc)
-		return errno_reply(err, "add", argv[0], rc);
-	if (a.has_hash && (rc = mqtx_dev_set_hash(dev, &a.hash)))
-		goto fail;
-	if (a.up && (rc = mqtx_dev_open(dev)))
-		goto fail;
-	rc = mqtx__tool_add_dev(ctl, dev);
-	if (rc)
-		goto fail;
+		return rc;
+	rc = mqtx__ctl_add_dev(c->ctl, dev);
+	if (rc) {
+		mqtx_dev_destroy(dev);
+		return mqtx__ctl_errno(c, argv[0], rc);
+	}
 	return MQTX_CTL_OK;
-fail:
-	mqtx_dev_destroy(dev);
-	return errno_reply(err, "add", argv[0], rc);
 }
 
 struct dev_set {
@@ -337,7 +232,38 @@ struct dev_set {
 	uint32_t txq;
 	struct mqtx_hash_cfg hash;
 	bool has_hash;
+	struct mqtx_dev_settings chg; /* mtu, txqueuelen, ring, coalesce, rate */
 };
+
+/* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
+ * sets (ip link set, ethtool -G/-C). Returns the words used, 0 if not one of them, -1. */
+static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv,
+		       struct mqtx_buf *err)
+{
+	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+	uint64_t pps = 0;
+
+	if (!strcmp(w, "mtu"))
+		return chg->mask |= MQTX_DEV_SET_MTU, num_opt(w, v, 68, 65535, &chg->mtu, err) ?: 2;
+	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
+		return chg->mask |= MQTX_DEV_SET_TXQUEUELEN,
+		       num_opt(w, v, 1, 1u << 24, &chg->tx_queue_len, err) ?: 2;
+	if (!strcmp(w, "ring"))
+		return chg->mask |= MQTX_DEV_SET_RING, num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
+	if (strcmp(w, "coalesce") && strcmp(w, "rate"))
+		return 0;
+	if (w[0] == 'c' && v && !mqtx_tc_parse_time(v, &chg->coalesce_ns)) {
+		chg->mask |= MQTX_DEV_SET_COALESCE;
+		return 2;
+	}
+	if (w[0] == 'r' && v && !mqtx__parse_rate(v, &chg->rate_bps, &pps) && !pps) {
+		chg->mask |= MQTX_DEV_SET_RATE;
+		return 2;
+	}
+	mqtx_buf_printf(err, "dev set: invalid %s \"%s\"%s\n", w, v ? v : "",
+			w[0] == 'r' ? " (a bit rate such as 1gbit)" : " (a time such as 20us)");
+	return -1;
+}
 
 static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
 		     struct mqtx_buf *err)
@@ -363,44 +289,72 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->has_hash = true;
 			i += n;
 		} else {
-			mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev help\".\n",
-					argv[i]);
-			return MQTX_CTL_EPARSE;
+			int n = set_setting(&o->chg, argc - i, argv + i, err);
+
+			if (n < 0)
+				return MQTX_CTL_EPARSE;
+			if (n == 0) {
+				mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev "
+						"help\".\n", argv[i]);
+				return MQTX_CTL_EPARSE;
+			}
+			i += n;
 		}
+	}
+	/* A change that fails after the device went up or down could not be undone. */
+	if (o->chg.mask && o->up >= 0) {
+		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
+				"mtu, txqueuelen, ring, coalesce or rate\n");
+		return MQTX_CTL_EPARSE;
 	}
 	return 0;
 }
 
 /*
  * Everything that can fail is done before anything changes: the parse checks every value, the
- * new hasher is built and the device brought up (mqtx_dev_open() changes nothing when it
- * fails); what follows cannot fail. The queue count changes live, as Linux's
+ * new hasher is built, the settings are changed (mqtx_dev_change() changes nothing when it
+ * fails; it never comes with up or down) and the device brought up (mqtx_dev_open() changes
+ * nothing when it fails); what follows cannot fail. The queue count changes live, as Linux's
  * netif_set_real_num_tx_queues(): the device is not bounced, so its qdiscs, counters and
  * queued packets stay (the queues that go out of use lose what they hold).
  */
-static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct dev_set o = { .up = -1 };
 	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
+	char why[256];
 	int rc;
 
 	if (argc < 2) {
-		mqtx_buf_printf(err, "dev set: NAME and a setting are required\n");
+		mqtx_buf_printf(c->err, "dev set: NAME and a setting are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	dev = mqtx__tool_find_dev(ctl, argv[0]);
-	if (!dev) {
-		mqtx_buf_printf(err, "dev set: cannot find device \"%s\"\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
-	}
-	rc = set_parse(&o, dev, argc - 1, argv + 1, err);
+	dev = mqtx_ctl_call_dev(c, argv[0]);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (rc)
 		return rc;
 	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
-		return errno_reply(err, "set", argv[0], rc);
-	if (o.up == 1 && !mqtx_dev_is_up(dev) && (rc = mqtx_dev_open(dev)))
-		goto free_hasher;
+		return mqtx__ctl_errno(c, argv[0], rc);
+	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
+		mqtx_hasher_free(h);
+		mqtx_buf_printf(c->err, "dev set: %s\n", why);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (o.up == 1 && !mqtx_dev_is_up(dev)) {
+		mqtx__log_capture(why, sizeof(why));
+		rc = mqtx_dev_open(dev);
+		mqtx__log_capture(NULL, 0);
+		if (rc && *why) {
+			mqtx_hasher_free(h);
+			mqtx_buf_printf(c->err, "dev set: %s: %s\n", argv[0], why);
+			return MQTX_CTL_EREFUSED;
+		}
+		if (rc)
+			goto free_hasher;
+	}
 	/* The commit: none of these can fail. */
 	if (h)
 		mqtx__dev_swap_hasher(dev, h);
@@ -411,25 +365,23 @@ static int dev_set(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf 
 	return MQTX_CTL_OK;
 free_hasher:
 	mqtx_hasher_free(h);
-	return errno_reply(err, "set", argv[0], rc);
+	return mqtx__ctl_errno(c, argv[0], rc);
 }
 
-static int dev_del(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *err)
+static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct mqtx_dev *dev;
 
 	if (argc != 1) {
-		mqtx_buf_printf(err, argc ? "dev del: what is \"%s\"?\n" :
-					    "dev del: NAME is required%s\n",
+		mqtx_buf_printf(c->err, argc ? "dev del: what is \"%s\"?\n" :
+					       "dev del: NAME is required%s\n",
 				argc ? argv[1] : "");
 		return MQTX_CTL_EPARSE;
 	}
-	dev = mqtx__ctl_detach_dev(ctl, argv[0]);
-	if (!dev) {
-		mqtx_buf_printf(err, "dev del: cannot find device \"%s\"\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
-	}
-	mqtx__tool_dev_gone(ctl, dev);
+	dev = mqtx_ctl_call_dev(c, argv[0]);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	mqtx__ctl_remove_dev(c->ctl, dev); /* jobs on it stop first (the watches) */
 	mqtx_dev_destroy(dev);
 	return MQTX_CTL_OK;
 }
@@ -482,9 +434,42 @@ static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
 }
 
+struct xstat_out {
+	struct mqtx_buf *out;
+	bool json;
+	unsigned n;
+};
+
+static void xstat_one(const char *name, uint64_t value, void *arg)
+{
+	struct xstat_out *x = arg;
+
+	if (x->json)
+		mqtx_buf_printf(x->out, "%s\"%s\":%llu", x->n++ ? "," : "", name,
+				(unsigned long long)value);
+	else
+		mqtx_buf_printf(x->out, " %s %llu", name, (unsigned long long)value);
+}
+
+/*
+ * The driver's own counters of queue @txq (-1: the device), as ethtool -S shows a NIC's: for
+ * the drivers over the kernel, what the kernel did with the frames and each errno it refused
+ * them with, next to mqtx's counters. Nothing for a driver that has none.
+ */
+static void show_xstats(struct mqtx_dev *dev, int txq, bool json, struct mqtx_buf *out)
+{
+	struct xstat_out x = { .out = out, .json = json };
+
+	if (!mqtx_dev_ops(dev)->get_xstats)
+		return;
+	mqtx_buf_printf(out, json ? ",\"xstats\":{" : txq < 0 ? "    driver:" : "      driver:");
+	mqtx_dev_xstats(dev, txq, xstat_one, &x);
+	mqtx_buf_printf(out, json ? "}" : "\n");
+}
+
 static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	const struct dev_kind *k = kind_of(dev);
+	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 	struct mqtx_hash_cfg hc;
 	struct mqtx_dev_stats ds;
 
@@ -512,14 +497,17 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 			(unsigned long long)ds.rx_bytes);
 	show_drops(ds.rx_drop_reasons, out);
 	mqtx_buf_printf(out, "\n");
+	show_xstats(dev, -1, false, out);
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
 		show_txq(&st, i, out);
+		show_xstats(dev, (int)i, false, out);
 	}
 }
 
+/* A queue's JSON object, open: the caller adds to it and closes it. */
 static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
 {
 	char state[48];
@@ -527,7 +515,7 @@ static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 	state_words(st->state, state, sizeof(state));
 	mqtx_buf_printf(out, "%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
 			"\"drops\":%llu,\"requeues\":%llu,\"qlen\":%llu,\"backlog\":%llu,"
-			"\"bql_limit\":%u,\"bql_inflight\":%u}",
+			"\"bql_limit\":%u,\"bql_inflight\":%u",
 			i ? "," : "", i, state, (unsigned long long)st->packets,
 			(unsigned long long)st->bytes,
 			(unsigned long long)mqtx_txq_stats_drops(st),
@@ -547,19 +535,41 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
 	if (flags & MQTX_CTL_F_STATS) {
+		show_xstats(dev, -1, true, out);
 		mqtx_buf_printf(out, ",\"queues\":[");
 		for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 			struct mqtx_txq_stats st;
 
 			mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
 			json_txq(&st, i, out);
+			show_xstats(dev, (int)i, true, out);
+			mqtx_buf_printf(out, "}");
 		}
 		mqtx_buf_printf(out, "]");
 	}
 	mqtx_buf_printf(out, "}");
 }
 
-/* "dev stats": one line per device and per queue, fixed fields, for mqtx top and scripts. */
+/* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
+static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, "%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
+			"\"txqueuelen\":%u,\"now\":%llu,\"queues\":[",
+			first ? "" : ",", mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "true" : "false",
+			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev),
+			mqtx_dev_tx_queue_len(dev),
+			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
+	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
+		struct mqtx_txq_stats st;
+
+		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
+		json_txq(&st, i, out);
+		mqtx_buf_printf(out, "}");
+	}
+	mqtx_buf_printf(out, "]}");
+}
+
+/* "dev stats": one line per device and per queue, fixed fields, for scripts. */
 static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 {
 	mqtx_buf_printf(out, "dev %s up %d kind %s txq %u qlen_limit %u now %llu\n",
@@ -579,66 +589,61 @@ static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
 	}
 }
 
-static int dev_show(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, bool stats,
-		    struct mqtx_buf *out, struct mqtx_buf *err)
+static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats)
 {
-	struct mqtx_dev *one, **devs = ctl->devs;
-	unsigned n = ctl->ndevs;
+	struct mqtx_dev *one, **devs = c->ctl->devs;
+	unsigned n = c->ctl->ndevs, flags = c->flags;
+	struct mqtx_buf *out = c->out;
 
 	if (argc > 1) {
-		mqtx_buf_printf(err, "dev show: what is \"%s\"?\n", argv[1]);
+		mqtx_buf_printf(c->err, "dev show: what is \"%s\"?\n", argv[1]);
 		return MQTX_CTL_EPARSE;
 	}
 	if (argc == 1) {
-		one = mqtx__tool_find_dev(ctl, argv[0]);
-		if (!one) {
-			mqtx_buf_printf(err, "dev show: cannot find device \"%s\"\n", argv[0]);
-			return MQTX_CTL_EREFUSED;
-		}
+		one = mqtx_ctl_call_dev(c, argv[0]);
+		if (!one)
+			return MQTX_CTL_EPARSE;
 		devs = &one;
 		n = 1;
 	}
-	if ((flags & MQTX_CTL_F_JSON) && !stats)
+	if (flags & MQTX_CTL_F_JSON)
 		mqtx_buf_printf(out, "[");
 	for (unsigned i = 0; i < n; i++) {
-		if (stats)
+		if (stats && (flags & MQTX_CTL_F_JSON))
+			stats_json(devs[i], i == 0, out);
+		else if (stats)
 			show_stats(devs[i], out);
 		else if (flags & MQTX_CTL_F_JSON)
 			show_json(devs[i], flags, i == 0, out);
 		else
 			show_text(devs[i], flags, out);
 	}
-	if ((flags & MQTX_CTL_F_JSON) && !stats)
+	if (flags & MQTX_CTL_F_JSON)
 		mqtx_buf_printf(out, "]\n");
 	return MQTX_CTL_OK;
 }
 
-static int cmd_dev(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		   struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 {
-	const char *verb = argc > 1 ? argv[1] : "show";
-	int n = argc > 2 ? argc - 2 : 0;
-	char **rest = argv + 2;
+	const char *verb = c->argc > 1 ? c->argv[1] : "show";
+	int n = c->argc > 2 ? c->argc - 2 : 0;
+	char **rest = c->argv + 2;
 
-	if (!strcmp(verb, "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
-		dev_usage(out);
+	(void)arg;
+	if (!strcmp(verb, "help") || (c->argc > 2 && !strcmp(c->argv[c->argc - 1], "help"))) {
+		dev_usage(c->out);
 		return MQTX_CTL_OK;
 	}
 	if (!strcmp(verb, "add"))
-		return dev_add(ctl, n, rest, err);
+		return dev_add(c, n, rest);
 	if (!strcmp(verb, "set"))
-		return dev_set(ctl, n, rest, err);
+		return dev_set(c, n, rest);
 	if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
-		return dev_del(ctl, n, rest, err);
+		return dev_del(c, n, rest);
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
-		return dev_show(ctl, n, rest, flags, false, out, err);
+		return dev_show(c, n, rest, false);
 	if (!strcmp(verb, "stats"))
-		return dev_show(ctl, n, rest, flags, true, out, err);
-	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
+		return dev_show(c, n, rest, true);
+	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
 	return MQTX_CTL_EPARSE;
-}
-
-int mqtx__cmd_dev(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "dev", cmd_dev);
 }

@@ -1,356 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The gen and replay commands: start generators and replays inside a control context, list
-// them, stop them; the per-device packet pools they draw from.
+/* The gen and replay commands: their grammar, and the job table (jobs.c) they start jobs in,
+ * attached to a context as two registered commands. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-#include <mqtx/clock.h>
-#include <mqtx/ctl.h>
-#include <mqtx/pkt.h>
-
-#include "ctl/cmd_tool.h"
-#include "gen/gen.h"
-#include "base/internal.h"
 #include <mqtx/tc.h>
 
-#define POOL_PKTS      8192
-#define POOL_ROOM      2048
-#define KEEP_FINISHED  32
-#define JOB_LINE_MAX   1024 /* one job's show or stop line, whatever its counters */
-#define STARTED_MAX    128  /* "KIND ID started on NAME\n" */
-
-/* Who created a job or a pool: a server's client (mqtx_ctl_exec_req()), or nobody. */
-struct tool_owner {
-	bool set;
-	unsigned id;
-};
-
-struct tool_job {
-	struct tool_job *next;
-	unsigned id;
-	const char *kind; /* "gen" or "replay" */
-	struct mqtx_dev *dev;
-	struct mqtx_job *job;
-	struct tool_owner owner;
-};
-
-struct tool_pool {
-	struct tool_pool *next;
-	struct mqtx_dev *dev;
-	struct mqtx_pkt_pool *pool;
-	struct tool_owner owner;
-};
-
-/* What the gen and replay commands keep per context (ctl->tool, made on first use). */
-struct mqtx_tool_state {
-	struct tool_job *jobs;
-	struct tool_pool *pools;
-	unsigned next_id;
-};
-
-/*
- * The request of the command this thread runs, set by mqtx_ctl_exec_req() around its call of
- * mqtx_ctl_exec(): the dispatcher (ctl.c) passes no per-request context to the commands, and a
- * command runs entirely on its caller's thread.
- */
-static MQTX_TLS const struct mqtx_ctl_req *cur_req;
-
-static struct tool_owner cur_owner(void)
-{
-	return (struct tool_owner){ .set = cur_req != NULL, .id = cur_req ? cur_req->owner : 0 };
-}
-
-static bool owned_by_caller(struct tool_owner o)
-{
-	return cur_req && o.set && o.id == cur_req->owner;
-}
-
-static struct mqtx_tool_state *get_tool_state(struct mqtx_ctl *ctl, bool create)
-{
-	if (!ctl->tool && create && (ctl->tool = mqtx__zalloc(sizeof(*ctl->tool))))
-		ctl->tool->next_id = 1;
-	return ctl->tool;
-}
-
-static struct tool_pool *find_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
-{
-	for (struct tool_pool *tp = s->pools; tp; tp = tp->next)
-		if (tp->dev == dev)
-			return tp;
-	return NULL;
-}
-
-/* A new pool for @dev's jobs, or a message and NULL past the caller's pool limit or out of
- * memory. */
-static struct tool_pool *pool_new(struct mqtx_tool_state *s, struct mqtx_dev *dev,
-				  const char *cmd, struct mqtx_buf *err)
-{
-	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
-	struct tool_pool *tp;
-	unsigned held = 0;
-
-	for (tp = s->pools; tp; tp = tp->next)
-		held += owned_by_caller(tp->owner);
-	if (cur_req && cur_req->max_pools && held >= cur_req->max_pools) {
-		mqtx_buf_printf(err, "%s: %s holds %u packet pools (one per device its jobs were "
-				"the first to use), its limit; delete one of those devices first\n",
-				cmd, cur_req->who, held);
-		return NULL;
-	}
-	tp = mqtx__zalloc(sizeof(*tp));
-	if (tp && mqtx_pool_create(&pc, &tp->pool)) {
-		mqtx__free(tp);
-		tp = NULL;
-	}
-	if (!tp) {
-		mqtx_buf_printf(err, "%s: out of memory for the packet pool\n", cmd);
-		return NULL;
-	}
-	tp->dev = dev;
-	tp->owner = cur_owner();
-	return tp;
-}
-
-/* A server's client may have max_jobs generators and replays running; 0 or an exit code. */
-static int job_limit(struct mqtx_tool_state *s, const char *cmd, struct mqtx_buf *err)
-{
-	unsigned running = 0;
-
-	if (!cur_req || !cur_req->max_jobs)
-		return 0;
-	for (struct tool_job *tj = s->jobs; tj; tj = tj->next) {
-		struct mqtx_job_stats st;
-
-		if (!owned_by_caller(tj->owner))
-			continue;
-		mqtx__job_stats(tj->job, &st);
-		running += !st.done;
-	}
-	if (running < cur_req->max_jobs)
-		return 0;
-	mqtx_buf_printf(err, "%s: %s has %u generators and replays running, its limit; stop one "
-			"first\n", cmd, cur_req->who, running);
-	return MQTX_CTL_EREFUSED;
-}
-
-static void job_unlink_free(struct mqtx_tool_state *s, struct tool_job *tj)
-{
-	struct tool_job **pp;
-
-	for (pp = &s->jobs; *pp && *pp != tj; pp = &(*pp)->next)
-		;
-	if (*pp)
-		*pp = tj->next;
-	mqtx__job_free(tj->job);
-	mqtx__free(tj);
-}
-
-/* Forget the oldest finished jobs beyond KEEP_FINISHED (nobody asked for their results). */
-static void reap_finished(struct mqtx_tool_state *s)
-{
-	struct tool_job *tj, *last = NULL;
-	unsigned kept = 0;
-
-	for (tj = s->jobs; tj; tj = tj->next) {
-		struct mqtx_job_stats st;
-
-		mqtx__job_stats(tj->job, &st);
-		if (st.done && ++kept > KEEP_FINISHED)
-			last = tj;
-	}
-	if (last)
-		job_unlink_free(s, last);
-}
-
-/*
- * What a new job needs, made before it starts so that a failure changes nothing: the context's
- * tool state, the device's pool, the job's entry and room for its "started" line.
- */
-struct job_prep {
-	struct tool_pool *pool; /* the device's; not yet listed if @new_pool */
-	struct tool_job *tj;
-	bool new_state, new_pool;
-};
-
-/* Free what job_prepare() made (all of it, or what it got to). */
-static void job_abort(struct mqtx_ctl *ctl, struct job_prep *p)
-{
-	mqtx__free(p->tj);
-	if (p->new_pool) {
-		mqtx_pool_destroy(p->pool->pool);
-		mqtx__free(p->pool);
-	}
-	if (p->new_state) {
-		mqtx__free(ctl->tool);
-		ctl->tool = NULL;
-	}
-}
-
-/* Returns 0, or an exit code with the message in @err (a limit, or out of memory). */
-static int job_prepare(struct mqtx_ctl *ctl, struct mqtx_dev *dev, const char *cmd,
-		       struct mqtx_buf *out, struct mqtx_buf *err, struct job_prep *p)
-{
-	int rc;
-
-	memset(p, 0, sizeof(*p));
-	p->new_state = !ctl->tool;
-	if (!get_tool_state(ctl, true)) {
-		p->new_state = false;
-		mqtx_buf_printf(err, "%s: out of memory\n", cmd);
-		return MQTX_CTL_EREFUSED;
-	}
-	rc = job_limit(ctl->tool, cmd, err);
-	if (rc)
-		goto abort;
-	rc = MQTX_CTL_EREFUSED;
-	p->pool = find_pool(ctl->tool, dev);
-	if (!p->pool) {
-		p->pool = pool_new(ctl->tool, dev, cmd, err);
-		if (!p->pool)
-			goto abort;
-		p->new_pool = true;
-	}
-	p->tj = mqtx__zalloc(sizeof(*p->tj));
-	if (!p->tj || mqtx__buf_reserve(out, STARTED_MAX)) {
-		mqtx_buf_printf(err, "%s: out of memory\n", cmd);
-		goto abort;
-	}
-	return 0;
-abort:
-	job_abort(ctl, p);
-	return rc;
-}
-
-/* @job runs: list the pool and the job, say so. Cannot fail (job_prepare() made room). */
-static void job_commit(struct mqtx_ctl *ctl, struct job_prep *p, const char *kind,
-		       struct mqtx_dev *dev, struct mqtx_job *job, struct mqtx_buf *out)
-{
-	struct mqtx_tool_state *s = ctl->tool;
-	struct tool_job *tj = p->tj, **pp;
-
-	if (p->new_pool) {
-		p->pool->next = s->pools;
-		s->pools = p->pool;
-	}
-	tj->id = s->next_id++;
-	tj->kind = kind;
-	tj->dev = dev;
-	tj->job = job;
-	tj->owner = cur_owner();
-	for (pp = &s->jobs; *pp; pp = &(*pp)->next)
-		;
-	*pp = tj; /* oldest first, for show */
-	reap_finished(s);
-	mqtx_buf_printf(out, "%s %u started on %s\n", kind, tj->id, mqtx_dev_name(dev));
-}
-
-static void show_job(const struct tool_job *tj, struct mqtx_buf *out)
-{
-	struct mqtx_job_stats st;
-	const char *e;
-	double secs;
-
-	char line[JOB_LINE_MAX];
-	int n;
-
-	mqtx__job_stats(tj->job, &st);
-	e = st.done ? mqtx__job_error(tj->job) : "";
-	secs = (double)(st.now_ns - st.start_ns) / 1e9;
-	/* Formatted here, then appended at most JOB_LINE_MAX - 1 bytes: what stop made room for. */
-	n = snprintf(line, sizeof(line),
-		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
-		     "nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
-		     tj->kind, tj->id, mqtx_dev_name(tj->dev),
-		     *e ? "error" : st.done ? "done" : "running", (unsigned long long)st.sent,
-		     (unsigned long long)st.bytes, (unsigned long long)st.dropped,
-		     (unsigned long long)st.skipped, (unsigned long long)st.nomem,
-		     (unsigned long long)st.loops, secs, secs > 0 ? (double)st.sent / secs : 0.0,
-		     secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
-	if (*e && n >= 0 && (size_t)n < sizeof(line))
-		snprintf(line + n, sizeof(line) - (size_t)n, " error: %s", e);
-	mqtx_buf_printf(out, "%.*s\n", JOB_LINE_MAX - 2, line);
-}
-
-static struct tool_job *find_job(struct mqtx_tool_state *s, const char *word, struct mqtx_buf *err,
-				 const char *cmd)
-{
-	uint64_t id;
-
-	if (mqtx__parse_u64(word, &id) || !id) {
-		mqtx_buf_printf(err, "%s: invalid job id \"%s\"\n", cmd, word);
-		return NULL;
-	}
-	for (struct tool_job *tj = s ? s->jobs : NULL; tj; tj = tj->next)
-		if (tj->id == id)
-			return tj;
-	mqtx_buf_printf(err, "%s: no job %s\n", cmd, word);
-	return NULL;
-}
-
-/* Print one job; with @stop, end it first (its final counters) and forget it. */
-static void show_or_stop(struct mqtx_tool_state *s, struct tool_job *tj, bool stop,
-			 struct mqtx_buf *out)
-{
-	if (stop)
-		mqtx__job_join(tj->job);
-	show_job(tj, out);
-	if (stop)
-		job_unlink_free(s, tj);
-}
-
-/* A job stopped cannot be started again: make room for the final counters of @n jobs first. */
-static int stop_room(struct mqtx_buf *out, size_t n, const char *cmd, struct mqtx_buf *err)
-{
-	if (!mqtx__buf_reserve(out, n * JOB_LINE_MAX))
-		return 0;
-	mqtx_buf_printf(err, "%s stop: out of memory\n", cmd);
-	return -ENOMEM;
-}
-
-/* "show [ID]" and "stop ID|all" shared by gen and replay; stop prints the final counters. */
-static int job_admin(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_buf *out,
-		     struct mqtx_buf *err)
-{
-	struct mqtx_tool_state *s = get_tool_state(ctl, false);
-	bool stop = !strcmp(argv[1], "stop");
-	struct tool_job *tj, *next;
-	size_t n;
-
-	if (argc > 3) {
-		mqtx_buf_printf(err, "%s %s: what is \"%s\"?\n", argv[0], argv[1], argv[3]);
-		return MQTX_CTL_EPARSE;
-	}
-	if (stop && argc == 2) {
-		mqtx_buf_printf(err, "%s stop: give a job id or \"all\"\n", argv[0]);
-		return MQTX_CTL_EPARSE;
-	}
-	if (argc == 3 && strcmp(argv[2], "all")) {
-		tj = find_job(s, argv[2], err, argv[0]);
-		if (!tj)
-			return MQTX_CTL_EREFUSED;
-		if (stop && stop_room(out, 1, argv[0], err))
-			return MQTX_CTL_EREFUSED;
-		show_or_stop(s, tj, stop, out);
-		return MQTX_CTL_OK;
-	}
-	n = 0;
-	for (tj = s ? s->jobs : NULL; tj; tj = tj->next)
-		n++;
-	if (stop && stop_room(out, n, argv[0], err))
-		return MQTX_CTL_EREFUSED;
-	for (tj = s ? s->jobs : NULL; tj; tj = next) {
-		next = tj->next;
-		show_or_stop(s, tj, stop, out);
-	}
-	return MQTX_CTL_OK;
-}
+#include "ctl/ctl_int.h"
+#include "ctl/jobs.h"
 
 static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
 {
@@ -442,10 +106,10 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_
 		memcpy(cfg->dst6, def6[1], 16);
 		cfg->dst_lo = cfg->dst_hi = 2;
 	}
-	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx__gen_min_size(cfg)) {
+	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) {
 		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
 				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
-				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx__gen_min_size(cfg));
+				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx_gen_min_size(cfg));
 		return MQTX_CTL_EPARSE;
 	}
 	return 0;
@@ -535,28 +199,28 @@ static void gen_usage(struct mqtx_buf *b)
 }
 
 /* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
-static int job_dev(struct mqtx_ctl *ctl, const char *cmd, const char *name,
-		   struct mqtx_dev **dev, struct mqtx_buf *err)
+static int job_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev)
 {
 	if (!name) {
-		mqtx_buf_printf(err, "%s: \"dev NAME\" is required\n", cmd);
+		mqtx_buf_printf(c->err, "%s: \"dev NAME\" is required\n", c->argv[0]);
 		return MQTX_CTL_EPARSE;
 	}
-	*dev = mqtx__tool_find_dev(ctl, name);
-	if (!*dev) {
-		mqtx_buf_printf(err, "%s: cannot find device \"%s\"\n", cmd, name);
-		return MQTX_CTL_EREFUSED;
-	}
+	*dev = mqtx_ctl_call_dev(c, name);
+	if (!*dev)
+		return MQTX_CTL_EPARSE;
 	if (!mqtx_dev_is_up(*dev)) {
-		mqtx_buf_printf(err, "%s: device \"%s\" is down\n", cmd, name);
+		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
 		return MQTX_CTL_EREFUSED;
 	}
 	return 0;
 }
 
-static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		   struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 {
+	struct mqtx_jobs *s = arg;
+	struct mqtx_buf *out = c->out, *err = c->err;
+	char **argv = c->argv;
+	int argc = c->argc;
 	struct mqtx_gen_cfg cfg;
 	const char *name = NULL;
 	struct job_prep prep;
@@ -566,14 +230,13 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	uint32_t max;
 	int rc;
 
-	(void)flags;
 	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
-		return job_admin(ctl, argc, argv, out, err);
+		return mqtx__jobs_admin(s, c);
 	if (argc < 2 || !strcmp(argv[1], "help")) {
 		gen_usage(argc < 2 ? err : out);
 		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
 	}
-	mqtx__gen_cfg_default(&cfg);
+	mqtx_gen_cfg_default(&cfg);
 	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "help")) {
 			gen_usage(out);
@@ -595,7 +258,7 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	}
 	rc = settle_family(&cfg, af, err);
 	if (!rc)
-		rc = job_dev(ctl, "gen", name, &dev, err);
+		rc = job_dev(c, name, &dev);
 	if (rc)
 		return rc;
 	max = mqtx_dev_mtu(dev) + 18 + (cfg.vlan >= 0 ? 4 : 0);
@@ -604,15 +267,15 @@ static int cmd_gen(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				cfg.size, max);
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = job_prepare(ctl, dev, "gen", out, err, &prep);
+	rc = mqtx__jobs_prepare(s, c, dev, &prep);
 	if (rc)
 		return rc;
 	if (mqtx__gen_start(dev, prep.pool->pool, &cfg, &job)) {
-		job_abort(ctl, &prep);
+		mqtx__jobs_abort(&prep);
 		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
 		return MQTX_CTL_EREFUSED;
 	}
-	job_commit(ctl, &prep, "gen", dev, job, out);
+	mqtx__jobs_commit(s, c, &prep, dev, job);
 	return MQTX_CTL_OK;
 }
 
@@ -674,31 +337,32 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
  * command (as Linux drops RTNL while it loads a qdisc module); nothing of the context is used
  * until the lock is taken again. Returns 0 with cfg->fd (the caller closes it), or an exit code.
  */
-static int read_capture(struct mqtx_ctl *ctl, struct mqtx_replay_cfg *cfg, struct mqtx_buf *err)
+static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *cfg)
 {
+	const struct mqtx_ctl_req *req = c->req;
 	char msg[256] = "";
 	int fd;
 
-	if (cur_req && cur_req->fd < 0) {
-		mqtx_buf_printf(err, "replay: %s: the file must come open with the command (a "
+	if (req && req->fd < 0) {
+		mqtx_buf_printf(c->err, "replay: %s: the file must come open with the command (a "
 				"server opens no file by name for its clients; mqtx sends it)\n",
 				cfg->path);
 		return MQTX_CTL_EPARSE;
 	}
-	pthread_mutex_unlock(&ctl->lock);
-	if (cur_req) {
-		fd = fcntl(cur_req->fd, F_DUPFD_CLOEXEC, 0);
+	mqtx__ctl_unlock(c->ctl);
+	if (req) {
+		fd = fcntl(req->fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0)
 			snprintf(msg, sizeof(msg), "%s", strerror(errno));
 	} else {
 		fd = mqtx__replay_open(cfg->path, msg, sizeof(msg));
 	}
 	cfg->records = fd >= 0 ? mqtx__replay_check(fd, msg, sizeof(msg)) : -1;
-	pthread_mutex_lock(&ctl->lock);
+	mqtx__ctl_relock(c->ctl);
 	if (cfg->records < 0) {
 		if (fd >= 0)
 			close(fd);
-		mqtx_buf_printf(err, "replay: %s: %s\n", cfg->path, msg);
+		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
 		return MQTX_CTL_EPARSE;
 	}
 	cfg->fd = fd;
@@ -706,8 +370,8 @@ static int read_capture(struct mqtx_ctl *ctl, struct mqtx_replay_cfg *cfg, struc
 }
 
 /* With the capture checked and the lock held again: the device, the limits, the job. */
-static int start_replay(struct mqtx_ctl *ctl, const struct mqtx_replay_cfg *cfg, const char *name,
-			struct mqtx_buf *out, struct mqtx_buf *err)
+static int start_replay(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
+			const struct mqtx_replay_cfg *cfg, const char *name)
 {
 	struct job_prep prep;
 	struct mqtx_dev *dev;
@@ -715,141 +379,82 @@ static int start_replay(struct mqtx_ctl *ctl, const struct mqtx_replay_cfg *cfg,
 	char msg[256];
 	int rc;
 
-	rc = job_dev(ctl, "replay", name, &dev, err);
+	rc = job_dev(c, name, &dev);
 	if (!rc)
-		rc = job_prepare(ctl, dev, "replay", out, err, &prep);
+		rc = mqtx__jobs_prepare(s, c, dev, &prep);
 	if (rc)
 		return rc;
 	rc = mqtx__replay_start(dev, prep.pool->pool, cfg, msg, sizeof(msg), &job);
 	if (rc) {
-		job_abort(ctl, &prep);
-		mqtx_buf_printf(err, "replay: %s: %s\n", cfg->path, msg);
+		mqtx__jobs_abort(&prep);
+		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
 		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
-	job_commit(ctl, &prep, "replay", dev, job, out);
+	mqtx__jobs_commit(s, c, &prep, dev, job);
 	return MQTX_CTL_OK;
 }
 
-static int cmd_replay(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		      struct mqtx_buf *out, struct mqtx_buf *err)
+static int cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 {
 	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1, .fd = -1 };
+	struct mqtx_jobs *s = arg;
+	char **argv = c->argv;
+	int argc = c->argc;
 	const char *name = NULL;
 	int rc;
 
-	(void)flags;
 	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
-		return job_admin(ctl, argc, argv, out, err);
+		return mqtx__jobs_admin(s, c);
 	if (argc < 2 || !strcmp(argv[1], "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
-		replay_usage(argc < 2 ? err : out);
+		replay_usage(argc < 2 ? c->err : c->out);
 		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
 	}
 	cfg.path = argv[1];
-	rc = replay_opts(argc, argv, &cfg, &name, err);
+	rc = replay_opts(argc, argv, &cfg, &name, c->err);
 	if (rc)
 		return rc;
 	if (cfg.topspeed + (cfg.rate_bps || cfg.rate_pps) + (cfg.speed != 1.0) > 1) {
-		mqtx_buf_printf(err, "replay: give only one of speed, rate and topspeed\n");
+		mqtx_buf_printf(c->err, "replay: give only one of speed, rate and topspeed\n");
 		return MQTX_CTL_EPARSE;
 	}
-	rc = read_capture(ctl, &cfg, err);
+	rc = read_capture(c, &cfg);
 	if (rc)
 		return rc;
-	rc = start_replay(ctl, &cfg, name, out, err);
+	rc = start_replay(s, c, &cfg, name);
 	close(cfg.fd);
 	return rc;
 }
 
-static void release_pool(struct mqtx_tool_state *s, struct mqtx_dev *dev)
+int mqtx_jobs_attach(struct mqtx_jobs *s, struct mqtx_ctl *ctl)
 {
-	struct tool_pool **pp, *tp;
+	const struct mqtx_ctl_cmd gen = {
+		"gen", cmd_gen, s,
+		"gen dev NAME [ flows N ] [ size S | size imix ] [ rate R ] [ count C | duration T ] "
+		"...\ngen { show [ ID ] | stop { ID | all } }"
+	};
+	const struct mqtx_ctl_cmd replay = {
+		"replay", cmd_replay, s,
+		"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"
+		"replay { show [ ID ] | stop { ID | all } }"
+	};
+	int err;
 
-	for (pp = &s->pools; (tp = *pp); pp = &tp->next) {
-		if (tp->dev != dev)
-			continue;
-		*pp = tp->next;
-		/* A packet still out (held by a peer device) keeps the pool alive: leak it
-		 * rather than let that packet come back to freed memory. */
-		if (mqtx_pool_in_use(tp->pool) == 0)
-			mqtx_pool_destroy(tp->pool);
-		else
-			mqtx_warn("mqtx: pool of %s still has %u packets out; kept",
-				  mqtx_dev_name(dev), mqtx_pool_in_use(tp->pool));
-		mqtx__free(tp);
-		return;
-	}
-}
-
-void mqtx__tool_dev_gone(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
-{
-	struct mqtx_tool_state *s = get_tool_state(ctl, false);
-	struct tool_job *tj, *next;
-
-	if (s) {
-		for (tj = s->jobs; tj; tj = next) {
-			next = tj->next;
-			if (tj->dev == dev)
-				job_unlink_free(s, tj);
-		}
-	}
-	if (mqtx_dev_is_up(dev))
-		mqtx_dev_close(dev); /* purges qdiscs and driver rings back into the pool */
-	if (s)
-		release_pool(s, dev);
-}
-
-void mqtx__tool_ctl_free(struct mqtx_ctl *ctl)
-{
-	struct mqtx_tool_state *s = ctl->tool;
-
-	if (!s)
-		return;
-	while (s->jobs)
-		job_unlink_free(s, s->jobs);
-	for (unsigned i = 0; i < ctl->ndevs; i++)
-		mqtx__tool_dev_gone(ctl, ctl->devs[i]);
-	mqtx__free(s);
-	ctl->tool = NULL;
-}
-
-int mqtx__cmd_gen(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "gen", cmd_gen);
-}
-
-int mqtx__cmd_replay(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "replay", cmd_replay);
-}
-
-int mqtx_ctl_file_word(int argc, char **argv)
-{
-	int i = 0;
-
-	while (i < argc && argv[i][0] == '-')
-		i++; /* leading options, as the dispatcher takes them */
-	/* As cmd_replay() reads its words: "replay FILE ...", not show, stop or help. */
-	if (argc - i < 2 || !mqtx__ctl_matches(argv[i], "replay") || !strcmp(argv[i + 1], "show") ||
-	    !strcmp(argv[i + 1], "stop") || !strcmp(argv[argc - 1], "help"))
-		return -1;
-	return i + 1;
-}
-
-int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		      const struct mqtx_ctl_req *req, struct mqtx_buf *out, struct mqtx_buf *err)
-{
-	int rc;
-
-	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
-		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
-				"FILE\" does)\n");
-		rc = MQTX_CTL_EPARSE;
-	} else {
-		cur_req = req;
-		rc = mqtx_ctl_exec(ctl, argc, argv, flags, out, err);
-		cur_req = NULL;
-	}
-	if (req->fd >= 0)
-		close(req->fd);
-	return rc;
+	if (s->ctl)
+		return -EBUSY;
+	err = mqtx_ctl_watch(ctl, mqtx__jobs_gone, s);
+	if (err)
+		return err;
+	err = mqtx_ctl_register(ctl, &gen);
+	if (err)
+		goto unwatch;
+	err = mqtx_ctl_register(ctl, &replay);
+	if (err)
+		goto unregister;
+	s->ctl = ctl;
+	return 0;
+unregister:
+	mqtx_ctl_unregister(ctl, "gen");
+unwatch:
+	mqtx_ctl_unwatch(ctl, mqtx__jobs_gone, s);
+	return err;
 }

@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include <mqtx/ctl.h>
+#include <mqtx/gen.h>
 #include <mqtx/pkt.h>
 
-#include "ctl/cmd_tool.h"
+#include "ctl/ctl_int.h"
 #include "gen/gen.h"
 #include "base/internal.h"
 
@@ -64,39 +65,32 @@ static int parse_endpoint(const char *s, struct endpoint *e)
 	return 0;
 }
 
-/* An Ethernet frame with the IP and L4 headers the dissector reads (checksums do not matter
- * to the hash). Returns its length. */
-static size_t build_probe(uint8_t *f, const struct endpoint *src, const struct endpoint *dst,
-			  uint8_t proto)
+/* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
+ * of that frame, so it must be the frame a generator would send for that flow. */
+static int build_probe(uint8_t *f, size_t cap, const struct endpoint *src,
+		       const struct endpoint *dst, uint8_t proto)
 {
-	size_t l3 = 14, l4;
+	struct mqtx_gen_cfg g;
+	uint32_t s, d;
 
-	memset(f, 0, 128);
-	f[0] = 0x02, f[6] = 0x02, f[11] = 1;
-	if (src->family == AF_INET) {
-		f[12] = 0x08, f[13] = 0x00;
-		f[l3] = 0x45;
-		f[l3 + 3] = 40;
-		f[l3 + 8] = 64;
-		f[l3 + 9] = proto;
-		memcpy(f + l3 + 12, src->addr, 4);
-		memcpy(f + l3 + 16, dst->addr, 4);
-		l4 = l3 + 20;
+	mqtx_gen_cfg_default(&g);
+	g.proto = proto;
+	g.ipv6 = src->family == AF_INET6;
+	if (g.ipv6) {
+		memcpy(g.src6, src->addr, 16);
+		memcpy(g.dst6, dst->addr, 16);
+		memcpy(&s, src->addr + 12, 4);
+		memcpy(&d, dst->addr + 12, 4);
 	} else {
-		f[12] = 0x86, f[13] = 0xdd;
-		f[l3] = 0x60;
-		f[l3 + 5] = 20;
-		f[l3 + 6] = proto;
-		f[l3 + 7] = 64;
-		memcpy(f + l3 + 8, src->addr, 16);
-		memcpy(f + l3 + 24, dst->addr, 16);
-		l4 = l3 + 40;
+		memcpy(&s, src->addr, 4);
+		memcpy(&d, dst->addr, 4);
 	}
-	f[l4] = (uint8_t)(src->port >> 8), f[l4 + 1] = (uint8_t)src->port;
-	f[l4 + 2] = (uint8_t)(dst->port >> 8), f[l4 + 3] = (uint8_t)dst->port;
-	if (proto == IPPROTO_TCP)
-		f[l4 + 12] = 0x50;
-	return l4 + 20;
+	g.src_lo = g.src_hi = ntohl(s);
+	g.dst_lo = g.dst_hi = ntohl(d);
+	g.sport_lo = g.sport_hi = src->port;
+	g.dport_lo = g.dport_hi = dst->port;
+	g.size = mqtx_gen_min_size(&g);
+	return mqtx_gen_build(&g, 0, f, cap);
 }
 
 struct hash_args {
@@ -179,6 +173,22 @@ static void hash_usage(struct mqtx_buf *b)
 		"IPv6: [ADDR]:PORT. Without --algo a device's own hash is used.\n");
 }
 
+/* "hash H [queue Q txqueues N]", or its JSON object; @n 0: no queue was asked about. */
+static void print_hash(struct mqtx_buf *out, bool json, uint32_t hash, uint32_t n, uint16_t q)
+{
+	if (json) {
+		mqtx_buf_printf(out, "{\"hash\":%u", hash);
+		if (n)
+			mqtx_buf_printf(out, ",\"queue\":%u,\"txqueues\":%u", q, n);
+		mqtx_buf_printf(out, "}\n");
+		return;
+	}
+	mqtx_buf_printf(out, "hash 0x%08x", hash);
+	if (n)
+		mqtx_buf_printf(out, " queue %u txqueues %u", q, n);
+	mqtx_buf_printf(out, "\n");
+}
+
 /* The queue the device's own picker chooses (select hooks and traffic classes included). */
 static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uint16_t *q)
 {
@@ -196,9 +206,11 @@ static int dev_queue(struct mqtx_dev *dev, const uint8_t *frame, size_t len, uin
 	return 0;
 }
 
-static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		    struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 {
+	struct mqtx_buf *out = c->out, *err = c->err;
+	char **argv = c->argv;
+	int argc = c->argc;
 	struct hash_args a = { .proto = IPPROTO_TCP };
 	struct mqtx_dev *dev = NULL;
 	struct mqtx_hasher *h;
@@ -206,10 +218,11 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 	uint32_t hash = 0;
 	size_t len;
 	uint16_t q = 0;
+	uint32_t n = 0;
 	bool ok;
 	int rc;
 
-	(void)flags;
+	(void)arg;
 	if (argc == 2 && !strcmp(argv[1], "help")) {
 		hash_usage(out);
 		return MQTX_CTL_OK;
@@ -221,10 +234,8 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		mqtx_buf_printf(err, "hash: --src and --dst of one address family are required\n");
 		return MQTX_CTL_EPARSE;
 	}
-	if (a.dev && !(dev = mqtx__tool_find_dev(ctl, a.dev))) {
-		mqtx_buf_printf(err, "hash: cannot find device \"%s\"\n", a.dev);
-		return MQTX_CTL_EREFUSED;
-	}
+	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
+		return MQTX_CTL_EPARSE;
 	if (dev && !a.has_algo)
 		mqtx_dev_hash_cfg(dev, &a.cfg);
 	else
@@ -235,7 +246,7 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 				"invalid key for this algorithm" : mqtx_strerror(rc));
 		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
-	len = build_probe(frame, &a.src, &a.dst, a.proto);
+	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);
 	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
 	mqtx_hasher_free(h);
 	/* Asked about a device, the answer is its queue: without it there is no answer. */
@@ -243,20 +254,13 @@ static int cmd_hash(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		mqtx_buf_printf(err, "hash: %s\n", mqtx_strerror(-ENOMEM));
 		return MQTX_CTL_EREFUSED;
 	}
-	mqtx_buf_printf(out, "hash 0x%08x", ok ? hash : 0);
+	hash = ok ? hash : 0;
 	if (dev && !a.has_algo) {
-		mqtx_buf_printf(out, " queue %u txqueues %u", q, mqtx_dev_real_num_txq(dev));
+		n = mqtx_dev_real_num_txq(dev);
 	} else if (dev || a.queues) {
-		uint32_t n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
-
-		mqtx_buf_printf(out, " queue %u txqueues %u", ok ? mqtx_reciprocal_scale(hash, n) : 0,
-				n);
+		n = dev ? mqtx_dev_real_num_txq(dev) : a.queues;
+		q = ok ? (uint16_t)mqtx_reciprocal_scale(hash, n) : 0;
 	}
-	mqtx_buf_printf(out, "\n");
+	print_hash(out, c->flags & MQTX_CTL_F_JSON, hash, n, q);
 	return MQTX_CTL_OK;
-}
-
-int mqtx__cmd_hash(struct mqtx_ctl_args *a)
-{
-	return mqtx__tool_call(a, "hash", cmd_hash);
 }

@@ -14,7 +14,7 @@
 /* ---- printing ---- */
 
 struct show {
-	struct mqtx_ctl_args *a;
+	struct mqtx_ctl_call *a;
 	struct mqtx_dev *dev;
 	bool all_devs, json, stats;
 	unsigned count; /* objects printed (JSON commas) */
@@ -261,13 +261,13 @@ struct qcmd {
 	char **optv;
 };
 
-static int dup_arg(struct mqtx_ctl_args *a, const char *key, const char *val)
+static int dup_arg(struct mqtx_ctl_call *a, const char *key, const char *val)
 {
 	mqtx_buf_printf(a->err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
 	return MQTX_CTL_EHANDLE; /* tc's duparg() exits with -1 */
 }
 
-static int set_parent(struct mqtx_ctl_args *a, struct qcmd *c, uint32_t v, const char *word)
+static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const char *word)
 {
 	if (c->have_parent) {
 		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
@@ -279,7 +279,7 @@ static int set_parent(struct mqtx_ctl_args *a, struct qcmd *c, uint32_t v, const
 }
 
 /* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
-static int parse_qcmd(struct mqtx_ctl_args *a, int argc, char **argv, struct qcmd *c)
+static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcmd *c)
 {
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < argc; i++) {
@@ -347,7 +347,7 @@ missing:
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL when none were given). */
-static int parse_opts(struct mqtx_ctl_args *a, const struct qcmd *c,
+static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		      const struct mqtx_qdisc_ops *ops, void **opt)
 {
 	struct mqtx_extack ack = { "" };
@@ -374,7 +374,7 @@ static int parse_opts(struct mqtx_ctl_args *a, const struct qcmd *c,
 	return MQTX_CTL_OK;
 }
 
-static int refused(struct mqtx_ctl_args *a, int err, const struct mqtx_extack *ack)
+static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
 {
 	char buf[128];
 
@@ -386,7 +386,7 @@ static int refused(struct mqtx_ctl_args *a, int err, const struct mqtx_extack *a
 	return MQTX_CTL_EREFUSED;
 }
 
-static int qdisc_modify(struct mqtx_ctl_args *a, unsigned flags, bool del)
+static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 {
 	struct mqtx_extack ack = { "" };
 	const struct mqtx_qdisc_ops *ops = NULL;
@@ -409,7 +409,7 @@ static int qdisc_modify(struct mqtx_ctl_args *a, unsigned flags, bool del)
 		if (rc)
 			return rc;
 	}
-	dev = mqtx__ctl_find_dev(a, c.dev);
+	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev) {
 		mqtx__free(opt);
 		return MQTX_CTL_EPARSE;
@@ -429,7 +429,7 @@ static int qdisc_modify(struct mqtx_ctl_args *a, unsigned flags, bool del)
 	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
 }
 
-static int show(struct mqtx_ctl_args *a, bool classes)
+static int show(struct mqtx_ctl_call *a, bool classes)
 {
 	struct show s = { .a = a, .json = a->flags & MQTX_CTL_F_JSON,
 			  .stats = a->flags & MQTX_CTL_F_STATS };
@@ -448,7 +448,7 @@ static int show(struct mqtx_ctl_args *a, bool classes)
 		mqtx_buf_printf(a->err, "Cannot use class show without specifying device.\n");
 		return MQTX_CTL_EPARSE;
 	}
-	if (devname && !mqtx__ctl_find_dev(a, devname))
+	if (devname && !mqtx_ctl_call_dev(a, devname))
 		return MQTX_CTL_EPARSE;
 	s.all_devs = !devname;
 	if (s.json)
@@ -467,10 +467,22 @@ static int show(struct mqtx_ctl_args *a, bool classes)
 	return MQTX_CTL_OK;
 }
 
-int mqtx__ctl_qdisc(struct mqtx_ctl_args *a)
+/* The words after the object's name, as tc's do_qdisc() and do_class() see them. */
+static struct mqtx_ctl_call after_name(const struct mqtx_ctl_call *c)
 {
+	struct mqtx_ctl_call a = *c;
+
+	a.argc--;
+	a.argv++;
+	return a;
+}
+
+int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
+{
+	struct mqtx_ctl_call call = after_name(c), *a = &call;
 	const char *verb = a->argc ? a->argv[0] : "show";
 
+	(void)arg;
 	if (a->argc) {
 		a->argc--;
 		a->argv++;
@@ -497,10 +509,12 @@ int mqtx__ctl_qdisc(struct mqtx_ctl_args *a)
 	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }
 
-int mqtx__ctl_class(struct mqtx_ctl_args *a)
+int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 {
+	struct mqtx_ctl_call call = after_name(c), *a = &call;
 	const char *verb = a->argc ? a->argv[0] : "show";
 
+	(void)arg;
 	if (a->argc) {
 		a->argc--;
 		a->argv++;

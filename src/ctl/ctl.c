@@ -1,73 +1,32 @@
 // SPDX-License-Identifier: MIT
-/* The control language: text buffers, the context's devices, word splitting, the dispatcher. */
+/* The control language's dispatcher: the context, its command table (built in and registered),
+ * running a command, and splitting command lines into words. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "ctl/cmd_tool.h"
-#include "ctl/ctl_int.h"
 #include "base/internal.h"
+#include "ctl/ctl_int.h"
 
-/* ---- text buffer ---- */
+static int cmd_help(const struct mqtx_ctl_call *c, void *arg);
 
-void mqtx_buf_init(struct mqtx_buf *b)
-{
-	b->data = NULL;
-	b->len = b->cap = 0;
-	b->nomem = false;
-}
+/* The built-in commands; registered ones (gen, replay) follow them in the help and the match. */
+static const struct mqtx_ctl_cmd builtin[] = {
+	{ "qdisc", mqtx__ctl_cmd_qdisc, NULL,
+	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
+	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
+	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
+	{ "dev", mqtx__ctl_cmd_dev, NULL,
+	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
+	  "dev set NAME { up | down | txqueues N | hash ALGO }\ndev del NAME\n"
+	  "dev show [ NAME ]\ndev stats [ NAME ]" },
+	{ "help", cmd_help, NULL, "help" },
+	{ "hash", mqtx__ctl_cmd_hash, NULL,
+	  "hash [ --algo ALGO ] [ --seed S ] [ --key HEX ] --src A[:P] --dst A[:P] [ dev NAME ]" },
+};
 
-void mqtx_buf_free(struct mqtx_buf *b)
-{
-	mqtx__free(b->data);
-	mqtx_buf_init(b);
-}
-
-int mqtx__buf_reserve(struct mqtx_buf *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (b->nomem)
-		return -ENOMEM; /* an earlier append is missing: nothing may follow it */
-	if (b->len + need + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + need + 1)
-		cap *= 2;
-	p = mqtx__alloc(cap);
-	if (!p) {
-		b->nomem = true;
-		return -ENOMEM;
-	}
-	if (b->data)
-		memcpy(p, b->data, b->len + 1);
-	else
-		p[0] = 0;
-	mqtx__free(b->data);
-	b->data = p;
-	b->cap = cap;
-	return 0;
-}
-
-int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || mqtx__buf_reserve(b, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
-
-/* ---- context and devices ---- */
+/* ---- the context ---- */
 
 int mqtx_ctl_new(struct mqtx_ctl **out)
 {
@@ -84,133 +43,88 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 {
 	if (!ctl)
 		return;
-	mqtx__tool_ctl_free(ctl); /* generators and replays stop before their devices go */
+	/* What runs on the devices (generators, replays) stops before the devices go. */
+	pthread_mutex_lock(&ctl->lock);
+	for (unsigned i = 0; i < ctl->nwatches; i++)
+		ctl->watches[i].fn(ctl, NULL, ctl->watches[i].arg);
+	pthread_mutex_unlock(&ctl->lock);
 	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
 	mqtx__free(ctl->devs);
+	mqtx__free(ctl->cmds);
+	mqtx__free(ctl->watches);
 	pthread_mutex_destroy(&ctl->lock);
 	mqtx__free(ctl);
 }
 
-struct mqtx_dev *mqtx__tool_find_dev(struct mqtx_ctl *ctl, const char *name)
+/* The command @word names: the first built-in or registered one it is a prefix of. */
+static const struct mqtx_ctl_cmd *lookup(struct mqtx_ctl *ctl, const char *word, bool exact)
 {
-	for (unsigned i = 0; i < ctl->ndevs; i++)
-		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
-			return ctl->devs[i];
+	for (size_t i = 0; i < ARRAY_SIZE(builtin); i++)
+		if (exact ? !strcmp(word, builtin[i].name) : mqtx__ctl_matches(word, builtin[i].name))
+			return &builtin[i];
+	for (unsigned i = 0; i < ctl->ncmds; i++)
+		if (exact ? !strcmp(word, ctl->cmds[i].name)
+			  : mqtx__ctl_matches(word, ctl->cmds[i].name))
+			return &ctl->cmds[i];
 	return NULL;
 }
 
-int mqtx__tool_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+int mqtx_ctl_register(struct mqtx_ctl *ctl, const struct mqtx_ctl_cmd *cmd)
 {
-	struct mqtx_dev **d;
+	struct mqtx_ctl_cmd *v;
+	int err = 0;
 
-	if (mqtx__tool_find_dev(ctl, mqtx_dev_name(dev)))
-		return -EEXIST;
-	if (ctl->ndevs == ctl->cap) {
-		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
-
-		d = mqtx__alloc(cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		if (ctl->ndevs)
-			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
-		mqtx__free(ctl->devs);
-		ctl->devs = d;
-		ctl->cap = cap;
-	}
-	ctl->devs[ctl->ndevs++] = dev;
-	return 0;
-}
-
-struct mqtx_dev *mqtx__ctl_detach_dev(struct mqtx_ctl *ctl, const char *name)
-{
-	for (unsigned i = 0; i < ctl->ndevs; i++) {
-		struct mqtx_dev *dev = ctl->devs[i];
-
-		if (strcmp(mqtx_dev_name(dev), name))
-			continue;
-		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
-		ctl->ndevs--;
-		return dev;
-	}
-	return NULL;
-}
-
-struct mqtx_dev *mqtx__ctl_dev_at(struct mqtx_ctl *ctl, unsigned i)
-{
-	return i < ctl->ndevs ? ctl->devs[i] : NULL;
-}
-
-int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
-{
-	int err;
-
+	if (!cmd || !cmd->name || !*cmd->name || !cmd->fn)
+		return -EINVAL;
 	pthread_mutex_lock(&ctl->lock);
-	err = mqtx__tool_add_dev(ctl, dev);
+	if (lookup(ctl, cmd->name, true)) {
+		err = -EEXIST;
+		goto out;
+	}
+	v = mqtx__alloc((ctl->ncmds + 1) * sizeof(*v));
+	if (!v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (ctl->ncmds)
+		memcpy(v, ctl->cmds, ctl->ncmds * sizeof(*v));
+	v[ctl->ncmds++] = *cmd;
+	mqtx__free(ctl->cmds);
+	ctl->cmds = v;
+out:
 	pthread_mutex_unlock(&ctl->lock);
 	return err;
 }
 
-struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name)
+int mqtx_ctl_unregister(struct mqtx_ctl *ctl, const char *name)
 {
-	struct mqtx_dev *dev;
+	int err = -ENOENT;
 
 	pthread_mutex_lock(&ctl->lock);
-	dev = mqtx__tool_find_dev(ctl, name);
+	for (unsigned i = 0; i < ctl->ncmds; i++) {
+		if (strcmp(ctl->cmds[i].name, name))
+			continue;
+		memmove(&ctl->cmds[i], &ctl->cmds[i + 1], (ctl->ncmds - i - 1) * sizeof(*ctl->cmds));
+		ctl->ncmds--;
+		err = 0;
+		break;
+	}
 	pthread_mutex_unlock(&ctl->lock);
-	return dev;
+	return err;
 }
 
-struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl_args *a, const char *name)
+/* ---- the dispatcher ---- */
+
+static int cmd_help(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_dev *dev = mqtx__tool_find_dev(a->ctl, name);
-
-	if (!dev)
-		mqtx_buf_printf(a->err, "Cannot find device \"%s\"\n", name);
-	return dev;
-}
-
-bool mqtx__ctl_matches(const char *word, const char *cmd)
-{
-	size_t n = strlen(word);
-
-	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
-}
-
-int mqtx__tool_call(struct mqtx_ctl_args *a, const char *name, mqtx_tool_fn fn)
-{
-	char *argv[a->argc + 2];
-
-	/* The dispatcher passes the words after the (maybe abbreviated) name; the tool commands
-	 * take the full name first. */
-	argv[0] = (char *)name;
-	memcpy(argv + 1, a->argv, (size_t)a->argc * sizeof(*argv));
-	argv[a->argc + 1] = NULL;
-	return fn(a->ctl, a->argc + 1, argv, a->flags, a->out, a->err);
-}
-
-/* ---- dispatcher ---- */
-
-static int cmd_help(struct mqtx_ctl_args *a);
-
-/* Other front-end commands (dev, gen, replay, hash) add their entries here. */
-static const struct mqtx_ctl_cmd commands[] = {
-	{ "qdisc", mqtx__ctl_qdisc,
-	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
-	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
-	{ "class", mqtx__ctl_class, "class show dev NAME" },
-	{ "dev", mqtx__cmd_dev, MQTX_CMD_DEV_HELP },
-	{ "gen", mqtx__cmd_gen, MQTX_CMD_GEN_HELP },
-	{ "replay", mqtx__cmd_replay, MQTX_CMD_REPLAY_HELP },
-	{ "help", cmd_help, "help" },
-	{ "hash", mqtx__cmd_hash, MQTX_CMD_HASH_HELP },
-};
-
-static int cmd_help(struct mqtx_ctl_args *a)
-{
-	mqtx_buf_printf(a->out, "Usage: mqtx [ -s ] [ -j ] [ -d ] OBJECT COMMAND\n");
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		mqtx_buf_printf(a->out, "%s\n", commands[i].help);
+	(void)arg;
+	mqtx_buf_printf(c->out, "Usage: mqtx [ -s ] [ -j ] [ -d ] OBJECT COMMAND\n");
+	for (size_t i = 0; i < ARRAY_SIZE(builtin); i++)
+		mqtx_buf_printf(c->out, "%s\n", builtin[i].help);
+	for (unsigned i = 0; i < c->ctl->ncmds; i++)
+		if (c->ctl->cmds[i].help)
+			mqtx_buf_printf(c->out, "%s\n", c->ctl->cmds[i].help);
 	return MQTX_CTL_OK;
 }
 
@@ -238,14 +152,43 @@ static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
 	return flags;
 }
 
-int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err)
+/* Run the command of @argv[0] on the words after it, the context locked. */
+static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl_call *c)
 {
-	struct mqtx_ctl_args a = { .ctl = ctl, .out = out, .err = err };
-	bool bad = false;
+	const struct mqtx_ctl_cmd *cmd;
+	char *words[argc + 1];
 	int rc;
 
-	flags = take_options(&argc, &argv, flags, &bad);
+	pthread_mutex_lock(&ctl->lock);
+	cmd = lookup(ctl, argv[0], false);
+	if (!cmd) {
+		pthread_mutex_unlock(&ctl->lock);
+		mqtx_buf_printf(c->err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	/* Every command sees its full name first, whatever prefix was typed. */
+	words[0] = (char *)cmd->name;
+	memcpy(words + 1, argv + 1, (size_t)(argc - 1) * sizeof(*words));
+	words[argc] = NULL;
+	c->argc = argc;
+	c->argv = words;
+	rc = cmd->fn(c, cmd->arg);
+	pthread_mutex_unlock(&ctl->lock);
+	/* Cut output is not output: a caller must not take a prefix for the whole. */
+	if (rc == MQTX_CTL_OK && c->out->nomem) {
+		mqtx_buf_printf(c->err, "Out of memory: the output is incomplete\n");
+		rc = MQTX_CTL_EREFUSED;
+	}
+	return rc;
+}
+
+static int exec_call(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		     const struct mqtx_ctl_req *req, struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	struct mqtx_ctl_call c = { .ctl = ctl, .req = req, .out = out, .err = err };
+	bool bad = false;
+
+	c.flags = take_options(&argc, &argv, flags, &bad);
 	if (bad) {
 		mqtx_buf_printf(err, "Option \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
 		return MQTX_CTL_EPARSE;
@@ -254,24 +197,30 @@ int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 		mqtx_buf_printf(err, "Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n");
 		return MQTX_CTL_EPARSE;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (!mqtx__ctl_matches(argv[0], commands[i].name))
-			continue;
-		a.argc = argc - 1;
-		a.argv = argv + 1;
-		a.flags = flags;
-		pthread_mutex_lock(&ctl->lock);
-		rc = commands[i].fn(&a);
-		pthread_mutex_unlock(&ctl->lock);
-		/* Cut output is not output: a caller must not take a prefix for the whole. */
-		if (rc == MQTX_CTL_OK && out->nomem) {
-			mqtx_buf_printf(err, "Out of memory: the output is incomplete\n");
-			rc = MQTX_CTL_EREFUSED;
-		}
-		return rc;
+	return dispatch(ctl, argc, argv, &c);
+}
+
+int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		  struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	return exec_call(ctl, argc, argv, flags, NULL, out, err);
+}
+
+int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
+		      const struct mqtx_ctl_req *req, struct mqtx_buf *out, struct mqtx_buf *err)
+{
+	int rc;
+
+	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
+		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
+				"FILE\" does)\n");
+		rc = MQTX_CTL_EPARSE;
+	} else {
+		rc = exec_call(ctl, argc, argv, flags, req, out, err);
 	}
-	mqtx_buf_printf(err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
-	return MQTX_CTL_EPARSE;
+	if (req->fd >= 0)
+		close(req->fd);
+	return rc;
 }
 
 /* ---- word splitting ---- */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Control language internals: the context, the command table and helpers for commands. */
+/* Control language internals: the context, and the helpers every command uses (ctl_util.c). */
 #ifndef MQTX_CTL_INT_H
 #define MQTX_CTL_INT_H
 
@@ -7,36 +7,33 @@
 
 #include <mqtx/ctl.h>
 
-struct mqtx_tool_state;
+struct ctl_watch {
+	mqtx_ctl_gone_fn fn;
+	void *arg;
+};
 
+/*
+ * The context: its devices, the commands registered after the built-in ones, and the watches
+ * told when a device leaves. Everything is under @lock, which a command holds while it runs.
+ */
 struct mqtx_ctl {
-	pthread_mutex_t lock; /* serialises commands */
+	pthread_mutex_t lock;
 	struct mqtx_dev **devs;
 	unsigned ndevs, cap;
-	struct mqtx_tool_state *tool; /* jobs and pools of the gen/replay commands (cmd_gen.c) */
+	struct mqtx_ctl_cmd *cmds; /* registered commands */
+	unsigned ncmds;
+	struct ctl_watch *watches;
+	unsigned nwatches;
 };
 
-/** One command's arguments: the words after its name, the -s/-j/-d flags, where to write. */
-struct mqtx_ctl_args {
-	struct mqtx_ctl *ctl;
-	int argc;
-	char **argv;
-	unsigned flags;
-	struct mqtx_buf *out, *err;
-};
+/* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
-/** A command: returns an MQTX_CTL_* exit code. */
-typedef int (*mqtx_ctl_fn)(struct mqtx_ctl_args *a);
+int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 
-struct mqtx_ctl_cmd {
-	const char *name;
-	mqtx_ctl_fn fn;
-	const char *help;
-};
-
-/* cmd_qdisc.c */
-int mqtx__ctl_qdisc(struct mqtx_ctl_args *a);
-int mqtx__ctl_class(struct mqtx_ctl_args *a);
+/* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
 
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);
@@ -48,7 +45,39 @@ bool mqtx__ctl_matches(const char *word, const char *cmd);
  */
 int mqtx__buf_reserve(struct mqtx_buf *b, size_t need);
 
-/** mqtx__ctl_find_dev() - the device @name, or NULL after writing tc's error to a->err. */
-struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl_args *a, const char *name);
+/** mqtx__buf_json_str() - append @s as a JSON string (quoted, escaped). Return: as printf. */
+int mqtx__buf_json_str(struct mqtx_buf *b, const char *s);
+
+/** mqtx__ctl_find_dev() - the device @name of @ctl, or NULL (no message). */
+struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name);
+
+/** mqtx__ctl_add_dev() - append @dev to @ctl. Return: 0, -EEXIST, -ENOMEM. */
+int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
+
+/**
+ * mqtx__ctl_remove_dev() - take @dev out of @ctl after telling every watch that it goes (the
+ * caller destroys it).
+ */
+void mqtx__ctl_remove_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
+
+/**
+ * mqtx__ctl_errno() - "CMD: NAME: what errno @err means" into @c->err.
+ * Return: MQTX_CTL_EREFUSED, what a refused request exits with.
+ */
+int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err);
+
+/**
+ * mqtx__ctl_unlock() / mqtx__ctl_relock() - let other commands run while this one waits on
+ * something slow that needs nothing of the context (reading a file): nothing looked up before
+ * the unlock may be used after the relock without looking it up again.
+ */
+void mqtx__ctl_unlock(struct mqtx_ctl *ctl);
+void mqtx__ctl_relock(struct mqtx_ctl *ctl);
+
+/**
+ * mqtx__parse_hash_words() - "hash ALGO [seed S] [key HEX80] [l4]" starting at @argv[0] into
+ * @h (algo, seed, key, l4 only). Returns the words used, or -1 after a message in @err.
+ */
+int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The sim driver: per TX queue a ring of descriptors drained by a wire at a configured rate. */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -514,6 +515,48 @@ int mqtx_sim_stats(struct mqtx_dev *dev, struct mqtx_sim_txq_stats *st)
 	return 0;
 }
 
+/*
+ * ethtool -G (ring), -C (coalesce) and the wire's rate: a NIC applies them when it resets its
+ * rings, so they change only while the device is down (the next open resets). mtu and
+ * txqueuelen are the core's. Config lock held.
+ */
+static int sim_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
+		      size_t msglen)
+{
+	struct sim_priv *s = sim_priv(dev);
+	struct mqtx_sim_cfg c = s->cfg, check;
+
+	if (!(set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)))
+		return 0;
+	if (mqtx_dev_is_up(dev)) {
+		snprintf(msg, msglen, "%s: ring, coalesce and rate change only while the device is "
+			 "down (the NIC resets to apply them)", mqtx_dev_name(dev));
+		return -EBUSY;
+	}
+	if (set->mask & MQTX_DEV_SET_RING) {
+		if (!set->ring || set->ring > MQTX_SIM_RING_MAX) {
+			snprintf(msg, msglen, "%s: ring %u out of range 1..%u", mqtx_dev_name(dev),
+				 set->ring, MQTX_SIM_RING_MAX);
+			return -EINVAL;
+		}
+		c.ring = set->ring;
+	}
+	if (set->mask & MQTX_DEV_SET_COALESCE)
+		c.coalesce_ns = set->coalesce_ns;
+	if (set->mask & MQTX_DEV_SET_RATE) {
+		c.rate_bps = set->rate_bps; /* the wire's new rate replaces a packet rate too */
+		c.rate_pps = 0;
+	}
+	check = c;
+	if (sim_resolve(dev, &check)) {
+		snprintf(msg, msglen, "%s: ring %u is below the stop or wake threshold (%u, %u)",
+			 mqtx_dev_name(dev), c.ring, c.stop_thresh, c.wake_thresh);
+		return -EINVAL;
+	}
+	s->cfg = c; /* the caller's zeroes stay: defaults are resolved at open */
+	return 0;
+}
+
 const struct mqtx_dev_ops mqtx_sim_ops = {
 	.kind = "sim",
 	.priv_size = sizeof(struct sim_priv),
@@ -523,4 +566,5 @@ const struct mqtx_dev_ops mqtx_sim_ops = {
 	.stop = sim_stop,
 	.xmit_burst = sim_xmit_burst,
 	.inflight = sim_inflight,
+	.change = sim_change,
 };

@@ -18,7 +18,7 @@
 #define UDP_HLEN  8
 #define TCP_HLEN  20
 
-void mqtx__gen_cfg_default(struct mqtx_gen_cfg *cfg)
+void mqtx_gen_cfg_default(struct mqtx_gen_cfg *cfg)
 {
 	static const uint8_t smac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 	static const uint8_t dmac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
@@ -47,7 +47,7 @@ uint32_t mqtx__tos2prio(uint8_t tos)
 	return map[(tos & 0x1e) >> 1];
 }
 
-uint32_t mqtx__gen_min_size(const struct mqtx_gen_cfg *cfg)
+uint32_t mqtx_gen_min_size(const struct mqtx_gen_cfg *cfg)
 {
 	uint32_t n = ETH_HLEN + (cfg->vlan >= 0 ? VLAN_HLEN : 0) + MQTX_GEN_FCS +
 		     (cfg->ipv6 ? IP6_HLEN : IP_HLEN) +
@@ -56,7 +56,7 @@ uint32_t mqtx__gen_min_size(const struct mqtx_gen_cfg *cfg)
 	return n > MQTX_GEN_SIZE_MIN ? n : MQTX_GEN_SIZE_MIN;
 }
 
-uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
+uint32_t mqtx_gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 {
 	/* Simple IMIX: 7 x 64, 4 x 594, 1 x 1518 in every 12 frames, interleaved. */
 	static const uint16_t imix[12] = { 64, 594, 64, 64, 594, 64, 1518, 64, 594, 64, 594, 64 };
@@ -66,7 +66,7 @@ uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 		return cfg->size;
 	/* 64 bytes cannot hold IPv6 and UDP or TCP headers: the smallest frame that can stands
 	 * in for it (as pktgen grows a frame too small for its headers). */
-	min = mqtx__gen_min_size(cfg);
+	min = mqtx_gen_min_size(cfg);
 	return imix[seq % 12] > min ? imix[seq % 12] : min;
 }
 
@@ -163,9 +163,9 @@ static void build_ip6(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint32_t src,
 	put32(ip + 36, dst);
 }
 
-int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
+int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
 {
-	size_t len = mqtx__gen_frame_size(cfg, seq) - MQTX_GEN_FCS;
+	size_t len = mqtx_gen_frame_size(cfg, seq) - MQTX_GEN_FCS;
 	size_t l4len, hl4 = cfg->proto == IPPROTO_TCP ? TCP_HLEN : UDP_HLEN;
 	uint32_t src, dst, sum;
 	uint16_t sport, dport;
@@ -224,10 +224,10 @@ static unsigned due_now(const struct mqtx_gen_cfg *cfg, uint64_t rate_bps, uint6
 {
 	unsigned want = 1;
 
-	bits += (uint64_t)(mqtx__gen_frame_size(cfg, seq) - MQTX_GEN_FCS) * 8;
+	bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq) - MQTX_GEN_FCS) * 8;
 	while (want < MQTX_GEN_BURST &&
 	       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n + want) <= elapsed) {
-		bits += (uint64_t)(mqtx__gen_frame_size(cfg, seq + want * k) - MQTX_GEN_FCS) * 8;
+		bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq + want * k) - MQTX_GEN_FCS) * 8;
 		want++;
 	}
 	return want;
@@ -270,7 +270,7 @@ static void *gen_thread(void *arg)
 		}
 		for (i = 0; i < got; i++, seq += k, n++) {
 			struct mqtx_pkt *p = pkts[i];
-			int len = mqtx__gen_build(cfg, seq, p->data, mqtx_pkt_tailroom(p));
+			int len = mqtx_gen_build(cfg, seq, p->data, mqtx_pkt_tailroom(p));
 
 			p->len = len > 0 ? (uint32_t)len : 0;
 			p->priority = mqtx__tos2prio(cfg->tos);
@@ -291,7 +291,7 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
 	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
-	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx__gen_min_size(cfg)) ||
+	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) ||
 	    (cfg->rate_bps && cfg->rate_pps) || cfg->vlan > 4095 ||
 	    cfg->src_lo > cfg->src_hi || cfg->dst_lo > cfg->dst_hi ||
 	    cfg->sport_lo > cfg->sport_hi || cfg->dport_lo > cfg->dport_hi)

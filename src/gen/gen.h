@@ -8,74 +8,7 @@
 #include <stdatomic.h>
 
 #include <mqtx/dev.h>
-
-/* Frame sizes include the 4-byte FCS, as pktgen and the IMIX literature count them; the
- * frame built in the packet has no FCS (the wire, e.g. the sim driver, adds it). */
-#define MQTX_GEN_FCS	      4
-#define MQTX_GEN_SIZE_MIN     64
-#define MQTX_GEN_SIZE_IMIX    0 /* cfg.size: the 7:4:1 mix of 64, 594 and 1518 bytes */
-#define MQTX_GEN_THREADS_MAX  16
-#define MQTX_GEN_BURST	      32
-
-/**
- * struct mqtx_gen_cfg - what a generator sends.
- * @flows: distinct 4-tuples cycled through (1..); the tuple of flow f walks the source range
- *         fastest, then destinations, source ports, destination ports.
- * @size: frame size with FCS (MQTX_GEN_SIZE_MIN..mtu + 18 [+ 4 with a VLAN tag]) or
- *        MQTX_GEN_SIZE_IMIX.
- * @rate_bps, @rate_pps: pacing over all threads (frame bits without FCS; 0: as fast as possible;
- *         at most one of them is set).
- * @count: frames to send over all threads (0: no limit).
- * @duration_ns: stop after this long on the device's clock (0: no limit).
- * @threads: sending threads, 1..MQTX_GEN_THREADS_MAX.
- * @proto: IPPROTO_UDP or IPPROTO_TCP.
- * @tos: the IPv4 TOS byte or the IPv6 traffic class (also sets the packet priority as Linux's
- *       ip_tos2prio does).
- * @src_lo..@dport_hi: inclusive ranges, host byte order. For IPv6, @src_lo..@src_hi and
- *       @dst_lo..@dst_hi are the last 32 bits of the addresses.
- * @ipv6: build IPv6 frames: addresses are @src6/@dst6 with their last 32 bits taken from the
- *       ranges above (only the first 12 bytes of @src6/@dst6 are used).
- * @vlan: an 802.1Q tag with this VID (0..4095), or -1 for none.
- */
-struct mqtx_gen_cfg {
-	uint32_t flows;
-	uint32_t size;
-	uint64_t rate_bps, rate_pps;
-	uint64_t count;
-	uint64_t duration_ns;
-	unsigned threads;
-	uint8_t proto;
-	uint8_t tos;
-	uint32_t src_lo, src_hi, dst_lo, dst_hi;
-	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
-	bool ipv6;
-	uint8_t src6[16], dst6[16];
-	int vlan;
-	uint8_t src_mac[6], dst_mac[6];
-};
-
-/** mqtx__gen_cfg_default() - one UDP flow 10.0.0.1 -> 10.0.0.2:9, 64 bytes, one thread. */
-void mqtx__gen_cfg_default(struct mqtx_gen_cfg *cfg);
-
-/**
- * mqtx__gen_build() - write frame number @seq of @cfg into @buf (IPv4 with a valid header
- * checksum, or IPv6; UDP or TCP checksum over the IPv4 or IPv6 pseudo-header; payload starting
- * with @seq).
- * Return: the frame length (without FCS), or -ENOSPC if @cap is too small.
- */
-int mqtx__gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap);
-
-/**
- * mqtx__gen_frame_size() - the size with FCS of frame @seq (resolves IMIX; an IMIX size below
- * mqtx__gen_min_size() is raised to it, which only IPv6 needs).
- */
-uint32_t mqtx__gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq);
-
-/**
- * mqtx__gen_min_size() - the smallest frame with FCS that holds the headers of @cfg, at least
- * MQTX_GEN_SIZE_MIN (IPv6/UDP needs 66, IPv6/TCP 78, 4 more with a VLAN tag).
- */
-uint32_t mqtx__gen_min_size(const struct mqtx_gen_cfg *cfg);
+#include <mqtx/gen.h>
 
 /** mqtx__tos2prio() - Linux's ip_tos2prio: the priority of an IPv4 TOS byte. */
 uint32_t mqtx__tos2prio(uint8_t tos);

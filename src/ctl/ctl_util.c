@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/* What every command shares: text buffers, the context's device list and its watches, the one
+ * device lookup, the error convention, and the parsers more than one command reads. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/internal.h"
+#include "ctl/ctl_int.h"
+#include "gen/gen.h"
+
+/* ---- text buffers ---- */
+
+void mqtx_buf_init(struct mqtx_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->nomem = false;
+}
+
+void mqtx_buf_free(struct mqtx_buf *b)
+{
+	mqtx__free(b->data);
+	mqtx_buf_init(b);
+}
+
+int mqtx__buf_reserve(struct mqtx_buf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *p;
+
+	if (b->nomem)
+		return -ENOMEM; /* an earlier append is missing: nothing may follow it */
+	if (b->len + need + 1 <= b->cap)
+		return 0;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	p = mqtx__alloc(cap);
+	if (!p) {
+		b->nomem = true;
+		return -ENOMEM;
+	}
+	if (b->data)
+		memcpy(p, b->data, b->len + 1);
+	else
+		p[0] = 0;
+	mqtx__free(b->data);
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || mqtx__buf_reserve(b, (size_t)n))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int mqtx__buf_json_str(struct mqtx_buf *b, const char *s)
+{
+	int rc = mqtx_buf_printf(b, "\"");
+
+	for (; *s && !rc; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			rc = mqtx_buf_printf(b, "\\%c", ch);
+		else if (ch < 0x20)
+			rc = mqtx_buf_printf(b, "\\u%04x", ch);
+		else
+			rc = mqtx_buf_printf(b, "%c", ch);
+	}
+	return rc ? rc : mqtx_buf_printf(b, "\"");
+}
+
+bool mqtx__ctl_matches(const char *word, const char *cmd)
+{
+	size_t n = strlen(word);
+
+	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
+}
+
+/* ---- the context's devices and watches ---- */
+
+struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	for (unsigned i = 0; i < ctl->ndevs; i++)
+		if (!strcmp(mqtx_dev_name(ctl->devs[i]), name))
+			return ctl->devs[i];
+	return NULL;
+}
+
+int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	struct mqtx_dev **d;
+
+	if (mqtx__ctl_find_dev(ctl, mqtx_dev_name(dev)))
+		return -EEXIST;
+	if (ctl->ndevs == ctl->cap) {
+		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
+
+		d = mqtx__alloc(cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		if (ctl->ndevs)
+			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+		mqtx__free(ctl->devs);
+		ctl->devs = d;
+		ctl->cap = cap;
+	}
+	ctl->devs[ctl->ndevs++] = dev;
+	return 0;
+}
+
+void mqtx__ctl_remove_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	for (unsigned i = 0; i < ctl->nwatches; i++)
+		ctl->watches[i].fn(ctl, dev, ctl->watches[i].arg);
+	for (unsigned i = 0; i < ctl->ndevs; i++) {
+		if (ctl->devs[i] != dev)
+			continue;
+		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
+		ctl->ndevs--;
+		return;
+	}
+}
+
+int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+{
+	int err;
+
+	pthread_mutex_lock(&ctl->lock);
+	err = mqtx__ctl_add_dev(ctl, dev);
+	pthread_mutex_unlock(&ctl->lock);
+	return err;
+}
+
+struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name)
+{
+	struct mqtx_dev *dev;
+
+	pthread_mutex_lock(&ctl->lock);
+	dev = mqtx__ctl_find_dev(ctl, name);
+	pthread_mutex_unlock(&ctl->lock);
+	return dev;
+}
+
+struct mqtx_dev *mqtx_ctl_dev_next(struct mqtx_ctl *ctl, const struct mqtx_dev *prev)
+{
+	struct mqtx_dev *dev = NULL;
+	unsigned i = 0;
+
+	pthread_mutex_lock(&ctl->lock);
+	if (prev) {
+		while (i < ctl->ndevs && ctl->devs[i] != prev)
+			i++;
+		i++; /* past the last when @prev is gone: the walk ends */
+	}
+	if (i < ctl->ndevs)
+		dev = ctl->devs[i];
+	pthread_mutex_unlock(&ctl->lock);
+	return dev;
+}
+
+struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, const char *name)
+{
+	struct mqtx_dev *dev = mqtx__ctl_find_dev(call->ctl, name);
+
+	if (!dev)
+		mqtx_buf_printf(call->err, "Cannot find device \"%s\"\n", name);
+	return dev;
+}
+
+int mqtx_ctl_watch(struct mqtx_ctl *ctl, mqtx_ctl_gone_fn fn, void *arg)
+{
+	struct ctl_watch *w;
+
+	pthread_mutex_lock(&ctl->lock);
+	w = mqtx__alloc((ctl->nwatches + 1) * sizeof(*w));
+	if (w) {
+		if (ctl->nwatches)
+			memcpy(w, ctl->watches, ctl->nwatches * sizeof(*w));
+		w[ctl->nwatches++] = (struct ctl_watch){fn, arg};
+		mqtx__free(ctl->watches);
+		ctl->watches = w;
+	}
+	pthread_mutex_unlock(&ctl->lock);
+	return w ? 0 : -ENOMEM;
+}
+
+void mqtx_ctl_unwatch(struct mqtx_ctl *ctl, mqtx_ctl_gone_fn fn, void *arg)
+{
+	pthread_mutex_lock(&ctl->lock);
+	for (unsigned i = 0; i < ctl->nwatches; i++) {
+		if (ctl->watches[i].fn != fn || ctl->watches[i].arg != arg)
+			continue;
+		memmove(&ctl->watches[i], &ctl->watches[i + 1],
+			(ctl->nwatches - i - 1) * sizeof(*ctl->watches));
+		ctl->nwatches--;
+		break;
+	}
+	pthread_mutex_unlock(&ctl->lock);
+}
+
+void mqtx__ctl_unlock(struct mqtx_ctl *ctl)
+{
+	pthread_mutex_unlock(&ctl->lock);
+}
+
+void mqtx__ctl_relock(struct mqtx_ctl *ctl)
+{
+	pthread_mutex_lock(&ctl->lock);
+}
+
+/* ---- the error convention: tc's exit codes, a message that names the cause ---- */
+
+int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err)
+{
+	mqtx_buf_printf(c->err, "%s %s: %s: %s\n", c->argv[0], c->argc > 1 ? c->argv[1] : "", name,
+			mqtx_strerror(err));
+	return MQTX_CTL_EREFUSED;
+}
+
+/* ---- parsers shared by commands ---- */
+
+static int parse_hex_key(const char *s, uint8_t *key, size_t n)
+{
+	if (strlen(s) != n * 2)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		key[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err)
+{
+	int i = 1;
+	uint64_t x;
+
+	if (argc < 2) {
+		mqtx_buf_printf(err, "hash: an algorithm is required\n");
+		return -1;
+	}
+	if (!strcmp(argv[1], "jhash"))
+		h->algo = MQTX_HASH_JHASH;
+	else if (!strcmp(argv[1], "toeplitz"))
+		h->algo = MQTX_HASH_TOEPLITZ;
+	else if (!strcmp(argv[1], "toeplitz-sym"))
+		h->algo = MQTX_HASH_TOEPLITZ_SYM;
+	else {
+		mqtx_buf_printf(err, "hash: unknown algorithm \"%s\"\n", argv[1]);
+		return -1;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "l4")) {
+			h->l4 = true;
+		} else if (!strcmp(argv[i], "seed") && i + 1 < argc) {
+			if (mqtx__parse_u64(argv[++i], &x) || x > UINT32_MAX) {
+				mqtx_buf_printf(err, "hash: invalid seed \"%s\"\n", argv[i]);
+				return -1;
+			}
+			h->seed = (uint32_t)x;
+		} else if (!strcmp(argv[i], "key") && i + 1 < argc) {
+			if (parse_hex_key(argv[++i], h->key, sizeof(h->key))) {
+				mqtx_buf_printf(err, "hash: invalid key \"%s\" (80 hex digits)\n",
+						argv[i]);
+				return -1;
+			}
+			h->key_len = sizeof(h->key);
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
+int mqtx_ctl_file_word(int argc, char **argv)
+{
+	int i = 0;
+
+	while (i < argc && argv[i][0] == '-')
+		i++; /* leading options, as the dispatcher takes them */
+	/* As the replay command reads its words: "replay FILE ...", not show, stop or help. */
+	if (argc - i < 2 || !mqtx__ctl_matches(argv[i], "replay") || !strcmp(argv[i + 1], "show") ||
+	    !strcmp(argv[i + 1], "stop") || !strcmp(argv[argc - 1], "help"))
+		return -1;
+	return i + 1;
+}

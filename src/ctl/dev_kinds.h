@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The driver kinds "dev add NAME type KIND" builds: one table entry per driver (dev_kinds.c). */
+#ifndef MQTX_CTL_DEV_KINDS_H
+#define MQTX_CTL_DEV_KINDS_H
+
+#include <mqtx/ctl.h>
+
+#define KIND_OPT_MAX 128
+
+/* struct dev_kind.flags */
+#define KIND_F_IF_QUEUES 0x1u /* without "txqueues N", the interface's count (driver decides) */
+
+/**
+ * struct dev_kind - one driver the dev add command can build. Adding a driver is one entry.
+ * @kind: the word after "type".
+ * @flags: KIND_F_*.
+ * @required: optional. A word the command must give for this kind ("ifname"), or NULL.
+ * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
+ *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
+ *        is not the driver's, or -1 after a message in @err for a bad value. Strings may point
+ *        into @argv: they are used only during the command.
+ * @create: required. Build the device from @base (the common options) and @opt. A driver that
+ *        logs why it failed gets its message printed (mqtx__log_capture()).
+ * @show: optional. Append the driver's own settings to a dev show line.
+ */
+struct dev_kind {
+	const char *kind;
+	unsigned flags;
+	const char *required;
+	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
+	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out);
+	void (*show)(struct mqtx_dev *dev, struct mqtx_buf *out);
+};
+
+/** mqtx__dev_kind() - the kind named @name, or NULL. */
+const struct dev_kind *mqtx__dev_kind(const char *name);
+
+/** mqtx__dev_kind_of() - the kind of @dev's driver, or NULL (a driver dev add cannot build). */
+const struct dev_kind *mqtx__dev_kind_of(struct mqtx_dev *dev);
+
+#endif

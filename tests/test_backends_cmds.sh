@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The dev commands of the kernel backends (tap, af_packet, af_xdp) against a real mqtxd, in a
+# network namespace of the test's own with a veth pair: add, traffic through gen, per-queue
+# kernel counters in dev show -s, dev set mtu, and the refusals with their exact messages.
+set -u
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root for a network namespace"; exit 77; }
+if [ -z "${MQTX_IN_NETNS:-}" ]; then
+	unshare -n true 2>/dev/null || { echo "SKIP: no network namespaces here"; exit 77; }
+	MQTX_IN_NETNS=1 exec unshare -n sh "$0" "$@"
+fi
+T=$(mktemp -d)
+S="$T/mqtx.sock"
+M="$MQTX -S $S"
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+# expect CODE MESSAGE-REGEX -- CMD...: the exit code and the whole error output
+expect() {
+	code=$1 pat=$2
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && printf '%s\n' "$out" | grep -Eqx -- "$pat"; then
+		ok "$* -> $code"
+	else
+		fail "$* -> $rc (expected $code): $out"
+	fi
+}
+cleanup() {
+	[ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ip link set lo up
+ip link add mqv0 numtxqueues 2 numrxqueues 2 type veth peer mqv1 numtxqueues 2 numrxqueues 2
+ip link set mqv0 up && ip link set mqv1 up
+"$MQTXD" -S "$S" >"$T/mqtxd.log" 2>&1 &
+pid=$!
+i=0
+while [ ! -S "$S" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+
+# af_packet: the interface's two queues without txqueues; frames through gen; kernel counters
+expect 0 "" -- $M dev add a0 type af_packet ifname mqv0 up
+$M dev show a0 | grep -q "^a0: <UP> kind af_packet txqueues 2 " && ok "af_packet takes mqv0's 2 queues" ||
+	fail "af_packet queues: $($M dev show a0)"
+$M gen dev a0 count 200 flows 16 >/dev/null 2>&1
+out=$($M -s dev show a0)
+echo "$out" | grep -Eq "^    driver: .*kernel_packets 200 " && ok "dev show -s: the kernel took the 200 frames" ||
+	fail "kernel counters: $out"
+echo "$out" | grep -Ec "^      driver: .* errors 0 " | grep -qx 2 && ok "dev show -s: a driver line per queue" ||
+	fail "per-queue driver lines: $out"
+expect 0 "" -- $M dev set a0 mtu 1400
+ip link show mqv0 | grep -q "mtu 1400 " && ok "dev set mtu reaches the interface" ||
+	fail "mtu: $(ip link show mqv0)"
+expect 2 "dev set: a0: an AF_PACKET socket has no ring, coalescing or rate to set \(use ethtool on mqv0\)" -- $M dev set a0 ring 512
+expect 0 "" -- $M dev add a1 type af_packet ifname mqv0 txqueues 1 bypass off
+expect 0 "" -- $M dev del a1
+expect 0 "" -- $M dev del a0
+ip link set mqv0 mtu 1500
+ip link set mqv1 down
+expect 0 "" -- $M dev add a2 type af_packet ifname mqv1
+expect 2 "dev set: a2: .*mqv1.*down.*" -- $M dev set a2 up
+expect 0 "" -- $M dev del a2
+ip link set mqv1 up
+
+# af_xdp in copy mode on the veth; its refusals
+if $M dev add x0 type af_xdp ifname mqv0 mode copy ring 256 up >"$T/x.log" 2>&1; then
+	ok "af_xdp copy mode on mqv0"
+	$M gen dev x0 count 100 >/dev/null 2>&1
+	$M -s dev show x0 | grep -Eq "^    driver: zerocopy 0 .*kernel_packets 100 " &&
+		ok "af_xdp: the kernel took the 100 frames" || fail "af_xdp counters: $($M -s dev show x0)"
+	expect 2 "dev set: x0: the XSK rings of mqv0 are sized at creation \(ring 256\): delete and add the device to change them" -- $M dev set x0 ring 512
+	expect 2 "dev set: x0: mtu 4000 does not fit a UMEM frame of 2048 bytes" -- $M dev set x0 mtu 4000
+	expect 0 "" -- $M dev del x0
+elif grep -q "not supported\|Operation not supported" "$T/x.log"; then
+	echo "# af_xdp: the kernel has no AF_XDP: $(cat "$T/x.log")"
+else
+	fail "af_xdp on mqv0: $(cat "$T/x.log")"
+fi
+expect 2 "dev add: x1: af_xdp: .*mqv0.*queue 5.*" -- $M dev add x1 type af_xdp ifname mqv0 queue 5 txqueues 1
+
+# tap: mqtx creates the TAP and removes it again; vnet_hdr; noqueue
+if [ -c /dev/net/tun ]; then
+	expect 0 "" -- $M dev add t0 type tap ifname mqtap0 txqueues 2 vnet_hdr noqueue up
+	ip link show mqtap0 >/dev/null 2>&1 && ok "the TAP mqtap0 exists" || fail "no TAP mqtap0"
+	$M qdisc show dev t0 | grep -q "^qdisc noqueue 0: root" && ok "tap noqueue" ||
+		fail "tap qdisc: $($M qdisc show dev t0)"
+	$M dev show t0 | grep -q "^t0: <UP> kind tap txqueues 2 .* ifname mqtap0" &&
+		ok "dev show names the TAP" || fail "tap show: $($M dev show t0)"
+	expect 2 "dev set: t0: a TAP has no ring, coalescing or rate to set \(mqtap0\)" -- $M dev set t0 coalesce 10us
+	expect 0 "" -- $M dev set t0 mtu 9000
+	ip link show mqtap0 | grep -q "mtu 9000 " && ok "dev set mtu reaches the TAP" ||
+		fail "tap mtu: $(ip link show mqtap0)"
+	expect 0 "" -- $M dev del t0
+	ip link show mqtap0 >/dev/null 2>&1 && fail "mqtap0 is left behind" || ok "dev del removed mqtap0"
+	expect 2 "dev add: t1: tap: mqv0: exists and is not a multi-queue TAP" -- $M dev add t1 type tap ifname mqv0 txqueues 1
+	expect 1 'dev add: type tap needs "txqueues"' -- $M dev add t2 type tap ifname mqtap2
+else
+	echo "# tap: no /dev/net/tun"
+fi
+$M dev show | grep -q . && fail "devices left: $($M dev show)" || ok "nothing left in mqtxd"
+echo "1..$n"
+echo "# $fails failed"
+[ "$fails" -eq 0 ]
