@@ -107,8 +107,8 @@ static void print_table(struct mqtx_dev *dev, double secs)
 	}
 	mqtx_dev_get_stats(dev, &ds);
 	mqtx_sim_stats(dev, &ss);
-	printf("%5s %12" PRIu64 " %14" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64
-	       " %8" PRIu64 " %9" PRIu64 "\n",
+	printf("%5s %12" PRIu64 " %14" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64
+	       " %9" PRIu64 "\n",
 	       "total", ds.txq.packets, ds.txq.bytes, mqtx_txq_stats_drops(&ds.txq),
 	       ds.txq.requeues, ds.txq.stops, ds.txq.wakes, ss.ring_max);
 	printf("drops by reason:");
@@ -189,8 +189,8 @@ static int run(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, uint64_t secs)
 		nanosleep(&ms, NULL);
 	}
 	for (unsigned i = 0; i < NUM_SENDERS; i++)
-		printf("sender %u: offered %" PRIu64 ", accepted %" PRIu64
-		       ", backed off %" PRIu64 ", waited for buffers %" PRIu64 "\n",
+		printf("sender %u: offered %" PRIu64 ", accepted %" PRIu64 ", backed off %" PRIu64
+		       ", waited for buffers %" PRIu64 "\n",
 		       i, snd[i].offered, snd[i].accepted, snd[i].backoffs, snd[i].no_buffer);
 	printf("\n");
 	print_table(dev, elapsed);
@@ -225,8 +225,8 @@ int main(int argc, char **argv)
 	}
 	printf("mqtx-demo: %s, %u TX queues, ring %u, wire %.2f Mpps per queue, %u senders x %u "
 	       "UDP flows, %u-byte frames, %" PRIu64 " s\n",
-	       mqtx_dev_name(dev), NUM_TXQ, RING, (double)pps / 1e6, NUM_SENDERS, FLOWS,
-	       FRAME_LEN, secs);
+	       mqtx_dev_name(dev), NUM_TXQ, RING, (double)pps / 1e6, NUM_SENDERS, FLOWS, FRAME_LEN,
+	       secs);
 	rc = run(dev, pool, secs);
 	mqtx_dev_destroy(dev);
 	mqtx_pool_destroy(pool);

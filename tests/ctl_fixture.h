@@ -22,7 +22,7 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 		uint32_t n, real;
 		bool up;
 	} devs[] = {
-		{ "eth0", 4, 0, true },	 { "lo1", 1, 0, true },	  { "eth16", 16, 0, true },
+		{ "eth0", 4, 0, true },	 { "lo1", 1, 0, true },	   { "eth16", 16, 0, true },
 		{ "half0", 4, 2, true }, { "down0", 2, 0, false },
 	};
 	struct mqtx_ctl *ctl;
@@ -31,8 +31,10 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 	    mqtx_jobs_attach(fixture_jobs, ctl))
 		abort();
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
-		struct mqtx_dev_cfg c = { .name = devs[i].name, .ops = &mqtx_null_ops,
-					  .num_txq = devs[i].n, .real_num_txq = devs[i].real };
+		struct mqtx_dev_cfg c = { .name = devs[i].name,
+					  .ops = &mqtx_null_ops,
+					  .num_txq = devs[i].n,
+					  .real_num_txq = devs[i].real };
 		struct mqtx_dev *d;
 
 		if (mqtx_dev_create(&c, &d) || (devs[i].up && mqtx_dev_open(d)) ||

@@ -37,8 +37,8 @@ struct ctl_snap {
 
 /* The commands whose output is the observable state; per device: "class show dev NAME". */
 static const char *const snap_cmds[] = {
-	"-s dev show", "-s -j dev show", "-s qdisc show", "-s -j qdisc show", "gen show",
-	"replay show",
+	"-s dev show",	    "-s -j dev show", "-s qdisc show",
+	"-s -j qdisc show", "gen show",	      "replay show",
 };
 
 static void snap_append(char **text, const char *s)
@@ -163,8 +163,8 @@ static bool drivers_busy(struct mqtx_ctl *ctl)
 			struct mqtx_txq_stats st;
 
 			mqtx_txq_get_stats(&dev->txq[q], &st);
-			if (st.bql_inflight || (dev->ops->inflight &&
-						dev->ops->inflight(dev, &dev->txq[q])))
+			if (st.bql_inflight ||
+			    (dev->ops->inflight && dev->ops->inflight(dev, &dev->txq[q])))
 				return true;
 		}
 	}

@@ -15,9 +15,15 @@ static void test_handle_good(void **state)
 		const char *s;
 		uint32_t h;
 	} cases[] = {
-		{ "1:", 0x10000 },   { "1", 0x10000 },	     { "a:", 0xa0000 },
-		{ "8001:", 0x80010000 }, { "ffff:", 0xffff0000 }, { "FFFF:", 0xffff0000 },
-		{ "0:", 0 },	     { "none", 0 },	     { "10:0", 0x100000 },
+		{ "1:", 0x10000 },
+		{ "1", 0x10000 },
+		{ "a:", 0xa0000 },
+		{ "8001:", 0x80010000 },
+		{ "ffff:", 0xffff0000 },
+		{ "FFFF:", 0xffff0000 },
+		{ "0:", 0 },
+		{ "none", 0 },
+		{ "10:0", 0x100000 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -30,8 +36,8 @@ static void test_handle_good(void **state)
 
 static void test_handle_bad(void **state)
 {
-	static const char *const bad[] = { "10000:", "123^", "", ":", "x:", "1:1", "1::",
-					   "-1:", "0x1:", "fffff", "1 :" };
+	static const char *const bad[] = { "10000:", "123^", "",     ":",     "x:", "1:1",
+					   "1::",    "-1:",  "0x1:", "fffff", "1 :" };
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint32_t h = 0xdead;
@@ -48,9 +54,12 @@ static void test_classid(void **state)
 		uint32_t h;
 		const char *fmt;
 	} cases[] = {
-		{ "root", MQTX_H_ROOT, "root" }, { "1:a", 0x1000a, "1:a" },
-		{ "1:", 0x10000, "1:" },	   { ":4", 0x4, ":4" },
-		{ "ffff:fff1", MQTX_H_INGRESS, "ffff:fff1" }, { "8001:10", 0x80010010, "8001:10" },
+		{ "root", MQTX_H_ROOT, "root" },
+		{ "1:a", 0x1000a, "1:a" },
+		{ "1:", 0x10000, "1:" },
+		{ ":4", 0x4, ":4" },
+		{ "ffff:fff1", MQTX_H_INGRESS, "ffff:fff1" },
+		{ "8001:10", 0x80010010, "8001:10" },
 		{ "5", 0x5, ":5" },
 	};
 	char buf[16];

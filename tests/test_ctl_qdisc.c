@@ -32,134 +32,386 @@ struct ctl_case {
 
 static const struct ctl_case cases[] = {
 	/* defaults */
-	{ "mq is the default root of a multiqueue device", {}, "qdisc show dev eth0", 0, NULL,
-	  "^qdisc mq 0: root $", 1 },
-	{ "every queue of eth16 has the default", {}, "qdisc show dev eth16", 0, NULL,
-	  "^qdisc pfifo_fast 0: parent :[0-9a-f]+ " PFF "$", 16 },
+	{ "mq is the default root of a multiqueue device",
+	  {},
+	  "qdisc show dev eth0",
+	  0,
+	  NULL,
+	  "^qdisc mq 0: root $",
+	  1 },
+	{ "every queue of eth16 has the default",
+	  {},
+	  "qdisc show dev eth16",
+	  0,
+	  NULL,
+	  "^qdisc pfifo_fast 0: parent :[0-9a-f]+ " PFF "$",
+	  16 },
 	{ "queue 10 is class :a", {}, "qdisc show dev eth16", 0, NULL, "parent :a ", 1 },
 	{ "only active queues are listed", {}, "qdisc show dev half0", 0, NULL, "pfifo_fast", 2 },
-	{ "class show lists every allocated queue", {}, "class show dev half0", 0, NULL,
-	  "^class mq :[1-4] root $", 4 },
-	{ "a single-queue device has no mq", {}, "qdisc show dev lo1", 0, NULL,
-	  "^qdisc pfifo_fast 0: root refcnt 2 " PFF "$", 1 },
+	{ "class show lists every allocated queue",
+	  {},
+	  "class show dev half0",
+	  0,
+	  NULL,
+	  "^class mq :[1-4] root $",
+	  4 },
+	{ "a single-queue device has no mq",
+	  {},
+	  "qdisc show dev lo1",
+	  0,
+	  NULL,
+	  "^qdisc pfifo_fast 0: root refcnt 2 " PFF "$",
+	  1 },
 	/* handles */
-	{ "handle 10000: is malformed", {}, "qdisc add dev eth0 root handle 10000: mq", 255, NULL,
-	  "\"10000:\" is wrong: invalid qdisc ID", 1 },
-	{ "handle 123^ is malformed", {}, "qdisc add dev eth0 root handle 123^ mq", 255, NULL,
-	  "\"123\\^\" is wrong", 1 },
-	{ "parent 1:10000 is malformed", {}, "qdisc add dev eth0 parent 1:10000 pfifo", 255, NULL,
-	  "invalid parent ID", 1 },
-	{ "auto handles count from 8001:", { "qdisc add dev lo1 root pfifo" },
-	  "qdisc replace dev lo1 root handle 5: pfifo limit 9", 0, "qdisc show dev lo1",
-	  "^qdisc pfifo 5: root refcnt 2 limit 9p$", 1 },
-	{ "first auto handle", {}, "qdisc add dev lo1 root pfifo", 0, "qdisc show dev lo1",
-	  "^qdisc pfifo 8001: root refcnt 2 limit 1000p$", 1 },
+	{ "handle 10000: is malformed",
+	  {},
+	  "qdisc add dev eth0 root handle 10000: mq",
+	  255,
+	  NULL,
+	  "\"10000:\" is wrong: invalid qdisc ID",
+	  1 },
+	{ "handle 123^ is malformed",
+	  {},
+	  "qdisc add dev eth0 root handle 123^ mq",
+	  255,
+	  NULL,
+	  "\"123\\^\" is wrong",
+	  1 },
+	{ "parent 1:10000 is malformed",
+	  {},
+	  "qdisc add dev eth0 parent 1:10000 pfifo",
+	  255,
+	  NULL,
+	  "invalid parent ID",
+	  1 },
+	{ "auto handles count from 8001:",
+	  { "qdisc add dev lo1 root pfifo" },
+	  "qdisc replace dev lo1 root handle 5: pfifo limit 9",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo 5: root refcnt 2 limit 9p$",
+	  1 },
+	{ "first auto handle",
+	  {},
+	  "qdisc add dev lo1 root pfifo",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo 8001: root refcnt 2 limit 1000p$",
+	  1 },
 	/* add / replace / change / del */
-	{ "mq with a handle", {}, "qdisc add dev eth16 root handle 1: mq", 0,
-	  "qdisc show dev eth16", "^qdisc pfifo_fast 0: parent 1:(10|[1-9a-f]) ", 16 },
-	{ "adding an existing root is refused", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc add dev eth0 root handle 1: mq", 2, NULL, "Exclusivity flag on", 1 },
-	{ "and changes nothing", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc add dev eth0 root handle 1: mq", 2, "qdisc show dev eth0", "^qdisc mq 1: root $",
+	{ "mq with a handle",
+	  {},
+	  "qdisc add dev eth16 root handle 1: mq",
+	  0,
+	  "qdisc show dev eth16",
+	  "^qdisc pfifo_fast 0: parent 1:(10|[1-9a-f]) ",
+	  16 },
+	{ "adding an existing root is refused",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 root handle 1: mq",
+	  2,
+	  NULL,
+	  "Exclusivity flag on",
 	  1 },
-	{ "add without replace over another handle", { "qdisc add dev lo1 root pfifo" },
-	  "qdisc add dev lo1 root handle 3: pfifo", 2, NULL, "NLM_F_REPLACE needed", 1 },
-	{ "change of a missing qdisc", {}, "qdisc change dev lo1 root pfifo limit 5", 2, NULL,
-	  "Qdisc not found. To create specify NLM_F_CREATE flag", 1 },
-	{ "change by handle", { "qdisc add dev lo1 root handle 7: pfifo" },
-	  "qdisc change dev lo1 handle 7: pfifo limit 5", 0, "qdisc show dev lo1",
-	  "^qdisc pfifo 7: root refcnt 2 limit 5p$", 1 },
-	{ "change to another kind", { "qdisc add dev lo1 root handle 7: pfifo" },
-	  "qdisc change dev lo1 root pfifo_fast", 2, NULL, "Invalid qdisc name", 1 },
-	{ "replace with another handle", { "qdisc add dev lo1 root handle 7: pfifo_fast" },
-	  "qdisc replace dev lo1 root handle 8: pfifo_fast", 0, "qdisc show dev lo1",
-	  "^qdisc pfifo_fast 8: root", 1 },
-	{ "delete a missing handle", { "qdisc add dev lo1 root handle 7: pfifo" },
-	  "qdisc del dev lo1 root handle 2:", 2, NULL, "Invalid handle", 1 },
-	{ "delete twice", { "qdisc add dev eth0 root handle 1: mq", "qdisc del dev eth0 root" },
-	  "qdisc del dev eth0 root", 2, NULL, "handle of zero", 1 },
-	{ "delete brings the default back", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc del dev eth0 root handle 1:", 0, "qdisc show dev eth0", "^qdisc mq 0: root $",
+	{ "and changes nothing",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 root handle 1: mq",
+	  2,
+	  "qdisc show dev eth0",
+	  "^qdisc mq 1: root $",
 	  1 },
-	{ "delete by unknown parent", {}, "qdisc del dev eth0 parent 5:1", 2, NULL,
-	  "Failed to find qdisc with specified classid", 1 },
-	{ "graft into an mq class", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 7", 0, "class show dev eth0",
-	  "^class mq 1:3 root leaf 30: $", 1 },
-	{ "class out of range", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc add dev eth0 parent 1:5 pfifo", 2, NULL, "Specified class not found", 1 },
-	{ "parent qdisc missing", {}, "qdisc add dev eth0 parent 7:1 pfifo", 2, NULL,
-	  "Failed to find specified qdisc", 1 },
+	{ "add without replace over another handle",
+	  { "qdisc add dev lo1 root pfifo" },
+	  "qdisc add dev lo1 root handle 3: pfifo",
+	  2,
+	  NULL,
+	  "NLM_F_REPLACE needed",
+	  1 },
+	{ "change of a missing qdisc",
+	  {},
+	  "qdisc change dev lo1 root pfifo limit 5",
+	  2,
+	  NULL,
+	  "Qdisc not found. To create specify NLM_F_CREATE flag",
+	  1 },
+	{ "change by handle",
+	  { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 handle 7: pfifo limit 5",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo 7: root refcnt 2 limit 5p$",
+	  1 },
+	{ "change to another kind",
+	  { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 root pfifo_fast",
+	  2,
+	  NULL,
+	  "Invalid qdisc name",
+	  1 },
+	{ "replace with another handle",
+	  { "qdisc add dev lo1 root handle 7: pfifo_fast" },
+	  "qdisc replace dev lo1 root handle 8: pfifo_fast",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo_fast 8: root",
+	  1 },
+	{ "delete a missing handle",
+	  { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc del dev lo1 root handle 2:",
+	  2,
+	  NULL,
+	  "Invalid handle",
+	  1 },
+	{ "delete twice",
+	  { "qdisc add dev eth0 root handle 1: mq", "qdisc del dev eth0 root" },
+	  "qdisc del dev eth0 root",
+	  2,
+	  NULL,
+	  "handle of zero",
+	  1 },
+	{ "delete brings the default back",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc del dev eth0 root handle 1:",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc mq 0: root $",
+	  1 },
+	{ "delete by unknown parent",
+	  {},
+	  "qdisc del dev eth0 parent 5:1",
+	  2,
+	  NULL,
+	  "Failed to find qdisc with specified classid",
+	  1 },
+	{ "graft into an mq class",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 7",
+	  0,
+	  "class show dev eth0",
+	  "^class mq 1:3 root leaf 30: $",
+	  1 },
+	{ "class out of range",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:5 pfifo",
+	  2,
+	  NULL,
+	  "Specified class not found",
+	  1 },
+	{ "parent qdisc missing",
+	  {},
+	  "qdisc add dev eth0 parent 7:1 pfifo",
+	  2,
+	  NULL,
+	  "Failed to find specified qdisc",
+	  1 },
 	{ "delete a class child puts the default back",
-	  { "qdisc add dev eth0 root handle 1: mq", "qdisc add dev eth0 parent 1:2 handle 9: pfifo" },
-	  "qdisc del dev eth0 parent 1:2", 0, "qdisc show dev eth0",
-	  "^qdisc pfifo_fast 0: parent 1:2 ", 1 },
+	  { "qdisc add dev eth0 root handle 1: mq",
+	    "qdisc add dev eth0 parent 1:2 handle 9: pfifo" },
+	  "qdisc del dev eth0 parent 1:2",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc pfifo_fast 0: parent 1:2 ",
+	  1 },
 	{ "invalid parent keeps mq and its children",
 	  { "qdisc add dev eth16 root handle 1: mq" },
-	  "qdisc replace dev eth16 parent ffff:fff1 handle 1: mq", 2, "qdisc show dev eth16",
-	  "^qdisc pfifo_fast 0: parent 1:", 16 },
-	{ "mq on a single-queue device", {}, "qdisc add dev lo1 root handle 1: mq", 2, NULL,
-	  "Operation not supported", 1 },
-	{ "mq below the root", { "qdisc add dev eth0 root handle 1: mq" },
-	  "qdisc add dev eth0 parent 1:1 handle 7: mq", 2, NULL, "Operation not supported", 1 },
-	{ "mqprio on a single-queue device", {},
-	  "qdisc add dev lo1 root mqprio num_tc 1 map 0 queues 1@0 hw 0", 2, NULL,
-	  "Operation not supported", 1 },
-	{ "ingress names parent, handle and kind", {}, "qdisc add dev eth0 ingress", 0,
-	  "qdisc show dev eth0", "^qdisc ingress ffff: parent ffff:fff1 ", 1 },
-	{ "ingress takes its options", {}, "qdisc add dev lo1 ingress rate 8kbit burst 1500", 0,
-	  "qdisc show dev lo1", " parent ffff:fff1 .*rate 8Kbit burst 1500b $", 1 },
-	{ "ingress after a parent", {}, "qdisc add dev eth0 parent ffff:fff1 ingress", 255, NULL,
-	  "\"ingress\" is a duplicate parent ID", 1 },
-	{ "ingress deleted by the same word", { "qdisc add dev eth0 ingress" },
-	  "qdisc del dev eth0 ingress", 0, "qdisc show dev eth0", "ingress", 0 },
-	{ "unknown kind", {}, "qdisc add dev eth0 root foo", 2, NULL,
-	  "Specified qdisc kind is unknown", 1 },
-	{ "option for a kind without options", {}, "qdisc add dev eth0 root handle 1: mq foo", 1,
-	  NULL, "hence option \"foo\" is unparsable", 1 },
-	{ "unknown device", {}, "qdisc add dev nope root pfifo", 1, NULL,
-	  "Cannot find device \"nope\"", 1 },
+	  "qdisc replace dev eth16 parent ffff:fff1 handle 1: mq",
+	  2,
+	  "qdisc show dev eth16",
+	  "^qdisc pfifo_fast 0: parent 1:",
+	  16 },
+	{ "mq on a single-queue device",
+	  {},
+	  "qdisc add dev lo1 root handle 1: mq",
+	  2,
+	  NULL,
+	  "Operation not supported",
+	  1 },
+	{ "mq below the root",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:1 handle 7: mq",
+	  2,
+	  NULL,
+	  "Operation not supported",
+	  1 },
+	{ "mqprio on a single-queue device",
+	  {},
+	  "qdisc add dev lo1 root mqprio num_tc 1 map 0 queues 1@0 hw 0",
+	  2,
+	  NULL,
+	  "Operation not supported",
+	  1 },
+	{ "ingress names parent, handle and kind",
+	  {},
+	  "qdisc add dev eth0 ingress",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc ingress ffff: parent ffff:fff1 ",
+	  1 },
+	{ "ingress takes its options",
+	  {},
+	  "qdisc add dev lo1 ingress rate 8kbit burst 1500",
+	  0,
+	  "qdisc show dev lo1",
+	  " parent ffff:fff1 .*rate 8Kbit burst 1500b $",
+	  1 },
+	{ "ingress after a parent",
+	  {},
+	  "qdisc add dev eth0 parent ffff:fff1 ingress",
+	  255,
+	  NULL,
+	  "\"ingress\" is a duplicate parent ID",
+	  1 },
+	{ "ingress deleted by the same word",
+	  { "qdisc add dev eth0 ingress" },
+	  "qdisc del dev eth0 ingress",
+	  0,
+	  "qdisc show dev eth0",
+	  "ingress",
+	  0 },
+	{ "unknown kind",
+	  {},
+	  "qdisc add dev eth0 root foo",
+	  2,
+	  NULL,
+	  "Specified qdisc kind is unknown",
+	  1 },
+	{ "option for a kind without options",
+	  {},
+	  "qdisc add dev eth0 root handle 1: mq foo",
+	  1,
+	  NULL,
+	  "hence option \"foo\" is unparsable",
+	  1 },
+	{ "unknown device",
+	  {},
+	  "qdisc add dev nope root pfifo",
+	  1,
+	  NULL,
+	  "Cannot find device \"nope\"",
+	  1 },
 	/* tc exits with -1 (255) on these */
 	{ "unknown verb", {}, "qdisc frob dev eth0", 255, NULL, "\"frob\" is unknown", 1 },
-	{ "duplicate parent", {}, "qdisc add dev eth0 root parent 1:1 pfifo", 255, NULL,
-	  "Error: duplicate \"parent\": \"1:1\" is the second value.", 1 },
-	{ "duplicate root", {}, "qdisc add dev eth0 parent 1:1 root pfifo", 255, NULL,
-	  "Error: \"root\" is duplicate parent ID", 1 },
-	{ "duplicate handle", {}, "qdisc add dev eth0 handle 1: handle 2: root pfifo", 255, NULL,
-	  "Error: duplicate \"handle\": \"handle\" is the second value.", 1 },
-	{ "incomplete", {}, "qdisc add dev eth0 root handle", 255, NULL,
-	  "Command line is not complete", 1 },
-	{ "ingress ignores a handle, as tc", {}, "qdisc add dev eth0 ingress handle 5:", 0,
-	  "qdisc show dev eth0", "^qdisc ingress ffff: parent ffff:fff1 ---------------- $", 1 },
-	/* mqprio */
-	{ "mqprio", {}, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
-			"queues 2@0 2@2 hw 0", 0, "qdisc show dev eth0",
-	  "^qdisc mqprio 2: root tc 2 map 0 0 0 0 1 1 1 1 0 0 0 0 0 0 0 0", 1 },
-	{ "mqprio queue ranges", {}, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 1 "
-			"queues 1@0 3@1 hw 0", 0, "qdisc show dev eth0", "queues:\\(0:0\\) \\(1:3\\)",
+	{ "duplicate parent",
+	  {},
+	  "qdisc add dev eth0 root parent 1:1 pfifo",
+	  255,
+	  NULL,
+	  "Error: duplicate \"parent\": \"1:1\" is the second value.",
 	  1 },
-	{ "mqprio overlap, unsorted", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
-			"queues 2@2 3@0 hw 0", 2, NULL,
-	  "TC 0 queues 2@2 overlap with TC 1 queues 3@0", 1 },
-	{ "mqprio beyond real_num_txq", {}, "qdisc add dev half0 root mqprio num_tc 2 map 0 1 "
-			"queues 1@0 2@1 hw 0", 2, NULL,
-	  "Queues 2:1 for TC 1 exceed the 2 TX queues available", 1 },
-	{ "mqprio empty class", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
-			"queues 2@0 0@2 hw 0", 2, NULL, "No queues for TC 1", 1 },
-	{ "mqprio bad map", {}, "qdisc add dev eth0 root mqprio num_tc 2 map 0 2 "
-			"queues 2@0 2@2 hw 0", 2, NULL, "Invalid traffic class in priority", 1 },
-	{ "mqprio too many tcs", {}, "qdisc add dev eth0 root mqprio num_tc 17", 2, NULL,
-	  "Number of traffic classes is outside valid range", 1 },
-	{ "mqprio 17 map entries", {}, "qdisc add dev eth0 root mqprio num_tc 2 map "
-			"0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 queues 2@0 2@2 hw 0", 1, NULL,
-	  "\"1\" is wrong: unknown argument", 1 },
-	{ "mqprio more pairs than tcs", {}, "qdisc add dev eth0 root mqprio num_tc 1 map 0 "
-			"queues 2@0 2@2 hw 0", 1, NULL, "can not be higher than given num_tc 1", 1 },
-	{ "mqprio hw offload", {}, "qdisc add dev eth0 root mqprio num_tc 1 map 0 queues 4@0",
-	  2, NULL, "does not support hardware offload", 1 },
-	{ "refused mqprio keeps the old root", {},
-	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 queues 2@0 3@1 hw 0", 2,
-	  "qdisc show dev eth0", "^qdisc mq 0: root $", 1 },
+	{ "duplicate root",
+	  {},
+	  "qdisc add dev eth0 parent 1:1 root pfifo",
+	  255,
+	  NULL,
+	  "Error: \"root\" is duplicate parent ID",
+	  1 },
+	{ "duplicate handle",
+	  {},
+	  "qdisc add dev eth0 handle 1: handle 2: root pfifo",
+	  255,
+	  NULL,
+	  "Error: duplicate \"handle\": \"handle\" is the second value.",
+	  1 },
+	{ "incomplete",
+	  {},
+	  "qdisc add dev eth0 root handle",
+	  255,
+	  NULL,
+	  "Command line is not complete",
+	  1 },
+	{ "ingress ignores a handle, as tc",
+	  {},
+	  "qdisc add dev eth0 ingress handle 5:",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc ingress ffff: parent ffff:fff1 ---------------- $",
+	  1 },
+	/* mqprio */
+	{ "mqprio",
+	  {},
+	  "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
+	  "queues 2@0 2@2 hw 0",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc mqprio 2: root tc 2 map 0 0 0 0 1 1 1 1 0 0 0 0 0 0 0 0",
+	  1 },
+	{ "mqprio queue ranges",
+	  {},
+	  "qdisc add dev eth0 root handle 2: mqprio num_tc 2 map 0 1 "
+	  "queues 1@0 3@1 hw 0",
+	  0,
+	  "qdisc show dev eth0",
+	  "queues:\\(0:0\\) \\(1:3\\)",
+	  1 },
+	{ "mqprio overlap, unsorted",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
+	  "queues 2@2 3@0 hw 0",
+	  2,
+	  NULL,
+	  "TC 0 queues 2@2 overlap with TC 1 queues 3@0",
+	  1 },
+	{ "mqprio beyond real_num_txq",
+	  {},
+	  "qdisc add dev half0 root mqprio num_tc 2 map 0 1 "
+	  "queues 1@0 2@1 hw 0",
+	  2,
+	  NULL,
+	  "Queues 2:1 for TC 1 exceed the 2 TX queues available",
+	  1 },
+	{ "mqprio empty class",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 "
+	  "queues 2@0 0@2 hw 0",
+	  2,
+	  NULL,
+	  "No queues for TC 1",
+	  1 },
+	{ "mqprio bad map",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 2 "
+	  "queues 2@0 2@2 hw 0",
+	  2,
+	  NULL,
+	  "Invalid traffic class in priority",
+	  1 },
+	{ "mqprio too many tcs",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 17",
+	  2,
+	  NULL,
+	  "Number of traffic classes is outside valid range",
+	  1 },
+	{ "mqprio 17 map entries",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map "
+	  "0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 queues 2@0 2@2 hw 0",
+	  1,
+	  NULL,
+	  "\"1\" is wrong: unknown argument",
+	  1 },
+	{ "mqprio more pairs than tcs",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 1 map 0 "
+	  "queues 2@0 2@2 hw 0",
+	  1,
+	  NULL,
+	  "can not be higher than given num_tc 1",
+	  1 },
+	{ "mqprio hw offload",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 1 map 0 queues 4@0",
+	  2,
+	  NULL,
+	  "does not support hardware offload",
+	  1 },
+	{ "refused mqprio keeps the old root",
+	  {},
+	  "qdisc add dev eth0 root mqprio num_tc 2 map 0 1 queues 2@0 3@1 hw 0",
+	  2,
+	  "qdisc show dev eth0",
+	  "^qdisc mq 0: root $",
+	  1 },
 };
 
 static int count_matches(const char *pattern, const char *text)
@@ -239,10 +491,10 @@ static void expect_exact(const char *dev, unsigned flags, const char *obj, const
 #define ZSTATS                                                        \
 	" Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n" \
 	" backlog 0b 0p requeues 0\n"
-#define PFF_JSON                                                                 \
+#define PFF_JSON                                                                  \
 	"\"options\":{\"bands\":3,\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1]," \
 	"\"multiqueue\":false}"
-#define ZJSON                                                                                \
+#define ZJSON                                                                                   \
 	",\"bytes\":0,\"packets\":0,\"drops\":0,\"overlimits\":0,\"requeues\":0,\"backlog\":0," \
 	"\"qlen\":0"
 
@@ -252,8 +504,8 @@ static void test_exact_default_4q(void **state)
 	expect_exact("eth0", 0, "qdisc",
 		     "qdisc mq 0: root \n" CHILD("4") CHILD("3") CHILD("2") CHILD("1"));
 	expect_exact("eth0", MQTX_CTL_F_STATS, "qdisc",
-		     "qdisc mq 0: root \n" ZSTATS CHILD("4") ZSTATS CHILD("3") ZSTATS
-			     CHILD("2") ZSTATS CHILD("1") ZSTATS);
+		     "qdisc mq 0: root \n" ZSTATS CHILD("4") ZSTATS CHILD("3") ZSTATS CHILD("2")
+			     ZSTATS CHILD("1") ZSTATS);
 	expect_exact("eth0", MQTX_CTL_F_JSON, "qdisc",
 		     "[{\"kind\":\"mq\",\"handle\":\"0:\",\"root\":true,\"options\":{}},"
 		     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"parent\":\":4\"," PFF_JSON "},"
@@ -278,9 +530,10 @@ static void test_exact_default_1q(void **state)
 	expect_exact("lo1", 0, "qdisc", "qdisc pfifo_fast 0: root refcnt 2 " PFF "\n");
 	expect_exact("lo1", MQTX_CTL_F_STATS, "qdisc",
 		     "qdisc pfifo_fast 0: root refcnt 2 " PFF "\n" ZSTATS);
-	expect_exact("lo1", MQTX_CTL_F_JSON | MQTX_CTL_F_STATS, "qdisc",
-		     "[{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"root\":true,\"refcnt\":2,"
-		     PFF_JSON ZJSON "}]\n");
+	expect_exact(
+		"lo1", MQTX_CTL_F_JSON | MQTX_CTL_F_STATS, "qdisc",
+		"[{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"root\":true,\"refcnt\":2," PFF_JSON
+			ZJSON "}]\n");
 	expect_exact("lo1", 0, "class", "");
 }
 
@@ -366,10 +619,14 @@ static void test_exact_mqprio_classes(void **state)
 
 	(void)state;
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
-	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 root handle 2: mqprio num_tc 2 "
-				     "map 0 0 0 0 1 1 1 1 queues 1@0 2@1 hw 0", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl,
+				     "qdisc add dev eth0 root handle 2: mqprio num_tc 2 "
+				     "map 0 0 0 0 1 1 1 1 queues 1@0 2@1 hw 0",
+				     NULL, NULL),
+			 0);
 	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 parent 2:2 handle 20: pfifo limit 5",
-				     NULL, NULL), 0);
+				     NULL, NULL),
+			 0);
 	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
 	assert_string_equal(out, "class mqprio 2:ffe0 root \n"
 				 "class mqprio 2:ffe1 root \n"
@@ -384,29 +641,29 @@ static void test_exact_mqprio_classes(void **state)
 	send(ctl, pool, 1, 50, 0, 2);	/* queue 2, in TC 1's range */
 	send(ctl, pool, 1, 60, 0, 3);	/* queue 3, in no range */
 	assert_int_equal(fixture_run(ctl, "-s class show dev eth0", &out, &err), 0);
-	assert_string_equal(out,
-		"class mqprio 2:ffe0 root \n"
-		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n"
-		"class mqprio 2:ffe1 root \n"
-		" Sent 450 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n"
-		"class mqprio 2:1 parent 2:ffe0 \n"
-		" Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n"
-		"class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
-		" Sent 400 bytes 2 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n"
-		"class mqprio 2:3 parent 2:ffe1 \n"
-		" Sent 50 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n"
-		"class mqprio 2:4 parent none \n"
-		" Sent 60 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
-		" backlog 0b 0p requeues 0\n");
+	assert_string_equal(out, "class mqprio 2:ffe0 root \n"
+				 " Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n"
+				 "class mqprio 2:ffe1 root \n"
+				 " Sent 450 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n"
+				 "class mqprio 2:1 parent 2:ffe0 \n"
+				 " Sent 300 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n"
+				 "class mqprio 2:2 parent 2:ffe1 leaf 20: \n"
+				 " Sent 400 bytes 2 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n"
+				 "class mqprio 2:3 parent 2:ffe1 \n"
+				 " Sent 50 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n"
+				 "class mqprio 2:4 parent none \n"
+				 " Sent 60 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				 " backlog 0b 0p requeues 0\n");
 	free(out);
 	free(err);
 	assert_int_equal(fixture_run(ctl, "-j class show dev eth0", &out, &err), 0);
-	assert_string_equal(out,
+	assert_string_equal(
+		out,
 		"[{\"class\":\"mqprio\",\"handle\":\"2:ffe0\",\"root\":true,\"options\":{}},"
 		"{\"class\":\"mqprio\",\"handle\":\"2:ffe1\",\"root\":true,\"options\":{}},"
 		"{\"class\":\"mqprio\",\"handle\":\"2:1\",\"parent\":\"2:ffe0\",\"options\":{}},"
@@ -417,7 +674,8 @@ static void test_exact_mqprio_classes(void **state)
 	free(out);
 	free(err);
 	/* mq again: the traffic classes go with mqprio, and so do their classes. */
-	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth0 root handle 3: mq", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev eth0 root handle 3: mq", NULL, NULL),
+			 0);
 	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
 	assert_string_equal(out, "class mq 3:1 root \nclass mq 3:2 root \n"
 				 "class mq 3:3 root \nclass mq 3:4 root \n");
@@ -457,7 +715,8 @@ static void test_exact_units(void **state)
 			    "qdisc codel 20: parent 1:2 limit 1000p target 5ms interval 100ms ecn\n"
 			    "qdisc ingress ffff: parent ffff:fff1 ---------------- \n");
 	o.len = 0;
-	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_JSON, &o, &e), 0);
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_JSON, &o, &e),
+			 0);
 	assert_string_equal(o.data,
 			    "[{\"kind\":\"mq\",\"handle\":\"1:\",\"root\":true,\"options\":{}},"
 			    "{\"kind\":\"bfifo\",\"handle\":\"30:\",\"parent\":\"1:3\","

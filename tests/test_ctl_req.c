@@ -25,8 +25,9 @@ static int run_req(struct mqtx_ctl *ctl, const char *line, int fd, unsigned owne
 		   unsigned pools, char **o, char **e)
 {
 	char who[32];
-	struct mqtx_ctl_req req = { .fd = fd, .owner = owner, .who = who, .max_jobs = jobs,
-				    .max_pools = pools };
+	struct mqtx_ctl_req req = {
+		.fd = fd, .owner = owner, .who = who, .max_jobs = jobs, .max_pools = pools
+	};
 	struct mqtx_buf out, err;
 	char **argv;
 	int argc, rc;
@@ -83,11 +84,16 @@ static void test_file_word(void **state)
 		const char *line;
 		int word;
 	} cases[] = {
-		{ "replay x.pcap dev eth0", 1 },  { "-s replay x.pcap dev eth0", 2 },
-		{ "rep x.pcap dev eth0 loop 2", 1 }, { "replay show", -1 },
-		{ "replay stop all", -1 },	   { "replay help", -1 },
-		{ "replay x.pcap help", -1 },	   { "replay", -1 },
-		{ "gen dev eth0", -1 },		   { "dev show", -1 },
+		{ "replay x.pcap dev eth0", 1 },
+		{ "-s replay x.pcap dev eth0", 2 },
+		{ "rep x.pcap dev eth0 loop 2", 1 },
+		{ "replay show", -1 },
+		{ "replay stop all", -1 },
+		{ "replay help", -1 },
+		{ "replay x.pcap help", -1 },
+		{ "replay", -1 },
+		{ "gen dev eth0", -1 },
+		{ "dev show", -1 },
 	};
 
 	(void)state;
@@ -112,7 +118,8 @@ static void test_replay_from_fd(void **state)
 
 	(void)state;
 	assert_int_equal(run_req(ctl, "replay no-such-name.pcap dev eth0 topspeed loop 2", fd, 7, 0,
-				 0, &o, &e), MQTX_CTL_OK);
+				 0, &o, &e),
+			 MQTX_CTL_OK);
 	assert_non_null(strstr(o, "replay 1 started on eth0"));
 	free(o), free(e);
 	o = wait_done(ctl, "replay", 1);

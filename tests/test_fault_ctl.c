@@ -34,11 +34,15 @@ struct fault_case {
 static const struct fault_case cases[] = {
 	/* dev add: every driver kind, with and without options */
 	{ {}, "dev add n0 type null", 0 },
-	{ {}, "dev add n1 type null txqueues 4 maxqueues 8 txqueuelen 500 mtu 9000 quota 32 bql "
-	      "hash toeplitz key " KEY40 " l4 up", 0 },
+	{ {},
+	  "dev add n1 type null txqueues 4 maxqueues 8 txqueuelen 500 mtu 9000 quota 32 bql "
+	  "hash toeplitz key " KEY40 " l4 up",
+	  0 },
 	{ {}, "dev add s0 type sim", 0 },
-	{ {}, "dev add s1 type sim txqueues 2 maxqueues 4 ring 128 rate 1gbit coalesce 50us bql "
-	      "hash jhash seed 7 up", 0 },
+	{ {},
+	  "dev add s1 type sim txqueues 2 maxqueues 4 ring 128 rate 1gbit coalesce 50us bql "
+	  "hash jhash seed 7 up",
+	  0 },
 	{ {}, "dev add s2 type sim rate 10kpps up", 0 },
 	{ {}, "dev add l0 type loopback", 0 },
 	{ {}, "dev add l1 type loopback txqueues 2 hash toeplitz-sym up", 0 },
@@ -63,7 +67,9 @@ static const struct fault_case cases[] = {
 	{ {}, "dev set eth0 hash toeplitz-sym txqueues 2", 0 },
 	{ {}, "dev set eth0 hash jhash seed 9 txqueues 3 down", 0 },
 	{ { "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
-	    "queues 8@0 8@8 hw 0" }, "dev set eth16 txqueues 4", 0 },
+	    "queues 8@0 8@8 hw 0" },
+	  "dev set eth16 txqueues 4",
+	  0 },
 	{ {}, "dev set eth0 txqueues 9", 1 },
 	/* dev set: the settings of mqtx_dev_change(), and a refusal */
 	{ {}, "dev set eth0 mtu 9000 txqueuelen 300 txqueues 2", 0 },
@@ -92,8 +98,10 @@ static const struct fault_case cases[] = {
 	{ {}, "qdisc add dev lo1 root handle 1: fq_codel", 0 },
 	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: fq_codel", 0 },
 	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: mq", 0 },
-	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: mqprio num_tc 4 map 0 1 2 3 queues 1@0 "
-		   "1@1 1@2 1@3 hw 0", 0 },
+	{ { MQ1 },
+	  "qdisc replace dev eth0 root handle 2: mqprio num_tc 4 map 0 1 2 3 queues 1@0 "
+	  "1@1 1@2 1@3 hw 0",
+	  0 },
 	{ {}, "qdisc replace dev eth16 root handle 1: tbf rate 8mbit burst 32kb limit 100kb", 0 },
 	{ { SIM0 }, "qdisc replace dev sim0 root handle 1: mq", 0 },
 	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: pfifo limit 9", 0 },
@@ -104,9 +112,12 @@ static const struct fault_case cases[] = {
 	{ { MQ1 }, "qdisc replace dev eth0 root handle 2: codel limit 50", 0 },
 	{ { MQ1 }, "qdisc replace dev eth0 root noqueue", 0 },
 	{ { PRIO1 }, "qdisc replace dev eth0 root handle 2: mqprio", 2 },
-	{ {}, "qdisc replace dev half0 root handle 1: mqprio num_tc 2 map 0 1 queues 1@0 1@1 "
-	      "hw 0", 0 },
-	{ { "qdisc add dev eth0 ingress" }, "qdisc replace dev eth0 ingress rate 8kbit burst 1500",
+	{ {},
+	  "qdisc replace dev half0 root handle 1: mqprio num_tc 2 map 0 1 queues 1@0 1@1 "
+	  "hw 0",
+	  0 },
+	{ { "qdisc add dev eth0 ingress" },
+	  "qdisc replace dev eth0 ingress rate 8kbit burst 1500",
 	  0 },
 	{ { MQ1 }, MQ1, 0 },
 	{ { MQ1 }, "qdisc add dev eth0 root handle 1: mq", 2 },
@@ -116,58 +127,83 @@ static const struct fault_case cases[] = {
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 pfifo_head_drop", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 handle 40: pfifo_fast", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 prio", 0 },
-	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 tbf rate 1mbit burst 5kb latency 70ms "
-		   "peakrate 2mbit mtu 1540", 0 },
+	{ { MQ1 },
+	  "qdisc add dev eth0 parent 1:2 tbf rate 1mbit burst 5kb latency 70ms "
+	  "peakrate 2mbit mtu 1540",
+	  0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 codel", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 fq_codel", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 ingress", 255 },
 	{ { MQ1, "qdisc add dev eth0 parent 1:3 handle 30: fq_codel" },
-	  "qdisc replace dev eth0 parent 1:3 handle 31: prio", 0 },
+	  "qdisc replace dev eth0 parent 1:3 handle 31: prio",
+	  0 },
 	{ { PRIO1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
-	  "qdisc replace dev eth0 parent 1:1 handle 11: codel", 0 },
+	  "qdisc replace dev eth0 parent 1:1 handle 11: codel",
+	  0 },
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
-	  "qdisc add dev eth16 parent 1:9 handle 9: tbf rate 1mbit burst 10kb limit 10kb", 0 },
+	  "qdisc add dev eth16 parent 1:9 handle 9: tbf rate 1mbit burst 10kb limit 10kb",
+	  0 },
 	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
-	  "qdisc replace dev eth0 parent 1:1 handle 11: bfifo limit 3000", 0 },
+	  "qdisc replace dev eth0 parent 1:1 handle 11: bfifo limit 3000",
+	  0 },
 	{ { PRIO1 }, "qdisc add dev eth0 parent 1:2 handle 20: fq_codel", 0 },
 	{ { PRIO1 }, "qdisc replace dev eth0 parent 1:4 tbf rate 1mbit burst 10kb limit 10kb", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 handle 7: mq", 2 },
 	/* qdisc change */
 	{ { PRIO1 }, "qdisc change dev eth0 root handle 1: prio bands 8", 0 },
-	{ { PRIO1 }, "qdisc change dev eth0 handle 1: prio bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 "
-		     "1 1 1 1", 0 },
+	{ { PRIO1 },
+	  "qdisc change dev eth0 handle 1: prio bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 "
+	  "1 1 1 1",
+	  0 },
 	{ { "qdisc add dev eth0 root handle 5: tbf rate 8mbit burst 32kb limit 100kb" },
-	  "qdisc change dev eth0 root handle 5: tbf rate 16mbit burst 64kb latency 20ms", 0 },
-	{ { "qdisc add dev lo1 root handle 7: pfifo" }, "qdisc change dev lo1 handle 7: pfifo "
-							  "limit 3", 0 },
-	{ { "qdisc add dev lo1 root handle 7: bfifo" }, "qdisc change dev lo1 handle 7: bfifo "
-							  "limit 100", 0 },
-	{ { "qdisc add dev lo1 root handle 7: codel" }, "qdisc change dev lo1 handle 7: codel "
-							  "target 1ms limit 3", 0 },
+	  "qdisc change dev eth0 root handle 5: tbf rate 16mbit burst 64kb latency 20ms",
+	  0 },
+	{ { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 handle 7: pfifo "
+	  "limit 3",
+	  0 },
+	{ { "qdisc add dev lo1 root handle 7: bfifo" },
+	  "qdisc change dev lo1 handle 7: bfifo "
+	  "limit 100",
+	  0 },
+	{ { "qdisc add dev lo1 root handle 7: codel" },
+	  "qdisc change dev lo1 handle 7: codel "
+	  "target 1ms limit 3",
+	  0 },
 	{ { "qdisc add dev lo1 root handle 7: fq_codel" },
-	  "qdisc change dev lo1 handle 7: fq_codel limit 3 target 2ms", 0 },
+	  "qdisc change dev lo1 handle 7: fq_codel limit 3 target 2ms",
+	  0 },
 	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo_head_drop" },
-	  "qdisc change dev eth0 parent 1:1 handle 10: pfifo_head_drop limit 2", 0 },
-	{ { "qdisc add dev lo1 ingress" }, "qdisc change dev lo1 ingress rate 1mbit burst 2000",
+	  "qdisc change dev eth0 parent 1:1 handle 10: pfifo_head_drop limit 2",
+	  0 },
+	{ { "qdisc add dev lo1 ingress" },
+	  "qdisc change dev lo1 ingress rate 1mbit burst 2000",
 	  0 },
 	{ {}, "qdisc change dev lo1 root pfifo limit 5", 2 },
 	{ { MQ1 }, "qdisc change dev eth0 root handle 1: mq", 0 },
-	{ { "qdisc add dev lo1 root handle 7: pfifo_fast" }, "qdisc change dev lo1 handle 7: "
-							       "pfifo_fast", 0 },
+	{ { "qdisc add dev lo1 root handle 7: pfifo_fast" },
+	  "qdisc change dev lo1 handle 7: "
+	  "pfifo_fast",
+	  0 },
 	{ { "qdisc add dev eth0 root handle 7: mqprio num_tc 2 map 0 1 queues 2@0 2@2 hw 0" },
-	  "qdisc change dev eth0 handle 7: mqprio num_tc 1 map 0 queues 4@0 hw 0", 2 },
+	  "qdisc change dev eth0 handle 7: mqprio num_tc 1 map 0 queues 4@0 hw 0",
+	  2 },
 	/* qdisc del */
 	{ { PRIO1 }, "qdisc del dev eth0 root", 0 },
 	{ { MQ1 }, "qdisc del dev eth0 root handle 1:", 0 },
-	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: pfifo" }, "qdisc del dev eth0 parent 1:2",
+	{ { MQ1, "qdisc add dev eth0 parent 1:2 handle 9: pfifo" },
+	  "qdisc del dev eth0 parent 1:2",
 	  0 },
-	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" }, "qdisc del dev eth0 "
-									"handle 30:", 0 },
+	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" },
+	  "qdisc del dev eth0 "
+	  "handle 30:",
+	  0 },
 	{ { "qdisc add dev eth0 ingress" }, "qdisc del dev eth0 ingress", 0 },
 	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
-	  "qdisc del dev eth16 root", 0 },
+	  "qdisc del dev eth16 root",
+	  0 },
 	/* generators and replays */
 	{ {}, "gen dev eth0 count 8", 0 },
 	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },
@@ -176,10 +212,13 @@ static const struct fault_case cases[] = {
 	{ {}, "gen dev down0 count 1", 2 },
 	{ {}, "replay @DATA@/good.pcap dev eth0 topspeed", 0 },
 	{ {}, "replay @DATA@/good.pcapng dev eth16 topspeed loop 2", 0 },
-	{ { "replay @DATA@/good.pcap dev eth0 topspeed" }, "replay @DATA@/good.pcap dev lo1 "
-							     "rate 1mbit", 0 },
+	{ { "replay @DATA@/good.pcap dev eth0 topspeed" },
+	  "replay @DATA@/good.pcap dev lo1 "
+	  "rate 1mbit",
+	  0 },
 	{ {}, "replay @DATA@/corrupt.pcap dev eth0", 1 },
-	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" }, "gen stop all",
+	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" },
+	  "gen stop all",
 	  0 },
 	{ { "gen dev eth0 count 2" }, "gen stop 1", 0 },
 	/* the dispatcher and the output of every read-only command (what mqtxd sends back) */
@@ -187,7 +226,8 @@ static const struct fault_case cases[] = {
 	{ { PRIO1, "qdisc add dev eth0 ingress" }, "-j -s qdisc show dev eth0", 0 },
 	{ { MQ1 }, "-s class show dev eth0", 0 },
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
-	  "-j class show dev eth16", 0 },
+	  "-j class show dev eth16",
+	  0 },
 	{ { SIM0 }, "-s dev show", 0 },
 	{ {}, "-j -s dev show", 0 },
 	{ {}, "dev stats eth16", 0 },
@@ -245,8 +285,8 @@ static void queue_packets(struct world *w)
 			continue;
 		mqtx_dev_stop_all_queues(dev);
 		for (uint16_t n = 0; n < QUEUED_PER_DEV; n++) {
-			struct mqtx_pkt *p = test_udp_pkt(w->pool, 0x0b000001u + n, 1000 + n, 80,
-							  n);
+			struct mqtx_pkt *p =
+				test_udp_pkt(w->pool, 0x0b000001u + n, 1000 + n, 80, n);
 
 			assert_non_null(p);
 			mqtx_dev_xmit(dev, p);
@@ -353,12 +393,12 @@ static long fail_each(struct world *w, const struct fault_case *c, char **out, l
 				 k, rc, MQTX_CTL_EREFUSED);
 		settle(w->ctl);
 		if (fi_live() != live)
-			fail_msg("\"%s\": allocation %ld failed, yet %ld blocks leaked", c->cmd,
-				 k, fi_live() - live);
+			fail_msg("\"%s\": allocation %ld failed, yet %ld blocks leaked", c->cmd, k,
+				 fi_live() - live);
 		snap_take(w->ctl, &after);
 		if (!snap_same(&before, &after, why, sizeof(why)))
-			fail_msg("\"%s\": allocation %ld failed, yet the state changed: %s",
-				 c->cmd, k, why);
+			fail_msg("\"%s\": allocation %ld failed, yet the state changed: %s", c->cmd,
+				 k, why);
 		snap_free(&after);
 	}
 	snap_free(&before);
@@ -409,7 +449,8 @@ int main(void)
 	/* Installed before any object exists, so that the live count is exact. */
 	mqtx_set_allocator(&fi_allocator);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tests[i] = (struct CMUnitTest){ .name = cases[i].cmd, .test_func = test_case,
+		tests[i] = (struct CMUnitTest){ .name = cases[i].cmd,
+						.test_func = test_case,
 						.initial_state = (void *)&cases[i] };
 	}
 	rc = _cmocka_run_group_tests("fault_ctl", tests, sizeof(tests) / sizeof(tests[0]), NULL,

@@ -156,8 +156,9 @@ static void test_frames_valid_ipv6(void **state)
 				uint32_t want = mqtx_gen_frame_size(&cfg, seq);
 
 				assert_true(want == min || want == 594 || want == 1518);
-				assert_int_equal(check_frame_tc(buf, (size_t)len, want - 4, v, 0xb8),
-						 cfg.proto);
+				assert_int_equal(
+					check_frame_tc(buf, (size_t)len, want - 4, v, 0xb8),
+					cfg.proto);
 				/* the source's last 32 bits walk 1..4 under 2001:db8:: */
 				assert_int_equal(get16(ip + 8), 0x2001);
 				assert_int_equal(get16(ip + 20), 0);
@@ -165,7 +166,8 @@ static void test_frames_valid_ipv6(void **state)
 			}
 			for (uint32_t size = min; size <= 1522; size += 97) {
 				cfg.size = size;
-				check_frame_tc(buf, (size_t)mqtx_gen_build(&cfg, 7, buf, sizeof(buf)),
+				check_frame_tc(buf,
+					       (size_t)mqtx_gen_build(&cfg, 7, buf, sizeof(buf)),
 					       size - 4, v, 0xb8);
 			}
 		}
@@ -177,8 +179,9 @@ static void test_frames_valid_ipv6(void **state)
 	assert_int_equal(mqtx__gen_start(NULL, pool, &cfg, &job), -EINVAL);
 	assert_null(job);
 	cfg.size = 66;
-	assert_int_equal(check_frame_tc(buf, (size_t)mqtx_gen_build(&cfg, 0, buf, sizeof(buf)),
-					62, -1, 0xb8), IPPROTO_UDP);
+	assert_int_equal(check_frame_tc(buf, (size_t)mqtx_gen_build(&cfg, 0, buf, sizeof(buf)), 62,
+					-1, 0xb8),
+			 IPPROTO_UDP);
 }
 
 static void test_imix_and_flows(void **state)
@@ -231,7 +234,8 @@ static int tshark_count(const char *path, const char *filter)
 		return -1;
 	snprintf(cmd, sizeof(cmd),
 		 "tshark -r %s -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE "
-		 "-o tcp.check_checksum:TRUE -Y '%s' 2>/dev/null | wc -l", path, filter);
+		 "-o tcp.check_checksum:TRUE -Y '%s' 2>/dev/null | wc -l",
+		 path, filter);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_int_equal(fscanf(f, "%d", &n), 1);
@@ -317,8 +321,9 @@ static void test_tshark_ipv6(void **state)
 
 static struct mqtx_dev *null_dev(struct mqtx_clock *clock, uint32_t nq)
 {
-	struct mqtx_dev_cfg c = { .name = "g0", .ops = &mqtx_null_ops, .num_txq = nq,
-				  .clock = clock };
+	struct mqtx_dev_cfg c = {
+		.name = "g0", .ops = &mqtx_null_ops, .num_txq = nq, .clock = clock
+	};
 	struct mqtx_dev *dev;
 
 	assert_int_equal(mqtx_dev_create(&c, &dev), 0);
@@ -486,7 +491,8 @@ static void test_parsers(void **state)
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.9-10.0.0.1", &lo, &hi), -EINVAL);
 	assert_int_equal(mqtx__parse_ipv4_range("10.0.0.256", &lo, &hi), -EINVAL);
 	memset(base, 0, sizeof(base));
-	assert_int_equal(mqtx__parse_ipv6_range("2001:db8::1:fffe-2001:db8::2:1", base, &lo, &hi), 0);
+	assert_int_equal(mqtx__parse_ipv6_range("2001:db8::1:fffe-2001:db8::2:1", base, &lo, &hi),
+			 0);
 	assert_int_equal(lo, 0x1fffe);
 	assert_int_equal(hi, 0x20001);
 	assert_int_equal(base[0], 0x20);
@@ -510,10 +516,14 @@ static void test_parsers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frames_valid),  cmocka_unit_test(test_imix_and_flows),
-		cmocka_unit_test(test_tshark),	      cmocka_unit_test(test_count_exact),
-		cmocka_unit_test(test_frames_valid_ipv6), cmocka_unit_test(test_tshark_ipv6),
-		cmocka_unit_test(test_pacing_virtual), cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_frames_valid),
+		cmocka_unit_test(test_imix_and_flows),
+		cmocka_unit_test(test_tshark),
+		cmocka_unit_test(test_count_exact),
+		cmocka_unit_test(test_frames_valid_ipv6),
+		cmocka_unit_test(test_tshark_ipv6),
+		cmocka_unit_test(test_pacing_virtual),
+		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_parsers),
 	};
 

@@ -259,7 +259,9 @@ static void test_change(void **state)
 	struct mqtx_sim_cfg sc = { .ring = 128, .rate_pps = 5000 }, got;
 	struct mqtx_dev_settings set = { .mask = MQTX_DEV_SET_RING | MQTX_DEV_SET_RATE |
 						 MQTX_DEV_SET_COALESCE,
-					 .ring = 512, .rate_bps = 1000000000, .coalesce_ns = 50000 };
+					 .ring = 512,
+					 .rate_bps = 1000000000,
+					 .coalesce_ns = 50000 };
 	char msg[160];
 
 	mkdev(e, 2, 0, &sc);
@@ -271,7 +273,8 @@ static void test_change(void **state)
 	assert_int_equal(got.rate_pps, 0);
 	assert_int_equal(got.coalesce_ns, 50000);
 	assert_int_equal(got.stop_thresh, 64); /* the defaults follow the new ring */
-	set = (struct mqtx_dev_settings){ .mask = MQTX_DEV_SET_RING, .ring = MQTX_SIM_RING_MAX + 1 };
+	set = (struct mqtx_dev_settings){ .mask = MQTX_DEV_SET_RING,
+					  .ring = MQTX_SIM_RING_MAX + 1 };
 	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "ring 65537 out of range"));
 	assert_int_equal(mqtx_dev_open(e->dev), 0);
@@ -279,7 +282,8 @@ static void test_change(void **state)
 	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), -EBUSY);
 	assert_non_null(strstr(msg, "only while the device is down"));
 	set = (struct mqtx_dev_settings){ .mask = MQTX_DEV_SET_MTU | MQTX_DEV_SET_TXQUEUELEN,
-					  .mtu = 9000, .tx_queue_len = 50 };
+					  .mtu = 9000,
+					  .tx_queue_len = 50 };
 	assert_int_equal(mqtx_dev_change(e->dev, &set, msg, sizeof(msg)), 0);
 	assert_int_equal(mqtx_dev_mtu(e->dev), 9000);
 	assert_int_equal(mqtx_dev_tx_queue_len(e->dev), 50);

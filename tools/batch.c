@@ -67,8 +67,10 @@ static void report(enum line_status st, int err, const char *prog, const char *f
 	else if (st == LINE_ERR)
 		fprintf(stderr, "%s: %s:%d: cannot read: %s\n", prog, file, lineno, strerror(err));
 	else
-		fprintf(stderr, "%s: %s:%d: the file is larger than %u MiB, the most a command "
-			"file may hold\n", prog, file, lineno, BATCH_FILE_MAX >> 20);
+		fprintf(stderr,
+			"%s: %s:%d: the file is larger than %u MiB, the most a command "
+			"file may hold\n",
+			prog, file, lineno, BATCH_FILE_MAX >> 20);
 }
 
 /* Every line is read and split before any runs, so that a malformed line stops a batch

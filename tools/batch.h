@@ -9,7 +9,7 @@
 
 #include <mqtx/ctl.h>
 
-#define BATCH_LINE_MAX 65536u	    /* bytes in a line, its newline included */
+#define BATCH_LINE_MAX 65536u	   /* bytes in a line, its newline included */
 #define BATCH_FILE_MAX (16u << 20) /* bytes in a command file */
 
 /** One non-empty line of a command file. */

@@ -51,8 +51,8 @@ void result_free(struct result *r)
 	r->out = r->err = NULL;
 }
 
-static void set_result(struct result *r, int code, const char *out, size_t outlen,
-		       const char *err, size_t errlen)
+static void set_result(struct result *r, int code, const char *out, size_t outlen, const char *err,
+		       size_t errlen)
 {
 	r->code = code;
 	r->out = strndup(out ? out : "", outlen);
@@ -95,8 +95,10 @@ static int check_server(struct backend *b, struct result *r)
 	}
 	if (cr.uid == 0 || cr.uid == geteuid() || cr.uid == getuid())
 		return 0;
-	fail(r, "mqtx: %s is served by uid %u (pid %d), which is neither root nor you (uid %u); "
-	     "not talking to it\n", b->path, (unsigned)cr.uid, (int)cr.pid, (unsigned)getuid());
+	fail(r,
+	     "mqtx: %s is served by uid %u (pid %d), which is neither root nor you (uid %u); "
+	     "not talking to it\n",
+	     b->path, (unsigned)cr.uid, (int)cr.pid, (unsigned)getuid());
 	return -1;
 }
 
@@ -104,12 +106,16 @@ static int check_server(struct backend *b, struct result *r)
 static void lost_reply(struct backend *b, struct result *r, int e)
 {
 	if (e == EINTR) {
-		fail(r, "mqtx: interrupted (%s) while waiting for mqtxd's reply; the command may "
-		     "still complete in mqtxd\n", interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+		fail(r,
+		     "mqtx: interrupted (%s) while waiting for mqtxd's reply; the command may "
+		     "still complete in mqtxd\n",
+		     interrupted == SIGINT ? "SIGINT" : "SIGTERM");
 		r->signo = interrupted;
 	} else if (e == ETIMEDOUT) {
-		fail(r, "mqtx: %s: no reply from mqtxd within %g s (-timeout SECS waits longer); "
-		     "the command may still complete in mqtxd\n", b->path, b->timeout_ms / 1000.0);
+		fail(r,
+		     "mqtx: %s: no reply from mqtxd within %g s (-timeout SECS waits longer); "
+		     "the command may still complete in mqtxd\n",
+		     b->path, b->timeout_ms / 1000.0);
 	} else {
 		fail(r, "mqtx: %s: %s\n", b->path, e ? strerror(e) : "mqtxd closed the connection");
 	}
@@ -128,7 +134,8 @@ static int remote_connect(struct backend *b, struct result *r)
 	if (b->fd < 0) {
 		fail(r, "mqtx: cannot reach mqtxd at %s: %s%s\n", b->path, strerror(errno),
 		     errno == ENOENT || errno == ECONNREFUSED
-			     ? " (is mqtxd running? use -S PATH or -batch)" : "");
+			     ? " (is mqtxd running? use -S PATH or -batch)"
+			     : "");
 		return -1;
 	}
 	if (check_server(b, r) == 0)
@@ -159,8 +166,7 @@ static int open_file(int argc, char **argv, struct result *r)
 	return -2;
 }
 
-static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags,
-			struct result *r)
+static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags, struct result *r)
 {
 	struct proto_wait w = { .sigs = &nsignals, .seen = b->handled };
 	struct proto_reply rep;

@@ -14,9 +14,9 @@
 struct backend {
 	struct mqtx_ctl *ctl;	/* in-process, or NULL */
 	struct mqtx_jobs *jobs; /* the generators and replays of @ctl */
-	int fd;		      /* connected to mqtxd, or -1: connect on the next command */
+	int fd;			/* connected to mqtxd, or -1: connect on the next command */
 	const char *path;
-	int timeout_ms; /* wait for each part of a reply; negative: no limit */
+	int timeout_ms;	      /* wait for each part of a reply; negative: no limit */
 	sig_atomic_t handled; /* signals the caller has acted on: only a later one ends a wait */
 	unsigned flags;	      /* the command line's -s, -j, -d, for a job's final counters */
 };

@@ -58,8 +58,10 @@ static void dropped(const struct conn *c, const char *what)
  * allocation it could not get (a refusal, or output cut short). */
 static int over_memory(const struct conn *c, const struct mqtx_buf *out, struct mqtx_buf *err)
 {
-	mqtx_buf_printf(err, "mqtxd: %s is at its memory limit (%zu MiB, mqtxd --limit memory): "
-			"%s\n", c->who, quota_max() >> 20,
+	mqtx_buf_printf(err,
+			"mqtxd: %s is at its memory limit (%zu MiB, mqtxd --limit memory): "
+			"%s\n",
+			c->who, quota_max() >> 20,
 			out->nomem ? "its output was cut short" : "the command was refused");
 	return MQTX_CTL_EREFUSED;
 }
@@ -68,8 +70,11 @@ static int over_memory(const struct conn *c, const struct mqtx_buf *out, struct 
 static int run_request(struct conn *c, int argc, char **argv, unsigned flags, int file)
 {
 	const struct limits *l = &c->srv->lim;
-	struct mqtx_ctl_req req = { .fd = file, .owner = c->cr.uid, .who = c->who,
-				    .max_jobs = l->jobs, .max_pools = l->pools };
+	struct mqtx_ctl_req req = { .fd = file,
+				    .owner = c->cr.uid,
+				    .who = c->who,
+				    .max_jobs = l->jobs,
+				    .max_pools = l->pools };
 	struct proto_wait w = { .deadline = -1 };
 	struct mqtx_buf out, err;
 	int code, rc;
@@ -217,8 +222,10 @@ static bool within_clients(struct conn *c, char *why, size_t len)
 	}
 	if (quota_connect(c->acct, c->srv->lim.clients, &open) == 0)
 		return true;
-	snprintf(why, len, "mqtxd: %s has %u connections open, its limit (mqtxd --limit clients); "
-		 "try again when one has closed\n", c->who, open);
+	snprintf(why, len,
+		 "mqtxd: %s has %u connections open, its limit (mqtxd --limit clients); "
+		 "try again when one has closed\n",
+		 c->who, open);
 	c->acct = NULL;
 	return false;
 }

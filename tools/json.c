@@ -198,7 +198,7 @@ void json_free(struct json *v)
 
 struct json *json_parse(const char *text)
 {
-	struct reader r = {text};
+	struct reader r = { text };
 	struct json *v = calloc(1, sizeof(*v));
 
 	if (!v)

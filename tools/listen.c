@@ -115,8 +115,10 @@ static int clear_path(const char *path)
 	fd = sockpath_connect(path, 1000);
 	if (fd >= 0) {
 		close(fd);
-		fprintf(stderr, "mqtxd: %s: something that does not hold %s.lock answers on it; "
-			"not replacing it\n", path, path);
+		fprintf(stderr,
+			"mqtxd: %s: something that does not hold %s.lock answers on it; "
+			"not replacing it\n",
+			path, path);
 		return -1;
 	}
 	if (unlink(path) && errno != ENOENT) {
@@ -184,8 +186,10 @@ void listen_close(struct listener *l)
 	if (l->fd >= 0) {
 		close(l->fd);
 		if (l->ino && !same_file(l->path, l->dev, l->ino))
-			fprintf(stderr, "mqtxd: %s is no longer this daemon's socket; left as it "
-				"is\n", l->path);
+			fprintf(stderr,
+				"mqtxd: %s is no longer this daemon's socket; left as it "
+				"is\n",
+				l->path);
 		else if (l->ino)
 			unlink(l->path);
 		l->fd = -1;

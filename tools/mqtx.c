@@ -78,7 +78,8 @@ static int job_state(struct backend *b, char **show, char *state, size_t len, st
 		return -1;
 	j = json_parse(r->out);
 	snprintf(state, len, "%s",
-		 j && j->type == JSON_ARR && j->n ? json_str(&j->kids[0], "state", "done") : "done");
+		 j && j->type == JSON_ARR && j->n ? json_str(&j->kids[0], "state", "done")
+						  : "done");
 	json_free(j);
 	return 0;
 }
@@ -287,7 +288,6 @@ static int local_help(int argc, char **argv)
 	return code;
 }
 
-
 /* -timeout SECS: 0 waits forever. */
 static int parse_timeout(const char *v, int *ms)
 {
@@ -295,8 +295,10 @@ static int parse_timeout(const char *v, int *ms)
 	double secs = strtod(v, &end);
 
 	if (end == v || *end || !(secs >= 0 && secs <= 86400)) {
-		fprintf(stderr, "mqtx: invalid timeout \"%s\" (seconds, 0..86400; 0 waits "
-			"forever)\n", v);
+		fprintf(stderr,
+			"mqtx: invalid timeout \"%s\" (seconds, 0..86400; 0 waits "
+			"forever)\n",
+			v);
 		return -1;
 	}
 	*ms = secs > 0 ? (int)(secs * 1000 + 0.5) : -1;

@@ -24,7 +24,7 @@
 
 struct daemon {
 	struct server srv;
-	struct mqtx_jobs *jobs; /* the generators and replays of srv.ctl */
+	struct mqtx_jobs *jobs;			    /* the generators and replays of srv.ctl */
 	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX]; /* dir: the private directory, "" with -S */
 	struct listener sock;
 };
@@ -32,8 +32,13 @@ struct daemon {
 /* The defaults of --limit (see doc/mqtxd.8). */
 static struct daemon D = {
 	.sock = { .fd = -1, .lock_fd = -1 },
-	.srv.lim = { .idle_ms = 60000, .request_ms = 10000, .reply_ms = 60000, .clients = 16,
-		     .jobs = 16, .pools = 64, .memory = (size_t)1 << 30 },
+	.srv.lim = { .idle_ms = 60000,
+		     .request_ms = 10000,
+		     .reply_ms = 60000,
+		     .clients = 16,
+		     .jobs = 16,
+		     .pools = 64,
+		     .memory = (size_t)1 << 30 },
 };
 
 static void usage(FILE *f)
@@ -202,7 +207,8 @@ static void shutdown_ctl(void)
 
 	exec_print(3, stop, 0);
 	/* Every device, however many: bringing one down leaves the list as it is. */
-	for (dev = mqtx_ctl_dev_next(D.srv.ctl, NULL); dev; dev = mqtx_ctl_dev_next(D.srv.ctl, dev)) {
+	for (dev = mqtx_ctl_dev_next(D.srv.ctl, NULL); dev;
+	     dev = mqtx_ctl_dev_next(D.srv.ctl, dev)) {
 		char *down[] = { "dev", "set", (char *)mqtx_dev_name(dev), "down" };
 
 		exec_print(4, down, 0);
@@ -279,9 +285,15 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 
 	while ((c = getopt_long(argc, argv, "S:c:g:L:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'S': sock = optarg; break;
-		case 'c': *cfg = optarg; break;
-		case 'D': *daemonize = true; break;
+		case 'S':
+			sock = optarg;
+			break;
+		case 'c':
+			*cfg = optarg;
+			break;
+		case 'D':
+			*daemonize = true;
+			break;
 		case 'L':
 			if (parse_limit(optarg, &D.srv.lim))
 				return 1;
@@ -291,8 +303,12 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 				return 1;
 			D.srv.has_group = true;
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 1;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 1;
 		}
 	}
 	if (optind < argc) {

@@ -77,11 +77,12 @@ bool peer_allowed(int fd, bool has_group, gid_t group, struct ucred *cr, char *w
 		snprintf(why, len, "mqtxd: cannot read peer credentials: %s\n", strerror(errno));
 		return false;
 	}
-	if (cr->uid == 0 || cr->uid == geteuid() ||
-	    (has_group && in_group(fd, cr, group)))
+	if (cr->uid == 0 || cr->uid == geteuid() || (has_group && in_group(fd, cr, group)))
 		return true;
-	snprintf(why, len, "mqtxd: permission denied: uid %u (pid %d) may not use this socket "
-		 "(allowed: uid %u%s)\n", (unsigned)cr->uid, (int)cr->pid, (unsigned)geteuid(),
+	snprintf(why, len,
+		 "mqtxd: permission denied: uid %u (pid %d) may not use this socket "
+		 "(allowed: uid %u%s)\n",
+		 (unsigned)cr->uid, (int)cr->pid, (unsigned)geteuid(),
 		 has_group ? " and its group" : "");
 	return false;
 }

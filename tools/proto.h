@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MQTX_REQ_MAX	65536u	   /* largest request payload */
+#define MQTX_REQ_MAX	65536u /* largest request payload */
 #define MQTX_ARGC_MAX	1024u
 #define PROTO_CHUNK_MAX (256u << 10) /* largest text chunk of a reply frame */
 #define PROTO_REQ_FILE	0x80000000u  /* request flag: a file descriptor comes with it */

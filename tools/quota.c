@@ -13,8 +13,8 @@
 struct account {
 	struct account *next;
 	uid_t uid;
-	unsigned conns;		   /* under Q.lock */
-	_Atomic size_t bytes;	   /* library memory charged and not yet freed */
+	unsigned conns;	      /* under Q.lock */
+	_Atomic size_t bytes; /* library memory charged and not yet freed */
 };
 
 /* In front of every block the hook hands out: whom it is charged to and how to free it. A

@@ -52,7 +52,8 @@ int sockpath_default(char *path, char *dir, size_t dirlen, bool server)
 	if (snprintf(dir, dirlen, "%s", dirs[pick]) >= (int)dirlen)
 		return -1;
 	return snprintf(path, SOCKPATH_MAX, "%s/%s", dirs[pick], MQTX_SOCK_NAME) < SOCKPATH_MAX
-		       ? 0 : -1;
+		       ? 0
+		       : -1;
 }
 
 /* What makes @st, a directory's status, unfit to hold a socket for @uid; NULL if nothing. */

@@ -11,9 +11,9 @@
 #include "client.h"
 #include "json.h"
 
-#define MAXQ	 4096
-#define MAXDEV	 64
-#define BAR_W	 20
+#define MAXQ   4096
+#define MAXDEV 64
+#define BAR_W  20
 
 struct qsnap {
 	unsigned long long packets, bytes, drops, requeues, qlen, backlog;
@@ -157,8 +157,8 @@ static void render_dev(const struct devsnap *d, const struct devsnap *o, bool tt
 		bar[BAR_W] = '\0';
 		if (tty)
 			printf("  %4u %-8s %12.0f %10.2f %7llu %9llu %9.0f %9.0f %10llu |%s|\n", i,
-			       state_str(q->state), r.pps, r.mbit, q->qlen, q->backlog, r.dps, r.rps,
-			       q->drops, bar);
+			       state_str(q->state), r.pps, r.mbit, q->qlen, q->backlog, r.dps,
+			       r.rps, q->drops, bar);
 		else
 			printf("dev %s q %u state %s pps %.0f mbit %.2f qlen %llu backlog %llu "
 			       "drops %llu requeues %llu drops/s %.0f requeues/s %.0f\n",

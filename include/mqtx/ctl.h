@@ -10,10 +10,10 @@ extern "C" {
 #endif
 
 /* Exit codes, as tc(8): */
-#define MQTX_CTL_OK	   0   /* success */
-#define MQTX_CTL_EPARSE	   1   /* the command line could not be parsed */
-#define MQTX_CTL_EREFUSED  2   /* the request was refused */
-#define MQTX_CTL_EHANDLE   255 /* a malformed handle */
+#define MQTX_CTL_OK	  0   /* success */
+#define MQTX_CTL_EPARSE	  1   /* the command line could not be parsed */
+#define MQTX_CTL_EREFUSED 2   /* the request was refused */
+#define MQTX_CTL_EHANDLE  255 /* a malformed handle */
 
 /* Flags for mqtx_ctl_exec(). */
 #define MQTX_CTL_F_STATS   0x1u /* -s */
@@ -200,7 +200,6 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev_next(struct mqtx_ctl *ctl, const struct m
  * ("Cannot find device \"NAME\""); the command then fails with MQTX_CTL_EPARSE, as tc does.
  */
 MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, const char *name);
-
 
 /**
  * mqtx_ctl_exec_req() - mqtx_ctl_exec() for a server that runs other processes' commands. A

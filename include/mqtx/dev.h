@@ -190,8 +190,7 @@ MQTX_API void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg)
  * Return: 0; -EINVAL (@txq >= num_txq, a CPU >= MQTX_XPS_CPUS_MAX, @cpus NULL with @n > 0);
  * -ENOMEM.
  */
-MQTX_API int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus,
-			      unsigned n);
+MQTX_API int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, unsigned n);
 
 /**
  * mqtx_dev_xps() - the CPUs that may use TX queue @txq, ascending, into @cpus (at most @max).

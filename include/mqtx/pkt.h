@@ -17,7 +17,7 @@ extern "C" {
 #define MQTX_PKT_F_QMAP_SET   0x0004 /* queue_mapping chosen by the sender: skip selection */
 /* The sender has nothing of this packet's flow in flight: the flow may move to another queue
  * without being reordered (Linux's skb->ooo_okay; see mqtx_dev_set_flow_cache()). */
-#define MQTX_PKT_F_OOO_OKAY   0x0008
+#define MQTX_PKT_F_OOO_OKAY 0x0008
 
 /* In struct mqtx_pkt.drop_reason: the drop happened on the receive side (an ingress qdisc). */
 #define MQTX_PKT_DROP_RX 0x80

@@ -19,24 +19,28 @@
 
 static void dev_usage(struct mqtx_buf *b)
 {
-	mqtx_buf_printf(b,
-		"Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen L ]\n"
-		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ KIND_OPTS ]\n"
-		"                    [ up ]\n"
-		"       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
-		"       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | rate RATE }"
-		" ...\n"
-		"       mqtx dev del NAME\n"
-		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
-		"       mqtx [ -j ] dev stats [ NAME ]\n"
-		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
-		"          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
-		"          af_packet ifname IF [ bypass { on | off } ] |\n"
-		"          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
-		"                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
-		"          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] }\n"
-		"          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
-		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 ]\n");
+	mqtx_buf_printf(
+		b, "Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen "
+		   "L ]\n"
+		   "                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ "
+		   "KIND_OPTS ]\n"
+		   "                    [ up ]\n"
+		   "       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
+		   "       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | "
+		   "rate RATE }"
+		   " ...\n"
+		   "       mqtx dev del NAME\n"
+		   "       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
+		   "       mqtx [ -j ] dev stats [ NAME ]\n"
+		   "KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
+		   "          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
+		   "          af_packet ifname IF [ bypass { on | off } ] |\n"
+		   "          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
+		   "                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
+		   "          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] }\n"
+		   "          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
+		   "HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 "
+		   "]\n");
 }
 
 static int valid_name(const char *s)
@@ -237,8 +241,7 @@ struct dev_set {
 
 /* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
  * sets (ip link set, ethtool -G/-C). Returns the words used, 0 if not one of them, -1. */
-static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv,
-		       struct mqtx_buf *err)
+static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv, struct mqtx_buf *err)
 {
 	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
 	uint64_t pps = 0;
@@ -249,7 +252,8 @@ static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv,
 		return chg->mask |= MQTX_DEV_SET_TXQUEUELEN,
 		       num_opt(w, v, 1, 1u << 24, &chg->tx_queue_len, err) ?: 2;
 	if (!strcmp(w, "ring"))
-		return chg->mask |= MQTX_DEV_SET_RING, num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
+		return chg->mask |= MQTX_DEV_SET_RING,
+		       num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
 	if (strcmp(w, "coalesce") && strcmp(w, "rate"))
 		return 0;
 	if (w[0] == 'c' && v && !mqtx_tc_parse_time(v, &chg->coalesce_ns)) {
@@ -294,8 +298,10 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			if (n < 0)
 				return MQTX_CTL_EPARSE;
 			if (n == 0) {
-				mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev "
-						"help\".\n", argv[i]);
+				mqtx_buf_printf(err,
+						"dev set: what is \"%s\"? Try \"mqtx dev "
+						"help\".\n",
+						argv[i]);
 				return MQTX_CTL_EPARSE;
 			}
 			i += n;
@@ -304,7 +310,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 	/* A change that fails after the device went up or down could not be undone. */
 	if (o->chg.mask && o->up >= 0) {
 		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
-				"mtu, txqueuelen, ring, coalesce or rate\n");
+				     "mtu, txqueuelen, ring, coalesce or rate\n");
 		return MQTX_CTL_EPARSE;
 	}
 	return 0;
@@ -373,8 +379,9 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 	struct mqtx_dev *dev;
 
 	if (argc != 1) {
-		mqtx_buf_printf(c->err, argc ? "dev del: what is \"%s\"?\n" :
-					       "dev del: NAME is required%s\n",
+		mqtx_buf_printf(c->err,
+				argc ? "dev del: what is \"%s\"?\n"
+				     : "dev del: NAME is required%s\n",
 				argc ? argv[1] : "");
 		return MQTX_CTL_EPARSE;
 	}
@@ -474,12 +481,12 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 	struct mqtx_dev_stats ds;
 
 	mqtx_dev_hash_cfg(dev, &hc);
-	mqtx_buf_printf(out, "%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u "
+	mqtx_buf_printf(out,
+			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u "
 			"hash %s seed 0x%x",
 			mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "UP" : "DOWN",
-			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev),
-			mqtx_dev_num_txq(dev), mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev),
-			hash_name(hc.algo), hc.seed);
+			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
+			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo), hc.seed);
 	if (k && k->show)
 		k->show(dev, out);
 	mqtx_buf_printf(out, "\n");
@@ -513,12 +520,12 @@ static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 	char state[48];
 
 	state_words(st->state, state, sizeof(state));
-	mqtx_buf_printf(out, "%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
+	mqtx_buf_printf(out,
+			"%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
 			"\"drops\":%llu,\"requeues\":%llu,\"qlen\":%llu,\"backlog\":%llu,"
 			"\"bql_limit\":%u,\"bql_inflight\":%u",
 			i ? "," : "", i, state, (unsigned long long)st->packets,
-			(unsigned long long)st->bytes,
-			(unsigned long long)mqtx_txq_stats_drops(st),
+			(unsigned long long)st->bytes, (unsigned long long)mqtx_txq_stats_drops(st),
 			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
 }
@@ -528,7 +535,8 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 	struct mqtx_hash_cfg hc;
 
 	mqtx_dev_hash_cfg(dev, &hc);
-	mqtx_buf_printf(out, "%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
+	mqtx_buf_printf(out,
+			"%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
 			"\"maxqueues\":%u,\"txqueuelen\":%u,\"mtu\":%u,\"hash\":\"%s\"",
 			first ? "" : ",", mqtx_dev_name(dev),
 			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
@@ -553,11 +561,12 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 /* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
 static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
 {
-	mqtx_buf_printf(out, "%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
+	mqtx_buf_printf(out,
+			"%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
 			"\"txqueuelen\":%u,\"now\":%llu,\"queues\":[",
-			first ? "" : ",", mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "true" : "false",
-			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev),
-			mqtx_dev_tx_queue_len(dev),
+			first ? "" : ",", mqtx_dev_name(dev),
+			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
+			mqtx_dev_real_num_txq(dev), mqtx_dev_tx_queue_len(dev),
 			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;

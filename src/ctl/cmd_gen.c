@@ -74,8 +74,10 @@ static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, in
 	}
 	rc = mqtx__parse_ipv6_range(v, src ? cfg->src6 : cfg->dst6, lo, hi);
 	if (rc == -ERANGE) {
-		mqtx_buf_printf(err, "gen: invalid %s \"%s\": an IPv6 range may vary only in its "
-				"last 32 bits\n", w, v);
+		mqtx_buf_printf(err,
+				"gen: invalid %s \"%s\": an IPv6 range may vary only in its "
+				"last 32 bits\n",
+				w, v);
 		return MQTX_CTL_EPARSE;
 	}
 	if (rc)
@@ -180,20 +182,25 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int a
 
 static void gen_usage(struct mqtx_buf *b)
 {
-	mqtx_buf_printf(b,
+	mqtx_buf_printf(
+		b,
 		"Usage: mqtx gen dev NAME [ flows N ] [ size BYTES | size imix ] [ rate RATE ]\n"
 		"                [ count N | duration TIME ] [ threads K ] [ proto udp | tcp ]\n"
 		"                [ tos TOS | dscp DSCP ] [ src A[-B] ] [ dst A[-B] ]\n"
-		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ] [ dmac MAC ]\n"
+		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ] [ dmac "
+		"MAC ]\n"
 		"                [ detach ]\n"
 		"       mqtx gen show [ ID ]\n"
 		"       mqtx gen stop { ID | all }\n"
-		"RATE := { NUMBER[k|m|g|t]bit | NUMBER[k|m|g|t]bps | NUMBER[k|m]pps }  (tc's rates;\n"
+		"RATE := { NUMBER[k|m|g|t]bit | NUMBER[k|m|g|t]bps | NUMBER[k|m]pps }  (tc's "
+		"rates;\n"
 		"        a bare NUMBER is bit/s)\n"
-		"TIME := NUMBER{s|ms|us}  (tc's times; a unit is required: \"duration 10\" is refused)\n"
+		"TIME := NUMBER{s|ms|us}  (tc's times; a unit is required: \"duration 10\" is "
+		"refused)\n"
 		"A, B: IPv4 or IPv6 addresses (one family; IPv6 ranges vary in the last 32 bits);\n"
 		"      an IPv6 address selects IPv6 frames, TOS/DSCP going to the traffic class\n"
-		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 with\n"
+		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 "
+		"with\n"
 		"       UDP, 78 with TCP; imix raises its 64 to that);\n"
 		"       imix: 7:4:1 of 64, 594 and 1518\n");
 }
@@ -281,7 +288,8 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 
 static void replay_usage(struct mqtx_buf *b)
 {
-	mqtx_buf_printf(b,
+	mqtx_buf_printf(
+		b,
 		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
 		"                   [ detach ]\n"
 		"       mqtx replay show [ ID ]\n"
@@ -311,8 +319,10 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 			cfg->speed = strtod(v, &end);
 			if (*end || end == v)
 				return bad(err, "replay", "speed", v);
-			if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
-				mqtx_buf_printf(err, "replay: speed \"%s\" is out of range (%g to %g)\n",
+			if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN &&
+			      cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
+				mqtx_buf_printf(err,
+						"replay: speed \"%s\" is out of range (%g to %g)\n",
 						v, MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
 				return MQTX_CTL_EPARSE;
 			}
@@ -344,7 +354,8 @@ static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *c
 	int fd;
 
 	if (req && req->fd < 0) {
-		mqtx_buf_printf(c->err, "replay: %s: the file must come open with the command (a "
+		mqtx_buf_printf(c->err,
+				"replay: %s: the file must come open with the command (a "
 				"server opens no file by name for its clients; mqtx sends it)\n",
 				cfg->path);
 		return MQTX_CTL_EPARSE;
@@ -427,11 +438,10 @@ static int cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 
 int mqtx_jobs_attach(struct mqtx_jobs *s, struct mqtx_ctl *ctl)
 {
-	const struct mqtx_ctl_cmd gen = {
-		"gen", cmd_gen, s,
-		"gen dev NAME [ flows N ] [ size S | size imix ] [ rate R ] [ count C | duration T ] "
-		"...\ngen { show [ ID ] | stop { ID | all } }"
-	};
+	const struct mqtx_ctl_cmd gen = { "gen", cmd_gen, s,
+					  "gen dev NAME [ flows N ] [ size S | size imix ] [ rate "
+					  "R ] [ count C | duration T ] "
+					  "...\ngen { show [ ID ] | stop { ID | all } }" };
 	const struct mqtx_ctl_cmd replay = {
 		"replay", cmd_replay, s,
 		"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"

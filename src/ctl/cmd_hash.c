@@ -157,7 +157,7 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 		}
 		i++;
 		continue;
-bad:
+	bad:
 		mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
 		return MQTX_CTL_EPARSE;
 	}
@@ -166,7 +166,8 @@ bad:
 
 static void hash_usage(struct mqtx_buf *b)
 {
-	mqtx_buf_printf(b,
+	mqtx_buf_printf(
+		b,
 		"Usage: mqtx hash [ --algo { jhash | toeplitz | toeplitz-sym } ] [ --seed S ]\n"
 		"                 [ --key HEX80 ] --src A[:P] --dst A[:P] [ --proto tcp | udp ]\n"
 		"                 [ dev NAME | txqueues N ]\n"
@@ -242,8 +243,9 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		a.cfg.l4 = a.src.has_port || a.dst.has_port;
 	rc = mqtx_hasher_new(&a.cfg, &h);
 	if (rc) {
-		mqtx_buf_printf(err, "hash: %s\n", rc == -EINVAL ?
-				"invalid key for this algorithm" : mqtx_strerror(rc));
+		mqtx_buf_printf(err, "hash: %s\n",
+				rc == -EINVAL ? "invalid key for this algorithm"
+					      : mqtx_strerror(rc));
 		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
 	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);

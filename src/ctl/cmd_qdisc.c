@@ -181,8 +181,8 @@ static int show_dev_qdiscs(struct show *s)
 	} else {
 		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
 		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
-		mqtx_buf_printf(s->a->out, s->json ? ",\"refcnt\":2,\"options\":{}}" :
-						     " refcnt 2 \n");
+		mqtx_buf_printf(s->a->out,
+				s->json ? ",\"refcnt\":2,\"options\":{}}" : " refcnt 2 \n");
 	}
 	if (s->dev->rxq.qdisc)
 		print_qdisc(s, s->dev->rxq.qdisc);
@@ -317,8 +317,10 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (c->have_parent)
 				return dup_arg(a, "parent", argv[i]);
 			if (mqtx__classid_parse(argv[i], &v)) {
-				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
-					       "parent ID\n", argv[i]);
+				mqtx_buf_printf(a->err,
+						"Error: argument \"%s\" is wrong: invalid "
+						"parent ID\n",
+						argv[i]);
 				return MQTX_CTL_EHANDLE;
 			}
 			set_parent(a, c, v, "parent");
@@ -328,8 +330,10 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (++i >= argc)
 				goto missing;
 			if (mqtx__handle_parse(argv[i], &c->handle)) {
-				mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid "
-					       "qdisc ID\n", argv[i]);
+				mqtx_buf_printf(a->err,
+						"Error: argument \"%s\" is wrong: invalid "
+						"qdisc ID\n",
+						argv[i]);
 				return MQTX_CTL_EHANDLE;
 			}
 			c->have_handle = true;
@@ -431,7 +435,8 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 
 static int show(struct mqtx_ctl_call *a, bool classes)
 {
-	struct show s = { .a = a, .json = a->flags & MQTX_CTL_F_JSON,
+	struct show s = { .a = a,
+			  .json = a->flags & MQTX_CTL_F_JSON,
 			  .stats = a->flags & MQTX_CTL_F_STATS };
 	const char *devname = NULL;
 

@@ -61,7 +61,8 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 static const struct mqtx_ctl_cmd *lookup(struct mqtx_ctl *ctl, const char *word, bool exact)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(builtin); i++)
-		if (exact ? !strcmp(word, builtin[i].name) : mqtx__ctl_matches(word, builtin[i].name))
+		if (exact ? !strcmp(word, builtin[i].name)
+			  : mqtx__ctl_matches(word, builtin[i].name))
 			return &builtin[i];
 	for (unsigned i = 0; i < ctl->ncmds; i++)
 		if (exact ? !strcmp(word, ctl->cmds[i].name)
@@ -105,7 +106,8 @@ int mqtx_ctl_unregister(struct mqtx_ctl *ctl, const char *name)
 	for (unsigned i = 0; i < ctl->ncmds; i++) {
 		if (strcmp(ctl->cmds[i].name, name))
 			continue;
-		memmove(&ctl->cmds[i], &ctl->cmds[i + 1], (ctl->ncmds - i - 1) * sizeof(*ctl->cmds));
+		memmove(&ctl->cmds[i], &ctl->cmds[i + 1],
+			(ctl->ncmds - i - 1) * sizeof(*ctl->cmds));
 		ctl->ncmds--;
 		err = 0;
 		break;
@@ -200,8 +202,8 @@ static int exec_call(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags
 	return dispatch(ctl, argc, argv, &c);
 }
 
-int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
-		  struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags, struct mqtx_buf *out,
+		  struct mqtx_buf *err)
 {
 	return exec_call(ctl, argc, argv, flags, NULL, out, err);
 }
@@ -213,7 +215,7 @@ int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 
 	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
 		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
-				"FILE\" does)\n");
+				     "FILE\" does)\n");
 		rc = MQTX_CTL_EPARSE;
 	} else {
 		rc = exec_call(ctl, argc, argv, flags, req, out, err);
@@ -305,8 +307,8 @@ void mqtx_ctl_split_free(char **argv)
 	mqtx__free(argv);
 }
 
-int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
-		       struct mqtx_buf *out, struct mqtx_buf *err)
+int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags, struct mqtx_buf *out,
+		       struct mqtx_buf *err)
 {
 	char **words;
 	int n, rc;

@@ -193,7 +193,7 @@ int mqtx_ctl_watch(struct mqtx_ctl *ctl, mqtx_ctl_gone_fn fn, void *arg)
 	if (w) {
 		if (ctl->nwatches)
 			memcpy(w, ctl->watches, ctl->nwatches * sizeof(*w));
-		w[ctl->nwatches++] = (struct ctl_watch){fn, arg};
+		w[ctl->nwatches++] = (struct ctl_watch){ fn, arg };
 		mqtx__free(ctl->watches);
 		ctl->watches = w;
 	}

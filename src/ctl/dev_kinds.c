@@ -59,7 +59,7 @@ static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mq
 /* sim: "ring D", "rate R" (bit/s or pps per queue), "coalesce TIME". */
 static int sim_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
-	static const char *const words[] = {"ring", "rate", "coalesce", NULL};
+	static const char *const words[] = { "ring", "rate", "coalesce", NULL };
 	struct mqtx_sim_cfg *c = opt;
 	int w = word_of(argc, argv, words);
 	uint64_t x;
@@ -132,7 +132,7 @@ static void tap_show(struct mqtx_dev *dev, struct mqtx_buf *out)
 /* af_packet: "ifname IF", "bypass on|off". */
 static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
-	static const char *const words[] = {"ifname", "bypass", NULL};
+	static const char *const words[] = { "ifname", "bypass", NULL };
 	struct mqtx_af_packet_cfg *c = opt;
 	int w = word_of(argc, argv, words);
 
@@ -156,8 +156,8 @@ static int afp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 /* af_xdp: "ifname IF", "queue Q", "mode copy|zerocopy|auto", "frame 2048|4096", "ring D". */
 static int xdp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
-	static const char *const words[] = {"ifname", "queue", "mode", "frame", "ring", NULL};
-	static const char *const modes[] = {"auto", "copy", "zerocopy"};
+	static const char *const words[] = { "ifname", "queue", "mode", "frame", "ring", NULL };
+	static const char *const modes[] = { "auto", "copy", "zerocopy" };
 	struct mqtx_af_xdp_cfg *c = opt;
 	int w = word_of(argc, argv, words);
 	uint64_t x = 0;
@@ -206,7 +206,7 @@ static void xdp_show(struct mqtx_dev *dev, struct mqtx_buf *out)
 /* pcap: "file PATH", "format pcap|pcapng", "rate RATE" (tc's bit rates). */
 static int pcap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
-	static const char *const words[] = {"file", "format", "rate", NULL};
+	static const char *const words[] = { "file", "format", "rate", NULL };
 	struct mqtx_pcap_cfg *c = opt;
 	int w = word_of(argc, argv, words);
 	uint64_t pps;
@@ -231,26 +231,26 @@ static int pcap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_d
 }
 
 static const struct dev_kind dev_kinds[] = {
-    {.kind = "null", .create = null_create},
-    {.kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show},
-    {.kind = "loopback", .create = loopback_create},
-    {.kind = "tap",
-     .required = "txqueues",
-     .parse = tap_parse,
-     .create = tap_create,
-     .show = tap_show},
-    {.kind = "af_packet",
-     .flags = KIND_F_IF_QUEUES,
-     .required = "ifname",
-     .parse = afp_parse,
-     .create = afp_create},
-    {.kind = "af_xdp",
-     .flags = KIND_F_IF_QUEUES,
-     .required = "ifname",
-     .parse = xdp_parse,
-     .create = xdp_create,
-     .show = xdp_show},
-    {.kind = "pcap", .required = "file", .parse = pcap_parse, .create = pcap_create},
+	{ .kind = "null", .create = null_create },
+	{ .kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show },
+	{ .kind = "loopback", .create = loopback_create },
+	{ .kind = "tap",
+	  .required = "txqueues",
+	  .parse = tap_parse,
+	  .create = tap_create,
+	  .show = tap_show },
+	{ .kind = "af_packet",
+	  .flags = KIND_F_IF_QUEUES,
+	  .required = "ifname",
+	  .parse = afp_parse,
+	  .create = afp_create },
+	{ .kind = "af_xdp",
+	  .flags = KIND_F_IF_QUEUES,
+	  .required = "ifname",
+	  .parse = xdp_parse,
+	  .create = xdp_create,
+	  .show = xdp_show },
+	{ .kind = "pcap", .required = "file", .parse = pcap_parse, .create = pcap_create },
 };
 
 const struct dev_kind *mqtx__dev_kind(const char *name)

@@ -19,7 +19,7 @@
 
 static struct job_owner owner_of(const struct mqtx_ctl_call *c)
 {
-	return (struct job_owner){.set = c->req != NULL, .id = c->req ? c->req->owner : 0};
+	return (struct job_owner){ .set = c->req != NULL, .id = c->req ? c->req->owner : 0 };
 }
 
 static bool owned_by_caller(const struct mqtx_ctl_call *c, struct job_owner o)
@@ -51,7 +51,7 @@ static struct job_pool *find_pool(struct mqtx_jobs *s, struct mqtx_dev *dev)
 static struct job_pool *pool_new(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
 				 struct mqtx_dev *dev)
 {
-	struct mqtx_pool_cfg pc = {.count = POOL_PKTS, .data_room = POOL_ROOM};
+	struct mqtx_pool_cfg pc = { .count = POOL_PKTS, .data_room = POOL_ROOM };
 	const struct mqtx_ctl_req *req = c->req;
 	struct job_pool *tp;
 	unsigned held = 0;
@@ -194,10 +194,11 @@ void mqtx__jobs_commit(struct mqtx_jobs *s, const struct mqtx_ctl_call *c, struc
 }
 
 /* One job as a JSON object: the fields of its show line, numbers as numbers. */
-static void job_json(const struct job_entry *tj, const struct mqtx_job_stats *st,
-		     const char *state, const char *e, double secs, bool first, struct mqtx_buf *out)
+static void job_json(const struct job_entry *tj, const struct mqtx_job_stats *st, const char *state,
+		     const char *e, double secs, bool first, struct mqtx_buf *out)
 {
-	mqtx_buf_printf(out, "%s{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\",\"state\":\"%s\","
+	mqtx_buf_printf(out,
+			"%s{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\",\"state\":\"%s\","
 			"\"sent\":%llu,\"bytes\":%llu,\"dropped\":%llu,\"skipped\":%llu,"
 			"\"nomem\":%llu,\"loops\":%llu,\"elapsed\":%.3f,\"rate_pps\":%.0f,"
 			"\"rate_mbit\":%.3f",

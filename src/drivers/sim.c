@@ -529,8 +529,10 @@ static int sim_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 	if (!(set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)))
 		return 0;
 	if (mqtx_dev_is_up(dev)) {
-		snprintf(msg, msglen, "%s: ring, coalesce and rate change only while the device is "
-			 "down (the NIC resets to apply them)", mqtx_dev_name(dev));
+		snprintf(msg, msglen,
+			 "%s: ring, coalesce and rate change only while the device is "
+			 "down (the NIC resets to apply them)",
+			 mqtx_dev_name(dev));
 		return -EBUSY;
 	}
 	if (set->mask & MQTX_DEV_SET_RING) {

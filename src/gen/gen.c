@@ -193,13 +193,13 @@ int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, s
 	put16(l4, sport);
 	put16(l4 + 2, dport);
 	if (cfg->proto == IPPROTO_TCP) {
-		put32(l4 + 4, (uint32_t)seq);	/* sequence */
-		put32(l4 + 8, 0);		/* ack */
-		l4[12] = 5 << 4;		/* data offset */
-		l4[13] = 0x18;			/* PSH, ACK */
-		put16(l4 + 14, 65535);		/* window */
-		put16(l4 + 16, 0);		/* checksum */
-		put16(l4 + 18, 0);		/* urgent */
+		put32(l4 + 4, (uint32_t)seq); /* sequence */
+		put32(l4 + 8, 0);	      /* ack */
+		l4[12] = 5 << 4;	      /* data offset */
+		l4[13] = 0x18;		      /* PSH, ACK */
+		put16(l4 + 14, 65535);	      /* window */
+		put16(l4 + 16, 0);	      /* checksum */
+		put16(l4 + 18, 0);	      /* urgent */
 	} else {
 		put16(l4 + 4, (uint16_t)l4len);
 		put16(l4 + 6, 0);
@@ -252,14 +252,15 @@ static void *gen_thread(void *arg)
 
 		if (cfg->count && seq >= cfg->count)
 			break;
-		if (!mqtx__job_wait_until(job, job->start_ns +
-					       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n)))
+		if (!mqtx__job_wait_until(
+			    job, job->start_ns + mqtx__job_pace_ns(rate_bps, rate_pps, bits, n)))
 			break;
 		now = mqtx_clock_now(job->clock);
 		if (now >= end)
 			break;
 		if (rate_bps || rate_pps)
-			want = due_now(cfg, rate_bps, rate_pps, bits, n, seq, k, now - job->start_ns);
+			want = due_now(cfg, rate_bps, rate_pps, bits, n, seq, k,
+				       now - job->start_ns);
 		if (cfg->count && (cfg->count - seq + k - 1) / k < want)
 			want = (unsigned)((cfg->count - seq + k - 1) / k);
 		got = mqtx_pkt_alloc_bulk(job->pool, pkts, want);
@@ -292,9 +293,9 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
 	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) ||
-	    (cfg->rate_bps && cfg->rate_pps) || cfg->vlan > 4095 ||
-	    cfg->src_lo > cfg->src_hi || cfg->dst_lo > cfg->dst_hi ||
-	    cfg->sport_lo > cfg->sport_hi || cfg->dport_lo > cfg->dport_hi)
+	    (cfg->rate_bps && cfg->rate_pps) || cfg->vlan > 4095 || cfg->src_lo > cfg->src_hi ||
+	    cfg->dst_lo > cfg->dst_hi || cfg->sport_lo > cfg->sport_hi ||
+	    cfg->dport_lo > cfg->dport_hi)
 		return -EINVAL;
 	copy = mqtx__alloc(sizeof(*copy));
 	if (!copy)
