@@ -24,13 +24,14 @@ check: all
 	@scripts/run-tests $(BUILD)
 
 bench: $(BUILD)-bench/build.ninja
+	meson configure $(BUILD)-bench -Dbench=true
 	ninja -C $(BUILD)-bench
 	$(BUILD)-bench/bench/xmit
 	$(BUILD)-bench/bench/qdisc
 	$(BUILD)-bench/bench/backends
 
 $(BUILD)-bench/build.ninja: | deps
-	meson setup $(BUILD)-bench -Dbuildtype=release -Dtests=false $(MESON_OPTS)
+	meson setup $(BUILD)-bench -Dbuildtype=release -Dtests=false -Dbench=true $(MESON_OPTS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize: $(BUILD)-asan/build.ninja
