@@ -76,9 +76,11 @@ struct bench_job {
 	atomic_ullong sent __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
-/* What one timed window measured. */
+/* What one timed window measured. @cpu: the senders' CPU seconds in it (spinning included);
+ * @share: that over the time of the cores they could have had, min(threads, cores) x window:
+ * below 1, something else ran on those cores (the shared VM) or the senders slept. */
 struct bench_result {
-	double mpps;
+	double mpps, cpu, share;
 	uint64_t pkts, allocs;
 };
 
@@ -145,6 +147,21 @@ static inline void *bench_sender(void *arg)
 	return NULL;
 }
 
+/* CPU seconds the sender threads have used so far. */
+static inline double bench_cpu(struct bench_job *jobs, unsigned n)
+{
+	double s = 0;
+
+	for (unsigned t = 0; t < n; t++) {
+		struct timespec ts;
+		clockid_t cid;
+
+		if (!pthread_getcpuclockid(jobs[t].th, &cid) && !clock_gettime(cid, &ts))
+			s += (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	}
+	return s;
+}
+
 static inline uint64_t bench_sent(struct bench_job *jobs, unsigned n)
 {
 	uint64_t s = 0;
@@ -166,7 +183,7 @@ static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
 	static struct bench_job jobs[BENCH_MAX_THREADS];
 	atomic_bool go = false, stop = false;
 	uint64_t s0, a0;
-	double t0;
+	double t0, c0, wall;
 
 	if (mode != BENCH_CEILING && queues > 1)
 		mqtx_dev_set_select_queue(dev, bench_select_xps, NULL);
@@ -193,11 +210,15 @@ static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
 	bench_sleep(secs / 4 < 0.01 ? 0.01 : secs / 4);
 	s0 = bench_sent(jobs, threads);
 	a0 = bench_alloc_count();
+	c0 = bench_cpu(jobs, threads);
 	t0 = bench_now();
 	bench_sleep(secs);
 	res->pkts = bench_sent(jobs, threads) - s0;
 	res->allocs = bench_alloc_count() - a0;
-	res->mpps = (double)res->pkts / (bench_now() - t0) / 1e6;
+	res->cpu = bench_cpu(jobs, threads) - c0;
+	wall = bench_now() - t0;
+	res->mpps = (double)res->pkts / wall / 1e6;
+	res->share = res->cpu / (wall * (threads < bench_ncpu() ? threads : bench_ncpu()));
 	atomic_store(&stop, true);
 	for (unsigned t = 0; t < threads; t++) {
 		pthread_join(jobs[t].th, NULL);

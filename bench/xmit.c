@@ -26,7 +26,7 @@ static unsigned thread_counts(unsigned *out)
 
 static void one_config(unsigned threads, unsigned queues, unsigned burst)
 {
-	double v[BENCH_MODES][16], med[BENCH_MODES];
+	double v[BENCH_MODES][16], med[BENCH_MODES], ns[16], share[16];
 	uint64_t allocs = 0, pkts = 0;
 	unsigned cores = threads < bench_ncpu() ? threads : bench_ncpu();
 
@@ -40,15 +40,17 @@ static void one_config(unsigned threads, unsigned queues, unsigned burst)
 			if (m == BENCH_MQTX) {
 				allocs += res.allocs;
 				pkts += res.pkts;
+				ns[r] = res.pkts ? res.cpu * 1e9 / (double)res.pkts : 0;
+				share[r] = res.share;
 			}
 		}
 	for (int m = 0; m < BENCH_MODES; m++)
 		med[m] = bench_median(v[m], reps);
 	printf("bench=xmit threads=%u queues=%u burst=%u cores=%u mqtx_mpps=%.3f "
-	       "onelock_mpps=%.3f ceiling_mpps=%.3f mqtx_ns_per_pkt=%.1f vs_onelock=%.2f "
-	       "of_ceiling=%.2f allocs_per_mpkt=%.3f reps=%u\n",
+	       "onelock_mpps=%.3f ceiling_mpps=%.3f mqtx_cpu_ns_per_pkt=%.1f cpu_share=%.2f "
+	       "vs_onelock=%.2f of_ceiling=%.2f allocs_per_mpkt=%.3f reps=%u\n",
 	       threads, queues, burst, cores, med[BENCH_MQTX], med[BENCH_ONELOCK],
-	       med[BENCH_CEILING], med[BENCH_MQTX] > 0 ? 1e3 * cores / med[BENCH_MQTX] : 0,
+	       med[BENCH_CEILING], bench_median(ns, reps), bench_median(share, reps),
 	       med[BENCH_ONELOCK] > 0 ? med[BENCH_MQTX] / med[BENCH_ONELOCK] : 0,
 	       med[BENCH_CEILING] > 0 ? med[BENCH_MQTX] / med[BENCH_CEILING] : 0,
 	       pkts ? (double)allocs * 1e6 / (double)pkts : 0, reps);
