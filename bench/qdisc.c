@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* bench/qdisc: the cost of each queueing discipline next to pfifo's, measured in the same run.
  * A null device with 2 TX queues, mq at the root and the kind on both queues (set up with the
- * command language), 1 and 2 sender threads each on its own queue, bursts of 1 and 32.
- * Kinds are measured round-robin, REPS rounds (one with MQTX_BENCH_QUICK=1), so that a noisy moment of the shared machine
- * falls on all of them alike; each line gives the medians. */
+ * command language), 1 and 2 sender threads with bench/xmit's XPS-like selection (one thread
+ * hashes over both queues, two threads have one each), bursts of 1 and 32. Kinds are measured
+ * round-robin, REPS rounds (one with MQTX_BENCH_QUICK=1), so that a noisy moment of the shared
+ * machine falls on all of them alike; each line gives the medians. */
 #include <stdio.h>
 #include <stdlib.h>
 
