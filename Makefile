@@ -23,14 +23,18 @@ check: all
 	@scripts/bootstrap --check-extra
 	@scripts/run-tests $(BUILD)
 
+# Benchmarks: a release tree of their own (-Dbench=true; DPDK is linked there only), every
+# program run in turn, then bench/compare: targets and SVG plots in $(BUILD)-bench/bench/results.
+# MQTX_BENCH_QUICK=1 make bench: a smoke run.
 bench: $(BUILD)-bench/build.ninja
+	@scripts/bootstrap --bench
+	meson configure $(BUILD)-bench -Dbench=true
 	ninja -C $(BUILD)-bench
-	$(BUILD)-bench/bench/xmit
-	$(BUILD)-bench/bench/qdisc
-	$(BUILD)-bench/bench/backends
+	bench/run $(BUILD)-bench
 
 $(BUILD)-bench/build.ninja: | deps
-	meson setup $(BUILD)-bench -Dbuildtype=release -Dtests=false $(MESON_OPTS)
+	@scripts/bootstrap --bench
+	meson setup $(BUILD)-bench -Dbuildtype=release -Dtests=false -Dbench=true $(MESON_OPTS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize: $(BUILD)-asan/build.ninja

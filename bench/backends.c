@@ -24,10 +24,11 @@
 #include <mqtx/gen.h>
 #include <mqtx/mqtx.h>
 
-#define FRAME	60
-#define BATCH	32
-#define RUNS	5
-#define RUN_SEC 0.4
+#include "bench_run.h"
+
+#define FRAME	    60
+#define BATCH	    32
+#define RUNS_MAX    5
 #define RING_FRAMES 1024
 
 enum mode { K_QDISC, K_BYPASS, K_TXRING, M_AFP, M_XDP, MODES };
@@ -48,14 +49,8 @@ struct worker {
 } __attribute__((aligned(64)));
 
 static uint8_t frame[FRAME];
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static unsigned runs = RUNS_MAX;
+static double run_sec = 0.4;
 
 static int sh(const char *cmd)
 {
@@ -66,8 +61,8 @@ static int sh(const char *cmd)
 
 static int afp_socket(bool bypass)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex =
-						(int)if_nametoindex("bva") };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_ifindex = (int)if_nametoindex("bva") };
 	int fd = socket(AF_PACKET, SOCK_RAW, 0), one = 1;
 
 	if (fd < 0 || (bypass && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, 4)) ||
@@ -95,7 +90,8 @@ static void send_mmsg(struct worker *w)
  * tpacket_snd()); a slot is free again when the kernel sets it back to AVAILABLE. */
 static void send_txring(struct worker *w)
 {
-	struct tpacket_req3 req = { .tp_block_size = 1 << 16, .tp_frame_size = 2048,
+	struct tpacket_req3 req = { .tp_block_size = 1 << 16,
+				    .tp_frame_size = 2048,
 				    .tp_block_nr = RING_FRAMES * 2048 / (1 << 16),
 				    .tp_frame_nr = RING_FRAMES };
 	int v = TPACKET_V3, one = 1;
@@ -150,11 +146,8 @@ static void send_mqtx(struct worker *w)
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(w->id % 2, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	bench_pin(w->id);
 	if (w->mode == K_TXRING)
 		send_txring(w);
 	else if (w->dev)
@@ -191,8 +184,12 @@ static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
 	uint64_t sent = 0, before = 0;
 	double t0, t1;
 
+	/* The kernel's multiqueue default, spelled out: mq and a pfifo_fast on each queue
+	 * (whatever net.core.default_qdisc says on this machine). */
 	if (m == K_QDISC)
-		sh("tc qdisc replace dev bva root handle 1: mq");
+		sh("tc qdisc replace dev bva root handle 1: mq && "
+		   "tc qdisc replace dev bva parent 1:1 pfifo_fast && "
+		   "tc qdisc replace dev bva parent 1:2 pfifo_fast");
 	else
 		sh("tc qdisc del dev bva root 2>/dev/null");
 	if (m >= M_AFP) {
@@ -204,15 +201,16 @@ static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
 	}
 	memset(w, 0, sizeof(w));
 	for (unsigned i = 0; i < nt; i++) {
-		w[i] = (struct worker){ .mode = m, .id = i, .dev = dev,
-					.pool = pool, .stop = &stop, .fd = -1 };
+		w[i] = (struct worker){
+			.mode = m, .id = i, .dev = dev, .pool = pool, .stop = &stop, .fd = -1
+		};
 		if (!dev)
 			w[i].fd = afp_socket(m != K_QDISC);
 	}
-	t0 = now_s();
+	t0 = bench_now();
 	for (unsigned i = 0; i < nt; i++)
 		pthread_create(&w[i].t, NULL, worker_fn, &w[i]);
-	while (now_s() - t0 < RUN_SEC)
+	while (bench_now() - t0 < run_sec)
 		usleep(10000);
 	atomic_store(&stop, true);
 	for (unsigned i = 0; i < nt; i++) {
@@ -221,20 +219,13 @@ static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
 		if (w[i].fd >= 0)
 			close(w[i].fd);
 	}
-	t1 = now_s();
+	t1 = bench_now();
 	if (dev) {
 		mqtx_dev_get_stats(dev, &st);
 		sent = st.txq.packets - before;
 		mqtx_dev_destroy(dev);
 	}
 	return (double)sent / (t1 - t0) / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 int main(void)
@@ -244,6 +235,10 @@ int main(void)
 	struct mqtx_gen_cfg g;
 	double med[MODES][3];
 
+	if (bench_quick()) {
+		runs = 1;
+		run_sec = 0.1;
+	}
 	if (geteuid() != 0 || unshare(CLONE_NEWNET)) {
 		printf("bench=backends skipped=\"needs root for a network namespace\"\n");
 		return 0;
@@ -262,20 +257,21 @@ int main(void)
 		return 1;
 	for (unsigned nt = 1; nt <= 2; nt++) {
 		for (int m = 0; m < MODES; m++) {
-			double r[RUNS];
+			double r[RUNS_MAX];
 
-			for (int k = 0; k < RUNS; k++)
+			for (unsigned k = 0; k < runs; k++)
 				r[k] = run_once((enum mode)m, nt, pool);
-			qsort(r, RUNS, sizeof(r[0]), cmp_d);
-			med[m][nt] = r[RUNS / 2];
+			med[m][nt] = bench_median(r, runs);
 		}
 		for (int m = 0; m < MODES; m++)
 			printf("bench=backends mode=%s threads=%u frame=64 mpps=%.3f "
-			       "kernel_qdisc_mpps=%.3f ratio=%.2f\n", mode_name[m], nt, med[m][nt],
-			       med[K_QDISC][nt],
-			       med[K_QDISC][nt] > 0 ? med[m][nt] / med[K_QDISC][nt] : 0.0);
+			       "kernel_qdisc_mpps=%.3f ratio=%.2f reps=%u\n",
+			       mode_name[m], nt, med[m][nt], med[K_QDISC][nt],
+			       med[K_QDISC][nt] > 0 ? med[m][nt] / med[K_QDISC][nt] : 0.0, runs);
 		fflush(stdout);
 	}
 	mqtx_pool_destroy(pool);
+	/* The namespace goes with the process; remove the pair anyway, as we made it. */
+	sh("ip link del bva 2>/dev/null");
 	return 0;
 }

@@ -1,30 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the benchmarks: UDP frames from the pool, one sender thread per queue (XPS-like),
- * a timed run through the whole transmit path, medians. */
+/* Shared by the benchmarks: run length and repetitions, medians, CPU placement, a counting
+ * allocator, busy-machine spinners, 64-byte UDP frames and the timed sender threads. */
 #ifndef MQTX_BENCH_RUN_H
 #define MQTX_BENCH_RUN_H
 
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mqtx/driver.h>
 #include <mqtx/gen.h>
 #include <mqtx/mqtx.h>
 
-/* One per sender thread, on its own cache line: sender threads must share nothing the path
- * does not make them share, or the benchmark measures its own false sharing. */
-struct bench_job {
-	struct mqtx_dev *dev;
-	struct mqtx_pkt_pool *pool;
-	unsigned id, burst, nq;
-	atomic_bool *go, *stop;
-	uint64_t sent;
-} __attribute__((aligned(64)));
+#define BENCH_MAX_CPUS 256
 
 static inline double bench_now(void)
 {
@@ -34,12 +31,167 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Sleep, do not spin: the machine may have no core to spare for the timer. */
+static inline void bench_sleep(double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* MQTX_BENCH_QUICK=1: a smoke run (one repetition, short windows), numbers not to be quoted. */
+static inline bool bench_quick(void)
+{
+	const char *q = getenv("MQTX_BENCH_QUICK");
+
+	return q && *q && strcmp(q, "0") != 0;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n values (sorts them). */
+static inline double bench_median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(v[0]), bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- CPUs: the ones this process may run on, in order ---- */
+
+static int bench_cpus[BENCH_MAX_CPUS];
+static unsigned bench_ncpus;
+
+static inline unsigned bench_ncpu(void)
+{
+	cpu_set_t set;
+
+	if (bench_ncpus)
+		return bench_ncpus;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE && bench_ncpus < BENCH_MAX_CPUS; c++)
+			if (CPU_ISSET(c, &set))
+				bench_cpus[bench_ncpus++] = c;
+	if (!bench_ncpus)
+		bench_cpus[bench_ncpus++] = 0;
+	return bench_ncpus;
+}
+
+/* Pin the calling thread to the @i-th usable CPU (modulo their number): oversubscribed runs
+ * then put exactly threads / cores threads on every core, whatever the scheduler prefers. */
+static inline void bench_pin(unsigned i)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(bench_cpus[i % bench_ncpu()], &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/* ---- a busy machine: one CPU-bound process per core ---- */
+
+struct bench_busy {
+	pid_t pid[BENCH_MAX_CPUS];
+	unsigned n;
+};
+
+/* Fork one spinning child per usable CPU, pinned to it. The children only spin (nothing that
+ * could take a lock the parent's threads held at fork) and die with the parent. */
+static inline void bench_busy_start(struct bench_busy *b)
+{
+	b->n = 0;
+	for (unsigned i = 0; i < bench_ncpu(); i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			cpu_set_t set;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			CPU_ZERO(&set);
+			CPU_SET(bench_cpus[i], &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			for (volatile unsigned long x = 0;; x++)
+				;
+		}
+		if (pid > 0)
+			b->pid[b->n++] = pid;
+	}
+}
+
+static inline void bench_busy_stop(struct bench_busy *b)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		kill(b->pid[i], SIGKILL);
+		waitpid(b->pid[i], NULL, 0);
+	}
+	b->n = 0;
+}
+
+/* ---- a counting allocator: every library allocation, and the bytes still live ---- */
+
+static atomic_ullong bench_allocs, bench_frees;
+static atomic_llong bench_live;
+
+/* A header in front of each block keeps its size and alignment: the free hook gets neither. */
+static inline void *bench_count_alloc(size_t size, size_t align, void *arg)
+{
+	uint8_t *p;
+
+	(void)arg;
+	if (align < 16)
+		align = 16;
+	p = mqtx_default_alloc(size + align, align, NULL);
+	if (!p)
+		return NULL;
+	p += align;
+	((size_t *)p)[-1] = size;
+	((size_t *)p)[-2] = align;
+	atomic_fetch_add_explicit(&bench_allocs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&bench_live, (long long)size, memory_order_relaxed);
+	return p;
+}
+
+static inline void bench_count_free(void *ptr, void *arg)
+{
+	size_t size = ((size_t *)ptr)[-1], align = ((size_t *)ptr)[-2];
+
+	(void)arg;
+	atomic_fetch_add_explicit(&bench_frees, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&bench_live, (long long)size, memory_order_relaxed);
+	mqtx_default_free((uint8_t *)ptr - align, NULL);
+}
+
+/* Install it first thing in main(), before any library object exists. */
+static inline void bench_count_install(void)
+{
+	static const struct mqtx_allocator a = { bench_count_alloc, bench_count_free, NULL };
+
+	mqtx_set_allocator(&a);
+}
+
+static inline uint64_t bench_alloc_count(void)
+{
+	return atomic_load_explicit(&bench_allocs, memory_order_relaxed);
+}
+
+static inline long long bench_live_bytes(void)
+{
+	return atomic_load_explicit(&bench_live, memory_order_relaxed);
+}
+
+/* ---- frames ---- */
+
 #define BENCH_FLOWS 1024
 
 /* The 64-byte Ethernet/IPv4/UDP frames of BENCH_FLOWS flows (source address and port vary),
- * built once by the generator's frame builder: the benchmark measures the transmit path, so a
- * sender only copies a frame. */
+ * built once by the generator's frame builder: a sender only copies one. */
 static uint8_t bench_frames[BENCH_FLOWS][64];
+static pthread_once_t bench_frames_once = PTHREAD_ONCE_INIT;
 
 static inline void bench_frames_init(void)
 {
@@ -58,95 +210,11 @@ static inline void bench_frames_init(void)
 			abort();
 }
 
-/* The frame of flow @flow into @p. */
+/* The frame of flow @flow (of BENCH_FLOWS) into @p. */
 static inline void bench_build_frame(struct mqtx_pkt *p, uint32_t flow)
 {
+	pthread_once(&bench_frames_once, bench_frames_init);
 	memcpy(mqtx_pkt_put(p, 64), bench_frames[flow % BENCH_FLOWS], 64);
-}
-
-/* XPS-like: each thread sends on its own queue (the flow hash is still computed). */
-static inline uint16_t bench_select_by_thread(struct mqtx_dev *dev, struct mqtx_pkt *pkt,
-					      void *arg)
-{
-	static __thread unsigned my_q = UINT32_MAX;
-
-	(void)arg;
-	mqtx_dev_pick_tx(dev, pkt);
-	if (my_q == UINT32_MAX)
-		my_q = (unsigned)pkt->mark;
-	return (uint16_t)my_q;
-}
-
-static inline void *bench_sender(void *arg)
-{
-	struct bench_job *j = arg;
-	struct mqtx_pkt *b[32];
-	uint32_t flow = j->id * 1000;
-	uint64_t sent = 0;
-
-	while (!atomic_load_explicit(j->go, memory_order_acquire))
-		;
-	while (!atomic_load_explicit(j->stop, memory_order_relaxed)) {
-		unsigned n = mqtx_pkt_alloc_bulk(j->pool, b, j->burst);
-
-		for (unsigned i = 0; i < n; i++) {
-			bench_build_frame(b[i], flow++ % BENCH_FLOWS);
-			b[i]->mark = j->id % j->nq;
-		}
-		if (j->burst == 1)
-			mqtx_dev_xmit(j->dev, b[0]);
-		else
-			mqtx_dev_xmit_burst(j->dev, b, n);
-		sent += n;
-	}
-	j->sent = sent;
-	return NULL;
-}
-
-/*
- * Send from @threads threads (thread t on queue t % nq) for @secs through the open device
- * @dev; returns the packets per second of them all. @burst: 1..32.
- */
-static inline double bench_run(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
-			       unsigned threads, unsigned burst, unsigned nq, double secs)
-{
-	atomic_bool go = false, stop = false;
-	struct bench_job jobs[8];
-	pthread_t th[8];
-	uint64_t total = 0;
-	double t0, t1;
-
-	mqtx_dev_set_select_queue(dev, bench_select_by_thread, NULL);
-	for (unsigned t = 0; t < threads; t++) {
-		jobs[t] = (struct bench_job){ dev, pool, t, burst, nq, &go, &stop, 0 };
-		pthread_create(&th[t], NULL, bench_sender, &jobs[t]);
-	}
-	t0 = bench_now();
-	atomic_store_explicit(&go, true, memory_order_release);
-	/* Sleep, do not spin: the machine may have no core to spare for the timer. */
-	nanosleep(&(struct timespec){ (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) },
-		  NULL);
-	atomic_store(&stop, true);
-	t1 = bench_now();
-	for (unsigned t = 0; t < threads; t++) {
-		pthread_join(th[t], NULL);
-		total += jobs[t].sent;
-	}
-	return (double)total / (t1 - t0);
-}
-
-static inline int bench_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of @n values (sorts them). */
-static inline double bench_median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(v[0]), bench_cmp_double);
-	return v[n / 2];
 }
 
 #endif

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* bench/qdisc: the cost of each queueing discipline next to pfifo's, measured in the same run.
  * A null device with 2 TX queues, mq at the root and the kind on both queues (set up with the
- * command language), 1 and 2 sender threads each on its own queue, bursts of 1 and 32.
- * Kinds are measured round-robin, REPS rounds, so that a noisy moment of the shared machine
- * falls on all of them alike; each line gives the medians. */
+ * command language), 1 and 2 sender threads with bench/xmit's XPS-like selection (one thread
+ * hashes over both queues, two threads have one each), bursts of 1 and 32. Kinds are measured
+ * round-robin, REPS rounds (one with MQTX_BENCH_QUICK=1), so that a noisy moment of the shared
+ * machine falls on all of them alike; each line gives the medians. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <mqtx/ctl.h>
 
-#include "bench_run.h"
+#include "path.h"
 
-#define REPS   7
+#define REPS   7 /* at most */
 #define NQ     2
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -30,6 +31,7 @@ static const struct {
 };
 
 static double run_secs = 0.08;
+static unsigned reps = REPS;
 
 static void ctl_or_die(struct mqtx_ctl *ctl, const char *line)
 {
@@ -45,8 +47,6 @@ static void ctl_or_die(struct mqtx_ctl *ctl, const char *line)
 	mqtx_buf_free(&e);
 }
 
-static struct mqtx_pkt_pool *pool;
-
 /* What the runs of one kind add up to besides their times. */
 struct tally {
 	uint64_t packets, drops, bypass;
@@ -57,6 +57,7 @@ static double measure(unsigned k, unsigned threads, unsigned burst, struct tally
 {
 	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = NQ };
 	struct mqtx_dev_stats st;
+	struct bench_result res;
 	struct mqtx_dev *dev;
 	struct mqtx_ctl *ctl;
 	char line[160];
@@ -73,7 +74,8 @@ static double measure(unsigned k, unsigned threads, unsigned burst, struct tally
 			 kinds[k].name, kinds[k].opts);
 		ctl_or_die(ctl, line);
 	}
-	pps = bench_run(dev, pool, threads, burst, NQ, run_secs);
+	bench_send(BENCH_MQTX, dev, bench_pool(), threads, NQ, burst, run_secs, &res);
+	pps = res.mpps * 1e6;
 	mqtx_dev_get_stats(dev, &st);
 	ty->packets += st.xmit;
 	ty->drops += mqtx_txq_stats_drops(&st.txq);
@@ -87,11 +89,11 @@ static void bench(unsigned threads, unsigned burst)
 	double ns[NKINDS][REPS], med[NKINDS];
 	struct tally ty[NKINDS] = { { 0 } };
 
-	for (unsigned r = 0; r < REPS; r++)
+	for (unsigned r = 0; r < reps; r++)
 		for (unsigned k = 0; k < NKINDS; k++)
 			ns[k][r] = measure(k, threads, burst, &ty[k]);
 	for (unsigned k = 0; k < NKINDS; k++)
-		med[k] = bench_median(ns[k], REPS);
+		med[k] = bench_median(ns[k], reps);
 	for (unsigned k = 0; k < NKINDS; k++) {
 		/* bypass: the share of packets that went straight to the driver (an empty
 		 * work-conserving qdisc is skipped, as in Linux), so never into the qdisc. */
@@ -106,17 +108,16 @@ static void bench(unsigned threads, unsigned burst)
 
 int main(int argc, char **argv)
 {
+	bench_count_install();
+	if (bench_quick()) {
+		reps = 1;
+		run_secs = 0.02;
+	}
 	if (argc > 1)
 		run_secs = atof(argv[1]);
-	bench_frames_init();
-	if (mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 65536, .data_room = 256 }, &pool)) {
-		fprintf(stderr, "qdisc: no packet pool\n");
-		return 1;
-	}
 	for (unsigned t = 1; t <= 2; t++) {
 		bench(t, 1);
 		bench(t, 32);
 	}
-	mqtx_pool_destroy(pool);
 	return 0;
 }

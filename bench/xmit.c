@@ -1,83 +1,78 @@
 // SPDX-License-Identifier: MIT
-/* bench/xmit: packets per second through the whole transmit path (frame from the pool, flow
- * hash, select, enqueue or bypass, dequeue, null driver, free) with per-queue qdiscs, and in
- * the same run the baseline: one qdisc and lock shared by every queue (the single-lock
- * design the multiqueue series replaced). One line per result; medians of REPS runs. */
+/* bench/xmit: packets per second through the whole transmit path (a 64-byte frame from the
+ * pool, flow hash, XPS-like selection, enqueue or bypass, dequeue, null driver, free) for
+ * 1, 2, ... up to 4x the cores' threads, 1-16 queues and bursts of 1, 8 and 32, with in the
+ * same run its two baselines: one lock for the whole device, and the ceiling (no qdisc, no
+ * lock). One line per configuration; medians of REPS interleaved repetitions. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <mqtx/qdisc.h>
+#include "path.h"
 
-#include "bench_run.h"
+static unsigned reps = 3;
+static double secs = 0.1;
 
-#define REPS 5
-
-static double run_secs = 0.25;
-
-static void make_shared(struct mqtx_dev *dev)
+/* 1, 2, 4, 8 (the contention series on one queue), every power of two below the cores, the
+ * cores, and 2x and 4x the cores (oversubscribed), in increasing order. */
+static unsigned thread_counts(unsigned *out)
 {
-	struct mqtx_qdisc *shared, *qs[16], *old[16];
+	unsigned n = 0, c = bench_ncpu();
 
-	mqtx_dev_config_lock(dev);
-	if (mqtx_qdisc_create(dev, mqtx_dev_txq(dev, 0), mqtx_qdisc_lookup("pfifo_fast"), 0, NULL,
-			      NULL, &shared)) {
-		fprintf(stderr, "xmit: cannot create the shared qdisc\n");
-		exit(1);
-	}
-	for (unsigned i = 0; i < mqtx_dev_num_txq(dev); i++)
-		qs[i] = shared;
-	mqtx_dev_graft_all(dev, qs, old);
-	mqtx_dev_config_unlock(dev);
-	for (unsigned i = 0; i < mqtx_dev_num_txq(dev); i++)
-		mqtx_qdisc_destroy(old[i]);
+	for (unsigned t = 1; t <= 4 * c && t <= BENCH_MAX_THREADS && n < 31; t++)
+		if (((t & (t - 1)) == 0 && (t <= 8 || t < c)) || t == c || t == 2 * c || t == 4 * c)
+			out[n++] = t;
+	return n;
 }
 
-static double measure(unsigned threads, unsigned burst, unsigned nq, bool shared)
+static void one_config(unsigned threads, unsigned queues, unsigned burst)
 {
-	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = nq };
-	struct mqtx_pkt_pool *pool;
-	struct mqtx_dev *dev;
-	double pps;
+	double v[BENCH_MODES][16], med[BENCH_MODES], ns[16], share[16];
+	uint64_t allocs = 0, pkts = 0;
+	unsigned cores = threads < bench_ncpu() ? threads : bench_ncpu();
 
-	if (mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 65536, .data_room = 256 },
-			     &pool) || mqtx_dev_create(&cfg, &dev) || mqtx_dev_open(dev)) {
-		fprintf(stderr, "xmit: setup failed\n");
-		exit(1);
-	}
-	if (shared)
-		make_shared(dev);
-	pps = bench_run(dev, pool, threads, burst, nq, run_secs);
-	mqtx_dev_destroy(dev);
-	mqtx_pool_destroy(pool);
-	return pps / 1e6;
-}
+	/* Interleaved: a noisy moment of the shared machine falls on every mode alike. */
+	for (unsigned r = 0; r < reps; r++)
+		for (int m = 0; m < BENCH_MODES; m++) {
+			struct bench_result res;
 
-static double median(unsigned threads, unsigned burst, unsigned nq, bool shared)
-{
-	double v[REPS];
-
-	for (int r = 0; r < REPS; r++)
-		v[r] = measure(threads, burst, nq, shared);
-	return bench_median(v, REPS);
+			bench_path((enum bench_mode)m, threads, queues, burst, secs, &res);
+			v[m][r] = res.mpps;
+			if (m == BENCH_MQTX) {
+				allocs += res.allocs;
+				pkts += res.pkts;
+				ns[r] = res.pkts ? res.cpu * 1e9 / (double)res.pkts : 0;
+				share[r] = res.share;
+			}
+		}
+	for (int m = 0; m < BENCH_MODES; m++)
+		med[m] = bench_median(v[m], reps);
+	printf("bench=xmit threads=%u queues=%u burst=%u cores=%u mqtx_mpps=%.3f "
+	       "onelock_mpps=%.3f ceiling_mpps=%.3f mqtx_cpu_ns_per_pkt=%.1f cpu_share=%.2f "
+	       "vs_onelock=%.2f of_ceiling=%.2f allocs_per_mpkt=%.3f reps=%u\n",
+	       threads, queues, burst, cores, med[BENCH_MQTX], med[BENCH_ONELOCK],
+	       med[BENCH_CEILING], bench_median(ns, reps), bench_median(share, reps),
+	       med[BENCH_ONELOCK] > 0 ? med[BENCH_MQTX] / med[BENCH_ONELOCK] : 0,
+	       med[BENCH_CEILING] > 0 ? med[BENCH_MQTX] / med[BENCH_CEILING] : 0,
+	       pkts ? (double)allocs * 1e6 / (double)pkts : 0, reps);
+	fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-	static const unsigned bursts[] = { 1, 32 };
+	static const unsigned queues[] = { 1, 2, 4, 8, 16 }, bursts[] = { 1, 8, 32 };
+	unsigned threads[32], nt;
 
+	bench_count_install();
+	if (bench_quick()) {
+		reps = 1;
+		secs = 0.02;
+	}
 	if (argc > 1)
-		run_secs = atof(argv[1]);
-	bench_frames_init();
-	for (unsigned t = 1; t <= 2; t++)
-		for (unsigned b = 0; b < 2; b++)
-			for (unsigned nq = 1; nq <= 4; nq *= 2) {
-				double per = median(t, bursts[b], nq, false);
-				double sh = median(t, bursts[b], nq, true);
-
-				printf("bench=xmit threads=%u burst=%u queues=%u perq_mpps=%.2f "
-				       "shared_mpps=%.2f perq_ns_per_pkt=%.1f ratio=%.2f\n",
-				       t, bursts[b], nq, per, sh, 1e3 / per * t, per / sh);
-				fflush(stdout);
-			}
+		secs = atof(argv[1]);
+	nt = thread_counts(threads);
+	for (unsigned t = 0; t < nt; t++)
+		for (unsigned q = 0; q < sizeof(queues) / sizeof(queues[0]); q++)
+			for (unsigned b = 0; b < sizeof(bursts) / sizeof(bursts[0]); b++)
+				one_config(threads[t], queues[q], bursts[b]);
 	return 0;
 }

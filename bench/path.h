@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/* The transmit path measured three ways on the null driver: mqtx as built, one lock for the
+ * whole device, and the ceiling (a bare single-producer ring per queue, no qdisc, no lock). */
+#ifndef MQTX_BENCH_PATH_H
+#define MQTX_BENCH_PATH_H
+
+#include <mqtx/qdisc.h>
+
+#include "bench_run.h"
+
+#define BENCH_MAX_THREADS 256
+#define BENCH_MAX_BURST	  32
+#define BENCH_MAX_QUEUES  64
+#define BENCH_RING	  64 /* ceiling ring slots: two bursts, drained after each */
+
+enum bench_mode { BENCH_MQTX, BENCH_ONELOCK, BENCH_CEILING, BENCH_MODES };
+
+static const char *const bench_mode_name[BENCH_MODES] = { "mqtx", "onelock", "ceiling" };
+
+/*
+ * XPS as Linux has it (get_xps_queue()): each sender thread stands for a CPU and has a map of
+ * the queues it may use; a map of one queue is taken as is, a longer one is indexed by the
+ * flow hash scaled onto its length. With at least as many queues as threads, thread t owns
+ * queues t, t + T, t + 2T, ...; with fewer, threads share queue t % Q.
+ */
+struct bench_xps {
+	unsigned n;
+	uint16_t q[BENCH_MAX_QUEUES];
+};
+
+static inline void bench_xps_init(struct bench_xps *x, unsigned t, unsigned threads,
+				  unsigned queues)
+{
+	x->n = 0;
+	if (queues < threads) {
+		x->q[x->n++] = (uint16_t)(t % queues);
+		return;
+	}
+	for (unsigned q = t; q < queues && x->n < BENCH_MAX_QUEUES; q += threads)
+		x->q[x->n++] = (uint16_t)q;
+}
+
+static inline uint16_t bench_xps_pick(const struct bench_xps *x, const struct mqtx_pkt *p)
+{
+	return x->q[((uint64_t)p->hash * x->n) >> 32];
+}
+
+static __thread const struct bench_xps *bench_my_xps;
+
+/* The selection hook: the flow hash is always computed (the library's picker, cached in the
+ * packet), as a device with more than one queue must; the map then chooses. */
+static inline uint16_t bench_select_xps(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
+{
+	(void)arg;
+	mqtx_dev_pick_tx(dev, pkt);
+	return bench_xps_pick(bench_my_xps, pkt);
+}
+
+/* The ceiling's hand-off: a single-producer, single-consumer ring of packet pointers. */
+struct bench_ring {
+	atomic_uint head, tail;
+	struct mqtx_pkt *slot[BENCH_RING];
+} __attribute__((aligned(64)));
+
+/* One per sender thread, on cache lines of its own: sender threads must share nothing the path
+ * does not make them share, or the benchmark measures its own false sharing. */
+struct bench_job {
+	enum bench_mode mode;
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+	unsigned id, burst, queues;
+	struct bench_xps xps;
+	struct bench_ring *rings; /* ceiling: one per queue */
+	const atomic_bool *go, *stop;
+	pthread_t th;
+	atomic_ullong sent __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
+
+/* What one timed window measured. @cpu: the senders' CPU seconds in it (spinning included);
+ * @share: that over the time of the cores they could have had, min(threads, cores) x window:
+ * below 1, something else ran on those cores (the shared VM) or the senders slept. */
+struct bench_result {
+	double mpps, cpu, share;
+	uint64_t pkts, allocs;
+};
+
+static inline void bench_ceiling_burst(struct bench_job *j, struct mqtx_pkt **b, unsigned n)
+{
+	struct mqtx_pkt *out[BENCH_RING];
+	uint64_t touched = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned q = 0, t;
+		struct bench_ring *r;
+
+		if (j->queues > 1) {
+			mqtx_dev_pick_tx(j->dev, b[i]);
+			q = bench_xps_pick(&j->xps, b[i]);
+		}
+		r = &j->rings[q];
+		t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		r->slot[t % BENCH_RING] = b[i];
+		atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+		touched |= 1ull << q;
+	}
+	while (touched) {
+		unsigned q = (unsigned)__builtin_ctzll(touched), h, t, m = 0;
+		struct bench_ring *r = &j->rings[q];
+
+		touched &= touched - 1;
+		h = atomic_load_explicit(&r->head, memory_order_relaxed);
+		t = atomic_load_explicit(&r->tail, memory_order_acquire);
+		for (; h != t; h++)
+			out[m++] = r->slot[h % BENCH_RING];
+		atomic_store_explicit(&r->head, h, memory_order_release);
+		/* The driver's queue is this thread's own: queue q of thread id. */
+		mqtx_null_ops.xmit_burst(j->dev, mqtx_dev_txq(j->dev, j->id * j->queues + q), out,
+					 m, false);
+	}
+}
+
+static inline void *bench_sender(void *arg)
+{
+	struct bench_job *j = arg;
+	struct mqtx_pkt *b[BENCH_MAX_BURST];
+	uint32_t flow = j->id * 1000;
+	uint64_t sent = 0;
+
+	bench_my_xps = &j->xps;
+	bench_pin(j->id);
+	while (!atomic_load_explicit(j->go, memory_order_acquire))
+		sched_yield();
+	while (!atomic_load_explicit(j->stop, memory_order_relaxed)) {
+		unsigned n = mqtx_pkt_alloc_bulk(j->pool, b, j->burst);
+
+		for (unsigned i = 0; i < n; i++)
+			bench_build_frame(b[i], flow++ & 1023);
+		if (j->mode == BENCH_CEILING)
+			bench_ceiling_burst(j, b, n);
+		else if (j->burst == 1 && n)
+			mqtx_dev_xmit(j->dev, b[0]);
+		else
+			mqtx_dev_xmit_burst(j->dev, b, n);
+		sent += n;
+		atomic_store_explicit(&j->sent, sent, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* CPU seconds the sender threads have used so far. */
+static inline double bench_cpu(struct bench_job *jobs, unsigned n)
+{
+	double s = 0;
+
+	for (unsigned t = 0; t < n; t++) {
+		struct timespec ts;
+		clockid_t cid;
+
+		if (!pthread_getcpuclockid(jobs[t].th, &cid) && !clock_gettime(cid, &ts))
+			s += (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	}
+	return s;
+}
+
+static inline uint64_t bench_sent(struct bench_job *jobs, unsigned n)
+{
+	uint64_t s = 0;
+
+	for (unsigned t = 0; t < n; t++)
+		s += atomic_load_explicit(&jobs[t].sent, memory_order_relaxed);
+	return s;
+}
+
+/*
+ * Start @threads senders on @dev (XPS maps over @queues), let them warm up (thread caches
+ * filled, the first-touch allocations done), then measure a window of @secs: packets handed
+ * to the path per second and the library allocations made meanwhile.
+ */
+static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
+			      struct mqtx_pkt_pool *pool, unsigned threads, unsigned queues,
+			      unsigned burst, double secs, struct bench_result *res)
+{
+	static struct bench_job jobs[BENCH_MAX_THREADS];
+	atomic_bool go = false, stop = false;
+	uint64_t s0, a0;
+	double t0, c0, wall;
+
+	if (mode != BENCH_CEILING && queues > 1)
+		mqtx_dev_set_select_queue(dev, bench_select_xps, NULL);
+	for (unsigned t = 0; t < threads; t++) {
+		struct bench_job *j = &jobs[t];
+
+		memset(j, 0, sizeof(*j));
+		*j = (struct bench_job){ .mode = mode,
+					 .dev = dev,
+					 .pool = pool,
+					 .id = t,
+					 .burst = burst,
+					 .queues = queues,
+					 .go = &go,
+					 .stop = &stop };
+		bench_xps_init(&j->xps, t, threads, queues);
+		if (mode == BENCH_CEILING) {
+			j->rings = aligned_alloc(64, sizeof(*j->rings) * queues);
+			memset(j->rings, 0, sizeof(*j->rings) * queues);
+		}
+		pthread_create(&j->th, NULL, bench_sender, j);
+	}
+	atomic_store_explicit(&go, true, memory_order_release);
+	bench_sleep(secs / 4 < 0.01 ? 0.01 : secs / 4);
+	s0 = bench_sent(jobs, threads);
+	a0 = bench_alloc_count();
+	c0 = bench_cpu(jobs, threads);
+	t0 = bench_now();
+	bench_sleep(secs);
+	res->pkts = bench_sent(jobs, threads) - s0;
+	res->allocs = bench_alloc_count() - a0;
+	res->cpu = bench_cpu(jobs, threads) - c0;
+	wall = bench_now() - t0;
+	res->mpps = (double)res->pkts / wall / 1e6;
+	res->share = res->cpu / (wall * (threads < bench_ncpu() ? threads : bench_ncpu()));
+	atomic_store(&stop, true);
+	for (unsigned t = 0; t < threads; t++) {
+		pthread_join(jobs[t].th, NULL);
+		free(jobs[t].rings);
+	}
+}
+
+/* The pre-multiqueue design: one pfifo_fast, rooted at queue 0 (its lock), on every queue. */
+static inline void bench_make_onelock(struct mqtx_dev *dev)
+{
+	struct mqtx_qdisc *shared, *qs[BENCH_MAX_QUEUES], *old[BENCH_MAX_QUEUES];
+	unsigned n = mqtx_dev_num_txq(dev);
+
+	mqtx_dev_config_lock(dev);
+	if (mqtx_qdisc_create(dev, mqtx_dev_txq(dev, 0), mqtx_qdisc_lookup("pfifo_fast"), 0, NULL,
+			      NULL, &shared)) {
+		fprintf(stderr, "bench: cannot create the shared qdisc\n");
+		exit(1);
+	}
+	for (unsigned i = 0; i < n; i++)
+		qs[i] = shared;
+	mqtx_dev_graft_all(dev, qs, old);
+	mqtx_dev_config_unlock(dev);
+	for (unsigned i = 0; i < n; i++)
+		mqtx_qdisc_destroy(old[i]);
+}
+
+/* The pool every run draws from: 64-byte frames need little room; enough packets for full
+ * qdiscs on every queue plus every thread's cache. */
+static inline struct mqtx_pkt_pool *bench_pool(void)
+{
+	static struct mqtx_pkt_pool *pool;
+
+	if (!pool &&
+	    mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 1u << 17, .data_room = 128 },
+			     &pool)) {
+		fprintf(stderr, "bench: no packet pool\n");
+		exit(1);
+	}
+	return pool;
+}
+
+/*
+ * One timed run of @mode on a fresh null device with @queues TX queues (the ceiling's device
+ * has a queue per thread and queue, so that no driver queue has two writers).
+ */
+static inline void bench_path(enum bench_mode mode, unsigned threads, unsigned queues,
+			      unsigned burst, double secs, struct bench_result *res)
+{
+	struct mqtx_dev_cfg cfg = { .name = "bench", .ops = &mqtx_null_ops, .num_txq = queues };
+	struct mqtx_dev *dev;
+
+	if (mode == BENCH_CEILING)
+		cfg.num_txq = threads * queues;
+	if (mqtx_dev_create(&cfg, &dev) || (mode != BENCH_CEILING && mqtx_dev_open(dev))) {
+		fprintf(stderr, "bench: cannot set up the device\n");
+		exit(1);
+	}
+	if (mode == BENCH_ONELOCK)
+		bench_make_onelock(dev);
+	bench_send(mode, dev, bench_pool(), threads, queues, burst, secs, res);
+	mqtx_dev_destroy(dev);
+}
+
+#endif
