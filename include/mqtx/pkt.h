@@ -15,6 +15,10 @@ extern "C" {
 #define MQTX_PKT_F_HASH_VALID 0x0001 /* hash holds the flow hash */
 #define MQTX_PKT_F_NO_HASH    0x0002 /* hashed: the frame has no flow (non-IP) */
 #define MQTX_PKT_F_QMAP_SET   0x0004 /* queue_mapping chosen by the sender: skip selection */
+#define MQTX_PKT_F_MGMT	      0x0008 /* an 802.11 management frame: WME sends it on AC_VO */
+#define MQTX_PKT_F_AMPDU \
+	0x0010 /* WME put it on an aggregation queue: send it in an A-MPDU
+				      * (mac80211's IEEE80211_TX_CTL_AMPDU) */
 
 /* In struct mqtx_pkt.drop_reason: the drop happened on the receive side (an ingress qdisc). */
 #define MQTX_PKT_DROP_RX 0x80
