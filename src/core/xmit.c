@@ -354,9 +354,8 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 			continue;
 		}
 		pkts[m] = pkts[i];
-		qi[m] = q;
+		qi[m++] = q;
 		one &= q == qi[0];
-		m++;
 	}
 	n = m;
 	if (!n)
