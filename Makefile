@@ -27,6 +27,7 @@ bench: $(BUILD)-bench/build.ninja
 	ninja -C $(BUILD)-bench
 	$(BUILD)-bench/bench/xmit
 	$(BUILD)-bench/bench/qdisc
+	$(BUILD)-bench/bench/wme
 	$(BUILD)-bench/bench/backends
 
 $(BUILD)-bench/build.ninja: | deps
