@@ -215,6 +215,8 @@ MQTX_API void mqtx_wme_dev_down(struct mqtx_dev *dev);
 enum mqtx_wme_stop_reason {
 	MQTX_WME_STOP_DRIVER = 0, /* the driver's ring is full */
 	MQTX_WME_STOP_AGG = 1,	  /* an aggregation queue not (yet) in an operational session */
+	MQTX_WME_STOP_MOVE = 2,	  /* an AC queue holds a TID's newer frames while its older ones
+				   * come back from an aggregation queue */
 };
 
 /**

@@ -101,7 +101,7 @@ static void swf_round(struct swf_priv *s, uint64_t now)
 			uint64_t at;
 
 			memcpy(&at, p->cb, sizeof(at));
-			s->run.done(dev, p, (enum mqtx_wme_ac)s->q_ac[p->queue_mapping], at,
+			s->run.done(dev, p, (enum mqtx_wme_ac)p->cb[sizeof(at)], at,
 				    s->run.done_arg);
 		}
 		mqtx_pkt_free(p);
@@ -164,12 +164,13 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 {
 	struct swf_priv *s = swf(dev);
 	uint16_t q = (uint16_t)mqtx_txq_index(txq);
-	struct swf_ac *a = &s->ac[s->q_ac[q]];
 	uint64_t now = mqtx_clock_now(s->clock), next;
 	unsigned take, room;
+	struct swf_ac *a;
 
 	(void)more; /* the medium sees a frame as soon as it is on the ring */
 	pthread_mutex_lock(&s->lock);
+	a = &s->ac[s->q_ac[q]];
 	room = s->run.ring - s->count[q];
 	take = n < room ? n : room;
 	if (take && !a->fifo.head)

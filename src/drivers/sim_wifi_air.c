@@ -207,8 +207,10 @@ static void deliver(struct swf_priv *s, struct mqtx_dev *dev, struct mqtx_pkt_li
 		a->st.lat_sum_ns += lat;
 		if (lat > a->st.lat_max_ns)
 			a->st.lat_max_ns = lat;
-		/* The driver owns the control block: when the frame arrived, for the report. */
+		/* The driver owns the control block: when and by which AC the frame went, for the
+		 * report after the lock is released. */
 		memcpy(p->cb, &s->txop_end, sizeof(s->txop_end));
+		p->cb[sizeof(s->txop_end)] = s->air_ac;
 		mqtx_pkt_list_add_tail(done, p);
 		/* Woken under the medium lock, so that a concurrent xmit_burst cannot stop the
 		 * queue in between and be overridden by a stale wake. */

@@ -184,16 +184,24 @@ void mqtx__wme_ba_teardown(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid
 	uint16_t ac = mqtx_wme_up_to_ac(tid);
 	int n;
 
+	/* The AC queue is held first: once the TID's frames are selected to it again, none of
+	 * them may leave before the older ones still on the aggregation queue (mac80211 stops
+	 * the queue with IEEE80211_QUEUE_STOP_REASON_AGGREGATION for the same reason). */
+	mqtx_wme_stop_queue(dev, ac, MQTX_WME_STOP_MOVE);
 	if (tid < MQTX_WME_NUM_UP)
 		atomic_store_explicit(&sta->tid_queue[tid], MQTX_WME_QUEUE_NONE,
 				      memory_order_release);
 	mqtx_wme_stop_queue(dev, q, MQTX_WME_STOP_AGG);
 	mqtx__rcu_synchronize();
 	/* What waits on the aggregation queue goes back to the AC queue ahead of the TID's newer
-	 * frames (which all arrived after the grace period). */
+	 * frames (which all arrived after the grace period, and waited). */
 	mqtx_dev_lock_all_queues(dev);
 	n = move(dev, q, ac, match_any, NULL, false);
+	/* One section: the queues released and the AC queue run here, as unlock_all runs them. */
+	mqtx_bh_disable();
 	mqtx_dev_unlock_all_queues(dev);
+	mqtx_wme_wake_queue(dev, ac, MQTX_WME_STOP_MOVE);
+	mqtx_bh_enable();
 	if (n < 0) {
 		/* A qdisc without the hook was put on the queue during the session: let it drain
 		 * where it is rather than lose anything. */
