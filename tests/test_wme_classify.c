@@ -334,6 +334,23 @@ static void test_acm_chains(void **state)
 	assert_string_equal(cls(e, 0, 46), "up 6 ac VO queue 0");
 }
 
+static void test_mac_parse(void **state)
+{
+	struct mqtx_extack ack = { "" };
+	uint8_t a[6];
+	char buf[18];
+
+	(void)state;
+	assert_int_equal(mqtx_wme_mac_parse("02:0a:00:00:00:FF", a, &ack), 0);
+	assert_string_equal(mqtx_wme_mac_format(a, buf), "02:0a:00:00:00:ff");
+	assert_int_equal(mqtx_wme_mac_parse("02-0a-00-00-00-01", a, &ack), 0);
+	assert_int_equal(a[5], 1);
+	assert_int_equal(mqtx_wme_mac_parse("02:0a:00:00:00", a, &ack), -EINVAL);
+	assert_non_null(strstr(ack.msg, "\"02:0a:00:00:00\" is not a MAC address"));
+	assert_int_equal(mqtx_wme_mac_parse("02:0a:00:00:00:0g", a, &ack), -EINVAL);
+	assert_int_equal(mqtx_wme_mac_parse("02:0a:00:00:00:01x", a, &ack), -EINVAL);
+}
+
 static void test_acm_parse(void **state)
 {
 	struct denv *e = *state;
@@ -504,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_qos_map),
 		cmocka_unit_test(test_qos_map_rules),
 		cmocka_unit_test(test_legacy),
+		cmocka_unit_test(test_mac_parse),
 		cmocka_unit_test_setup_teardown(test_peers_and_kinds, dsetup, dteardown),
 		cmocka_unit_test_setup_teardown(test_acm_chains, dsetup, dteardown),
 		cmocka_unit_test_setup_teardown(test_acm_parse, dsetup, dteardown),

@@ -65,6 +65,15 @@ MQTX_API int mqtx_wme_ac_parse(const char *s);
  */
 MQTX_API int mqtx_wme_acm_parse(const char *list, uint8_t *ac_mask, struct mqtx_extack *ack);
 
+/**
+ * mqtx_wme_mac_parse() - "02:00:00:00:00:01" (six hex pairs, ':' or '-') into @addr.
+ * Return: 0; -EINVAL with a message naming @s.
+ */
+MQTX_API int mqtx_wme_mac_parse(const char *s, uint8_t addr[6], struct mqtx_extack *ack);
+
+/** mqtx_wme_mac_format() - @addr as "xx:xx:xx:xx:xx:xx" into @buf (18 bytes); returns @buf. */
+MQTX_API const char *mqtx_wme_mac_format(const uint8_t addr[6], char buf[18]);
+
 /* ---- the QoS Map (IEEE 802.11u-2011; IEEE 802.11-2016 9.4.2.95, the QoS Map element) ---- */
 
 #define MQTX_WME_QOS_MAP_MAX_EXCEPT 21

@@ -64,6 +64,32 @@ int mqtx_wme_acm_parse(const char *list, uint8_t *ac_mask, struct mqtx_extack *a
 	return 0;
 }
 
+int mqtx_wme_mac_parse(const char *s, uint8_t addr[6], struct mqtx_extack *ack)
+{
+	unsigned v[6];
+	char end;
+
+	if (!s || strlen(s) != 17 ||
+	    (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		    &end) != 6 &&
+	     sscanf(s, "%2x-%2x-%2x-%2x-%2x-%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		    &end) != 6))
+		return mqtx_extack_set(ack, "\"%s\" is not a MAC address (xx:xx:xx:xx:xx:xx)",
+				       s ? s : "");
+	for (unsigned i = 0; i < 6; i++) {
+		if (!isxdigit((unsigned char)s[3 * i]) || !isxdigit((unsigned char)s[3 * i + 1]))
+			return mqtx_extack_set(ack, "\"%s\" is not a MAC address", s);
+		addr[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
+
+const char *mqtx_wme_mac_format(const uint8_t a[6], char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5]);
+	return buf;
+}
+
 /* ---- the QoS Map ---- */
 
 int mqtx_wme_qos_map_check(const struct mqtx_wme_qos_map *m, struct mqtx_extack *ack)

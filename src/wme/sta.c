@@ -15,8 +15,7 @@ static unsigned bucket_of(const uint8_t addr[6])
 
 const char *mqtx__wme_mac(const uint8_t a[6], char buf[18])
 {
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5]);
-	return buf;
+	return mqtx_wme_mac_format(a, buf);
 }
 
 /* Under RCU (or the WME lock). */
