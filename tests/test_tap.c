@@ -152,6 +152,10 @@ static void test_tap_deleted(void **state)
 		usleep(1000);
 	assert_false(mqtx_dev_is_up(dev));
 	assert_int_not_equal(mqtx_dev_failed(dev), 0);
+	/* The helper's close marks the device down first and purges after, all under the config
+	 * lock: once we get the lock, the close is over and the counts are final. */
+	mqtx_dev_config_lock(dev);
+	mqtx_dev_config_unlock(dev);
 	mqtx__job_join(job);
 	mqtx__job_stats(job, &js);
 	mqtx__job_free(job);

@@ -44,6 +44,9 @@ enum mqtx_drop_reason {
 	MQTX_DROP_NO_HANDLER, /* received, but no receive handler is set */
 	MQTX_DROP_KERNEL,     /* the kernel refused it with an errno (the driver's own statistics
 			       * say which one, per queue) */
+	MQTX_DROP_NO_ADMIT,   /* WME: admission control allows no access category for it (the
+			       * 2008 mac80211 behaviour; see <mqtx/wme.h>) */
+	MQTX_DROP_EXPIRED,    /* it waited longer than its access category's deadline */
 	MQTX_DROP_REASON_MAX
 };
 
@@ -159,7 +162,15 @@ MQTX_API struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq);
 
 /* ---- queue selection ---- */
 
-/** A queue selector: return the queue for @pkt (capped to real_num_txq by the core). */
+/*
+ * What a selector returns to drop the packet instead of queueing it (mac80211's WME drops a
+ * frame that no access category admits): it first sets pkt->drop_reason to the reason and
+ * pkt->queue_mapping to the queue whose counters take the drop (below real_num_txq, else 0).
+ */
+#define MQTX_TXQ_DROP 0xFFFFu
+
+/** A queue selector: return the queue for @pkt (capped to real_num_txq by the core), or
+ *  MQTX_TXQ_DROP. */
 typedef uint16_t (*mqtx_select_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);
 
 /**
@@ -220,7 +231,9 @@ MQTX_API uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
 /**
  * mqtx_dev_select_queue() - run the whole selection for @pkt (hooks, default, cap) and set
- * pkt->queue_mapping; what mqtx_dev_xmit() does first. Returns the queue index.
+ * pkt->queue_mapping; what mqtx_dev_xmit() does first. Returns the queue index, or
+ * MQTX_TXQ_DROP when a selector said to drop it (the transmit path then frees it and counts
+ * pkt->drop_reason on queue pkt->queue_mapping).
  */
 MQTX_API uint16_t mqtx_dev_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
@@ -269,6 +282,29 @@ MQTX_API void mqtx_dev_lock_all(struct mqtx_dev *dev);
 MQTX_API void mqtx_dev_unlock_all(struct mqtx_dev *dev);
 
 /**
+ * mqtx_dev_lock_all_queues() - hold every queue of @dev still, with every packet the stack
+ * holds inside a qdisc, so that the caller may move packets between the qdiscs of any queues
+ * (the lock_all_queues_bh() of the 2008 mac80211, which set up aggregation queues under it).
+ * Takes the device's TX-global lock, sets FROZEN on every queue (nothing is dequeued; a batch
+ * a runner already holds is refused by the frozen queue and requeued), then takes every queue
+ * lock in index order, releasing them and trying again while any queue's qdisc still has a
+ * runner or is being grafted. On return: all queue locks held, no runner, no graft in
+ * progress; each txq's active qdisc is its configured one (noop while the device is down).
+ * Not from a driver's xmit_burst, a qdisc op, or a thread that holds a queue lock; the device's
+ * config lock may be held. mqtx_dev_unlock_all_queues() releases the queue locks, clears
+ * FROZEN and schedules every queue that is not stopped, which runs when the caller's
+ * outermost section ends (at once when it is in none).
+ */
+MQTX_API void mqtx_dev_lock_all_queues(struct mqtx_dev *dev);
+MQTX_API void mqtx_dev_unlock_all_queues(struct mqtx_dev *dev);
+
+/**
+ * mqtx_txq_active_qdisc() - the qdisc @txq enqueues to now (noop while the device is down).
+ * Stable while the caller holds mqtx_dev_lock_all_queues() or the device's config lock.
+ */
+MQTX_API struct mqtx_qdisc *mqtx_txq_active_qdisc(struct mqtx_txq *txq);
+
+/**
  * mqtx_dev_all_tx_empty() - exactly: no packet in any queue's qdisc or requeue list, and the
  * driver reports nothing in flight on any queue (ops->inflight).
  */
@@ -280,6 +316,14 @@ MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
  */
 MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
 MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
+
+/**
+ * mqtx_dev_config_trylock() - take the configuration mutex if it is free. Return: true when
+ * taken (release it with mqtx_dev_config_unlock()). For a callback that the holder of the
+ * config lock may be waiting for (a timer being cancelled, a driver thread being joined):
+ * it tries, and gives up when the device is going down (mqtx_dev_is_up() false).
+ */
+MQTX_API bool mqtx_dev_config_trylock(struct mqtx_dev *dev);
 
 /* ---- traffic classes (what mqprio sets up; Linux's netdev_set_num_tc and friends) ---- */
 

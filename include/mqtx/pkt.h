@@ -18,6 +18,10 @@ extern "C" {
 /* The sender has nothing of this packet's flow in flight: the flow may move to another queue
  * without being reordered (Linux's skb->ooo_okay; see mqtx_dev_set_flow_cache()). */
 #define MQTX_PKT_F_OOO_OKAY 0x0008
+/* An 802.11 management frame: WME sends it on AC_VO. */
+#define MQTX_PKT_F_MGMT 0x0010
+/* WME put it on an aggregation queue: send it in an A-MPDU (mac80211's IEEE80211_TX_CTL_AMPDU). */
+#define MQTX_PKT_F_AMPDU 0x0020
 
 /* In struct mqtx_pkt.drop_reason: the drop happened on the receive side (an ingress qdisc). */
 #define MQTX_PKT_DROP_RX 0x80

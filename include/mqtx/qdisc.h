@@ -45,6 +45,10 @@ struct mqtx_class {
 	const struct mqtx_qdisc_stats *stats;
 };
 
+/** A packet predicate (mqtx_qdisc_extract()): true for the packets to take. Must not change
+ *  or free @pkt, nor take any lock. */
+typedef bool (*mqtx_pkt_match_fn)(const struct mqtx_pkt *pkt, void *arg);
+
 /** Receives one class of a walk (mqtx_class_ops.walk, mqtx_qdisc_walk_classes()). */
 typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl, void *arg);
 
@@ -123,6 +127,12 @@ struct mqtx_class_ops {
  *        destroyed), before it is destroyed: undo what @attach set on the device. Config lock
  *        held; must not fail.
  * @cl_ops: optional. Present for a classful qdisc: its classes and children (see above).
+ * @extract: optional. Lock held. Take every queued packet for which @match(pkt, @arg) is true
+ *        out of the queue, in the order the qdisc received them, and append them to @out;
+ *        adjust qlen and backlog; the packets left keep their order and state. Must not drop,
+ *        allocate or fail; returns how many it took. What moves packets between queues (WME
+ *        starting or stopping an aggregation session) needs it: mqtx_qdisc_extract() refuses
+ *        a non-empty qdisc that has none.
  */
 struct mqtx_qdisc_ops {
 	const char *id;
@@ -142,6 +152,8 @@ struct mqtx_qdisc_ops {
 	void (*attach)(struct mqtx_qdisc *q, struct mqtx_qdisc **qs);
 	void (*detach)(struct mqtx_qdisc *q);
 	const struct mqtx_class_ops *cl_ops;
+	unsigned (*extract)(struct mqtx_qdisc *q, mqtx_pkt_match_fn match, void *arg,
+			    struct mqtx_pkt_list *out);
 };
 
 /**
@@ -223,6 +235,31 @@ static inline struct mqtx_pkt *mqtx_qdisc_dequeue_head(struct mqtx_qdisc *q,
  */
 MQTX_API void mqtx_qdisc_reset(struct mqtx_qdisc *q, enum mqtx_drop_reason reason,
 			       struct mqtx_pkt **to_free);
+
+/**
+ * mqtx_qdisc_extract() - lock held: take out of @q every packet for which @match(pkt, @arg)
+ * is true, in the order @q would have sent them: its requeue list first, then its queue
+ * (ops->extract). They are appended to @out, in that order, and are the caller's. Nothing is
+ * dropped or counted. Return: how many were taken; -EOPNOTSUPP (nothing taken) when @q holds
+ * packets in its queue and has no ops->extract.
+ */
+MQTX_API int mqtx_qdisc_extract(struct mqtx_qdisc *q, mqtx_pkt_match_fn match, void *arg,
+				struct mqtx_pkt_list *out);
+
+/**
+ * mqtx_qdisc_can_extract() - true when mqtx_qdisc_extract() never refuses @q: it has
+ * ops->extract, or no queue of its own (noop, noqueue).
+ */
+MQTX_API bool mqtx_qdisc_can_extract(const struct mqtx_qdisc *q);
+
+/**
+ * mqtx_qdisc_requeue_list() - lock held: move every packet of @l into @q's requeue list,
+ * keeping their order, before what the list holds (@head) or after it: they are sent before
+ * anything in @q's queue, never overtaken, outside the qdisc's limits (Linux's requeue, as the
+ * 2008 mac80211 requeued frames between its queues). Each packet's queue_mapping must be the
+ * TX queue @q serves. @l is empty afterwards. Not counted: the caller counts its moves.
+ */
+MQTX_API void mqtx_qdisc_requeue_list(struct mqtx_qdisc *q, struct mqtx_pkt_list *l, bool head);
 
 /** mqtx_qdisc_now() - the device clock's time in ns. */
 MQTX_API uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q);

@@ -453,6 +453,11 @@ struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq)
 	return txq->dev;
 }
 
+bool mqtx_dev_config_trylock(struct mqtx_dev *dev)
+{
+	return pthread_mutex_trylock(&dev->config_lock) == 0;
+}
+
 void mqtx_dev_config_lock(struct mqtx_dev *dev)
 {
 	pthread_mutex_lock(&dev->config_lock);

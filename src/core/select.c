@@ -147,6 +147,12 @@ uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 		else
 			q = pick_tx(dev, pkt, real);
 	}
+	if (unlikely(q == MQTX_TXQ_DROP)) {
+		/* The selector chose the queue that counts the drop; keep it in range. */
+		if (pkt->queue_mapping >= real)
+			pkt->queue_mapping = 0;
+		return MQTX_TXQ_DROP;
+	}
 	if (unlikely(q >= real)) {
 		/* Linux's netdev_cap_txqueue: out of range goes to queue 0, and is counted. */
 		MQTX_DEV_PCPU_ADD(dev, capped, 1u);

@@ -82,6 +82,50 @@ void mqtx_dev_unlock_all(struct mqtx_dev *dev)
 	mqtx__bh_enable();
 }
 
+/* All queue locks held. A runner holds a batch outside its qdisc; a graft is moving backlogs. */
+static bool some_queue_busy(struct mqtx_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->num_txq; i++) {
+		struct mqtx_qdisc *q = atomic_load(&dev->txq[i].qdisc);
+
+		if (q->running || (q->flags & MQTX_QF_GRAFTING))
+			return true;
+	}
+	return false;
+}
+
+void mqtx_dev_lock_all_queues(struct mqtx_dev *dev)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&dev->tx_global_lock);
+	/* Frozen queues dequeue nothing, and hand a batch that is on its way to the driver back to
+	 * their qdisc: once no runner is left, every packet the stack holds is in a qdisc. */
+	for (i = 0; i < dev->num_txq; i++)
+		atomic_fetch_or(&dev->txq[i].state, MQTX_TXQ_FROZEN);
+	for (;;) {
+		for (i = 0; i < dev->num_txq; i++)
+			mqtx_spin_lock(&dev->txq[i].lock);
+		if (!some_queue_busy(dev))
+			return;
+		for (i = dev->num_txq; i-- > 0;)
+			mqtx_spin_unlock(&dev->txq[i].lock);
+		sched_yield();
+	}
+}
+
+void mqtx_dev_unlock_all_queues(struct mqtx_dev *dev)
+{
+	for (uint32_t i = dev->num_txq; i-- > 0;)
+		mqtx_spin_unlock(&dev->txq[i].lock);
+	mqtx_dev_unlock_all(dev);
+}
+
+struct mqtx_qdisc *mqtx_txq_active_qdisc(struct mqtx_txq *txq)
+{
+	return atomic_load_explicit(&txq->qdisc, memory_order_acquire);
+}
+
 bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev)
 {
 	bool empty = true;
@@ -312,7 +356,8 @@ const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
 		[MQTX_DROP_RECURSION] = "recursion", [MQTX_DROP_NOQUEUE] = "noqueue",
 		[MQTX_DROP_DRIVER] = "driver",	     [MQTX_DROP_REPLACE] = "replace",
 		[MQTX_DROP_RESET] = "reset",	     [MQTX_DROP_NO_HANDLER] = "nohandler",
-		[MQTX_DROP_KERNEL] = "kernel",
+		[MQTX_DROP_KERNEL] = "kernel",	     [MQTX_DROP_NO_ADMIT] = "noadmit",
+		[MQTX_DROP_EXPIRED] = "expired",
 	};
 
 	return (unsigned)r < MQTX_DROP_REASON_MAX ? names[r] : "?";

@@ -16,6 +16,15 @@ static void drop_pkts(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n,
 	mqtx_pkt_free_bulk(pkts, n);
 }
 
+/* A selector said to drop @pkt (MQTX_TXQ_DROP): counted with its reason on its queue. */
+static void drop_selected(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	unsigned r = pkt->drop_reason;
+
+	drop_pkts(&dev->txq[pkt->queue_mapping], &pkt, 1,
+		  r < MQTX_DROP_REASON_MAX ? (enum mqtx_drop_reason)r : MQTX_DROP_QDISC);
+}
+
 /* Taken by the current xmit_burst of this thread and dropped by the driver. */
 static MQTX_TLS unsigned mqtx__drop_taken_n;
 static MQTX_TLS uint64_t mqtx__drop_taken_bytes;
@@ -326,7 +335,10 @@ int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	if (!xmit_enter(dev, &pkt, 1))
 		return MQTX_XMIT_DROP;
 	qi = mqtx__select_queue(dev, pkt);
-	txq_xmit(&dev->txq[qi], &pkt, 1, &rc);
+	if (unlikely(qi == MQTX_TXQ_DROP))
+		drop_selected(dev, pkt);
+	else
+		txq_xmit(&dev->txq[qi], &pkt, 1, &rc);
 	xmit_leave();
 	return rc;
 }
@@ -335,16 +347,32 @@ int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
  * queue (so within a flow), and send each run with one lock hold. */
 static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 {
-	struct mqtx_pkt *sorted[MAX_BATCH];
+	struct mqtx_pkt *sorted[MAX_BATCH], *kept[MAX_BATCH];
 	uint16_t qi[MAX_BATCH];
-	unsigned accepted = 0, i, j;
+	unsigned accepted = 0, i, j, m = 0;
 	bool one = true;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		qi[i] = mqtx__select_queue(dev, pkts[i]);
-		one &= qi[i] == qi[0];
+		uint16_t q = mqtx__select_queue(dev, pkts[i]);
+
+		if (unlikely(q == MQTX_TXQ_DROP)) {
+			/* Dropped by its selector: the rest go on without it (not in the caller's
+			 * array, which stays as it was given). */
+			if (pkts != kept) {
+				memcpy(kept, pkts, n * sizeof(*pkts));
+				pkts = kept;
+			}
+			drop_selected(dev, kept[i]);
+			continue;
+		}
+		pkts[m] = pkts[i];
+		qi[m++] = q;
+		one &= q == qi[0];
 	}
+	n = m;
+	if (!n)
+		return 0;
 	if (one)
 		return txq_xmit(&dev->txq[qi[0]], pkts, n, &rc);
 	/* Few distinct queues per chunk: gather each queue's packets in one pass per queue. */

@@ -27,6 +27,7 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_ingress_qdisc_ops,
 	&mqtx_mq_qdisc_ops,
 	&mqtx_mqprio_qdisc_ops,
+	&mqtx_wme_qdisc_ops,
 };
 
 static const struct mqtx_qdisc_ops *find_kind(const char *id)

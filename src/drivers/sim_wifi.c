@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: MIT
+/* The sim-wifi driver: 4 AC hardware queues and aggregation queues on one EDCA medium, rings
+ * with per-queue stop/wake, block-ack set-up answered after a delay, refused or never. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "drivers/sim_wifi_int.h"
+
+static struct swf_priv *swf(struct mqtx_dev *dev)
+{
+	return mqtx_dev_priv(dev);
+}
+
+static bool is_swf(struct mqtx_dev *dev)
+{
+	return dev && mqtx_dev_ops(dev) == &mqtx_sim_wifi_ops;
+}
+
+/* ---- running the medium ---- */
+
+/* Ask for a medium round at @due (or later, when coalescing says so). */
+static void swf_arm(struct swf_priv *s, uint64_t due)
+{
+	if (due == UINT64_MAX)
+		return;
+	pthread_mutex_lock(&s->sched_lock);
+	if (due < s->round_floor)
+		due = s->round_floor;
+	if (due < s->next_at) {
+		s->next_at = due;
+		if (s->virt)
+			mqtx_timer_arm(&s->timer, due);
+		else
+			pthread_cond_signal(&s->sched_cond);
+	}
+	pthread_mutex_unlock(&s->sched_lock);
+}
+
+struct swf_answer {
+	uint8_t addr[6];
+	uint8_t tid;
+	enum mqtx_wme_ba_status status;
+};
+
+/* Medium lock held: the ADDBA answers due by @now. */
+static unsigned take_answers(struct swf_priv *s, uint64_t now, struct swf_answer *out)
+{
+	unsigned n = 0;
+
+	for (uint32_t q = 0; q < s->nq; q++) {
+		struct swf_ba *b = &s->ba[q];
+
+		if (!b->pending || b->due > now)
+			continue;
+		b->pending = false;
+		memcpy(out[n].addr, b->addr, 6);
+		out[n].tid = b->tid;
+		out[n].status = b->status;
+		if (b->status == MQTX_WME_BA_ACCEPTED)
+			s->st.ba_accepted++;
+		else if (b->status == MQTX_WME_BA_REFUSED)
+			s->st.ba_refused++;
+		else
+			s->st.ba_timeouts++;
+		n++;
+	}
+	return n;
+}
+
+/* One medium round ("interrupt"): run the medium to @now, then, in a section, report
+ * completions and hand the frames on; then, outside it and with no lock, the ADDBA answers. */
+static void swf_round(struct swf_priv *s, uint64_t now)
+{
+	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
+	struct swf_answer ans[SWF_MAX_Q];
+	uint32_t pk[SWF_MAX_Q], by[SWF_MAX_Q];
+	struct mqtx_pkt_list done;
+	struct mqtx_pkt *p;
+	uint64_t next;
+	unsigned nans;
+
+	mqtx_pkt_list_init(&done);
+	mqtx_bh_disable();
+	pthread_mutex_lock(&s->lock);
+	next = mqtx__swf_air_run(s, dev, now, &done);
+	nans = take_answers(s, now, ans);
+	memcpy(pk, s->comp_pkts, s->nq * sizeof(pk[0]));
+	memcpy(by, s->comp_bytes, s->nq * sizeof(by[0]));
+	memset(s->comp_pkts, 0, s->nq * sizeof(pk[0]));
+	memset(s->comp_bytes, 0, s->nq * sizeof(by[0]));
+	if (nans)
+		next = mqtx__swf_air_next(s);
+	pthread_mutex_unlock(&s->lock);
+	swf_arm(s, next);
+	for (uint32_t q = 0; q < s->nq; q++)
+		if (pk[q])
+			mqtx_txq_completed(mqtx_dev_txq(dev, q), pk[q], by[q]);
+	while ((p = mqtx_pkt_list_pop(&done))) {
+		if (s->run.done) {
+			uint64_t at;
+
+			memcpy(&at, p->cb, sizeof(at));
+			s->run.done(dev, p, (enum mqtx_wme_ac)p->cb[sizeof(at)], at,
+				    s->run.done_arg);
+		}
+		mqtx_pkt_free(p);
+	}
+	mqtx_bh_enable();
+	for (unsigned i = 0; i < nans; i++)
+		mqtx_wme_ba_done(dev, ans[i].addr, ans[i].tid, ans[i].status);
+}
+
+static void swf_round_begin(struct swf_priv *s, uint64_t now)
+{
+	s->next_at = UINT64_MAX;
+	s->round_floor = now + s->run.coalesce_ns;
+}
+
+static void swf_timer_fn(struct mqtx_timer *t, void *arg)
+{
+	struct swf_priv *s = arg;
+	uint64_t now = mqtx_clock_now(s->clock);
+
+	(void)t;
+	pthread_mutex_lock(&s->sched_lock);
+	swf_round_begin(s, now);
+	pthread_mutex_unlock(&s->sched_lock);
+	swf_round(s, now);
+}
+
+static void *swf_thread(void *arg)
+{
+	struct swf_priv *s = arg;
+
+	pthread_mutex_lock(&s->sched_lock);
+	while (s->thread_run) {
+		uint64_t now = mqtx_clock_now(s->clock);
+
+		if (s->next_at == UINT64_MAX) {
+			pthread_cond_wait(&s->sched_cond, &s->sched_lock);
+		} else if (now < s->next_at) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(s->next_at / MQTX_NSEC_PER_SEC),
+				.tv_nsec = (long)(s->next_at % MQTX_NSEC_PER_SEC),
+			};
+
+			pthread_cond_timedwait(&s->sched_cond, &s->sched_lock, &ts);
+		} else {
+			swf_round_begin(s, now);
+			pthread_mutex_unlock(&s->sched_lock);
+			swf_round(s, now);
+			pthread_mutex_lock(&s->sched_lock);
+		}
+	}
+	pthread_mutex_unlock(&s->sched_lock);
+	return NULL;
+}
+
+/* ---- data path ---- */
+
+static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			       unsigned n, bool more)
+{
+	struct swf_priv *s = swf(dev);
+	uint16_t q = (uint16_t)mqtx_txq_index(txq);
+	uint64_t now = mqtx_clock_now(s->clock), next;
+	unsigned take, room;
+	struct swf_ac *a;
+
+	(void)more; /* the medium sees a frame as soon as it is on the ring */
+	pthread_mutex_lock(&s->lock);
+	a = &s->ac[s->q_ac[q]];
+	room = s->run.ring - s->count[q];
+	take = n < room ? n : room;
+	if (take && !a->fifo.head)
+		a->ready = now;
+	for (unsigned i = 0; i < take; i++) {
+		struct mqtx_pkt *p = pkts[i];
+
+		p->queue_mapping = q;
+		if (!p->tstamp)
+			p->tstamp = now;
+		s->count[q]++;
+		a->st.queued++;
+		mqtx_pkt_list_add_tail(&a->fifo, p);
+		/* Accounted before the medium can deliver it: BQL must see the send first. */
+		mqtx_txq_sent(txq, p->len, i + 1 < take);
+	}
+	s->st.refused += n - take;
+	/* Re-asserted every time, so that a wake by someone else cannot make the stack spin on a
+	 * full ring. */
+	if (s->run.ring - s->count[q] < s->run.stop_thresh) {
+		s->stopped[q] = true;
+		mqtx_wme_stop_queue(dev, q, MQTX_WME_STOP_DRIVER);
+	}
+	next = take ? mqtx__swf_air_next(s) : UINT64_MAX;
+	pthread_mutex_unlock(&s->lock);
+	swf_arm(s, next);
+	return take;
+}
+
+static uint32_t swf_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
+{
+	struct swf_priv *s = swf(dev);
+	uint32_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->count[mqtx_txq_index(txq)];
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+/* WME asks for a block-ack session: the peer answers after the configured delay. */
+static int swf_ampdu_action(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action action,
+			    const uint8_t addr[6], unsigned tid, uint16_t queue,
+			    enum mqtx_wme_ac ac)
+{
+	struct swf_priv *s = swf(dev);
+	struct swf_ba *b = &s->ba[queue];
+	uint64_t now = mqtx_clock_now(s->clock);
+
+	pthread_mutex_lock(&s->lock);
+	if (action == MQTX_WME_AMPDU_TX_STOP) {
+		b->pending = false;
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	/* Frames of this queue go out with the AC's EDCA parameters. */
+	s->q_ac[queue] = (uint8_t)ac;
+	b->pending = true;
+	memcpy(b->addr, addr, 6);
+	b->tid = (uint8_t)tid;
+	b->status = s->ba_mode == MQTX_SIM_WIFI_BA_ACCEPT   ? MQTX_WME_BA_ACCEPTED
+		    : s->ba_mode == MQTX_SIM_WIFI_BA_REFUSE ? MQTX_WME_BA_REFUSED
+							    : MQTX_WME_BA_TIMEOUT;
+	b->due = now + (s->ba_mode == MQTX_SIM_WIFI_BA_SILENT ? s->run.ba_timeout_ns : s->ba_delay);
+	s->st.ba_requests++;
+	pthread_mutex_unlock(&s->lock);
+	swf_arm(s, b->due);
+	return 0;
+}
+
+static const struct mqtx_wme_ops swf_wme_ops = {
+	.ampdu_action = swf_ampdu_action,
+};
+
+static uint16_t swf_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	return mqtx_wme_select_queue(dev, pkt);
+}
+
+static void swf_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit, void *arg)
+{
+	struct swf_priv *s = swf(dev);
+	uint32_t q;
+
+	if (!txq) {
+		struct mqtx_sim_wifi_stats st;
+
+		mqtx_sim_wifi_stats(dev, &st);
+		emit("busy_ns", st.busy_ns, arg);
+		emit("flushed", st.flushed, arg);
+		emit("refused", st.refused, arg);
+		return;
+	}
+	q = mqtx_txq_index(txq);
+	pthread_mutex_lock(&s->lock);
+	emit("ring", s->count[q], arg);
+	emit("ac", s->q_ac[q], arg);
+	pthread_mutex_unlock(&s->lock);
+	if (q < MQTX_WME_NUM_AC) {
+		struct mqtx_sim_wifi_ac_stats a;
+
+		mqtx_sim_wifi_ac_stats(dev, (enum mqtx_wme_ac)q, &a);
+		emit("frames", a.frames, arg);
+		emit("txops", a.txops, arg);
+		emit("airtime_ns", a.airtime_ns, arg);
+		emit("ampdus", a.ampdus, arg);
+		emit("lat_max_ns", a.lat_max_ns, arg);
+		emit("collisions", a.collisions, arg);
+	}
+}
+
+/* ---- control path ---- */
+
+/* Fill the defaults of @c in place and check it; 0 or -EINVAL with a message. */
+static int swf_resolve(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, struct mqtx_extack *ack)
+{
+	if (!c->rate_bps)
+		c->rate_bps = MQTX_SIM_WIFI_RATE_DEFAULT;
+	if (c->rate_bps < 1000000 || c->rate_bps > 10000000000ull)
+		return mqtx_extack_set(ack, "sim-wifi: rate %llu bit/s outside 1Mbit..10Gbit",
+				       (unsigned long long)c->rate_bps);
+	if (!c->ring)
+		c->ring = MQTX_SIM_WIFI_RING_DEFAULT;
+	if (c->ring > MQTX_SIM_WIFI_RING_MAX)
+		return mqtx_extack_set(ack, "sim-wifi: ring %u outside 1..%u", c->ring,
+				       MQTX_SIM_WIFI_RING_MAX);
+	if (!c->stop_thresh)
+		c->stop_thresh = c->ring / 4 > 64 ? 64 : (c->ring / 4 ? c->ring / 4 : 1);
+	if (!c->wake_thresh)
+		c->wake_thresh = c->ring / 4 > c->stop_thresh ? c->ring / 4 : c->stop_thresh;
+	if (c->stop_thresh > c->ring || c->wake_thresh < c->stop_thresh || c->wake_thresh > c->ring)
+		return mqtx_extack_set(ack,
+				       "sim-wifi: thresholds stop %u wake %u: want "
+				       "stop <= wake <= ring %u",
+				       c->stop_thresh, c->wake_thresh, c->ring);
+	mqtx__swf_edca_defaults(c);
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		const struct mqtx_sim_wifi_edca *e = &c->edca[ac];
+
+		if (!e->aifsn || e->aifsn > 15 || e->cwmin > e->cwmax || e->cwmax > 32767 ||
+		    (e->cwmin & (e->cwmin + 1)) || (e->cwmax & (e->cwmax + 1)))
+			return mqtx_extack_set(ack,
+					       "sim-wifi: EDCA of %s: aifsn %u cwmin %u cwmax "
+					       "%u (aifsn 1..15, cw 2^n-1, cwmin <= cwmax)",
+					       mqtx_wme_ac_name((enum mqtx_wme_ac)ac), e->aifsn,
+					       e->cwmin, e->cwmax);
+	}
+	if (!c->ampdu_max)
+		c->ampdu_max = MQTX_SIM_WIFI_AMPDU_DEFAULT;
+	if (c->ampdu_max > MQTX_SIM_WIFI_AMPDU_MAX)
+		return mqtx_extack_set(ack, "sim-wifi: ampdu %u outside 1..%u", c->ampdu_max,
+				       MQTX_SIM_WIFI_AMPDU_MAX);
+	if ((unsigned)c->ba_mode > MQTX_SIM_WIFI_BA_SILENT)
+		return mqtx_extack_set(ack, "sim-wifi: unknown block-ack mode %d", (int)c->ba_mode);
+	if (!c->ba_delay_ns)
+		c->ba_delay_ns = MQTX_SIM_WIFI_BA_DELAY_DEFAULT;
+	if (!c->ba_timeout_ns)
+		c->ba_timeout_ns = MQTX_SIM_WIFI_BA_TIMEOUT_DEFAULT;
+	if (!c->seed)
+		c->seed = 1;
+	/* Real time needs rounds: without coalescing the medium thread would spin. */
+	if (dev && !c->coalesce_ns && !mqtx_clock_is_virtual(mqtx_dev_clock(dev)))
+		c->coalesce_ns = 20000;
+	return 0;
+}
+
+static int swf_init(struct mqtx_dev *dev)
+{
+	struct swf_priv *s = swf(dev);
+	pthread_condattr_t ca;
+
+	s->nq = mqtx_dev_num_txq(dev);
+	if (s->nq > SWF_MAX_Q)
+		return -EINVAL;
+	for (uint32_t q = 0; q < s->nq; q++)
+		s->q_ac[q] = q < MQTX_WME_NUM_AC ? (uint8_t)q : MQTX_WME_AC_BE;
+	s->clock = mqtx_dev_clock(dev);
+	s->virt = mqtx_clock_is_virtual(s->clock);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->sched_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->sched_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+static void swf_uninit(struct mqtx_dev *dev)
+{
+	struct swf_priv *s = swf(dev);
+
+	mqtx_wme_detach(dev);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->sched_lock);
+	pthread_cond_destroy(&s->sched_cond);
+}
+
+static int swf_open(struct mqtx_dev *dev)
+{
+	struct swf_priv *s = swf(dev);
+	struct mqtx_sim_wifi_cfg run = s->cfg;
+	int err = swf_resolve(dev, &run, NULL);
+
+	if (err)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	s->run = run;
+	s->rng = run.seed;
+	s->ba_mode = run.ba_mode;
+	s->ba_delay = run.ba_delay_ns;
+	memset(s->count, 0, sizeof(s->count));
+	memset(s->stopped, 0, sizeof(s->stopped));
+	memset(s->ba, 0, sizeof(s->ba));
+	mqtx__swf_air_reset(s);
+	pthread_mutex_unlock(&s->lock);
+	s->next_at = UINT64_MAX;
+	s->round_floor = 0;
+	atomic_store(&s->up, true);
+	if (s->virt) {
+		mqtx_timer_init(&s->timer, s->clock, swf_timer_fn, s);
+		return 0;
+	}
+	s->thread_run = true;
+	if (pthread_create(&s->thread, NULL, swf_thread, s)) {
+		atomic_store(&s->up, false);
+		mqtx_log(MQTX_LOG_ERR, "sim-wifi: %s: cannot start the medium thread",
+			 mqtx_dev_name(dev));
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static void flush_list(struct mqtx_pkt_list *l, uint64_t *flushed)
+{
+	*flushed += l->len;
+	mqtx_pkt_free_list(l->head);
+	mqtx_pkt_list_init(l);
+}
+
+/* The device is down: stop the medium, drop what is on the rings (counted), end sessions. */
+static void swf_stop(struct mqtx_dev *dev)
+{
+	struct swf_priv *s = swf(dev);
+
+	atomic_store(&s->up, false);
+	if (s->virt) {
+		mqtx_timer_cancel(&s->timer);
+	} else {
+		pthread_mutex_lock(&s->sched_lock);
+		s->thread_run = false;
+		pthread_cond_signal(&s->sched_cond);
+		pthread_mutex_unlock(&s->sched_lock);
+		pthread_join(s->thread, NULL);
+	}
+	pthread_mutex_lock(&s->lock);
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		flush_list(&s->ac[ac].fifo, &s->st.flushed);
+		s->ac[ac].st.queued = 0;
+	}
+	flush_list(&s->air, &s->st.flushed);
+	s->busy = false;
+	memset(s->count, 0, sizeof(s->count));
+	memset(s->stopped, 0, sizeof(s->stopped));
+	memset(s->ba, 0, sizeof(s->ba));
+	pthread_mutex_unlock(&s->lock);
+	for (uint32_t q = 0; q < s->nq; q++)
+		mqtx_txq_bql_reset(mqtx_dev_txq(dev, q));
+	mqtx_wme_dev_down(dev);
+}
+
+const struct mqtx_dev_ops mqtx_sim_wifi_ops = {
+	.kind = "sim-wifi",
+	.priv_size = sizeof(struct swf_priv),
+	.init = swf_init,
+	.uninit = swf_uninit,
+	.open = swf_open,
+	.stop = swf_stop,
+	.xmit_burst = swf_xmit_burst,
+	.select_queue = swf_select_queue,
+	.inflight = swf_inflight,
+	.get_xstats = swf_xstats,
+};
+
+int mqtx_sim_wifi_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_sim_wifi_cfg *sw,
+			     const struct mqtx_wme_cfg *wme, struct mqtx_dev **out,
+			     struct mqtx_extack *ack)
+{
+	struct mqtx_wme_cfg wc = { .num_agg_queues = MQTX_SIM_WIFI_AGG_DEFAULT };
+	struct mqtx_sim_wifi_cfg sc = sw ? *sw : (struct mqtx_sim_wifi_cfg){ 0 };
+	struct mqtx_dev_cfg c = *base;
+	struct mqtx_dev *dev;
+	int err;
+
+	if (wme)
+		wc = *wme;
+	if (wc.num_agg_queues > MQTX_WME_MAX_AGG_QUEUES)
+		return mqtx_extack_set(ack, "%u aggregation queues: at most %u", wc.num_agg_queues,
+				       MQTX_WME_MAX_AGG_QUEUES);
+	/* Checked before anything exists, so that a bad model creates nothing. */
+	err = swf_resolve(NULL, &sc, ack);
+	if (err)
+		return err;
+	c.ops = &mqtx_sim_wifi_ops;
+	c.priv_size = 0;
+	c.num_txq = MQTX_WME_NUM_AC + wc.num_agg_queues;
+	c.real_num_txq = 0;
+	err = mqtx_dev_create(&c, &dev);
+	if (err)
+		return err;
+	err = mqtx_wme_attach(dev, &wc, &swf_wme_ops, ack);
+	if (err) {
+		mqtx_dev_destroy(dev);
+		return err;
+	}
+	if (sw)
+		swf(dev)->cfg = *sw;
+	*out = dev;
+	return 0;
+}
+
+int mqtx_sim_wifi_configure(struct mqtx_dev *dev, const struct mqtx_sim_wifi_cfg *sw,
+			    struct mqtx_extack *ack)
+{
+	struct mqtx_sim_wifi_cfg c = *sw;
+	int err;
+
+	if (!is_swf(dev))
+		return mqtx_extack_set(ack, "%s is not a sim-wifi device",
+				       dev ? mqtx_dev_name(dev) : "(none)");
+	err = swf_resolve(dev, &c, ack);
+	if (err)
+		return err;
+	mqtx_dev_config_lock(dev);
+	if (mqtx_dev_is_up(dev)) {
+		mqtx_dev_config_unlock(dev);
+		mqtx_extack_set(ack, "%s is up: bring it down to change its model",
+				mqtx_dev_name(dev));
+		return -EBUSY;
+	}
+	/* The caller's zeroes stay: defaults depend on the clock and are resolved at open. */
+	swf(dev)->cfg = *sw;
+	mqtx_dev_config_unlock(dev);
+	return 0;
+}
+
+int mqtx_sim_wifi_get_cfg(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *sw)
+{
+	if (!is_swf(dev))
+		return -EINVAL;
+	mqtx_dev_config_lock(dev);
+	*sw = swf(dev)->cfg;
+	mqtx_dev_config_unlock(dev);
+	return swf_resolve(dev, sw, NULL);
+}
+
+int mqtx_sim_wifi_set_ba(struct mqtx_dev *dev, enum mqtx_sim_wifi_ba_mode mode, uint64_t delay_ns)
+{
+	struct swf_priv *s;
+
+	if (!is_swf(dev) || (unsigned)mode > MQTX_SIM_WIFI_BA_SILENT)
+		return -EINVAL;
+	s = swf(dev);
+	mqtx_dev_config_lock(dev);
+	s->cfg.ba_mode = mode;
+	s->cfg.ba_delay_ns = delay_ns;
+	pthread_mutex_lock(&s->lock);
+	s->ba_mode = mode;
+	s->ba_delay = delay_ns ? delay_ns : MQTX_SIM_WIFI_BA_DELAY_DEFAULT;
+	pthread_mutex_unlock(&s->lock);
+	mqtx_dev_config_unlock(dev);
+	return 0;
+}
+
+int mqtx_sim_wifi_ac_stats(struct mqtx_dev *dev, enum mqtx_wme_ac ac,
+			   struct mqtx_sim_wifi_ac_stats *st)
+{
+	struct swf_priv *s;
+
+	if (!is_swf(dev) || (unsigned)ac >= MQTX_WME_NUM_AC)
+		return -EINVAL;
+	s = swf(dev);
+	pthread_mutex_lock(&s->lock);
+	*st = s->ac[ac].st;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int mqtx_sim_wifi_stats(struct mqtx_dev *dev, struct mqtx_sim_wifi_stats *st)
+{
+	struct swf_priv *s;
+
+	if (!is_swf(dev))
+		return -EINVAL;
+	s = swf(dev);
+	pthread_mutex_lock(&s->lock);
+	*st = s->st;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
