@@ -5,7 +5,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps run check bench sanitize tsan clang format check-format install uninstall clean
+.PHONY: all deps run check bench sanitize tsan clang fuzz format check-format install uninstall clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -64,6 +64,18 @@ $(BUILD)-clang/build.ninja: | deps
 	@scripts/bootstrap --clang
 	CC=clang meson setup $(BUILD)-clang -Dwerror=true $(MESON_OPTS)
 
+# The fuzz targets (fuzz/) built with clang's libFuzzer, ASan and UBSan, each run FUZZ_SECONDS
+# from its seeds in fuzz/corpus/; one summary line per target, a crash fails the run.
+FUZZ_SECONDS ?= 60
+fuzz: $(BUILD)-fuzz/build.ninja
+	ninja -C $(BUILD)-fuzz
+	@scripts/fuzz $(BUILD)-fuzz $(FUZZ_SECONDS)
+
+$(BUILD)-fuzz/build.ninja: | deps
+	@scripts/bootstrap --fuzz
+	CC=clang meson setup $(BUILD)-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
+		-Db_lundef=false $(MESON_OPTS)
+
 # Every C file as .clang-format says; check-format changes nothing and fails on a difference.
 format:
 	@scripts/bootstrap --format
@@ -77,4 +89,4 @@ install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang $(BUILD)-fuzz
