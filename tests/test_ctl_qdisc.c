@@ -310,7 +310,7 @@ static const struct ctl_case cases[] = {
 	  "qdisc add dev eth0 handle 1: handle 2: root pfifo",
 	  255,
 	  NULL,
-	  "Error: duplicate \"handle\": \"handle\" is the second value.",
+	  "Error: duplicate \"handle\": \"2:\" is the second value.",
 	  1 },
 	{ "incomplete",
 	  {},

@@ -325,8 +325,9 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			}
 			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
-			if (c->have_handle) /* tc checks before taking the value */
-				return dup_arg(a, "handle", w);
+			/* tc checks before taking the value (and names "handle" as it) */
+			if (c->have_handle)
+				return dup_arg(a, "handle", i + 1 < argc ? argv[i + 1] : w);
 			if (++i >= argc)
 				goto missing;
 			if (mqtx__handle_parse(argv[i], &c->handle)) {
@@ -370,7 +371,10 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		return MQTX_CTL_EREFUSED;
 	}
 	if (ops->parse(c->optc, c->optv, *opt, &ack)) {
-		mqtx_buf_printf(a->err, "%s\n", ack.msg[0] ? ack.msg : "Illegal options");
+		if (ack.msg[0])
+			mqtx_buf_printf(a->err, "%s\n", ack.msg);
+		else
+			mqtx_buf_printf(a->err, "Illegal options for qdisc \"%s\"\n", c->kind);
 		mqtx__free(*opt);
 		*opt = NULL;
 		return MQTX_CTL_EPARSE;
@@ -378,15 +382,25 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 	return MQTX_CTL_OK;
 }
 
-static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
+/* tc's words for a refusal; without the kernel's sentence, the request it was is named. */
+static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack,
+		   const struct qcmd *c)
 {
-	char buf[128];
+	char buf[128], where[32];
 
-	if (ack->msg[0])
+	if (ack->msg[0]) {
 		mqtx_buf_printf(a->err, "Error: %s\n", ack->msg);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (!c->have_parent)
+		snprintf(where, sizeof(where), "handle %x:", c->handle >> 16);
+	else if (c->parent == MQTX_H_ROOT || c->parent == MQTX_H_INGRESS)
+		snprintf(where, sizeof(where), c->parent == MQTX_H_ROOT ? "root" : "ingress");
 	else
-		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
-				strerror_r(-err, buf, sizeof(buf)));
+		snprintf(where, sizeof(where), "parent %x:%x", c->parent >> 16, c->parent & 0xffff);
+	mqtx_buf_printf(a->err, "RTNETLINK answers: %s (%s%s%s of %s)\n",
+			strerror_r(-err, buf, sizeof(buf)), c->kind ? c->kind : "",
+			c->kind ? " at " : "", where, c->dev);
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -421,7 +435,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (del) {
 		err = mqtx__qdisc_delete(dev, c.parent, c.handle, &ack);
 	} else if (c.kind && !ops) {
-		err = mqtx_extack_set(&ack, "Specified qdisc kind is unknown.");
+		err = mqtx_extack_set(&ack, "Specified qdisc kind is unknown. (\"%s\")", c.kind);
 	} else {
 		rq.parent = c.parent;
 		rq.handle = c.handle;
@@ -430,7 +444,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		err = mqtx__qdisc_modify(dev, &rq, &ack);
 	}
 	mqtx__free(opt);
-	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(a, err, &ack, &c) : MQTX_CTL_OK;
 }
 
 static int show(struct mqtx_ctl_call *a, bool classes)

@@ -72,7 +72,8 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 
 		if (!strcmp(argv[i], "num_tc")) {
 			if (++i >= argc || !parse_uint(argv[i], 255, &v))
-				return mqtx_extack_set(ack, "Illegal \"num_tc\"");
+				return mqtx_extack_set(ack, "Illegal \"num_tc\" \"%s\"",
+						       i < argc ? argv[i] : "");
 			o->num_tc = (uint8_t)v;
 		} else if (!strcmp(argv[i], "map")) {
 			/* Up to 16 numbers; the rest of the map is 0 (tc). */
@@ -89,7 +90,8 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 				pairs++;
 		} else if (!strcmp(argv[i], "hw")) {
 			if (++i >= argc || !parse_uint(argv[i], 255, &v))
-				return mqtx_extack_set(ack, "Illegal \"hw\"");
+				return mqtx_extack_set(ack, "Illegal \"hw\" \"%s\"",
+						       i < argc ? argv[i] : "");
 			o->hw = (uint8_t)v;
 		} else {
 			return mqtx_extack_set(ack, "argument \"%s\" is wrong: unknown argument",
@@ -111,11 +113,17 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 	unsigned real = mqtx_dev_real_num_txq(dev);
 
 	if (o->num_tc > MQTX_TC_MAX)
-		return mqtx_extack_set(ack, "Number of traffic classes is outside valid range");
+		return mqtx_extack_set(
+			ack,
+			"Number of traffic classes is outside valid range (num_tc %u, "
+			"at most %u)",
+			o->num_tc, MQTX_TC_MAX);
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
 		if (o->map[i] >= o->num_tc)
-			return mqtx_extack_set(ack, "Invalid traffic class in priority to traffic "
-						    "class mapping");
+			return mqtx_extack_set(ack,
+					       "Invalid traffic class in priority to traffic class "
+					       "mapping (priority %u to TC %u of %u)",
+					       i, o->map[i], o->num_tc);
 	}
 	if (o->hw)
 		return 0; /* counts are the driver's business with offload (refused below) */
@@ -155,7 +163,9 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 	if (err)
 		return err;
 	if (o->hw)
-		return mqtx_extack_set(ack, "Device does not support hardware offload");
+		return mqtx_extack_set(ack,
+				       "Device does not support hardware offload (hw %u on %s)",
+				       o->hw, mqtx_dev_name(q->dev));
 	pp->cfg = *o;
 	return mqtx__mq_init_children(q, ack);
 }

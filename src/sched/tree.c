@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
 /* The qdisc tree of a device: lookup, add/replace/change/delete as tc_modify_qdisc, defaults. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "sched/qtree.h"
 
 /* ---- lookup ---- */
+
+/* How messages name a place or a qdisc, as tc writes it: "root", "ingress", "1:", "1:2". Each
+ * message keeps the kernel's sentence, then names the input it is about in parentheses. */
+struct hname {
+	char s[16];
+};
+
+static const char *hn(uint32_t h, struct hname *b)
+{
+	if (h == MQTX_H_ROOT)
+		return "root";
+	if (h == MQTX_H_INGRESS)
+		return "ingress";
+	snprintf(b->s, sizeof(b->s), MQTX_H_MIN(h) ? "%x:%x" : "%x:", MQTX_H_MAJ(h) >> 16,
+		 MQTX_H_MIN(h));
+	return b->s;
+}
 
 static bool is_noop(const struct mqtx_qdisc *q)
 {
@@ -80,11 +98,13 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
+	struct hname b;
 
 	if (!cl)
 		return -EOPNOTSUPP;
 	if (!m || m > cl->count(p)) {
-		mqtx_extack_set(ack, "Specified class not found.");
+		mqtx_extack_set(ack, "Specified class not found. (class %s of %s has %u classes)",
+				hn(clid, &b), p->ops->id, cl->count(p));
 		return -ENOENT;
 	}
 	*out = cl->leaf(p, m);
@@ -212,7 +232,9 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 
 	if (!(rq->ops->static_flags & MQTX_QF_INGRESS)) {
 		mqtx_extack_set(ack,
-				"Specified parent ID is reserved for ingress and clsact Qdiscs.");
+				"Specified parent ID is reserved for ingress and clsact Qdiscs. "
+				"(parent ingress, kind %s)",
+				rq->ops->id);
 		return -EINVAL;
 	}
 	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
@@ -230,10 +252,14 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 {
 	uint32_t handle = rq->handle;
 	uint32_t fl = rq->ops->static_flags;
+	struct hname b;
 	int err;
 
 	if (!(rq->flags & MQTX_QREQ_CREATE)) {
-		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
+		mqtx_extack_set(ack,
+				"Qdisc not found. To create specify NLM_F_CREATE flag. (no qdisc "
+				"%s at parent %s)",
+				rq->ops->id, hn(rq->parent, &b));
 		return -ENOENT;
 	}
 	if (rq->parent == MQTX_H_INGRESS)
@@ -244,7 +270,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
 	if (!handle && !(handle = next_handle(dev))) {
-		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
+		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded. (dev %s)",
+				mqtx_dev_name(dev));
 		return -ENOSPC;
 	}
 	if (!p)
@@ -264,7 +291,10 @@ static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack
 	if (!opt)
 		return 0; /* qdisc_change() without TCA_OPTIONS changes nothing */
 	if (!q->ops->change) {
-		mqtx_extack_set(ack, "Change operation not supported by specified qdisc.");
+		struct hname b;
+
+		mqtx_extack_set(ack, "Change operation not supported by specified qdisc. (%s %s)",
+				q->ops->id, hn(q->handle, &b));
 		return -EOPNOTSUPP;
 	}
 	/* The qdisc takes its own lock for what the data path sees (ops->change). */
@@ -282,24 +312,33 @@ static bool contains(struct mqtx_qdisc *q, struct mqtx_qdisc *x)
 static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 		   struct mqtx_extack *ack)
 {
+	struct hname b, b2, b3;
+
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot override.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot override. (handle %s exists)",
+				hn(q->handle, &b));
 		return -EEXIST;
 	}
 	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
+		mqtx_extack_set(ack, "Invalid qdisc name. (handle %s is %s, not %s)",
+				hn(q->handle, &b), q->ops->id, rq->ops->id);
 		return -EINVAL;
 	}
 	if (q->flags & MQTX_QF_INGRESS) {
-		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs.");
+		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
 	if (contains(q, p)) {
-		mqtx_extack_set(ack, "Qdisc parent/child loop detected.");
+		mqtx_extack_set(ack, "Qdisc parent/child loop detected. (%s is above parent %s)",
+				hn(q->handle, &b), hn(rq->parent, &b2));
 		return -ELOOP;
 	}
 	if (q->parent != rq->parent) {
-		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+		mqtx_extack_set(ack,
+				"Cannot move an existing qdisc to a different parent. (%s is at "
+				"%s, not %s)",
+				hn(q->handle, &b), hn(q->parent, &b2), hn(rq->parent, &b3));
 		return -EINVAL;
 	}
 	return 0;
@@ -320,7 +359,9 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	}
 	*p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!*p) {
-		mqtx_extack_set(ack, "%s", nomsg);
+		struct hname b;
+
+		mqtx_extack_set(ack, "%s (no qdisc %s)", nomsg, hn(MQTX_H_MAJ(clid), &b));
 		return -ENOENT;
 	}
 	return leaf_of(*p, clid, ack, q);
@@ -329,6 +370,7 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p = NULL, *q = NULL;
+	struct hname b, b2;
 	int err;
 
 	if (rq->parent) {
@@ -340,7 +382,11 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		if (!q || !rq->handle || q->handle != rq->handle) {
 			if (rq->handle) {
 				if (q && !(rq->flags & MQTX_QREQ_REPLACE)) {
-					mqtx_extack_set(ack, "NLM_F_REPLACE needed to override.");
+					mqtx_extack_set(ack,
+							"NLM_F_REPLACE needed to override. "
+							"(parent %s holds %s %s)",
+							hn(rq->parent, &b), q->ops->id,
+							hn(q->handle, &b2));
 					return -EEXIST;
 				}
 				q = mqtx__qdisc_find(dev, rq->handle);
@@ -362,23 +408,25 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		q = mqtx__qdisc_find(dev, rq->handle);
 	}
 	if (!q) {
-		mqtx_extack_set(ack, "Specified qdisc not found.");
+		mqtx_extack_set(ack, "Specified qdisc not found. (handle %s)", hn(rq->handle, &b));
 		return -ENOENT;
 	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify. (%s %s exists)",
+				q->ops->id, hn(q->handle, &b));
 		return -EEXIST;
 	}
 	/* Deliberate: "change" never creates. Recent kernels (6.18 here) graft a new qdisc
 	 * when the kind differs; mqtx keeps the long-standing answer, as the parity test notes. */
 	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
+		mqtx_extack_set(ack, "Invalid qdisc name. (%s is %s, not %s)", hn(q->handle, &b),
+				q->ops->id, rq->ops->id);
 		return -EINVAL;
 	}
 	return change(q, rq->opt, ack);
 create:
 	if (!rq->ops) {
-		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown. (none given)");
 		return -ENOENT;
 	}
 	return create_n_graft(dev, p, rq, ack);
@@ -427,6 +475,7 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			 struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p, *q;
+	struct hname b, b2;
 	int err;
 
 	if (clid) {
@@ -435,22 +484,30 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 		if (err)
 			return err;
 		if (handle && (!q || q->handle != handle)) {
-			mqtx_extack_set(ack, "Invalid handle.");
+			mqtx_extack_set(ack, "Invalid handle. (%s is not at %s)", hn(handle, &b),
+					hn(clid, &b2));
 			return -EINVAL;
 		}
 		if (!q) {
-			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
+			mqtx_extack_set(ack,
+					"Cannot find specified qdisc on specified device. (%s of "
+					"%s)",
+					hn(clid, &b), mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 	} else {
 		q = mqtx__qdisc_find(dev, handle);
 		if (!q) {
-			mqtx_extack_set(ack, "Failed to find qdisc with specified handle.");
+			mqtx_extack_set(ack,
+					"Failed to find qdisc with specified handle. (%s on %s)",
+					hn(handle, &b), mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 	}
 	if (!q->handle) {
-		mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+		mqtx_extack_set(ack,
+				"Cannot delete qdisc with handle of zero. (the default %s at %s)",
+				q->ops->id, hn(q->parent, &b));
 		return -ENOENT;
 	}
 	return delete_qdisc(dev, q, ack);
