@@ -81,8 +81,9 @@ int privs_drop(bool has_group, gid_t group, char *why, size_t len)
 		goto out;
 	}
 	next = cap_init(); /* all clear */
-	if (!next || (n && (cap_set_flag(next, CAP_PERMITTED, n, keep, CAP_SET) ||
-			    cap_set_flag(next, CAP_EFFECTIVE, n, keep, CAP_SET))) ||
+	if (!next ||
+	    (n && (cap_set_flag(next, CAP_PERMITTED, n, keep, CAP_SET) ||
+		   cap_set_flag(next, CAP_EFFECTIVE, n, keep, CAP_SET))) ||
 	    cap_set_proc(next)) {
 		snprintf(why, len, "cannot set the capabilities: %s", strerror(errno));
 		goto out;
