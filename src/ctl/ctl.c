@@ -19,7 +19,8 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
-	  "dev set NAME { up | down | txqueues N | hash ALGO }\ndev del NAME\n"
+	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
+	  "dev del NAME\n"
 	  "dev show [ NAME ]\ndev stats [ NAME ]" },
 	{ "help", cmd_help, NULL, "help" },
 	{ "hash", mqtx__ctl_cmd_hash, NULL,
