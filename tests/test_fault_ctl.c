@@ -247,7 +247,7 @@ static const struct fault_case cases[] = {
 	{ {}, "-z qdisc show", 1 },
 	{ {}, "qdisc show dev nope", 1 },
 	{ {}, "\"unterminated", 1 },
-	/* 802.11 WME: the sim-wifi device and its settings */
+	/* 802.11 WME: the sim-wifi device, its settings, stations, sessions, classification */
 	{ {},
 	  "dev add w1 type sim-wifi rate 24mbit ring 64 aggqueues 2 acm vo,vi noadmit bk "
 	  "legacy on stations 8 ba refuse ba-delay 1ms edca be aifsn 2 txop 1ms up",
@@ -258,6 +258,19 @@ static const struct fault_case cases[] = {
 	  0 },
 	{ { WIFI, "dev set w0 qosmap " QMAP }, "dev set w0 qosmap none", 0 },
 	{ {}, "dev set eth0 acm vo", 2 },
+	{ { WIFI }, STA1, 0 },
+	{ { WIFI, STA1 }, STA1, 2 },
+	{ { WIFI, STA1 }, "sta del dev w0 addr " MAC1, 0 },
+	{ { WIFI, STA1 }, "sta set dev w0 addr " MAC1 " reserved-tid 3", 0 },
+	{ { WIFI, STA1, "sta add dev w0 addr 02:00:00:00:00:02 qos off" }, "-j -d sta show", 0 },
+	{ { WIFI, STA1 }, "ba start dev w0 sta " MAC1 " tid 0", 0 },
+	{ { WIFI, STA1, "ba start dev w0 sta " MAC1 " tid 0" },
+	  "ba stop dev w0 sta " MAC1 " tid 0",
+	  0 },
+	{ { WIFI, STA1, "ba start dev w0 sta " MAC1 " tid 0" }, "-j ba show", 0 },
+	{ { WIFI, STA1 }, "ba start dev w0 sta " MAC1 " tid 16", 2 },
+	{ { WIFI, STA1 }, "wme classify dev w0 sta " MAC1 " dscp 46", 0 },
+	{ {}, "-j wme classify dscp 46 ipv6", 0 },
 	{ { WIFI }, "-s -j dev show w0", 0 },
 	{ { WIFI }, "-j dev stats w0", 0 },
 	/* hash: the queue a flow goes to, by the device's own picker */

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | gen | replay | hash | top }\n"
+		"where  OBJECT := { dev | qdisc | class | sta | ba | wme | gen | replay | hash | "
+		"top }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
 		"                    -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"

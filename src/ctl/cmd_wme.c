@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* 802.11 WME in the command language: the WME words of dev set (ACM, QoS Map, admission
- * policy, classifier, TSPEC, the simulated peer's block-ack answers) and the WME settings dev
- * show prints. */
+/* 802.11 WME in the command language: the wme command (what-if classification), the WME words
+ * of dev set (ACM, QoS Map, admission policy, classifier, TSPEC, the simulated peer's block-ack
+ * answers) and the WME settings dev show prints. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +57,10 @@ static int set_tspec(struct wme_set *s, int argc, char **argv, struct mqtx_buf *
 		return 3;
 	}
 	if (argc < 4 || strcmp(argv[2], "up") || mqtx_tc_parse_u32_dec(argv[3], &up) || up > 7)
-		return set_bad(err, "tspec", argc > 3 ? argv[3] : argc > 2 ? argv[2] : NULL,
+		return set_bad(err, "tspec",
+			       argc > 3	  ? argv[3]
+			       : argc > 2 ? argv[2]
+					  : NULL,
 			       "tspec AC up 0..7 [ medium-time N ], or tspec AC off");
 	if ((int)mqtx_wme_up_to_ac(up) != ac) {
 		mqtx_buf_printf(err, "dev set: tspec: UP %u is not of AC %s\n", up,
@@ -160,10 +163,11 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		return MQTX_CTL_EREFUSED;
 	}
 	if ((s->mask & (WME_SET_BA | WME_SET_BA_DELAY)) && mqtx_sim_wifi_get_cfg(dev, &sw)) {
-		mqtx_buf_printf(c->err,
-				"dev set: %s is not a sim-wifi device: no simulated peer answers its "
-				"block-ack requests\n",
-				mqtx_dev_name(dev));
+		mqtx_buf_printf(
+			c->err,
+			"dev set: %s is not a sim-wifi device: no simulated peer answers its "
+			"block-ack requests\n",
+			mqtx_dev_name(dev));
 		return MQTX_CTL_EREFUSED;
 	}
 	if (s->mask & WME_SET_QOS_MAP)
@@ -184,7 +188,8 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 				   &ack);
 	if (s->mask & (WME_SET_BA | WME_SET_BA_DELAY))
 		mqtx_sim_wifi_set_ba(dev, (s->mask & WME_SET_BA) ? s->ba : sw.ba_mode,
-				     (s->mask & WME_SET_BA_DELAY) ? s->ba_delay_ns : sw.ba_delay_ns);
+				     (s->mask & WME_SET_BA_DELAY) ? s->ba_delay_ns
+								  : sw.ba_delay_ns);
 	return MQTX_CTL_OK;
 }
 
@@ -210,7 +215,8 @@ static void show_json(const struct mqtx_wme_info *in, struct mqtx_buf *out)
 	char qm[160];
 	unsigned n = 0;
 
-	mqtx_buf_printf(out, ",\"wme\":{\"aggqueues\":%u,\"agg_in_use\":%u,\"stations\":%u,\"acm\":[",
+	mqtx_buf_printf(out,
+			",\"wme\":{\"aggqueues\":%u,\"agg_in_use\":%u,\"stations\":%u,\"acm\":[",
 			in->num_agg_queues, in->agg_in_use, in->stations);
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
 		if (in->acm & (1u << ac))
@@ -256,4 +262,131 @@ void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
 			in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop", in.legacy ? "on" : "off",
 			in.has_qos_map ? qm : "none");
 	show_tspec_text(&in, out);
+}
+
+/* ---- wme classify ---- */
+
+static void wme_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+			"Usage: mqtx [ -j ] wme classify [ dev NAME ] [ priority P ] [ vlan-pcp "
+			"PCP ]\n"
+			"                [ dscp D [ ipv6 ] ] [ eapol | mgmt | multicast | nonqos "
+			"| sta MAC ]\n"
+			"Prints where a frame goes: \"up U ac AC queue Q\" (\" ampdu\" on an "
+			"aggregation queue),\n"
+			"or \"drop no-admissible-ac\". Without dev: a device with no stations, "
+			"ACM or QoS map.\n");
+}
+
+/* A number word of the query; 0, or -1 after a message. */
+static int query_num(const char *w, const char *v, uint32_t max, uint32_t *x, struct mqtx_buf *err)
+{
+	if (!v || mqtx_tc_parse_u32(v, x) || *x > max) {
+		mqtx_buf_printf(err, "wme classify: invalid %s \"%s\"\n", w, v ? v : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int classify_parse(int argc, char **argv, struct mqtx_wme_query *q, const char **dev,
+			  struct mqtx_buf *err)
+{
+	static const struct {
+		const char *w;
+		uint32_t flag;
+	} kinds[] = {
+		{ "ipv6", MQTX_WME_Q_IPV6 },	 { "eapol", MQTX_WME_Q_EAPOL },
+		{ "mgmt", MQTX_WME_Q_MGMT },	 { "multicast", MQTX_WME_Q_MULTICAST },
+		{ "nonqos", MQTX_WME_Q_NONQOS },
+	};
+	struct mqtx_extack ack = { "" };
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint32_t x;
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(w, kinds[k].w); k++)
+			;
+		if (k < ARRAY_SIZE(kinds)) {
+			q->flags |= kinds[k].flag;
+			continue;
+		}
+		if (!strcmp(w, "dev") && v) {
+			*dev = v;
+		} else if (!strcmp(w, "priority")) {
+			if (query_num(w, v, UINT32_MAX, &q->priority, err))
+				return -1;
+			q->flags |= MQTX_WME_Q_PRIORITY;
+		} else if (!strcmp(w, "vlan-pcp") || !strcmp(w, "dscp")) {
+			if (query_num(w, v, 255, &x, err))
+				return -1;
+			*(w[0] == 'v' ? &q->vlan_pcp : &q->dscp) = (uint8_t)x;
+			q->flags |= w[0] == 'v' ? MQTX_WME_Q_VLAN : MQTX_WME_Q_DSCP;
+		} else if (!strcmp(w, "sta")) {
+			if (mqtx_wme_mac_parse(v, q->sta, &ack)) {
+				mqtx_buf_printf(err, "wme classify: %s\n", ack.msg);
+				return -1;
+			}
+			q->flags |= MQTX_WME_Q_STA;
+		} else {
+			mqtx_buf_printf(
+				err, "wme classify: what is \"%s\"? Try \"mqtx wme help\".\n", w);
+			return -1;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_wme_verdict v;
+	struct mqtx_wme_query q;
+	struct mqtx_dev *dev = NULL;
+	const char *name = NULL;
+	char line[64];
+	int err;
+
+	memset(&q, 0, sizeof(q));
+	if (classify_parse(argc, argv, &q, &name, c->err))
+		return MQTX_CTL_EPARSE;
+	if (name && !(dev = mqtx_ctl_call_dev(c, name)))
+		return MQTX_CTL_EPARSE;
+	err = mqtx_wme_classify(dev, &q, &v, &ack);
+	if (err) {
+		mqtx_buf_printf(c->err, "wme classify: %s\n",
+				ack.msg[0] ? ack.msg : mqtx_strerror(err));
+		/* A query that describes no frame is a parse error; a device that cannot answer
+		 * one (no WME, no such station) refuses it. */
+		return err == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+	}
+	if (!(c->flags & MQTX_CTL_F_JSON)) {
+		mqtx_wme_verdict_format(&v, line, sizeof(line));
+		mqtx_buf_printf(c->out, "%s\n", line);
+		return MQTX_CTL_OK;
+	}
+	mqtx_buf_printf(c->out,
+			"{\"drop\":%s,\"up\":%u,\"ac\":\"%s\",\"queue\":%u,\"ampdu\":%s,"
+			"\"downgraded\":%s}\n",
+			v.drop ? "true" : "false", v.up, mqtx_wme_ac_name(v.ac), v.queue,
+			v.ampdu ? "true" : "false", v.downgraded ? "true" : "false");
+	return MQTX_CTL_OK;
+}
+
+int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
+{
+	const char *verb = c->argc > 1 ? c->argv[1] : "help";
+
+	(void)arg;
+	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
+		wme_usage(c->out);
+		return MQTX_CTL_OK;
+	}
+	if (mqtx__ctl_matches(verb, "classify"))
+		return wme_classify(c, c->argc - 2, c->argv + 2);
+	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
+	return MQTX_CTL_EPARSE;
 }

@@ -25,6 +25,14 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	{ "help", cmd_help, NULL, "help" },
 	{ "hash", mqtx__ctl_cmd_hash, NULL,
 	  "hash [ --algo ALGO ] [ --seed S ] [ --key HEX ] --src A[:P] --dst A[:P] [ dev NAME ]" },
+	{ "sta", mqtx__ctl_cmd_sta, NULL,
+	  "sta { add | del } dev NAME addr MAC [ qos { on | off } ]\n"
+	  "sta set dev NAME addr MAC reserved-tid { TID | none }\nsta show [ dev NAME [ addr MAC ] "
+	  "]" },
+	{ "ba", mqtx__ctl_cmd_ba, NULL,
+	  "ba { start | stop } dev NAME sta MAC tid TID\nba show [ dev NAME ]" },
+	{ "wme", mqtx__ctl_cmd_wme, NULL,
+	  "wme classify [ dev NAME ] [ priority P ] [ vlan-pcp P ] [ dscp D [ ipv6 ] ] ..." },
 };
 
 /* ---- the context ---- */

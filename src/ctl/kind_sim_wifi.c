@@ -213,8 +213,9 @@ void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *
 	mqtx__wme_show(dev, false, out);
 	if (!(flags & MQTX_CTL_F_DETAILS))
 		return;
-	mqtx_buf_printf(out, "\n    model: ba-timeout %s seed %llu coalesce %s stop_thresh %u "
-			     "wake_thresh %u",
+	mqtx_buf_printf(out,
+			"\n    model: ba-timeout %s seed %llu coalesce %s stop_thresh %u "
+			"wake_thresh %u",
 			mqtx_tc_print_time(b, sizeof(b), c.ba_timeout_ns),
 			(unsigned long long)c.seed, mqtx_tc_print_time(t, sizeof(t), c.coalesce_ns),
 			c.stop_thresh, c.wake_thresh);
@@ -276,13 +277,14 @@ static void ac_stats(unsigned ac, const struct mqtx_sim_wifi_ac_stats *a,
 
 static void wme_stats(const struct mqtx_wme_stats *w, bool json, struct mqtx_buf *out)
 {
-	const char *fmt = json ? ",\"wme_stats\":{\"mgmt\":%llu,\"nonqos\":%llu,\"eapol\":%llu,"
-				 "\"ba_requested\":%llu,\"ba_accepted\":%llu,\"ba_refused\":%llu,"
-				 "\"ba_timeouts\":%llu,\"ba_stopped\":%llu,\"ba_pool_full\":%llu,"
-				 "\"moved_to_agg\":%llu,\"moved_to_ac\":%llu}"
-			       : "    wme: mgmt %llu nonqos %llu eapol %llu ba_requested %llu "
-				 "ba_accepted %llu ba_refused %llu ba_timeouts %llu ba_stopped %llu "
-				 "ba_pool_full %llu moved_to_agg %llu moved_to_ac %llu\n";
+	const char *fmt =
+		json ? ",\"wme_stats\":{\"mgmt\":%llu,\"nonqos\":%llu,\"eapol\":%llu,"
+		       "\"ba_requested\":%llu,\"ba_accepted\":%llu,\"ba_refused\":%llu,"
+		       "\"ba_timeouts\":%llu,\"ba_stopped\":%llu,\"ba_pool_full\":%llu,"
+		       "\"moved_to_agg\":%llu,\"moved_to_ac\":%llu}"
+		     : "    wme: mgmt %llu nonqos %llu eapol %llu ba_requested %llu "
+		       "ba_accepted %llu ba_refused %llu ba_timeouts %llu ba_stopped %llu "
+		       "ba_pool_full %llu moved_to_agg %llu moved_to_ac %llu\n";
 
 	mqtx_buf_printf(out, fmt, (unsigned long long)w->mgmt, (unsigned long long)w->nonqos,
 			(unsigned long long)w->eapol, (unsigned long long)w->ba_requested,
