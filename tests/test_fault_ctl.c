@@ -271,6 +271,7 @@ static const struct fault_case cases[] = {
 	{ { WIFI, STA1 }, "ba start dev w0 sta " MAC1 " tid 16", 2 },
 	{ { WIFI, STA1 }, "wme classify dev w0 sta " MAC1 " dscp 46", 0 },
 	{ {}, "-j wme classify dscp 46 ipv6", 0 },
+	{ { WIFI, STA1 }, "gen dev w0 count 8 dscp 46 sta " MAC1, 0 },
 	{ { WIFI }, "-s -j dev show w0", 0 },
 	{ { WIFI }, "-j dev stats w0", 0 },
 	/* hash: the queue a flow goes to, by the device's own picker */
