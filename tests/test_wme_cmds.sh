@@ -175,6 +175,7 @@ refused 1 'dev set: unknown access category "xx" in "vo,xx" \(vo, vi, be, bk\)' 
 refused 1 'dev set: tspec: UP 4 is not of AC VO' -- $M dev set w0 tspec vo up 4
 refused 1 'dev set: invalid noadmit "maybe" \(drop or bk\)' -- $M dev set w0 acm none noadmit maybe
 refused 1 'dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a command of their own' -- $M dev set w0 acm none down
+refused 2 'dev set: w0: a sim-wifi device keeps all its 8 queues in use' -- $M dev set w0 txqueues 4
 refused 2 'dev set: device n0 is not a Wi-Fi device \(no WME\)' -- $M dev set n0 acm vo
 refused 2 'dev set: device n0 is not a Wi-Fi device \(no WME\)' -- $M dev set n0 ba refuse
 expect 0 "" -- $M dev set w0 tspec vo off acm none legacy on

@@ -368,6 +368,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct dev_set o = { .up = -1 };
+	const struct dev_kind *k;
 	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
 	char why[256];
@@ -383,6 +384,13 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (rc)
 		return rc;
+	k = mqtx__dev_kind_of(dev);
+	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev) && k && (k->flags & KIND_F_OWN_QUEUES)) {
+		/* WME selects every one of a Wi-Fi device's queues: none may go out of use. */
+		mqtx_buf_printf(c->err, "dev set: %s: a %s device keeps all its %u queues in use\n",
+				argv[0], k->kind, mqtx_dev_num_txq(dev));
+		return MQTX_CTL_EREFUSED;
+	}
 	if (o.wme.mask)
 		return mqtx__wme_set_apply(c, dev, &o.wme);
 	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
