@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | gen | replay | hash | top }\n"
+		"where  OBJECT := { dev | qdisc | class | sta | ba | wme | gen | replay | hash | "
+		"top }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
 		"                    -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
@@ -278,7 +279,10 @@ static int local_help(int argc, char **argv)
 	if (!strcmp(argv[0], "top")) {
 		printf("Usage: mqtx top [ dev NAME ] [ interval SECS ] [ count N ]\n"
 		       "Live per-queue view of mqtxd's devices: rate, depth, drops, requeues,\n"
-		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n");
+		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n"
+		       "A Wi-Fi device (sim-wifi) adds a line per access category: frames/s,\n"
+		       "Mbit/s, share of air time, frames waiting for the medium, mean and\n"
+		       "largest delay, frames no AC admitted and frames ACM moved down.\n");
 		return 0;
 	}
 	if (backend_local(&b))

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <mqtx/tc.h>
+#include <mqtx/wme.h>
 
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
@@ -187,8 +188,8 @@ static void gen_usage(struct mqtx_buf *b)
 		"Usage: mqtx gen dev NAME [ flows N ] [ size BYTES | size imix ] [ rate RATE ]\n"
 		"                [ count N | duration TIME ] [ threads K ] [ proto udp | tcp ]\n"
 		"                [ tos TOS | dscp DSCP ] [ src A[-B] ] [ dst A[-B] ]\n"
-		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ] [ dmac "
-		"MAC ]\n"
+		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ]\n"
+		"                [ dmac MAC | sta MAC ]\n"
 		"                [ detach ]\n"
 		"       mqtx gen show [ ID ]\n"
 		"       mqtx gen stop { ID | all }\n"
@@ -202,7 +203,30 @@ static void gen_usage(struct mqtx_buf *b)
 		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 "
 		"with\n"
 		"       UDP, 78 with TCP; imix raises its 64 to that);\n"
-		"       imix: 7:4:1 of 64, 594 and 1518\n");
+		"       imix: 7:4:1 of 64, 594 and 1518\n"
+		"sta MAC: to that station of a Wi-Fi device (dmac MAC, the station known)\n");
+}
+
+/* "sta MAC": the frames go to that station of the Wi-Fi device @dev (its destination MAC),
+ * so that WME selects for it (a frame to an unknown peer goes to BE, unclassified). */
+static int gen_sta(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const char *sta,
+		   struct mqtx_gen_cfg *cfg)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_wme_sta_info info;
+	int err;
+
+	if (mqtx_wme_mac_parse(sta, cfg->dst_mac, &ack)) {
+		mqtx_buf_printf(c->err, "gen: %s\n", ack.msg);
+		return MQTX_CTL_EPARSE;
+	}
+	err = mqtx_wme_sta_get(dev, cfg->dst_mac, &info);
+	if (err == -EOPNOTSUPP)
+		mqtx_buf_printf(c->err, "gen: device %s is not a Wi-Fi device (no WME)\n",
+				mqtx_dev_name(dev));
+	else if (err)
+		mqtx_buf_printf(c->err, "gen: unknown station %s on %s\n", sta, mqtx_dev_name(dev));
+	return err ? MQTX_CTL_EREFUSED : 0;
 }
 
 /* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
@@ -229,7 +253,8 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	char **argv = c->argv;
 	int argc = c->argc;
 	struct mqtx_gen_cfg cfg;
-	const char *name = NULL;
+	const char *name = NULL, *sta = NULL;
+	bool dmac = false;
 	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
@@ -259,13 +284,24 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 			name = argv[i + 1];
 			continue;
 		}
+		if (!strcmp(argv[i], "sta")) {
+			sta = i + 1 < argc ? argv[i + 1] : "";
+			continue;
+		}
+		dmac |= !strcmp(argv[i], "dmac");
 		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, af, err);
 		if (rc)
 			return rc;
 	}
+	if (sta && dmac) {
+		mqtx_buf_printf(err, "gen: give sta or dmac, not both\n");
+		return MQTX_CTL_EPARSE;
+	}
 	rc = settle_family(&cfg, af, err);
 	if (!rc)
 		rc = job_dev(c, name, &dev);
+	if (!rc && sta)
+		rc = gen_sta(c, dev, sta, &cfg);
 	if (rc)
 		return rc;
 	max = mqtx_dev_mtu(dev) + 18 + (cfg.vlan >= 0 ? 4 : 0);

@@ -181,6 +181,7 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		p->queue_mapping = q;
 		if (!p->tstamp)
 			p->tstamp = now;
+		mqtx__swf_set_arrival(p, now);
 		s->count[q]++;
 		a->st.queued++;
 		mqtx_pkt_list_add_tail(&a->fifo, p);
