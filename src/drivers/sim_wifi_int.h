@@ -23,8 +23,7 @@ struct swf_ac {
 /* An ADDBA request waiting for its answer (one per aggregation queue). */
 struct swf_ba {
 	bool pending;
-	uint8_t addr[6];
-	uint8_t tid;
+	struct mqtx_wme_ba_session s;
 	uint64_t due;
 	enum mqtx_wme_ba_status status;
 };
