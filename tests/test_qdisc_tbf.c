@@ -136,11 +136,17 @@ static void test_limits_direct(void **state)
 	assert_int_equal(tq_deq(&t), -1);
 	assert_int_equal(t.q->overlimits, 1);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 500 * MS);
-	/* lowered limit: trims from the head; the change refills the bucket */
-	assert_int_equal(tq_change(&t, "limit 1000"), 0);
-	assert_int_equal(t.q->qlen, 1);
+	/* lowered limit: the inner fifo keeps p2 and p3 (Linux: fifo_set_limit drops nothing)
+	 * and refuses newcomers; the change refills the bucket, which sends p2 at once */
+	assert_int_equal(tq_change(&t, "rate 8kbit burst 1500 limit 1000"), 0);
+	assert_int_equal(t.q->qlen, 2);
+	assert_int_equal(t.q->backlog, 2000);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1, 5)), MQTX_XMIT_DROP);
+	assert_int_equal(tq_deq(&t), 2);
+	assert_int_equal(tq_deq(&t), -1);
+	mqtx_clock_advance_to(t.clock, T0 + 1000 * MS);
 	assert_int_equal(tq_deq(&t), 3);
-	tq_check_conservation(&t, 5);
+	tq_check_conservation(&t, 6);
 	assert_int_equal(t.q->drops, 3);
 	tq_teardown(&t); /* destroy cancels the armed watchdog */
 }

@@ -111,8 +111,9 @@ struct mqtx_class_ops {
  * @change: optional (absent: -EOPNOTSUPP). Apply @opt, called with the device's config lock
  *        held and @q's lock NOT held: validate everything and allocate what the new
  *        configuration needs first; then take mqtx_qdisc_lock(q) around what the data path
- *        reads (a lowered limit trims the backlog: dropped packets on *@to_free); release it,
- *        then mqtx_qdisc_destroy() any child taken out. Return 0, or -errno having changed
+ *        reads (packets it drops go on *@to_free: a qdisc that trims to a lowered limit, as
+ *        Linux's codel does; a fifo drops nothing, its backlog drains); release it, then
+ *        mqtx_qdisc_destroy() any child taken out. Return 0, or -errno having changed
  *        nothing.
  * @reset: optional. Drop every queued packet onto *@to_free (the core counts them).
  *        Absent: the core dequeues until empty.

@@ -178,13 +178,6 @@ static int tbf_resolve(const struct tbf_cfg *cur, const struct tbf_opt *o, struc
 	return 0;
 }
 
-static bool tbf_over(struct mqtx_qdisc *q)
-{
-	struct tbf_priv *p = mqtx_qdisc_priv(q);
-
-	return q->backlog > p->cfg.limit;
-}
-
 static void tbf_apply(struct mqtx_qdisc *q, const struct tbf_cfg *c)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
@@ -224,9 +217,10 @@ static int tbf_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	err = tbf_resolve(&p->cfg, opt ? opt : &none, &c, ack);
 	if (err)
 		return err;
+	(void)to_free;
+	/* The inner fifo keeps what it holds above a lowered limit (tbf_change: fifo_set_limit). */
 	mqtx_qdisc_lock(q);
 	tbf_apply(q, &c);
-	mqtx__fifo_trim(q, &p->list, tbf_over, to_free);
 	mqtx_qdisc_unlock(q);
 	return 0;
 }
