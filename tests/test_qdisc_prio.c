@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* prio: band selection, strict priority, child limits, options, band changes, grafting. */
+/* prio: band selection (every branch of Linux's classify), strict priority, child limits,
+ * options, band changes, grafting. */
 #include <errno.h>
 
 #include <mqtx/ctl.h>
@@ -53,6 +54,47 @@ static void test_defaults_and_order(void **state)
 	assert_int_equal(tq_deq(&t), -1);
 	assert_int_equal(band(t.q, 0)->packets, 2);
 	tq_check_conservation(&t, 5);
+	tq_teardown(&t);
+}
+
+/*
+ * Every branch of Linux's prio_classify() without filters, on a prio of handle 1: with 4 bands
+ * and a priomap whose entries differ, each case lands in one band only. The "not ..." notes
+ * are where reading the low 4 bits of any priority goes wrong.
+ */
+static void test_classify_handles(void **state)
+{
+	static const struct {
+		uint32_t priority, band;
+	} cases[] = {
+		{ 0x00000002, 1 }, /* plain priority: priomap[2] */
+		{ 0x00000012, 1 }, /* 18 & 15 = 2 */
+		{ 0x00010001, 0 }, /* 1:1 names band 0 */
+		{ 0x00010004, 3 }, /* 1:4 names band 3 */
+		{ 0x00010000, 2 }, /* 1:0 names no band: priomap[0] */
+		{ 0x00010005, 2 }, /* 1:5 is beyond 4 bands: priomap[0], not priomap[5] */
+		{ 0x00010011, 2 }, /* 1:11 likewise, not priomap[17 & 15] */
+		{ 0x00020001, 2 }, /* another qdisc's 2:1: priority 0, not priomap[1] */
+		{ 0x00020003, 2 }, /* 2:3: priomap[0], not band 2 or priomap[3] */
+		{ 0xffff0006, 2 }, /* any major but ours */
+		{ 0x00000003, 0 }, /* priomap[3] */
+	};
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+				   "bands 4 priomap 2 3 1 0 3 0 3 3 3 3 3 3 3 3 3 3"),
+			 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t before = band(t.q, cases[i].band)->qlen;
+
+		tq_enq(&t, prio_pkt(&t, cases[i].priority, i));
+		if (band(t.q, cases[i].band)->qlen != before + 1)
+			fail_msg("priority 0x%08x did not go to band %u", cases[i].priority,
+				 cases[i].band);
+	}
+	tq_check_conservation(&t, sizeof(cases) / sizeof(cases[0]));
 	tq_teardown(&t);
 }
 
@@ -273,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_order),
+		cmocka_unit_test(test_classify_handles),
 		cmocka_unit_test(test_child_limit_counts),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_change_bands),

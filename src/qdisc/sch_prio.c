@@ -55,18 +55,25 @@ static inline void follow(struct mqtx_qdisc *q, const struct mqtx_qdisc *c,
 
 /* ---- data path ---- */
 
+/*
+ * Linux's prio_classify() with no filter attached. A priority whose major is our handle names
+ * band minor - 1; a minor that names no band (0, or beyond the bands) falls back to the band
+ * of priority 0. Any other priority goes through the priomap, a handle-qualified one (another
+ * qdisc's major) as priority 0. A qdisc without a handle (made through the C API only) has
+ * no major to match.
+ */
 static unsigned prio_classify(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
 	uint32_t prio = pkt->priority;
 
-	/* A priority of the form <our major>:<band + 1> names the band directly (Linux). */
-	if (q->handle && (prio & 0xffff0000u) == (q->handle & 0xffff0000u)) {
-		uint32_t minor = prio & 0xffffu;
+	if (q->handle && MQTX_H_MAJ(prio) == MQTX_H_MAJ(q->handle)) {
+		uint32_t band = MQTX_H_MIN(prio) - 1; /* minor 0 wraps past the bands */
 
-		if (minor >= 1 && minor <= p->bands)
-			return minor - 1;
+		return band < p->bands ? band : p->prio2band[0];
 	}
+	if (MQTX_H_MAJ(prio))
+		prio = 0;
 	return p->prio2band[prio & (PRIO_MAP_LEN - 1)];
 }
 
