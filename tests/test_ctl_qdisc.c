@@ -732,6 +732,19 @@ static void test_exact_units(void **state)
 			    "\"ecn\":true}},"
 			    "{\"kind\":\"ingress\",\"handle\":\"ffff:\",\"parent\":\"ffff:fff1\","
 			    "\"options\":{}}]\n");
+	/* -d: tbf adds its cell, mpu and link layer (what tc 6.1 prints on Linux 6.18) */
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_DETAILS, &o, &e),
+			 0);
+	assert_non_null(strstr(o.data, "qdisc tbf 10: parent 1:1 rate 1Mbit burst 10Kb/1 mpu 0b "
+				       "lat 50ms linklayer ethernet \n"));
+	assert_non_null(strstr(o.data, "qdisc bfifo 30: parent 1:3 limit 3000b\n"));
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0",
+					    MQTX_CTL_F_DETAILS | MQTX_CTL_F_JSON, &o, &e),
+			 0);
+	assert_non_null(strstr(o.data, "\"options\":{\"rate\":125000,\"burst\":\"10Kb/1\","
+				       "\"mpu\":0,\"lat\":50000,\"linklayer\":\"ethernet\"}"));
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
 	fixture_free(ctl);

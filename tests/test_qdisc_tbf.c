@@ -186,6 +186,18 @@ static void test_dump_and_change(void **state)
 	assert_string_equal(tq_json(&t), "\"rate\":125000,\"burst\":11448,\"peakrate\":250000,"
 					 "\"minburst\":1218,\"lat\":49125,\"overhead\":100,"
 					 "\"linklayer\":\"atm\"");
+	/* -d: "SIZE/CELL" (Linux keeps no cell: /1) and mpu for each bucket, the link layer; the
+	 * JSON has "mpu" twice, as tc's */
+	assert_string_equal(tq_dump_details(&t, false),
+			    "rate 1Mbit burst 11448b/1 mpu 64b peakrate 2Mbit mtu 1218b/1 mpu 64b "
+			    "lat 49.1ms overhead 100 linklayer atm ");
+	assert_string_equal(tq_dump_details(&t, true),
+			    "\"rate\":125000,\"burst\":\"11448b/1\",\"mpu\":64,\"peakrate\":250000,"
+			    "\"mtu\":\"1218b/1\",\"mpu\":64,\"lat\":49125,\"overhead\":100,"
+			    "\"linklayer\":\"atm\"");
+	assert_int_equal(tq_change(&t, "rate 1mbit burst 10kb/8 limit 3000 mpu 2000"), 0);
+	assert_string_equal(tq_dump_details(&t, false),
+			    "rate 1Mbit burst 10Kb/1 mpu 2000b limit 3000b linklayer ethernet ");
 	tq_teardown(&t);
 }
 

@@ -52,6 +52,8 @@ SHOWS='qdisc show dev D
 -s qdisc show dev D
 -j qdisc show dev D
 -s -j qdisc show dev D
+-d qdisc show dev D
+-d -j qdisc show dev D
 class show dev D
 -s class show dev D'
 

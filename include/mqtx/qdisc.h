@@ -422,11 +422,28 @@ MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const c
 				   const uint32_t *v, unsigned n);
 
 /**
+ * mqtx_dump_details() - whether the dump is for tc's -d: a dump adds then what tc prints only
+ * with it (tbf: "burst 10Kb/1 mpu 0b ... linklayer ethernet").
+ */
+MQTX_API bool mqtx_dump_details(const struct mqtx_dump *d);
+
+/**
  * mqtx_qdisc_dump_opts() - render @q's options: tc text into @text and JSON members
  * (without braces) into @json. Returns the text length, or -ENOSPC if a buffer was too small.
  */
 MQTX_API int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
 				  size_t json_len);
+
+/* Flags of mqtx_qdisc_dump_options(). */
+#define MQTX_DUMP_F_DETAILS 0x1u /* tc -d: the details tc shows only then */
+
+/**
+ * mqtx_qdisc_dump_options() - mqtx_qdisc_dump_opts() with @flags (MQTX_DUMP_F_DETAILS, or 0 for
+ * the plain form). Takes @q's lock.
+ * Return: the text length; -ENOSPC (a buffer was too small).
+ */
+MQTX_API int mqtx_qdisc_dump_options(struct mqtx_qdisc *q, unsigned flags, char *text,
+				     size_t text_len, char *json, size_t json_len);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
 struct show {
 	struct mqtx_ctl_call *a;
 	struct mqtx_dev *dev;
-	bool all_devs, json, stats;
+	bool all_devs, json, stats, details;
 	unsigned count; /* objects printed (JSON commas) */
 };
 
@@ -76,7 +76,8 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
 	struct mqtx_qdisc_stats st;
 
-	if (mqtx_qdisc_dump_opts(q, text, sizeof(text), json, sizeof(json)) < 0)
+	if (mqtx_qdisc_dump_options(q, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
+				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
 	snprintf(handle, sizeof(handle), "%x:", q->handle >> 16);
 	print_head(s, s->json ? "kind" : "qdisc", q->ops->id, handle, q->parent);
@@ -437,7 +438,8 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 {
 	struct show s = { .a = a,
 			  .json = a->flags & MQTX_CTL_F_JSON,
-			  .stats = a->flags & MQTX_CTL_F_STATS };
+			  .stats = a->flags & MQTX_CTL_F_STATS,
+			  .details = a->flags & MQTX_CTL_F_DETAILS };
 	const char *devname = NULL;
 
 	for (int i = 0; i < a->argc; i++) {

@@ -3,6 +3,7 @@
  * and tc's link-layer accounting (overhead, mpu, ATM cells). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qdisc/fifo_common.h"
@@ -430,8 +431,29 @@ static double tbf_latency(const struct tbf_cfg *c)
 	return lat;
 }
 
+/*
+ * A bucket: its size at @rate, plainly as @key, or with -d as @dkey "SIZE/CELL" and the mpu.
+ * Linux keeps no cell size (psched_ratecfg_getrate() dumps cell_log 0), so tc shows /1.
+ */
+static void tbf_dump_bucket(struct mqtx_dump *d, const char *key, const char *dkey,
+			    const struct mqtx_ratecfg *r, int64_t ns)
+{
+	char text[16], size[MQTX_TC_BUF], cell[MQTX_TC_BUF + 2];
+
+	if (!mqtx_dump_details(d)) {
+		snprintf(text, sizeof(text), "%s %%s", key);
+		mqtx_dump_size(d, key, text, tc_bucket_size(r->rate, ns));
+		return;
+	}
+	snprintf(text, sizeof(text), "%s %%s", dkey);
+	snprintf(cell, sizeof(cell), "%s/1",
+		 mqtx_tc_print_size(size, sizeof(size), tc_bucket_size(r->rate, ns)));
+	mqtx_dump_str(d, dkey, text, cell);
+	mqtx_dump_size(d, "mpu", "mpu %s", r->mpu);
+}
+
 /* tbf_print_opt's order: rate, burst, [peakrate, minburst], lat or limit, overhead when not 0,
- * linklayer when not ethernet. */
+ * linklayer when not ethernet or with -d. */
 static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
@@ -439,15 +461,14 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	double lat = tbf_latency(c);
 
 	mqtx_dump_rate(d, "rate", "rate %s", c->rate.rate);
-	mqtx_dump_size(d, "burst", "burst %s", tc_bucket_size(c->rate.rate, c->buffer));
+	tbf_dump_bucket(d, "burst", "burst", &c->rate, c->buffer);
 	if (c->peak.rate) {
 		/* Current tc leaves peakrate out of its JSON (printed PRINT_FP only); mqtx keeps
 		 * it, as a number like rate. */
 		mqtx_dump_rate(d, "peakrate", "peakrate %s", c->peak.rate);
 		/* tc shows the peak bucket when the kernel reports one (qopt->mtu in ticks). */
 		if ((c->mtu_ns >> 6) || c->peak.mpu)
-			mqtx_dump_size(d, "minburst", "minburst %s",
-				       tc_bucket_size(c->peak.rate, c->mtu_ns));
+			tbf_dump_bucket(d, "minburst", "mtu", &c->peak, c->mtu_ns);
 	}
 	if (lat >= 0)
 		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat * 1000);
@@ -455,8 +476,9 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		mqtx_dump_size(d, "limit", "limit %s", c->limit);
 	if (c->rate.overhead)
 		mqtx_dump_uint(d, "overhead", "overhead %" PRIu64, c->rate.overhead);
-	if (c->linklayer > TBF_LL_ETHERNET)
-		mqtx_dump_str(d, "linklayer", "linklayer %s", "atm");
+	if (c->linklayer > TBF_LL_ETHERNET || mqtx_dump_details(d))
+		mqtx_dump_str(d, "linklayer", "linklayer %s",
+			      c->linklayer == TBF_LL_ATM ? "atm" : "ethernet");
 	mqtx_dump_flag(d, NULL, ""); /* tc ends the line with a blank */
 }
 

@@ -12,6 +12,7 @@ struct mqtx_dump {
 	char *text, *json;
 	size_t tlen, tcap, jlen, jcap;
 	bool overflow;
+	unsigned flags; /* MQTX_DUMP_F_* */
 };
 
 static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
@@ -144,10 +145,15 @@ void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *labe
 	put(d, true, "]");
 }
 
-int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
-			 size_t json_len)
+bool mqtx_dump_details(const struct mqtx_dump *d)
 {
-	struct mqtx_dump d = { text, json, 0, text_len, 0, json_len, false };
+	return d->flags & MQTX_DUMP_F_DETAILS;
+}
+
+int mqtx_qdisc_dump_options(struct mqtx_qdisc *q, unsigned flags, char *text, size_t text_len,
+			    char *json, size_t json_len)
+{
+	struct mqtx_dump d = { text, json, 0, text_len, 0, json_len, false, flags };
 
 	if (!text_len || !json_len)
 		return -ENOSPC;
@@ -158,4 +164,10 @@ int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 	}
 	return d.overflow ? -ENOSPC : (int)d.tlen;
+}
+
+int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+			 size_t json_len)
+{
+	return mqtx_qdisc_dump_options(q, 0, text, text_len, json, json_len);
 }
