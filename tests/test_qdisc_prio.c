@@ -18,6 +18,8 @@ static struct mqtx_qdisc *band(struct mqtx_qdisc *q, uint32_t b)
 	return q->ops->cl_ops->leaf(q, b + 1);
 }
 
+#define PRIO_DEFAULT_MAP "priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
+
 static struct mqtx_pkt *prio_pkt(struct tq *t, uint32_t priority, uint64_t user)
 {
 	struct mqtx_pkt *p = tq_pkt(t, 100, user);
@@ -119,14 +121,16 @@ static void test_child_limit_counts(void **state)
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "bands 1", "\"1\"" },
-		{ "bands 17", "\"17\"" },
+		{ "bands 1", "\"bands\" 1 is not in 2..16" },
+		{ "bands 17", "\"bands\" 17 is not in 2..16" },
 		{ "bands x", "\"x\"" },
 		{ "bands", "needs a value" },
 		{ "priomap 0 1 2 0 1 2 0 1 2 0 1 2 0 1 2 0 1", "more than 16" },
 		{ "bands 2 priomap 0 1 2", "\"2\" is out of bands" },
 		{ "priomap 0 16", "\"16\" is out of bands" },
-		{ "priomap", "at least one" },
+		{ "priomap 3", "\"3\" is out of bands" }, /* checked against the default 3 */
+		{ "priomap 3 bands 4", "\"3\" is out of bands" }, /* ... bands given so far */
+		{ "priomap 0 priomap 1", "duplicate" },
 		{ "priomap 0 1x", "\"1x\"" },
 		{ "bands 2", "out of 2 bands" }, /* the default map uses band 2 */
 		{ "multiqueue", "\"multiqueue\"" },
@@ -147,8 +151,9 @@ static void test_rejects(void **state)
 			 0);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
 	/* a refused change changes nothing */
-	assert_int_equal(tq_change(&t, "priomap 2"), -EINVAL);
+	assert_int_equal(tq_change(&t, "priomap 3"), -EINVAL);
 	assert_int_equal(tq_change(&t, "bands 3 priomap 0 0 5"), -EINVAL);
+	assert_int_equal(tq_change(&t, "bands 17 priomap 16"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
 	assert_int_equal(bands_of(t.q), 2);
 	tq_teardown(&t);
@@ -159,6 +164,8 @@ static void test_rejects(void **state)
 	tq_teardown(&t);
 }
 
+/* Every change is the whole configuration, as tc sends it: what a command leaves out is back
+ * to the default (bands 3, Linux's map), and bands that go away take their packets along. */
 static void test_change_bands(void **state)
 {
 	struct tq t;
@@ -166,7 +173,7 @@ static void test_change_bands(void **state)
 	(void)state;
 	tq_setup(&t, 10, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
-	/* a partial priomap replaces only its first entries */
+	/* a partial priomap replaces the first entries of the default map */
 	assert_int_equal(tq_change(&t, "bands 5 priomap 4 3"), 0);
 	assert_string_equal(tq_dump(&t), "bands 5 priomap 4 3 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
 	tq_enq(&t, prio_pkt(&t, 0, 1)); /* band 4 */
@@ -174,17 +181,19 @@ static void test_change_bands(void **state)
 	tq_enq(&t, prio_pkt(&t, 1, 3)); /* band 3 */
 	tq_enq(&t, prio_pkt(&t, 6, 4)); /* band 0 */
 	assert_int_equal(t.q->qlen, 4);
-	/* shrinking must not leave the map pointing past the bands */
-	assert_int_equal(tq_change(&t, "bands 3"), -EINVAL);
-	assert_int_equal(t.q->qlen, 4);
-	/* dropping bands 3 and 4 drops their packets */
-	assert_int_equal(tq_change(&t, "bands 3 priomap 1 2"), 0);
+	/* "bands 3" alone brings the default map back: valid on three bands */
+	assert_int_equal(tq_change(&t, "bands 3"), 0);
+	assert_string_equal(tq_dump(&t), "bands 3 " PRIO_DEFAULT_MAP);
 	assert_int_equal(t.q->qlen, 1);
 	assert_int_equal(t.q->backlog, 100);
 	assert_int_equal(t.q->drops, 3);
+	assert_int_equal(bands_of(t.q), 3); /* bands 3 and 4 are gone */
 	assert_int_equal(tq_deq(&t), 4);
 	tq_check_conservation(&t, 4);
-	assert_int_equal(bands_of(t.q), 3); /* bands 3 and 4 are gone */
+	/* no options at all: the defaults */
+	assert_int_equal(tq_change(&t, "bands 4 priomap 3 3"), 0);
+	assert_int_equal(tq_change(&t, ""), 0);
+	assert_string_equal(tq_dump(&t), "bands 3 " PRIO_DEFAULT_MAP);
 	tq_teardown(&t);
 }
 

@@ -242,6 +242,10 @@ qdisc add dev D root tbf rate 1mbit rate 2mbit burst 10kb latency 50ms
 qdisc add dev D root tbf rate 1mbit burst 10kb limit 1 latency 5ms
 qdisc add dev D root tbf rate 1mbit burst 10kb limit 1 peakrate 1mbit mtu 1500
 qdisc add dev D root tbf rat 1mbit burst 10kb limit 1
+qdisc add dev D root tbf
+qdisc add dev D root handle 5: tbf rate 1mbit burst 10kb limit 1
+qdisc change dev D root handle 5: tbf
+qdisc del dev D root tbf
 ## change and replace in an mq class
 4
 qdisc add dev D root handle 1: mq
@@ -299,6 +303,9 @@ qdisc add dev D parent ffff:fff1 handle 8: pfifo
 qdisc add dev D root handle 1: mq
 qdisc add dev D parent 1:1 handle 10: prio bands 4 priomap 0 1 2 3 3 3 3 3 3 3 3 3 3 3 3 3
 qdisc add dev D parent 10:2 handle 20: pfifo limit 9
+qdisc add dev D parent 1:2 handle 11: prio bands 5 priomap 4 3
+qdisc change dev D handle 11: prio bands 3
+qdisc change dev D handle 10: prio
 ## mqtx's other kinds, where the kernel has them: codel and fq_codel
 4 codel fq_codel
 qdisc add dev D root handle 1: mq

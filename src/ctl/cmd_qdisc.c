@@ -351,14 +351,16 @@ missing:
 	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
 }
 
-/* The kind's options into a fresh buffer (*@opt NULL when none were given). */
+/* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
+ * kind's parser runs even on no words: some send a whole configuration every time (prio's
+ * defaults), some refuse to go without options (tbf). */
 static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		      const struct mqtx_qdisc_ops *ops, void **opt)
 {
 	struct mqtx_extack ack = { "" };
 
 	*opt = NULL;
-	if (!c->optc)
+	if (!c->optc && (!ops || !ops->parse || !ops->opt_size))
 		return MQTX_CTL_OK;
 	if (!ops || !ops->parse || !ops->opt_size) {
 		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
