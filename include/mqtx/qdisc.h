@@ -101,7 +101,9 @@ struct mqtx_class_ops {
  *        with mqtx_qdisc_drop(), which links it onto *@to_free for freeing after the lock is
  *        released. Return MQTX_XMIT_SUCCESS, MQTX_XMIT_DROP (@pkt dropped) or MQTX_XMIT_CN
  *        (@pkt queued, another dropped).
- * @dequeue: required. Next packet to send, or NULL. Lock held.
+ * @dequeue: required. Next packet to send, or NULL. Lock held. A NULL while packets stay
+ *        queued (a shaper out of tokens) promises that the qdisc has arranged to be run again
+ *        (a timer that schedules its queue, as Linux's qdisc watchdog).
  * @peek: required. The packet @dequeue would return, left in place. Lock held.
  * @parse: optional. Turn tc-style option tokens into *@opt (zeroed, @opt_size bytes), with
  *        presence flags so that @change touches only what was given. Reject unknown tokens

@@ -60,46 +60,75 @@ static int tbf_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	return mqtx_qdisc_enqueue_tail(q, &p->list, pkt);
 }
 
+/* Whether @pkt may leave at @now; *@toks and *@ptoks get what both buckets would hold after
+ * it (negative: short by that many ns). */
+static bool tbf_conforms(const struct tbf_priv *p, const struct mqtx_pkt *pkt, int64_t now,
+			 int64_t *toks, int64_t *ptoks)
+{
+	int64_t t = now - p->t_c, pt = 0;
+
+	if (t > p->cfg.buffer)
+		t = p->cfg.buffer;
+	if (p->cfg.peak.rate) {
+		pt = t + p->ptokens;
+		if (pt > p->cfg.mtu_ns)
+			pt = p->cfg.mtu_ns;
+		pt -= mqtx__ratecfg_l2t_ns(&p->cfg.peak, pkt->len);
+	}
+	t += p->tokens;
+	if (t > p->cfg.buffer)
+		t = p->cfg.buffer;
+	t -= mqtx__ratecfg_l2t_ns(&p->cfg.rate, pkt->len);
+	*toks = t;
+	*ptoks = pt;
+	return (t | pt) >= 0;
+}
+
+/* Lock held. Throttled: wake the queue when the tokens suffice (Linux's qdisc watchdog), and
+ * count the dequeue that found a packet without tokens (tbf_dequeue's overlimit). */
+static void tbf_throttled(struct mqtx_qdisc *q, int64_t now, int64_t toks, int64_t ptoks)
+{
+	struct tbf_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_timer_arm(&p->watchdog, (uint64_t)(now + (-toks > -ptoks ? -toks : -ptoks)));
+	q->overlimits++;
+}
+
 static struct mqtx_pkt *tbf_dequeue(struct mqtx_qdisc *q)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_pkt *pkt = p->list.head;
-	int64_t now, toks, ptoks = 0;
+	int64_t now, toks, ptoks;
 
 	if (!pkt)
 		return NULL;
 	now = (int64_t)mqtx_qdisc_now(q);
-	toks = now - p->t_c;
-	if (toks > p->cfg.buffer)
-		toks = p->cfg.buffer;
-	if (p->cfg.peak.rate) {
-		ptoks = toks + p->ptokens;
-		if (ptoks > p->cfg.mtu_ns)
-			ptoks = p->cfg.mtu_ns;
-		ptoks -= mqtx__ratecfg_l2t_ns(&p->cfg.peak, pkt->len);
+	if (!tbf_conforms(p, pkt, now, &toks, &ptoks)) {
+		tbf_throttled(q, now, toks, ptoks);
+		return NULL;
 	}
-	toks += p->tokens;
-	if (toks > p->cfg.buffer)
-		toks = p->cfg.buffer;
-	toks -= mqtx__ratecfg_l2t_ns(&p->cfg.rate, pkt->len);
-	if ((toks | ptoks) >= 0) {
-		mqtx_qdisc_dequeue_head(q, &p->list);
-		p->t_c = now;
-		p->tokens = toks;
-		p->ptokens = ptoks;
-		return pkt;
-	}
-	/* Throttled: wake the queue when the tokens suffice (Linux's qdisc watchdog). */
-	mqtx_timer_arm(&p->watchdog, (uint64_t)(now + (-toks > -ptoks ? -toks : -ptoks)));
-	q->overlimits++;
-	return NULL;
+	mqtx_qdisc_dequeue_head(q, &p->list);
+	p->t_c = now;
+	p->tokens = toks;
+	p->ptokens = ptoks;
+	return pkt;
 }
 
+/* What dequeue would return now. Linux's tbf peeks by dequeuing (qdisc_peek_dequeued), so a
+ * peek that finds the head out of tokens arms the watchdog and counts an overlimit too. */
 static struct mqtx_pkt *tbf_peek(struct mqtx_qdisc *q)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt = p->list.head;
+	int64_t now, toks, ptoks;
 
-	return p->list.head;
+	if (!pkt)
+		return NULL;
+	now = (int64_t)mqtx_qdisc_now(q);
+	if (tbf_conforms(p, pkt, now, &toks, &ptoks))
+		return pkt;
+	tbf_throttled(q, now, toks, ptoks);
+	return NULL;
 }
 
 static void tbf_watchdog(struct mqtx_timer *t, void *arg)
