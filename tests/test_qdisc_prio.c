@@ -268,6 +268,48 @@ static void test_graft(void **state)
 	mqtx_clock_free(t.clock);
 }
 
+/* A band's tbf out of tokens still hands its packets to the qdisc that replaces it. */
+static void test_graft_moves_held_backlog(void **state)
+{
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, t.dev), 0); /* the context destroys it */
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	assert_int_equal(run(ctl, "qdisc add dev tq0 root handle 1: prio", &o, &e), 0);
+	assert_int_equal(run(ctl,
+			     "qdisc add dev tq0 parent 1:2 handle 20: tbf rate 8kbit "
+			     "burst 150 limit 100000",
+			     &o, &e),
+			 0);
+	mqtx_dev_config_lock(t.dev);
+	t.q = mqtx_txq_qdisc(mqtx_dev_txq(t.dev, 0));
+	mqtx_dev_config_unlock(t.dev);
+	for (int i = 0; i < 3; i++)
+		tq_enq(&t, prio_pkt(&t, 0, (uint64_t)i)); /* priority 0: band 1, class 1:2 */
+	assert_int_equal(tq_deq(&t), 0);		  /* 0.15 s of tokens, 0.1 s a packet */
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(run(ctl, "qdisc replace dev tq0 parent 1:2 handle 21: pfifo", &o, &e), 0);
+	assert_string_equal(band(t.q, 1)->ops->id, "pfifo");
+	assert_int_equal(t.q->qlen, 2);
+	assert_int_equal(t.q->drops, 0);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), 2);
+	tq_check_conservation(&t, 3);
+	t.q = NULL;
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+	assert_int_equal(mqtx_pool_in_use(t.pool), 0);
+	mqtx_pool_destroy(t.pool);
+	mqtx_clock_free(t.clock);
+}
+
 static void test_reset_and_destroy_with_backlog(void **state)
 {
 	struct tq t;
@@ -329,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_change_bands),
 		cmocka_unit_test(test_graft),
+		cmocka_unit_test(test_graft_moves_held_backlog),
 		cmocka_unit_test(test_reset_and_destroy_with_backlog),
 		cmocka_unit_test(test_ctl_graft_by_handle),
 	};

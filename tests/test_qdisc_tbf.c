@@ -125,6 +125,40 @@ static void test_peakrate(void **state)
 	tq_teardown(&t);
 }
 
+/* Replacing a tbf that holds packets back (out of tokens) moves them all, in order, into the
+ * new qdisc, as mqtx moves any replaced qdisc's backlog: dequeue alone gives none of them. */
+static void test_replace_moves_held_backlog(void **state)
+{
+	struct mqtx_qdisc *qs[1], *old[1] = { NULL }, *pf;
+	struct mqtx_txq_stats st;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 8kbit burst 1500 limit 100000"),
+			 0);
+	tq_attach(&t);
+	for (int i = 0; i < 5; i++)
+		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
+	assert_int_equal(sent_by_driver(&t), 1);
+	assert_int_equal(t.q->qlen, 4);
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
+					   0x20000, NULL, NULL, &pf),
+			 0);
+	qs[0] = pf;
+	mqtx_dev_config_lock(t.dev);
+	mqtx_dev_graft_all(t.dev, qs, old);
+	mqtx_dev_config_unlock(t.dev);
+	assert_ptr_equal(old[0], t.q);
+	mqtx_qdisc_destroy(old[0]);
+	mqtx_tx_action();
+	assert_int_equal(sent_by_driver(&t), 5);
+	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
+	assert_int_equal(mqtx_txq_stats_drops(&st), 0);
+	tq_detach(&t);
+	tq_teardown(&t);
+}
+
 /* peek returns what dequeue would: nothing while the head lacks tokens, which (tbf peeking by
  * dequeuing in Linux) arms the watchdog and counts an overlimit. */
 static void test_peek_is_dequeue(void **state)
@@ -377,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_departures),
 		cmocka_unit_test(test_peakrate),
 		cmocka_unit_test(test_peek_is_dequeue),
+		cmocka_unit_test(test_replace_moves_held_backlog),
 		cmocka_unit_test(test_limits_direct),
 		cmocka_unit_test(test_dump_and_change),
 		cmocka_unit_test(test_change_replaces_all),
