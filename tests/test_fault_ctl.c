@@ -358,7 +358,20 @@ static const char *const json_clock[] = {
 static const char *const text_clock[] = { " now ",   " lat_sum_ns ", " lat_max_ns ", " airtime_ns ",
 					  " txops ", " busy_ns ",    " collisions " };
 
-/* Job lines carry their elapsed time and rates, dev stats the clock: keep the rest. */
+/* Remove what follows each @key up to the first character not in @set. */
+static void strip_value(char *text, const char *key, const char *set)
+{
+	size_t k = strlen(key);
+
+	for (char *p = text; (p = strstr(p, key)); p++) {
+		size_t n = strspn(p + k, set);
+
+		memmove(p + k, p + k + n, strlen(p + k + n) + 1);
+	}
+}
+
+/* Job lines carry their elapsed time and rates, dev stats the clock, CoDel's xstats the
+ * sojourn and drop times it measured on it: keep the rest. */
 static void strip_clock(char *text)
 {
 	char *p = text, *eol;
@@ -390,6 +403,10 @@ static void strip_clock(char *text)
 			memmove(p + kl, p + kl + n, strlen(p + kl + n) + 1);
 		}
 	}
+	strip_value(text, " ldelay ", "0123456789.mus");
+	strip_value(text, " drop_next ", "-0123456789.mus");
+	strip_value(text, "\"ldelay\":", "0123456789");
+	strip_value(text, "\"drop_next\":", "-0123456789");
 }
 
 /* What @c leaves when nothing fails: the state, the command's output, the blocks it keeps. */
