@@ -248,6 +248,12 @@ static void show_job(const struct job_entry *tj, bool json, bool first, struct m
 	mqtx_buf_printf(out, "%.*s\n", JOB_LINE_MAX - 2, line);
 }
 
+/* gen show and stop see generators only, replay show and stop replays only. */
+static bool of_kind(const struct job_entry *tj, const struct mqtx_ctl_call *c)
+{
+	return !strcmp(tj->kind, c->argv[0]);
+}
+
 static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
 				  const char *word)
 {
@@ -257,9 +263,15 @@ static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_cal
 		mqtx_buf_printf(c->err, "%s: invalid job id \"%s\"\n", c->argv[0], word);
 		return NULL;
 	}
-	for (struct job_entry *tj = s->jobs; tj; tj = tj->next)
-		if (tj->id == id)
+	for (struct job_entry *tj = s->jobs; tj; tj = tj->next) {
+		if (tj->id != id)
+			continue;
+		if (of_kind(tj, c))
 			return tj;
+		mqtx_buf_printf(c->err, "%s: job %s is a %s; try \"mqtx %s %s %s\"\n", c->argv[0],
+				word, tj->kind, tj->kind, c->argv[1], word);
+		return NULL;
+	}
 	mqtx_buf_printf(c->err, "%s: no job %s\n", c->argv[0], word);
 	return NULL;
 }
@@ -325,14 +337,15 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 	}
 	n = 0;
 	for (tj = s->jobs; tj; tj = tj->next)
-		n++;
+		n += of_kind(tj, c);
 	if (stop && stop_room(c, n))
 		return MQTX_CTL_EREFUSED;
 	count = n;
 	list_open(c);
 	for (tj = s->jobs; tj; tj = next) {
 		next = tj->next;
-		show_or_stop(s, tj, stop, c, n-- == count);
+		if (of_kind(tj, c))
+			show_or_stop(s, tj, stop, c, n-- == count);
 	}
 	list_close(c);
 	return MQTX_CTL_OK;
