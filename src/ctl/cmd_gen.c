@@ -87,8 +87,9 @@ static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, in
 }
 
 /* After the options: one address family for both ends (an end not given follows the other),
- * and a size that holds the headers of that family. */
-static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_buf *err)
+ * and a size that holds the headers of that family: without a size given, the smallest. */
+static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], bool size_given,
+			 struct mqtx_buf *err)
 {
 	static const uint8_t def6[2][16] = {
 		{ 0xfd, [15] = 1 }, /* fd00::1 -> fd00::2, as 10.0.0.1 -> 10.0.0.2 */
@@ -108,6 +109,8 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_
 		memcpy(cfg->dst6, def6[1], 16);
 		cfg->dst_lo = cfg->dst_hi = 2;
 	}
+	if (!size_given && cfg->size < mqtx_gen_min_size(cfg))
+		cfg->size = mqtx_gen_min_size(cfg);
 	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) {
 		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
 				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
@@ -201,7 +204,7 @@ static void gen_usage(struct mqtx_buf *b)
 		"      an IPv6 address selects IPv6 frames, TOS/DSCP going to the traffic class\n"
 		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 "
 		"with\n"
-		"       UDP, 78 with TCP; imix raises its 64 to that);\n"
+		"       UDP, 78 with TCP; imix and the default size rise to that);\n"
 		"       imix: 7:4:1 of 64, 594 and 1518\n");
 }
 
@@ -234,6 +237,7 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
 	int af[2] = { 0, 0 };
+	bool size_given = false;
 	uint32_t max;
 	int rc;
 
@@ -262,8 +266,9 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, af, err);
 		if (rc)
 			return rc;
+		size_given |= !strcmp(argv[i], "size");
 	}
-	rc = settle_family(&cfg, af, err);
+	rc = settle_family(&cfg, af, size_given, err);
 	if (!rc)
 		rc = job_dev(c, name, &dev);
 	if (rc)
