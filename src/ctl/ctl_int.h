@@ -29,6 +29,8 @@ struct mqtx_ctl {
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
+const char *mqtx__qdisc_usage(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
