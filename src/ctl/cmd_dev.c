@@ -401,7 +401,8 @@ static const char *hash_name(enum mqtx_hash_algo a)
 }
 
 /* The hash options after the algorithm, as "dev set ... hash" takes them: every one that is set
- * (seed always; the key when one was given; l4). */
+ * (seed always; the key when one was given; l4 where it counts, with Toeplitz: jhash always
+ * hashes the ports). JSON has every field. */
 static void show_hash_opts(const struct mqtx_hash_cfg *hc, bool json, struct mqtx_buf *out)
 {
 	mqtx_buf_printf(out, json ? ",\"seed\":%u" : " seed 0x%x", hc->seed);
@@ -414,7 +415,7 @@ static void show_hash_opts(const struct mqtx_hash_cfg *hc, bool json, struct mqt
 	}
 	if (json)
 		mqtx_buf_printf(out, ",\"l4\":%s", hc->l4 ? "true" : "false");
-	else if (hc->l4)
+	else if (hc->l4 && hc->algo != MQTX_HASH_JHASH)
 		mqtx_buf_printf(out, " l4");
 }
 
