@@ -27,9 +27,10 @@ static const struct {
 	{ "ingress", "Usage: ... ingress [ rate RATE burst BYTES ]" },
 	{ "mqprio", "Usage: ... mqprio [ num_tc NUMBER ] [ map P0 P1 ... ]\n"
 		    "        [ queues count1@offset1 count2@offset2 ... ] [ hw 1|0 ]" },
-	{ "wme", "Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"
-		 "        [ fifo | fq_codel ] [ target TIME ] [ interval TIME ]\n"
-		 "        [ quantum BYTES ] [ flows NUMBER ] [ ecn | noecn ]" },
+	{ "wme",
+	  "Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"
+	  "        [ fifo | fq_codel ] [ target TIME ] [ interval TIME ]\n"
+	  "        [ quantum BYTES ] [ flows NUMBER ] [ ecn | noecn ]" },
 };
 
 const char *mqtx__qdisc_usage(const char *kind)
