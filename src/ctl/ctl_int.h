@@ -37,6 +37,9 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 
 /* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
 
+/** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
+int mqtx__parse_mac(const char *s, uint8_t mac[6]);
+
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);
 

@@ -27,6 +27,23 @@ static bool owned_by_caller(const struct mqtx_ctl_call *c, struct job_owner o)
 	return c->req && o.set && o.id == c->req->owner;
 }
 
+/* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
+int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev)
+{
+	if (!name) {
+		mqtx_buf_printf(c->err, "%s: \"dev NAME\" is required\n", c->argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	*dev = mqtx_ctl_call_dev(c, name);
+	if (!*dev)
+		return MQTX_CTL_EPARSE;
+	if (!mqtx_dev_is_up(*dev)) {
+		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
+		return MQTX_CTL_EREFUSED;
+	}
+	return 0;
+}
+
 int mqtx_jobs_new(struct mqtx_jobs **out)
 {
 	struct mqtx_jobs *s = mqtx__zalloc(sizeof(*s));
