@@ -16,6 +16,7 @@
 #include "ctl/jobs.h"
 
 const char mqtx__replay_help[] = "replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"
+				 "       [ smac MAC ] [ dmac MAC ]\n"
 				 "replay { show [ ID ] | stop { ID | all } }";
 
 static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
@@ -29,10 +30,16 @@ static void replay_usage(struct mqtx_buf *b)
 	mqtx_buf_printf(
 		b,
 		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
-		"                   [ detach ]\n"
+		"                   [ smac MAC ] [ dmac MAC ] [ detach ]\n"
 		"       mqtx replay show [ ID ]\n"
 		"       mqtx replay stop { ID | all }\n"
-		"FILE: pcap or pcapng with Ethernet frames; loop 0 repeats until stopped\n");
+		"FILE: pcap or pcapng of Ethernet or Linux cooked (SLL, SLL2: tcpdump -i any) "
+		"frames;\n"
+		"      cooked ones get an Ethernet header (source: their address when it has 6\n"
+		"      bytes, else smac or zero; destination: dmac, broadcast, the multicast "
+		"group's\n"
+		"      address, else zero; --enet-smac and --enet-dmac are smac and dmac)\n"
+		"loop 0 repeats until stopped\n");
 }
 
 static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const char **name,
@@ -67,6 +74,15 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 		} else if (!strcmp(w, "rate")) {
 			if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
 				return bad(err, "replay", "rate", v);
+		} else if (!strcmp(w, "smac") || !strcmp(w, "dmac") || !strcmp(w, "--enet-smac") ||
+			   !strcmp(w, "--enet-dmac")) {
+			/* tcprewrite's spellings: one address each (no tcpprep cache splits
+			 * the directions here) */
+			bool src = !strcmp(w, "smac") || !strcmp(w, "--enet-smac");
+
+			if (mqtx__parse_mac(v, src ? cfg->smac : cfg->dmac))
+				return bad(err, "replay", w, v);
+			*(src ? &cfg->has_smac : &cfg->has_dmac) = true;
 		} else if (!strcmp(w, "loop")) {
 			if (mqtx__parse_u64(v, &cfg->loops))
 				return bad(err, "replay", "loop", v);
@@ -173,4 +189,3 @@ int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 	close(cfg.fd);
 	return rc;
 }
-

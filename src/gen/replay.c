@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// pcap/pcapng replay through the multiqueue path (libpcap reads both formats), paced by the
-// capture's timestamps (scaled), by a rate, or as fast as possible, like tcpreplay.
+// pcap/pcapng replay through the multiqueue path (libpcap reads both formats; Linux cooked
+// captures become Ethernet in cooked.c), paced by the capture's timestamps (scaled), by a rate,
+// or as fast as possible, like tcpreplay.
 #include <errno.h>
 #include <fcntl.h>
 #include <net/ethernet.h>
@@ -48,6 +49,12 @@ static const char *file_type(mode_t m)
 	return "not a regular file";
 }
 
+/* Ethernet, and what tcpdump -i any writes (made Ethernet by cooked.c). */
+static bool replayable(int dlt)
+{
+	return dlt == DLT_EN10MB || dlt == DLT_LINUX_SLL || dlt == DLT_LINUX_SLL2;
+}
+
 /* A reader of the capture from its start. It reads a duplicate of @fd, which pcap_close() closes,
  * so that @fd stays open for the next pass. */
 static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
@@ -69,9 +76,15 @@ static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", ebuf);
 		return NULL;
 	}
-	if (pcap_datalink(p) != DLT_EN10MB) {
-		snprintf(msg, msglen, "link type %s is not Ethernet",
-			 pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
+	if (!replayable(pcap_datalink(p))) {
+		int dlt = pcap_datalink(p);
+
+		snprintf(
+			msg, msglen,
+			"link type %s (%s, DLT %d) cannot be replayed: Ethernet (EN10MB) and Linux "
+			"cooked (LINUX_SLL, LINUX_SLL2) can",
+			pcap_datalink_val_to_name(dlt) ?: "unknown",
+			pcap_datalink_val_to_description(dlt) ?: "no description", dlt);
 		pcap_close(p);
 		return NULL;
 	}
@@ -103,8 +116,10 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
 	 * as tcpdump and wireshark number records. */
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		uint16_t type;
+
 		rec++;
-		n += h->caplen >= ETHER_HDR_LEN;
+		n += mqtx__cooked_len(pcap_datalink(p), data, h->caplen, &type) >= 0;
 	}
 	if (rc == PCAP_ERROR) {
 		snprintf(msg, msglen, "record %ld: %s", rec + 1, pcap_geterr(p));
@@ -142,6 +157,7 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	const struct mqtx_replay_cfg *cfg = &rp->cfg;
 	bool nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
 	uint64_t first = 0, pass_start = mqtx_clock_now(job->clock);
+	int dlt = pcap_datalink(p);
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	long rec = 0;
@@ -150,12 +166,15 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		uint64_t due = 0;
 		struct mqtx_pkt *pkt;
+		uint16_t type;
+		long len;
 
 		rec++;
 		if (rec == 1)
 			first = ts_ns(h, nano);
 		/* Not a frame: nothing a device could send (a kernel device refuses it too). */
-		if (h->caplen < ETHER_HDR_LEN) {
+		len = mqtx__cooked_len(dlt, data, h->caplen, &type);
+		if (len < 0) {
 			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
 			continue;
 		}
@@ -172,13 +191,13 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 			if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
 				return false;
 		}
-		if (!mqtx_pkt_put(pkt, h->caplen)) {
+		if (!mqtx_pkt_put(pkt, (uint32_t)len)) {
 			mqtx_pkt_free(pkt);
 			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
 			continue;
 		}
-		memcpy(pkt->data, data, h->caplen);
-		*bits += (uint64_t)h->caplen * 8;
+		mqtx__cooked_to_eth(dlt, data, h->caplen, cfg, pkt->data, (size_t)len);
+		*bits += (uint64_t)len * 8;
 		(*n)++;
 		mqtx__job_send(t, &pkt, 1);
 	}
