@@ -219,6 +219,8 @@ static const struct fault_case cases[] = {
 	{ {}, "replay @DATA@/corrupt.pcap dev eth0", 1 },
 	{ {}, "replay @DATA@/sll2.pcap dev eth0 topspeed loop 2 dmac 02:00:00:00:00:09", 0 },
 	{ {}, "replay @DATA@/raw.pcap dev eth0", 1 },
+	{ {}, "replay @DATA@/mtu.pcap dev eth0 topspeed mtu-trunc", 0 },
+	{ { "replay @DATA@/mtu.pcap dev eth0 topspeed" }, "replay stop all", 0 },
 	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" },
 	  "gen stop all",
 	  0 },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pcap replay: Linux cooked captures made Ethernet (each frame's bytes read back from a pcap
-// device), and link types it cannot send refused by name.
+// device), link types it cannot send refused by name, frames longer than the MTU failed or cut.
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +150,7 @@ static void cooked(const char *name, size_t hdr_len)
 	run(&r, &cfg, 0, &st);
 	assert_int_equal(st.sent, 6);
 	assert_int_equal(st.skipped, 2); /* CAN, and a record cut inside its header */
+	assert_int_equal(st.failed, 0);
 	mqtx_dev_destroy(r.dev); /* the file is complete */
 	r.dev = NULL;
 	assert_int_equal(read_back(out, frames, lens, 8), 6);
@@ -217,6 +218,58 @@ static void test_sll_addresses(void **state)
 	rig_free(&r);
 }
 
+/* mtu.pcap: 1514, 1515, 1518 tagged, 1519 tagged, 1600. With MTU 1500 a frame may have 1514
+ * bytes, 1518 with a VLAN tag: two pass, three fail; with mtu-trunc those three go cut. */
+static void test_mtu(void **state)
+{
+	struct mqtx_replay_cfg cfg;
+	struct mqtx_job_stats st;
+	uint64_t pk, by;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, false, NULL, 1500);
+	capture("mtu.pcap", &cfg, 5);
+	cfg.topspeed = true;
+	run(&r, &cfg, 0, &st);
+	assert_int_equal(st.sent, 2);
+	assert_int_equal(st.failed, 3);
+	assert_int_equal(st.truncated, 0);
+	mqtx_null_counts(r.dev, &pk, &by);
+	assert_int_equal(pk, 2);
+	assert_int_equal(by, 1514 + 1518);
+
+	capture("mtu.pcap", &cfg, 5);
+	cfg.topspeed = true;
+	cfg.mtu_trunc = true;
+	run(&r, &cfg, 0, &st);
+	assert_int_equal(st.sent, 5);
+	assert_int_equal(st.failed, 0);
+	assert_int_equal(st.truncated, 3);
+	mqtx_null_counts(r.dev, &pk, &by);
+	assert_int_equal(pk, 2 + 5);
+	assert_int_equal(by, 1514 + 1518 + 1514 + 1514 + 1518 + 1518 + 1514);
+	rig_free(&r);
+}
+
+/* A capture whose every frame fails ends after one pass, even with loop 0. */
+static void test_mtu_all_fail(void **state)
+{
+	struct mqtx_replay_cfg cfg;
+	struct mqtx_job_stats st;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, false, NULL, 1000);
+	capture("mtu.pcap", &cfg, 5);
+	cfg.topspeed = true;
+	cfg.loops = 0;
+	run(&r, &cfg, 0, &st);
+	assert_int_equal(st.sent, 0);
+	assert_int_equal(st.failed, 5);
+	rig_free(&r);
+}
+
 /* A link type replay cannot send is refused by name, before anything is sent. */
 static void test_raw_refused(void **state)
 {
@@ -237,10 +290,9 @@ int main(void)
 {
 	const char *src = getenv("MQTX_SRCDIR");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sll),
-		cmocka_unit_test(test_sll2),
-		cmocka_unit_test(test_sll_addresses),
-		cmocka_unit_test(test_raw_refused),
+		cmocka_unit_test(test_sll),	      cmocka_unit_test(test_sll2),
+		cmocka_unit_test(test_sll_addresses), cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_mtu_all_fail),  cmocka_unit_test(test_raw_refused),
 	};
 
 	snprintf(data_dir, sizeof(data_dir), "%s/tests/data", src ? src : ".");

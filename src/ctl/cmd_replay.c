@@ -16,7 +16,7 @@
 #include "ctl/jobs.h"
 
 const char mqtx__replay_help[] = "replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"
-				 "       [ smac MAC ] [ dmac MAC ]\n"
+				 "       [ mtu-trunc ] [ smac MAC ] [ dmac MAC ]\n"
 				 "replay { show [ ID ] | stop { ID | all } }";
 
 static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
@@ -30,7 +30,7 @@ static void replay_usage(struct mqtx_buf *b)
 	mqtx_buf_printf(
 		b,
 		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
-		"                   [ smac MAC ] [ dmac MAC ] [ detach ]\n"
+		"                   [ mtu-trunc ] [ smac MAC ] [ dmac MAC ] [ detach ]\n"
 		"       mqtx replay show [ ID ]\n"
 		"       mqtx replay stop { ID | all }\n"
 		"FILE: pcap or pcapng of Ethernet or Linux cooked (SLL, SLL2: tcpdump -i any) "
@@ -39,7 +39,8 @@ static void replay_usage(struct mqtx_buf *b)
 		"      bytes, else smac or zero; destination: dmac, broadcast, the multicast "
 		"group's\n"
 		"      address, else zero; --enet-smac and --enet-dmac are smac and dmac)\n"
-		"loop 0 repeats until stopped\n");
+		"loop 0 repeats until stopped; frames longer than the device's MTU fail (counted)\n"
+		"unless mtu-trunc (--mtu-trunc) cuts them\n");
 }
 
 static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const char **name,
@@ -51,6 +52,10 @@ static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const
 
 		if (!strcmp(w, "topspeed")) {
 			cfg->topspeed = true;
+			continue;
+		}
+		if (!strcmp(w, "mtu-trunc") || !strcmp(w, "--mtu-trunc")) {
+			cfg->mtu_trunc = true; /* tcprewrite's and tcpreplay-edit's spelling */
 			continue;
 		}
 		if (!strcmp(w, "detach"))

@@ -11,11 +11,12 @@
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
 
-#define POOL_PKTS     8192
-#define POOL_ROOM     2048
-#define KEEP_FINISHED 32
-#define JOB_LINE_MAX  2048 /* one job's show or stop line or JSON object, whatever it holds */
-#define STARTED_MAX   128  /* "KIND ID started on NAME\n" */
+#define POOL_PKTS	8192
+#define POOL_ROOM	2048
+#define KEEP_FINISHED	32
+#define JOB_LINE_MAX	2048 /* one job's show or stop line or JSON object, whatever it holds */
+#define STARTED_MAX	128  /* "KIND ID started on NAME\n" */
+#define FAILED_LINE_MAX 256  /* say_failed()'s line */
 
 static struct job_owner owner_of(const struct mqtx_ctl_call *c)
 {
@@ -217,11 +218,13 @@ static void job_json(const struct job_entry *tj, const struct mqtx_job_stats *st
 	mqtx_buf_printf(out,
 			"%s{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\",\"state\":\"%s\","
 			"\"sent\":%llu,\"bytes\":%llu,\"dropped\":%llu,\"skipped\":%llu,"
+			"\"failed\":%llu,\"truncated\":%llu,"
 			"\"nomem\":%llu,\"loops\":%llu,\"elapsed\":%.3f,\"rate_pps\":%.0f,"
 			"\"rate_mbit\":%.3f",
 			first ? "" : ",", tj->kind, tj->id, mqtx_dev_name(tj->dev), state,
 			(unsigned long long)st->sent, (unsigned long long)st->bytes,
 			(unsigned long long)st->dropped, (unsigned long long)st->skipped,
+			(unsigned long long)st->failed, (unsigned long long)st->truncated,
 			(unsigned long long)st->nomem, (unsigned long long)st->loops, secs,
 			secs > 0 ? (double)st->sent / secs : 0.0,
 			secs > 0 ? (double)st->bytes * 8 / secs / 1e6 : 0.0);
@@ -249,14 +252,15 @@ static void show_job(const struct job_entry *tj, bool json, bool first, struct m
 	}
 	/* Formatted here, then appended at most JOB_LINE_MAX - 1 bytes: what stop made room for. */
 	n = snprintf(line, sizeof(line),
-		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
-		     "nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
+		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu failed %llu "
+		     "truncated %llu nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
 		     tj->kind, tj->id, mqtx_dev_name(tj->dev),
 		     *e	       ? "error"
 		     : st.done ? "done"
 			       : "running",
 		     (unsigned long long)st.sent, (unsigned long long)st.bytes,
 		     (unsigned long long)st.dropped, (unsigned long long)st.skipped,
+		     (unsigned long long)st.failed, (unsigned long long)st.truncated,
 		     (unsigned long long)st.nomem, (unsigned long long)st.loops, secs,
 		     secs > 0 ? (double)st.sent / secs : 0.0,
 		     secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
@@ -293,6 +297,21 @@ static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_cal
 	return NULL;
 }
 
+/* Frames a replay could not send are not left to a counter alone: tcpreplay reports its
+ * "Failed packets" at the end too. */
+static void say_failed(const struct job_entry *tj, const struct mqtx_ctl_call *c)
+{
+	struct mqtx_job_stats st;
+
+	mqtx__job_stats(tj->job, &st);
+	if (st.failed) /* within FAILED_LINE_MAX: a name has fewer than MQTX_NAME_MAX bytes */
+		mqtx_buf_printf(c->err,
+				"%s %u: %llu frames longer than %s's MTU (%u) allows failed and "
+				"were not sent; mtu-trunc sends them cut\n",
+				tj->kind, tj->id, (unsigned long long)st.failed,
+				mqtx_dev_name(tj->dev), mqtx_dev_mtu(tj->dev));
+}
+
 /* Print one job; with @stop, end it first (its final counters) and forget it. */
 static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop,
 			 const struct mqtx_ctl_call *c, bool first)
@@ -301,13 +320,17 @@ static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop,
 		mqtx__job_join(tj->job);
 	show_job(tj, c->flags & MQTX_CTL_F_JSON, first, c->out);
 	if (stop)
+		say_failed(tj, c);
+	if (stop)
 		job_unlink_free(s, tj);
 }
 
-/* A job stopped cannot be started again: make room for the final counters of @n jobs first. */
+/* A job stopped cannot be started again: make room for the final counters of @n jobs (and
+ * what say_failed() may add) first. */
 static int stop_room(const struct mqtx_ctl_call *c, size_t n)
 {
-	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX + 4)) /* JSON: "[", "]\n" */
+	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX + 4) && /* JSON: "[", "]\n" */
+	    !mqtx__buf_reserve(c->err, n * FAILED_LINE_MAX))
 		return 0;
 	mqtx_buf_printf(c->err, "%s stop: out of memory\n", c->argv[0]);
 	return -ENOMEM;

@@ -50,7 +50,8 @@ static bool cooked_header(int dlt, const uint8_t *d, uint32_t caplen, struct coo
 static bool multicast_mac(uint16_t proto, const uint8_t *l3, size_t len, uint8_t mac[6])
 {
 	if (proto == ETHERTYPE_IP && len >= 20 && (l3[16] & 0xf0) == 0xe0) {
-		memcpy(mac, (const uint8_t[]){ 0x01, 0x00, 0x5e, l3[17] & 0x7f, l3[18], l3[19] }, 6);
+		memcpy(mac, (const uint8_t[]){ 0x01, 0x00, 0x5e, l3[17] & 0x7f, l3[18], l3[19] },
+		       6);
 		return true;
 	}
 	if (proto == ETHERTYPE_IPV6 && len >= 40 && l3[24] == 0xff) {

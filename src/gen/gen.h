@@ -18,11 +18,13 @@ uint32_t mqtx__tos2prio(uint8_t tos);
  * @sent, @bytes: frames accepted by the device (queued or sent); @dropped: refused by it;
  * @skipped: replay records not sent (no frame: shorter than its link header, a cooked record
  *          of a protocol Ethernet cannot carry; or larger than a packet buffer);
+ * @failed: replay frames longer than the device's MTU allows, not sent (tcpreplay's "Failed
+ *          packets"); @truncated: such frames sent cut to the MTU (mtu-trunc);
  * @nomem: waits for packets;
  * @start_ns, @now_ns: on the device clock; @done: finished (or stopped); @loops: replay passes.
  */
 struct mqtx_job_stats {
-	uint64_t sent, bytes, dropped, skipped, nomem;
+	uint64_t sent, bytes, dropped, skipped, failed, truncated, nomem;
 	uint64_t start_ns, now_ns;
 	uint64_t loops;
 	bool done;
@@ -48,6 +50,7 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
  * @rate_bps, @rate_pps: pace at this rate instead of the timestamps.
  * @topspeed: as fast as possible.
  * @loops: passes over the file (0: until stopped).
+ * @mtu_trunc: a frame longer than the device's MTU allows is sent cut to it, not failed.
  * @smac, @dmac: with @has_smac, @has_dmac, the Ethernet addresses of cooked records.
  */
 #define MQTX_REPLAY_SPEED_MIN 1e-6
@@ -61,7 +64,7 @@ struct mqtx_replay_cfg {
 	uint64_t rate_bps, rate_pps;
 	bool topspeed;
 	uint64_t loops;
-	bool has_smac, has_dmac;
+	bool mtu_trunc, has_smac, has_dmac;
 	uint8_t smac[6], dmac[6];
 };
 
@@ -129,7 +132,7 @@ struct mqtx_job_thread {
 	pthread_t tid;
 	bool started;
 	/* the thread's own counters, summed by mqtx__job_stats() */
-	_Atomic uint64_t sent, bytes, dropped, skipped, nomem, loops;
+	_Atomic uint64_t sent, bytes, dropped, skipped, failed, truncated, nomem, loops;
 };
 
 struct mqtx_job {

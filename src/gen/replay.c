@@ -148,9 +148,36 @@ static uint64_t scaled_due(uint64_t start, uint64_t gap, double speed)
 	return start + (uint64_t)d;
 }
 
+/* The Ethernet length of the record to send, cut to the device's MTU with mtu_trunc; 0 when it
+ * is not sent (skipped: no frame; failed: too long). A frame may be as long as the device's MTU
+ * plus its Ethernet header, and 4 more when it carries a VLAN tag (Linux's af_packet rule). */
+static uint32_t frame_len(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthdr *h,
+			  const u_char *data)
+{
+	const struct replay_priv *rp = t->job->priv;
+	uint16_t type;
+	long len = mqtx__cooked_len(dlt, data, h->caplen, &type);
+	uint32_t max;
+
+	if (len < 0) {
+		atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		return 0;
+	}
+	max = mqtx_dev_mtu(t->job->dev) + ETHER_HDR_LEN +
+	      (type == ETHERTYPE_VLAN || type == 0x88a8 ? 4 : 0);
+	if ((uint64_t)len <= max)
+		return (uint32_t)len;
+	if (!rp->cfg.mtu_trunc) {
+		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&t->truncated, 1, memory_order_relaxed);
+	return max;
+}
+
 /* One pass over the file; returns false when the job must end (stop, or an error). */
 static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, uint64_t *n,
-			uint64_t *base)
+			uint64_t *base, bool *sent)
 {
 	struct mqtx_job *job = t->job;
 	const struct replay_priv *rp = job->priv;
@@ -166,18 +193,14 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		uint64_t due = 0;
 		struct mqtx_pkt *pkt;
-		uint16_t type;
-		long len;
+		uint32_t len;
 
 		rec++;
 		if (rec == 1)
 			first = ts_ns(h, nano);
-		/* Not a frame: nothing a device could send (a kernel device refuses it too). */
-		len = mqtx__cooked_len(dlt, data, h->caplen, &type);
-		if (len < 0) {
-			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		len = frame_len(t, dlt, h, data);
+		if (!len)
 			continue;
-		}
 		if (cfg->rate_bps || cfg->rate_pps)
 			due = *base + mqtx__job_pace_ns(cfg->rate_bps, cfg->rate_pps, *bits, *n);
 		else if (!cfg->topspeed && ts_ns(h, nano) > first)
@@ -191,14 +214,15 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 			if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
 				return false;
 		}
-		if (!mqtx_pkt_put(pkt, (uint32_t)len)) {
+		if (!mqtx_pkt_put(pkt, len)) {
 			mqtx_pkt_free(pkt);
 			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
 			continue;
 		}
-		mqtx__cooked_to_eth(dlt, data, h->caplen, cfg, pkt->data, (size_t)len);
+		mqtx__cooked_to_eth(dlt, data, h->caplen, cfg, pkt->data, len);
 		*bits += (uint64_t)len * 8;
 		(*n)++;
+		*sent = true;
 		mqtx__job_send(t, &pkt, 1);
 	}
 	if (rc == PCAP_ERROR) {
@@ -219,13 +243,14 @@ static void *replay_thread(void *arg)
 
 	for (uint64_t pass = 0; !rp->cfg.loops || pass < rp->cfg.loops; pass++) {
 		pcap_t *p = replay_reader(rp->fd, job->error, sizeof(job->error));
-		bool more;
+		bool more, sent = false;
 
 		if (!p)
 			break;
-		more = replay_pass(t, p, &bits, &n, &base);
+		more = replay_pass(t, p, &bits, &n, &base, &sent);
 		pcap_close(p);
-		if (!more)
+		/* A pass that sent nothing (every frame too long) would spin: one is enough. */
+		if (!more || !sent)
 			break;
 	}
 	close(rp->fd);

@@ -5,7 +5,8 @@
 # (records of 0, 1 and 13 bytes between frames of 14, 60 and 64 bytes), gap.pcap (two frames
 # 100 days apart); sll.pcap and sll2.pcap (Linux cooked v1 and v2, as tcpdump -i any writes
 # them: the records of cooked_recs below, then one cut inside its header), raw.pcap
-# (LINKTYPE_RAW: a link type replay refuses).
+# (LINKTYPE_RAW: a link type replay refuses), mtu.pcap (frames of 1514, 1515, 1518 and 1519
+# bytes with a VLAN tag, and 1600).
 # Only the file format is written by hand here; mqtx reads every capture with libpcap.
 import struct
 
@@ -93,3 +94,11 @@ open('sll2.pcap', 'wb').write(pcap([sll2(r) for r in cooked_recs] + [sll2(cooked
                                    linktype=276))
 open('raw.pcap', 'wb').write(pcap([ip4], linktype=101))
 
+
+def sized(n, vlan=False):
+    head = frames[0][:12] + (b'\x81\x00\x00\x05' if vlan else b'') + b'\x08\x00'
+    return head + bytes(n - len(head))
+
+
+open('mtu.pcap', 'wb').write(pcap([sized(1514), sized(1515), sized(1518, True),
+                                   sized(1519, True), sized(1600)]))
