@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // pcap replay: Linux cooked captures made Ethernet (each frame's bytes read back from a pcap
-// device), link types it cannot send refused by name, frames longer than the MTU failed or cut.
+// device), frames longer than the MTU failed or cut, and in virtual time the exact frames of
+// --pps with --limit, --duration and --loopdelay-ms.
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -270,6 +271,73 @@ static void test_mtu_all_fail(void **state)
 	rig_free(&r);
 }
 
+/* --pps 1000 (a frame a millisecond), --loop 0, --loopdelay-ms 2, --duration of 25 ms, in
+ * virtual time: frames at 0..9 ms, the next pass after the 10 ms slot and 2 ms at 12..21 ms,
+ * the third at 24 ms; the frame due at 25 ms is not sent. */
+static void test_pps_loopdelay_duration(void **state)
+{
+	struct mqtx_replay_cfg cfg;
+	struct mqtx_job_stats st;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true, NULL, 1500);
+	capture("good.pcap", &cfg, 10);
+	cfg.pps = 1000;
+	cfg.loops = 0;
+	cfg.loopdelay_ns = 2000000;
+	cfg.duration_ns = 25000000;
+	run(&r, &cfg, 25000000, &st);
+	assert_int_equal(st.sent, 10 + 10 + 1);
+	assert_int_equal(st.loops, 2);
+	assert_int_equal(st.now_ns - st.start_ns, 25000000);
+	rig_free(&r);
+}
+
+/* A fractional --pps (tcpreplay's 0.25: 15 a minute) and --limit: 3 frames, at 0, 4 and 8 s. */
+static void test_fractional_pps_limit(void **state)
+{
+	struct mqtx_replay_cfg cfg;
+	struct mqtx_job_stats st;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true, NULL, 1500);
+	capture("good.pcap", &cfg, 10);
+	cfg.pps = 0.25;
+	cfg.limit = 3;
+	run(&r, &cfg, 8000000000ull, &st);
+	assert_int_equal(st.sent, 3);
+	assert_int_equal(st.now_ns - st.start_ns, 8000000000ull);
+	rig_free(&r);
+}
+
+/* --limit counts frames across passes; the capture's own timing with --duration: good.pcap's
+ * records are 1 ms apart, so a 5 ms duration sends the first five. */
+static void test_limit_loops_and_timed_duration(void **state)
+{
+	struct mqtx_replay_cfg cfg;
+	struct mqtx_job_stats st;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true, NULL, 1500);
+	capture("good.pcap", &cfg, 10);
+	cfg.topspeed = true;
+	cfg.loops = 0;
+	cfg.limit = 25;
+	run(&r, &cfg, 0, &st);
+	assert_int_equal(st.sent, 25);
+	assert_int_equal(st.loops, 2);
+
+	capture("good.pcap", &cfg, 10);
+	cfg.duration_ns = 5000000;
+	run(&r, &cfg, 5000000, &st);
+	assert_int_equal(st.sent, 5);
+	assert_int_equal(st.now_ns - st.start_ns, 5000000);
+	rig_free(&r);
+}
+
 /* A link type replay cannot send is refused by name, before anything is sent. */
 static void test_raw_refused(void **state)
 {
@@ -290,9 +358,15 @@ int main(void)
 {
 	const char *src = getenv("MQTX_SRCDIR");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sll),	      cmocka_unit_test(test_sll2),
-		cmocka_unit_test(test_sll_addresses), cmocka_unit_test(test_mtu),
-		cmocka_unit_test(test_mtu_all_fail),  cmocka_unit_test(test_raw_refused),
+		cmocka_unit_test(test_sll),
+		cmocka_unit_test(test_sll2),
+		cmocka_unit_test(test_sll_addresses),
+		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_mtu_all_fail),
+		cmocka_unit_test(test_pps_loopdelay_duration),
+		cmocka_unit_test(test_fractional_pps_limit),
+		cmocka_unit_test(test_limit_loops_and_timed_duration),
+		cmocka_unit_test(test_raw_refused),
 	};
 
 	snprintf(data_dir, sizeof(data_dir), "%s/tests/data", src ? src : ".");

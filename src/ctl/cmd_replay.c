@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The replay command: its grammar, the capture read and checked with the command lock dropped,
- * and the job started in the job table. */
+/* The replay command: its grammar (mqtx's words and tcpreplay's spellings of them), the capture
+ * read and checked with the command lock dropped, and the job started in the job table. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +16,83 @@
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
 
-const char mqtx__replay_help[] = "replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"
-				 "       [ mtu-trunc ] [ smac MAC ] [ dmac MAC ]\n"
-				 "replay { show [ ID ] | stop { ID | all } }";
+const char mqtx__replay_help[] =
+	"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N [ loopdelay T ] ]\n"
+	"       [ count N ] [ duration T ] [ mtu-trunc ] [ smac MAC ] [ dmac MAC ]\n"
+	"replay { show [ ID ] | stop { ID | all } }";
 
-static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
-{
-	mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", cmd, what, tok ? tok : "");
-	return MQTX_CTL_EPARSE;
-}
+enum rword {
+	R_DEV,
+	R_SPEED,
+	R_RATE,
+	R_PPS,
+	R_MBPS,
+	R_TOPSPEED,
+	R_LOOP,
+	R_LOOPDELAY,
+	R_LOOPDELAY_MS,
+	R_COUNT,
+	R_DURATION,
+	R_DURATION_S,
+	R_MTU_TRUNC,
+	R_SMAC,
+	R_DMAC,
+	R_DETACH,
+};
+
+/* mqtx's words, then tcpreplay's and tcprewrite's spellings (man tcpreplay: --pps 10 or
+ * --pps=10, and the short options). */
+static const struct {
+	const char *word;
+	enum rword what;
+	bool value;
+} rwords[] = {
+	{ "dev", R_DEV, true },
+	{ "speed", R_SPEED, true },
+	{ "rate", R_RATE, true },
+	{ "topspeed", R_TOPSPEED, false },
+	{ "loop", R_LOOP, true },
+	{ "loopdelay", R_LOOPDELAY, true },
+	{ "count", R_COUNT, true },
+	{ "duration", R_DURATION, true },
+	{ "mtu-trunc", R_MTU_TRUNC, false },
+	{ "smac", R_SMAC, true },
+	{ "dmac", R_DMAC, true },
+	{ "detach", R_DETACH, false },
+	{ "--intf1", R_DEV, true },
+	{ "-i", R_DEV, true },
+	{ "--multiplier", R_SPEED, true },
+	{ "-x", R_SPEED, true },
+	{ "--pps", R_PPS, true },
+	{ "-p", R_PPS, true },
+	{ "--mbps", R_MBPS, true },
+	{ "-M", R_MBPS, true },
+	{ "--topspeed", R_TOPSPEED, false },
+	{ "-t", R_TOPSPEED, false },
+	{ "--loop", R_LOOP, true },
+	{ "-l", R_LOOP, true },
+	{ "--loopdelay-ms", R_LOOPDELAY_MS, true },
+	{ "--limit", R_COUNT, true },
+	{ "-L", R_COUNT, true },
+	{ "--duration", R_DURATION_S, true },
+	{ "--mtu-trunc", R_MTU_TRUNC, false },
+	{ "--enet-smac", R_SMAC, true },
+	{ "--enet-dmac", R_DMAC, true },
+};
+
+/* What the words said beyond the configuration: the device, and the words that set the
+ * timing and the loops (for the combinations tcpreplay refuses). */
+struct rargs {
+	struct mqtx_replay_cfg *cfg;
+	const char *dev, *timing, *loop, *loopdelay;
+};
 
 static void replay_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(
 		b,
-		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
+		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ]\n"
+		"                   [ loop N [ loopdelay TIME ] ] [ count N ] [ duration TIME ]\n"
 		"                   [ mtu-trunc ] [ smac MAC ] [ dmac MAC ] [ detach ]\n"
 		"       mqtx replay show [ ID ]\n"
 		"       mqtx replay stop { ID | all }\n"
@@ -38,64 +101,198 @@ static void replay_usage(struct mqtx_buf *b)
 		"      cooked ones get an Ethernet header (source: their address when it has 6\n"
 		"      bytes, else smac or zero; destination: dmac, broadcast, the multicast "
 		"group's\n"
-		"      address, else zero; --enet-smac and --enet-dmac are smac and dmac)\n"
-		"loop 0 repeats until stopped; frames longer than the device's MTU fail (counted)\n"
-		"unless mtu-trunc (--mtu-trunc) cuts them\n");
+		"      address, else zero)\n"
+		"loop 0 repeats until stopped; count N ends after N frames; duration TIME ends "
+		"then;\n"
+		"frames longer than the device's MTU fail (counted) unless mtu-trunc cuts them\n"
+		"RATE := { NUMBER[k|m|g|t]bit | NUMBER[k|m|g|t]bps | NUMBER[k|m]pps }  (tc's "
+		"rates)\n"
+		"TIME := NUMBER{s|ms|us}  (tc's times, with a unit)\n"
+		"tcpreplay's spellings work too: --multiplier X, --pps N, --mbps N, --topspeed,\n"
+		"--loop N, --loopdelay-ms N, --limit N, --duration SECS, --mtu-trunc (also -x -p "
+		"-M\n"
+		"-t -l -L and --opt=value); tcprewrite's --enet-smac, --enet-dmac; --intf1 NAME\n");
 }
 
-static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const char **name,
-		       struct mqtx_buf *err)
+static int bad(struct mqtx_buf *err, const char *what, const char *tok)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
+	mqtx_buf_printf(err, "replay: invalid %s \"%s\"\n", what, tok ? tok : "");
+	return MQTX_CTL_EPARSE;
+}
 
-		if (!strcmp(w, "topspeed")) {
-			cfg->topspeed = true;
-			continue;
-		}
-		if (!strcmp(w, "mtu-trunc") || !strcmp(w, "--mtu-trunc")) {
-			cfg->mtu_trunc = true; /* tcprewrite's and tcpreplay-edit's spelling */
-			continue;
-		}
-		if (!strcmp(w, "detach"))
-			continue; /* the tool's word (see gen) */
-		if (!v)
-			return bad(err, "replay", w, "");
-		i++;
-		if (!strcmp(w, "dev")) {
-			*name = v;
-		} else if (!strcmp(w, "speed")) {
-			cfg->speed = strtod(v, &end);
-			if (*end || end == v)
-				return bad(err, "replay", "speed", v);
-			if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN &&
-			      cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
-				mqtx_buf_printf(err,
-						"replay: speed \"%s\" is out of range (%g to %g)\n",
-						v, MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
-				return MQTX_CTL_EPARSE;
-			}
-		} else if (!strcmp(w, "rate")) {
-			if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
-				return bad(err, "replay", "rate", v);
-		} else if (!strcmp(w, "smac") || !strcmp(w, "dmac") || !strcmp(w, "--enet-smac") ||
-			   !strcmp(w, "--enet-dmac")) {
-			/* tcprewrite's spellings: one address each (no tcpprep cache splits
-			 * the directions here) */
-			bool src = !strcmp(w, "smac") || !strcmp(w, "--enet-smac");
+/* A positive number (tcpreplay's --pps, --mbps), at most @max. */
+static int parse_positive(const char *v, double max, double *x)
+{
+	char *end;
 
-			if (mqtx__parse_mac(v, src ? cfg->smac : cfg->dmac))
-				return bad(err, "replay", w, v);
-			*(src ? &cfg->has_smac : &cfg->has_dmac) = true;
-		} else if (!strcmp(w, "loop")) {
-			if (mqtx__parse_u64(v, &cfg->loops))
-				return bad(err, "replay", "loop", v);
-		} else {
-			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
-					w);
+	*x = strtod(v, &end);
+	return end == v || *end || !isfinite(*x) || *x <= 0 || *x > max ? -EINVAL : 0;
+}
+
+/* A tc time with its unit (a bare number is refused, as gen's duration). */
+static int parse_time(const char *w, const char *v, bool zero_ok, uint64_t *ns,
+		      struct mqtx_buf *err)
+{
+	char *end = (char *)v;
+
+	if (isdigit((unsigned char)*v) || *v == '.')
+		strtod(v, &end);
+	if (end != v && !*end) {
+		mqtx_buf_printf(err, "replay: %s needs a unit (s, ms, us): \"%s\"\n", w, v);
+		return MQTX_CTL_EPARSE;
+	}
+	if (mqtx_tc_parse_time(v, ns) || (!*ns && !zero_ok))
+		return bad(err, w, v);
+	return 0;
+}
+
+/* tcpreplay's modes exclude each other: speed, a rate, topspeed. */
+static int set_timing(struct rargs *a, const char *w, struct mqtx_buf *err)
+{
+	if (a->timing) {
+		mqtx_buf_printf(err,
+				"replay: \"%s\" and \"%s\" cannot be combined: give one of speed "
+				"(--multiplier), rate (--pps, --mbps) and topspeed\n",
+				a->timing, w);
+		return MQTX_CTL_EPARSE;
+	}
+	a->timing = w;
+	return 0;
+}
+
+static int timing_opt(struct rargs *a, enum rword what, const char *w, const char *v,
+		      struct mqtx_buf *err)
+{
+	struct mqtx_replay_cfg *cfg = a->cfg;
+	uint64_t pps = 0;
+	double x;
+	char *end;
+	int rc = set_timing(a, w, err);
+
+	if (rc)
+		return rc;
+	switch (what) {
+	case R_SPEED:
+		cfg->speed = strtod(v, &end);
+		if (*end || end == v)
+			return bad(err, "speed", v);
+		if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
+			mqtx_buf_printf(err, "replay: speed \"%s\" is out of range (%g to %g)\n", v,
+					MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
 			return MQTX_CTL_EPARSE;
 		}
+		return 0;
+	case R_RATE:
+		if (mqtx__parse_rate(v, &cfg->rate_bps, &pps))
+			return bad(err, "rate", v);
+		cfg->pps = (double)pps;
+		return 0;
+	case R_PPS:
+		if (parse_positive(v, 1e15, &cfg->pps))
+			return bad(err, "--pps (packets per second, such as 100 or 0.25)", v);
+		return 0;
+	case R_MBPS:
+		if (parse_positive(v, 1e9, &x) || x * 1e6 < 1)
+			return bad(err, "--mbps (megabits per second, such as 100 or 2.5)", v);
+		cfg->rate_bps = (uint64_t)(x * 1e6);
+		return 0;
+	default:
+		cfg->topspeed = true;
+		return 0;
+	}
+}
+
+/* One word (and its value @v); returns 0, or an exit code after a message. */
+static int replay_opt(struct rargs *a, enum rword what, const char *w, const char *v,
+		      struct mqtx_buf *err)
+{
+	struct mqtx_replay_cfg *cfg = a->cfg;
+	uint64_t x;
+
+	switch (what) {
+	case R_DEV:
+		a->dev = v;
+		return 0;
+	case R_SPEED:
+	case R_RATE:
+	case R_PPS:
+	case R_MBPS:
+	case R_TOPSPEED:
+		return timing_opt(a, what, w, v, err);
+	case R_LOOP:
+		a->loop = w;
+		return mqtx__parse_u64(v, &cfg->loops) ? bad(err, w, v) : 0;
+	case R_LOOPDELAY:
+		a->loopdelay = w;
+		return parse_time(w, v, true, &cfg->loopdelay_ns, err);
+	case R_LOOPDELAY_MS:
+		a->loopdelay = w;
+		if (mqtx__parse_u64(v, &x) || x > UINT64_MAX / 1000000)
+			return bad(err, "--loopdelay-ms (milliseconds)", v);
+		cfg->loopdelay_ns = x * 1000000;
+		return 0;
+	case R_COUNT:
+		if (mqtx__parse_u64(v, &cfg->limit) || !cfg->limit)
+			return bad(err, w, v);
+		return 0;
+	case R_DURATION:
+		return parse_time(w, v, false, &cfg->duration_ns, err);
+	case R_DURATION_S:
+		if (mqtx__parse_u64(v, &x) || !x || x > UINT64_MAX / 1000000000)
+			return bad(err, "--duration (whole seconds, at least 1)", v);
+		cfg->duration_ns = x * 1000000000;
+		return 0;
+	case R_MTU_TRUNC:
+		cfg->mtu_trunc = true;
+		return 0;
+	case R_SMAC:
+	case R_DMAC:
+		if (mqtx__parse_mac(v, what == R_SMAC ? cfg->smac : cfg->dmac))
+			return bad(err, w, v);
+		*(what == R_SMAC ? &cfg->has_smac : &cfg->has_dmac) = true;
+		return 0;
+	default:
+		return 0; /* detach: the tool's word (see gen) */
+	}
+}
+
+static int replay_opts(int argc, char **argv, struct rargs *a, struct mqtx_buf *err)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *eq =
+			argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
+		size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		const char *v = NULL;
+		size_t k;
+		int rc;
+
+		for (k = 0; k < ARRAY_SIZE(rwords); k++)
+			if (strlen(rwords[k].word) == n && !strncmp(rwords[k].word, argv[i], n))
+				break;
+		if (k == ARRAY_SIZE(rwords)) {
+			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
+					argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		if (rwords[k].value) {
+			v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v) {
+				mqtx_buf_printf(err, "replay: \"%s\" needs a value\n", argv[i]);
+				return MQTX_CTL_EPARSE;
+			}
+		} else if (eq) {
+			mqtx_buf_printf(err, "replay: \"%.*s\" takes no value\n", (int)n, argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		rc = replay_opt(a, rwords[k].what, rwords[k].word, v, err);
+		if (rc)
+			return rc;
+	}
+	if (a->loopdelay && !a->loop) {
+		/* tcpreplay: "--loopdelay-ms must appear in combination with loop" */
+		mqtx_buf_printf(err, "replay: \"%s\" needs \"loop\" (or \"--loop\")\n",
+				a->loopdelay);
+		return MQTX_CTL_EPARSE;
 	}
 	return 0;
 }
@@ -167,10 +364,10 @@ static int start_replay(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
 int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 {
 	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1, .fd = -1 };
+	struct rargs a = { .cfg = &cfg };
 	struct mqtx_jobs *s = arg;
 	char **argv = c->argv;
 	int argc = c->argc;
-	const char *name = NULL;
 	int rc;
 
 	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
@@ -180,17 +377,13 @@ int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
 	}
 	cfg.path = argv[1];
-	rc = replay_opts(argc, argv, &cfg, &name, c->err);
+	rc = replay_opts(argc, argv, &a, c->err);
 	if (rc)
 		return rc;
-	if (cfg.topspeed + (cfg.rate_bps || cfg.rate_pps) + (cfg.speed != 1.0) > 1) {
-		mqtx_buf_printf(c->err, "replay: give only one of speed, rate and topspeed\n");
-		return MQTX_CTL_EPARSE;
-	}
 	rc = read_capture(c, &cfg);
 	if (rc)
 		return rc;
-	rc = start_replay(s, c, &cfg, name);
+	rc = start_replay(s, c, &cfg, a.dev);
 	close(cfg.fd);
 	return rc;
 }

@@ -47,9 +47,12 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
  * @speed: timing multiplier of the capture's timestamps (1.0: as recorded), from
  *         MQTX_REPLAY_SPEED_MIN to MQTX_REPLAY_SPEED_MAX; used when neither rate is set and
  *         @topspeed is false.
- * @rate_bps, @rate_pps: pace at this rate instead of the timestamps.
+ * @rate_bps, @pps: pace at this rate instead of the timestamps (@pps may be a fraction).
  * @topspeed: as fast as possible.
  * @loops: passes over the file (0: until stopped).
+ * @loopdelay_ns: wait between passes (the pace starts again after it).
+ * @limit: frames handed to the device, then the replay ends (0: no limit).
+ * @duration_ns: the replay ends then: a frame due at or after it is not sent (0: no limit).
  * @mtu_trunc: a frame longer than the device's MTU allows is sent cut to it, not failed.
  * @smac, @dmac: with @has_smac, @has_dmac, the Ethernet addresses of cooked records.
  */
@@ -61,9 +64,10 @@ struct mqtx_replay_cfg {
 	int fd;
 	long records;
 	double speed;
-	uint64_t rate_bps, rate_pps;
+	uint64_t rate_bps;
+	double pps;
 	bool topspeed;
-	uint64_t loops;
+	uint64_t loops, loopdelay_ns, limit, duration_ns;
 	bool mtu_trunc, has_smac, has_dmac;
 	uint8_t smac[6], dmac[6];
 };

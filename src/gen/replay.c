@@ -148,6 +148,17 @@ static uint64_t scaled_due(uint64_t start, uint64_t gap, double speed)
 	return start + (uint64_t)d;
 }
 
+/*
+ * Where the replay stands: the rate's pace (@bits and @n since @base, which a loop delay moves),
+ * the start of the pass's timestamps (@pass_start), the due time of the last frame (@last), the
+ * end of the duration (@end, 0: none) and whether the pass sent anything. Each is a due time,
+ * not a reading of the clock, so that a replay in virtual time is exact.
+ */
+struct pace {
+	uint64_t bits, n, base, pass_start, last, end;
+	bool sent;
+};
+
 /* The Ethernet length of the record to send, cut to the device's MTU with mtu_trunc; 0 when it
  * is not sent (skipped: no frame; failed: too long). A frame may be as long as the device's MTU
  * plus its Ethernet header, and 4 more when it carries a VLAN tag (Linux's af_packet rule). */
@@ -175,15 +186,69 @@ static uint32_t frame_len(struct mqtx_job_thread *t, int dlt, const struct pcap_
 	return max;
 }
 
-/* One pass over the file; returns false when the job must end (stop, or an error). */
-static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, uint64_t *n,
-			uint64_t *base, bool *sent)
+#define DUE_NOW UINT64_MAX /* topspeed: whenever it is reached (scaled_due() stays below) */
+
+/* When the record @gap after the pass's first is due, or DUE_NOW. */
+static uint64_t record_due(const struct mqtx_replay_cfg *cfg, const struct pace *pc, uint64_t gap)
+{
+	if (cfg->rate_bps)
+		return pc->base + mqtx__job_pace_ns(cfg->rate_bps, 0, pc->bits, 0);
+	if (cfg->pps > 0) {
+		double d = (double)pc->n * 1e9 / cfg->pps;
+
+		return d >= (double)(UINT64_MAX / 2 - pc->base) ? UINT64_MAX / 2
+								: pc->base + (uint64_t)d;
+	}
+	if (!cfg->topspeed)
+		return scaled_due(pc->pass_start, gap, cfg->speed);
+	return DUE_NOW;
+}
+
+/* Wait until @due; false when the job must end: stopped, or @due is past the duration (the
+ * replay then ends when the duration does). */
+static bool wait_due(struct mqtx_job *job, const struct pace *pc, uint64_t due)
+{
+	if (pc->end && (due != DUE_NOW ? due : mqtx_clock_now(job->clock)) >= pc->end) {
+		mqtx__job_wait_until(job, pc->end);
+		return false;
+	}
+	if (due != DUE_NOW && !mqtx__job_wait_until(job, due))
+		return false;
+	return !atomic_load_explicit(&job->stop, memory_order_relaxed);
+}
+
+/* A packet holding @len bytes of the record's frame in *@out: 0, 1 when the frame is larger
+ * than a packet buffer (skipped), -1 when the job must end. */
+static int frame_pkt(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthdr *h,
+		     const u_char *data, uint32_t len, struct mqtx_pkt **out)
+{
+	struct mqtx_job *job = t->job;
+	const struct replay_priv *rp = job->priv;
+	struct mqtx_pkt *pkt;
+
+	while (!(pkt = mqtx_pkt_alloc(job->pool))) {
+		atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
+		if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
+			return -1;
+	}
+	if (!mqtx_pkt_put(pkt, len)) {
+		mqtx_pkt_free(pkt);
+		atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		return 1;
+	}
+	mqtx__cooked_to_eth(dlt, data, h->caplen, &rp->cfg, pkt->data, len);
+	*out = pkt;
+	return 0;
+}
+
+/* One pass over the file; returns false when the job must end (stop, limit, duration, error). */
+static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, struct pace *pc)
 {
 	struct mqtx_job *job = t->job;
 	const struct replay_priv *rp = job->priv;
 	const struct mqtx_replay_cfg *cfg = &rp->cfg;
 	bool nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
-	uint64_t first = 0, pass_start = mqtx_clock_now(job->clock);
+	uint64_t first = 0, due;
 	int dlt = pcap_datalink(p);
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -191,38 +256,29 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	int rc;
 
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		uint64_t due = 0;
 		struct mqtx_pkt *pkt;
 		uint32_t len;
 
 		rec++;
 		if (rec == 1)
 			first = ts_ns(h, nano);
+		if (cfg->limit && atomic_load(&t->sent) + atomic_load(&t->dropped) >= cfg->limit)
+			return false;
 		len = frame_len(t, dlt, h, data);
 		if (!len)
 			continue;
-		if (cfg->rate_bps || cfg->rate_pps)
-			due = *base + mqtx__job_pace_ns(cfg->rate_bps, cfg->rate_pps, *bits, *n);
-		else if (!cfg->topspeed && ts_ns(h, nano) > first)
-			due = scaled_due(pass_start, ts_ns(h, nano) - first, cfg->speed);
-		if (due && !mqtx__job_wait_until(job, due))
+		due = record_due(cfg, pc, ts_ns(h, nano) > first ? ts_ns(h, nano) - first : 0);
+		if (!wait_due(job, pc, due))
 			return false;
-		if (atomic_load_explicit(&job->stop, memory_order_relaxed))
+		pc->last = due != DUE_NOW ? due : mqtx_clock_now(job->clock);
+		rc = frame_pkt(t, dlt, h, data, len, &pkt);
+		if (rc < 0)
 			return false;
-		while (!(pkt = mqtx_pkt_alloc(job->pool))) {
-			atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
-			if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
-				return false;
-		}
-		if (!mqtx_pkt_put(pkt, len)) {
-			mqtx_pkt_free(pkt);
-			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		if (rc)
 			continue;
-		}
-		mqtx__cooked_to_eth(dlt, data, h->caplen, cfg, pkt->data, len);
-		*bits += (uint64_t)len * 8;
-		(*n)++;
-		*sent = true;
+		pc->bits += (uint64_t)len * 8;
+		pc->n++;
+		pc->sent = true;
 		mqtx__job_send(t, &pkt, 1);
 	}
 	if (rc == PCAP_ERROR) {
@@ -234,23 +290,54 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	return true;
 }
 
+/* Between passes: the next one's timestamps start where the last frame went (or, with a rate,
+ * where the next frame is due); tcpreplay's --loopdelay-ms pauses first, and the rate's pace
+ * starts again after it. False when the job must end meanwhile. */
+static bool next_pass(struct mqtx_job *job, struct pace *pc)
+{
+	const struct replay_priv *rp = job->priv;
+	const struct mqtx_replay_cfg *cfg = &rp->cfg;
+	uint64_t next = pc->sent ? pc->last : pc->pass_start;
+
+	if (cfg->rate_bps || cfg->pps > 0)
+		next = record_due(cfg, pc, 0);
+	else if (cfg->topspeed)
+		next = mqtx_clock_now(job->clock);
+	pc->pass_start = next;
+	if (!cfg->loopdelay_ns)
+		return true;
+	next += cfg->loopdelay_ns;
+	if (!wait_due(job, pc, next))
+		return false;
+	pc->pass_start = pc->base = next;
+	pc->bits = pc->n = 0;
+	return true;
+}
+
 static void *replay_thread(void *arg)
 {
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
 	const struct replay_priv *rp = job->priv;
-	uint64_t bits = 0, n = 0, base = job->start_ns;
+	const struct mqtx_replay_cfg *cfg = &rp->cfg;
+	struct pace pc = { .base = job->start_ns, .pass_start = job->start_ns };
 
-	for (uint64_t pass = 0; !rp->cfg.loops || pass < rp->cfg.loops; pass++) {
-		pcap_t *p = replay_reader(rp->fd, job->error, sizeof(job->error));
-		bool more, sent = false;
+	if (cfg->duration_ns)
+		pc.end = job->start_ns + cfg->duration_ns;
+	for (uint64_t pass = 0; !cfg->loops || pass < cfg->loops; pass++) {
+		pcap_t *p;
+		bool more;
 
+		if (pass && !next_pass(job, &pc))
+			break;
+		p = replay_reader(rp->fd, job->error, sizeof(job->error));
 		if (!p)
 			break;
-		more = replay_pass(t, p, &bits, &n, &base, &sent);
+		pc.sent = false;
+		more = replay_pass(t, p, &pc);
 		pcap_close(p);
 		/* A pass that sent nothing (every frame too long) would spin: one is enough. */
-		if (!more || !sent)
+		if (!more || !pc.sent)
 			break;
 	}
 	close(rp->fd);
@@ -265,7 +352,7 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	struct replay_priv *rp;
 	int rc, fd;
 
-	if ((cfg->rate_bps && cfg->rate_pps) ||
+	if ((cfg->rate_bps && cfg->pps > 0) || !(cfg->pps >= 0 && cfg->pps <= 1e15) ||
 	    !(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
 		snprintf(msg, msglen, "bad replay configuration");
 		return -EINVAL;
