@@ -266,8 +266,22 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	return ret;
 }
 
-/* "help" anywhere as the last word needs no daemon: ask an in-process context. */
-static int local_help(int argc, char **argv)
+/* What needs no daemon: "help" as the last word, and hash asked about no device (help, or the
+ * algorithm and the tuple alone). */
+static bool needs_no_daemon(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help"))
+		return true;
+	if (strcmp(argv[0], "hash"))
+		return false;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "dev") || !strcmp(argv[i], "--dev"))
+			return false;
+	return true;
+}
+
+/* Ask an in-process context what needs no daemon. */
+static int local_help(int argc, char **argv, unsigned flags)
 {
 	struct backend b = { .fd = -1 };
 	int code;
@@ -287,7 +301,7 @@ static int local_help(int argc, char **argv)
 	}
 	if (backend_local(&b))
 		return MQTX_CTL_EREFUSED;
-	code = run_one(&b, argc, argv, 0);
+	code = run_one(&b, argc, argv, flags);
 	backend_local_free(&b);
 	return code;
 }
@@ -355,8 +369,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return MQTX_CTL_EPARSE;
 	}
-	if (!batch && (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help")))
-		return local_help(argc, argv);
+	if (!batch && needs_no_daemon(argc, argv))
+		return local_help(argc, argv, flags);
 	catch_signals();
 	if (batch) {
 		if (backend_local(&b)) {

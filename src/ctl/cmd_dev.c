@@ -451,6 +451,25 @@ static const char *hash_name(enum mqtx_hash_algo a)
 	return (unsigned)a < ARRAY_SIZE(names) ? names[a] : "?";
 }
 
+/* The hash options after the algorithm, as "dev set ... hash" takes them: every one that is set
+ * (seed always; the key when one was given; l4 where it counts, with Toeplitz: jhash always
+ * hashes the ports). JSON has every field. */
+static void show_hash_opts(const struct mqtx_hash_cfg *hc, bool json, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, json ? ",\"seed\":%u" : " seed 0x%x", hc->seed);
+	if (hc->key_len) {
+		mqtx_buf_printf(out, json ? ",\"key\":\"" : " key ");
+		for (unsigned i = 0; i < hc->key_len; i++)
+			mqtx_buf_printf(out, "%02x", hc->key[i]);
+		if (json)
+			mqtx_buf_printf(out, "\"");
+	}
+	if (json)
+		mqtx_buf_printf(out, ",\"l4\":%s", hc->l4 ? "true" : "false");
+	else if (hc->l4 && hc->algo != MQTX_HASH_JHASH)
+		mqtx_buf_printf(out, " l4");
+}
+
 static void state_words(uint32_t st, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s", st & MQTX_TXQ_DRV_XOFF ? "XOFF," : "",
@@ -533,11 +552,11 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 
 	mqtx_dev_hash_cfg(dev, &hc);
 	mqtx_buf_printf(out,
-			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u "
-			"hash %s seed 0x%x",
+			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u hash %s",
 			mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "UP" : "DOWN",
 			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
-			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo), hc.seed);
+			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
+	show_hash_opts(&hc, false, out);
 	if (k && k->show)
 		k->show(dev, flags, out);
 	mqtx_buf_printf(out, "\n");
@@ -596,6 +615,7 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
 			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
+	show_hash_opts(&hc, true, out);
 	if (k && k->show_json)
 		k->show_json(dev, out);
 	if (flags & MQTX_CTL_F_STATS) {

@@ -404,6 +404,30 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 	return MQTX_CTL_OK;
 }
 
+/* "help" among a kind's options prints the kind's usage, as tc's q_KIND.c do when they meet it;
+ * returns true when it did. */
+static bool kind_help(struct mqtx_ctl_call *a, const struct qcmd *c)
+{
+	const char *u;
+
+	for (int i = 0; i < c->optc; i++) {
+		if (strcmp(c->optv[i], "help"))
+			continue;
+		u = mqtx__qdisc_usage(c->kind);
+		if (u)
+			mqtx_buf_printf(a->err, "%s\n", u);
+		else if (mqtx_qdisc_lookup(c->kind))
+			mqtx_buf_printf(a->err, "qdisc \"%s\" has no usage to show\n", c->kind);
+		else
+			mqtx_buf_printf(a->err,
+					"Unknown qdisc \"%s\", hence option \"help\" is "
+					"unparsable\n",
+					c->kind);
+		return true;
+	}
+	return false;
+}
+
 static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
 {
 	char buf[128];
@@ -429,6 +453,8 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	rc = parse_qcmd(a, a->argc, a->argv, &c);
 	if (rc)
 		return rc;
+	if (c.kind && kind_help(a, &c))
+		return MQTX_CTL_EPARSE; /* tc's explain(): the usage, and parse_qopt() fails */
 	if (!c.dev) {
 		mqtx_buf_printf(a->err, "Error: Must specify device.\n");
 		return MQTX_CTL_EPARSE;
@@ -554,6 +580,14 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
 	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
 		return show(a, true);
+	if (mqtx__ctl_matches(verb, "help")) {
+		mqtx_buf_printf(a->out,
+				"Usage: mqtx class show dev STRING\n"
+				"Classes are those of the device's classful qdiscs (mq, mqprio, "
+				"prio, tbf):\nthey come with their qdisc, not added one by "
+				"one.\n");
+		return MQTX_CTL_OK;
+	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
 	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }

@@ -31,6 +31,8 @@ struct mqtx_ctl {
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
+const char *mqtx__qdisc_usage(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
@@ -82,6 +84,9 @@ void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
 const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 
 /* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
+
+/** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
+int mqtx__parse_mac(const char *s, uint8_t mac[6]);
 
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);
