@@ -96,8 +96,18 @@ check-format:
 	@scripts/bootstrap --format
 	@scripts/check-format
 
+# make install [PREFIX=/usr/local] [DESTDIR=stage]: the build tree takes the prefix (the
+# pkg-config file names it), then says where everything went. make uninstall removes what the
+# last install of this tree put in place.
+PREFIX ?= /usr/local
 install: all
-	meson install -C $(BUILD)
+	@meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX)) >/dev/null
+	@ninja -C $(BUILD) >/dev/null
+	@meson install -C $(BUILD) --no-rebuild --quiet
+	@scripts/install-summary $(BUILD)
+
+uninstall:
+	@scripts/install-summary --uninstall $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang $(BUILD)-fuzz

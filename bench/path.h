@@ -172,28 +172,31 @@ static inline uint64_t bench_sent(struct bench_job *jobs, unsigned n)
 }
 
 /*
- * Start @threads senders on @dev (XPS maps over @queues), let them warm up (thread caches
- * filled, the first-touch allocations done), then measure a window of @secs: packets handed
- * to the path per second and the library allocations made meanwhile.
+ * Start @threads senders (XPS maps over @queues), let them warm up (thread caches filled, the
+ * first-touch allocations done), then measure a window of @secs: packets handed to the path
+ * per second and the library allocations made meanwhile. The senders share devs[0] and
+ * pools[0]; with @apart, thread t has devs[t] and pools[t] to itself.
  */
-static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
-			      struct mqtx_pkt_pool *pool, unsigned threads, unsigned queues,
-			      unsigned burst, double secs, struct bench_result *res)
+static inline void bench_send_on(enum bench_mode mode, struct mqtx_dev *const *devs,
+				 struct mqtx_pkt_pool *const *pools, bool apart, unsigned threads,
+				 unsigned queues, unsigned burst, double secs,
+				 struct bench_result *res)
 {
 	static struct bench_job jobs[BENCH_MAX_THREADS];
 	atomic_bool go = false, stop = false;
 	uint64_t s0, a0;
 	double t0, c0, wall;
 
-	if (mode != BENCH_CEILING && queues > 1)
-		mqtx_dev_set_select_queue(dev, bench_select_xps, NULL);
+	for (unsigned t = 0; t < (apart ? threads : 1); t++)
+		if (mode != BENCH_CEILING && queues > 1)
+			mqtx_dev_set_select_queue(devs[t], bench_select_xps, NULL);
 	for (unsigned t = 0; t < threads; t++) {
 		struct bench_job *j = &jobs[t];
 
 		memset(j, 0, sizeof(*j));
 		*j = (struct bench_job){ .mode = mode,
-					 .dev = dev,
-					 .pool = pool,
+					 .dev = devs[apart ? t : 0],
+					 .pool = pools[apart ? t : 0],
 					 .id = t,
 					 .burst = burst,
 					 .queues = queues,
@@ -224,6 +227,14 @@ static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
 		pthread_join(jobs[t].th, NULL);
 		free(jobs[t].rings);
 	}
+}
+
+/* Start @threads senders on @dev, drawing from @pool: see bench_send_on(). */
+static inline void bench_send(enum bench_mode mode, struct mqtx_dev *dev,
+			      struct mqtx_pkt_pool *pool, unsigned threads, unsigned queues,
+			      unsigned burst, double secs, struct bench_result *res)
+{
+	bench_send_on(mode, &dev, &pool, false, threads, queues, burst, secs, res);
 }
 
 /* The pre-multiqueue design: one pfifo_fast, rooted at queue 0 (its lock), on every queue. */
@@ -281,6 +292,33 @@ static inline void bench_path(enum bench_mode mode, unsigned threads, unsigned q
 		bench_make_onelock(dev);
 	bench_send(mode, dev, bench_pool(), threads, queues, burst, secs, res);
 	mqtx_dev_destroy(dev);
+}
+
+/*
+ * The sharing check (what perf c2c would show on a machine with memory-sampling counters): the
+ * same @threads senders on the same @queues-queue path, once on one device and pool (mqtx as
+ * built) and once each on a device and pool of its own, sharing no memory at all. Equal rates
+ * mean the path writes no cache line that two senders on different queues both write.
+ */
+static inline void bench_apart(unsigned threads, unsigned queues, unsigned burst, double secs,
+			       struct bench_result *res)
+{
+	struct mqtx_dev_cfg cfg = { .name = "apart", .ops = &mqtx_null_ops, .num_txq = queues };
+	struct mqtx_pkt_pool *pools[BENCH_MAX_THREADS] = { 0 };
+	struct mqtx_dev *devs[BENCH_MAX_THREADS] = { 0 };
+
+	for (unsigned t = 0; t < threads; t++)
+		if (mqtx_dev_create(&cfg, &devs[t]) || mqtx_dev_open(devs[t]) ||
+		    mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 1u << 15, .data_room = 128 },
+				     &pools[t])) {
+			fprintf(stderr, "bench: cannot set up device %u apart\n", t);
+			exit(1);
+		}
+	bench_send_on(BENCH_MQTX, devs, pools, true, threads, queues, burst, secs, res);
+	for (unsigned t = 0; t < threads; t++) {
+		mqtx_dev_destroy(devs[t]);
+		mqtx_pool_destroy(pools[t]);
+	}
 }
 
 #endif

@@ -3,7 +3,9 @@
  * pool, flow hash, XPS-like selection, enqueue or bypass, dequeue, null driver, free) for
  * 1, 2, ... up to 4x the cores' threads, 1-16 queues and bursts of 1, 8 and 32, with in the
  * same run its two baselines: one lock for the whole device, and the ceiling (no qdisc, no
- * lock). One line per configuration; medians of REPS interleaved repetitions. */
+ * lock). One line per configuration; medians of REPS interleaved repetitions. Then the sharing
+ * check (bench_apart()): one thread per core, each on its own queue of one device, against the
+ * same senders on devices and pools of their own. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -57,6 +59,27 @@ static void one_config(unsigned threads, unsigned queues, unsigned burst)
 	fflush(stdout);
 }
 
+static void sharing_check(unsigned burst)
+{
+	unsigned threads = bench_ncpu() < 16 ? bench_ncpu() : 16;
+	double shared[16], apart[16];
+
+	for (unsigned r = 0; r < reps; r++) {
+		struct bench_result res;
+
+		bench_path(BENCH_MQTX, threads, threads, burst, secs, &res);
+		shared[r] = res.mpps;
+		bench_apart(threads, threads, burst, secs, &res);
+		apart[r] = res.mpps;
+	}
+	double a = bench_median(apart, reps), m = bench_median(shared, reps);
+
+	printf("bench=sharing threads=%u queues=%u burst=%u shared_mpps=%.3f apart_mpps=%.3f "
+	       "ratio=%.2f reps=%u\n",
+	       threads, threads, burst, m, a, a > 0 ? m / a : 0, reps);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned queues[] = { 1, 2, 4, 8, 16 }, bursts[] = { 1, 8, 32 };
@@ -74,5 +97,7 @@ int main(int argc, char **argv)
 		for (unsigned q = 0; q < sizeof(queues) / sizeof(queues[0]); q++)
 			for (unsigned b = 0; b < sizeof(bursts) / sizeof(bursts[0]); b++)
 				one_config(threads[t], queues[q], bursts[b]);
+	for (unsigned b = 0; b < sizeof(bursts) / sizeof(bursts[0]); b++)
+		sharing_check(bursts[b]);
 	return 0;
 }

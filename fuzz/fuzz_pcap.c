@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Fuzz capture reading through the replay path: whatever the pcap or pcapng bytes, the check
-// accepts exactly what libpcap reads whole as Ethernet (read here on its own, from memory),
-// and a replay of an accepted capture accounts for every record: sent, refused or skipped.
+// accepts exactly what libpcap reads whole as Ethernet or Linux cooked (read here on its own,
+// from memory), and a replay of an accepted capture accounts for every record: sent, refused,
+// skipped or failed (longer than the MTU), or sent cut to the MTU when mtu-trunc is on.
 #include <pcap/pcap.h>
 #include <sched.h>
 #include <string.h>
@@ -31,9 +32,35 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* What libpcap itself makes of the bytes. */
 struct reading {
-	bool valid; /* opened, Ethernet, and every record whole */
+	bool valid; /* opened, Ethernet or cooked, and every record whole */
 	long records, frames;
 };
+
+/* Whether a record holds a frame, from the link layer's own rules: an Ethernet header, or a
+ * cooked header (16 bytes, protocol at 14; SLL2: 20 bytes, protocol at 0) whose protocol is an
+ * EtherType or 802.3/802.2, which Ethernet can carry. */
+static bool holds_frame(int dlt, const u_char *d, uint32_t caplen)
+{
+	unsigned proto;
+
+	switch (dlt) {
+	case DLT_EN10MB:
+		return caplen >= 14;
+	case DLT_LINUX_SLL:
+		if (caplen < 16)
+			return false;
+		proto = (unsigned)d[14] << 8 | d[15];
+		break;
+	case DLT_LINUX_SLL2:
+		if (caplen < 20)
+			return false;
+		proto = (unsigned)d[0] << 8 | d[1];
+		break;
+	default:
+		return false;
+	}
+	return proto >= 0x600 || proto == 1 || proto == 4;
+}
 
 static struct reading read_independently(const uint8_t *data, size_t size)
 {
@@ -54,9 +81,11 @@ static struct reading read_independently(const uint8_t *data, size_t size)
 	}
 	while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
 		r.records++;
-		r.frames += h->caplen >= 14;
+		r.frames += holds_frame(pcap_datalink(p), d, h->caplen);
 	}
-	r.valid = rc == PCAP_ERROR_BREAK && pcap_datalink(p) == DLT_EN10MB;
+	r.valid = rc == PCAP_ERROR_BREAK &&
+		  (pcap_datalink(p) == DLT_EN10MB || pcap_datalink(p) == DLT_LINUX_SLL ||
+		   pcap_datalink(p) == DLT_LINUX_SLL2);
 	pcap_close(p);
 	return r;
 }
@@ -93,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.fd = fd;
 	cfg.records = n;
 	cfg.loops = 1;
+	/* The last byte picks whether frames beyond the MTU fail or go cut. */
+	cfg.mtu_trunc = data[size - 1] & 1;
 	mqtx_dev_get_stats(dev, &before);
 	FUZZ_CHECK(mqtx__replay_start(dev, pool, &cfg, msg, sizeof(msg), &job) == 0, "start: %s",
 		   msg);
@@ -107,10 +138,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mqtx__job_free(job);
 	/* One pass, every record accounted for. */
 	FUZZ_CHECK(st.loops == 1, "loops %llu", (unsigned long long)st.loops);
-	FUZZ_CHECK(st.sent + st.dropped + st.skipped == (uint64_t)r.records,
-		   "sent %llu dropped %llu skipped %llu of %ld records",
+	FUZZ_CHECK(st.sent + st.dropped + st.skipped + st.failed == (uint64_t)r.records,
+		   "sent %llu dropped %llu skipped %llu failed %llu of %ld records",
 		   (unsigned long long)st.sent, (unsigned long long)st.dropped,
-		   (unsigned long long)st.skipped, r.records);
+		   (unsigned long long)st.skipped, (unsigned long long)st.failed, r.records);
+	FUZZ_CHECK(cfg.mtu_trunc ? !st.failed : !st.truncated, "failed %llu truncated %llu",
+		   (unsigned long long)st.failed, (unsigned long long)st.truncated);
+	FUZZ_CHECK(st.truncated <= st.sent + st.dropped, "truncated %llu of %llu",
+		   (unsigned long long)st.truncated, (unsigned long long)(st.sent + st.dropped));
 	mqtx_dev_get_stats(dev, &after);
 	FUZZ_CHECK(after.xmit - before.xmit == st.sent + st.dropped, "device saw %llu",
 		   (unsigned long long)(after.xmit - before.xmit));

@@ -37,8 +37,8 @@ struct ctl_snap {
 
 /* The commands whose output is the observable state; per device: "class show dev NAME". */
 static const char *const snap_cmds[] = {
-	"-s dev show",	    "-s -j dev show", "-s qdisc show",
-	"-s -j qdisc show", "gen show",	      "replay show",
+	"-s dev show", "-s -j dev show", "-s qdisc show", "-s -j qdisc show",
+	"gen show",    "replay show",	 "-d sta show",	  "ba show",
 };
 
 static void snap_append(char **text, const char *s)
@@ -171,16 +171,29 @@ static bool drivers_busy(struct mqtx_ctl *ctl)
 	return false;
 }
 
+/* A block-ack session waits for the (simulated) peer's answer. */
+static bool ba_starting(struct mqtx_ctl *ctl)
+{
+	char *b;
+	bool starting;
+
+	assert_int_equal(fixture_run(ctl, "ba show", &b, NULL), 0);
+	starting = strstr(b, " starting ") != NULL;
+	free(b);
+	return starting;
+}
+
 /*
  * Wait until nothing of @ctl moves by itself: no generator or replay runs (their counters are
- * final) and no driver holds a packet (a sim device completes its ring from its own thread).
+ * final), no driver holds a packet (a sim device completes its ring from its own thread) and
+ * no block-ack session waits for its answer.
  */
 static void settle(struct mqtx_ctl *ctl)
 {
 	const struct timespec tick = { 0, 2000000 };
 
 	for (int n = 0; n < 5000; n++) {
-		if (!jobs_running(ctl) && !drivers_busy(ctl)) {
+		if (!jobs_running(ctl) && !drivers_busy(ctl) && !ba_starting(ctl)) {
 			/* The completion that emptied a ring frees its packets after it. */
 			nanosleep(&tick, NULL);
 			return;

@@ -139,5 +139,38 @@ unwatch
 [ -s "$T/out" ] && fail "the generator is still listed: $(cat "$T/out")" || ok "and it is gone"
 stop
 
+# ---- what needs no daemon: help, and a hash asked about no device ----
+N=$T/no-daemon.sock
+"$MQTX" -S "$N" hash --algo toeplitz --src 66.9.149.187:2794 --dst 161.142.100.80:1766 \
+	txqueues 4 >"$T/out" 2>&1; rc=$?
+# The first IPv4 TCP case of Microsoft's RSS verification suite: 0x51ccc178.
+[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "hash 0x51ccc178 queue 1 txqueues 4" ] &&
+	ok "hash with an algorithm and no device: no daemon needed" ||
+	fail "hash without a daemon: exit $rc: $(cat "$T/out")"
+"$MQTX" -S "$N" -j hash --src 10.0.0.1:1 --dst 10.0.0.2:2 >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^{"hash":[0-9]*}$' "$T/out" && ok "-j hash without a daemon: JSON" ||
+	fail "-j hash without a daemon: exit $rc: $(cat "$T/out")"
+"$MQTX" -S "$N" hash --src 10.0.0.1:1 --dst 10.0.0.2:2 dev eth0 >"$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot reach mqtxd" "$T/out" && ok "hash about a device asks the daemon" ||
+	fail "hash dev without a daemon: exit $rc: $(cat "$T/out")"
+for h in --help -h help; do
+	"$MQTX" -S "$N" hash $h >"$T/out" 2>&1; rc=$?
+	[ $rc -eq 0 ] && grep -q "^Usage: mqtx hash " "$T/out" && ok "mqtx hash $h: usage, exit 0" ||
+		fail "mqtx hash $h: exit $rc: $(cat "$T/out")"
+done
+"$MQTX" -S "$N" class help >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^Usage: mqtx class show dev STRING" "$T/out" &&
+	ok "mqtx class help: usage, exit 0" || fail "class help: exit $rc: $(cat "$T/out")"
+# Every kind's help: its usage on stderr and exit 1, as tc's q_KIND.c explain() and fail.
+for k in pfifo bfifo pfifo_head_drop pfifo_fast noqueue mq prio tbf codel fq_codel ingress \
+	mqprio wme; do
+	where=root
+	[ $k = ingress ] && where= # "ingress" is its parent and its kind
+	"$MQTX" -S "$N" qdisc add dev x $where $k help >"$T/out" 2>"$T/err"; rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && head -n 1 "$T/err" | grep -q "^Usage: \.\.\. $k " ||
+		fail "qdisc add ... $k help: exit $rc: $(cat "$T/out" "$T/err")"
+done
+ok "qdisc add ... KIND help: every kind's usage, exit 1 as tc"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -11,6 +11,7 @@
 
 #include "ctl_fixture.h"
 #include <mqtx/mqtx.h>
+#include <mqtx/driver.h>
 #include <mqtx/qdisc.h>
 
 /*
@@ -325,6 +326,36 @@ static const struct ctl_case cases[] = {
 	  0,
 	  "qdisc show dev eth0",
 	  "^qdisc ingress ffff: parent ffff:fff1 ---------------- $",
+	  1 },
+	/* the kind's parser runs on no words too, as tc's: a whole configuration every time */
+	{ "tbf has no defaults",
+	  {},
+	  "qdisc add dev lo1 root tbf",
+	  1,
+	  NULL,
+	  "the \"rate\" parameter is mandatory",
+	  1 },
+	{ "a kind named in a delete is parsed",
+	  { "qdisc add dev lo1 root handle 1: pfifo" },
+	  "qdisc del dev lo1 root tbf",
+	  1,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo 1: root",
+	  1 },
+	{ "a prio change without options is the default",
+	  { "qdisc add dev lo1 root handle 1: prio bands 4 priomap 3 3" },
+	  "qdisc change dev lo1 handle 1: prio",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc prio 1: root refcnt 2 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1$",
+	  1 },
+	{ "a tbf change drops the peak rate it leaves out",
+	  { "qdisc add dev lo1 root handle 1: tbf rate 1mbit burst 10kb limit 20000 peakrate 2mbit "
+	    "mtu 1000" },
+	  "qdisc change dev lo1 handle 1: tbf rate 4mbit burst 10kb limit 20000",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc tbf 1: root refcnt 2 rate 4Mbit burst 10Kb lat 19.5ms $",
 	  1 },
 	/* mqprio */
 	{ "mqprio",
@@ -685,6 +716,108 @@ static void test_exact_mqprio_classes(void **state)
 	mqtx_pool_destroy(pool);
 }
 
+/* -s adds each qdisc's xstats after its counters (codel, fq_codel), and "class show" lists
+ * fq_codel's active flows as classes X:flow+1 with queue counters only and their CoDel state,
+ * as tc 6.1 prints what Linux reports. Queue 0 is stopped so the packets stay queued; their
+ * priority 40:5 and 40:7 picks the flows. */
+static void test_exact_xstats(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_txq *txq0 = mqtx_dev_txq(mqtx_ctl_dev(ctl, "eth0"), 0);
+	struct mqtx_pkt_pool *pool;
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 root handle 1: mq", NULL, NULL), 0);
+	assert_int_equal(
+		fixture_run(ctl, "qdisc add dev eth0 parent 1:1 handle 40: fq_codel", NULL, NULL),
+		0);
+	assert_int_equal(
+		fixture_run(ctl, "qdisc add dev eth0 parent 1:2 handle 20: codel", NULL, NULL), 0);
+	mqtx_txq_stop(txq0);
+	send(ctl, pool, 2, 100, 0x400005, 0);
+	send(ctl, pool, 1, 60, 0x400007, 0);
+	assert_int_equal(fixture_run(ctl, "-s qdisc show dev eth0", &out, &err), 0);
+	assert_int_equal(
+		count_matches("^qdisc codel 20: parent 1:2 limit 1000p target 5ms interval 100ms\n"
+			      " Sent 0 bytes 0 pkt \\(dropped 0, overlimits 0 requeues 0\\) \n"
+			      " backlog 0b 0p requeues 0\n"
+			      "  count 0 lastcount 0 ldelay 0us drop_next 0us\n"
+			      "  maxpacket 0 ecn_mark 0 drop_overlimit 0\n",
+			      out),
+		1);
+	assert_int_equal(
+		count_matches("^qdisc fq_codel 40: parent 1:1 limit 10240p .*\n"
+			      " Sent 0 bytes 0 pkt \\(dropped 0, overlimits 0 requeues 0\\) \n"
+			      " backlog 260b 3p requeues 0\n"
+			      "  maxpacket 0 drop_overlimit 0 new_flow_count 2 ecn_mark 0 "
+			      "memory_used [0-9]+\n"
+			      "  new_flows_len 2 old_flows_len 0\n",
+			      out),
+		1);
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "-s class show dev eth0", &out, &err), 0);
+	assert_non_null(strstr(out, "class fq_codel 40:5 parent 40: \n"
+				    " (dropped 0, overlimits 0 requeues 0) \n"
+				    " backlog 200b 2p requeues 0\n"
+				    "  deficit 1514 count 0 lastcount 0 ldelay 0us\n"
+				    "class fq_codel 40:7 parent 40: \n"
+				    " (dropped 0, overlimits 0 requeues 0) \n"
+				    " backlog 60b 1p requeues 0\n"
+				    "  deficit 1514 count 0 lastcount 0 ldelay 0us\n"));
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "class show dev eth0", &out, &err), 0);
+	assert_non_null(strstr(out, "class fq_codel 40:5 parent 40: \n"
+				    "class fq_codel 40:7 parent 40: \n"));
+	free(out);
+	free(err);
+	{
+		struct mqtx_buf o, e;
+
+		mqtx_buf_init(&o);
+		mqtx_buf_init(&e);
+		assert_int_equal(mqtx_ctl_exec_line(ctl, "class show dev eth0",
+						    MQTX_CTL_F_STATS | MQTX_CTL_F_JSON, &o, &e),
+				 0);
+		assert_non_null(strstr(
+			o.data,
+			"{\"class\":\"fq_codel\",\"handle\":\"40:5\",\"parent\":\"40:\","
+			"\"options\":{},\"drops\":0,\"overlimits\":0,\"requeues\":0,"
+			"\"backlog\":200,\"qlen\":2,\"deficit\":1514,\"count\":0,\"lastcount\":0,"
+			"\"ldelay\":0}"));
+		o.len = 0;
+		assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0",
+						    MQTX_CTL_F_STATS | MQTX_CTL_F_JSON, &o, &e),
+				 0);
+		assert_non_null(strstr(
+			o.data,
+			"\"backlog\":0,\"qlen\":0,\"count\":0,\"lastcount\":0,\"ldelay\":0,"
+			"\"drop_next\":0,\"maxpacket\":0,\"ecn_mark\":0,\"drop_overlimit\":0}"));
+		mqtx_buf_free(&o);
+		mqtx_buf_free(&e);
+	}
+	/* a flow is no class to graft on (fq_codel_find() finds none) */
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 parent 40:5 pfifo", NULL, &err), 2);
+	assert_non_null(strstr(err, "Specified class not found"));
+	free(err);
+	/* woken inside a section, the queue runs at its end, here (not on the TX thread) */
+	mqtx_bh_disable();
+	mqtx_txq_wake(txq0);
+	mqtx_bh_enable();
+	assert_int_equal(fixture_run(ctl, "-s qdisc show dev eth0", &out, &err), 0);
+	assert_non_null(strstr(out, " Sent 260 bytes 3 pkt (dropped 0, overlimits 0 requeues 0) \n"
+				    " backlog 0b 0p requeues 0\n"
+				    "  maxpacket 100 drop_overlimit 0 new_flow_count 2 ecn_mark 0\n"
+				    "  new_flows_len 0 old_flows_len 0\n"));
+	free(out);
+	free(err);
+	fixture_free(ctl);
+	mqtx_pool_destroy(pool);
+}
+
 /* Times, sizes, rates and flags: tc's words in text, iproute2's numbers and booleans in -j. */
 static void test_exact_units(void **state)
 {
@@ -732,6 +865,19 @@ static void test_exact_units(void **state)
 			    "\"ecn\":true}},"
 			    "{\"kind\":\"ingress\",\"handle\":\"ffff:\",\"parent\":\"ffff:fff1\","
 			    "\"options\":{}}]\n");
+	/* -d: tbf adds its cell, mpu and link layer (what tc 6.1 prints on Linux 6.18) */
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0", MQTX_CTL_F_DETAILS, &o, &e),
+			 0);
+	assert_non_null(strstr(o.data, "qdisc tbf 10: parent 1:1 rate 1Mbit burst 10Kb/1 mpu 0b "
+				       "lat 50ms linklayer ethernet \n"));
+	assert_non_null(strstr(o.data, "qdisc bfifo 30: parent 1:3 limit 3000b\n"));
+	o.len = 0;
+	assert_int_equal(mqtx_ctl_exec_line(ctl, "qdisc show dev eth0",
+					    MQTX_CTL_F_DETAILS | MQTX_CTL_F_JSON, &o, &e),
+			 0);
+	assert_non_null(strstr(o.data, "\"options\":{\"rate\":125000,\"burst\":\"10Kb/1\","
+				       "\"mpu\":0,\"lat\":50000,\"linklayer\":\"ethernet\"}"));
 	mqtx_buf_free(&o);
 	mqtx_buf_free(&e);
 	fixture_free(ctl);
@@ -807,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_exact_mqprio_classes),
 		cmocka_unit_test(test_exact_mq_handle),
 		cmocka_unit_test(test_exact_units),
+		cmocka_unit_test(test_exact_xstats),
 		cmocka_unit_test(test_default_setting),
 		cmocka_unit_test(test_split),
 	};

@@ -107,13 +107,17 @@ grep -q "^eth0: <UP>" "$T/out" && ok "MQTX_SOCKET selects the socket" || fail "M
 if [ "$(id -u)" -eq 0 ]; then
 	# A second user (nobody, via setuid in a child). First the file mode stops it...
 	chmod 755 "$T"
+	# The checkout may be closed to other users (a clone in /root): they run a copy.
+	mkdir -m 755 "$T/bin"
+	cp "$MQTX" "$T/bin/mqtx"
+	chmod 755 "$T/bin/mqtx"
 	as_nobody() { python3 -c 'import os,sys; os.setgid(65534); os.setgroups([]); os.setuid(65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"; }
-	as_nobody "$MQTX" -S "$S" dev show >"$T/out" 2>&1; rc=$?
+	as_nobody "$T/bin/mqtx" -S "$S" dev show >"$T/out" 2>&1; rc=$?
 	[ $rc -eq 2 ] && grep -q "Permission denied" "$T/out" && ok "other user: connect refused by mode 0600" ||
 		fail "other user with mode 0600: exit $rc: $(cat "$T/out")"
 	# ...and if the mode is opened up, SO_PEERCRED still refuses it with a clear message.
 	chmod 666 "$S"
-	as_nobody "$MQTX" -S "$S" dev show >"$T/out" 2>&1; rc=$?
+	as_nobody "$T/bin/mqtx" -S "$S" dev show >"$T/out" 2>&1; rc=$?
 	[ $rc -eq 2 ] && grep -q "permission denied: uid 65534" "$T/out" && ok "other user: refused by SO_PEERCRED" ||
 		fail "other user, mode 0666: exit $rc: $(cat "$T/out")"
 	expect 0 "the daemon still serves its owner" -- "$MQTX" -S "$S" dev show eth0
@@ -126,12 +130,12 @@ if [ "$(id -u)" -eq 0 ]; then
 	cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/public.pcap"
 	chmod 600 "$T/secret.pcap"
 	chmod 644 "$T/public.pcap"
-	as_nobody "$MQTX" -S "$T/g.sock" dev add n0 type null up >"$T/out" 2>&1
-	as_nobody "$MQTX" -S "$T/g.sock" replay "$T/secret.pcap" dev n0 >"$T/out" 2>&1; rc=$?
+	as_nobody "$T/bin/mqtx" -S "$T/g.sock" dev add n0 type null up >"$T/out" 2>&1
+	as_nobody "$T/bin/mqtx" -S "$T/g.sock" replay "$T/secret.pcap" dev n0 >"$T/out" 2>&1; rc=$?
 	[ $rc -eq 1 ] && grep -q "secret.pcap: Permission denied" "$T/out" &&
 		ok "replay: the client's permissions, not root's" ||
 		fail "replay of a file the client cannot read: exit $rc: $(cat "$T/out")"
-	as_nobody "$MQTX" -S "$T/g.sock" replay "$T/public.pcap" dev n0 topspeed >"$T/out" 2>&1
+	as_nobody "$T/bin/mqtx" -S "$T/g.sock" replay "$T/public.pcap" dev n0 topspeed >"$T/out" 2>&1
 	grep -q "^replay 1 dev n0 done sent 10 " "$T/out" &&
 		ok "replay: a file the client can read" || fail "replay as nobody: $(cat "$T/out")"
 	kill "$GPID"; wait "$GPID"; GPID=
@@ -143,7 +147,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	[ "$(stat -c %g "$T/g2.sock")" = 4242 ] && ok "-g 4242: the socket's group" ||
 		fail "-g 4242: $(cat "$T/g2.out")"
 	chmod 666 "$T/g2.sock"
-	g2() { setpriv --reuid=65534 "$@" "$MQTX" -S "$T/g2.sock" dev show >"$T/out" 2>&1; }
+	g2() { setpriv --reuid=65534 "$@" "$T/bin/mqtx" -S "$T/g2.sock" dev show >"$T/out" 2>&1; }
 	g2 --regid=65534 --groups=4242 && ok "-g: a supplementary group of the process counts" ||
 		fail "-g, supplementary group: $(cat "$T/out")"
 	g2 --regid=4242 --clear-groups && ok "-g: so does its group" ||

@@ -30,6 +30,10 @@ struct fault_case {
 #define MQ1   "qdisc replace dev eth0 root handle 1: mq"
 #define PRIO1 "qdisc replace dev eth0 root handle 1: prio bands 4"
 #define SIM0  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
+#define WIFI  "dev add w0 type sim-wifi up"
+#define MAC1  "02:00:00:00:00:01"
+#define STA1  "sta add dev w0 addr " MAC1
+#define QMAP  "53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63"
 
 static const struct fault_case cases[] = {
 	/* dev add: every driver kind, with and without options */
@@ -217,6 +221,12 @@ static const struct fault_case cases[] = {
 	  "rate 1mbit",
 	  0 },
 	{ {}, "replay @DATA@/corrupt.pcap dev eth0", 1 },
+	{ {},
+	  "replay @DATA@/sll2.pcap dev eth0 --pps=100000 --limit 8 --loop 0 --loopdelay-ms 1",
+	  0 },
+	{ {}, "replay @DATA@/mtu.pcap dev eth0 topspeed mtu-trunc dmac 02:00:00:00:00:09", 0 },
+	{ { "replay @DATA@/mtu.pcap dev eth0 topspeed" }, "replay stop all", 0 },
+	{ {}, "replay @DATA@/raw.pcap dev eth0", 1 },
 	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" },
 	  "gen stop all",
 	  0 },
@@ -243,6 +253,33 @@ static const struct fault_case cases[] = {
 	{ {}, "-z qdisc show", 1 },
 	{ {}, "qdisc show dev nope", 1 },
 	{ {}, "\"unterminated", 1 },
+	/* 802.11 WME: the sim-wifi device, its settings, stations, sessions, classification */
+	{ {},
+	  "dev add w1 type sim-wifi rate 24mbit ring 64 aggqueues 2 acm vo,vi noadmit bk "
+	  "legacy on stations 8 ba refuse ba-delay 1ms edca be aifsn 2 txop 1ms up",
+	  0 },
+	{ {}, "dev add w1 type sim-wifi rate 100gbit", 2 },
+	{ { WIFI },
+	  "dev set w0 acm vo qosmap " QMAP " noadmit bk legacy on tspec vo up 6 ba silent",
+	  0 },
+	{ { WIFI, "dev set w0 qosmap " QMAP }, "dev set w0 qosmap none", 0 },
+	{ {}, "dev set eth0 acm vo", 2 },
+	{ { WIFI }, STA1, 0 },
+	{ { WIFI, STA1 }, STA1, 2 },
+	{ { WIFI, STA1 }, "sta del dev w0 addr " MAC1, 0 },
+	{ { WIFI, STA1 }, "sta set dev w0 addr " MAC1 " reserved-tid 3", 0 },
+	{ { WIFI, STA1, "sta add dev w0 addr 02:00:00:00:00:02 qos off" }, "-j -d sta show", 0 },
+	{ { WIFI, STA1 }, "ba start dev w0 sta " MAC1 " tid 0", 0 },
+	{ { WIFI, STA1, "ba start dev w0 sta " MAC1 " tid 0" },
+	  "ba stop dev w0 sta " MAC1 " tid 0",
+	  0 },
+	{ { WIFI, STA1, "ba start dev w0 sta " MAC1 " tid 0" }, "-j ba show", 0 },
+	{ { WIFI, STA1 }, "ba start dev w0 sta " MAC1 " tid 16", 2 },
+	{ { WIFI, STA1 }, "wme classify dev w0 sta " MAC1 " dscp 46", 0 },
+	{ {}, "-j wme classify dscp 46 ipv6", 0 },
+	{ { WIFI, STA1 }, "gen dev w0 count 8 dscp 46 sta " MAC1, 0 },
+	{ { WIFI }, "-s -j dev show w0", 0 },
+	{ { WIFI }, "-j dev stats w0", 0 },
 	/* hash: the queue a flow goes to, by the device's own picker */
 	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
 	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },
@@ -317,10 +354,30 @@ static void world_free(struct world *w)
 	mqtx_pool_destroy(w->pool);
 }
 
-static const char *const json_clock[] = { "\"now\":", "\"elapsed\":", "\"rate_pps\":",
-					  "\"rate_mbit\":" };
+static const char *const json_clock[] = {
+	"\"now\":",	   "\"elapsed\":",    "\"rate_pps\":", "\"rate_mbit\":", "\"lat_sum_ns\":",
+	"\"lat_max_ns\":", "\"airtime_ns\":", "\"txops\":",    "\"busy_ns\":",	 "\"collisions\":",
+};
 
-/* Job lines carry their elapsed time and rates, dev stats the clock: keep the rest. */
+/* What the time a run took decides: the clock, and how a medium in real time grouped frames
+ * into TXOPs (air time, delays, collisions). */
+static const char *const text_clock[] = { " now ",   " lat_sum_ns ", " lat_max_ns ", " airtime_ns ",
+					  " txops ", " busy_ns ",    " collisions " };
+
+/* Remove what follows each @key up to the first character not in @set. */
+static void strip_value(char *text, const char *key, const char *set)
+{
+	size_t k = strlen(key);
+
+	for (char *p = text; (p = strstr(p, key)); p++) {
+		size_t n = strspn(p + k, set);
+
+		memmove(p + k, p + k + n, strlen(p + k + n) + 1);
+	}
+}
+
+/* Job lines carry their elapsed time and rates, dev stats the clock, CoDel's xstats the
+ * sojourn and drop times it measured on it: keep the rest. */
 static void strip_clock(char *text)
 {
 	char *p = text, *eol;
@@ -333,10 +390,14 @@ static void strip_clock(char *text)
 		}
 		memmove(p, eol, strlen(eol) + 1);
 	}
-	for (p = text; (p = strstr(p, " now ")); p++) {
-		size_t n = strspn(p + 5, "0123456789");
+	for (size_t k = 0; k < ARRAY_SIZE(text_clock); k++) {
+		size_t kl = strlen(text_clock[k]);
 
-		memmove(p + 5, p + 5 + n, strlen(p + 5 + n) + 1);
+		for (p = text; (p = strstr(p, text_clock[k])); p++) {
+			size_t n = strspn(p + kl, "0123456789");
+
+			memmove(p + kl, p + kl + n, strlen(p + kl + n) + 1);
+		}
 	}
 	/* The same in JSON (-j): the values of these keys. */
 	for (size_t k = 0; k < ARRAY_SIZE(json_clock); k++) {
@@ -348,6 +409,10 @@ static void strip_clock(char *text)
 			memmove(p + kl, p + kl + n, strlen(p + kl + n) + 1);
 		}
 	}
+	strip_value(text, " ldelay ", "0123456789.mus");
+	strip_value(text, " drop_next ", "-0123456789.mus");
+	strip_value(text, "\"ldelay\":", "0123456789");
+	strip_value(text, "\"drop_next\":", "-0123456789");
 }
 
 /* What @c leaves when nothing fails: the state, the command's output, the blocks it keeps. */

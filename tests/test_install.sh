@@ -35,6 +35,18 @@ cc -std=gnu11 -Wall -Werror $SANITIZE -o "$T/embed" "$SRC/examples/embed.c" $fla
 	-Wl,-rpath,"$libdir" \
 	>"$T/cc.log" 2>&1 && ok "embed.c builds with pkg-config" ||
 	{ fail "embed.c builds with pkg-config"; cat "$T/cc.log"; }
+# The README's example compiles as printed (its first C block).
+python3 - "$SRC/README.md" >"$T/readme.c" <<'PY'
+import re, sys
+print(re.search(r'```c\n(.*?)```', open(sys.argv[1]).read(), re.S).group(1), end='')
+PY
+cc -std=gnu11 -Wall -Werror $SANITIZE -o "$T/readme" "$T/readme.c" $flags -Wl,-rpath,"$libdir" \
+	>"$T/cc-readme.log" 2>&1 && "$T/readme" >/dev/null && ok "the README's example builds and runs" ||
+	{ fail "the README's example builds and runs"; cat "$T/cc-readme.log"; }
+# Linking dynamically needs no .pc file of the private dependencies: only mqtx.pc is visible.
+libs=$(PKG_CONFIG_LIBDIR=$(dirname "$pc") PKG_CONFIG_PATH= pkg-config --libs mqtx 2>&1) &&
+	[ "$libs" = "$(pkg-config --libs mqtx)" ] && ok "pkg-config --libs mqtx without the others' .pc" ||
+	fail "pkg-config --libs mqtx alone: $libs"
 if [ -x "$T/embed" ]; then
 	out=$("$T/embed") && ok "embed runs against the shared library: $out" || fail "embed runs"
 	ldd "$T/embed" | grep -q "$libdir/libmqtx.so" && ok "linked to the installed libmqtx.so" ||
@@ -82,6 +94,25 @@ if [ -x "$T/mqtxd" ] && [ -x "$T/mqtx" ]; then
 	kill -TERM $pid
 	wait $pid && ok "the installed mqtxd exits 0 on SIGTERM" ||
 		{ fail "the installed mqtxd exits 0 on SIGTERM"; cat "$T/mqtxd.log"; }
+fi
+# make install PREFIX=... into a build tree of its own (the library and the tools), says where
+# the files went, and make uninstall takes them all away again.
+if [ -z "$SANITIZE" ]; then
+	make -C "$SRC" install BUILD="$T/b" MESON_OPTS=-Dtests=false PREFIX="$T/p" >"$T/make.log" 2>&1 &&
+		ok "make install PREFIX=..." || { fail "make install PREFIX=..."; tail -20 "$T/make.log"; }
+	n=$(find "$T/p" ! -type d | wc -l)
+	[ -x "$T/p/sbin/mqtx" ] && [ -n "$(find "$T/p" -name mqtx.pc)" ] &&
+		grep -q "^mqtx: installed $n files under $T/p:" "$T/make.log" &&
+		grep -q "^  $T/p/sbin/: mqtx, mqtxd" "$T/make.log" &&
+		grep -q "^mqtx: pkg-config does not look in $T/p/lib.*/pkgconfig: export PKG_CONFIG_PATH=" \
+			"$T/make.log" && ok "make install says where its $n files went" ||
+		fail "make install's summary: $(cat "$T/make.log")"
+	grep -q "^prefix=$T/p\$" "$(find "$T/p" -name mqtx.pc)" && ok "mqtx.pc names the PREFIX" ||
+		fail "mqtx.pc's prefix: $(grep prefix= "$(find "$T/p" -name mqtx.pc)")"
+	make -C "$SRC" uninstall BUILD="$T/b" >"$T/un.log" 2>&1 &&
+		grep -q "^mqtx: removed $n of the $n files make install put in place" "$T/un.log" &&
+		[ ! -e "$T/p" ] && ok "make uninstall removes every file and the directories it made" ||
+		fail "make uninstall: $(cat "$T/un.log"; find "$T/p" | head)"
 fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

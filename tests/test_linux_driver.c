@@ -271,6 +271,11 @@ static void test_queues_stop_wake(void **state)
 	assert_int_equal(ts.wakes, 1);
 	assert_int_equal(ts.stops, 2);
 	assert_int_equal(ts.qlen, 25 - 15 - 3);
+	/* The third packet of the 10-packet burst stopped the queue: the burst ended there
+	 * (dev_hard_start_xmit), so the driver never saw a fourth to refuse with BUSY, and the 7
+	 * not taken went back to the qdisc, counted as requeues (dev_requeue_skb). */
+	assert_int_equal(e->tp->tx[1].busy, 0);
+	assert_int_equal(ts.requeues, 7);
 	check_conservation(e, 3);
 
 	done = 3 + clean_all(e);
@@ -327,6 +332,63 @@ static void test_busy_requeue_keeps_order(void **state)
 	assert_true(qdisc_all_tx_empty(e->dev));
 }
 
+/* A scripted driver: start_xmit returns script[k] for its k-th call, and may stop the queue. */
+static const int *script;
+static unsigned int script_calls, script_stop_at;
+
+static netdev_tx_t script_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	int rc = script[script_calls++];
+
+	if (dev_xmit_complete(rc))
+		dev_kfree_skb_any(skb); /* sent, or dropped by the driver: consumed either way */
+	if (script_calls == script_stop_at)
+		netif_stop_queue(dev);
+	return rc;
+}
+
+MQTX_LINUX_XMIT_BURST(script_xmit_burst, script_start_xmit)
+
+/* dev_hard_start_xmit's rules: a consumed packet (OK, or dropped: below NET_XMIT_MASK) goes on
+ * to the next, NETDEV_TX_BUSY ends the burst before the packet, a stopped queue after it. */
+static void test_burst_ends(void **state)
+{
+	static const int drops[] = { NET_XMIT_DROP, NETDEV_TX_OK, NET_XMIT_CN, NETDEV_TX_OK };
+	static const int busy[] = { NETDEV_TX_OK, NETDEV_TX_OK, NETDEV_TX_BUSY, NETDEV_TX_OK };
+	static const int ok[] = { NETDEV_TX_OK, NETDEV_TX_OK, NETDEV_TX_OK, NETDEV_TX_OK };
+	static const struct {
+		const int *script;
+		unsigned int stop_at, taken, calls;
+	} cases[] = {
+		{ drops, 0, 4, 4 }, /* all consumed */
+		{ busy, 0, 2, 3 },  /* the third is refused: two taken */
+		{ ok, 2, 2, 2 },    /* the second stops the queue: the third is never offered */
+		{ ok, 4, 4, 4 },    /* stopped by the last: nothing left to hold back */
+	};
+	struct env *e = *state;
+	struct netdev_queue *txq = netdev_get_tx_queue(e->dev, 0);
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sk_buff *skb[4];
+		unsigned int taken;
+
+		for (int i = 0; i < 4; i++) {
+			skb[i] = mqtx_pkt_alloc(e->pool);
+			assert_non_null(skb[i]);
+		}
+		script = cases[c].script;
+		script_calls = 0;
+		script_stop_at = cases[c].stop_at;
+		netif_start_queue(e->dev);
+		taken = script_xmit_burst(e->dev, txq, skb, 4, false);
+		assert_int_equal(taken, cases[c].taken);
+		assert_int_equal(script_calls, cases[c].calls);
+		for (unsigned int i = taken; i < 4; i++)
+			dev_kfree_skb(skb[i]); /* what the stack would requeue */
+	}
+	netif_start_queue(e->dev);
+}
+
 /* netif_tx_lock freezes every queue: nothing reaches the driver until the unlock. */
 static void test_tx_lock_freezes(void **state)
 {
@@ -357,6 +419,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queues_stop_wake, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_requeue_keeps_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_lock_freezes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burst_ends, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,8 @@
 /* codel in virtual time: exact drop and mark times from Linux's fixed-point control law. */
 #include <errno.h>
 
+#include <mqtx/xstats.h>
+
 #include "test_qdisc_util.h"
 
 #define MS 1000000ull
@@ -74,6 +76,64 @@ static void test_drop_schedule(void **state)
 	tq_teardown(&t);
 }
 
+/*
+ * The statistics codel_dump_stats() reports, along the schedule above, and tc's rendering of
+ * them (q_codel.c). Times are CoDel units turned into whole microseconds (x 1024 / 1000).
+ */
+static void test_xstats(void **state)
+{
+	struct mqtx_codel_xstats st;
+	struct mqtx_qdisc *pf;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "limit 29"), 0);
+	assert_string_equal(tq_xstats(&t, 0, false),
+			    "  count 0 lastcount 0 ldelay 0us drop_next 0us\n"
+			    "  maxpacket 0 ecn_mark 0 drop_overlimit 0");
+	for (int i = 0; i < 30; i++)
+		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
+	assert_int_equal(deq_user_at(&t, T0 + 10 * MS), 0);
+	assert_int_equal(deq_user_at(&t, T0 + 100 * MS), 1);
+	/* entering the dropping state at 1171875: p2 dropped, p3 out after 195313 units
+	 * (200000 us); the next drop 97654 units (99997 us) away */
+	assert_int_equal(deq_user_at(&t, T0 + 200 * MS), 3);
+	assert_int_equal(mqtx_codel_get_xstats(t.q, &st), 0);
+	assert_true(st.dropping);
+	assert_int_equal(st.count, 1);
+	assert_int_equal(st.lastcount, 1);
+	assert_int_equal(st.ldelay_us, 200000);
+	assert_int_equal(st.drop_next_us, 99997);
+	assert_int_equal(st.maxpacket, 1000);
+	assert_int_equal(st.drop_overlimit, 1);
+	assert_string_equal(tq_xstats(&t, 0, false),
+			    "  count 1 lastcount 1 ldelay 200ms dropping drop_next 100ms\n"
+			    "  maxpacket 1000 ecn_mark 0 drop_overlimit 1");
+	assert_string_equal(tq_xstats(&t, 0, true),
+			    "\"count\":1,\"lastcount\":1,\"ldelay\":200000,\"dropping\":true,"
+			    "\"drop_next\":99997,\"maxpacket\":1000,\"ecn_mark\":0,"
+			    "\"drop_overlimit\":1");
+	/* 1000 units past the next drop without a dequeue: overdue by 1024 us */
+	mqtx_clock_advance_to(t.clock, (1269529ull + 1000) << 10);
+	assert_int_equal(mqtx_codel_get_xstats(t.q, &st), 0);
+	assert_int_equal(st.drop_next_us, -1024);
+	assert_non_null(strstr(tq_xstats(&t, 0, false), " drop_next -1.02ms\n"));
+	assert_non_null(strstr(tq_xstats(&t, 0, true), "\"drop_next\":-1024,"));
+	/* the next dequeue drops p4 and sends p5: count 2 */
+	assert_int_equal(deq_user_at(&t, (1269529ull + 1000) << 10), 5);
+	assert_int_equal(mqtx_codel_get_xstats(t.q, &st), 0);
+	assert_int_equal(st.count, 2);
+	assert_int_equal(st.lastcount, 1);
+	/* another kind is refused */
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops, 0,
+					   NULL, NULL, &pf),
+			 0);
+	assert_int_equal(mqtx_codel_get_xstats(pf, &st), -EINVAL);
+	mqtx_qdisc_destroy(pf);
+	tq_teardown(&t);
+}
+
 static void test_below_target_or_mtu_no_drop(void **state)
 {
 	struct tq t;
@@ -131,6 +191,7 @@ static void test_ecn_marks(void **state)
 	t.sent = 5;
 	assert_int_equal(aqm_drops(&t), 0);
 	tq_check_conservation(&t, 10);
+	assert_non_null(strstr(tq_xstats(&t, 0, false), "  maxpacket 1000 ecn_mark 2 "));
 	tq_teardown(&t);
 }
 
@@ -162,6 +223,10 @@ static void test_ce_threshold(void **state)
 	assert_int_equal(p->data[15] & 3, 3);
 	assert_true(tq_ip4_csum_ok(p));
 	mqtx_pkt_free(p);
+	/* tc adds ce_mark once there is one */
+	assert_string_equal(tq_xstats(&t, 0, false),
+			    "  count 0 lastcount 0 ldelay 2ms drop_next 0us\n"
+			    "  maxpacket 100 ecn_mark 0 drop_overlimit 0 ce_mark 1");
 	tq_teardown(&t);
 }
 
@@ -218,6 +283,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drop_schedule),
+		cmocka_unit_test(test_xstats),
 		cmocka_unit_test(test_below_target_or_mtu_no_drop),
 		cmocka_unit_test(test_ecn_marks),
 		cmocka_unit_test(test_ce_threshold),

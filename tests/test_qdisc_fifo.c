@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* bfifo and pfifo_head_drop: limits, order, drop accounting, options, trimming, dumps. */
+/* bfifo, pfifo and pfifo_head_drop: limits, order, drop accounting, options, changes, dumps. */
 #include <errno.h>
 
 #include "core/core.h" /* mqtx_pfifo_qdisc_ops */
@@ -43,7 +43,9 @@ static void test_bfifo_limit_order_drops(void **state)
 	tq_teardown(&t);
 }
 
-static void test_bfifo_change_trims(void **state)
+/* A lowered limit drops nothing (Linux: fifo change is __fifo_init, which only stores it):
+ * the backlog drains, and newcomers are refused until backlog + len fits again. */
+static void test_bfifo_lower_limit_keeps(void **state)
 {
 	struct tq t;
 
@@ -52,13 +54,22 @@ static void test_bfifo_change_trims(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 3000"), 0);
 	for (int i = 0; i < 3; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
-	/* A lowered limit drops from the head until the backlog fits. */
 	assert_int_equal(tq_change(&t, "limit 1500"), 0);
-	assert_int_equal(t.q->qlen, 1);
-	assert_int_equal(t.q->backlog, 1000);
+	assert_int_equal(t.freed, 0);
+	assert_int_equal(t.q->drops, 0);
+	assert_int_equal(t.q->qlen, 3);
+	assert_int_equal(t.q->backlog, 3000);
 	assert_false(t.q->flags & MQTX_QF_CAN_BYPASS); /* 1500 < mtu + 14 */
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1, 10)), MQTX_XMIT_DROP);
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1, 11)), MQTX_XMIT_DROP); /* 2000 + 1 > 1500 */
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 500, 12)), MQTX_XMIT_SUCCESS); /* 1000 + 500 */
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1, 13)), MQTX_XMIT_DROP);
 	assert_int_equal(tq_deq(&t), 2);
-	tq_check_conservation(&t, 3);
+	assert_int_equal(tq_deq(&t), 12);
+	tq_check_conservation(&t, 7);
+	assert_int_equal(t.q->drops, 3);
 	assert_string_equal(tq_dump(&t), "limit 1500b");
 	/* An empty change changes nothing. */
 	assert_int_equal(tq_change(&t, ""), 0);
@@ -67,6 +78,33 @@ static void test_bfifo_change_trims(void **state)
 	assert_string_equal(tq_dump(&t), "limit 10Kb");
 	assert_string_equal(tq_json(&t), "\"limit\":10240");
 	assert_true(t.q->flags & MQTX_QF_CAN_BYPASS);
+	tq_teardown(&t);
+}
+
+/* pfifo too: five queued under a limit lowered to 2 all leave; a newcomer waits for qlen < 2. */
+static void test_pfifo_lower_limit_keeps(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_pfifo_qdisc_ops, "limit 5"), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)), MQTX_XMIT_SUCCESS);
+	assert_int_equal(tq_change(&t, "limit 2"), 0);
+	assert_int_equal(t.freed, 0);
+	assert_int_equal(t.q->qlen, 5);
+	assert_int_equal(t.q->backlog, 500);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 5)), MQTX_XMIT_DROP);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(tq_deq(&t), i);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 6)), MQTX_XMIT_SUCCESS); /* qlen 1 < 2 */
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 7)), MQTX_XMIT_DROP);
+	assert_int_equal(tq_deq(&t), 4);
+	assert_int_equal(tq_deq(&t), 6);
+	assert_int_equal(tq_deq(&t), -1);
+	tq_check_conservation(&t, 8);
+	assert_int_equal(t.q->drops, 2);
 	tq_teardown(&t);
 }
 
@@ -165,7 +203,9 @@ static void test_head_drop(void **state)
 	tq_teardown(&t);
 }
 
-static void test_head_drop_zero_and_trim(void **state)
+/* Above a lowered limit, each newcomer still costs one packet from the head: the queue keeps
+ * its length instead of being cut down at the change (Linux's pfifo_tail_enqueue). */
+static void test_head_drop_zero_and_lower(void **state)
 {
 	struct tq t;
 
@@ -179,11 +219,14 @@ static void test_head_drop_zero_and_trim(void **state)
 	for (int i = 1; i <= 5; i++)
 		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
 	assert_int_equal(tq_change(&t, "limit 2"), 0);
-	assert_int_equal(t.q->qlen, 2);
-	assert_int_equal(t.q->backlog, 200);
-	assert_int_equal(tq_deq(&t), 4);
-	tq_check_conservation(&t, 6);
-	assert_int_equal(t.q->drops, 4);
+	assert_int_equal(t.freed, 1); /* the refused one only */
+	assert_int_equal(t.q->qlen, 5);
+	assert_int_equal(t.q->backlog, 500);
+	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 6)), MQTX_XMIT_CN);
+	assert_int_equal(t.q->qlen, 5);
+	assert_int_equal(tq_deq(&t), 2);
+	tq_check_conservation(&t, 7);
+	assert_int_equal(t.q->drops, 2);
 	tq_teardown(&t);
 }
 
@@ -222,11 +265,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bfifo_defaults),
 		cmocka_unit_test(test_bfifo_limit_order_drops),
-		cmocka_unit_test(test_bfifo_change_trims),
+		cmocka_unit_test(test_bfifo_lower_limit_keeps),
+		cmocka_unit_test(test_pfifo_lower_limit_keeps),
 		cmocka_unit_test(test_fifo_rejects),
 		cmocka_unit_test(test_integer_bases),
 		cmocka_unit_test(test_head_drop),
-		cmocka_unit_test(test_head_drop_zero_and_trim),
+		cmocka_unit_test(test_head_drop_zero_and_lower),
 		cmocka_unit_test(test_bfifo_through_xmit),
 	};
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "qdisc/fq_codel.h"
+#include <mqtx/xstats.h>
 #include "test_qdisc_util.h"
 
 #define MS 1000000ull
@@ -234,6 +235,142 @@ static void test_codel_per_flow(void **state)
 	tq_teardown(&t);
 }
 
+struct seen {
+	uint32_t minor[4], qlen[4], n;
+	uint64_t backlog[4];
+};
+
+static void seen_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_int_equal(c->parent, q->handle);
+	assert_null(c->leaf);
+	assert_true(c->queue_only);
+	assert_true(s->n < 4);
+	s->minor[s->n] = c->minor;
+	s->qlen[s->n] = c->stats->qlen;
+	s->backlog[s->n++] = c->stats->backlog;
+}
+
+/*
+ * fq_codel_dump_stats() and the flows as classes (fq_codel_walk: only the flows on a list, as
+ * X:idx+1, with their queue counters and CoDel state), rendered as tc does (q_fq_codel.c).
+ */
+static void test_xstats_and_flow_classes(void **state)
+{
+	struct mqtx_fq_codel_flow_xstats fx;
+	struct mqtx_fq_codel_xstats st;
+	uint32_t a, b, ts;
+	struct seen seen = { 0 };
+	char want[256];
+	struct mqtx_pkt *p;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_string_equal(tq_xstats(&t, 0, false),
+			    "  maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0\n"
+			    "  new_flows_len 0 old_flows_len 0");
+	mqtx_qdisc_walk_classes(t.q, seen_class, &seen);
+	assert_int_equal(seen.n, 0);
+	enq_flow(&t, 'A', 2, 0);
+	enq_flow(&t, 'B', 1, 10);
+	p = tq_udp4(&t, 1000, A_FLOW, 0);
+	a = mqtx_fq_codel_flow_index(t.q, p) + 1;
+	ts = mqtx_fq_codel_truesize(p);
+	mqtx_pkt_free(p);
+	p = tq_udp4(&t, 1000, B_FLOW, 0);
+	b = mqtx_fq_codel_flow_index(t.q, p) + 1;
+	mqtx_pkt_free(p);
+	/* memory_used appears once it is not 0 */
+	snprintf(want, sizeof(want),
+		 "  maxpacket 0 drop_overlimit 0 new_flow_count 2 ecn_mark 0 memory_used %u\n"
+		 "  new_flows_len 2 old_flows_len 0",
+		 3 * ts);
+	assert_string_equal(tq_xstats(&t, 0, false), want);
+	snprintf(want, sizeof(want),
+		 "\"maxpacket\":0,\"drop_overlimit\":0,\"new_flow_count\":2,\"ecn_mark\":0,"
+		 "\"memory_used\":%u,\"new_flows_len\":2,\"old_flows_len\":0",
+		 3 * ts);
+	assert_string_equal(tq_xstats(&t, 0, true), want);
+	mqtx_qdisc_walk_classes(t.q, seen_class, &seen);
+	assert_int_equal(seen.n, 2); /* in flow order */
+	assert_int_equal(seen.minor[0], a < b ? a : b);
+	assert_int_equal(seen.minor[1], a < b ? b : a);
+	assert_int_equal(seen.qlen[a < b ? 0 : 1], 2);
+	assert_int_equal(seen.backlog[a < b ? 0 : 1], 2000);
+	assert_int_equal(seen.qlen[a < b ? 1 : 0], 1);
+	assert_string_equal(tq_xstats(&t, a, false),
+			    "  deficit 1514 count 0 lastcount 0 ldelay 0us");
+	/* A0 leaves after 977 units (1000 us): 514 bytes of credit left */
+	mqtx_clock_advance_to(t.clock, T0 + MS);
+	assert_int_equal(tq_deq(&t), 0);
+	assert_string_equal(tq_xstats(&t, a, false),
+			    "  deficit 514 count 0 lastcount 0 ldelay 1ms");
+	assert_string_equal(tq_xstats(&t, a, true),
+			    "\"deficit\":514,\"count\":0,\"lastcount\":0,\"ldelay\":1000");
+	assert_int_equal(tq_deq(&t), 1); /* A overdrawn: -486, to the old flows */
+	assert_string_equal(tq_xstats(&t, a, false),
+			    "  deficit -486 count 0 lastcount 0 ldelay 1ms");
+	assert_int_equal(mqtx_fq_codel_get_flow_xstats(t.q, a, &fx), 0);
+	assert_true(fx.active);
+	assert_int_equal(fx.qlen, 0);
+	assert_int_equal(fx.deficit, -486);
+	assert_int_equal(mqtx_fq_codel_get_xstats(t.q, &st), 0);
+	assert_int_equal(st.maxpacket, 1000);
+	assert_int_equal(st.new_flows_len, 2); /* A moves on at the next dequeue */
+	assert_int_equal(st.old_flows_len, 0);
+	assert_int_equal(tq_deq(&t), 10);
+	assert_int_equal(mqtx_fq_codel_get_xstats(t.q, &st), 0);
+	assert_int_equal(st.new_flows_len, 1);
+	assert_int_equal(st.old_flows_len, 1);
+	seen.n = 0;
+	mqtx_qdisc_walk_classes(t.q, seen_class, &seen);
+	assert_int_equal(seen.n, 2); /* an empty flow on a list is still a class */
+	/* flows that are on no list are no classes; minors beyond the flows are none */
+	assert_int_equal(mqtx_fq_codel_get_flow_xstats(t.q, a == 1 ? 2 : 1, &fx), 0);
+	assert_false(fx.active);
+	assert_int_equal(mqtx_fq_codel_get_flow_xstats(t.q, 0, &fx), -ENOENT);
+	assert_int_equal(mqtx_fq_codel_get_flow_xstats(t.q, 1025, &fx), -ENOENT);
+	assert_string_equal(tq_xstats(&t, 1025, false), "");
+	tq_teardown(&t);
+}
+
+/* A flow in CoDel's dropping state shows it, and when its next drop is due. */
+static void test_flow_class_dropping(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "quantum 100000"), 0);
+	for (int i = 0; i < 10; i++)
+		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)); /* non-IP: one flow */
+	mqtx_clock_advance_to(t.clock, T0 + 10 * MS);
+	assert_int_equal(tq_deq(&t), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 100 * MS);
+	assert_int_equal(tq_deq(&t), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 200 * MS);
+	assert_int_equal(tq_deq(&t), 3); /* p2 dropped: the schedule of test_qdisc_codel.c */
+	{
+		struct mqtx_pkt *p = tq_pkt(&t, 1, 0);
+		uint32_t m = mqtx_fq_codel_flow_index(t.q, p) + 1;
+
+		mqtx_pkt_free(p);
+		assert_string_equal(tq_xstats(&t, m, false),
+				    "  deficit 97000 count 1 lastcount 1 ldelay 200ms dropping "
+				    "drop_next 100ms");
+		assert_string_equal(tq_xstats(&t, m, true),
+				    "\"deficit\":97000,\"count\":1,\"lastcount\":1,"
+				    "\"ldelay\":200000,\"dropping\":true,\"drop_next\":99997");
+	}
+	t.freed = 0;
+	tq_check_conservation(&t, 10);
+	tq_teardown(&t);
+}
+
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
@@ -277,6 +414,8 @@ int main(void)
 		cmocka_unit_test(test_drop_batch_and_memory),
 		cmocka_unit_test(test_lowered_limit_trims),
 		cmocka_unit_test(test_codel_per_flow),
+		cmocka_unit_test(test_xstats_and_flow_classes),
+		cmocka_unit_test(test_flow_class_dropping),
 		cmocka_unit_test(test_rejects),
 	};
 

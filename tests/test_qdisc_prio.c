@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* prio: band selection, strict priority, child limits, options, band changes, grafting. */
+/* prio: band selection (every branch of Linux's classify), strict priority, child limits,
+ * options, band changes, grafting. */
 #include <errno.h>
 
 #include <mqtx/ctl.h>
@@ -16,6 +17,8 @@ static struct mqtx_qdisc *band(struct mqtx_qdisc *q, uint32_t b)
 {
 	return q->ops->cl_ops->leaf(q, b + 1);
 }
+
+#define PRIO_DEFAULT_MAP "priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"
 
 static struct mqtx_pkt *prio_pkt(struct tq *t, uint32_t priority, uint64_t user)
 {
@@ -56,6 +59,47 @@ static void test_defaults_and_order(void **state)
 	tq_teardown(&t);
 }
 
+/*
+ * Every branch of Linux's prio_classify() without filters, on a prio of handle 1: with 4 bands
+ * and a priomap whose entries differ, each case lands in one band only. The "not ..." notes
+ * are where reading the low 4 bits of any priority goes wrong.
+ */
+static void test_classify_handles(void **state)
+{
+	static const struct {
+		uint32_t priority, band;
+	} cases[] = {
+		{ 0x00000002, 1 }, /* plain priority: priomap[2] */
+		{ 0x00000012, 1 }, /* 18 & 15 = 2 */
+		{ 0x00010001, 0 }, /* 1:1 names band 0 */
+		{ 0x00010004, 3 }, /* 1:4 names band 3 */
+		{ 0x00010000, 2 }, /* 1:0 names no band: priomap[0] */
+		{ 0x00010005, 2 }, /* 1:5 is beyond 4 bands: priomap[0], not priomap[5] */
+		{ 0x00010011, 2 }, /* 1:11 likewise, not priomap[17 & 15] */
+		{ 0x00020001, 2 }, /* another qdisc's 2:1: priority 0, not priomap[1] */
+		{ 0x00020003, 2 }, /* 2:3: priomap[0], not band 2 or priomap[3] */
+		{ 0xffff0006, 2 }, /* any major but ours */
+		{ 0x00000003, 0 }, /* priomap[3] */
+	};
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+				   "bands 4 priomap 2 3 1 0 3 0 3 3 3 3 3 3 3 3 3 3"),
+			 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t before = band(t.q, cases[i].band)->qlen;
+
+		tq_enq(&t, prio_pkt(&t, cases[i].priority, i));
+		if (band(t.q, cases[i].band)->qlen != before + 1)
+			fail_msg("priority 0x%08x did not go to band %u", cases[i].priority,
+				 cases[i].band);
+	}
+	tq_check_conservation(&t, sizeof(cases) / sizeof(cases[0]));
+	tq_teardown(&t);
+}
+
 static void test_child_limit_counts(void **state)
 {
 	struct tq t;
@@ -77,14 +121,16 @@ static void test_child_limit_counts(void **state)
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "bands 1", "\"1\"" },
-		{ "bands 17", "\"17\"" },
+		{ "bands 1", "\"bands\" 1 is not in 2..16" },
+		{ "bands 17", "\"bands\" 17 is not in 2..16" },
 		{ "bands x", "\"x\"" },
 		{ "bands", "needs a value" },
 		{ "priomap 0 1 2 0 1 2 0 1 2 0 1 2 0 1 2 0 1", "more than 16" },
 		{ "bands 2 priomap 0 1 2", "\"2\" is out of bands" },
 		{ "priomap 0 16", "\"16\" is out of bands" },
-		{ "priomap", "at least one" },
+		{ "priomap 3", "\"3\" is out of bands" }, /* checked against the default 3 */
+		{ "priomap 3 bands 4", "\"3\" is out of bands" }, /* ... bands given so far */
+		{ "priomap 0 priomap 1", "duplicate" },
 		{ "priomap 0 1x", "\"1x\"" },
 		{ "bands 2", "out of 2 bands" }, /* the default map uses band 2 */
 		{ "multiqueue", "\"multiqueue\"" },
@@ -105,8 +151,9 @@ static void test_rejects(void **state)
 			 0);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
 	/* a refused change changes nothing */
-	assert_int_equal(tq_change(&t, "priomap 2"), -EINVAL);
+	assert_int_equal(tq_change(&t, "priomap 3"), -EINVAL);
 	assert_int_equal(tq_change(&t, "bands 3 priomap 0 0 5"), -EINVAL);
+	assert_int_equal(tq_change(&t, "bands 17 priomap 16"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
 	assert_int_equal(bands_of(t.q), 2);
 	tq_teardown(&t);
@@ -117,6 +164,8 @@ static void test_rejects(void **state)
 	tq_teardown(&t);
 }
 
+/* Every change is the whole configuration, as tc sends it: what a command leaves out is back
+ * to the default (bands 3, Linux's map), and bands that go away take their packets along. */
 static void test_change_bands(void **state)
 {
 	struct tq t;
@@ -124,7 +173,7 @@ static void test_change_bands(void **state)
 	(void)state;
 	tq_setup(&t, 10, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
-	/* a partial priomap replaces only its first entries */
+	/* a partial priomap replaces the first entries of the default map */
 	assert_int_equal(tq_change(&t, "bands 5 priomap 4 3"), 0);
 	assert_string_equal(tq_dump(&t), "bands 5 priomap 4 3 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
 	tq_enq(&t, prio_pkt(&t, 0, 1)); /* band 4 */
@@ -132,17 +181,19 @@ static void test_change_bands(void **state)
 	tq_enq(&t, prio_pkt(&t, 1, 3)); /* band 3 */
 	tq_enq(&t, prio_pkt(&t, 6, 4)); /* band 0 */
 	assert_int_equal(t.q->qlen, 4);
-	/* shrinking must not leave the map pointing past the bands */
-	assert_int_equal(tq_change(&t, "bands 3"), -EINVAL);
-	assert_int_equal(t.q->qlen, 4);
-	/* dropping bands 3 and 4 drops their packets */
-	assert_int_equal(tq_change(&t, "bands 3 priomap 1 2"), 0);
+	/* "bands 3" alone brings the default map back: valid on three bands */
+	assert_int_equal(tq_change(&t, "bands 3"), 0);
+	assert_string_equal(tq_dump(&t), "bands 3 " PRIO_DEFAULT_MAP);
 	assert_int_equal(t.q->qlen, 1);
 	assert_int_equal(t.q->backlog, 100);
 	assert_int_equal(t.q->drops, 3);
+	assert_int_equal(bands_of(t.q), 3); /* bands 3 and 4 are gone */
 	assert_int_equal(tq_deq(&t), 4);
 	tq_check_conservation(&t, 4);
-	assert_int_equal(bands_of(t.q), 3); /* bands 3 and 4 are gone */
+	/* no options at all: the defaults */
+	assert_int_equal(tq_change(&t, "bands 4 priomap 3 3"), 0);
+	assert_int_equal(tq_change(&t, ""), 0);
+	assert_string_equal(tq_dump(&t), "bands 3 " PRIO_DEFAULT_MAP);
 	tq_teardown(&t);
 }
 
@@ -217,6 +268,48 @@ static void test_graft(void **state)
 	mqtx_clock_free(t.clock);
 }
 
+/* A band's tbf out of tokens still hands its packets to the qdisc that replaces it. */
+static void test_graft_moves_held_backlog(void **state)
+{
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, t.dev), 0); /* the context destroys it */
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	assert_int_equal(run(ctl, "qdisc add dev tq0 root handle 1: prio", &o, &e), 0);
+	assert_int_equal(run(ctl,
+			     "qdisc add dev tq0 parent 1:2 handle 20: tbf rate 8kbit "
+			     "burst 150 limit 100000",
+			     &o, &e),
+			 0);
+	mqtx_dev_config_lock(t.dev);
+	t.q = mqtx_txq_qdisc(mqtx_dev_txq(t.dev, 0));
+	mqtx_dev_config_unlock(t.dev);
+	for (int i = 0; i < 3; i++)
+		tq_enq(&t, prio_pkt(&t, 0, (uint64_t)i)); /* priority 0: band 1, class 1:2 */
+	assert_int_equal(tq_deq(&t), 0);		  /* 0.15 s of tokens, 0.1 s a packet */
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(run(ctl, "qdisc replace dev tq0 parent 1:2 handle 21: pfifo", &o, &e), 0);
+	assert_string_equal(band(t.q, 1)->ops->id, "pfifo");
+	assert_int_equal(t.q->qlen, 2);
+	assert_int_equal(t.q->drops, 0);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), 2);
+	tq_check_conservation(&t, 3);
+	t.q = NULL;
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+	assert_int_equal(mqtx_pool_in_use(t.pool), 0);
+	mqtx_pool_destroy(t.pool);
+	mqtx_clock_free(t.clock);
+}
+
 static void test_reset_and_destroy_with_backlog(void **state)
 {
 	struct tq t;
@@ -273,10 +366,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_order),
+		cmocka_unit_test(test_classify_handles),
 		cmocka_unit_test(test_child_limit_counts),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_change_bands),
 		cmocka_unit_test(test_graft),
+		cmocka_unit_test(test_graft_moves_held_backlog),
 		cmocka_unit_test(test_reset_and_destroy_with_backlog),
 		cmocka_unit_test(test_ctl_graft_by_handle),
 	};

@@ -228,6 +228,30 @@ static inline const char *tq_dump(struct tq *t)
 	return text;
 }
 
+/* The options as "tc -d" prints them (text, or JSON with @json). */
+static inline const char *tq_dump_details(struct tq *t, bool json)
+{
+	static char text[512], js[1024];
+
+	assert_true(mqtx_qdisc_dump_options(t->q, MQTX_DUMP_F_DETAILS, text, sizeof(text), js,
+					    sizeof(js)) >= 0);
+	return json ? js : text;
+}
+
+/* The qdisc's xstats (@minor 0) or its class @minor's, as "tc -s" prints them (text, or JSON
+ * with @json). */
+static inline const char *tq_xstats(struct tq *t, uint32_t minor, bool json)
+{
+	static char text[512], js[1024];
+
+	if (minor)
+		assert_true(mqtx_class_dump_xstats(t->q, minor, text, sizeof(text), js,
+						   sizeof(js)) >= 0);
+	else
+		assert_true(mqtx_qdisc_dump_xstats(t->q, text, sizeof(text), js, sizeof(js)) >= 0);
+	return json ? js : text;
+}
+
 /* The JSON members of the options ("options":{...} without the braces), as -j prints them. */
 static inline const char *tq_json(struct tq *t)
 {

@@ -52,6 +52,8 @@ SHOWS='qdisc show dev D
 -s qdisc show dev D
 -j qdisc show dev D
 -s -j qdisc show dev D
+-d qdisc show dev D
+-d -j qdisc show dev D
 class show dev D
 -s class show dev D'
 
@@ -223,6 +225,27 @@ qdisc change dev D handle 5: tbf rate 100mbit burst 1mb limit 1mb
 ## single queue: tbf with a peak rate
 1
 qdisc add dev D root tbf rate 1mbit burst 5kb latency 70ms peakrate 2mbit mtu 1540
+## single queue: tbf changed without its peak rate and overhead: both are off after
+1
+qdisc add dev D root handle 5: tbf rate 1mbit burst 10kb limit 20000 peakrate 2mbit mtu 1000 overhead 10
+qdisc change dev D root handle 5: tbf rate 4mbit burst 10kb limit 20000
+## single queue: tbf with overhead, mpu, ATM cells and a cell size, words abbreviated as tc allows
+1
+qdisc add dev D root handle 5: tbf rate 1mbit bur 10kb/8 lat 50ms over 7 link a mpu 64
+qdisc replace dev D root handle 5: tbf rate 1mbit burst 10kb latency 50ms peakrate 2mbit mtu 1000 overhead 100 linklayer atm mpu 64
+## errors: tbf's grammar and checks
+1
+qdisc add dev D root tbf rate 1mbit burst 10kb/3 latency 50ms
+qdisc add dev D root tbf rate 1mbit burst 10kb latency 50ms linklayer foo
+qdisc add dev D root tbf rate 1mbit burst 10kb latency 50ms overhead 70000
+qdisc add dev D root tbf rate 1mbit rate 2mbit burst 10kb latency 50ms
+qdisc add dev D root tbf rate 1mbit burst 10kb limit 1 latency 5ms
+qdisc add dev D root tbf rate 1mbit burst 10kb limit 1 peakrate 1mbit mtu 1500
+qdisc add dev D root tbf rat 1mbit burst 10kb limit 1
+qdisc add dev D root tbf
+qdisc add dev D root handle 5: tbf rate 1mbit burst 10kb limit 1
+qdisc change dev D root handle 5: tbf
+qdisc del dev D root tbf
 ## change and replace in an mq class
 4
 qdisc add dev D root handle 1: mq
@@ -257,8 +280,7 @@ qdisc add dev D root handle 123^ mq
 qdisc add dev D parent 1:10000 pfifo
 qdisc add dev D root pfifo limit abc
 qdisc add dev D root bfifo limit 10zz
-# Not "tbf rate 1mbit" (no burst): tc's parser refuses it (exit 1); mqtx's tbf merges a
-# change's options with the current ones, so what is missing is found at init (exit 2).
+qdisc add dev D root tbf rate 1mbit
 qdisc add dev D root tbf rate fast burst 10kb latency 50ms
 qdisc add dev D root handle 1: mq foo
 qdisc add dev D root parent 1:1 pfifo
@@ -281,6 +303,9 @@ qdisc add dev D parent ffff:fff1 handle 8: pfifo
 qdisc add dev D root handle 1: mq
 qdisc add dev D parent 1:1 handle 10: prio bands 4 priomap 0 1 2 3 3 3 3 3 3 3 3 3 3 3 3 3
 qdisc add dev D parent 10:2 handle 20: pfifo limit 9
+qdisc add dev D parent 1:2 handle 11: prio bands 5 priomap 4 3
+qdisc change dev D handle 11: prio bands 3
+qdisc change dev D handle 10: prio
 ## mqtx's other kinds, where the kernel has them: codel and fq_codel
 4 codel fq_codel
 qdisc add dev D root handle 1: mq

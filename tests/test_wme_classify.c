@@ -512,6 +512,65 @@ static void test_stations(void **state)
 	mqtx_dev_destroy(nul);
 }
 
+/* What a driver was asked to start: the sessions, as a driver keeps them for its answers. */
+static struct mqtx_wme_ba_session started[4];
+static unsigned nstarted, nstopped;
+
+static int record_ampdu(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action action,
+			const struct mqtx_wme_ba_session *s)
+{
+	(void)dev;
+	if (action == MQTX_WME_AMPDU_TX_STOP)
+		nstopped++;
+	else if (nstarted < 4)
+		started[nstarted++] = *s;
+	return 0;
+}
+
+/* An answer the driver collected for a session that was then stopped and started again (same
+ * station, TID and queue) is stale: it neither starts nor ends the new session. */
+static void test_stale_ba_answer(void **state)
+{
+	static const struct mqtx_wme_ops ops = { .ampdu_action = record_ampdu };
+	struct mqtx_dev_cfg c = { .name = "nul1", .ops = &mqtx_null_ops, .num_txq = 5 };
+	struct mqtx_wme_cfg wc = { .num_agg_queues = 1 };
+	struct mqtx_extack ack = { "" };
+	struct mqtx_wme_sta_info si;
+	struct mqtx_dev *dev;
+
+	(void)state;
+	nstarted = nstopped = 0;
+	assert_int_equal(mqtx_dev_create(&c, &dev), 0);
+	assert_int_equal(mqtx_wme_attach(dev, &wc, &ops, &ack), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	assert_int_equal(mqtx_wme_sta_add(dev, sta_mac(1), true, &ack), 0);
+	assert_int_equal(mqtx_wme_ba_start(dev, sta_mac(1), 6, &ack), 0);
+	assert_int_equal(mqtx_wme_ba_stop(dev, sta_mac(1), 6, &ack), 0);
+	assert_int_equal(mqtx_wme_ba_start(dev, sta_mac(1), 6, &ack), 0);
+	assert_int_equal(nstarted, 2);
+	assert_int_equal(nstopped, 1);
+	assert_memory_equal(started[0].addr, sta_mac(1), 6);
+	assert_int_equal(started[0].tid, 6);
+	assert_int_equal(started[0].ac, MQTX_WME_AC_VO);
+	assert_int_equal(started[0].queue, 4);
+	assert_int_equal(started[1].queue, 4);
+	assert_int_not_equal(started[0].id, started[1].id);
+	/* The old session's refusal, then its acceptance: both ignored. */
+	assert_int_equal(mqtx_wme_ba_done(dev, &started[0], MQTX_WME_BA_REFUSED), -ENOENT);
+	assert_int_equal(mqtx_wme_ba_done(dev, &started[0], MQTX_WME_BA_ACCEPTED), -ENOENT);
+	assert_int_equal(mqtx_wme_sta_get(dev, sta_mac(1), &si), 0);
+	assert_int_equal(si.ba_state[6], MQTX_WME_BA_STARTING);
+	assert_int_equal(si.ba_queue[6], 4);
+	/* The new session's own answer counts. */
+	assert_int_equal(mqtx_wme_ba_done(dev, &started[1], MQTX_WME_BA_ACCEPTED), 0);
+	assert_int_equal(mqtx_wme_sta_get(dev, sta_mac(1), &si), 0);
+	assert_int_equal(si.ba_state[6], MQTX_WME_BA_OPERATIONAL);
+	assert_int_equal(mqtx_wme_ba_done(dev, &started[1], MQTX_WME_BA_ACCEPTED), -ENOENT);
+	mqtx_dev_close(dev);
+	mqtx_wme_detach(dev);
+	mqtx_dev_destroy(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +589,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_qos_map_and_legacy, dsetup, dteardown),
 		cmocka_unit_test_setup_teardown(test_noadmit_drop_counted, dsetup, dteardown),
 		cmocka_unit_test_setup_teardown(test_stations, dsetup, dteardown),
+		cmocka_unit_test(test_stale_ba_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

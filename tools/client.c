@@ -161,7 +161,8 @@ static int open_file(int argc, char **argv, struct result *r)
 	fd = open(argv[word], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd >= 0)
 		return fd;
-	fail(r, "mqtx: %s: %s\n", argv[word], strerror(errno));
+	/* Said as the command itself says what is wrong with the file: "replay: FILE: why". */
+	fail(r, "%s: %s: %s\n", argv[word - 1], argv[word], strerror(errno));
 	r->code = MQTX_CTL_EPARSE;
 	return -2;
 }

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | gen | replay | hash | top }\n"
+		"where  OBJECT := { dev | qdisc | class | sta | ba | wme | gen | replay | hash | "
+		"top }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
 		"                    -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
@@ -265,8 +266,22 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	return ret;
 }
 
-/* "help" anywhere as the last word needs no daemon: ask an in-process context. */
-static int local_help(int argc, char **argv)
+/* What needs no daemon: "help" as the last word, and hash asked about no device (help, or the
+ * algorithm and the tuple alone). */
+static bool needs_no_daemon(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help"))
+		return true;
+	if (strcmp(argv[0], "hash"))
+		return false;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "dev") || !strcmp(argv[i], "--dev"))
+			return false;
+	return true;
+}
+
+/* Ask an in-process context what needs no daemon. */
+static int local_help(int argc, char **argv, unsigned flags)
 {
 	struct backend b = { .fd = -1 };
 	int code;
@@ -278,12 +293,15 @@ static int local_help(int argc, char **argv)
 	if (!strcmp(argv[0], "top")) {
 		printf("Usage: mqtx top [ dev NAME ] [ interval SECS ] [ count N ]\n"
 		       "Live per-queue view of mqtxd's devices: rate, depth, drops, requeues,\n"
-		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n");
+		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n"
+		       "A Wi-Fi device (sim-wifi) adds a line per access category: frames/s,\n"
+		       "Mbit/s, share of air time, frames waiting for the medium, mean and\n"
+		       "largest delay, frames no AC admitted and frames ACM moved down.\n");
 		return 0;
 	}
 	if (backend_local(&b))
 		return MQTX_CTL_EREFUSED;
-	code = run_one(&b, argc, argv, 0);
+	code = run_one(&b, argc, argv, flags);
 	backend_local_free(&b);
 	return code;
 }
@@ -351,8 +369,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return MQTX_CTL_EPARSE;
 	}
-	if (!batch && (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help")))
-		return local_help(argc, argv);
+	if (!batch && needs_no_daemon(argc, argv))
+		return local_help(argc, argv, flags);
 	catch_signals();
 	if (batch) {
 		if (backend_local(&b)) {

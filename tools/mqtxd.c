@@ -209,6 +209,8 @@ static void shutdown_ctl(void)
 	struct mqtx_dev *dev;
 
 	exec_print(3, stop, 0);
+	stop[0] = "replay";
+	exec_print(3, stop, 0);
 	/* Every device, however many: bringing one down leaves the list as it is. */
 	for (dev = mqtx_ctl_dev_next(D.srv.ctl, NULL); dev;
 	     dev = mqtx_ctl_dev_next(D.srv.ctl, dev)) {

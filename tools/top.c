@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// mqtx top: a live per-queue view of mqtxd's devices, from "dev stats -j" every interval.
+// mqtx top: a live per-queue view of mqtxd's devices, from "dev stats -j" every interval; for a
+// Wi-Fi device, a line per access category too.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,21 @@ struct qsnap {
 	unsigned state, bql_limit, bql_inflight;
 };
 
+/* One access category of a Wi-Fi device ("ac" of dev stats -j): the medium's and WME's. */
+struct acsnap {
+	unsigned long long frames, bytes, airtime_ns, queued, lat_sum_ns, lat_max_ns;
+	unsigned long long noadmit, downgraded;
+};
+
+#define NUM_AC 4
+
 struct devsnap {
 	char name[32], kind[16];
 	int up;
-	unsigned nq, limit;
+	unsigned nq, limit, nac;
 	unsigned long long now;
 	struct qsnap *q;
+	struct acsnap ac[NUM_AC];
 };
 
 struct snap {
@@ -48,6 +58,29 @@ static unsigned state_bits(const char *w)
 	       (!strncmp(w, "XOFF", 4) || strstr(w, ",XOFF") ? MQTX_TXQ_DRV_XOFF : 0);
 }
 
+static const char *const ac_names[NUM_AC] = { "VO", "VI", "BE", "BK" };
+
+static void ac_parse(const struct json *acs, struct devsnap *d)
+{
+	if (!acs || acs->type != JSON_ARR || acs->n != NUM_AC)
+		return;
+	d->nac = NUM_AC;
+	for (unsigned i = 0; i < NUM_AC; i++) {
+		const struct json *a = &acs->kids[i];
+
+		d->ac[i] = (struct acsnap){
+			.frames = (unsigned long long)json_num(a, "frames", 0),
+			.bytes = (unsigned long long)json_num(a, "bytes", 0),
+			.airtime_ns = (unsigned long long)json_num(a, "airtime_ns", 0),
+			.queued = (unsigned long long)json_num(a, "queued", 0),
+			.lat_sum_ns = (unsigned long long)json_num(a, "lat_sum_ns", 0),
+			.lat_max_ns = (unsigned long long)json_num(a, "lat_max_ns", 0),
+			.noadmit = (unsigned long long)json_num(a, "noadmit", 0),
+			.downgraded = (unsigned long long)json_num(a, "downgraded", 0),
+		};
+	}
+}
+
 static int dev_parse(const struct json *j, struct devsnap *d)
 {
 	const struct json *qs = json_get(j, "queues");
@@ -58,6 +91,7 @@ static int dev_parse(const struct json *j, struct devsnap *d)
 	d->up = json_num(j, "up", 0) != 0;
 	d->limit = (unsigned)json_num(j, "txqueuelen", 0);
 	d->now = (unsigned long long)json_num(j, "now", 0);
+	ac_parse(json_get(j, "ac"), d);
 	if (!qs || qs->type != JSON_ARR || qs->n > MAXQ)
 		return -1;
 	d->nq = (unsigned)qs->n;
@@ -134,6 +168,42 @@ static struct qrate rate_of(const struct qsnap *q, const struct qsnap *o, double
 	return r;
 }
 
+/*
+ * A Wi-Fi device's access categories over the interval: frames/s, Mbit/s, the share of the
+ * medium's time (air %), the mean delay of the frames delivered in it, and the totals.
+ */
+static void render_ac(const struct devsnap *d, const struct devsnap *o, bool tty)
+{
+	double secs = o ? (double)(d->now - o->now) / 1e9 : 0;
+
+	if (tty && d->nac)
+		printf("  %4s %12s %10s %6s %7s %11s %11s %9s %10s\n", "AC", "FRAMES/S", "MBIT/S",
+		       "AIR%", "QUEUED", "LAT_AVG_US", "LAT_MAX_US", "NOADMIT", "DOWNGRADED");
+	for (unsigned i = 0; i < d->nac; i++) {
+		const struct acsnap *a = &d->ac[i], *p = o && o->nac ? &o->ac[i] : NULL;
+		double fps = 0, mbit = 0, air = 0, lat = 0;
+		unsigned long long n = p ? a->frames - p->frames : 0;
+
+		if (p && secs > 0) {
+			fps = (double)n / secs;
+			mbit = (double)(a->bytes - p->bytes) * 8 / secs / 1e6;
+			air = (double)(a->airtime_ns - p->airtime_ns) / (secs * 1e9) * 100;
+		}
+		if (n)
+			lat = (double)(a->lat_sum_ns - p->lat_sum_ns) / (double)n / 1e3;
+		if (tty)
+			printf("  %4s %12.0f %10.2f %6.1f %7llu %11.0f %11.0f %9llu %10llu\n",
+			       ac_names[i], fps, mbit, air, a->queued, lat,
+			       (double)a->lat_max_ns / 1e3, a->noadmit, a->downgraded);
+		else
+			printf("dev %s ac %s fps %.0f mbit %.2f air %.1f queued %llu lat_avg_us "
+			       "%.0f "
+			       "lat_max_us %.0f noadmit %llu downgraded %llu\n",
+			       d->name, ac_names[i], fps, mbit, air, a->queued, lat,
+			       (double)a->lat_max_ns / 1e3, a->noadmit, a->downgraded);
+	}
+}
+
 static void render_dev(const struct devsnap *d, const struct devsnap *o, bool tty)
 {
 	double secs = o ? (double)(d->now - o->now) / 1e9 : 0, max = 0;
@@ -165,6 +235,7 @@ static void render_dev(const struct devsnap *d, const struct devsnap *o, bool tt
 			       d->name, i, state_str(q->state), r.pps, r.mbit, q->qlen, q->backlog,
 			       q->drops, q->requeues, r.dps, r.rps);
 	}
+	render_ac(d, o, tty);
 }
 
 static void render(const struct snap *cur, const struct snap *prev, bool tty, double ival)

@@ -263,24 +263,36 @@ static inline bool netdev_xmit_more(void)
 	return mqtx_linux_xmit_more_;
 }
 
+/** dev_xmit_complete() - whether ndo_start_xmit consumed the packet: sent, or dropped by the
+ *  driver (a return below NET_XMIT_MASK); NETDEV_TX_BUSY leaves it with the stack. */
+static inline bool dev_xmit_complete(int rc)
+{
+	return rc < NET_XMIT_MASK;
+}
+
 /**
  * MQTX_LINUX_XMIT_BURST(name, start_xmit) - define `static unsigned name(...)`, an
  * mqtx_dev_ops.xmit_burst that feeds the packets one by one to the kernel-style
  * `netdev_tx_t start_xmit(struct sk_buff *skb, struct net_device *dev)`, with
  * netdev_xmit_more() telling whether another packet of this burst follows (as Linux: another
- * skb in the bulk list, so BQL checks its limit at the end of each burst), and stops at the first
- * NETDEV_TX_BUSY (that packet and the rest are requeued by the stack).
+ * skb in the bulk list, so BQL checks its limit at the end of each burst). As Linux's
+ * dev_hard_start_xmit(), the burst ends at the first packet not consumed (NETDEV_TX_BUSY:
+ * not taken), or after a packet that left the queue stopped (netif_tx_queue_stopped()) when
+ * more follow: the driver never sees a packet once it has stopped its queue. What is not
+ * taken goes back to the head of the qdisc, counted as requeues as dev_requeue_skb() counts
+ * them.
  */
 #define MQTX_LINUX_XMIT_BURST(name, start_xmit)                                \
 	static unsigned name(struct mqtx_dev *dev_, struct mqtx_txq *txq_,     \
 			     struct mqtx_pkt **pkts_, unsigned n_, bool more_) \
 	{                                                                      \
-		unsigned i_;                                                   \
-		(void)txq_;                                                    \
+		unsigned i_ = 0;                                               \
 		(void)more_;                                                   \
-		for (i_ = 0; i_ < n_; i_++) {                                  \
+		while (i_ < n_) {                                              \
 			mqtx_linux_xmit_more_ = i_ + 1 < n_;                   \
-			if (start_xmit(pkts_[i_], dev_) == NETDEV_TX_BUSY)     \
+			if (!dev_xmit_complete(start_xmit(pkts_[i_], dev_)))   \
+				break;                                         \
+			if (++i_ < n_ && netif_tx_queue_stopped(txq_))         \
 				break;                                         \
 		}                                                              \
 		mqtx_linux_xmit_more_ = false;                                 \

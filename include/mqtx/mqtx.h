@@ -8,5 +8,6 @@
 #include <mqtx/dev.h>
 #include <mqtx/flow.h>
 #include <mqtx/pkt.h>
+#include <mqtx/xstats.h>
 
 #endif

@@ -38,11 +38,15 @@ struct mqtx_qdisc_stats;
  * @parent: the parent tc shows for it: MQTX_H_ROOT, a class id, or 0 for none.
  * @leaf: its child qdisc, or NULL when it has none (an mqprio traffic class, tbf's class).
  * @stats: its counters, or NULL when tc shows none for it.
+ * @queue_only: @stats holds queue counters only (drops, overlimits, requeues, backlog, qlen),
+ *        no bytes or packets sent: tc shows no "Sent" part (Linux's class has no basic
+ *        counters, as fq_codel's flows).
  */
 struct mqtx_class {
 	uint32_t minor, parent;
 	struct mqtx_qdisc *leaf;
 	const struct mqtx_qdisc_stats *stats;
+	bool queue_only;
 };
 
 /** A packet predicate (mqtx_qdisc_extract()): true for the packets to take. Must not change
@@ -73,6 +77,8 @@ typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl,
  *        (without the lock); graft only records the new child.
  * @dump: optional. Emit the class's options (tc's words) with the mqtx_dump_*() calls.
  * @stats: optional. The class's counters into *@st; absent: the child's counters.
+ * @dump_stats: optional. Emit class @minor's own statistics (tc's xstats of a class, Linux's
+ *        Qdisc_class_ops.dump_stats) as @q's ops->dump_stats does. @q's lock held.
  * @walk: optional. Report every class to @fn, in the order tc lists them, with its parent,
  *        leaf and counters (classes that are not in 1..count, such as mqprio's traffic
  *        classes, included). Absent: classes 1..count, each with its leaf, the qdisc as
@@ -87,6 +93,7 @@ struct mqtx_class_ops {
 	void (*dump)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
 	void (*stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc_stats *st);
 	void (*walk)(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg);
+	void (*dump_stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
 };
 
 /**
@@ -101,7 +108,9 @@ struct mqtx_class_ops {
  *        with mqtx_qdisc_drop(), which links it onto *@to_free for freeing after the lock is
  *        released. Return MQTX_XMIT_SUCCESS, MQTX_XMIT_DROP (@pkt dropped) or MQTX_XMIT_CN
  *        (@pkt queued, another dropped).
- * @dequeue: required. Next packet to send, or NULL. Lock held.
+ * @dequeue: required. Next packet to send, or NULL. Lock held. A NULL while packets stay
+ *        queued (a shaper out of tokens) promises that the qdisc has arranged to be run again
+ *        (a timer that schedules its queue, as Linux's qdisc watchdog).
  * @peek: required. The packet @dequeue would return, left in place. Lock held.
  * @parse: optional. Turn tc-style option tokens into *@opt (zeroed, @opt_size bytes), with
  *        presence flags so that @change touches only what was given. Reject unknown tokens
@@ -111,8 +120,9 @@ struct mqtx_class_ops {
  * @change: optional (absent: -EOPNOTSUPP). Apply @opt, called with the device's config lock
  *        held and @q's lock NOT held: validate everything and allocate what the new
  *        configuration needs first; then take mqtx_qdisc_lock(q) around what the data path
- *        reads (a lowered limit trims the backlog: dropped packets on *@to_free); release it,
- *        then mqtx_qdisc_destroy() any child taken out. Return 0, or -errno having changed
+ *        reads (packets it drops go on *@to_free: a qdisc that trims to a lowered limit, as
+ *        Linux's codel does; a fifo drops nothing, its backlog drains); release it, then
+ *        mqtx_qdisc_destroy() any child taken out. Return 0, or -errno having changed
  *        nothing.
  * @reset: optional. Drop every queued packet onto *@to_free (the core counts them).
  *        Absent: the core dequeues until empty.
@@ -133,6 +143,10 @@ struct mqtx_class_ops {
  *        allocate or fail; returns how many it took. What moves packets between queues (WME
  *        starting or stopping an aggregation session) needs it: mqtx_qdisc_extract() refuses
  *        a non-empty qdisc that has none.
+ * @dump_stats: optional. Emit the qdisc's own statistics beyond the common counters (tc's
+ *        xstats, Linux's Qdisc_ops.dump_stats) in tc's order and words with the mqtx_dump_*()
+ *        calls; tc shows them with -s on lines of their own (mqtx_dump_nl() starts the next).
+ *        Lock held.
  */
 struct mqtx_qdisc_ops {
 	const char *id;
@@ -154,6 +168,7 @@ struct mqtx_qdisc_ops {
 	const struct mqtx_class_ops *cl_ops;
 	unsigned (*extract)(struct mqtx_qdisc *q, mqtx_pkt_match_fn match, void *arg,
 			    struct mqtx_pkt_list *out);
+	void (*dump_stats)(struct mqtx_qdisc *q, struct mqtx_dump *d);
 };
 
 /**
@@ -396,6 +411,9 @@ MQTX_API void mqtx_qdisc_walk_classes(struct mqtx_qdisc *q, mqtx_class_fn fn, vo
  * form is "key": v.
  */
 MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v);
+/** mqtx_dump_int() - a signed value (tc's print_int): @text has one PRId64-compatible
+ *  conversion; the JSON form is "key": v. */
+MQTX_API void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64_t v);
 /** mqtx_dump_str() - the same for a string value; @text has one %s. */
 MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v);
 /**
@@ -403,6 +421,13 @@ MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *te
  * and in JSON the number iproute2 emits, whole microseconds (tc's time unit).
  */
 MQTX_API void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint64_t ns);
+/**
+ * mqtx_dump_time_signed() - a time that may be negative (@ns): tc's words of its magnitude
+ * with a "-" in front when negative ("drop_next -2ms", via @text with one %s), and the signed
+ * whole microseconds in JSON.
+ */
+MQTX_API void mqtx_dump_time_signed(struct mqtx_dump *d, const char *key, const char *text,
+				    int64_t ns);
 /** mqtx_dump_size() - a size in bytes: "10Kb" in text (@text has one %s), bytes in JSON. */
 MQTX_API void mqtx_dump_size(struct mqtx_dump *d, const char *key, const char *text,
 			     uint64_t bytes);
@@ -416,9 +441,18 @@ MQTX_API void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *t
 /** mqtx_dump_bool() - "key": true/false in JSON; @text (no conversion, NULL: nothing) in text
  *  only when @v is true. */
 MQTX_API void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *text, bool v);
+/** mqtx_dump_nl() - end the text line: what follows starts a new one (tc's print_nl; used
+ *  between the lines of xstats). Nothing in JSON. */
+MQTX_API void mqtx_dump_nl(struct mqtx_dump *d);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);
+
+/**
+ * mqtx_dump_details() - whether the dump is for tc's -d: a dump adds then what tc prints only
+ * with it (tbf: "burst 10Kb/1 mpu 0b ... linklayer ethernet").
+ */
+MQTX_API bool mqtx_dump_details(const struct mqtx_dump *d);
 
 /**
  * mqtx_qdisc_dump_opts() - render @q's options: tc text into @text and JSON members
@@ -426,6 +460,35 @@ MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const c
  */
 MQTX_API int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
 				  size_t json_len);
+
+/* Flags of mqtx_qdisc_dump_options(). */
+#define MQTX_DUMP_F_DETAILS 0x1u /* tc -d: the details tc shows only then */
+
+/**
+ * mqtx_qdisc_dump_options() - mqtx_qdisc_dump_opts() with @flags (MQTX_DUMP_F_DETAILS, or 0 for
+ * the plain form). Takes @q's lock.
+ * Return: the text length; -ENOSPC (a buffer was too small).
+ */
+MQTX_API int mqtx_qdisc_dump_options(struct mqtx_qdisc *q, unsigned flags, char *text,
+				     size_t text_len, char *json, size_t json_len);
+
+/**
+ * mqtx_qdisc_dump_xstats() - render @q's own statistics (ops->dump_stats, tc's xstats) as
+ * `tc -s qdisc show` prints them after the counters: text lines indented by two blanks
+ * (without the last newline) into @text, JSON members (without braces) into @json. Takes @q's
+ * lock.
+ * Return: the text length, 0 when @q has none; -ENOSPC (a buffer was too small).
+ */
+MQTX_API int mqtx_qdisc_dump_xstats(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+				    size_t json_len);
+
+/**
+ * mqtx_class_dump_xstats() - the same for class @minor of @q (cl_ops->dump_stats), as
+ * `tc -s class show` prints them. Takes @q's lock.
+ * Return: the text length, 0 when the class has none; -ENOSPC (a buffer was too small).
+ */
+MQTX_API int mqtx_class_dump_xstats(struct mqtx_qdisc *q, uint32_t minor, char *text,
+				    size_t text_len, char *json, size_t json_len);
 
 #ifdef __cplusplus
 }

@@ -167,19 +167,34 @@ enum mqtx_wme_ampdu_action {
 };
 
 /**
+ * struct mqtx_wme_ba_session - one block-ack session, as WME hands it to the driver.
+ * @addr: the station. @tid: the TID (0-15). @ac: the access category whose EDCA parameters
+ *        the session's frames use. @queue: its aggregation queue.
+ * @id: unique among the device's sessions: a session stopped and started again for the same
+ *        station and TID has a new one, so that an answer the driver collected for the old
+ *        session and reports late (mqtx_wme_ba_done()) cannot start the new one.
+ */
+struct mqtx_wme_ba_session {
+	uint8_t addr[6];
+	uint8_t tid;
+	uint8_t ac;
+	uint16_t queue;
+	uint32_t id;
+};
+
+/**
  * struct mqtx_wme_ops - what WME asks of the driver (mac80211's ieee80211_ops.ampdu_action).
  * @ampdu_action: required for block-ack sessions (absent: mqtx_wme_ba_start() fails with
- *        -EOPNOTSUPP). For @action TX_START, start setting up a session with station @addr
- *        for @tid on aggregation queue @queue (of AC @ac), and report the outcome later with
- *        mqtx_wme_ba_done() — never from inside this call. For TX_STOP, drop any state of the
- *        session, a pending answer included. Called with the device's config lock and the WME
- *        lock held: take only the driver's own locks. Return 0, or -errno to refuse (a
- *        TX_START refused here ends the session at once, its frames back on the AC queue).
+ *        -EOPNOTSUPP). For @action TX_START, start setting up session @s, and report the
+ *        outcome later with mqtx_wme_ba_done(), passing @s back (copy it: it is not kept) —
+ *        never from inside this call. For TX_STOP, drop any state of the session, a pending
+ *        answer included. Called with the device's config lock and the WME lock held: take
+ *        only the driver's own locks. Return 0, or -errno to refuse (a TX_START refused here
+ *        ends the session at once, its frames back on the AC queue).
  */
 struct mqtx_wme_ops {
 	int (*ampdu_action)(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action action,
-			    const uint8_t addr[6], unsigned tid, uint16_t queue,
-			    enum mqtx_wme_ac ac);
+			    const struct mqtx_wme_ba_session *s);
 };
 
 /**
@@ -399,11 +414,12 @@ enum mqtx_wme_ba_status {
  * Takes the config lock (trying, and giving up once the device is going down, so that a close
  * waiting for the caller's thread or timer cannot deadlock), then holds every queue as
  * mqtx_wme_ba_start() does: call it with no driver or queue lock held, not from xmit_burst or
- * a qdisc op (a timer callback or the driver's own thread is right). Return: 0; -EOPNOTSUPP;
- * -ENOENT (no session starting for @addr and @tid: a stale answer, ignored); -ENETDOWN (the
- * device went down).
+ * a qdisc op (a timer callback or the driver's own thread is right). @s is the session as
+ * TX_START gave it. Return: 0; -EOPNOTSUPP; -ENOENT (session @s is no longer starting: it was
+ * stopped, or stopped and started again under a new id; a stale answer, ignored); -ENETDOWN
+ * (the device went down).
  */
-MQTX_API int mqtx_wme_ba_done(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
+MQTX_API int mqtx_wme_ba_done(struct mqtx_dev *dev, const struct mqtx_wme_ba_session *s,
 			      enum mqtx_wme_ba_status status);
 
 /* ---- what-if classification (`mqtx wme classify`) ---- */

@@ -79,6 +79,9 @@ void mqtx__log_capture(char *buf, size_t len)
 }
 
 static void vlog(enum mqtx_log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0), nonnull(2)));
+
+static void vlog(enum mqtx_log_level level, const char *fmt, va_list ap)
 {
 	bool take = capture.buf && level == MQTX_LOG_ERR;
 	char buf[512];

@@ -109,10 +109,11 @@ static void requeue_refused(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
  * Lock held. Take the next batch for one TX queue: requeued packets first (never overtaken),
  * then from the qdisc, bounded by @max, by BQL's byte budget for a one-queue qdisc, and by
  * SLOW_BULK packets of one queue for a qdisc shared by several (the first packet for another
- * queue waits at the head). Returns 0 when nothing may be sent now.
+ * queue waits at the head). Returns 0 when nothing may be sent now. *@held: the batch ended on
+ * a dequeue that Linux would not have made there, and the qdisc held its packets back.
  */
 static unsigned dequeue_batch(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsigned max,
-			      struct mqtx_txq **txqp)
+			      struct mqtx_txq **txqp, bool *held)
 {
 	struct mqtx_dev *dev = q->dev;
 	bool one = q->flags & MQTX_QF_ONETXQUEUE;
@@ -146,7 +147,14 @@ static unsigned dequeue_batch(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsi
 	if (one && (dev->flags & MQTX_DEV_F_BQL))
 		budget = mqtx__dql_avail(&txq->dql);
 	budget -= pkt->len;
-	while (n < max && budget > 0 && (pkt = q->ops->dequeue(q))) {
+	while (n < max && budget > 0) {
+		pkt = q->ops->dequeue(q);
+		if (!pkt) {
+			/* Linux bulks a one-queue qdisc only within a BQL budget
+			 * (qdisc_avail_bulklimit() is 0 without BQL); mqtx batches anyway. */
+			*held = one && !(dev->flags & MQTX_DEV_F_BQL) && q->qlen;
+			break;
+		}
 		if (pkt->queue_mapping != txq->index) {
 			requeue_head(q, txq, &pkt, 1, false);
 			break;
@@ -170,13 +178,17 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 	struct mqtx_txq *txq;
 	unsigned n, sent;
 	uint64_t bytes;
-	bool more;
+	bool more, held;
+	uint32_t qlen;
 
 	while (quota > 0 && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
-		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq);
+		held = false;
+		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq,
+				  &held);
 		if (!n)
 			return;
 		more = q->qlen || q->requeue.len;
+		qlen = q->qlen;
 		mqtx_spin_unlock(lock);
 		sent = hard_xmit(txq, pkts, n, more, &bytes);
 		mqtx_spin_lock(lock);
@@ -187,6 +199,14 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 			requeue_refused(q, txq, pkts + sent, n - sent);
 			return;
 		}
+		/*
+		 * The batch ended on a qdisc holding its packets back (a shaper out of tokens,
+		 * its watchdog armed) where Linux's run, one packet at a time, would have ended
+		 * at that same dequeue. Asking again with nothing new queued would only count
+		 * a second overlimit that Linux does not.
+		 */
+		if (held && q->qlen == qlen)
+			return;
 	}
 	if (quota <= 0 && (q->qlen || q->requeue.len))
 		mqtx_txq_schedule(q->dev_queue);

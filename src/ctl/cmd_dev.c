@@ -20,27 +20,45 @@
 static void dev_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(
-		b, "Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen "
-		   "L ]\n"
-		   "                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ "
-		   "KIND_OPTS ]\n"
-		   "                    [ up ]\n"
-		   "       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
-		   "       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | "
-		   "rate RATE }"
-		   " ...\n"
-		   "       mqtx dev del NAME\n"
-		   "       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
-		   "       mqtx [ -j ] dev stats [ NAME ]\n"
-		   "KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
-		   "          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
-		   "          af_packet ifname IF [ bypass { on | off } ] |\n"
-		   "          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
-		   "                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
-		   "          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] }\n"
-		   "          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
-		   "HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 "
-		   "]\n");
+		b,
+		"Usage: mqtx dev add NAME type KIND [ txqueues N ] [ maxqueues M ] [ txqueuelen "
+		"L ]\n"
+		"                    [ mtu MTU ] [ quota Q ] [ bql ] [ noqueue ] [ HASH ] [ "
+		"KIND_OPTS ]\n"
+		"                    [ up ]\n"
+		"       mqtx dev set NAME { up | down | txqueues N | HASH } ...\n"
+		"       mqtx dev set NAME { mtu M | txqueuelen L | ring D | coalesce TIME | "
+		"rate RATE }"
+		" ...\n"
+		"       mqtx dev set NAME { acm { AC[,AC...] | none } | qosmap { QOSMAP | none } "
+		"|\n"
+		"                           noadmit { drop | bk } | legacy { on | off } |\n"
+		"                           tspec AC { up U [ medium-time N ] | off } |\n"
+		"                           ba { accept | refuse | silent } | ba-delay TIME } "
+		"...\n"
+		"       mqtx dev del NAME\n"
+		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
+		"       mqtx [ -j ] dev stats [ NAME ]\n"
+		"KIND := { null | loopback | sim [ ring D ] [ rate RATE ] [ coalesce TIME ] |\n"
+		"          tap [ ifname IF ] txqueues N [ vnet_hdr ] |\n"
+		"          af_packet ifname IF [ bypass { on | off } ] |\n"
+		"          af_xdp ifname IF [ queue Q ] [ mode { copy | zerocopy | auto } ]\n"
+		"                 [ frame { 2048 | 4096 } ] [ ring D ] |\n"
+		"          pcap file PATH [ format { pcap | pcapng } ] [ rate RATE ] |\n"
+		"          sim-wifi [ rate RATE ] [ ring D ] [ aggqueues N ] [ ampdu N ]\n"
+		"                   [ acm AC[,AC...] ] [ noadmit { drop | bk } ] [ legacy { on | "
+		"off } ]\n"
+		"                   [ stations N ] [ ba { accept | refuse | silent } ] [ "
+		"ba-delay TIME ]\n"
+		"                   [ ba-timeout TIME ] [ seed S ] [ coalesce TIME ]\n"
+		"                   [ edca AC [ aifsn N ] [ cwmin N ] [ cwmax N ] [ txop TIME ] "
+		"] ... }\n"
+		"          (af_packet, af_xdp: without txqueues, as many as the interface has)\n"
+		"HASH := hash { jhash | toeplitz | toeplitz-sym } [ seed S ] [ key HEX40 ] [ l4 "
+		"]\n"
+		"AC := { vo | vi | be | bk }    QOSMAP := hostapd's qos_map_set: DSCP,UP "
+		"exception\n"
+		"       pairs, then 8 low,high DSCP ranges for UP 0..7 (255,255: none)\n");
 }
 
 static int valid_name(const char *s)
@@ -156,6 +174,16 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 /* The queue counts: the kind's default when none is given, txqueues within maxqueues. */
 static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 {
+	if (a->kind->flags & KIND_F_OWN_QUEUES) {
+		if (a->cfg.num_txq || a->cfg.real_num_txq) {
+			mqtx_buf_printf(err,
+					"dev add: type %s makes its own queues: no txqueues or "
+					"maxqueues\n",
+					a->kind->kind);
+			return MQTX_CTL_EPARSE;
+		}
+		return 0;
+	}
 	if (a->kind->flags & KIND_F_IF_QUEUES) {
 		/* txqueues N is the sockets to make; none given: the interface's count (0). */
 		if (!a->cfg.num_txq)
@@ -178,11 +206,12 @@ static int add_queues(struct dev_add *a, struct mqtx_buf *err)
  * driver logged (the interface and the cause) is the message. */
 static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct mqtx_dev **dev)
 {
+	struct mqtx_extack ack = { "" };
 	char why[256];
 	int rc;
 
 	mqtx__log_capture(why, sizeof(why));
-	rc = a->kind->create(&a->cfg, a->kopt, dev);
+	rc = a->kind->create(&a->cfg, a->kopt, dev, &ack);
 	if (!rc && a->has_hash)
 		rc = mqtx_dev_set_hash(*dev, &a->hash);
 	if (!rc && a->up)
@@ -192,6 +221,8 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 		return 0;
 	mqtx_dev_destroy(*dev); /* NULL when the constructor failed */
 	*dev = NULL;
+	if (ack.msg[0])
+		snprintf(why, sizeof(why), "%s", ack.msg);
 	if (!*why)
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
 	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
@@ -237,6 +268,7 @@ struct dev_set {
 	struct mqtx_hash_cfg hash;
 	bool has_hash;
 	struct mqtx_dev_settings chg; /* mtu, txqueuelen, ring, coalesce, rate */
+	struct wme_set wme;	      /* acm, qosmap, noadmit, legacy, tspec, ba */
 };
 
 /* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
@@ -295,6 +327,8 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 		} else {
 			int n = set_setting(&o->chg, argc - i, argv + i, err);
 
+			if (n == 0)
+				n = mqtx__wme_set_word(&o->wme, argc - i, argv + i, err);
 			if (n < 0)
 				return MQTX_CTL_EPARSE;
 			if (n == 0) {
@@ -313,6 +347,13 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 				     "mtu, txqueuelen, ring, coalesce or rate\n");
 		return MQTX_CTL_EPARSE;
 	}
+	/* WME settings are all or nothing among themselves (mqtx__wme_set_apply()). */
+	if (o->wme.mask && (o->chg.mask || o->up >= 0 || o->txq || o->has_hash)) {
+		mqtx_buf_printf(err,
+				"dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a "
+				"command of their own\n");
+		return MQTX_CTL_EPARSE;
+	}
 	return 0;
 }
 
@@ -327,6 +368,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct dev_set o = { .up = -1 };
+	const struct dev_kind *k;
 	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
 	char why[256];
@@ -342,6 +384,15 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (rc)
 		return rc;
+	k = mqtx__dev_kind_of(dev);
+	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev) && k && (k->flags & KIND_F_OWN_QUEUES)) {
+		/* WME selects every one of a Wi-Fi device's queues: none may go out of use. */
+		mqtx_buf_printf(c->err, "dev set: %s: a %s device keeps all its %u queues in use\n",
+				argv[0], k->kind, mqtx_dev_num_txq(dev));
+		return MQTX_CTL_EREFUSED;
+	}
+	if (o.wme.mask)
+		return mqtx__wme_set_apply(c, dev, &o.wme);
 	if (o.has_hash && (rc = mqtx_hasher_new(&o.hash, &h)))
 		return mqtx__ctl_errno(c, argv[0], rc);
 	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
@@ -398,6 +449,25 @@ static const char *hash_name(enum mqtx_hash_algo a)
 	static const char *const names[] = { "jhash", "toeplitz", "toeplitz-sym", "callback" };
 
 	return (unsigned)a < ARRAY_SIZE(names) ? names[a] : "?";
+}
+
+/* The hash options after the algorithm, as "dev set ... hash" takes them: every one that is set
+ * (seed always; the key when one was given; l4 where it counts, with Toeplitz: jhash always
+ * hashes the ports). JSON has every field. */
+static void show_hash_opts(const struct mqtx_hash_cfg *hc, bool json, struct mqtx_buf *out)
+{
+	mqtx_buf_printf(out, json ? ",\"seed\":%u" : " seed 0x%x", hc->seed);
+	if (hc->key_len) {
+		mqtx_buf_printf(out, json ? ",\"key\":\"" : " key ");
+		for (unsigned i = 0; i < hc->key_len; i++)
+			mqtx_buf_printf(out, "%02x", hc->key[i]);
+		if (json)
+			mqtx_buf_printf(out, "\"");
+	}
+	if (json)
+		mqtx_buf_printf(out, ",\"l4\":%s", hc->l4 ? "true" : "false");
+	else if (hc->l4 && hc->algo != MQTX_HASH_JHASH)
+		mqtx_buf_printf(out, " l4");
 }
 
 static void state_words(uint32_t st, char *buf, size_t len)
@@ -482,13 +552,13 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 
 	mqtx_dev_hash_cfg(dev, &hc);
 	mqtx_buf_printf(out,
-			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u "
-			"hash %s seed 0x%x",
+			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u hash %s",
 			mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "UP" : "DOWN",
 			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
-			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo), hc.seed);
+			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
+	show_hash_opts(&hc, false, out);
 	if (k && k->show)
-		k->show(dev, out);
+		k->show(dev, flags, out);
 	mqtx_buf_printf(out, "\n");
 	if (!(flags & MQTX_CTL_F_STATS))
 		return;
@@ -505,6 +575,8 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 	show_drops(ds.rx_drop_reasons, out);
 	mqtx_buf_printf(out, "\n");
 	show_xstats(dev, -1, false, out);
+	if (k && k->stats)
+		k->stats(dev, false, out);
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
 
@@ -532,6 +604,7 @@ static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 
 static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct mqtx_buf *out)
 {
+	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 	struct mqtx_hash_cfg hc;
 
 	mqtx_dev_hash_cfg(dev, &hc);
@@ -542,8 +615,13 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
 			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
+	show_hash_opts(&hc, true, out);
+	if (k && k->show_json)
+		k->show_json(dev, out);
 	if (flags & MQTX_CTL_F_STATS) {
 		show_xstats(dev, -1, true, out);
+		if (k && k->stats)
+			k->stats(dev, true, out);
 		mqtx_buf_printf(out, ",\"queues\":[");
 		for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 			struct mqtx_txq_stats st;
@@ -561,6 +639,8 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 /* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
 static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
 {
+	const struct dev_kind *k = mqtx__dev_kind_of(dev);
+
 	mqtx_buf_printf(out,
 			"%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
 			"\"txqueuelen\":%u,\"now\":%llu,\"queues\":[",
@@ -575,7 +655,10 @@ static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
 		json_txq(&st, i, out);
 		mqtx_buf_printf(out, "}");
 	}
-	mqtx_buf_printf(out, "]}");
+	mqtx_buf_printf(out, "]");
+	if (k && k->stats)
+		k->stats(dev, true, out);
+	mqtx_buf_printf(out, "}");
 }
 
 /* "dev stats": one line per device and per queue, fixed fields, for scripts. */

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* The gen and replay commands: their grammar, and the job table (jobs.c) they start jobs in,
- * attached to a context as two registered commands. */
+/* The gen command's grammar, and the job table (jobs.c) attached to a context as two registered
+ * commands: gen, and replay (cmd_replay.c). */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <mqtx/tc.h>
+#include <mqtx/wme.h>
 
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
@@ -20,21 +19,6 @@ static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const ch
 {
 	mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", cmd, what, tok ? tok : "");
 	return MQTX_CTL_EPARSE;
-}
-
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char c;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 255)
-			return -EINVAL;
-		mac[i] = (uint8_t)v[i];
-	}
-	return 0;
 }
 
 /*
@@ -87,8 +71,9 @@ static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, in
 }
 
 /* After the options: one address family for both ends (an end not given follows the other),
- * and a size that holds the headers of that family. */
-static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_buf *err)
+ * and a size that holds the headers of that family: without a size given, the smallest. */
+static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], bool size_given,
+			 struct mqtx_buf *err)
 {
 	static const uint8_t def6[2][16] = {
 		{ 0xfd, [15] = 1 }, /* fd00::1 -> fd00::2, as 10.0.0.1 -> 10.0.0.2 */
@@ -111,6 +96,8 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], struct mqtx_
 		memcpy(cfg->dst6, def6[1], 16);
 		cfg->dst_lo = cfg->dst_hi = 2;
 	}
+	if (!size_given && cfg->size < mqtx_gen_min_size(cfg))
+		cfg->size = mqtx_gen_min_size(cfg);
 	if (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) {
 		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
 				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
@@ -174,7 +161,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int a
 			return bad(err, "gen", "vlan (0..4095)", v);
 		cfg->vlan = (int)x;
 	} else if (!strcmp(w, "smac") || !strcmp(w, "dmac")) {
-		if (parse_mac(v, w[0] == 's' ? cfg->src_mac : cfg->dst_mac))
+		if (mqtx__parse_mac(v, w[0] == 's' ? cfg->src_mac : cfg->dst_mac))
 			return bad(err, "gen", w, v);
 	} else {
 		mqtx_buf_printf(err, "gen: what is \"%s\"? Try \"mqtx gen help\".\n", w);
@@ -190,8 +177,8 @@ static void gen_usage(struct mqtx_buf *b)
 		"Usage: mqtx gen dev NAME [ flows N ] [ size BYTES | size imix ] [ rate RATE ]\n"
 		"                [ count N | duration TIME ] [ threads K ] [ proto udp | tcp ]\n"
 		"                [ tos TOS | dscp DSCP ] [ src A[-B] ] [ dst A[-B] ]\n"
-		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ] [ dmac "
-		"MAC ]\n"
+		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ]\n"
+		"                [ dmac MAC | sta MAC ]\n"
 		"                [ detach ]\n"
 		"       mqtx gen show [ ID ]\n"
 		"       mqtx gen stop { ID | all }\n"
@@ -204,25 +191,31 @@ static void gen_usage(struct mqtx_buf *b)
 		"      an IPv6 address selects IPv6 frames, TOS/DSCP going to the traffic class\n"
 		"BYTES: tc's sizes (1514, 1kb): the frame with FCS, 64..mtu+18 (IPv6: from 66 "
 		"with\n"
-		"       UDP, 78 with TCP; imix raises its 64 to that);\n"
-		"       imix: 7:4:1 of 64, 594 and 1518\n");
+		"       UDP, 78 with TCP; imix and the default size rise to that);\n"
+		"       imix: 7:4:1 of 64, 594 and 1518\n"
+		"sta MAC: to that station of a Wi-Fi device (dmac MAC, the station known)\n");
 }
 
-/* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
-static int job_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev)
+/* "sta MAC": the frames go to that station of the Wi-Fi device @dev (its destination MAC),
+ * so that WME selects for it (a frame to an unknown peer goes to BE, unclassified). */
+static int gen_sta(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const char *sta,
+		   struct mqtx_gen_cfg *cfg)
 {
-	if (!name) {
-		mqtx_buf_printf(c->err, "%s: \"dev NAME\" is required\n", c->argv[0]);
+	struct mqtx_extack ack = { "" };
+	struct mqtx_wme_sta_info info;
+	int err;
+
+	if (mqtx_wme_mac_parse(sta, cfg->dst_mac, &ack)) {
+		mqtx_buf_printf(c->err, "gen: %s\n", ack.msg);
 		return MQTX_CTL_EPARSE;
 	}
-	*dev = mqtx_ctl_call_dev(c, name);
-	if (!*dev)
-		return MQTX_CTL_EPARSE;
-	if (!mqtx_dev_is_up(*dev)) {
-		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
-		return MQTX_CTL_EREFUSED;
-	}
-	return 0;
+	err = mqtx_wme_sta_get(dev, cfg->dst_mac, &info);
+	if (err == -EOPNOTSUPP)
+		mqtx_buf_printf(c->err, "gen: device %s is not a Wi-Fi device (no WME)\n",
+				mqtx_dev_name(dev));
+	else if (err)
+		mqtx_buf_printf(c->err, "gen: unknown station %s on %s\n", sta, mqtx_dev_name(dev));
+	return err ? MQTX_CTL_EREFUSED : 0;
 }
 
 static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
@@ -232,11 +225,13 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	char **argv = c->argv;
 	int argc = c->argc;
 	struct mqtx_gen_cfg cfg;
-	const char *name = NULL;
+	const char *name = NULL, *sta = NULL;
+	bool dmac = false;
 	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
 	int af[2] = { 0, 0 };
+	bool size_given = false;
 	uint32_t max;
 	int rc;
 
@@ -262,13 +257,25 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 			name = argv[i + 1];
 			continue;
 		}
+		if (!strcmp(argv[i], "sta")) {
+			sta = i + 1 < argc ? argv[i + 1] : "";
+			continue;
+		}
+		dmac |= !strcmp(argv[i], "dmac");
 		rc = gen_opt(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL, af, err);
 		if (rc)
 			return rc;
+		size_given |= !strcmp(argv[i], "size");
 	}
-	rc = settle_family(&cfg, af, err);
+	if (sta && dmac) {
+		mqtx_buf_printf(err, "gen: give sta or dmac, not both\n");
+		return MQTX_CTL_EPARSE;
+	}
+	rc = settle_family(&cfg, af, size_given, err);
 	if (!rc)
-		rc = job_dev(c, name, &dev);
+		rc = mqtx__jobs_dev(c, name, &dev);
+	if (!rc && sta)
+		rc = gen_sta(c, dev, sta, &cfg);
 	if (rc)
 		return rc;
 	max = mqtx_dev_mtu(dev) + 18 + (cfg.vlan >= 0 ? 4 : 0);
@@ -290,167 +297,13 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	return MQTX_CTL_OK;
 }
 
-static void replay_usage(struct mqtx_buf *b)
-{
-	mqtx_buf_printf(
-		b,
-		"Usage: mqtx replay FILE dev NAME [ speed X | rate RATE | topspeed ] [ loop N ]\n"
-		"                   [ detach ]\n"
-		"       mqtx replay show [ ID ]\n"
-		"       mqtx replay stop { ID | all }\n"
-		"FILE: pcap or pcapng with Ethernet frames; loop 0 repeats until stopped\n");
-}
-
-static int replay_opts(int argc, char **argv, struct mqtx_replay_cfg *cfg, const char **name,
-		       struct mqtx_buf *err)
-{
-	for (int i = 2; i < argc; i++) {
-		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
-
-		if (!strcmp(w, "topspeed")) {
-			cfg->topspeed = true;
-			continue;
-		}
-		if (!strcmp(w, "detach"))
-			continue; /* the tool's word (see gen) */
-		if (!v)
-			return bad(err, "replay", w, "");
-		i++;
-		if (!strcmp(w, "dev")) {
-			*name = v;
-		} else if (!strcmp(w, "speed")) {
-			cfg->speed = strtod(v, &end);
-			if (*end || end == v)
-				return bad(err, "replay", "speed", v);
-			if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN &&
-			      cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
-				mqtx_buf_printf(err,
-						"replay: speed \"%s\" is out of range (%g to %g)\n",
-						v, MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
-				return MQTX_CTL_EPARSE;
-			}
-		} else if (!strcmp(w, "rate")) {
-			if (mqtx__parse_rate(v, &cfg->rate_bps, &cfg->rate_pps))
-				return bad(err, "replay", "rate", v);
-		} else if (!strcmp(w, "loop")) {
-			if (mqtx__parse_u64(v, &cfg->loops))
-				return bad(err, "replay", "loop", v);
-		} else {
-			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
-					w);
-			return MQTX_CTL_EPARSE;
-		}
-	}
-	return 0;
-}
-
-/*
- * The capture, open and checked: the client's descriptor for a server's request, else the file
- * named. It is read whole with the command lock dropped, so that a big file delays only its own
- * command (as Linux drops RTNL while it loads a qdisc module); nothing of the context is used
- * until the lock is taken again. Returns 0 with cfg->fd (the caller closes it), or an exit code.
- */
-static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *cfg)
-{
-	const struct mqtx_ctl_req *req = c->req;
-	char msg[256] = "";
-	int fd;
-
-	if (req && req->fd < 0) {
-		mqtx_buf_printf(c->err,
-				"replay: %s: the file must come open with the command (a "
-				"server opens no file by name for its clients; mqtx sends it)\n",
-				cfg->path);
-		return MQTX_CTL_EPARSE;
-	}
-	mqtx__ctl_unlock(c->ctl);
-	if (req) {
-		fd = fcntl(req->fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0)
-			snprintf(msg, sizeof(msg), "%s", strerror(errno));
-	} else {
-		fd = mqtx__replay_open(cfg->path, msg, sizeof(msg));
-	}
-	cfg->records = fd >= 0 ? mqtx__replay_check(fd, msg, sizeof(msg)) : -1;
-	mqtx__ctl_relock(c->ctl);
-	if (cfg->records < 0) {
-		if (fd >= 0)
-			close(fd);
-		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
-		return MQTX_CTL_EPARSE;
-	}
-	cfg->fd = fd;
-	return 0;
-}
-
-/* With the capture checked and the lock held again: the device, the limits, the job. */
-static int start_replay(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
-			const struct mqtx_replay_cfg *cfg, const char *name)
-{
-	struct job_prep prep;
-	struct mqtx_dev *dev;
-	struct mqtx_job *job;
-	char msg[256];
-	int rc;
-
-	rc = job_dev(c, name, &dev);
-	if (!rc)
-		rc = mqtx__jobs_prepare(s, c, dev, &prep);
-	if (rc)
-		return rc;
-	rc = mqtx__replay_start(dev, prep.pool->pool, cfg, msg, sizeof(msg), &job);
-	if (rc) {
-		mqtx__jobs_abort(&prep);
-		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
-		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
-	}
-	mqtx__jobs_commit(s, c, &prep, dev, job);
-	return MQTX_CTL_OK;
-}
-
-static int cmd_replay(const struct mqtx_ctl_call *c, void *arg)
-{
-	struct mqtx_replay_cfg cfg = { .speed = 1.0, .loops = 1, .fd = -1 };
-	struct mqtx_jobs *s = arg;
-	char **argv = c->argv;
-	int argc = c->argc;
-	const char *name = NULL;
-	int rc;
-
-	if (argc >= 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "stop")))
-		return mqtx__jobs_admin(s, c);
-	if (argc < 2 || !strcmp(argv[1], "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
-		replay_usage(argc < 2 ? c->err : c->out);
-		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
-	}
-	cfg.path = argv[1];
-	rc = replay_opts(argc, argv, &cfg, &name, c->err);
-	if (rc)
-		return rc;
-	if (cfg.topspeed + (cfg.rate_bps || cfg.rate_pps) + (cfg.speed != 1.0) > 1) {
-		mqtx_buf_printf(c->err, "replay: give only one of speed, rate and topspeed\n");
-		return MQTX_CTL_EPARSE;
-	}
-	rc = read_capture(c, &cfg);
-	if (rc)
-		return rc;
-	rc = start_replay(s, c, &cfg, name);
-	close(cfg.fd);
-	return rc;
-}
-
 int mqtx_jobs_attach(struct mqtx_jobs *s, struct mqtx_ctl *ctl)
 {
 	const struct mqtx_ctl_cmd gen = { "gen", cmd_gen, s,
 					  "gen dev NAME [ flows N ] [ size S | size imix ] [ rate "
 					  "R ] [ count C | duration T ] "
 					  "...\ngen { show [ ID ] | stop { ID | all } }" };
-	const struct mqtx_ctl_cmd replay = {
-		"replay", cmd_replay, s,
-		"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N ]\n"
-		"replay { show [ ID ] | stop { ID | all } }"
-	};
+	const struct mqtx_ctl_cmd replay = { "replay", mqtx__ctl_cmd_replay, s, mqtx__replay_help };
 	int err;
 
 	if (s->ctl)

@@ -171,7 +171,8 @@ static void hash_usage(struct mqtx_buf *b)
 		"Usage: mqtx hash [ --algo { jhash | toeplitz | toeplitz-sym } ] [ --seed S ]\n"
 		"                 [ --key HEX80 ] --src A[:P] --dst A[:P] [ --proto tcp | udp ]\n"
 		"                 [ dev NAME | txqueues N ]\n"
-		"IPv6: [ADDR]:PORT. Without --algo a device's own hash is used.\n");
+		"IPv6: [ADDR]:PORT. Without --algo a device's own hash is used. Without dev it\n"
+		"needs no mqtxd: mqtx answers it alone.\n");
 }
 
 /* "hash H [queue Q txqueues N]", or its JSON object; @n 0: no queue was asked about. */
@@ -224,9 +225,13 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	int rc;
 
 	(void)arg;
-	if (argc == 2 && !strcmp(argv[1], "help")) {
-		hash_usage(out);
-		return MQTX_CTL_OK;
+	/* Its options are spelled --src, --dst: --help and -h are help too. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help") ||
+		    !strcmp(argv[i], "-h")) {
+			hash_usage(out);
+			return MQTX_CTL_OK;
+		}
 	}
 	rc = hash_parse(argc, argv, &a, err);
 	if (rc)

@@ -16,30 +16,50 @@
 struct show {
 	struct mqtx_ctl_call *a;
 	struct mqtx_dev *dev;
-	bool all_devs, json, stats;
+	bool all_devs, json, stats, details;
 	unsigned count; /* objects printed (JSON commas) */
 };
 
-static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
+/* The counters; without @basic (a class with queue counters only) no bytes and packets sent,
+ * as tc's print_tcstats2_attr() without TCA_STATS_BASIC. */
+static void print_counters(struct show *s, const struct mqtx_qdisc_stats *st, bool basic)
 {
 	char b[MQTX_TC_BUF];
 
 	if (s->json) {
+		if (basic)
+			mqtx_buf_printf(s->a->out, ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64,
+					st->bytes, st->packets);
 		mqtx_buf_printf(s->a->out,
-				",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"drops\":%" PRIu64
-				",\"overlimits\":%" PRIu64 ",\"requeues\":%" PRIu64
-				",\"backlog\":%" PRIu64 ",\"qlen\":%u",
-				st->bytes, st->packets, st->drops, st->overlimits, st->requeues,
-				st->backlog, st->qlen);
+				",\"drops\":%" PRIu64 ",\"overlimits\":%" PRIu64
+				",\"requeues\":%" PRIu64 ",\"backlog\":%" PRIu64 ",\"qlen\":%u",
+				st->drops, st->overlimits, st->requeues, st->backlog, st->qlen);
 		return;
 	}
+	if (basic)
+		mqtx_buf_printf(s->a->out, " Sent %" PRIu64 " bytes %" PRIu64 " pkt", st->bytes,
+				st->packets);
 	mqtx_tc_print_size(b, sizeof(b), st->backlog);
 	mqtx_buf_printf(s->a->out,
-			" Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
-			", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
+			" (dropped %" PRIu64 ", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
 			" backlog %s %up requeues %" PRIu64 "\n",
-			st->bytes, st->packets, st->drops, st->overlimits, st->requeues, b,
-			st->qlen, st->requeues);
+			st->drops, st->overlimits, st->requeues, b, st->qlen, st->requeues);
+}
+
+static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
+{
+	print_counters(s, st, true);
+}
+
+/* The xstats of @q (@minor 0) or of its class @minor: tc prints them after the counters. */
+static void print_xstats(struct show *s, struct mqtx_qdisc *q, uint32_t minor)
+{
+	char text[512], json[1024];
+	int n = minor ? mqtx_class_dump_xstats(q, minor, text, sizeof(text), json, sizeof(json))
+		      : mqtx_qdisc_dump_xstats(q, text, sizeof(text), json, sizeof(json));
+
+	if (n > 0)
+		mqtx_buf_printf(s->a->out, s->json ? ",%s" : "%s\n", s->json ? json : text);
 }
 
 /* The head of a qdisc or class line/object: kind, handle, dev, parent. */
@@ -76,7 +96,8 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
 	struct mqtx_qdisc_stats st;
 
-	if (mqtx_qdisc_dump_opts(q, text, sizeof(text), json, sizeof(json)) < 0)
+	if (mqtx_qdisc_dump_options(q, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
+				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
 	snprintf(handle, sizeof(handle), "%x:", q->handle >> 16);
 	print_head(s, s->json ? "kind" : "qdisc", q->ops->id, handle, q->parent);
@@ -92,6 +113,7 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	if (s->stats) {
 		mqtx_qdisc_tree_stats(q, &st);
 		print_stats(s, &st);
+		print_xstats(s, q, 0);
 	}
 	if (s->json)
 		mqtx_buf_printf(s->a->out, "}");
@@ -207,10 +229,12 @@ static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, u
 	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{}" : " \n");
 }
 
-static void print_class_end(struct show *s, const struct mqtx_qdisc_stats *st)
+static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct mqtx_class *c)
 {
-	if (st)
-		print_stats(s, st);
+	if (s->stats && c->stats) {
+		print_counters(s, c->stats, !c->queue_only);
+		print_xstats(s, q, c->minor);
+	}
 	if (s->json)
 		mqtx_buf_printf(s->a->out, "}");
 }
@@ -223,7 +247,7 @@ static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *
 	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
 	if (s->stats && !c->stats && !s->json)
 		mqtx_buf_printf(s->a->out, "\n");
-	print_class_end(s, s->stats ? c->stats : NULL);
+	print_class_end(s, q, c);
 }
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
@@ -351,14 +375,16 @@ missing:
 	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
 }
 
-/* The kind's options into a fresh buffer (*@opt NULL when none were given). */
+/* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
+ * kind's parser runs even on no words: some send a whole configuration every time (prio's
+ * defaults), some refuse to go without options (tbf). */
 static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		      const struct mqtx_qdisc_ops *ops, void **opt)
 {
 	struct mqtx_extack ack = { "" };
 
 	*opt = NULL;
-	if (!c->optc)
+	if (!c->optc && (!ops || !ops->parse || !ops->opt_size))
 		return MQTX_CTL_OK;
 	if (!ops || !ops->parse || !ops->opt_size) {
 		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
@@ -380,6 +406,30 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		return MQTX_CTL_EPARSE;
 	}
 	return MQTX_CTL_OK;
+}
+
+/* "help" among a kind's options prints the kind's usage, as tc's q_KIND.c do when they meet it;
+ * returns true when it did. */
+static bool kind_help(struct mqtx_ctl_call *a, const struct qcmd *c)
+{
+	const char *u;
+
+	for (int i = 0; i < c->optc; i++) {
+		if (strcmp(c->optv[i], "help"))
+			continue;
+		u = mqtx__qdisc_usage(c->kind);
+		if (u)
+			mqtx_buf_printf(a->err, "%s\n", u);
+		else if (mqtx_qdisc_lookup(c->kind))
+			mqtx_buf_printf(a->err, "qdisc \"%s\" has no usage to show\n", c->kind);
+		else
+			mqtx_buf_printf(a->err,
+					"Unknown qdisc \"%s\", hence option \"help\" is "
+					"unparsable\n",
+					c->kind);
+		return true;
+	}
+	return false;
 }
 
 /* tc's words for a refusal; without the kernel's sentence, the request it was is named. */
@@ -417,6 +467,8 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	rc = parse_qcmd(a, a->argc, a->argv, &c);
 	if (rc)
 		return rc;
+	if (c.kind && kind_help(a, &c))
+		return MQTX_CTL_EPARSE; /* tc's explain(): the usage, and parse_qopt() fails */
 	if (!c.dev) {
 		mqtx_buf_printf(a->err, "Error: Must specify device.\n");
 		return MQTX_CTL_EPARSE;
@@ -451,7 +503,8 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 {
 	struct show s = { .a = a,
 			  .json = a->flags & MQTX_CTL_F_JSON,
-			  .stats = a->flags & MQTX_CTL_F_STATS };
+			  .stats = a->flags & MQTX_CTL_F_STATS,
+			  .details = a->flags & MQTX_CTL_F_DETAILS };
 	const char *devname = NULL;
 
 	for (int i = 0; i < a->argc; i++) {
@@ -541,6 +594,14 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
 	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
 		return show(a, true);
+	if (mqtx__ctl_matches(verb, "help")) {
+		mqtx_buf_printf(a->out,
+				"Usage: mqtx class show dev STRING\n"
+				"Classes are those of the device's classful qdiscs (mq, mqprio, "
+				"prio, tbf):\nthey come with their qdisc, not added one by "
+				"one.\n");
+		return MQTX_CTL_OK;
+	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
 	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }

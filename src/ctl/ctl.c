@@ -19,11 +19,20 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
-	  "dev set NAME { up | down | txqueues N | hash ALGO }\ndev del NAME\n"
+	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
+	  "dev del NAME\n"
 	  "dev show [ NAME ]\ndev stats [ NAME ]" },
 	{ "help", cmd_help, NULL, "help" },
 	{ "hash", mqtx__ctl_cmd_hash, NULL,
 	  "hash [ --algo ALGO ] [ --seed S ] [ --key HEX ] --src A[:P] --dst A[:P] [ dev NAME ]" },
+	{ "sta", mqtx__ctl_cmd_sta, NULL,
+	  "sta { add | del } dev NAME addr MAC [ qos { on | off } ]\n"
+	  "sta set dev NAME addr MAC reserved-tid { TID | none }\nsta show [ dev NAME [ addr MAC ] "
+	  "]" },
+	{ "ba", mqtx__ctl_cmd_ba, NULL,
+	  "ba { start | stop } dev NAME sta MAC tid TID\nba show [ dev NAME ]" },
+	{ "wme", mqtx__ctl_cmd_wme, NULL,
+	  "wme classify [ dev NAME ] [ priority P ] [ vlan-pcp P ] [ dscp D [ ipv6 ] ] ..." },
 };
 
 /* ---- the context ---- */

@@ -6,6 +6,8 @@
 #include <pthread.h>
 
 #include <mqtx/ctl.h>
+#include <mqtx/sim_wifi.h>
+#include <mqtx/wme.h>
 
 struct ctl_watch {
 	mqtx_ctl_gone_fn fn;
@@ -29,11 +31,62 @@ struct mqtx_ctl {
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
+const char *mqtx__qdisc_usage(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg);
+
+/* ---- the WME words of dev set, and how dev show prints WME (cmd_wme.c) ---- */
+
+/* struct wme_set.mask */
+#define WME_SET_ACM	 0x01u
+#define WME_SET_QOS_MAP	 0x02u
+#define WME_SET_NOADMIT	 0x04u
+#define WME_SET_LEGACY	 0x08u
+#define WME_SET_TSPEC	 0x10u
+#define WME_SET_BA	 0x20u /* the simulated peer's answer (sim-wifi) */
+#define WME_SET_BA_DELAY 0x40u
+
+/* What "dev set NAME acm ... qosmap ... noadmit ... legacy ... tspec ... ba ..." asks for. */
+struct wme_set {
+	unsigned mask;
+	uint8_t acm; /* (1 << AC) bits */
+	bool has_map, legacy;
+	struct mqtx_wme_qos_map map; /* if @has_map; else qosmap none */
+	enum mqtx_wme_noadmit noadmit;
+	uint8_t tspec_ac, tspec_up; /* one tspec per command */
+	uint32_t tspec_time;	    /* 0: removed */
+	enum mqtx_sim_wifi_ba_mode ba;
+	uint64_t ba_delay_ns;
+};
+
+/**
+ * mqtx__wme_set_word() - one WME word of dev set at @argv[0] (and its values) into @s.
+ * Returns the words used, 0 when @argv[0] is not one, -1 after a message in @err.
+ */
+int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err);
+
+/**
+ * mqtx__wme_set_apply() - make the settings of @s on @dev: all, or (after a message naming the
+ * cause) none. Returns an exit code.
+ */
+int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
+			const struct wme_set *s);
+
+/** mqtx__wme_show() - the WME settings of @dev: a " wme: ..." text line, or a "wme" JSON member. */
+void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
+
+/** mqtx__wme_acm_format() - "vo,vi" or "none" for (1 << AC) bits @acm into @buf (24 bytes). */
+const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 
 /* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
+
+/** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
+int mqtx__parse_mac(const char *s, uint8_t mac[6]);
 
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);

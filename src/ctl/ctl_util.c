@@ -293,6 +293,21 @@ int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struc
 	return i;
 }
 
+int mqtx__parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char c;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 255)
+			return -EINVAL;
+		mac[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
+
 int mqtx_ctl_file_word(int argc, char **argv)
 {
 	int i = 0;

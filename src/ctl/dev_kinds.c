@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The drivers "dev add NAME type KIND" builds, each with its own words: null, sim, loopback,
- * and over the kernel tap, af_packet, af_xdp and pcap. */
+ * sim-wifi (kind_sim_wifi.c), and over the kernel tap, af_packet, af_xdp and pcap. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,15 +42,19 @@ static int word_of(int argc, char **argv, const char *const *words)
 	return -1;
 }
 
-static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int null_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		       struct mqtx_extack *ack)
 {
+	(void)ack;
 	(void)opt;
 	base->ops = &mqtx_null_ops;
 	return mqtx_dev_create(base, out);
 }
 
-static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int loopback_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+			   struct mqtx_extack *ack)
 {
+	(void)ack;
 	(void)opt;
 	base->ops = &mqtx_loopback_ops;
 	return mqtx_dev_create(base, out);
@@ -81,14 +85,17 @@ bad:
 	return bad_value(err, "sim", argv, NULL);
 }
 
-static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		      struct mqtx_extack *ack)
 {
+	(void)ack;
 	return mqtx_sim_dev_create(base, opt, out);
 }
 
 /* The model as it runs, in the words and units dev add takes. */
-static void sim_show(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void sim_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
+	(void)flags;
 	struct mqtx_sim_cfg c;
 	char b[MQTX_TC_BUF];
 
@@ -116,13 +123,16 @@ static int tap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	return 0;
 }
 
-static int tap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int tap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		      struct mqtx_extack *ack)
 {
+	(void)ack;
 	return mqtx_tap_dev_create(base, opt, out);
 }
 
-static void tap_show(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void tap_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
+	(void)flags;
 	const char *ifname = mqtx_tap_ifname(dev);
 
 	if (ifname)
@@ -148,8 +158,10 @@ static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	return 2;
 }
 
-static int afp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int afp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		      struct mqtx_extack *ack)
 {
+	(void)ack;
 	return mqtx_af_packet_dev_create(base, opt, out);
 }
 
@@ -190,13 +202,16 @@ static int xdp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	return 2;
 }
 
-static int xdp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int xdp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		      struct mqtx_extack *ack)
 {
+	(void)ack;
 	return mqtx_af_xdp_dev_create(base, opt, out);
 }
 
-static void xdp_show(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
+	(void)flags;
 	int zc = mqtx_af_xdp_zerocopy(dev);
 
 	if (zc >= 0)
@@ -225,8 +240,10 @@ static int pcap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	return 2;
 }
 
-static int pcap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out)
+static int pcap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		       struct mqtx_extack *ack)
 {
+	(void)ack;
 	return mqtx_pcap_dev_create(base, opt, out);
 }
 
@@ -251,6 +268,13 @@ static const struct dev_kind dev_kinds[] = {
 	  .create = xdp_create,
 	  .show = xdp_show },
 	{ .kind = "pcap", .required = "file", .parse = pcap_parse, .create = pcap_create },
+	{ .kind = "sim-wifi",
+	  .flags = KIND_F_OWN_QUEUES,
+	  .parse = mqtx__sim_wifi_parse,
+	  .create = mqtx__sim_wifi_create,
+	  .show = mqtx__sim_wifi_show,
+	  .show_json = mqtx__sim_wifi_show_json,
+	  .stats = mqtx__sim_wifi_stats },
 };
 
 const struct dev_kind *mqtx__dev_kind(const char *name)

@@ -4,11 +4,13 @@
 #define MQTX_CTL_DEV_KINDS_H
 
 #include <mqtx/ctl.h>
+#include <mqtx/tc.h>
 
-#define KIND_OPT_MAX 128
+#define KIND_OPT_MAX 256
 
 /* struct dev_kind.flags */
-#define KIND_F_IF_QUEUES 0x1u /* without "txqueues N", the interface's count (driver decides) */
+#define KIND_F_IF_QUEUES  0x1u /* without "txqueues N", the interface's count (driver decides) */
+#define KIND_F_OWN_QUEUES 0x2u /* the kind's own words give the queues: no txqueues, maxqueues */
 
 /**
  * struct dev_kind - one driver the dev add command can build. Adding a driver is one entry.
@@ -20,20 +22,35 @@
  *        is not the driver's, or -1 after a message in @err for a bad value. Strings may point
  *        into @argv: they are used only during the command.
  * @create: required. Build the device from @base (the common options) and @opt. A driver that
- *        logs why it failed gets its message printed (mqtx__log_capture()).
- * @show: optional. Append the driver's own settings to a dev show line.
+ *        logs why it failed, or says it in @ack, gets its message printed (mqtx__log_capture()).
+ * @show: optional. Append the driver's own settings to a dev show line (@flags: MQTX_CTL_F_*;
+ *        more lines may follow, each starting with a newline).
+ * @show_json: optional. The same as members of the device's JSON object (",\"key\":...").
+ * @stats: optional. The driver's counters for dev show -s: text lines, or with @json members
+ *        of the device's JSON object (dev show -s -j and dev stats -j, what top reads).
  */
 struct dev_kind {
 	const char *kind;
 	unsigned flags;
 	const char *required;
 	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
-	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out);
-	void (*show)(struct mqtx_dev *dev, struct mqtx_buf *out);
+	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+		      struct mqtx_extack *ack);
+	void (*show)(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out);
+	void (*show_json)(struct mqtx_dev *dev, struct mqtx_buf *out);
+	void (*stats)(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
 };
 
 /** mqtx__dev_kind() - the kind named @name, or NULL. */
 const struct dev_kind *mqtx__dev_kind(const char *name);
+
+/* The sim-wifi kind (kind_sim_wifi.c). */
+int mqtx__sim_wifi_parse(void *opt, int argc, char **argv, struct mqtx_buf *err);
+int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
+			  struct mqtx_extack *ack);
+void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out);
+void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out);
+void mqtx__sim_wifi_stats(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
 
 /** mqtx__dev_kind_of() - the kind of @dev's driver, or NULL (a driver dev add cannot build). */
 const struct dev_kind *mqtx__dev_kind_of(struct mqtx_dev *dev);

@@ -11,11 +11,12 @@
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
 
-#define POOL_PKTS     8192
-#define POOL_ROOM     2048
-#define KEEP_FINISHED 32
-#define JOB_LINE_MAX  2048 /* one job's show or stop line or JSON object, whatever it holds */
-#define STARTED_MAX   128  /* "KIND ID started on NAME\n" */
+#define POOL_PKTS	8192
+#define POOL_ROOM	2048
+#define KEEP_FINISHED	32
+#define JOB_LINE_MAX	2048 /* one job's show or stop line or JSON object, whatever it holds */
+#define STARTED_MAX	128  /* "KIND ID started on NAME\n" */
+#define FAILED_LINE_MAX 256  /* say_failed()'s line */
 
 static struct job_owner owner_of(const struct mqtx_ctl_call *c)
 {
@@ -25,6 +26,23 @@ static struct job_owner owner_of(const struct mqtx_ctl_call *c)
 static bool owned_by_caller(const struct mqtx_ctl_call *c, struct job_owner o)
 {
 	return c->req && o.set && o.id == c->req->owner;
+}
+
+/* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
+int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev)
+{
+	if (!name) {
+		mqtx_buf_printf(c->err, "%s: \"dev NAME\" is required\n", c->argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	*dev = mqtx_ctl_call_dev(c, name);
+	if (!*dev)
+		return MQTX_CTL_EPARSE;
+	if (!mqtx_dev_is_up(*dev)) {
+		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
+		return MQTX_CTL_EREFUSED;
+	}
+	return 0;
 }
 
 int mqtx_jobs_new(struct mqtx_jobs **out)
@@ -200,11 +218,13 @@ static void job_json(const struct job_entry *tj, const struct mqtx_job_stats *st
 	mqtx_buf_printf(out,
 			"%s{\"kind\":\"%s\",\"id\":%u,\"dev\":\"%s\",\"state\":\"%s\","
 			"\"sent\":%llu,\"bytes\":%llu,\"dropped\":%llu,\"skipped\":%llu,"
+			"\"failed\":%llu,\"truncated\":%llu,"
 			"\"nomem\":%llu,\"loops\":%llu,\"elapsed\":%.3f,\"rate_pps\":%.0f,"
 			"\"rate_mbit\":%.3f",
 			first ? "" : ",", tj->kind, tj->id, mqtx_dev_name(tj->dev), state,
 			(unsigned long long)st->sent, (unsigned long long)st->bytes,
 			(unsigned long long)st->dropped, (unsigned long long)st->skipped,
+			(unsigned long long)st->failed, (unsigned long long)st->truncated,
 			(unsigned long long)st->nomem, (unsigned long long)st->loops, secs,
 			secs > 0 ? (double)st->sent / secs : 0.0,
 			secs > 0 ? (double)st->bytes * 8 / secs / 1e6 : 0.0);
@@ -232,20 +252,27 @@ static void show_job(const struct job_entry *tj, bool json, bool first, struct m
 	}
 	/* Formatted here, then appended at most JOB_LINE_MAX - 1 bytes: what stop made room for. */
 	n = snprintf(line, sizeof(line),
-		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu "
-		     "nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
+		     "%s %u dev %s %s sent %llu bytes %llu dropped %llu skipped %llu failed %llu "
+		     "truncated %llu nomem %llu loops %llu elapsed %.3fs rate %.0fpps %.3fMbit",
 		     tj->kind, tj->id, mqtx_dev_name(tj->dev),
 		     *e	       ? "error"
 		     : st.done ? "done"
 			       : "running",
 		     (unsigned long long)st.sent, (unsigned long long)st.bytes,
 		     (unsigned long long)st.dropped, (unsigned long long)st.skipped,
+		     (unsigned long long)st.failed, (unsigned long long)st.truncated,
 		     (unsigned long long)st.nomem, (unsigned long long)st.loops, secs,
 		     secs > 0 ? (double)st.sent / secs : 0.0,
 		     secs > 0 ? (double)st.bytes * 8 / secs / 1e6 : 0.0);
 	if (*e && n >= 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - (size_t)n, " error: %s", e);
 	mqtx_buf_printf(out, "%.*s\n", JOB_LINE_MAX - 2, line);
+}
+
+/* gen show and stop see generators only, replay show and stop replays only. */
+static bool of_kind(const struct job_entry *tj, const struct mqtx_ctl_call *c)
+{
+	return !strcmp(tj->kind, c->argv[0]);
 }
 
 static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
@@ -257,11 +284,32 @@ static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_cal
 		mqtx_buf_printf(c->err, "%s: invalid job id \"%s\"\n", c->argv[0], word);
 		return NULL;
 	}
-	for (struct job_entry *tj = s->jobs; tj; tj = tj->next)
-		if (tj->id == id)
+	for (struct job_entry *tj = s->jobs; tj; tj = tj->next) {
+		if (tj->id != id)
+			continue;
+		if (of_kind(tj, c))
 			return tj;
+		mqtx_buf_printf(c->err, "%s: job %s is a %s; try \"mqtx %s %s %s\"\n", c->argv[0],
+				word, tj->kind, tj->kind, c->argv[1], word);
+		return NULL;
+	}
 	mqtx_buf_printf(c->err, "%s: no job %s\n", c->argv[0], word);
 	return NULL;
+}
+
+/* Frames a replay could not send are not left to a counter alone: tcpreplay reports its
+ * "Failed packets" at the end too. */
+static void say_failed(const struct job_entry *tj, const struct mqtx_ctl_call *c)
+{
+	struct mqtx_job_stats st;
+
+	mqtx__job_stats(tj->job, &st);
+	if (st.failed) /* within FAILED_LINE_MAX: a name has fewer than MQTX_NAME_MAX bytes */
+		mqtx_buf_printf(c->err,
+				"%s %u: %llu frames longer than %s's MTU (%u) allows failed and "
+				"were not sent; mtu-trunc sends them cut\n",
+				tj->kind, tj->id, (unsigned long long)st.failed,
+				mqtx_dev_name(tj->dev), mqtx_dev_mtu(tj->dev));
 }
 
 /* Print one job; with @stop, end it first (its final counters) and forget it. */
@@ -272,13 +320,17 @@ static void show_or_stop(struct mqtx_jobs *s, struct job_entry *tj, bool stop,
 		mqtx__job_join(tj->job);
 	show_job(tj, c->flags & MQTX_CTL_F_JSON, first, c->out);
 	if (stop)
+		say_failed(tj, c);
+	if (stop)
 		job_unlink_free(s, tj);
 }
 
-/* A job stopped cannot be started again: make room for the final counters of @n jobs first. */
+/* A job stopped cannot be started again: make room for the final counters of @n jobs (and
+ * what say_failed() may add) first. */
 static int stop_room(const struct mqtx_ctl_call *c, size_t n)
 {
-	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX + 4)) /* JSON: "[", "]\n" */
+	if (!mqtx__buf_reserve(c->out, n * JOB_LINE_MAX + 4) && /* JSON: "[", "]\n" */
+	    !mqtx__buf_reserve(c->err, n * FAILED_LINE_MAX))
 		return 0;
 	mqtx_buf_printf(c->err, "%s stop: out of memory\n", c->argv[0]);
 	return -ENOMEM;
@@ -325,14 +377,15 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 	}
 	n = 0;
 	for (tj = s->jobs; tj; tj = tj->next)
-		n++;
+		n += of_kind(tj, c);
 	if (stop && stop_room(c, n))
 		return MQTX_CTL_EREFUSED;
 	count = n;
 	list_open(c);
 	for (tj = s->jobs; tj; tj = next) {
 		next = tj->next;
-		show_or_stop(s, tj, stop, c, n-- == count);
+		if (of_kind(tj, c))
+			show_or_stop(s, tj, stop, c, n-- == count);
 	}
 	list_close(c);
 	return MQTX_CTL_OK;

@@ -48,6 +48,15 @@ struct job_prep {
 	bool new_pool;
 };
 
+/** mqtx__jobs_dev() - "dev NAME" of a job: 0 and an up device, or a message and an exit code. */
+int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev);
+
+/** mqtx__ctl_cmd_replay() - the replay command (cmd_replay.c), registered by mqtx_jobs_attach(). */
+int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg);
+
+/** mqtx__replay_help - the replay command's line in "mqtx help". */
+extern const char mqtx__replay_help[];
+
 /** mqtx__jobs_prepare() - 0, or an exit code with the message in c->err (limit, memory). */
 int mqtx__jobs_prepare(struct mqtx_jobs *s, const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		       struct job_prep *p);

@@ -38,8 +38,7 @@ static void swf_arm(struct swf_priv *s, uint64_t due)
 }
 
 struct swf_answer {
-	uint8_t addr[6];
-	uint8_t tid;
+	struct mqtx_wme_ba_session s;
 	enum mqtx_wme_ba_status status;
 };
 
@@ -54,8 +53,7 @@ static unsigned take_answers(struct swf_priv *s, uint64_t now, struct swf_answer
 		if (!b->pending || b->due > now)
 			continue;
 		b->pending = false;
-		memcpy(out[n].addr, b->addr, 6);
-		out[n].tid = b->tid;
+		out[n].s = b->s;
 		out[n].status = b->status;
 		if (b->status == MQTX_WME_BA_ACCEPTED)
 			s->st.ba_accepted++;
@@ -108,7 +106,7 @@ static void swf_round(struct swf_priv *s, uint64_t now)
 	}
 	mqtx_bh_enable();
 	for (unsigned i = 0; i < nans; i++)
-		mqtx_wme_ba_done(dev, ans[i].addr, ans[i].tid, ans[i].status);
+		mqtx_wme_ba_done(dev, &ans[i].s, ans[i].status);
 }
 
 static void swf_round_begin(struct swf_priv *s, uint64_t now)
@@ -181,6 +179,7 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		p->queue_mapping = q;
 		if (!p->tstamp)
 			p->tstamp = now;
+		mqtx__swf_set_arrival(p, now);
 		s->count[q]++;
 		a->st.queued++;
 		mqtx_pkt_list_add_tail(&a->fifo, p);
@@ -213,11 +212,10 @@ static uint32_t swf_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
 
 /* WME asks for a block-ack session: the peer answers after the configured delay. */
 static int swf_ampdu_action(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action action,
-			    const uint8_t addr[6], unsigned tid, uint16_t queue,
-			    enum mqtx_wme_ac ac)
+			    const struct mqtx_wme_ba_session *bs)
 {
 	struct swf_priv *s = swf(dev);
-	struct swf_ba *b = &s->ba[queue];
+	struct swf_ba *b = &s->ba[bs->queue];
 	uint64_t now = mqtx_clock_now(s->clock);
 
 	pthread_mutex_lock(&s->lock);
@@ -227,10 +225,9 @@ static int swf_ampdu_action(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action act
 		return 0;
 	}
 	/* Frames of this queue go out with the AC's EDCA parameters. */
-	s->q_ac[queue] = (uint8_t)ac;
+	s->q_ac[bs->queue] = bs->ac;
 	b->pending = true;
-	memcpy(b->addr, addr, 6);
-	b->tid = (uint8_t)tid;
+	b->s = *bs;
 	b->status = s->ba_mode == MQTX_SIM_WIFI_BA_ACCEPT   ? MQTX_WME_BA_ACCEPTED
 		    : s->ba_mode == MQTX_SIM_WIFI_BA_REFUSE ? MQTX_WME_BA_REFUSED
 							    : MQTX_WME_BA_TIMEOUT;

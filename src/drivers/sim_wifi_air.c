@@ -76,6 +76,10 @@ static uint64_t access_at(struct swf_priv *s, unsigned ac)
 	if (a->backoff < 0)
 		a->backoff = (int32_t)draw(s, a->cw);
 	start = s->idle_since > a->ready ? s->idle_since : a->ready;
+	/* A head that came after a TXOP left it behind (a late round on the real clock took the
+	 * frames before it) contends from its arrival. */
+	if (mqtx__swf_arrival(a->fifo.head) > start)
+		start = mqtx__swf_arrival(a->fifo.head);
 	return start + aifs(s, ac) + (uint64_t)a->backoff * MQTX_SIM_WIFI_SLOT_NS;
 }
 
@@ -129,10 +133,10 @@ static uint64_t pad4(uint64_t n)
 	return (n + 3) & ~3ull;
 }
 
-/* The next PPDU of @a: one frame, or an A-MPDU of the frames of one aggregation queue at the
- * head. Returns its frame count and its bytes in *@bytes. */
-static uint32_t next_ppdu(const struct swf_priv *s, const struct swf_ac *a, uint64_t *bytes,
-			  bool *agg)
+/* The next PPDU of @a at @t: one frame, or an A-MPDU of the frames of one aggregation queue at
+ * the head that were there at @t. Returns its frame count and its bytes in *@bytes. */
+static uint32_t next_ppdu(const struct swf_priv *s, const struct swf_ac *a, uint64_t t,
+			  uint64_t *bytes, bool *agg)
 {
 	const struct mqtx_pkt *h = a->fifo.head, *p;
 	uint32_t n = 0;
@@ -144,7 +148,7 @@ static uint32_t next_ppdu(const struct swf_priv *s, const struct swf_ac *a, uint
 	}
 	*bytes = 0;
 	for (p = h; p && n < s->run.ampdu_max && p->queue_mapping == h->queue_mapping &&
-		    (p->flags & MQTX_PKT_F_AMPDU);
+		    (p->flags & MQTX_PKT_F_AMPDU) && mqtx__swf_arrival(p) <= t;
 	     p = p->next, n++)
 		*bytes += 4 + pad4((uint64_t)p->len + MQTX_SIM_WIFI_MAC_OVERHEAD);
 	return n;
@@ -159,12 +163,14 @@ static void start_txop(struct swf_priv *s, unsigned w, uint64_t t)
 
 	contend(s, w, t);
 	mqtx_pkt_list_init(&s->air);
-	while (a->fifo.head) {
+	/* On the real clock a round runs late (coalescing, scheduling): frames that came after
+	 * @t are not in this TXOP, or they would leave before they arrived. */
+	while (a->fifo.head && mqtx__swf_arrival(a->fifo.head) <= t) {
 		uint64_t bytes, d;
 		uint32_t n;
 		bool agg;
 
-		n = next_ppdu(s, a, &bytes, &agg);
+		n = next_ppdu(s, a, t, &bytes, &agg);
 		d = mqtx_sim_wifi_ppdu_ns(s->run.rate_bps, bytes) + MQTX_SIM_WIFI_SIFS_NS +
 		    (agg ? MQTX_SIM_WIFI_BA_NS : MQTX_SIM_WIFI_ACK_NS);
 		if (!first && (!limit || dur + MQTX_SIM_WIFI_SIFS_NS + d > limit))

@@ -4,6 +4,7 @@
 #define MQTX_DRIVERS_SIM_WIFI_INT_H
 
 #include <pthread.h>
+#include <string.h>
 #include <stdatomic.h>
 
 #include <mqtx/sim_wifi.h>
@@ -22,8 +23,7 @@ struct swf_ac {
 /* An ADDBA request waiting for its answer (one per aggregation queue). */
 struct swf_ba {
 	bool pending;
-	uint8_t addr[6];
-	uint8_t tid;
+	struct mqtx_wme_ba_session s;
 	uint64_t due;
 	enum mqtx_wme_ba_status status;
 };
@@ -75,5 +75,20 @@ uint64_t mqtx__swf_air_run(struct swf_priv *s, struct mqtx_dev *dev, uint64_t no
 			   struct mqtx_pkt_list *done);
 /* When the medium needs to run next, without running it. */
 uint64_t mqtx__swf_air_next(struct swf_priv *s);
+
+/* When the driver took @p (kept in its control block, which the driver owns until delivery):
+ * a TXOP takes only frames that were there when it started. */
+static inline void mqtx__swf_set_arrival(struct mqtx_pkt *p, uint64_t now)
+{
+	memcpy(p->cb, &now, sizeof(now));
+}
+
+static inline uint64_t mqtx__swf_arrival(const struct mqtx_pkt *p)
+{
+	uint64_t at;
+
+	memcpy(&at, p->cb, sizeof(at));
+	return at;
+}
 
 #endif

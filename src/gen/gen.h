@@ -16,12 +16,15 @@ uint32_t mqtx__tos2prio(uint8_t tos);
 /**
  * struct mqtx_job_stats - progress of a generator or a replay.
  * @sent, @bytes: frames accepted by the device (queued or sent); @dropped: refused by it;
- * @skipped: replay records not sent (shorter than an Ethernet header, or larger than a packet
- *          buffer); @nomem: waits for packets;
+ * @skipped: replay records not sent (no frame: shorter than its link header, a cooked record
+ *          of a protocol Ethernet cannot carry; or larger than a packet buffer);
+ * @failed: replay frames longer than the device's MTU allows, not sent (tcpreplay's "Failed
+ *          packets"); @truncated: such frames sent cut to the MTU (mtu-trunc);
+ * @nomem: waits for packets;
  * @start_ns, @now_ns: on the device clock; @done: finished (or stopped); @loops: replay passes.
  */
 struct mqtx_job_stats {
-	uint64_t sent, bytes, dropped, skipped, nomem;
+	uint64_t sent, bytes, dropped, skipped, failed, truncated, nomem;
 	uint64_t start_ns, now_ns;
 	uint64_t loops;
 	bool done;
@@ -44,9 +47,14 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
  * @speed: timing multiplier of the capture's timestamps (1.0: as recorded), from
  *         MQTX_REPLAY_SPEED_MIN to MQTX_REPLAY_SPEED_MAX; used when neither rate is set and
  *         @topspeed is false.
- * @rate_bps, @rate_pps: pace at this rate instead of the timestamps.
+ * @rate_bps, @pps: pace at this rate instead of the timestamps (@pps may be a fraction).
  * @topspeed: as fast as possible.
  * @loops: passes over the file (0: until stopped).
+ * @loopdelay_ns: wait between passes (the pace starts again after it).
+ * @limit: frames handed to the device, then the replay ends (0: no limit).
+ * @duration_ns: the replay ends then: a frame due at or after it is not sent (0: no limit).
+ * @mtu_trunc: a frame longer than the device's MTU allows is sent cut to it, not failed.
+ * @smac, @dmac: with @has_smac, @has_dmac, the Ethernet addresses of cooked records.
  */
 #define MQTX_REPLAY_SPEED_MIN 1e-6
 #define MQTX_REPLAY_SPEED_MAX 1e6
@@ -56,9 +64,12 @@ struct mqtx_replay_cfg {
 	int fd;
 	long records;
 	double speed;
-	uint64_t rate_bps, rate_pps;
+	uint64_t rate_bps;
+	double pps;
 	bool topspeed;
-	uint64_t loops;
+	uint64_t loops, loopdelay_ns, limit, duration_ns;
+	bool mtu_trunc, has_smac, has_dmac;
+	uint8_t smac[6], dmac[6];
 };
 
 /**
@@ -71,10 +82,29 @@ int mqtx__replay_open(const char *path, char *msg, size_t msglen);
 /**
  * mqtx__replay_check() - read the whole capture @fd once, from its start: it must be a regular
  * file (a FIFO, device or directory is refused without a read), its records intact and its link
- * type Ethernet. @msg receives "record N: what" (or what else is wrong) on failure.
- * Return: the number of records that hold a frame (at least an Ethernet header), or -EINVAL.
+ * type Ethernet or Linux cooked (SLL, SLL2). @msg receives "record N: what" (or what else is
+ * wrong) on failure.
+ * Return: the number of records that hold a frame (see mqtx__cooked_len()), or -EINVAL.
  */
 long mqtx__replay_check(int fd, char *msg, size_t msglen);
+
+/**
+ * mqtx__cooked_len() - the length of the Ethernet frame a record of link type @dlt (EN10MB,
+ * LINUX_SLL, LINUX_SLL2) becomes, and its EtherType in *@ethertype (0 for an 802.3 length).
+ * Return: the length, or -1 when the record holds no frame (shorter than its link header, or a
+ * cooked protocol that Ethernet cannot carry).
+ */
+long mqtx__cooked_len(int dlt, const uint8_t *data, uint32_t caplen, uint16_t *ethertype);
+
+/**
+ * mqtx__cooked_to_eth() - write the first @len bytes of the Ethernet frame of a record that
+ * mqtx__cooked_len() accepted into @out. A cooked record's protocol becomes the EtherType; its
+ * Ethernet source is @cfg's smac, else its link-layer address when that has 6 bytes, else zero;
+ * its destination @cfg's dmac, else broadcast for a broadcast record, the group address of an
+ * IPv4 or IPv6 multicast destination, else zero (tcprewrite's default).
+ */
+void mqtx__cooked_to_eth(int dlt, const uint8_t *data, uint32_t caplen,
+			 const struct mqtx_replay_cfg *cfg, uint8_t *out, size_t len);
 
 /**
  * mqtx__replay_start() - replay the capture of @cfg (checked with mqtx__replay_check()) on @dev.
@@ -106,7 +136,7 @@ struct mqtx_job_thread {
 	pthread_t tid;
 	bool started;
 	/* the thread's own counters, summed by mqtx__job_stats() */
-	_Atomic uint64_t sent, bytes, dropped, skipped, nomem, loops;
+	_Atomic uint64_t sent, bytes, dropped, skipped, failed, truncated, nomem, loops;
 };
 
 struct mqtx_job {

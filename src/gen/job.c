@@ -136,6 +136,8 @@ void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 		st->bytes += atomic_load(&t->bytes);
 		st->dropped += atomic_load(&t->dropped);
 		st->skipped += atomic_load(&t->skipped);
+		st->failed += atomic_load(&t->failed);
+		st->truncated += atomic_load(&t->truncated);
 		st->nomem += atomic_load(&t->nomem);
 		st->loops += atomic_load(&t->loops);
 	}

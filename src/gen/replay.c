@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// pcap/pcapng replay through the multiqueue path (libpcap reads both formats), paced by the
-// capture's timestamps (scaled), by a rate, or as fast as possible, like tcpreplay.
+// pcap/pcapng replay through the multiqueue path (libpcap reads both formats; Linux cooked
+// captures become Ethernet in cooked.c), paced by the capture's timestamps (scaled), by a rate,
+// or as fast as possible, like tcpreplay.
 #include <errno.h>
 #include <fcntl.h>
 #include <net/ethernet.h>
@@ -48,6 +49,12 @@ static const char *file_type(mode_t m)
 	return "not a regular file";
 }
 
+/* Ethernet, and what tcpdump -i any writes (made Ethernet by cooked.c). */
+static bool replayable(int dlt)
+{
+	return dlt == DLT_EN10MB || dlt == DLT_LINUX_SLL || dlt == DLT_LINUX_SLL2;
+}
+
 /* A reader of the capture from its start. It reads a duplicate of @fd, which pcap_close() closes,
  * so that @fd stays open for the next pass. */
 static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
@@ -69,9 +76,15 @@ static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", ebuf);
 		return NULL;
 	}
-	if (pcap_datalink(p) != DLT_EN10MB) {
-		snprintf(msg, msglen, "link type %s is not Ethernet",
-			 pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
+	if (!replayable(pcap_datalink(p))) {
+		int dlt = pcap_datalink(p);
+
+		snprintf(
+			msg, msglen,
+			"link type %s (%s, DLT %d) cannot be replayed: Ethernet (EN10MB) and Linux "
+			"cooked (LINUX_SLL, LINUX_SLL2) can",
+			pcap_datalink_val_to_name(dlt) ?: "unknown",
+			pcap_datalink_val_to_description(dlt) ?: "no description", dlt);
 		pcap_close(p);
 		return NULL;
 	}
@@ -103,8 +116,10 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
 	 * as tcpdump and wireshark number records. */
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		uint16_t type;
+
 		rec++;
-		n += h->caplen >= ETHER_HDR_LEN;
+		n += mqtx__cooked_len(pcap_datalink(p), data, h->caplen, &type) >= 0;
 	}
 	if (rc == PCAP_ERROR) {
 		snprintf(msg, msglen, "record %ld: %s", rec + 1, pcap_geterr(p));
@@ -133,53 +148,137 @@ static uint64_t scaled_due(uint64_t start, uint64_t gap, double speed)
 	return start + (uint64_t)d;
 }
 
-/* One pass over the file; returns false when the job must end (stop, or an error). */
-static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, uint64_t *n,
-			uint64_t *base)
+/*
+ * Where the replay stands: the rate's pace (@bits and @n since @base, which a loop delay moves),
+ * the start of the pass's timestamps (@pass_start), the due time of the last frame (@last), the
+ * end of the duration (@end, 0: none) and whether the pass sent anything. Each is a due time,
+ * not a reading of the clock, so that a replay in virtual time is exact.
+ */
+struct pace {
+	uint64_t bits, n, base, pass_start, last, end;
+	bool sent;
+};
+
+/* The Ethernet length of the record to send, cut to the device's MTU with mtu_trunc; 0 when it
+ * is not sent (skipped: no frame; failed: too long). A frame may be as long as the device's MTU
+ * plus its Ethernet header, and 4 more when it carries a VLAN tag (Linux's af_packet rule). */
+static uint32_t frame_len(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthdr *h,
+			  const u_char *data)
+{
+	const struct replay_priv *rp = t->job->priv;
+	uint16_t type;
+	long len = mqtx__cooked_len(dlt, data, h->caplen, &type);
+	uint32_t max;
+
+	if (len < 0) {
+		atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		return 0;
+	}
+	max = mqtx_dev_mtu(t->job->dev) + ETHER_HDR_LEN +
+	      (type == ETHERTYPE_VLAN || type == 0x88a8 ? 4 : 0);
+	if ((uint64_t)len <= max)
+		return (uint32_t)len;
+	if (!rp->cfg.mtu_trunc) {
+		atomic_fetch_add_explicit(&t->failed, 1, memory_order_relaxed);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&t->truncated, 1, memory_order_relaxed);
+	return max;
+}
+
+#define DUE_NOW UINT64_MAX /* topspeed: whenever it is reached (scaled_due() stays below) */
+
+/* When the record @gap after the pass's first is due, or DUE_NOW. */
+static uint64_t record_due(const struct mqtx_replay_cfg *cfg, const struct pace *pc, uint64_t gap)
+{
+	if (cfg->rate_bps)
+		return pc->base + mqtx__job_pace_ns(cfg->rate_bps, 0, pc->bits, 0);
+	if (cfg->pps > 0) {
+		double d = (double)pc->n * 1e9 / cfg->pps;
+
+		return d >= (double)(UINT64_MAX / 2 - pc->base) ? UINT64_MAX / 2
+								: pc->base + (uint64_t)d;
+	}
+	if (!cfg->topspeed)
+		return scaled_due(pc->pass_start, gap, cfg->speed);
+	return DUE_NOW;
+}
+
+/* Wait until @due; false when the job must end: stopped, or @due is past the duration (the
+ * replay then ends when the duration does). */
+static bool wait_due(struct mqtx_job *job, const struct pace *pc, uint64_t due)
+{
+	if (pc->end && (due != DUE_NOW ? due : mqtx_clock_now(job->clock)) >= pc->end) {
+		mqtx__job_wait_until(job, pc->end);
+		return false;
+	}
+	if (due != DUE_NOW && !mqtx__job_wait_until(job, due))
+		return false;
+	return !atomic_load_explicit(&job->stop, memory_order_relaxed);
+}
+
+/* A packet holding @len bytes of the record's frame in *@out: 0, 1 when the frame is larger
+ * than a packet buffer (skipped), -1 when the job must end. */
+static int frame_pkt(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthdr *h,
+		     const u_char *data, uint32_t len, struct mqtx_pkt **out)
+{
+	struct mqtx_job *job = t->job;
+	const struct replay_priv *rp = job->priv;
+	struct mqtx_pkt *pkt;
+
+	while (!(pkt = mqtx_pkt_alloc(job->pool))) {
+		atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
+		if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
+			return -1;
+	}
+	if (!mqtx_pkt_put(pkt, len)) {
+		mqtx_pkt_free(pkt);
+		atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		return 1;
+	}
+	mqtx__cooked_to_eth(dlt, data, h->caplen, &rp->cfg, pkt->data, len);
+	*out = pkt;
+	return 0;
+}
+
+/* One pass over the file; returns false when the job must end (stop, limit, duration, error). */
+static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, struct pace *pc)
 {
 	struct mqtx_job *job = t->job;
 	const struct replay_priv *rp = job->priv;
 	const struct mqtx_replay_cfg *cfg = &rp->cfg;
 	bool nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
-	uint64_t first = 0, pass_start = mqtx_clock_now(job->clock);
+	uint64_t first = 0, due;
+	int dlt = pcap_datalink(p);
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	long rec = 0;
 	int rc;
 
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		uint64_t due = 0;
 		struct mqtx_pkt *pkt;
+		uint32_t len;
 
 		rec++;
 		if (rec == 1)
 			first = ts_ns(h, nano);
-		/* Not a frame: nothing a device could send (a kernel device refuses it too). */
-		if (h->caplen < ETHER_HDR_LEN) {
-			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
-			continue;
-		}
-		if (cfg->rate_bps || cfg->rate_pps)
-			due = *base + mqtx__job_pace_ns(cfg->rate_bps, cfg->rate_pps, *bits, *n);
-		else if (!cfg->topspeed && ts_ns(h, nano) > first)
-			due = scaled_due(pass_start, ts_ns(h, nano) - first, cfg->speed);
-		if (due && !mqtx__job_wait_until(job, due))
+		if (cfg->limit && atomic_load(&t->sent) + atomic_load(&t->dropped) >= cfg->limit)
 			return false;
-		if (atomic_load_explicit(&job->stop, memory_order_relaxed))
-			return false;
-		while (!(pkt = mqtx_pkt_alloc(job->pool))) {
-			atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
-			if (!mqtx__job_wait_until(job, mqtx_clock_now(job->clock) + 100000))
-				return false;
-		}
-		if (!mqtx_pkt_put(pkt, h->caplen)) {
-			mqtx_pkt_free(pkt);
-			atomic_fetch_add_explicit(&t->skipped, 1, memory_order_relaxed);
+		len = frame_len(t, dlt, h, data);
+		if (!len)
 			continue;
-		}
-		memcpy(pkt->data, data, h->caplen);
-		*bits += (uint64_t)h->caplen * 8;
-		(*n)++;
+		due = record_due(cfg, pc, ts_ns(h, nano) > first ? ts_ns(h, nano) - first : 0);
+		if (!wait_due(job, pc, due))
+			return false;
+		pc->last = due != DUE_NOW ? due : mqtx_clock_now(job->clock);
+		rc = frame_pkt(t, dlt, h, data, len, &pkt);
+		if (rc < 0)
+			return false;
+		if (rc)
+			continue;
+		pc->bits += (uint64_t)len * 8;
+		pc->n++;
+		pc->sent = true;
 		mqtx__job_send(t, &pkt, 1);
 	}
 	if (rc == PCAP_ERROR) {
@@ -191,22 +290,54 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, uint64_t *bits, ui
 	return true;
 }
 
+/* Between passes: the next one's timestamps start where the last frame went (or, with a rate,
+ * where the next frame is due); tcpreplay's --loopdelay-ms pauses first, and the rate's pace
+ * starts again after it. False when the job must end meanwhile. */
+static bool next_pass(struct mqtx_job *job, struct pace *pc)
+{
+	const struct replay_priv *rp = job->priv;
+	const struct mqtx_replay_cfg *cfg = &rp->cfg;
+	uint64_t next = pc->sent ? pc->last : pc->pass_start;
+
+	if (cfg->rate_bps || cfg->pps > 0)
+		next = record_due(cfg, pc, 0);
+	else if (cfg->topspeed)
+		next = mqtx_clock_now(job->clock);
+	pc->pass_start = next;
+	if (!cfg->loopdelay_ns)
+		return true;
+	next += cfg->loopdelay_ns;
+	if (!wait_due(job, pc, next))
+		return false;
+	pc->pass_start = pc->base = next;
+	pc->bits = pc->n = 0;
+	return true;
+}
+
 static void *replay_thread(void *arg)
 {
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
 	const struct replay_priv *rp = job->priv;
-	uint64_t bits = 0, n = 0, base = job->start_ns;
+	const struct mqtx_replay_cfg *cfg = &rp->cfg;
+	struct pace pc = { .base = job->start_ns, .pass_start = job->start_ns };
 
-	for (uint64_t pass = 0; !rp->cfg.loops || pass < rp->cfg.loops; pass++) {
-		pcap_t *p = replay_reader(rp->fd, job->error, sizeof(job->error));
+	if (cfg->duration_ns)
+		pc.end = job->start_ns + cfg->duration_ns;
+	for (uint64_t pass = 0; !cfg->loops || pass < cfg->loops; pass++) {
+		pcap_t *p;
 		bool more;
 
+		if (pass && !next_pass(job, &pc))
+			break;
+		p = replay_reader(rp->fd, job->error, sizeof(job->error));
 		if (!p)
 			break;
-		more = replay_pass(t, p, &bits, &n, &base);
+		pc.sent = false;
+		more = replay_pass(t, p, &pc);
 		pcap_close(p);
-		if (!more)
+		/* A pass that sent nothing (every frame too long) would spin: one is enough. */
+		if (!more || !pc.sent)
 			break;
 	}
 	close(rp->fd);
@@ -221,7 +352,7 @@ int mqtx__replay_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	struct replay_priv *rp;
 	int rc, fd;
 
-	if ((cfg->rate_bps && cfg->rate_pps) ||
+	if ((cfg->rate_bps && cfg->pps > 0) || !(cfg->pps >= 0 && cfg->pps <= 1e15) ||
 	    !(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
 		snprintf(msg, msglen, "bad replay configuration");
 		return -EINVAL;

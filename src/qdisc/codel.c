@@ -70,6 +70,16 @@ void mqtx_codel_vars_init(struct mqtx_codel_vars *v)
 	memset(v, 0, sizeof(*v));
 }
 
+int32_t mqtx_codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now)
+{
+	int32_t delta = (int32_t)(v->drop_next - now);
+
+	if (!v->dropping)
+		return 0;
+	return delta >= 0 ? (int32_t)mqtx_codel_time2us((uint32_t)delta)
+			  : -(int32_t)mqtx_codel_time2us((uint32_t)-delta);
+}
+
 void mqtx_codel_newton_step(struct mqtx_codel_vars *v)
 {
 	uint32_t invsqrt = (uint32_t)v->rec_inv_sqrt << REC_INV_SQRT_SHIFT;

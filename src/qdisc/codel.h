@@ -20,6 +20,12 @@ static inline uint64_t mqtx_codel_time2ns(uint32_t t)
 	return (uint64_t)t << MQTX_CODEL_SHIFT;
 }
 
+/* codel_time_to_us(): whole microseconds, as Linux reports CoDel times. */
+static inline uint32_t mqtx_codel_time2us(uint32_t t)
+{
+	return (uint32_t)(mqtx_codel_time2ns(t) / 1000);
+}
+
 static inline bool mqtx_codel_after(uint32_t a, uint32_t b)
 {
 	return (int32_t)(a - b) > 0;
@@ -92,6 +98,12 @@ struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt
 struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
 					struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
 void mqtx_codel_vars_init(struct mqtx_codel_vars *v);
+
+/**
+ * mqtx_codel_drop_next_us() - while @v is dropping, the microseconds from @now to its next
+ * drop (negative: overdue), as codel_dump_stats() reports drop_next; 0 otherwise.
+ */
+int32_t mqtx_codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now);
 
 /** mqtx_codel_newton_step() - refine rec_inv_sqrt toward 1/sqrt(count) (Q0.16). */
 void mqtx_codel_newton_step(struct mqtx_codel_vars *v);

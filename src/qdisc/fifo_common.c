@@ -56,13 +56,6 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 }
 
 /* Packet-limited FIFOs: the limit counts packets and defaults to the device's tx_queue_len. */
-static bool pkt_over(struct mqtx_qdisc *q)
-{
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	return q->qlen > p->limit;
-}
-
 static void pkt_set_limit(struct mqtx_qdisc *q, uint64_t limit)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
@@ -86,17 +79,21 @@ int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *
 	return 0;
 }
 
+/*
+ * Only the limit changes: what is queued above a lowered limit stays and drains, and new
+ * packets are refused until the queue is below it (Linux's fifo change is __fifo_init, which
+ * stores the limit and drops nothing).
+ */
 int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
 		       struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
 
+	(void)to_free;
 	(void)ack;
 	if (o && o->has_limit) {
 		mqtx_qdisc_lock(q);
 		pkt_set_limit(q, o->limit);
-		mqtx__fifo_trim(q, &p->list, pkt_over, to_free);
 		mqtx_qdisc_unlock(q);
 	}
 	return 0;

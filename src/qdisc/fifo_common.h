@@ -41,8 +41,8 @@ struct mqtx_pkt *mqtx__fifo_dequeue(struct mqtx_qdisc *q);
 struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);
 
 /* The control path of packet-limited FIFOs (pfifo, pfifo_head_drop), which differ only in
- * what a full queue drops: init (limit default tx_queue_len), change (a lower limit trims from
- * the head), dump ("limit Np"). */
+ * what a full queue drops: init (limit default tx_queue_len), change (stores the limit; what is
+ * queued above a lowered one stays), dump ("limit Np"). */
 int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
 int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
 		       struct mqtx_extack *ack);

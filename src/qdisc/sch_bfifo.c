@@ -7,13 +7,6 @@
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
 
-static bool bfifo_over(struct mqtx_qdisc *q)
-{
-	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-
-	return q->backlog > p->limit;
-}
-
 static int bfifo_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
@@ -55,17 +48,17 @@ static int bfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack 
 	return 0;
 }
 
+/* A lowered limit keeps what is queued: it drains, and newcomers wait for room (fifo_init). */
 static int bfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
 			struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
 
+	(void)to_free;
 	(void)ack;
 	if (o && o->has_limit) {
 		mqtx_qdisc_lock(q);
 		bfifo_set_limit(q, o->limit);
-		mqtx__fifo_trim(q, &((struct mqtx_fifo_priv *)mqtx_qdisc_priv(q))->list, bfifo_over,
-				to_free);
 		mqtx_qdisc_unlock(q);
 	}
 	return 0;

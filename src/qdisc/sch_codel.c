@@ -8,6 +8,7 @@
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
+#include <mqtx/xstats.h>
 
 #define CODEL_DEFAULT_LIMIT 1000
 
@@ -205,6 +206,55 @@ static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		mqtx_dump_flag(d, "ecn", "ecn");
 }
 
+/* ---- statistics ---- */
+
+/* Lock held. What codel_dump_stats() reports. */
+static void codel_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
+{
+	struct codel_priv *p = mqtx_qdisc_priv(q);
+
+	memset(st, 0, sizeof(*st));
+	st->maxpacket = p->stats.maxpacket;
+	st->count = p->vars.count;
+	st->lastcount = p->vars.lastcount;
+	st->ldelay_us = mqtx_codel_time2us(p->vars.ldelay);
+	st->dropping = p->vars.dropping;
+	st->drop_next_us = mqtx_codel_drop_next_us(&p->vars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	st->drop_overlimit = p->drop_overlimit;
+	st->ecn_mark = p->stats.ecn_mark;
+	st->ce_mark = p->stats.ce_mark;
+}
+
+/* tc's codel_print_xstats(): two lines; "dropping" and ce_mark only when there are some. */
+static void codel_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct mqtx_codel_xstats st;
+
+	codel_xstats(q, &st);
+	mqtx_dump_uint(d, "count", "count %" PRIu64, st.count);
+	mqtx_dump_uint(d, "lastcount", "lastcount %" PRIu64, st.lastcount);
+	mqtx_dump_time(d, "ldelay", "ldelay %s", (uint64_t)st.ldelay_us * 1000);
+	if (st.dropping)
+		mqtx_dump_flag(d, "dropping", "dropping");
+	mqtx_dump_time_signed(d, "drop_next", "drop_next %s", (int64_t)st.drop_next_us * 1000);
+	mqtx_dump_nl(d);
+	mqtx_dump_uint(d, "maxpacket", "maxpacket %" PRIu64, st.maxpacket);
+	mqtx_dump_uint(d, "ecn_mark", "ecn_mark %" PRIu64, st.ecn_mark);
+	mqtx_dump_uint(d, "drop_overlimit", "drop_overlimit %" PRIu64, st.drop_overlimit);
+	if (st.ce_mark)
+		mqtx_dump_uint(d, "ce_mark", "ce_mark %" PRIu64, st.ce_mark);
+}
+
+int mqtx_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
+{
+	if (q->ops != &mqtx_codel_qdisc_ops)
+		return -EINVAL;
+	mqtx_qdisc_lock(q);
+	codel_xstats(q, st);
+	mqtx_qdisc_unlock(q);
+	return 0;
+}
+
 const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {
 	.id = "codel",
 	.priv_size = sizeof(struct codel_priv),
@@ -217,4 +267,5 @@ const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {
 	.change = codel_change,
 	.reset = codel_reset,
 	.dump = codel_dump,
+	.dump_stats = codel_dump_stats,
 };

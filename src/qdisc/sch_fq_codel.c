@@ -12,6 +12,7 @@
 #include "qdisc/fq_codel.h"
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
+#include <mqtx/xstats.h>
 
 #define FQC_DEFAULT_LIMIT 10240
 #define FQC_DEFAULT_FLOWS 1024
@@ -484,7 +485,10 @@ static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint(d, "drop_batch", "drop_batch %" PRIu64, p->drop_batch);
 }
 
-void mqtx_fq_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
+/* ---- statistics, and the flows as classes (Linux's fq_codel_class_ops) ---- */
+
+/* Lock held. What fq_codel_dump_stats() reports. */
+static void fqc_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
@@ -497,6 +501,139 @@ void mqtx_fq_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats 
 	st->ecn_mark = p->cstats.ecn_mark;
 	st->ce_mark = p->cstats.ce_mark;
 	st->memory_usage = p->memory_usage;
+}
+
+/* tc's fq_codel_print_xstats(): ce_mark, memory_used and drop_overmemory only when not 0. */
+static void fqc_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
+{
+	struct mqtx_fq_codel_xstats st;
+
+	fqc_xstats(q, &st);
+	mqtx_dump_uint(d, "maxpacket", "maxpacket %" PRIu64, st.maxpacket);
+	mqtx_dump_uint(d, "drop_overlimit", "drop_overlimit %" PRIu64, st.drop_overlimit);
+	mqtx_dump_uint(d, "new_flow_count", "new_flow_count %" PRIu64, st.new_flow_count);
+	mqtx_dump_uint(d, "ecn_mark", "ecn_mark %" PRIu64, st.ecn_mark);
+	if (st.ce_mark)
+		mqtx_dump_uint(d, "ce_mark", "ce_mark %" PRIu64, st.ce_mark);
+	if (st.memory_usage)
+		mqtx_dump_uint(d, "memory_used", "memory_used %" PRIu64, st.memory_usage);
+	if (st.drop_overmemory)
+		mqtx_dump_uint(d, "drop_overmemory", "drop_overmemory %" PRIu64,
+			       st.drop_overmemory);
+	mqtx_dump_nl(d);
+	mqtx_dump_uint(d, "new_flows_len", "new_flows_len %" PRIu64, st.new_flows_len);
+	mqtx_dump_uint(d, "old_flows_len", "old_flows_len %" PRIu64, st.old_flows_len);
+}
+
+/* Lock held. Flow @idx (< flows_cnt) as fq_codel_dump_class_stats() reports it. */
+static void fqc_flow_xstats(struct mqtx_qdisc *q, uint32_t idx,
+			    struct mqtx_fq_codel_flow_xstats *st)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	const struct fqc_flow *f = &p->flows[idx];
+
+	memset(st, 0, sizeof(*st));
+	st->deficit = f->deficit;
+	st->count = f->cvars.count;
+	st->lastcount = f->cvars.lastcount;
+	st->ldelay_us = mqtx_codel_time2us(f->cvars.ldelay);
+	st->dropping = f->cvars.dropping;
+	st->drop_next_us =
+		mqtx_codel_drop_next_us(&f->cvars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	st->active = f->listed;
+	for (const struct mqtx_pkt *pkt = f->head; pkt; pkt = pkt->next)
+		st->qlen++;
+	st->backlog = f->backlog;
+}
+
+/* No flow can be addressed (fq_codel_find() finds none: no child, no graft). */
+static uint32_t fqc_cl_count(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return 0;
+}
+
+static struct mqtx_qdisc *fqc_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	(void)q;
+	(void)minor;
+	return NULL;
+}
+
+/* fq_codel_walk(): the flows on a list, as classes X:idx+1 with their queue counters only. */
+static void fqc_cl_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	for (uint32_t i = 0; i < p->flows_cnt; i++) {
+		struct mqtx_fq_codel_flow_xstats fx;
+		struct mqtx_qdisc_stats st = { 0 };
+		struct mqtx_class c = {
+			.minor = i + 1, .parent = q->handle, .stats = &st, .queue_only = true
+		};
+
+		/* A snapshot under the lock: @fn may print, and take the lock itself. */
+		mqtx_qdisc_lock(q);
+		fqc_flow_xstats(q, i, &fx);
+		mqtx_qdisc_unlock(q);
+		if (!fx.active)
+			continue;
+		st.qlen = fx.qlen;
+		st.backlog = fx.backlog;
+		fn(q, &c, arg);
+	}
+}
+
+/* tc's class xstats of a flow: drop_next only while dropping. */
+static void fqc_cl_dump_stats(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_fq_codel_flow_xstats st;
+
+	if (minor < 1 || minor > p->flows_cnt)
+		return;
+	fqc_flow_xstats(q, minor - 1, &st);
+	mqtx_dump_int(d, "deficit", "deficit %" PRId64, st.deficit);
+	mqtx_dump_uint(d, "count", "count %" PRIu64, st.count);
+	mqtx_dump_uint(d, "lastcount", "lastcount %" PRIu64, st.lastcount);
+	mqtx_dump_time(d, "ldelay", "ldelay %s", (uint64_t)st.ldelay_us * 1000);
+	if (st.dropping) {
+		mqtx_dump_flag(d, "dropping", "dropping");
+		mqtx_dump_time_signed(d, "drop_next", "drop_next %s",
+				      (int64_t)st.drop_next_us * 1000);
+	}
+}
+
+static const struct mqtx_class_ops fqc_class_ops = {
+	.count = fqc_cl_count,
+	.leaf = fqc_cl_leaf,
+	.walk = fqc_cl_walk,
+	.dump_stats = fqc_cl_dump_stats,
+};
+
+int mqtx_fq_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
+{
+	if (q->ops != &mqtx_fq_codel_qdisc_ops)
+		return -EINVAL;
+	mqtx_qdisc_lock(q);
+	fqc_xstats(q, st);
+	mqtx_qdisc_unlock(q);
+	return 0;
+}
+
+int mqtx_fq_codel_get_flow_xstats(struct mqtx_qdisc *q, uint32_t minor,
+				  struct mqtx_fq_codel_flow_xstats *st)
+{
+	struct fqc_priv *p = mqtx_qdisc_priv(q);
+
+	if (q->ops != &mqtx_fq_codel_qdisc_ops)
+		return -EINVAL;
+	if (minor < 1 || minor > p->flows_cnt)
+		return -ENOENT;
+	mqtx_qdisc_lock(q);
+	fqc_flow_xstats(q, minor - 1, st);
+	mqtx_qdisc_unlock(q);
+	return 0;
 }
 
 uint32_t mqtx_fq_codel_flow_backlog(struct mqtx_qdisc *q, uint32_t idx)
@@ -519,4 +656,6 @@ const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops = {
 	.reset = fqc_reset,
 	.destroy = fqc_destroy,
 	.dump = fqc_dump,
+	.cl_ops = &fqc_class_ops,
+	.dump_stats = fqc_dump_stats,
 };

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* prio: strict-priority bands, each a class with its own child qdisc (Linux sch_prio.c). */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -14,15 +13,17 @@
 #define PRIO_MAX_BANDS 16
 #define PRIO_MAP_LEN   16 /* TC_PRIO_MAX + 1 */
 
-/* Linux's default priority-to-band map (sch_default_prio2band), as pfifo_fast. */
-static const uint8_t prio_default_map[PRIO_MAP_LEN] = { 1, 2, 2, 2, 1, 2, 0, 0,
-							1, 1, 1, 1, 1, 1, 1, 1 };
-
+/* What tc sends (prio_parse_opt): the whole configuration, bands 3 and the default map unless
+ * the command gives them, so a change replaces everything. */
 struct prio_opt {
-	bool has_bands, has_priomap;
 	uint32_t bands;
-	uint32_t priomap_len;
 	uint8_t priomap[PRIO_MAP_LEN];
+};
+
+/* bands 3 and Linux's default priority-to-band map (sch_default_prio2band), as pfifo_fast. */
+static const struct prio_opt prio_defaults = {
+	.bands = 3,
+	.priomap = { 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 },
 };
 
 struct prio_priv {
@@ -55,18 +56,25 @@ static inline void follow(struct mqtx_qdisc *q, const struct mqtx_qdisc *c,
 
 /* ---- data path ---- */
 
+/*
+ * Linux's prio_classify() with no filter attached. A priority whose major is our handle names
+ * band minor - 1; a minor that names no band (0, or beyond the bands) falls back to the band
+ * of priority 0. Any other priority goes through the priomap, a handle-qualified one (another
+ * qdisc's major) as priority 0. A qdisc without a handle (made through the C API only) has
+ * no major to match.
+ */
 static unsigned prio_classify(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
 	uint32_t prio = pkt->priority;
 
-	/* A priority of the form <our major>:<band + 1> names the band directly (Linux). */
-	if (q->handle && (prio & 0xffff0000u) == (q->handle & 0xffff0000u)) {
-		uint32_t minor = prio & 0xffffu;
+	if (q->handle && MQTX_H_MAJ(prio) == MQTX_H_MAJ(q->handle)) {
+		uint32_t band = MQTX_H_MIN(prio) - 1; /* minor 0 wraps past the bands */
 
-		if (minor >= 1 && minor <= p->bands)
-			return minor - 1;
+		return band < p->bands ? band : p->prio2band[0];
 	}
+	if (MQTX_H_MAJ(prio))
+		prio = 0;
 	return p->prio2band[prio & (PRIO_MAP_LEN - 1)];
 }
 
@@ -161,94 +169,79 @@ static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c, struct 
 
 /* ---- control path ---- */
 
-static int prio_parse_map(int argc, char **argv, int *i, struct prio_opt *o,
-			  struct mqtx_extack *ack)
-{
-	o->has_priomap = true;
-	while (*i + 1 < argc && isdigit((unsigned char)argv[*i + 1][0])) {
-		const char *tok = argv[++*i];
-		uint32_t band;
-
-		/* tc reads prio's numbers in base 10 (get_integer(.., 10)). */
-		if (mqtx_tc_parse_u32_dec(tok, &band))
-			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"",
-					       tok);
-		if (o->priomap_len >= PRIO_MAP_LEN)
-			return mqtx_extack_set(
-				ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
-				PRIO_MAP_LEN, tok);
-		if (band >= PRIO_MAX_BANDS || (o->has_bands && band >= o->bands))
-			return mqtx_extack_set(
-				ack, "prio: \"priomap\" element \"%s\" is out of bands", tok);
-		o->priomap[o->priomap_len++] = (uint8_t)band;
-	}
-	if (!o->priomap_len)
-		return mqtx_extack_set(ack, "prio: \"priomap\" needs at least one element");
-	return 0;
-}
-
+/*
+ * tc's prio_parse_opt(): after "priomap", every word that is not a keyword is the next entry
+ * of the map (base 10), checked against the bands given so far; the entries not given keep
+ * the default map's values.
+ */
 static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct prio_opt *o = opt;
+	unsigned idx = 0;
+	bool map = false;
 
+	*o = prio_defaults;
 	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "bands") == 0) {
+		const char *a = argv[i];
+		uint32_t band;
+
+		if (!strcmp(a, "bands")) {
 			if (mqtx_tc_arg_u32_dec(argc, argv, &i, &o->bands, ack))
 				return -EINVAL;
-			if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
-				return mqtx_extack_set(ack,
-						       "prio: \"bands\" \"%s\" is not in %u..%u",
-						       argv[i], PRIO_MIN_BANDS, PRIO_MAX_BANDS);
-			o->has_bands = true;
-		} else if (strcmp(argv[i], "priomap") == 0) {
-			if (o->has_priomap)
+		} else if (!strcmp(a, "priomap")) {
+			if (map)
 				return mqtx_extack_set(ack, "prio: duplicate \"priomap\"");
-			if (prio_parse_map(argc, argv, &i, o, ack))
-				return -EINVAL;
+			map = true;
+		} else if (!map) {
+			return mqtx_tc_unknown("prio", a, ack);
+		} else if (mqtx_tc_parse_u32_dec(a, &band)) {
+			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"", a);
+		} else if (band >= o->bands) {
+			return mqtx_extack_set(
+				ack, "prio: \"priomap\" element \"%s\" is out of bands", a);
+		} else if (idx >= PRIO_MAP_LEN) {
+			return mqtx_extack_set(
+				ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
+				PRIO_MAP_LEN, a);
 		} else {
-			return mqtx_tc_unknown("prio", argv[i], ack);
+			o->priomap[idx++] = (uint8_t)band;
 		}
 	}
 	return 0;
 }
 
-/* The configuration @o asks for on top of the current one; checks that the map fits. */
-static int prio_resolve(const struct prio_priv *cur, const struct prio_opt *o, uint32_t *bands,
-			uint8_t *map, struct mqtx_extack *ack)
+/* prio_tune()'s checks: 2..16 bands, and a map that names only those. */
+static int prio_check(const struct prio_opt *o, struct mqtx_extack *ack)
 {
-	*bands = o && o->has_bands ? o->bands : cur->bands;
-	memcpy(map, cur->prio2band, PRIO_MAP_LEN);
-	if (o && o->has_priomap)
-		memcpy(map, o->priomap, o->priomap_len);
+	if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
+		return mqtx_extack_set(ack, "prio: \"bands\" %u is not in %u..%u", o->bands,
+				       PRIO_MIN_BANDS, PRIO_MAX_BANDS);
 	for (unsigned i = 0; i < PRIO_MAP_LEN; i++) {
-		if (map[i] >= *bands)
+		if (o->priomap[i] >= o->bands)
 			return mqtx_extack_set(
 				ack, "prio: \"priomap\" element %u (%u) is out of %u bands", i,
-				map[i], *bands);
+				o->priomap[i], o->bands);
 	}
 	return 0;
 }
 
 static int prio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
 {
+	const struct prio_opt *o = opt ? opt : &prio_defaults;
 	struct prio_priv *p = mqtx_qdisc_priv(q);
-	uint8_t map[PRIO_MAP_LEN];
-	uint32_t bands;
 	int err;
 
-	p->bands = 3;
-	memcpy(p->prio2band, prio_default_map, PRIO_MAP_LEN);
-	err = prio_resolve(p, opt, &bands, map, ack);
+	err = prio_check(o, ack);
 	if (err)
 		return err;
 	p->bands = 0;
-	for (uint32_t b = 0; b < bands; b++) {
+	for (uint32_t b = 0; b < o->bands; b++) {
 		err = prio_new_child(q, b, ack, &p->child[b]);
 		if (err)
 			return err; /* destroy frees the bands made so far */
 		p->bands = b + 1;
 	}
-	memcpy(p->prio2band, map, PRIO_MAP_LEN);
+	memcpy(p->prio2band, o->priomap, PRIO_MAP_LEN);
 	return 0;
 }
 
@@ -259,35 +252,37 @@ static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_qdisc *fresh[PRIO_MAX_BANDS] = { NULL }, *gone[PRIO_MAX_BANDS] = { NULL };
-	uint8_t map[PRIO_MAP_LEN];
-	uint32_t bands, old;
+	const struct prio_opt *o = opt;
+	uint32_t old;
 	int err;
 
-	err = prio_resolve(p, opt, &bands, map, ack);
+	if (!o)
+		return 0;
+	err = prio_check(o, ack);
 	if (err)
 		return err;
-	for (uint32_t b = p->bands; b < bands; b++) {
+	for (uint32_t b = p->bands; b < o->bands; b++) {
 		err = prio_new_child(q, b, ack, &fresh[b]);
 		if (err)
 			goto free_fresh;
 	}
 	mqtx_qdisc_lock(q);
 	old = p->bands;
-	for (uint32_t b = bands; b < old; b++) {
+	for (uint32_t b = o->bands; b < old; b++) {
 		prio_purge_child(q, p->child[b], to_free);
 		gone[b] = p->child[b];
 		p->child[b] = NULL;
 	}
-	for (uint32_t b = old; b < bands; b++)
+	for (uint32_t b = old; b < o->bands; b++)
 		p->child[b] = fresh[b];
-	p->bands = bands;
-	memcpy(p->prio2band, map, PRIO_MAP_LEN);
+	p->bands = o->bands;
+	memcpy(p->prio2band, o->priomap, PRIO_MAP_LEN);
 	mqtx_qdisc_unlock(q);
-	for (uint32_t b = bands; b < old; b++)
+	for (uint32_t b = o->bands; b < old; b++)
 		mqtx_qdisc_destroy(gone[b]);
 	return 0;
 free_fresh:
-	for (uint32_t b = p->bands; b < bands; b++)
+	for (uint32_t b = p->bands; b < o->bands; b++)
 		mqtx_qdisc_destroy(fresh[b]);
 	return err;
 }

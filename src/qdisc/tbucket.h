@@ -4,6 +4,7 @@
 #define MQTX_QDISC_TBUCKET_H
 
 #include <mqtx/clock.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* psched_l2t_ns(): the time @len bytes take at @rate bytes/s, in ns (exact, rounded down). */
@@ -20,6 +21,28 @@ static inline uint64_t mqtx__t2l(uint64_t rate, int64_t ns)
 	if (ns <= 0)
 		return 0;
 	return (uint64_t)((unsigned __int128)ns * rate / MQTX_NSEC_PER_SEC);
+}
+
+/*
+ * A rate as Linux's psched_ratecfg: what a packet of a given length is charged. @overhead is
+ * added to every packet, a packet is charged at least @mpu bytes, and with @atm the bytes go
+ * in 53-byte ATM cells of 48 payload bytes each.
+ */
+struct mqtx_ratecfg {
+	uint64_t rate; /* bytes per second */
+	uint16_t overhead, mpu;
+	bool atm;
+};
+
+/* psched_l2t_ns() on a rate configuration: overhead, then mpu, then ATM cells. */
+static inline int64_t mqtx__ratecfg_l2t_ns(const struct mqtx_ratecfg *r, uint64_t len)
+{
+	len += r->overhead;
+	if (len < r->mpu)
+		len = r->mpu;
+	if (r->atm)
+		len = (len + 47) / 48 * 53;
+	return mqtx__l2t_ns(r->rate, len);
 }
 
 /*

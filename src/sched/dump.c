@@ -12,6 +12,9 @@ struct mqtx_dump {
 	char *text, *json;
 	size_t tlen, tcap, jlen, jcap;
 	bool overflow;
+	unsigned flags;	    /* MQTX_DUMP_F_* */
+	const char *indent; /* what starts a text line: "" (options), "  " (xstats) */
+	bool midline;	    /* text written on the current line */
 };
 
 static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
@@ -37,9 +40,16 @@ static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
+/* Before an item's text: a blank between items, the indent at the start of a line. */
+static void text_sep(struct mqtx_dump *d)
+{
+	put(d, false, "%s", d->midline ? " " : d->indent);
+	d->midline = true;
+}
+
 static void sep(struct mqtx_dump *d, const char *key)
 {
-	put(d, false, "%s", d->tlen ? " " : "");
+	text_sep(d);
 	if (key)
 		put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
 }
@@ -48,6 +58,11 @@ static void sep(struct mqtx_dump *d, const char *key)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void text_uint(struct mqtx_dump *d, const char *text, uint64_t v)
+{
+	put(d, false, text, v);
+}
+
+static void text_int(struct mqtx_dump *d, const char *text, int64_t v)
 {
 	put(d, false, text, v);
 }
@@ -63,6 +78,13 @@ void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint
 	sep(d, key);
 	text_uint(d, text, v);
 	put(d, true, "%" PRIu64, v);
+}
+
+void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64_t v)
+{
+	sep(d, key);
+	text_int(d, text, v);
+	put(d, true, "%" PRId64, v);
 }
 
 void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
@@ -98,6 +120,19 @@ void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint
 	dump_unit(d, key, text, mqtx_tc_print_time(b, sizeof(b), ns), ns / 1000);
 }
 
+void mqtx_dump_time_signed(struct mqtx_dump *d, const char *key, const char *text, int64_t ns)
+{
+	char b[MQTX_TC_BUF + 1];
+
+	/* tc prints a negative time as "-" and the words of its magnitude (codel's drop_next);
+	 * its JSON has the signed microseconds. */
+	b[0] = '-';
+	mqtx_tc_print_time(b + 1, sizeof(b) - 1, ns < 0 ? -(uint64_t)ns : (uint64_t)ns);
+	sep(d, key);
+	text_str(d, text, ns < 0 ? b : b + 1);
+	put(d, true, "%" PRId64, ns / 1000);
+}
+
 void mqtx_dump_size(struct mqtx_dump *d, const char *key, const char *text, uint64_t bytes)
 {
 	char b[MQTX_TC_BUF];
@@ -124,11 +159,17 @@ void mqtx_dump_flag(struct mqtx_dump *d, const char *key, const char *text)
 void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *text, bool v)
 {
 	if (v && text) {
-		put(d, false, "%s", d->tlen ? " " : "");
+		text_sep(d);
 		put(d, false, "%s", text);
 	}
 	if (key)
 		put(d, true, "%s\"%s\":%s", d->jlen ? "," : "", key, v ? "true" : "false");
+}
+
+void mqtx_dump_nl(struct mqtx_dump *d)
+{
+	put(d, false, "\n");
+	d->midline = false;
 }
 
 void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
@@ -144,17 +185,75 @@ void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *labe
 	put(d, true, "]");
 }
 
-int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
-			 size_t json_len)
+bool mqtx_dump_details(const struct mqtx_dump *d)
 {
-	struct mqtx_dump d = { text, json, 0, text_len, 0, json_len, false };
+	return d->flags & MQTX_DUMP_F_DETAILS;
+}
 
+/* A dump into the caller's buffers: @indent starts each text line. */
+static bool dump_begin(struct mqtx_dump *d, unsigned flags, const char *indent, char *text,
+		       size_t text_len, char *json, size_t json_len)
+{
+	*d = (struct mqtx_dump){ .text = text,
+				 .json = json,
+				 .tcap = text_len,
+				 .jcap = json_len,
+				 .flags = flags,
+				 .indent = indent };
 	if (!text_len || !json_len)
-		return -ENOSPC;
+		return false;
 	text[0] = json[0] = '\0';
+	return true;
+}
+
+int mqtx_qdisc_dump_options(struct mqtx_qdisc *q, unsigned flags, char *text, size_t text_len,
+			    char *json, size_t json_len)
+{
+	struct mqtx_dump d;
+
+	if (!dump_begin(&d, flags, "", text, text_len, json, json_len))
+		return -ENOSPC;
 	if (q->ops->dump && !(q->flags & MQTX_QF_BUILTIN)) {
 		mqtx_spin_lock(mqtx__qdisc_lock(q));
 		q->ops->dump(q, &d);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	return d.overflow ? -ENOSPC : (int)d.tlen;
+}
+
+int mqtx_qdisc_dump_opts(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+			 size_t json_len)
+{
+	return mqtx_qdisc_dump_options(q, 0, text, text_len, json, json_len);
+}
+
+/* tc prints xstats on lines of their own, each indented by two blanks (print_xstats). */
+int mqtx_qdisc_dump_xstats(struct mqtx_qdisc *q, char *text, size_t text_len, char *json,
+			   size_t json_len)
+{
+	struct mqtx_dump d;
+
+	if (!dump_begin(&d, 0, "  ", text, text_len, json, json_len))
+		return -ENOSPC;
+	if (q->ops->dump_stats && !(q->flags & MQTX_QF_BUILTIN)) {
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		q->ops->dump_stats(q, &d);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	return d.overflow ? -ENOSPC : (int)d.tlen;
+}
+
+int mqtx_class_dump_xstats(struct mqtx_qdisc *q, uint32_t minor, char *text, size_t text_len,
+			   char *json, size_t json_len)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	struct mqtx_dump d;
+
+	if (!dump_begin(&d, 0, "  ", text, text_len, json, json_len))
+		return -ENOSPC;
+	if (cl && cl->dump_stats) {
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		cl->dump_stats(q, minor, &d);
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 	}
 	return d.overflow ? -ENOSPC : (int)d.tlen;

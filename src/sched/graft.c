@@ -2,6 +2,7 @@
 /* Grafting: the commit pass that swaps qdiscs on TX queues and cannot fail. Under traffic the
  * old qdiscs are quiesced, their backlog moved in order into the new ones, then retired. */
 #include "core/core.h"
+#include "sched/qtree.h"
 
 static bool seen_before(struct mqtx_qdisc *const *v, uint32_t i, struct mqtx_qdisc *q)
 {
@@ -37,12 +38,7 @@ static void move_backlog(struct mqtx_qdisc *o, struct mqtx_qdisc *const *qs,
 	struct mqtx_pkt *pkt;
 
 	mqtx_pkt_list_init(&all);
-	while ((pkt = mqtx_pkt_list_pop(&o->requeue)))
-		mqtx_pkt_list_add_tail(&all, pkt);
-	while (o->ops->enqueue && (pkt = o->ops->dequeue(o)))
-		mqtx_pkt_list_add_tail(&all, pkt);
-	o->qlen = 0;
-	o->backlog = 0;
+	mqtx__qdisc_drain(o, &all);
 	while ((pkt = mqtx_pkt_list_pop(&all))) {
 		struct mqtx_qdisc *nq = qs[pkt->queue_mapping];
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/core.h"
+#include "sched/qtree.h"
 
 /* ---- helpers ---- */
 
@@ -42,6 +43,30 @@ void mqtx_qdisc_reset(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx
 	} else {
 		while ((pkt = q->ops->dequeue(q)))
 			mqtx_qdisc_drop(q, pkt, r, to_free);
+	}
+	q->qlen = 0;
+	q->backlog = 0;
+}
+
+/*
+ * Dequeue alone does not empty a shaper out of tokens (tbf answers NULL and keeps its packets),
+ * so what it holds back comes through its reset, which hands over its queue in its own order.
+ */
+void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l)
+{
+	struct mqtx_pkt *pkt, *rest = NULL;
+
+	while ((pkt = mqtx_pkt_list_pop(&q->requeue)))
+		mqtx_pkt_list_add_tail(l, pkt);
+	if (!q->ops->enqueue || (q->flags & MQTX_QF_BUILTIN))
+		return;
+	while ((pkt = q->ops->dequeue(q)))
+		mqtx_pkt_list_add_tail(l, pkt);
+	if (q->qlen && q->ops->reset)
+		q->ops->reset(q, &rest);
+	while ((pkt = rest)) {
+		rest = pkt->next;
+		mqtx_pkt_list_add_tail(l, pkt);
 	}
 	q->qlen = 0;
 	q->backlog = 0;

@@ -21,6 +21,14 @@ int mqtx__classid_parse(const char *s, uint32_t *h);
 /** mqtx__classid_fmt() - tc's spelling of @h ("root", "1:", ":4", "1:a"); returns @buf. */
 const char *mqtx__classid_fmt(uint32_t h, char *buf, size_t len);
 
+/**
+ * mqtx__qdisc_drain() - lock held: everything @q holds onto the tail of @l, in the order it
+ * would send it as far as it can tell: its requeue list, what its dequeue gives, then what it
+ * still holds back (a shaper out of tokens) as its reset hands it over. @q is left empty,
+ * nothing is counted: the caller moves the packets into another qdisc.
+ */
+void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l);
+
 /* What a modify request asks for (rtnetlink's NLM_F_* of "tc qdisc add|replace|change"). */
 #define MQTX_QREQ_CREATE  0x1u
 #define MQTX_QREQ_EXCL	  0x2u

@@ -119,10 +119,13 @@ static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old, str
 {
 	uint32_t qlen = old->qlen;
 	uint64_t backlog = old->backlog;
+	struct mqtx_pkt_list all;
 	struct mqtx_pkt *pkt;
 
 	if (new->ops->enqueue) {
-		while ((pkt = old->ops->dequeue(old)))
+		mqtx_pkt_list_init(&all);
+		mqtx__qdisc_drain(old, &all);
+		while ((pkt = mqtx_pkt_list_pop(&all)))
 			new->ops->enqueue(new, pkt, to_free);
 	}
 	mqtx_qdisc_reset(old, MQTX_DROP_REPLACE, to_free);

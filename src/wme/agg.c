@@ -128,6 +128,7 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 		      struct mqtx_extack *ack)
 {
 	struct sta_tid m = { addr, tid };
+	struct mqtx_wme_ba_session bs;
 	struct mqtx_wme *w;
 	struct wme_sta *sta;
 	enum mqtx_wme_ac ac = mqtx_wme_up_to_ac(tid);
@@ -152,6 +153,7 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 	mqtx_wme_stop_queue(dev, (uint16_t)q, MQTX_WME_STOP_AGG);
 	sta->ba_state[tid] = MQTX_WME_BA_STARTING;
 	sta->ba_queue[tid] = (uint16_t)q;
+	sta->ba_id[tid] = ++w->ba_seq;
 	if (tid < MQTX_WME_NUM_UP)
 		atomic_store_explicit(&sta->tid_queue[tid], (uint16_t)q, memory_order_release);
 	w->ba_requested++;
@@ -162,7 +164,8 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 	n = move(dev, ac, (uint16_t)q, match_sta_tid, &m, true);
 	mqtx_dev_unlock_all_queues(dev);
 	w->moved_to_agg += n > 0 ? (uint64_t)n : 0;
-	err = w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_START, addr, tid, (uint16_t)q, ac);
+	bs = mqtx__wme_session(sta, tid);
+	err = w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_START, &bs);
 	if (err) {
 		char mac[18];
 
@@ -238,12 +241,11 @@ int mqtx_wme_ba_stop(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 		mqtx_extack_set(ack, "no block-ack session for %s tid %u", mqtx__wme_mac(addr, mac),
 				tid);
 	} else {
-		uint16_t q = sta->ba_queue[tid];
+		struct mqtx_wme_ba_session bs = mqtx__wme_session(sta, tid);
 
 		mqtx__wme_ba_teardown(w, sta, tid);
 		w->ba_stopped++;
-		w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_STOP, addr, tid, q,
-				     mqtx_wme_up_to_ac(tid));
+		w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_STOP, &bs);
 	}
 	mqtx__wme_unlock(w);
 	return err;
@@ -264,10 +266,11 @@ static bool config_lock_unless_down(struct mqtx_dev *dev)
 	return false;
 }
 
-int mqtx_wme_ba_done(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
+int mqtx_wme_ba_done(struct mqtx_dev *dev, const struct mqtx_wme_ba_session *s,
 		     enum mqtx_wme_ba_status status)
 {
 	struct mqtx_wme *w = mqtx__wme(dev);
+	unsigned tid = s->tid;
 	struct wme_sta *sta;
 	int err = 0;
 
@@ -278,8 +281,8 @@ int mqtx_wme_ba_done(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 	if (!config_lock_unless_down(dev))
 		return -ENETDOWN;
 	pthread_mutex_lock(&w->lock);
-	sta = mqtx__wme_sta_find(w, addr);
-	if (!sta || sta->ba_state[tid] != MQTX_WME_BA_STARTING) {
+	sta = mqtx__wme_sta_find(w, s->addr);
+	if (!sta || sta->ba_state[tid] != MQTX_WME_BA_STARTING || sta->ba_id[tid] != s->id) {
 		err = -ENOENT;
 	} else if (status == MQTX_WME_BA_ACCEPTED) {
 		sta->ba_state[tid] = MQTX_WME_BA_OPERATIONAL;

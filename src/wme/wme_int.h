@@ -28,6 +28,7 @@ struct wme_sta {
 	_Atomic uint16_t tid_queue[MQTX_WME_NUM_TIDS]; /* aggregation queue, or QUEUE_NONE */
 	uint8_t ba_state[MQTX_WME_NUM_TIDS];
 	uint16_t ba_queue[MQTX_WME_NUM_TIDS];
+	uint32_t ba_id[MQTX_WME_NUM_TIDS]; /* the session's mqtx_wme_ba_session.id */
 };
 
 /* Fast-path counters, one set per thread slot (summed on read). */
@@ -54,7 +55,8 @@ struct mqtx_wme {
 
 	pthread_mutex_t lock; /* stations, sessions, the pool; after the config lock */
 	uint32_t nsta;
-	uint64_t pool; /* bit i: aggregation queue 4 + i is in a session */
+	uint64_t pool;	 /* bit i: aggregation queue 4 + i is in a session */
+	uint32_t ba_seq; /* the last session id given */
 
 	struct mqtx_spinlock reason_lock; /* leaf */
 	uint8_t *reasons;		  /* per TX queue: (1 << enum mqtx_wme_stop_reason) */
@@ -91,6 +93,18 @@ const char *mqtx__wme_mac(const uint8_t addr[6], char buf[18]);
 
 /* agg.c: end the session of @sta's @tid (config and WME locks held); moves its frames back. */
 void mqtx__wme_ba_teardown(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid);
+
+/* The driver's view of @sta's session for @tid (WME lock held). */
+static inline struct mqtx_wme_ba_session mqtx__wme_session(const struct wme_sta *sta, unsigned tid)
+{
+	struct mqtx_wme_ba_session s = { .tid = (uint8_t)tid,
+					 .ac = (uint8_t)mqtx_wme_up_to_ac(tid),
+					 .queue = sta->ba_queue[tid],
+					 .id = sta->ba_id[tid] };
+
+	memcpy(s.addr, sta->addr, sizeof(s.addr));
+	return s;
+}
 void mqtx__wme_ba_reset_all(struct mqtx_wme *w);
 
 /* select.c: the selection of a frame seen as bytes, for the fast path and what-if queries. */

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/* The sta and ba commands: the stations (peers) of a Wi-Fi device, and their block-ack
+ * sessions, as iw's "station" and "tx-agg" commands handle them on a mac80211 device. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mqtx/tc.h>
+#include <mqtx/wme.h>
+
+#include "base/internal.h"
+#include "ctl/ctl_int.h"
+
+/* The words of a sta or ba command. */
+struct sta_args {
+	const char *dev;
+	uint8_t addr[6];
+	bool has_addr, has_tid, has_reserved;
+	int qos; /* -1: not given */
+	uint32_t tid;
+	int reserved; /* -1: none */
+};
+
+/* A word with a value; @what names the command in messages ("sta add"). 0 or -1. */
+static int sta_word(struct sta_args *a, const char *what, const char *w, const char *v,
+		    struct mqtx_buf *err)
+{
+	struct mqtx_extack ack = { "" };
+	uint32_t x;
+
+	if (!strcmp(w, "dev")) {
+		a->dev = v;
+	} else if (!strcmp(w, "addr") || !strcmp(w, "sta")) {
+		if (mqtx_wme_mac_parse(v, a->addr, &ack)) {
+			mqtx_buf_printf(err, "%s: %s\n", what, ack.msg);
+			return -1;
+		}
+		a->has_addr = true;
+	} else if (!strcmp(w, "qos") && (!strcmp(v, "on") || !strcmp(v, "off"))) {
+		a->qos = v[1] == 'n';
+	} else if (!strcmp(w, "tid") && !mqtx_tc_parse_u32_dec(v, &a->tid)) {
+		a->has_tid = true;
+	} else if (!strcmp(w, "reserved-tid") &&
+		   (!strcmp(v, "none") || (!mqtx_tc_parse_u32_dec(v, &x) && x <= INT8_MAX))) {
+		a->reserved = strcmp(v, "none") ? (int)x : -1;
+		a->has_reserved = true;
+	} else if (!strcmp(w, "qos") || !strcmp(w, "tid") || !strcmp(w, "reserved-tid")) {
+		mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", what, w, v);
+		return -1;
+	} else {
+		mqtx_buf_printf(err, "%s: what is \"%s\"? Try \"mqtx %.3s help\".\n", what, w,
+				what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The first word of @need (" dev addr ") that @a lacks, as the usage spells it; NULL: none. */
+static const char *missing_word(const struct sta_args *a, const char *need)
+{
+	if (strstr(need, " dev ") && !a->dev)
+		return "dev NAME";
+	if (strstr(need, " addr ") && !a->has_addr)
+		return "addr MAC";
+	if (strstr(need, " sta ") && !a->has_addr)
+		return "sta MAC";
+	if (strstr(need, " tid ") && !a->has_tid)
+		return "tid TID";
+	if (strstr(need, " reserved-tid ") && !a->has_reserved)
+		return "reserved-tid TID";
+	return NULL;
+}
+
+/*
+ * Parse @argc words into @a; @need and @allow list the words the command must and may have
+ * ("dev addr"). Returns 0, or MQTX_CTL_EPARSE after a message.
+ */
+static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv, const char *need,
+		     const char *allow, struct mqtx_buf *err)
+{
+	const char *missing;
+	char word[16];
+
+	memset(a, 0, sizeof(*a));
+	a->qos = -1;
+	a->reserved = -1;
+	for (int i = 0; i < argc; i += 2) {
+		snprintf(word, sizeof(word), " %s ", argv[i]);
+		if (!strstr(allow, word) && !strstr(need, word)) {
+			mqtx_buf_printf(err, "%s: what is \"%s\"? Try \"mqtx %.3s help\".\n", what,
+					argv[i], what);
+			return MQTX_CTL_EPARSE;
+		}
+		if (i + 1 >= argc) {
+			mqtx_buf_printf(err, "%s: \"%s\" needs a value\n", what, argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		if (sta_word(a, what, argv[i], argv[i + 1], err))
+			return MQTX_CTL_EPARSE;
+	}
+	missing = missing_word(a, need);
+	if (missing) {
+		mqtx_buf_printf(err, "%s: \"%s\" is required\n", what, missing);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+/* The library's refusal, as "sta add: why". */
+static int refused(const struct mqtx_ctl_call *c, const char *what, int err,
+		   const struct mqtx_extack *ack)
+{
+	mqtx_buf_printf(c->err, "%s: %s\n", what, ack->msg[0] ? ack->msg : mqtx_strerror(err));
+	return MQTX_CTL_EREFUSED;
+}
+
+/* ---- sta show, ba show: the stations of a device, sorted by address ---- */
+
+struct sta_list {
+	struct mqtx_wme_sta_info *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void collect(const struct mqtx_wme_sta_info *info, void *arg)
+{
+	struct sta_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct mqtx_wme_sta_info *v = l->nomem ? NULL : mqtx__alloc(cap * sizeof(*v));
+
+		if (!v) {
+			l->nomem = true;
+			return;
+		}
+		if (l->n)
+			memcpy(v, l->v, l->n * sizeof(*v));
+		mqtx__free(l->v);
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *info;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	return memcmp(((const struct mqtx_wme_sta_info *)a)->addr,
+		      ((const struct mqtx_wme_sta_info *)b)->addr, 6);
+}
+
+static void sta_text(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool all,
+		     struct mqtx_buf *out)
+{
+	char mac[18];
+
+	mqtx_buf_printf(out, "sta %s dev %s qos %s reserved-tid ",
+			mqtx_wme_mac_format(s->addr, mac), mqtx_dev_name(dev),
+			s->qos ? "on" : "off");
+	mqtx_buf_printf(out, s->reserved_tid < 0 ? "none\n" : "%d\n", s->reserved_tid);
+	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
+		if (!all && s->ba_state[t] == MQTX_WME_BA_IDLE)
+			continue;
+		mqtx_buf_printf(out, "    tid %u ba %s", t,
+				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		if (s->ba_queue[t] != MQTX_WME_QUEUE_NONE)
+			mqtx_buf_printf(out, " queue %u", s->ba_queue[t]);
+		mqtx_buf_printf(out, "\n");
+	}
+}
+
+static void sta_json(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool first,
+		     struct mqtx_buf *out)
+{
+	char mac[18];
+
+	mqtx_buf_printf(out, "%s{\"dev\":", first ? "" : ",");
+	mqtx__buf_json_str(out, mqtx_dev_name(dev));
+	mqtx_buf_printf(out, ",\"addr\":\"%s\",\"qos\":%s,\"reserved_tid\":",
+			mqtx_wme_mac_format(s->addr, mac), s->qos ? "true" : "false");
+	mqtx_buf_printf(out, s->reserved_tid < 0 ? "null" : "%d", s->reserved_tid);
+	mqtx_buf_printf(out, ",\"tids\":[");
+	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
+		mqtx_buf_printf(out, "%s{\"tid\":%u,\"ba\":\"%s\",\"queue\":", t ? "," : "", t,
+				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		mqtx_buf_printf(out, s->ba_queue[t] == MQTX_WME_QUEUE_NONE ? "null}" : "%u}",
+				s->ba_queue[t]);
+	}
+	mqtx_buf_printf(out, "]}");
+}
+
+/* "ba show": one line (object) per session that is not idle. */
+static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool json,
+		     unsigned *n, struct mqtx_buf *out)
+{
+	char mac[18];
+
+	mqtx_wme_mac_format(s->addr, mac);
+	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
+		const char *st = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
+
+		if (s->ba_state[t] == MQTX_WME_BA_IDLE)
+			continue;
+		if (!json) {
+			mqtx_buf_printf(out, "ba dev %s sta %s tid %u %s queue %u\n",
+					mqtx_dev_name(dev), mac, t, st, s->ba_queue[t]);
+			continue;
+		}
+		mqtx_buf_printf(out, "%s{\"dev\":", (*n)++ ? "," : "");
+		mqtx__buf_json_str(out, mqtx_dev_name(dev));
+		mqtx_buf_printf(out, ",\"sta\":\"%s\",\"tid\":%u,\"state\":\"%s\",\"queue\":%u}",
+				mac, t, st, s->ba_queue[t]);
+	}
+}
+
+/* Print the stations of @dev (only @a->addr when given); @n counts JSON objects printed. */
+static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct sta_args *a,
+		    bool ba, unsigned *n)
+{
+	bool json = c->flags & MQTX_CTL_F_JSON, all = c->flags & MQTX_CTL_F_DETAILS;
+	struct sta_list l = { 0 };
+
+	if (mqtx_wme_sta_walk(dev, collect, &l) < 0 || l.nomem) {
+		mqtx__free(l.v);
+		mqtx_buf_printf(c->err, "%s show: %s\n", c->argv[0], mqtx_strerror(-ENOMEM));
+		return MQTX_CTL_EREFUSED;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_addr);
+	for (size_t i = 0; i < l.n; i++) {
+		if (a->has_addr && memcmp(l.v[i].addr, a->addr, 6))
+			continue;
+		if (ba)
+			ba_lines(dev, &l.v[i], json, n, c->out);
+		else if (json)
+			sta_json(dev, &l.v[i], (*n)++ == 0, c->out);
+		else
+			sta_text(dev, &l.v[i], all, c->out);
+	}
+	mqtx__free(l.v);
+	return MQTX_CTL_OK;
+}
+
+/* "sta show [ dev NAME [ addr MAC ] ]", "ba show [ dev NAME ]": without dev, every Wi-Fi
+ * device's. */
+static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, bool ba)
+{
+	bool json = c->flags & MQTX_CTL_F_JSON;
+	struct mqtx_wme_sta_info info;
+	struct mqtx_dev *dev = NULL;
+	unsigned n = 0;
+	int rc = MQTX_CTL_OK;
+
+	if (a->has_addr && !a->dev) {
+		mqtx_buf_printf(c->err, "%s show: addr needs \"dev NAME\"\n", c->argv[0]);
+		return MQTX_CTL_EPARSE;
+	}
+	if (a->dev && !(dev = mqtx_ctl_call_dev(c, a->dev)))
+		return MQTX_CTL_EPARSE;
+	if (dev && !mqtx_wme_enabled(dev)) {
+		mqtx_buf_printf(c->err, "%s show: device %s is not a Wi-Fi device (no WME)\n",
+				c->argv[0], a->dev);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (a->has_addr && mqtx_wme_sta_get(dev, a->addr, &info)) {
+		char mac[18];
+
+		mqtx_buf_printf(c->err, "%s show: unknown station %s on %s\n", c->argv[0],
+				mqtx_wme_mac_format(a->addr, mac), a->dev);
+		return MQTX_CTL_EREFUSED;
+	}
+	if (json)
+		mqtx_buf_printf(c->out, "[");
+	for (unsigned i = 0; i < c->ctl->ndevs && !rc; i++)
+		if (dev ? c->ctl->devs[i] == dev : mqtx_wme_enabled(c->ctl->devs[i]))
+			rc = show_dev(c, c->ctl->devs[i], a, ba, &n);
+	if (json)
+		mqtx_buf_printf(c->out, "]\n");
+	return rc;
+}
+
+/* ---- sta ---- */
+
+static void sta_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b, "Usage: mqtx sta add dev NAME addr MAC [ qos { on | off } ]\n"
+			   "       mqtx sta del dev NAME addr MAC\n"
+			   "       mqtx sta set dev NAME addr MAC reserved-tid { TID | none }\n"
+			   "       mqtx [ -j ] [ -d ] sta show [ dev NAME [ addr MAC ] ]\n"
+			   "MAC := xx:xx:xx:xx:xx:xx (a unicast address); TID := 0..7; qos on: the "
+			   "peer has WMM.\n");
+}
+
+int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
+{
+	const char *verb = c->argc > 1 ? c->argv[1] : "show";
+	int n = c->argc > 2 ? c->argc - 2 : 0, rc, err = 0;
+	struct mqtx_extack ack = { "" };
+	char **rest = c->argv + 2, what[16];
+	struct mqtx_dev *dev;
+	struct sta_args a;
+
+	(void)arg;
+	snprintf(what, sizeof(what), "sta %s", verb);
+	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
+		sta_usage(c->out);
+		return MQTX_CTL_OK;
+	}
+	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
+		rc = sta_parse(&a, "sta show", n, rest, " ", " dev addr ", c->err);
+		return rc ? rc : sta_show(c, &a, false);
+	}
+	if (!strcmp(verb, "add"))
+		rc = sta_parse(&a, what, n, rest, " dev addr ", " qos ", c->err);
+	else if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
+		rc = sta_parse(&a, what, n, rest, " dev addr ", " ", c->err);
+	else if (!strcmp(verb, "set"))
+		rc = sta_parse(&a, what, n, rest, " dev addr reserved-tid ", " ", c->err);
+	else {
+		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx sta help\".\n",
+				verb);
+		return MQTX_CTL_EPARSE;
+	}
+	if (rc)
+		return rc;
+	dev = mqtx_ctl_call_dev(c, a.dev);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	if (verb[0] == 'a')
+		err = mqtx_wme_sta_add(dev, a.addr, a.qos != 0, &ack);
+	else if (verb[0] == 'd')
+		err = mqtx_wme_sta_del(dev, a.addr, &ack);
+	else
+		err = mqtx_wme_sta_set_reserved_tid(dev, a.addr, a.reserved, &ack);
+	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+}
+
+/* ---- ba ---- */
+
+static void ba_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b, "Usage: mqtx ba { start | stop } dev NAME sta MAC tid TID\n"
+			   "       mqtx [ -j ] ba show [ dev NAME ]\n"
+			   "TID := 0..15. A session starts when the peer accepts it (starting "
+			   "until then).\n");
+}
+
+int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
+{
+	const char *verb = c->argc > 1 ? c->argv[1] : "show";
+	int n = c->argc > 2 ? c->argc - 2 : 0, rc, err;
+	struct mqtx_extack ack = { "" };
+	char **rest = c->argv + 2, what[16];
+	struct mqtx_dev *dev;
+	struct sta_args a;
+
+	(void)arg;
+	snprintf(what, sizeof(what), "ba %s", verb);
+	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
+		ba_usage(c->out);
+		return MQTX_CTL_OK;
+	}
+	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
+		rc = sta_parse(&a, "ba show", n, rest, " ", " dev ", c->err);
+		return rc ? rc : sta_show(c, &a, true);
+	}
+	if (strcmp(verb, "start") && strcmp(verb, "stop")) {
+		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx ba help\".\n", verb);
+		return MQTX_CTL_EPARSE;
+	}
+	rc = sta_parse(&a, what, n, rest, " dev sta tid ", " ", c->err);
+	if (rc)
+		return rc;
+	dev = mqtx_ctl_call_dev(c, a.dev);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	if (!strcmp(verb, "start"))
+		err = mqtx_wme_ba_start(dev, a.addr, a.tid, &ack);
+	else
+		err = mqtx_wme_ba_stop(dev, a.addr, a.tid, &ack);
+	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+}

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/* 802.11 WME in the command language: the wme command (what-if classification), the WME words
+ * of dev set (ACM, QoS Map, admission policy, classifier, TSPEC, the simulated peer's block-ack
+ * answers) and the WME settings dev show prints. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mqtx/sim_wifi.h>
+#include <mqtx/tc.h>
+#include <mqtx/wme.h>
+
+#include "base/internal.h"
+#include "ctl/ctl_int.h"
+
+/* A TSPEC's medium time when none is given: the whole second, in the 32 us units of ADDTS. */
+#define TSPEC_TIME_ALL 31250u
+
+static const char *const ba_modes[] = { "accept", "refuse", "silent" };
+static const uint8_t up_of_ac[MQTX_WME_NUM_AC] = { 7, 5, 0, 1 };
+static const char *const ac_lower[MQTX_WME_NUM_AC] = { "vo", "vi", "be", "bk" }; /* as typed */
+
+const char *mqtx__wme_acm_format(uint8_t acm, char *buf)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
+		if (acm & (1u << ac))
+			n += (size_t)snprintf(buf + n, 24 - n, "%s%s", n ? "," : "", ac_lower[ac]);
+	if (!n)
+		snprintf(buf, 24, "none");
+	return buf;
+}
+
+/* ---- dev set: the WME words ---- */
+
+static int set_bad(struct mqtx_buf *err, const char *w, const char *v, const char *want)
+{
+	mqtx_buf_printf(err, "dev set: invalid %s \"%s\" (%s)\n", w, v ? v : "", want);
+	return -1;
+}
+
+/* "tspec AC up U [ medium-time N ]" or "tspec AC off". */
+static int set_tspec(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err)
+{
+	int ac = argc > 1 ? mqtx_wme_ac_parse(argv[1]) : -EINVAL;
+	uint32_t up, t = TSPEC_TIME_ALL;
+
+	if (ac < 0)
+		return set_bad(err, "tspec", argc > 1 ? argv[1] : NULL, "an AC: vo, vi, be, bk");
+	s->mask |= WME_SET_TSPEC;
+	s->tspec_ac = (uint8_t)ac;
+	if (argc > 2 && !strcmp(argv[2], "off")) {
+		s->tspec_up = up_of_ac[ac]; /* any UP of the AC: the library checks the pair */
+		s->tspec_time = 0;
+		return 3;
+	}
+	if (argc < 4 || strcmp(argv[2], "up") || mqtx_tc_parse_u32_dec(argv[3], &up) || up > 7)
+		return set_bad(err, "tspec",
+			       argc > 3	  ? argv[3]
+			       : argc > 2 ? argv[2]
+					  : NULL,
+			       "tspec AC up 0..7 [ medium-time N ], or tspec AC off");
+	if ((int)mqtx_wme_up_to_ac(up) != ac) {
+		mqtx_buf_printf(err, "dev set: tspec: UP %u is not of AC %s\n", up,
+				mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+		return -1;
+	}
+	if (argc > 5 && !strcmp(argv[4], "medium-time")) {
+		if (mqtx_tc_parse_u32_dec(argv[5], &t) || !t)
+			return set_bad(err, "medium-time", argv[5], "1.. in units of 32 us");
+		s->tspec_up = (uint8_t)up;
+		s->tspec_time = t;
+		return 6;
+	}
+	s->tspec_up = (uint8_t)up;
+	s->tspec_time = t;
+	return 4;
+}
+
+/* Values given by the library's parsers: their message names the bad part. */
+static int set_list(struct wme_set *s, const char *w, const char *v, struct mqtx_buf *err)
+{
+	struct mqtx_extack ack = { "" };
+
+	if (!v) {
+		mqtx_buf_printf(err, "dev set: \"%s\" needs a value\n", w);
+		return -1;
+	}
+	if (!strcmp(w, "acm")) {
+		if (mqtx_wme_acm_parse(v, &s->acm, &ack))
+			goto bad;
+		s->mask |= WME_SET_ACM;
+		return 2;
+	}
+	s->mask |= WME_SET_QOS_MAP;
+	s->has_map = strcmp(v, "none") != 0;
+	if (s->has_map && mqtx_wme_qos_map_parse(v, &s->map, &ack))
+		goto bad;
+	return 2;
+bad:
+	mqtx_buf_printf(err, "dev set: %s\n", ack.msg);
+	return -1;
+}
+
+int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err)
+{
+	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+
+	if (!strcmp(w, "acm") || !strcmp(w, "qosmap"))
+		return set_list(s, w, v, err);
+	if (!strcmp(w, "tspec"))
+		return set_tspec(s, argc, argv, err);
+	if (!strcmp(w, "noadmit")) {
+		if (!v || (strcmp(v, "drop") && strcmp(v, "bk")))
+			return set_bad(err, w, v, "drop or bk");
+		s->noadmit = v[0] == 'd' ? MQTX_WME_NOADMIT_DROP : MQTX_WME_NOADMIT_BK;
+		s->mask |= WME_SET_NOADMIT;
+		return 2;
+	}
+	if (!strcmp(w, "legacy")) {
+		if (!v || (strcmp(v, "on") && strcmp(v, "off")))
+			return set_bad(err, w, v, "on or off");
+		s->legacy = !strcmp(v, "on");
+		s->mask |= WME_SET_LEGACY;
+		return 2;
+	}
+	if (!strcmp(w, "ba")) {
+		for (size_t m = 0; v && m < ARRAY_SIZE(ba_modes); m++) {
+			if (!strcmp(v, ba_modes[m])) {
+				s->ba = (enum mqtx_sim_wifi_ba_mode)m;
+				s->mask |= WME_SET_BA;
+				return 2;
+			}
+		}
+		return set_bad(err, w, v, "accept, refuse or silent");
+	}
+	if (!strcmp(w, "ba-delay")) {
+		if (!v || mqtx_tc_parse_time(v, &s->ba_delay_ns) || !s->ba_delay_ns)
+			return set_bad(err, w, v, "a time such as 100us");
+		s->mask |= WME_SET_BA_DELAY;
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Everything that can fail is checked first: the device has WME (and is a sim-wifi device for
+ * ba); the QoS Map, the one setting that allocates, goes first, so that its failure leaves the
+ * rest untouched; what follows cannot fail on a device that passed those checks.
+ */
+int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
+			const struct wme_set *s)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_sim_wifi_cfg sw;
+	int err = 0;
+
+	if (!mqtx_wme_enabled(dev)) {
+		mqtx_buf_printf(c->err, "dev set: device %s is not a Wi-Fi device (no WME)\n",
+				mqtx_dev_name(dev));
+		return MQTX_CTL_EREFUSED;
+	}
+	if ((s->mask & (WME_SET_BA | WME_SET_BA_DELAY)) && mqtx_sim_wifi_get_cfg(dev, &sw)) {
+		mqtx_buf_printf(
+			c->err,
+			"dev set: %s is not a sim-wifi device: no simulated peer answers its "
+			"block-ack requests\n",
+			mqtx_dev_name(dev));
+		return MQTX_CTL_EREFUSED;
+	}
+	if (s->mask & WME_SET_QOS_MAP)
+		err = mqtx_wme_set_qos_map(dev, s->has_map ? &s->map : NULL, &ack);
+	if (err) {
+		mqtx_buf_printf(c->err, "dev set: %s\n", ack.msg[0] ? ack.msg : mqtx_strerror(err));
+		return MQTX_CTL_EREFUSED;
+	}
+	/* The commit: every value was checked by the parse, the device by the tests above. */
+	if (s->mask & WME_SET_ACM)
+		mqtx_wme_set_acm(dev, s->acm, &ack);
+	if (s->mask & WME_SET_NOADMIT)
+		mqtx_wme_set_noadmit(dev, s->noadmit, &ack);
+	if (s->mask & WME_SET_LEGACY)
+		mqtx_wme_set_legacy(dev, s->legacy, &ack);
+	if (s->mask & WME_SET_TSPEC)
+		mqtx_wme_set_tspec(dev, (enum mqtx_wme_ac)s->tspec_ac, s->tspec_up, s->tspec_time,
+				   &ack);
+	if (s->mask & (WME_SET_BA | WME_SET_BA_DELAY))
+		mqtx_sim_wifi_set_ba(dev, (s->mask & WME_SET_BA) ? s->ba : sw.ba_mode,
+				     (s->mask & WME_SET_BA_DELAY) ? s->ba_delay_ns
+								  : sw.ba_delay_ns);
+	return MQTX_CTL_OK;
+}
+
+/* ---- what dev show prints of WME ---- */
+
+static void show_tspec_text(const struct mqtx_wme_info *in, struct mqtx_buf *out)
+{
+	bool any = false;
+
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		if (!in->tspec_time[ac])
+			continue;
+		mqtx_buf_printf(out, " tspec %s up %u medium-time %u", ac_lower[ac],
+				in->tspec_up[ac], in->tspec_time[ac]);
+		any = true;
+	}
+	if (!any)
+		mqtx_buf_printf(out, " tspec none");
+}
+
+static void show_json(const struct mqtx_wme_info *in, struct mqtx_buf *out)
+{
+	char qm[160];
+	unsigned n = 0;
+
+	mqtx_buf_printf(out,
+			",\"wme\":{\"aggqueues\":%u,\"agg_in_use\":%u,\"stations\":%u,\"acm\":[",
+			in->num_agg_queues, in->agg_in_use, in->stations);
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
+		if (in->acm & (1u << ac))
+			mqtx_buf_printf(out, "%s\"%s\"", n++ ? "," : "",
+					mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+	mqtx_buf_printf(out, "],\"noadmit\":\"%s\",\"legacy\":%s,\"qosmap\":",
+			in->noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop",
+			in->legacy ? "true" : "false");
+	if (in->has_qos_map) {
+		mqtx_wme_qos_map_format(&in->qos_map, qm, sizeof(qm));
+		mqtx_buf_printf(out, "\"%s\"", qm);
+	} else {
+		mqtx_buf_printf(out, "null");
+	}
+	mqtx_buf_printf(out, ",\"tspec\":[");
+	n = 0;
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
+		if (in->tspec_time[ac])
+			mqtx_buf_printf(out, "%s{\"ac\":\"%s\",\"up\":%u,\"medium_time\":%u}",
+					n++ ? "," : "", mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
+					in->tspec_up[ac], in->tspec_time[ac]);
+	mqtx_buf_printf(out, "]}");
+}
+
+void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
+{
+	struct mqtx_wme_info in;
+	char acm[24], qm[160];
+
+	if (mqtx_wme_get_info(dev, &in))
+		return;
+	if (json) {
+		show_json(&in, out);
+		return;
+	}
+	if (in.has_qos_map)
+		mqtx_wme_qos_map_format(&in.qos_map, qm, sizeof(qm));
+	mqtx_buf_printf(out,
+			"\n    wme: aggqueues %u in-use %u stations %u acm %s noadmit %s legacy %s "
+			"qosmap %s",
+			in.num_agg_queues, in.agg_in_use, in.stations,
+			mqtx__wme_acm_format(in.acm, acm),
+			in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop", in.legacy ? "on" : "off",
+			in.has_qos_map ? qm : "none");
+	show_tspec_text(&in, out);
+}
+
+/* ---- wme classify ---- */
+
+static void wme_usage(struct mqtx_buf *b)
+{
+	mqtx_buf_printf(b,
+			"Usage: mqtx [ -j ] wme classify [ dev NAME ] [ priority P ] [ vlan-pcp "
+			"PCP ]\n"
+			"                [ dscp D [ ipv6 ] ] [ eapol | mgmt | multicast | nonqos "
+			"| sta MAC ]\n"
+			"Prints where a frame goes: \"up U ac AC queue Q\" (\" ampdu\" on an "
+			"aggregation queue),\n"
+			"or \"drop no-admissible-ac\". Without dev: a device with no stations, "
+			"ACM or QoS map.\n");
+}
+
+/* A number word of the query; 0, or -1 after a message. */
+static int query_num(const char *w, const char *v, uint32_t max, uint32_t *x, struct mqtx_buf *err)
+{
+	if (!v || mqtx_tc_parse_u32(v, x) || *x > max) {
+		mqtx_buf_printf(err, "wme classify: invalid %s \"%s\"\n", w, v ? v : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int classify_parse(int argc, char **argv, struct mqtx_wme_query *q, const char **dev,
+			  struct mqtx_buf *err)
+{
+	static const struct {
+		const char *w;
+		uint32_t flag;
+	} kinds[] = {
+		{ "ipv6", MQTX_WME_Q_IPV6 },	 { "eapol", MQTX_WME_Q_EAPOL },
+		{ "mgmt", MQTX_WME_Q_MGMT },	 { "multicast", MQTX_WME_Q_MULTICAST },
+		{ "nonqos", MQTX_WME_Q_NONQOS },
+	};
+	struct mqtx_extack ack = { "" };
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint32_t x;
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(w, kinds[k].w); k++)
+			;
+		if (k < ARRAY_SIZE(kinds)) {
+			q->flags |= kinds[k].flag;
+			continue;
+		}
+		if (!strcmp(w, "dev") && v) {
+			*dev = v;
+		} else if (!strcmp(w, "priority")) {
+			if (query_num(w, v, UINT32_MAX, &q->priority, err))
+				return -1;
+			q->flags |= MQTX_WME_Q_PRIORITY;
+		} else if (!strcmp(w, "vlan-pcp") || !strcmp(w, "dscp")) {
+			if (query_num(w, v, 255, &x, err))
+				return -1;
+			*(w[0] == 'v' ? &q->vlan_pcp : &q->dscp) = (uint8_t)x;
+			q->flags |= w[0] == 'v' ? MQTX_WME_Q_VLAN : MQTX_WME_Q_DSCP;
+		} else if (!strcmp(w, "sta")) {
+			if (mqtx_wme_mac_parse(v, q->sta, &ack)) {
+				mqtx_buf_printf(err, "wme classify: %s\n", ack.msg);
+				return -1;
+			}
+			q->flags |= MQTX_WME_Q_STA;
+		} else {
+			mqtx_buf_printf(
+				err, "wme classify: what is \"%s\"? Try \"mqtx wme help\".\n", w);
+			return -1;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_wme_verdict v;
+	struct mqtx_wme_query q;
+	struct mqtx_dev *dev = NULL;
+	const char *name = NULL;
+	char line[64];
+	int err;
+
+	memset(&q, 0, sizeof(q));
+	if (classify_parse(argc, argv, &q, &name, c->err))
+		return MQTX_CTL_EPARSE;
+	if (name && !(dev = mqtx_ctl_call_dev(c, name)))
+		return MQTX_CTL_EPARSE;
+	err = mqtx_wme_classify(dev, &q, &v, &ack);
+	if (err) {
+		mqtx_buf_printf(c->err, "wme classify: %s\n",
+				ack.msg[0] ? ack.msg : mqtx_strerror(err));
+		/* A query that describes no frame is a parse error; a device that cannot answer
+		 * one (no WME, no such station) refuses it. */
+		return err == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+	}
+	if (!(c->flags & MQTX_CTL_F_JSON)) {
+		mqtx_wme_verdict_format(&v, line, sizeof(line));
+		mqtx_buf_printf(c->out, "%s\n", line);
+		return MQTX_CTL_OK;
+	}
+	mqtx_buf_printf(c->out,
+			"{\"drop\":%s,\"up\":%u,\"ac\":\"%s\",\"queue\":%u,\"ampdu\":%s,"
+			"\"downgraded\":%s}\n",
+			v.drop ? "true" : "false", v.up, mqtx_wme_ac_name(v.ac), v.queue,
+			v.ampdu ? "true" : "false", v.downgraded ? "true" : "false");
+	return MQTX_CTL_OK;
+}
+
+int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
+{
+	const char *verb = c->argc > 1 ? c->argv[1] : "help";
+
+	(void)arg;
+	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
+		wme_usage(c->out);
+		return MQTX_CTL_OK;
+	}
+	if (mqtx__ctl_matches(verb, "classify"))
+		return wme_classify(c, c->argc - 2, c->argv + 2);
+	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
+	return MQTX_CTL_EPARSE;
+}
