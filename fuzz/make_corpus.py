@@ -129,6 +129,30 @@ def ctl_lines():
         out.append(('fault%03d' % n, lines))
         # The same command with its third allocation failing.
         out.append(('fault%03d-fail3' % n, ['#fail 3 %d' % len(lines)] + lines))
+    return out + wme_lines()
+
+
+def wme_lines():
+    """The WME commands of tests/test_wme_cmds.sh (sim-wifi devices, stations, block-ack
+    sessions, what-if classification, ACM, QoS Maps), a few at a time after the devices, and
+    the help that tc gives."""
+    src = open(os.path.join(ROOT, 'tests', 'test_wme_cmds.sh')).read()
+    qm = re.search(r'^QM=(\S+)', src, re.M)
+    subst = {'$A1': '02:00:00:00:00:01', '$A2': '02:00:00:00:00:02', '$A9': '02:00:00:00:00:09',
+             '$QM': qm.group(1) if qm else '53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63'}
+    cmds = []
+    for m in re.finditer(r'-- \$M (.*)$', src, re.M):
+        c = m.group(1)
+        for k, v in subst.items():
+            c = c.replace(k, v)
+        if '$' not in c and not re.search(r'\b(gen|replay|top)\b', c) and c not in cmds:
+            cmds.append(c)
+    setup = ['dev add w0 type sim-wifi acm vo noadmit drop up', 'dev add n0 type null up',
+             'sta add dev w0 addr 02:00:00:00:00:01']
+    out = [('wme%02d' % (i // 10 + 1), setup + cmds[i:i + 10]) for i in range(0, len(cmds), 10)]
+    out.append(('help', ['qdisc help', 'class help', 'qdisc add dev eth0 root tbf help',
+                         'qdisc add dev eth0 root fq_codel help', 'qdisc add dev eth0 root foo help',
+                         'hash help', 'dev help']))
     return out
 
 
@@ -184,6 +208,9 @@ def main():
     write('pcap', 'bigendian.pcap', pcap_file(some, endian='>'))
     write('pcap', 'nanosecond.pcap', pcap_file(some, magic=0xa1b23c4d))
     write('pcap', 'linux-sll.pcap', pcap_file(some, link=113))
+    write('pcap', 'linux-sll2.pcap', pcap_file(some, link=276))
+    write('pcap', 'raw-ip.pcap', pcap_file(some, link=101))
+    write('pcap', 'jumbo.pcap', pcap_file([fr['udp4'][:14] + bytes(3000)]))
     write('pcap', 'two-ifaces.pcapng', pcapng_file(some, ifaces=2))
     write('pcap', 'tsresol-ns.pcapng', pcapng_file(some, tsresol=9))
     write('pcap', 'empty.pcap', pcap_file([]))
