@@ -106,7 +106,7 @@ static void dump_once(struct mqtx_ctl *ctl, struct mqtx_buf *all)
 }
 
 /* The state once it is still: no block-ack session waits for the peer's answer (which comes
- * after 100 us), and two dumps in a row agree. */
+ * after 100 us), and, where a sim-wifi device is, two dumps in a row agree. */
 static void dump(struct mqtx_ctl *ctl, struct mqtx_buf *all)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -115,6 +115,8 @@ static void dump(struct mqtx_ctl *ctl, struct mqtx_buf *all)
 	for (int i = 0;; i++) {
 		dump_once(ctl, all);
 		FUZZ_CHECK(i < 5000, "a block-ack session got no answer in 5 s:\n%s", all->data);
+		if (!strstr(all->data, "kind sim-wifi"))
+			return; /* nothing else moves by itself */
 		if (!strstr(all->data, " starting")) {
 			dump_once(ctl, &again);
 			if (!strcmp(all->data, again.data)) {
