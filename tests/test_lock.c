@@ -17,7 +17,7 @@
 
 struct shared {
 	struct mqtx_spinlock lock;
-	atomic_int inside;  /* holders at this moment: never more than one */
+	atomic_int inside;   /* holders at this moment: never more than one */
 	unsigned long count; /* written only under the lock, deliberately not atomic */
 	atomic_uint overlaps;
 };
