@@ -162,6 +162,17 @@ static void test_xps_bad_input(void **state)
 	assert_int_equal(k, -ENOMEM);
 	assert_int_equal(mqtx_dev_xps(e.dev, 1, got, 1), 1);
 	assert_int_equal(got[0], 0);
+	/* Clearing the map too: it fails as a whole and the map stays in use (and alive). */
+	mqtx_set_allocator(&fi_allocator);
+	fi_arm(1);
+	k = mqtx_dev_set_xps(e.dev, 1, NULL, 0);
+	assert_true(fi_disarm());
+	mqtx_set_allocator(NULL);
+	assert_int_equal(k, -ENOMEM);
+	assert_int_equal(mqtx_dev_xps(e.dev, 1, got, 1), 1);
+	assert_int_equal(send_flow(&e, 7, 0) < NQ, true);
+	assert_int_equal(mqtx_dev_set_xps(e.dev, 1, NULL, 0), 0);
+	assert_int_equal(mqtx_dev_xps(e.dev, 1, got, 1), 0);
 	unmake(&e);
 }
 
