@@ -66,9 +66,7 @@ static void make(struct env *e)
 
 static void unmake(struct env *e)
 {
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
+	assert_int_equal(test_env_free(e->dev, e->pool, NULL), 0);
 }
 
 static struct rec *rec(struct env *e)
