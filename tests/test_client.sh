@@ -14,11 +14,13 @@ cleanup_more() { [ -n "$FPID" ] && kill "$FPID" 2>/dev/null; }
 fake() {
 	rm -f "$T/fake.sock" "$T/fake.got"
 	python3 - "$T/fake.sock" "$T/fake.got" "$1" <<'PY' &
-import socket, struct, sys, time
+import os, socket, struct, sys, time
 path, got, mode = sys.argv[1:4]
 l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-l.bind(path)
+# The path appears only once the socket listens: a client that sees it may connect.
+l.bind(path + '.new')
 l.listen(4)
+os.rename(path + '.new', path)
 c, _ = l.accept()
 n = struct.unpack('!I', c.recv(4, socket.MSG_WAITALL))[0]
 c.recv(n, socket.MSG_WAITALL)
