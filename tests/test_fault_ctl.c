@@ -137,7 +137,13 @@ static const struct fault_case cases[] = {
 	  0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 codel", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 fq_codel", 0 },
-	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 2 }, /* made, then refused */
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc add dev eth0 parent 1:1 bfifo limit 3000", /* another kind: a new qdisc */
+	  0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc change dev eth0 parent 1:1 codel",
+	  0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 ingress", 255 },
 	{ { MQ1, "qdisc add dev eth0 parent 1:3 handle 30: fq_codel" },
 	  "qdisc replace dev eth0 parent 1:3 handle 31: prio",
@@ -200,8 +206,7 @@ static const struct fault_case cases[] = {
 	  "qdisc del dev eth0 parent 1:2",
 	  0 },
 	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" },
-	  "qdisc del dev eth0 "
-	  "handle 30:",
+	  "qdisc del dev eth0 parent 1:3 handle 30:",
 	  0 },
 	{ { "qdisc add dev eth0 ingress" }, "qdisc del dev eth0 ingress", 0 },
 	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "sched/qtree.h"
@@ -17,7 +18,9 @@ struct show {
 	struct mqtx_ctl_call *a;
 	struct mqtx_dev *dev;
 	bool all_devs, json, stats, details;
-	unsigned count; /* objects printed (JSON commas) */
+	bool invisible;		 /* "invisible": the qdiscs Linux hashes hidden too */
+	uint32_t parent, handle; /* "root", "ingress", "parent X:Y", "handle X:" (0: any) */
+	unsigned count;		 /* objects printed (JSON commas) */
 };
 
 /* The counters; without @basic (a class with queue counters only) no bytes and packets sent,
@@ -96,6 +99,9 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
 	struct mqtx_qdisc_stats st;
 
+	/* tc's print_qdisc() drops what the filters do not name, after the kernel's dump. */
+	if ((s->handle && q->handle != s->handle) || (s->parent && q->parent != s->parent))
+		return;
 	if (mqtx_qdisc_dump_options(q, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
 				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
@@ -145,8 +151,10 @@ static int qorder_cmp(const void *x, const void *y)
 	return a->seq < b->seq ? 1 : a->seq > b->seq ? -1 : 0;
 }
 
-/* The visible qdiscs below @q into @o (@o->v NULL: count them only). */
-static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct qorder *o)
+/* The visible qdiscs below @q into @o (@o->v NULL: count them only); with @invisible, also
+ * those Linux hashes hidden (a classful qdisc's default children: prio's bands). */
+static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, bool invisible,
+			   struct qorder *o)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
 
@@ -157,28 +165,29 @@ static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct qo
 
 		if (!c)
 			continue;
-		if (mqtx__qdisc_visible(dev, c, q)) {
+		if (mqtx__qdisc_visible(dev, c, q) || (invisible && !(q->flags & MQTX_QF_MQROOT))) {
 			if (o->v)
 				o->v[o->n] = c;
 			o->n++;
 		}
-		qorder_collect(dev, c, o);
+		qorder_collect(dev, c, invisible, o);
 	}
 }
 
 /* The root's hashed qdiscs in tc's order; o->v is NULL (and n 0) when there are none. */
-static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, struct qorder *o)
+static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, bool invisible,
+			struct qorder *o)
 {
 	o->v = NULL;
 	o->n = 0;
-	qorder_collect(dev, root, o);
+	qorder_collect(dev, root, invisible, o);
 	if (!o->n)
 		return 0;
 	o->v = mqtx__alloc(o->n * sizeof(*o->v));
 	if (!o->v)
 		return -ENOMEM;
 	o->n = 0;
-	qorder_collect(dev, root, o);
+	qorder_collect(dev, root, invisible, o);
 	qsort(o->v, o->n, sizeof(*o->v), qorder_cmp);
 	return 0;
 }
@@ -193,14 +202,14 @@ static int show_dev_qdiscs(struct show *s)
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
 	if (root) {
-		err = qorder_build(s->dev, root, &o);
+		err = qorder_build(s->dev, root, s->invisible, &o);
 		if (err)
 			goto unlock;
 		print_qdisc(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			print_qdisc(s, o.v[i]);
 		mqtx__free(o.v);
-	} else {
+	} else if (!s->handle && (!s->parent || s->parent == MQTX_H_ROOT)) {
 		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
 		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
 		mqtx_buf_printf(s->a->out,
@@ -264,7 +273,7 @@ static int show_dev_classes(struct show *s)
 
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
-	if (root && !(err = qorder_build(s->dev, root, &o))) {
+	if (root && !(err = qorder_build(s->dev, root, false, &o))) {
 		qdisc_classes(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			qdisc_classes(s, o.v[i]);
@@ -275,6 +284,31 @@ static int show_dev_classes(struct show *s)
 }
 
 /* ---- command parsing ---- */
+
+static const char qdisc_usage[] =
+	"Usage: mqtx qdisc [ add | del | replace | change | show ] dev STRING\n"
+	"       [ handle QHANDLE ] [ root | ingress | parent CLASSID ]\n"
+	"       [ [ QDISC_KIND ] [ help | OPTIONS ] ]\n"
+	"\n"
+	"       mqtx qdisc { show | list } [ dev STRING ] [ QDISC_ID ] [ invisible ]\n"
+	"Where:\n"
+	"QDISC_KIND := { [p|b]fifo | pfifo_head_drop | pfifo_fast | prio | tbf | codel |\n"
+	"                fq_codel | mq | mqprio | noqueue | ingress | wme }\n"
+	"OPTIONS := ... try mqtx qdisc add <desired QDISC_KIND> help\n"
+	"QDISC_ID := { root | ingress | handle QHANDLE | parent CLASSID }\n";
+
+static int incomplete(struct mqtx_ctl_call *a)
+{
+	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
+	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+}
+
+/* tc's invarg(): "Error: argument ... is wrong", exit -1. */
+static int invarg(struct mqtx_ctl_call *a, const char *word, const char *why)
+{
+	mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: %s\n", word, why);
+	return MQTX_CTL_EHANDLE;
+}
 
 struct qcmd {
 	const char *dev;
@@ -340,27 +374,20 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 				goto missing;
 			if (c->have_parent)
 				return dup_arg(a, "parent", argv[i]);
-			if (mqtx__classid_parse(argv[i], &v)) {
-				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid "
-						"parent ID\n",
-						argv[i]);
-				return MQTX_CTL_EHANDLE;
-			}
+			if (mqtx__classid_parse(argv[i], &v))
+				return invarg(a, argv[i], "invalid parent ID");
 			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
 			if (c->have_handle) /* tc checks before taking the value */
 				return dup_arg(a, "handle", w);
 			if (++i >= argc)
 				goto missing;
-			if (mqtx__handle_parse(argv[i], &c->handle)) {
-				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid "
-						"qdisc ID\n",
-						argv[i]);
-				return MQTX_CTL_EHANDLE;
-			}
+			if (mqtx__handle_parse(argv[i], &c->handle))
+				return invarg(a, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
+		} else if (mqtx__ctl_matches(w, "help")) {
+			/* tc prints its usage and goes on with the words that follow */
+			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 		} else {
 			c->kind = w;
 			c->optc = argc - i - 1;
@@ -370,8 +397,36 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 	}
 	return MQTX_CTL_OK;
 missing:
-	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+	return incomplete(a);
+}
+
+/* The usage of @kind after a refusal that calls for it (and for "help"). */
+static void kind_usage(struct mqtx_ctl_call *a, const char *kind)
+{
+	const char *u = mqtx__qdisc_usage(kind);
+
+	if (u)
+		mqtx_buf_printf(a->err, "%s\n", u);
+}
+
+/* A kind without an option parser given words: tc's answers (tc_qdisc_modify()), with its
+ * exit codes; "help" gets the usage instead of tc's refusal. */
+static int no_parser(struct mqtx_ctl_call *a, const struct qcmd *c)
+{
+	bool help = !strcmp(c->optv[0], "help") && mqtx__qdisc_usage(c->kind);
+
+	if (help)
+		kind_usage(a, c->kind);
+	if (mqtx__qdisc_tc_unparsable(c->kind)) {
+		if (!help)
+			mqtx_buf_printf(a->err, "qdisc '%s' does not support option parsing\n",
+					c->kind);
+		return MQTX_CTL_EHANDLE;
+	}
+	if (!help)
+		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
+				c->kind, c->optv[0]);
+	return MQTX_CTL_EPARSE;
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
@@ -381,62 +436,51 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		      const struct mqtx_qdisc_ops *ops, void **opt)
 {
 	struct mqtx_extack ack = { "" };
+	int err;
 
 	*opt = NULL;
-	if (!c->optc && (!ops || !ops->parse || !ops->opt_size))
-		return MQTX_CTL_OK;
-	if (!ops || !ops->parse || !ops->opt_size) {
-		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
-				c->kind, c->optv[0]);
-		return MQTX_CTL_EPARSE;
-	}
+	if (!ops || !ops->parse || !ops->opt_size)
+		return c->optc ? no_parser(a, c) : MQTX_CTL_OK;
 	*opt = mqtx__zalloc(ops->opt_size);
 	if (!*opt) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
 		return MQTX_CTL_EREFUSED;
 	}
-	if (ops->parse(c->optc, c->optv, *opt, &ack)) {
-		mqtx_buf_printf(a->err, "%s\n", ack.msg[0] ? ack.msg : "Illegal options");
-		mqtx__free(*opt);
-		*opt = NULL;
-		return MQTX_CTL_EPARSE;
-	}
-	return MQTX_CTL_OK;
+	err = ops->parse(c->optc, c->optv, *opt, &ack);
+	if (!err)
+		return MQTX_CTL_OK;
+	mqtx__free(*opt);
+	*opt = NULL;
+	if (ack.msg[0])
+		mqtx_buf_printf(a->err, "%s\n", ack.msg);
+	else if (err != MQTX_TC_EUSAGE)
+		mqtx_buf_printf(a->err, "Illegal options\n");
+	if (err == MQTX_TC_EUSAGE)
+		kind_usage(a, c->kind);
+	return err == MQTX_TC_EFATAL ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
 }
 
-/* "help" among a kind's options prints the kind's usage, as tc's q_KIND.c do when they meet it;
- * returns true when it did. */
-static bool kind_help(struct mqtx_ctl_call *a, const struct qcmd *c)
-{
-	const char *u;
-
-	for (int i = 0; i < c->optc; i++) {
-		if (strcmp(c->optv[i], "help"))
-			continue;
-		u = mqtx__qdisc_usage(c->kind);
-		if (u)
-			mqtx_buf_printf(a->err, "%s\n", u);
-		else if (mqtx_qdisc_lookup(c->kind))
-			mqtx_buf_printf(a->err, "qdisc \"%s\" has no usage to show\n", c->kind);
-		else
-			mqtx_buf_printf(a->err,
-					"Unknown qdisc \"%s\", hence option \"help\" is "
-					"unparsable\n",
-					c->kind);
-		return true;
-	}
-	return false;
-}
-
-static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
+/*
+ * A refusal as tc prints the kernel's: its extack message, or without one the errno. Where
+ * Linux refuses without a message (prio's bands, tbf's peak rate), it often says why in its
+ * log; so does mqtx, and that line (@why) follows, naming the value.
+ */
+static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack, const char *why)
 {
 	char buf[128];
 
-	if (ack->msg[0])
-		mqtx_buf_printf(a->err, "Error: %s\n", ack->msg);
-	else
+	size_t n = strlen(ack->msg);
+
+	if (n) {
+		/* tc's nl_dump_ext_ack() ends the message with a full stop */
+		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
+				ack->msg[n - 1] == '.' ? "" : ".");
+	} else {
 		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
 				strerror_r(-err, buf, sizeof(buf)));
+		if (why[0])
+			mqtx_buf_printf(a->err, "%s\n", why);
+	}
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -446,6 +490,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	const struct mqtx_qdisc_ops *ops = NULL;
 	struct mqtx_qreq rq = { .flags = flags };
 	struct mqtx_dev *dev;
+	char why[256];
 	struct qcmd c;
 	void *opt = NULL;
 	int rc, err;
@@ -453,36 +498,104 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	rc = parse_qcmd(a, a->argc, a->argv, &c);
 	if (rc)
 		return rc;
-	if (c.kind && kind_help(a, &c))
-		return MQTX_CTL_EPARSE; /* tc's explain(): the usage, and parse_qopt() fails */
-	if (!c.dev) {
-		mqtx_buf_printf(a->err, "Error: Must specify device.\n");
-		return MQTX_CTL_EPARSE;
-	}
 	if (c.kind) {
 		ops = mqtx_qdisc_lookup(c.kind);
 		rc = parse_opts(a, &c, ops, &opt);
 		if (rc)
 			return rc;
 	}
+	if (!c.dev) {
+		/* tc sends the request for interface 0, which the kernel does not know. */
+		mqtx__free(opt);
+		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device\n");
+		return MQTX_CTL_EREFUSED;
+	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev) {
 		mqtx__free(opt);
 		return MQTX_CTL_EPARSE;
 	}
+	mqtx__log_capture(why, sizeof(why));
 	if (del) {
-		err = mqtx__qdisc_delete(dev, c.parent, c.handle, &ack);
-	} else if (c.kind && !ops) {
-		err = mqtx_extack_set(&ack, "Specified qdisc kind is unknown.");
+		err = mqtx__qdisc_delete(dev, c.parent, c.handle, c.kind, &ack);
 	} else {
 		rq.parent = c.parent;
 		rq.handle = c.handle;
+		rq.kind = c.kind;
 		rq.ops = ops;
 		rq.opt = opt;
 		err = mqtx__qdisc_modify(dev, &rq, &ack);
 	}
+	mqtx__log_capture(NULL, 0);
 	mqtx__free(opt);
-	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(a, err, &ack, why) : MQTX_CTL_OK;
+}
+
+/*
+ * The words of "qdisc show" as tc_qdisc_list() reads them: dev, one of root, ingress (or
+ * clsact), parent and handle, invisible, help (the usage, and the listing goes on).
+ */
+static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
+{
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		bool is_parent = mqtx__ctl_matches(w, "parent");
+		uint32_t v;
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= a->argc)
+				return incomplete(a);
+			*devname = a->argv[i];
+			continue;
+		}
+		if (!strcmp(w, "invisible")) {
+			s->invisible = true;
+			continue;
+		}
+		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
+		    is_parent || mqtx__ctl_matches(w, "handle")) {
+			if (s->parent)
+				return invarg(a, w, "parent is already specified");
+			if (s->handle)
+				return invarg(a, w, "handle is already specified");
+		} else if (mqtx__ctl_matches(w, "help")) {
+			mqtx_buf_printf(a->err, "%s", qdisc_usage);
+			continue;
+		} else {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
+			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+		}
+		if (!strcmp(w, "root")) {
+			s->parent = MQTX_H_ROOT;
+		} else if (w[0] == 'i' || w[0] == 'c') {
+			s->parent = MQTX_H_INGRESS;
+		} else if (++i >= a->argc) {
+			return incomplete(a);
+		} else if (is_parent) {
+			if (mqtx__classid_parse(a->argv[i], &v))
+				return invarg(a, a->argv[i], "invalid parent ID");
+			s->parent = v;
+		} else {
+			if (mqtx__handle_parse(a->argv[i], &v))
+				return invarg(a, a->argv[i], "invalid handle ID");
+			s->handle = v;
+		}
+	}
+	return MQTX_CTL_OK;
+}
+
+static int class_words(struct mqtx_ctl_call *a, const char **devname)
+{
+	for (int i = 0; i < a->argc; i++) {
+		if (!strcmp(a->argv[i], "dev") && i + 1 < a->argc) {
+			*devname = a->argv[++i];
+		} else {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\"\n",
+					a->argv[i]);
+			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+		}
+	}
+	return MQTX_CTL_OK;
 }
 
 static int show(struct mqtx_ctl_call *a, bool classes)
@@ -492,16 +605,10 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 			  .stats = a->flags & MQTX_CTL_F_STATS,
 			  .details = a->flags & MQTX_CTL_F_DETAILS };
 	const char *devname = NULL;
+	int rc = classes ? class_words(a, &devname) : show_words(a, &s, &devname);
 
-	for (int i = 0; i < a->argc; i++) {
-		if (!strcmp(a->argv[i], "dev") && i + 1 < a->argc) {
-			devname = a->argv[++i];
-		} else {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx %s help\"\n",
-					a->argv[i], classes ? "class" : "qdisc");
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
-		}
-	}
+	if (rc)
+		return rc;
 	if (classes && !devname) {
 		mqtx_buf_printf(a->err, "Cannot use class show without specifying device.\n");
 		return MQTX_CTL_EPARSE;
@@ -557,10 +664,7 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
 		return show(a, false);
 	if (mqtx__ctl_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "Usage: mqtx qdisc [ add | del | replace | change | show ] "
-					"dev STRING\n       [ handle QHANDLE ] [ root | ingress | "
-					"parent CLASSID ]\n       QDISC_KIND [ qdisc specific "
-					"parameters ]\n");
+		mqtx_buf_printf(a->out, "%s", qdisc_usage);
 		return MQTX_CTL_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);

@@ -65,6 +65,8 @@ uint32_t mqtx__qdisc_refcnt(struct mqtx_dev *dev, struct mqtx_qdisc *q)
 
 bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
 {
+	if (q->flags & MQTX_QF_HIDDEN)
+		return false;
 	if (!parent || q->handle)
 		return true;
 	/* mq hashes its default children of active queues; other defaults stay hidden. */
@@ -74,6 +76,8 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 
 /* ---- grafting one qdisc ---- */
 
+#define MAX_DEPTH 7 /* qdisc_graft(): a class of a qdisc this deep takes no child */
+
 /* qdisc_leaf(): the child of class @clid of @p. */
 static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 		   struct mqtx_qdisc **out)
@@ -81,8 +85,10 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
 
-	if (!cl)
+	if (!cl) {
+		mqtx_extack_set(ack, "Parent qdisc is not classful.");
 		return -EOPNOTSUPP;
+	}
 	if (!m || m > cl->count(p)) {
 		mqtx_extack_set(ack, "Specified class not found.");
 		return -ENOENT;
@@ -182,6 +188,34 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 	return 0;
 }
 
+/* How deep @p sits: the root is 0, each class below adds one (Qdisc.depth in Linux). */
+static unsigned depth_of(struct mqtx_dev *dev, struct mqtx_qdisc *p)
+{
+	unsigned d = 0;
+
+	while (p && p->parent != MQTX_H_ROOT && d < MAX_DEPTH) {
+		p = mqtx__qdisc_find(dev, MQTX_H_MAJ(p->parent));
+		d++;
+	}
+	return d;
+}
+
+/* qdisc_graft()'s checks on a new child of a class, made after the child was created as
+ * Linux's are (qdisc_create() runs before them). */
+static int class_takes(struct mqtx_dev *dev, struct mqtx_qdisc *p, struct mqtx_qdisc *q,
+		       struct mqtx_extack *ack)
+{
+	if (!q->ops->enqueue) {
+		mqtx_extack_set(ack, "Cannot assign noqueue to a class.");
+		return -EINVAL;
+	}
+	if (depth_of(dev, p) >= MAX_DEPTH) {
+		mqtx_extack_set(ack, "Qdisc hierarchy is too deep.");
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
 			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 			   struct mqtx_extack *ack)
@@ -202,7 +236,9 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 			return -ENOMEM;
 	}
 	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, ack, &q);
-	if (!err)
+	if (!err && (err = class_takes(dev, p, q, ack)))
+		mqtx_qdisc_destroy(q);
+	else if (!err)
 		graft_class(dev, p, m, q, qs);
 	mqtx__free(qs);
 	return err;
@@ -228,17 +264,19 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 	return 0;
 }
 
+/* create_n_graft2 in tc_modify_qdisc(): qdisc_create() and the graft. */
 static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 			  struct mqtx_extack *ack)
 {
 	uint32_t handle = rq->handle;
-	uint32_t fl = rq->ops->static_flags;
+	uint32_t fl;
 	int err;
 
-	if (!(rq->flags & MQTX_QREQ_CREATE)) {
-		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
+	if (!rq->ops) {
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
 		return -ENOENT;
 	}
+	fl = rq->ops->static_flags;
 	if (rq->parent == MQTX_H_INGRESS)
 		return create_ingress(dev, rq, ack);
 	/* mq_init()/mqprio_init(): root only, on a multiqueue device; ingress_init(): ingress. */
@@ -281,28 +319,44 @@ static bool contains(struct mqtx_qdisc *q, struct mqtx_qdisc *x)
 	return x && q->handle && find_below(q, x->handle) == x;
 }
 
-/* The existing qdisc @q named by handle: Linux would graft it again where it is. */
+/* Whether @kind (NULL: none given) names another kind than @q's (nla_strcmp(TCA_KIND)). */
+static bool other_kind(const char *kind, const struct mqtx_qdisc *q)
+{
+	return kind && strcmp(kind, q->ops->id);
+}
+
+static int wrong_kind(struct mqtx_extack *ack)
+{
+	/* The running kernel's words (6.18); 6.12 says "Invalid qdisc name". */
+	mqtx_extack_set(ack, "Invalid qdisc name: must match existing qdisc.");
+	return -EINVAL;
+}
+
+/* The existing qdisc @q named by handle: Linux would graft it again where it is. The checks
+ * in tc_modify_qdisc()'s order. */
 static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 		   struct mqtx_extack *ack)
 {
+	if (q->parent != rq->parent) {
+		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+		return -EINVAL;
+	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
 		mqtx_extack_set(ack, "Exclusivity flag on, cannot override.");
 		return -EEXIST;
 	}
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
-		return -EINVAL;
-	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(ack);
 	if (q->flags & MQTX_QF_INGRESS) {
 		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs.");
 		return -EINVAL;
 	}
-	if (contains(q, p)) {
+	if (q == p || contains(q, p)) {
 		mqtx_extack_set(ack, "Qdisc parent/child loop detected.");
 		return -ELOOP;
 	}
-	if (q->parent != rq->parent) {
-		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+	if (rq->parent == MQTX_H_INGRESS) {
+		mqtx_extack_set(ack, "Ingress cannot graft directly.");
 		return -EINVAL;
 	}
 	return 0;
@@ -329,8 +383,14 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	return leaf_of(*p, clid, ack, q);
 }
 
+/*
+ * tc_modify_qdisc() as the running kernel has it: a kind other than the one in place asks for a
+ * new qdisc, from "add" and "change" too (since Linux 6.x; before, only "replace" created, and
+ * "add" answered "Exclusivity flag on" and "change" "Invalid qdisc name").
+ */
 static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
+	bool create = rq->flags & MQTX_QREQ_CREATE;
 	struct mqtx_qdisc *p = NULL, *q = NULL;
 	int err;
 
@@ -353,9 +413,12 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 			}
 			if (!q)
 				goto create;
-			if ((rq->flags & MQTX_QREQ_CREATE) && (rq->flags & MQTX_QREQ_REPLACE) &&
-			    ((rq->flags & MQTX_QREQ_EXCL) || (rq->ops && rq->ops != q->ops)))
-				goto create;
+			/* add, replace: created; change (no flag at all): created too. */
+			if (other_kind(rq->kind, q) &&
+			    ((create && (rq->flags & (MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))) ||
+			     !(rq->flags &
+			       (MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))))
+				return create_n_graft(dev, p, rq, ack);
 		}
 	} else {
 		if (!rq->handle) {
@@ -372,16 +435,12 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
 		return -EEXIST;
 	}
-	/* Deliberate: "change" never creates. Recent kernels (6.18 here) graft a new qdisc
-	 * when the kind differs; mqtx keeps the long-standing answer, as the parity test notes. */
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
-		return -EINVAL;
-	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(ack);
 	return change(q, rq->opt, ack);
 create:
-	if (!rq->ops) {
-		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
+	if (!create) {
+		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
 		return -ENOENT;
 	}
 	return create_n_graft(dev, p, rq, ack);
@@ -402,6 +461,7 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p;
+	uint32_t clid;
 	struct mqtx_qplan pl;
 	int err;
 
@@ -418,15 +478,19 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 			mqtx__qtree_commit(dev, &pl);
 		return err;
 	}
-	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(q->parent));
+	clid = q->parent; /* @q is gone once its place has the default */
+	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!p)
 		return -ENOENT;
-	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
-	return create_in_class(dev, p, q->parent, mqtx__default_class_ops(dev, p, q->parent), 0,
-			       NULL, ack);
+	/* Linux grafts noop under mq (dev_graft_qdisc(.., NULL)), a hidden pfifo under prio
+	 * (prio_graft()); mqtx puts a working default back, as unlisted as noop under mq. */
+	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, ack);
+	if (!err && (p->flags & MQTX_QF_MQROOT))
+		p->ops->cl_ops->leaf(p, MQTX_H_MIN(clid))->flags |= MQTX_QF_HIDDEN;
+	return err;
 }
 
-static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
+static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, const char *kind,
 			 struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p, *q;
@@ -437,13 +501,13 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			     ack);
 		if (err)
 			return err;
-		if (handle && (!q || q->handle != handle)) {
-			mqtx_extack_set(ack, "Invalid handle.");
-			return -EINVAL;
-		}
 		if (!q) {
 			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
 			return -ENOENT;
+		}
+		if (handle && q->handle != handle) {
+			mqtx_extack_set(ack, "Invalid handle.");
+			return -EINVAL;
 		}
 	} else {
 		q = mqtx__qdisc_find(dev, handle);
@@ -452,6 +516,13 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			return -ENOENT;
 		}
 	}
+	if (other_kind(kind, q))
+		return wrong_kind(ack);
+	if (!clid) {
+		/* tc finds the qdisc, and the kernel then wants its parent named too. */
+		mqtx_extack_set(ack, "Classid cannot be zero.");
+		return -EINVAL;
+	}
 	if (!q->handle) {
 		mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
 		return -ENOENT;
@@ -459,13 +530,13 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 	return delete_qdisc(dev, q, ack);
 }
 
-int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle,
+int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, const char *kind,
 		       struct mqtx_extack *ack)
 {
 	int err;
 
 	mqtx_dev_config_lock(dev);
-	err = delete_locked(dev, parent, handle, ack);
+	err = delete_locked(dev, parent, handle, kind, ack);
 	mqtx_dev_config_unlock(dev);
 	return err;
 }
