@@ -364,6 +364,28 @@ qdisc show dev D parent zz
 qdisc show dev D handle zz
 qdisc show dev D dev
 qdisc show dev D inv
+## class show's filters: root, parent, classid, qdisc (which prints minors alone)
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:2 handle 20: pfifo
+class show dev D root
+class show dev D parent 1:
+class show dev D parent 1:3
+class show dev D parent 2:
+class show dev D classid 1:2
+class show dev D qdisc 1:
+class show dev D qdisc 1: classid 1:3
+-s class show dev D classid 0x1:0x4
+class show
+class show dev D root root
+class show dev D parent 1: root
+class show dev D root parent 1:
+class show dev D dev D
+class show dev D classid
+class show dev D classid x
+class show dev D qdisc x
+class show dev D foo
+tbf help
 ## delete: the parent must be named, and the kind (if given) must match
 4
 qdisc add dev D root handle 1: mq

@@ -20,6 +20,7 @@ struct show {
 	bool all_devs, json, stats, details;
 	bool invisible;		 /* "invisible": the qdiscs Linux hashes hidden too */
 	uint32_t parent, handle; /* "root", "ingress", "parent X:Y", "handle X:" (0: any) */
+	uint32_t classid;	 /* class show's "classid X:Y"; its "qdisc X:" is @handle */
 	unsigned count;		 /* objects printed (JSON commas) */
 };
 
@@ -228,7 +229,8 @@ static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, u
 {
 	char handle[16], pb[16];
 
-	mqtx__classid_fmt(MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
+	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
+	mqtx__classid_fmt(s->handle ? m : MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
 	print_head(s, "class", q->ops->id, handle, parent);
 	if (!parent) /* tc prints the unset parent too */
 		mqtx_buf_printf(s->a->out, s->json ? ",\"parent\":\"%s\"" : " parent %s",
@@ -252,7 +254,11 @@ static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct m
 static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *arg)
 {
 	struct show *s = arg;
+	uint32_t id = MQTX_H_MAKE(q->handle, c->minor);
 
+	/* tc's print_class() filters */
+	if ((s->handle && MQTX_H_MAJ(id) != s->handle) || (s->classid && id != s->classid))
+		return;
 	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
 	if (s->stats && !c->stats && !s->json)
 		mqtx_buf_printf(s->a->out, "\n");
@@ -261,6 +267,10 @@ static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 {
+	/* tc_dump_tclass_qdisc(): a parent names the qdisc whose classes are dumped ("root",
+	 * ffff:ffff, names the ingress qdisc's, which has none here) */
+	if (s->parent && MQTX_H_MAJ(s->parent) != q->handle)
+		return;
 	mqtx_qdisc_walk_classes(q, print_class, s);
 }
 
@@ -296,6 +306,12 @@ static const char qdisc_usage[] =
 	"                fq_codel | mq | mqprio | noqueue | ingress | wme }\n"
 	"OPTIONS := ... try mqtx qdisc add <desired QDISC_KIND> help\n"
 	"QDISC_ID := { root | ingress | handle QHANDLE | parent CLASSID }\n";
+
+static const char class_usage[] =
+	"Usage: mqtx class show dev STRING [ root | parent CLASSID ] [ classid CLASSID ]\n"
+	"                       [ qdisc QHANDLE ]\n"
+	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
+	"they come with their qdisc, not added one by one.\n";
 
 static int incomplete(struct mqtx_ctl_call *a)
 {
@@ -584,15 +600,52 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 	return MQTX_CTL_OK;
 }
 
-static int class_words(struct mqtx_ctl_call *a, const char **devname)
+/* The words of "class show" as tc_class_list() reads them. */
+static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
 {
 	for (int i = 0; i < a->argc; i++) {
-		if (!strcmp(a->argv[i], "dev") && i + 1 < a->argc) {
-			*devname = a->argv[++i];
-		} else {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\"\n",
-					a->argv[i]);
+		const char *w = a->argv[i];
+		uint32_t v;
+
+		if (mqtx__ctl_matches(w, "help") && strcmp(w, "dev")) {
+			mqtx_buf_printf(a->err, "%s", class_usage);
+			continue;
+		}
+		if (!strcmp(w, "root")) {
+			if (s->parent) {
+				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
+				return MQTX_CTL_EHANDLE;
+			}
+			s->parent = MQTX_H_ROOT;
+			continue;
+		}
+		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
+		    strcmp(w, "parent")) {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
 			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+		}
+		if (!strcmp(w, "parent") && s->parent)
+			return dup_arg(a, w, w);
+		if (++i >= a->argc)
+			return incomplete(a);
+		if (!strcmp(w, "dev")) {
+			if (*devname)
+				return dup_arg(a, w, a->argv[i]);
+			*devname = a->argv[i];
+		} else if (!strcmp(w, "qdisc")) {
+			if (s->handle)
+				return dup_arg(a, w, a->argv[i]);
+			if (mqtx__handle_parse(a->argv[i], &s->handle))
+				return invarg(a, a->argv[i], "invalid qdisc ID");
+		} else if (mqtx__classid_parse(a->argv[i], &v)) {
+			return invarg(a, a->argv[i],
+				      w[0] == 'c' ? "invalid class ID" : "invalid parent ID");
+		} else if (w[0] == 'c') {
+			if (s->classid)
+				return dup_arg(a, w, a->argv[i]);
+			s->classid = v;
+		} else {
+			s->parent = v;
 		}
 	}
 	return MQTX_CTL_OK;
@@ -605,14 +658,12 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 			  .stats = a->flags & MQTX_CTL_F_STATS,
 			  .details = a->flags & MQTX_CTL_F_DETAILS };
 	const char *devname = NULL;
-	int rc = classes ? class_words(a, &devname) : show_words(a, &s, &devname);
+	int rc = classes ? class_words(a, &s, &devname) : show_words(a, &s, &devname);
 
 	if (rc)
 		return rc;
-	if (classes && !devname) {
-		mqtx_buf_printf(a->err, "Cannot use class show without specifying device.\n");
-		return MQTX_CTL_EPARSE;
-	}
+	if (classes && !devname)
+		return MQTX_CTL_OK; /* Linux dumps the classes of the interface given, or none */
 	if (devname && !mqtx_ctl_call_dev(a, devname))
 		return MQTX_CTL_EPARSE;
 	s.all_devs = !devname;
@@ -685,11 +736,7 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
 		return show(a, true);
 	if (mqtx__ctl_matches(verb, "help")) {
-		mqtx_buf_printf(a->out,
-				"Usage: mqtx class show dev STRING\n"
-				"Classes are those of the device's classful qdiscs (mq, mqprio, "
-				"prio, tbf):\nthey come with their qdisc, not added one by "
-				"one.\n");
+		mqtx_buf_printf(a->out, "%s", class_usage);
 		return MQTX_CTL_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);

@@ -8,6 +8,7 @@
 
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
+#include <mqtx/qdisc.h>
 
 static int cmd_help(const struct mqtx_ctl_call *c, void *arg);
 
@@ -175,7 +176,10 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 	if (!cmd) {
 		pthread_mutex_unlock(&ctl->lock);
 		mqtx_buf_printf(c->err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
-		return MQTX_CTL_EPARSE;
+		if (mqtx_qdisc_lookup(argv[0])) /* "mqtx tbf help" */
+			mqtx_buf_printf(c->err, "A qdisc's options: mqtx qdisc add %s help\n",
+					argv[0]);
+		return MQTX_CTL_EHANDLE; /* tc's do_cmd() returns -1 */
 	}
 	/* Every command sees its full name first, whatever prefix was typed. */
 	words[0] = (char *)cmd->name;
