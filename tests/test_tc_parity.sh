@@ -386,6 +386,20 @@ class show dev D classid x
 class show dev D qdisc x
 class show dev D foo
 tbf help
+## link (NLM_F_REPLACE alone): grafts what exists, creates nothing; "l" is link, "ls" a list
+4
+qdisc link dev D root handle 1: mq
+qdisc add dev D root handle 1: mq
+qdisc link dev D root handle 1: mq
+qdisc link dev D root pfifo
+qdisc link dev D parent 1:1 handle 10: pfifo
+qdisc add dev D parent 1:1 handle 10: pfifo
+qdisc link dev D parent 1:1 handle 10: pfifo limit 5
+qdisc link dev D parent 1:1 bfifo
+qdisc lin dev D parent 1:1 pfifo limit 6
+qdisc link dev D parent 1:2 handle 10: pfifo
+qdisc l dev D parent 1:1 pfifo limit 7
+qdisc ls dev D
 ## delete: the parent must be named, and the kind (if given) must match
 4
 qdisc add dev D root handle 1: mq

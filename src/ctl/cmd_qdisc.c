@@ -296,7 +296,7 @@ static int show_dev_classes(struct show *s)
 /* ---- command parsing ---- */
 
 static const char qdisc_usage[] =
-	"Usage: mqtx qdisc [ add | del | replace | change | show ] dev STRING\n"
+	"Usage: mqtx qdisc [ add | del | replace | change | link | show ] dev STRING\n"
 	"       [ handle QHANDLE ] [ root | ingress | parent CLASSID ]\n"
 	"       [ [ QDISC_KIND ] [ help | OPTIONS ] ]\n"
 	"\n"
@@ -709,10 +709,13 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 		return qdisc_modify(a, 0, false);
 	if (mqtx__ctl_matches(verb, "replace"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
+	/* tc's do_qdisc() order: "l" is link, "ls" lst */
+	if (mqtx__ctl_matches(verb, "link"))
+		return qdisc_modify(a, MQTX_QREQ_REPLACE, false);
 	if (mqtx__ctl_matches(verb, "delete"))
 		return qdisc_modify(a, 0, true);
-	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
-	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
+	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
+	    mqtx__ctl_matches(verb, "lst"))
 		return show(a, false);
 	if (mqtx__ctl_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", qdisc_usage);

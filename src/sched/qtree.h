@@ -36,7 +36,8 @@ void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l);
 
 /**
  * struct mqtx_qreq - one "qdisc add/replace/change" request, already parsed.
- * @flags: MQTX_QREQ_*: add = CREATE|EXCL, replace = CREATE|REPLACE, change = 0.
+ * @flags: MQTX_QREQ_*: add = CREATE|EXCL, replace = CREATE|REPLACE, change = 0, link =
+ *         REPLACE.
  * @parent: MQTX_H_ROOT, MQTX_H_INGRESS or a class id (0: none given, @handle required).
  * @handle: the major:0 handle asked for, or 0.
  * @kind: the kind named (NULL: none), which may be one no registered ops has.
