@@ -137,7 +137,7 @@ for h in --help -h help; do
 		fail "mqtx hash $h: exit $rc: $(cat "$T/out")"
 done
 "$MQTX" -S "$N" class help >"$T/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q "^Usage: mqtx class show dev STRING" "$T/out" &&
+[ $rc -eq 0 ] && grep -q "^Usage: mqtx class \\[ add | del | change | replace | show \\] dev STRING" "$T/out" &&
 	ok "mqtx class help: usage, exit 0" || fail "class help: exit $rc: $(cat "$T/out")"
 # Every kind's help: its usage on stderr and exit 1, as tc's q_KIND.c explain() and fail
 # (in tc's words where mqtx takes tc's options: "<[p|b]fifo | pfifo_head_drop>"); 255 for

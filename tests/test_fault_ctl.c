@@ -219,6 +219,11 @@ static const struct fault_case cases[] = {
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
 	  "qdisc del dev eth16 root",
 	  0 },
+	/* class: refused as Linux refuses it, having changed nothing */
+	{ { MQ1 }, "class add dev eth0 classid 1:1", 2 },
+	{ { MQ1 }, "class del dev eth0 classid 1:1", 2 },
+	{ { MQ1 }, "class change dev eth0 classid 1:9", 2 },
+	{ { MQ1 }, "qdisc link dev eth0 root handle 1: mq", 0 },
 	/* generators and replays */
 	{ {}, "gen dev eth0 count 8", 0 },
 	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },

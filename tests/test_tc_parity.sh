@@ -400,6 +400,43 @@ qdisc lin dev D parent 1:1 pfifo limit 6
 qdisc link dev D parent 1:2 handle 10: pfifo
 qdisc l dev D parent 1:1 pfifo limit 7
 qdisc ls dev D
+## class add, change, replace, del: what tc's parser refuses, and what Linux answers
+4
+qdisc add dev D root handle 1: mq
+class add dev D classid 1:1
+class add dev D parent 1: classid 1:5
+class add dev D classid 1:9
+class change dev D classid 1:1
+class change dev D classid 1:9
+class replace dev D classid 1:1
+class del dev D classid 1:1
+class del dev D classid 1:9
+class del dev D
+class add dev D
+class add dev D root
+class add dev D classid 2:1
+class add dev D parent 2: classid 1:1
+class add dev D classid 1:1 mq
+class add dev D classid 1:1 foo
+class add classid 1:1
+class add dev D handle 1:1
+class add dev D root root
+class add dev D parent 1: parent 1:
+class add dev D classid ffff:ffff
+class add dev D root classid ffff:ffff
+class add dev D root classid 1:ffff
+class a dev D classid 1:1
+class d dev D classid 1:1
+class c dev D classid 1:1
+class r dev D classid 1:1
+class add dev D classid
+class add dev D classid x
+class del dev D parent :1
+class del dev D classid :2
+qdisc add dev D parent 1:2 handle 20: tbf rate 1mbit burst 10kb limit 10kb
+class del dev D classid 20:1
+class add dev D classid 20:1
+class frob
 ## delete: the parent must be named, and the kind (if given) must match
 4
 qdisc add dev D root handle 1: mq

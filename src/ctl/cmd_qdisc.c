@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* "qdisc add|replace|change|del|show" and "class show": tc's grammar, messages and output. */
+/* "qdisc add|replace|change|link|del|show" and "class show": tc's grammar, messages and output. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -307,25 +307,6 @@ static const char qdisc_usage[] =
 	"OPTIONS := ... try mqtx qdisc add <desired QDISC_KIND> help\n"
 	"QDISC_ID := { root | ingress | handle QHANDLE | parent CLASSID }\n";
 
-static const char class_usage[] =
-	"Usage: mqtx class show dev STRING [ root | parent CLASSID ] [ classid CLASSID ]\n"
-	"                       [ qdisc QHANDLE ]\n"
-	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
-	"they come with their qdisc, not added one by one.\n";
-
-static int incomplete(struct mqtx_ctl_call *a)
-{
-	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
-}
-
-/* tc's invarg(): "Error: argument ... is wrong", exit -1. */
-static int invarg(struct mqtx_ctl_call *a, const char *word, const char *why)
-{
-	mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: %s\n", word, why);
-	return MQTX_CTL_EHANDLE;
-}
-
 struct qcmd {
 	const char *dev;
 	uint32_t parent, handle;
@@ -334,12 +315,6 @@ struct qcmd {
 	int optc;
 	char **optv;
 };
-
-static int dup_arg(struct mqtx_ctl_call *a, const char *key, const char *val)
-{
-	mqtx_buf_printf(a->err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
-	return MQTX_CTL_EHANDLE; /* tc's duparg() exits with -1 */
-}
 
 static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const char *word)
 {
@@ -364,7 +339,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (++i >= argc)
 				goto missing;
 			if (c->dev)
-				return dup_arg(a, "dev", argv[i]);
+				return mqtx__ctl_duparg(a->err, "dev", argv[i]);
 			c->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
@@ -389,17 +364,17 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (++i >= argc)
 				goto missing;
 			if (c->have_parent)
-				return dup_arg(a, "parent", argv[i]);
+				return mqtx__ctl_duparg(a->err, "parent", argv[i]);
 			if (mqtx__classid_parse(argv[i], &v))
-				return invarg(a, argv[i], "invalid parent ID");
+				return mqtx__ctl_invarg(a->err, argv[i], "invalid parent ID");
 			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
 			if (c->have_handle) /* tc checks before taking the value */
-				return dup_arg(a, "handle", w);
+				return mqtx__ctl_duparg(a->err, "handle", w);
 			if (++i >= argc)
 				goto missing;
 			if (mqtx__handle_parse(argv[i], &c->handle))
-				return invarg(a, argv[i], "invalid qdisc ID");
+				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
 		} else if (mqtx__ctl_matches(w, "help")) {
 			/* tc prints its usage and goes on with the words that follow */
@@ -413,7 +388,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 	}
 	return MQTX_CTL_OK;
 missing:
-	return incomplete(a);
+	return mqtx__ctl_incomplete(a->err);
 }
 
 /* The usage of @kind after a refusal that calls for it (and for "help"). */
@@ -560,7 +535,7 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= a->argc)
-				return incomplete(a);
+				return mqtx__ctl_incomplete(a->err);
 			*devname = a->argv[i];
 			continue;
 		}
@@ -571,9 +546,9 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
 		    is_parent || mqtx__ctl_matches(w, "handle")) {
 			if (s->parent)
-				return invarg(a, w, "parent is already specified");
+				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
 			if (s->handle)
-				return invarg(a, w, "handle is already specified");
+				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
 		} else if (mqtx__ctl_matches(w, "help")) {
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 			continue;
@@ -586,14 +561,14 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 		} else if (w[0] == 'i' || w[0] == 'c') {
 			s->parent = MQTX_H_INGRESS;
 		} else if (++i >= a->argc) {
-			return incomplete(a);
+			return mqtx__ctl_incomplete(a->err);
 		} else if (is_parent) {
 			if (mqtx__classid_parse(a->argv[i], &v))
-				return invarg(a, a->argv[i], "invalid parent ID");
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid parent ID");
 			s->parent = v;
 		} else {
 			if (mqtx__handle_parse(a->argv[i], &v))
-				return invarg(a, a->argv[i], "invalid handle ID");
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid handle ID");
 			s->handle = v;
 		}
 	}
@@ -608,7 +583,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 		uint32_t v;
 
 		if (mqtx__ctl_matches(w, "help") && strcmp(w, "dev")) {
-			mqtx_buf_printf(a->err, "%s", class_usage);
+			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
 			continue;
 		}
 		if (!strcmp(w, "root")) {
@@ -625,24 +600,25 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 			return MQTX_CTL_EHANDLE; /* tc returns -1 */
 		}
 		if (!strcmp(w, "parent") && s->parent)
-			return dup_arg(a, w, w);
+			return mqtx__ctl_duparg(a->err, w, w);
 		if (++i >= a->argc)
-			return incomplete(a);
+			return mqtx__ctl_incomplete(a->err);
 		if (!strcmp(w, "dev")) {
 			if (*devname)
-				return dup_arg(a, w, a->argv[i]);
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
 			*devname = a->argv[i];
 		} else if (!strcmp(w, "qdisc")) {
 			if (s->handle)
-				return dup_arg(a, w, a->argv[i]);
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
 			if (mqtx__handle_parse(a->argv[i], &s->handle))
-				return invarg(a, a->argv[i], "invalid qdisc ID");
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid qdisc ID");
 		} else if (mqtx__classid_parse(a->argv[i], &v)) {
-			return invarg(a, a->argv[i],
-				      w[0] == 'c' ? "invalid class ID" : "invalid parent ID");
+			return mqtx__ctl_invarg(a->err, a->argv[i],
+						w[0] == 'c' ? "invalid class ID"
+							    : "invalid parent ID");
 		} else if (w[0] == 'c') {
 			if (s->classid)
-				return dup_arg(a, w, a->argv[i]);
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
 			s->classid = v;
 		} else {
 			s->parent = v;
@@ -651,7 +627,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 	return MQTX_CTL_OK;
 }
 
-static int show(struct mqtx_ctl_call *a, bool classes)
+int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 {
 	struct show s = { .a = a,
 			  .json = a->flags & MQTX_CTL_F_JSON,
@@ -683,19 +659,9 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 	return MQTX_CTL_OK;
 }
 
-/* The words after the object's name, as tc's do_qdisc() and do_class() see them. */
-static struct mqtx_ctl_call after_name(const struct mqtx_ctl_call *c)
-{
-	struct mqtx_ctl_call a = *c;
-
-	a.argc--;
-	a.argv++;
-	return a;
-}
-
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = after_name(c), *a = &call;
+	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
 	const char *verb = a->argc ? a->argv[0] : "show";
 
 	(void)arg;
@@ -716,32 +682,11 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 		return qdisc_modify(a, 0, true);
 	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
 	    mqtx__ctl_matches(verb, "lst"))
-		return show(a, false);
+		return mqtx__ctl_show(a, false);
 	if (mqtx__ctl_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", qdisc_usage);
 		return MQTX_CTL_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_CTL_EHANDLE; /* tc returns -1 */
-}
-
-int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
-{
-	struct mqtx_ctl_call call = after_name(c), *a = &call;
-	const char *verb = a->argc ? a->argv[0] : "show";
-
-	(void)arg;
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
-	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
-	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
-		return show(a, true);
-	if (mqtx__ctl_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "%s", class_usage);
-		return MQTX_CTL_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
 	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }

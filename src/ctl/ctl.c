@@ -15,9 +15,12 @@ static int cmd_help(const struct mqtx_ctl_call *c, void *arg);
 /* The built-in commands; registered ones (gen, replay) follow them in the help and the match. */
 static const struct mqtx_ctl_cmd builtin[] = {
 	{ "qdisc", mqtx__ctl_cmd_qdisc, NULL,
-	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
-	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
-	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
+	  "qdisc { add | replace | change | link | del } dev NAME { root | parent X:Y | ingress } "
+	  "[ handle X: ] KIND [ OPTIONS ]\n"
+	  "qdisc show [ dev NAME ] [ root | ingress | handle X: | parent X:Y ] [ invisible ]" },
+	{ "class", mqtx__ctl_cmd_class, NULL,
+	  "class { add | change | replace | del } dev NAME [ classid X:Y ] [ root | parent X:Y ]\n"
+	  "class show [ dev NAME ] [ root | parent X:Y ] [ classid X:Y ] [ qdisc X: ]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"

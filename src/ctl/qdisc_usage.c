@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* What "qdisc add ... KIND help" prints: each built-in kind's options, as tc's explain() of its
- * q_KIND.c prints them (tc keeps them in the tool, not in the kernel's sch_KIND.c: so here). */
+ * q_KIND.c prints them (tc keeps them in the tool, not in the kernel's sch_KIND.c: so here),
+ * and "class help". */
 #include <stdbool.h>
 #include <string.h>
 
@@ -53,3 +54,13 @@ const char *mqtx__qdisc_usage(const char *kind)
 			return usages[i].usage;
 	return NULL;
 }
+
+/* What "class help" prints (and "help" among the words of class show). */
+const char mqtx__class_usage[] =
+	"Usage: mqtx class [ add | del | change | replace | show ] dev STRING\n"
+	"       [ classid CLASSID ] [ root | parent CLASSID ]\n"
+	"\n"
+	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
+	"                       [ qdisc QHANDLE ]\n"
+	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
+	"they come with their qdisc, not added one by one.\n";

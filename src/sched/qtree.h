@@ -68,6 +68,17 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, const char *kind,
 		       struct mqtx_extack *ack);
 
+/**
+ * mqtx__class_modify() - "class add|change|replace" (@flags as for a qdisc) or "class del"
+ * (@del) of class @clid below @parent (0: not given, MQTX_H_ROOT: root), answered as
+ * tc_ctl_tclass() answers: the qdisc and class named are found, and, as no built-in qdisc
+ * makes, changes or deletes a class, the request is refused (why is logged). Takes the
+ * config lock. Return: -ENOENT, -EINVAL, -EEXIST or -EOPNOTSUPP, with @ack's message where
+ * Linux gives one.
+ */
+int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t parent,
+		       uint32_t clid, struct mqtx_extack *ack);
+
 /** mqtx__qtree_root() - the root qdisc (mq/mqprio, or queue 0's). Config lock held. */
 struct mqtx_qdisc *mqtx__qtree_root(struct mqtx_dev *dev);
 
