@@ -41,8 +41,9 @@ $X sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
 # default qdiscs are mq and pfifo_fast (veth and dummy are IFF_NO_QUEUE: noqueue). Its
 # txqueuelen is set to mqtx's 1000, which pfifo/bfifo take as their default limit.
 kdev_add() { # NQ
+	# shellcheck disable=SC2086 # $UP is "up" or nothing
 	$X ip link add "$D" numtxqueues "$1" numrxqueues "$1" type ifb &&
-		$X ip link set "$D" txqueuelen 1000 up
+		$X ip link set "$D" txqueuelen 1000 $UP
 }
 kdev_del() { $X ip link del "$D" 2>/dev/null; }
 
@@ -59,7 +60,7 @@ class show dev D
 
 # mqtx: run the commands so far that succeeded (a refused command changes nothing), then @cmd.
 mqtx_run() { # CMD -> $T/m.out $T/m.err, returns the exit code
-	{ echo "dev add $D type null txqueues $NQ up"; cat "$T/okcmds"; echo "$1"; } >"$T/batch"
+	{ echo "dev add $D type null txqueues $NQ $UP"; cat "$T/okcmds"; echo "$1"; } >"$T/batch"
 	"$MQTX" -batch "$T/batch" >"$T/m.out" 2>"$T/m.err"
 	rc=$?
 	grep -v '^Command failed ' "$T/m.err" >"$T/m.err2"
@@ -181,11 +182,15 @@ kernel_has() {
 	return $r
 }
 
-# A scenario: "## NAME", then "NQ [KIND...]" (the kinds it needs the kernel to have), then
-# commands, one a line, up to the next "##"; "# " lines are comments. D is the device.
+# A scenario: "## NAME", then "NQ [KIND...]" (the kinds it needs the kernel to have; "down":
+# the device starts down), then commands, one a line, up to the next "##"; "# " lines are
+# comments. D is the device; "!up" brings it up in both worlds.
 run_scenario() {
+	UP=up
 	for k in $NEEDS; do
-		if ! kernel_has "$k"; then
+		if [ "$k" = down ]; then
+			UP=
+		elif ! kernel_has "$k"; then
 			echo "ok: $NAME # skip: this kernel has no $k"
 			return
 		fi
@@ -197,6 +202,11 @@ run_scenario() {
 	fi
 	: >"$T/okcmds"
 	while IFS= read -r c; do
+		if [ "$c" = "!up" ]; then
+			$X ip link set "$D" up
+			echo "dev set $D up" >>"$T/okcmds"
+			continue
+		fi
 		compare "$c" cmd
 	done <"$T/cmds"
 	echo "$SHOWS" | while IFS= read -r c; do
@@ -437,6 +447,25 @@ qdisc add dev D parent 1:2 handle 20: tbf rate 1mbit burst 10kb limit 10kb
 class del dev D classid 20:1
 class add dev D classid 20:1
 class frob
+## a device down lists no qdisc (noop); its root deleted is back to none, defaults come with up
+4 down
+qdisc show dev D
+class show dev D
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:2 handle 20: pfifo
+qdisc del dev D root
+qdisc show dev D
+qdisc del dev D root
+qdisc del dev D root handle 1:
+qdisc del dev D root pfifo
+qdisc add dev D parent 1:2 pfifo
+!up
+## a single-queue device, down, its root deleted, then up
+1 down
+qdisc add dev D root handle 1: pfifo limit 5
+qdisc del dev D root
+qdisc show dev D
+!up
 ## delete: the parent must be named, and the kind (if given) must match
 4
 qdisc add dev D root handle 1: mq

@@ -30,7 +30,8 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 			return MQTX_CTL_EHANDLE;
 		} else if (!strcmp(w, "root")) {
 			if (c->parent) {
-				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID.\n");
+				mqtx_buf_printf(a->err,
+						"Error: \"root\" is duplicate parent ID.\n");
 				return MQTX_CTL_EHANDLE;
 			}
 			c->parent = MQTX_H_ROOT;
@@ -83,7 +84,8 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (ack.msg[0]) {
 		mqtx_buf_printf(a->err, "Error: %s\n", ack.msg);
 	} else {
-		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n", strerror_r(-err, buf, sizeof(buf)));
+		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
+				strerror_r(-err, buf, sizeof(buf)));
 		if (why[0])
 			mqtx_buf_printf(a->err, "%s\n", why);
 	}

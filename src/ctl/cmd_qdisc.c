@@ -210,12 +210,8 @@ static int show_dev_qdiscs(struct show *s)
 		for (unsigned i = 0; i < o.n; i++)
 			print_qdisc(s, o.v[i]);
 		mqtx__free(o.v);
-	} else if (!s->handle && (!s->parent || s->parent == MQTX_H_ROOT)) {
-		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
-		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
-		mqtx_buf_printf(s->a->out,
-				s->json ? ",\"refcnt\":2,\"options\":{}}" : " refcnt 2 \n");
 	}
+	/* Never brought up, or its root deleted while down: Linux's noop, which no dump lists. */
 	if (s->dev->rxq.qdisc)
 		print_qdisc(s, s->dev->rxq.qdisc);
 unlock:

@@ -133,6 +133,13 @@ void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 /** mqtx__qtree_abort() - free a prepared plan that will not be committed. */
 void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
+/**
+ * mqtx__qtree_clear() - a down device's root deleted: every queue back to no qdisc (Linux's
+ * noop, which no dump lists), the root freed; mqtx_dev_open() attaches the defaults. Config
+ * lock held, the device down. Cannot fail.
+ */
+void mqtx__qtree_clear(struct mqtx_dev *dev);
+
 /** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
  *  their TX queues). */
 void mqtx__qtree_release(struct mqtx_dev *dev);

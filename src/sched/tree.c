@@ -473,6 +473,12 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return 0;
 	}
 	if (q->parent == MQTX_H_ROOT) {
+		/* qdisc_graft() puts noop at the root and attaches the defaults (dev_activate())
+		 * only on a running device: a down one gets them when it comes up. */
+		if (!atomic_load(&dev->up)) {
+			mqtx__qtree_clear(dev);
+			return 0;
+		}
 		err = mqtx__qtree_plan_defaults(dev, &pl, ack);
 		if (!err)
 			mqtx__qtree_commit(dev, &pl);
@@ -501,6 +507,17 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, c
 			     ack);
 		if (err)
 			return err;
+		if (!q && clid == MQTX_H_ROOT) {
+			/* a device without a root qdisc has noop there, of handle 0 */
+			if (handle) {
+				mqtx_extack_set(ack, "Invalid handle.");
+				return -EINVAL;
+			}
+			if (kind && strcmp(kind, "noop"))
+				return wrong_kind(ack);
+			mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+			return -ENOENT;
+		}
 		if (!q) {
 			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
 			return -ENOENT;
