@@ -259,6 +259,10 @@ qdisc add dev D root handle 1: pfifo_fast
 qdisc add dev D root handle 5: tbf rate 8mbit burst 32kb limit 100kb
 qdisc change dev D root handle 5: tbf rate 16mbit burst 64kb latency 20ms
 qdisc change dev D handle 5: tbf rate 100mbit burst 1mb limit 1mb
+## single queue: tbf whose latency is past tc's u32 of microseconds (its text wraps)
+1
+qdisc add dev D root handle 5: tbf rate 1mbit burst 10kb limit 4294967295
+qdisc change dev D root handle 5: tbf rate 1mbit burst 10kb limit 10kb peakrate 999kbit mtu 1000
 ## single queue: tbf with a peak rate
 1
 qdisc add dev D root tbf rate 1mbit burst 5kb latency 70ms peakrate 2mbit mtu 1540

@@ -519,10 +519,14 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		if ((c->mtu_ns >> 6) || c->peak.mpu)
 			tbf_dump_bucket(d, "minburst", "mtu", &c->peak, c->mtu_ns);
 	}
-	if (lat >= 0)
-		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat * 1000);
-	else
+	if (lat >= 0) {
+		/* tc's JSON has the whole latency; its text goes through sprint_time()'s u32 of
+		 * microseconds, which wraps past 71 minutes. */
+		mqtx_dump_time(d, "lat", NULL, (uint64_t)lat * 1000);
+		mqtx_dump_time(d, NULL, "lat %s", (uint64_t)(uint32_t)(uint64_t)lat * 1000);
+	} else {
 		mqtx_dump_size(d, "limit", "limit %s", c->limit);
+	}
 	if (c->rate.overhead)
 		mqtx_dump_uint(d, "overhead", "overhead %" PRIu64, c->rate.overhead);
 	if (c->linklayer > TBF_LL_ETHERNET || mqtx_dump_details(d))
