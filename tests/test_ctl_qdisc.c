@@ -154,7 +154,8 @@ static const struct ctl_case cases[] = {
 	  "qdisc change dev lo1 handle 7: pfifo_fast",
 	  2,
 	  NULL,
-	  "^Error: Invalid qdisc name: must match existing qdisc.$",
+	  "^Error: Invalid qdisc name: must match existing qdisc. \\(7: is pfifo, not "
+	  "pfifo_fast\\)$",
 	  1 },
 	{ "add another kind over a class's qdisc makes one (Linux 6.x)",
 	  { "qdisc add dev eth0 root handle 1: mq",
@@ -170,14 +171,14 @@ static const struct ctl_case cases[] = {
 	  "qdisc add dev eth0 parent 1:2 pfifo limit 3",
 	  2,
 	  NULL,
-	  "^Error: Exclusivity flag on, cannot modify.$",
+	  "^Error: Exclusivity flag on, cannot modify. \\(pfifo 20: exists\\)$",
 	  1 },
 	{ "noqueue in a class is made, then refused",
 	  { "qdisc add dev eth0 root handle 1: mq" },
 	  "qdisc add dev eth0 parent 1:2 noqueue",
 	  2,
 	  NULL,
-	  "^Error: Cannot assign noqueue to a class.$",
+	  "^Error: Cannot assign noqueue to a class. \\(1:2\\)$",
 	  1 },
 	{ "delete by handle alone",
 	  { "qdisc add dev eth0 root handle 1: mq",
@@ -185,7 +186,7 @@ static const struct ctl_case cases[] = {
 	  "qdisc del dev eth0 handle 20:",
 	  2,
 	  NULL,
-	  "^Error: Classid cannot be zero.$",
+	  "^Error: Classid cannot be zero. \\(pfifo 20: is at 1:2\\)$",
 	  1 },
 	{ "delete of another kind",
 	  { "qdisc add dev eth0 root handle 1: mq",
@@ -193,7 +194,7 @@ static const struct ctl_case cases[] = {
 	  "qdisc del dev eth0 parent 1:2 bfifo",
 	  2,
 	  NULL,
-	  "^Error: Invalid qdisc name: must match existing qdisc.$",
+	  "^Error: Invalid qdisc name: must match existing qdisc. \\(20: is pfifo, not bfifo\\)$",
 	  1 },
 	{ "hex handles and parents",
 	  { "qdisc add dev eth0 root handle 0x10: mq" },
@@ -364,7 +365,8 @@ static const struct ctl_case cases[] = {
 	  "qdisc add dev eth0 handle 1: handle 2: root pfifo",
 	  255,
 	  NULL,
-	  "Error: duplicate \"handle\": \"handle\" is the second value.",
+	  /* tc's words, then the value */
+	  "^Error: duplicate \"handle\": \"handle\" is the second value. \\(2:\\)$",
 	  1 },
 	{ "incomplete",
 	  {},
@@ -727,7 +729,7 @@ static void test_exact_invisible_depth(void **state)
 	}
 	assert_int_equal(
 		fixture_run(ctl, "qdisc add dev lo1 parent 8:1 handle 9: pfifo", &out, &err), 2);
-	assert_string_equal(err, "Error: Qdisc hierarchy is too deep.\n");
+	assert_string_equal(err, "Error: Qdisc hierarchy is too deep. (8: is 7 levels down)\n");
 	free(out);
 	free(err);
 	assert_int_equal(

@@ -88,8 +88,11 @@ for t in json.load(sys.stdin):
 }
 for tool in mqtx mqtxd; do
 	srcs=$(tool_srcs $tool)
+	# mqtxd drops its capabilities with libcap (tools/privs.c)
+	extra=""
+	[ $tool = mqtxd ] && extra=$(pkg-config --cflags --libs libcap)
 	# shellcheck disable=SC2086 # word lists
-	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags \
+	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
 		-Wl,-rpath,"$libdir" >"$T/cc-$tool.log" 2>&1 &&
 		ok "$tool builds from the installed headers with pkg-config" ||
 		{ fail "$tool builds from the installed headers with pkg-config"; cat "$T/cc-$tool.log"; }

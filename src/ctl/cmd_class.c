@@ -72,7 +72,7 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		return MQTX_CTL_EPARSE;
 	}
 	if (!c.dev) {
-		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device\n");
+		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
 		return MQTX_CTL_EREFUSED;
 	}
 	dev = mqtx_ctl_call_dev(a, c.dev);

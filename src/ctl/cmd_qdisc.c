@@ -365,7 +365,17 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 				return mqtx__ctl_invarg(a->err, argv[i], "invalid parent ID");
 			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
-			if (c->have_handle) /* tc checks before taking the value */
+			/* tc checks before taking the value, a handle other than 0 given, and
+			 * its duparg() names the word "handle" as the second value: the value
+			 * follows in parentheses */
+			if (c->handle && i + 1 < argc) {
+				mqtx_buf_printf(a->err,
+						"Error: duplicate \"handle\": \"handle\" is the "
+						"second value. (%s)\n",
+						argv[i + 1]);
+				return MQTX_CTL_EHANDLE;
+			}
+			if (c->handle)
 				return mqtx__ctl_duparg(a->err, "handle", w);
 			if (++i >= argc)
 				goto missing;
@@ -441,33 +451,42 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 	if (ack.msg[0])
 		mqtx_buf_printf(a->err, "%s\n", ack.msg);
 	else if (err != MQTX_TC_EUSAGE)
-		mqtx_buf_printf(a->err, "Illegal options\n");
+		mqtx_buf_printf(a->err, "Illegal options for qdisc \"%s\"\n", c->kind);
 	if (err == MQTX_TC_EUSAGE)
 		kind_usage(a, c->kind);
 	return err == MQTX_TC_EFATAL ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
 }
 
 /*
- * A refusal as tc prints the kernel's: its extack message, or without one the errno. Where
- * Linux refuses without a message (prio's bands, tbf's peak rate), it often says why in its
- * log; so does mqtx, and that line (@why) follows, naming the value.
+ * A refusal as tc prints the kernel's: its extack message (the kernel's sentence, then what it
+ * is about in parentheses), or without one the errno and the request it was. Where Linux
+ * refuses without a message (prio's bands, tbf's peak rate), it often says why in its log; so
+ * does mqtx, and that line (@why) follows.
  */
-static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack, const char *why)
+static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack,
+		   const struct qcmd *c, const char *why)
 {
-	char buf[128];
+	char buf[128], where[32];
 
 	size_t n = strlen(ack->msg);
 
 	if (n) {
-		/* tc's nl_dump_ext_ack() ends the message with a full stop */
+		/* tc's nl_dump_ext_ack() ends a sentence without one with a full stop */
 		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
-				ack->msg[n - 1] == '.' ? "" : ".");
-	} else {
-		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
-				strerror_r(-err, buf, sizeof(buf)));
-		if (why[0])
-			mqtx_buf_printf(a->err, "%s\n", why);
+				ack->msg[n - 1] == '.' || ack->msg[n - 1] == ')' ? "" : ".");
+		return MQTX_CTL_EREFUSED;
 	}
+	if (!c->have_parent)
+		snprintf(where, sizeof(where), "handle %x:", c->handle >> 16);
+	else if (c->parent == MQTX_H_ROOT || c->parent == MQTX_H_INGRESS)
+		snprintf(where, sizeof(where), c->parent == MQTX_H_ROOT ? "root" : "ingress");
+	else
+		snprintf(where, sizeof(where), "parent %x:%x", c->parent >> 16, c->parent & 0xffff);
+	mqtx_buf_printf(a->err, "RTNETLINK answers: %s (%s%s%s of %s)\n",
+			strerror_r(-err, buf, sizeof(buf)), c->kind ? c->kind : "",
+			c->kind ? " at " : "", where, c->dev);
+	if (why[0])
+		mqtx_buf_printf(a->err, "%s\n", why);
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -494,7 +513,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (!c.dev) {
 		/* tc sends the request for interface 0, which the kernel does not know. */
 		mqtx__free(opt);
-		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device\n");
+		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
 		return MQTX_CTL_EREFUSED;
 	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
@@ -515,7 +534,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	}
 	mqtx__log_capture(NULL, 0);
 	mqtx__free(opt);
-	return err ? refused(a, err, &ack, why) : MQTX_CTL_OK;
+	return err ? refused(a, err, &ack, &c, why) : MQTX_CTL_OK;
 }
 
 /*

@@ -230,8 +230,10 @@ int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 	int rc;
 
 	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
-		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
-				     "FILE\" does)\n");
+		mqtx_buf_printf(err,
+				"A file came with \"%s\", a command that reads none (only \"replay "
+				"FILE\" does)\n",
+				argc ? argv[0] : "");
 		rc = MQTX_CTL_EPARSE;
 	} else {
 		rc = exec_call(ctl, argc, argv, flags, req, out, err);

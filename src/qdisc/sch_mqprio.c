@@ -77,7 +77,7 @@ static int parse_u8_arg(int argc, char **argv, int *i, uint8_t *out, struct mqtx
 	if (!v)
 		return MQTX_TC_EFATAL;
 	if (!parse_uint(v, 255, &u))
-		return mqtx_extack_set(ack, "Illegal \"%s\"", name);
+		return mqtx_extack_set(ack, "Illegal \"%s\" \"%s\"", name, v);
 	*out = (uint8_t)u;
 	return 0;
 }
@@ -135,11 +135,17 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 	unsigned real = mqtx_dev_real_num_txq(dev);
 
 	if (o->num_tc > MQTX_TC_MAX)
-		return mqtx_extack_set(ack, "Number of traffic classes is outside valid range");
+		return mqtx_extack_set(
+			ack,
+			"Number of traffic classes is outside valid range. (num_tc %u, "
+			"at most %u)",
+			o->num_tc, MQTX_TC_MAX);
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
 		if (o->map[i] >= o->num_tc)
-			return mqtx_extack_set(ack, "Invalid traffic class in priority to traffic "
-						    "class mapping");
+			return mqtx_extack_set(ack,
+					       "Invalid traffic class in priority to traffic class "
+					       "mapping. (priority %u to TC %u of %u)",
+					       i, o->map[i], o->num_tc);
 	}
 	if (o->hw)
 		return 0; /* counts are the driver's business with offload (refused below) */
@@ -180,7 +186,9 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 	if (err)
 		return err;
 	if (o->hw)
-		return mqtx_extack_set(ack, "Device does not support hardware offload");
+		return mqtx_extack_set(ack,
+				       "Device does not support hardware offload. (hw %u on %s)",
+				       o->hw, mqtx_dev_name(q->dev));
 	pp->cfg = *o;
 	return mqtx__mq_init_children(q, ack);
 }

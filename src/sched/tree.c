@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
 /* The qdisc tree of a device: lookup, add/replace/change/delete as tc_modify_qdisc, defaults. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "sched/qtree.h"
 
 /* ---- lookup ---- */
+
+/* How messages name a place or a qdisc, as tc writes it: "root", "ingress", "1:", "1:2". Each
+ * message keeps the kernel's sentence, then names the input it is about in parentheses. */
+struct hname {
+	char s[16];
+};
+
+static const char *hn(uint32_t h, struct hname *b)
+{
+	if (h == MQTX_H_ROOT)
+		return "root";
+	if (h == MQTX_H_INGRESS)
+		return "ingress";
+	snprintf(b->s, sizeof(b->s), MQTX_H_MIN(h) ? "%x:%x" : "%x:", MQTX_H_MAJ(h) >> 16,
+		 MQTX_H_MIN(h));
+	return b->s;
+}
 
 static bool is_noop(const struct mqtx_qdisc *q)
 {
@@ -84,13 +102,16 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
+	struct hname b;
 
 	if (!cl) {
-		mqtx_extack_set(ack, "Parent qdisc is not classful.");
+		mqtx_extack_set(ack, "Parent qdisc is not classful. (%s %s)", p->ops->id,
+				hn(p->handle, &b));
 		return -EOPNOTSUPP;
 	}
 	if (!m || m > cl->count(p)) {
-		mqtx_extack_set(ack, "Specified class not found.");
+		mqtx_extack_set(ack, "Specified class not found. (class %s of %s has %u classes)",
+				hn(clid, &b), p->ops->id, cl->count(p));
 		return -ENOENT;
 	}
 	*out = cl->leaf(p, m);
@@ -205,12 +226,15 @@ static unsigned depth_of(struct mqtx_dev *dev, struct mqtx_qdisc *p)
 static int class_takes(struct mqtx_dev *dev, struct mqtx_qdisc *p, struct mqtx_qdisc *q,
 		       struct mqtx_extack *ack)
 {
+	struct hname b;
+
 	if (!q->ops->enqueue) {
-		mqtx_extack_set(ack, "Cannot assign noqueue to a class.");
+		mqtx_extack_set(ack, "Cannot assign noqueue to a class. (%s)", hn(q->parent, &b));
 		return -EINVAL;
 	}
 	if (depth_of(dev, p) >= MAX_DEPTH) {
-		mqtx_extack_set(ack, "Qdisc hierarchy is too deep.");
+		mqtx_extack_set(ack, "Qdisc hierarchy is too deep. (%s is %u levels down)",
+				hn(p->handle, &b), MAX_DEPTH);
 		return -E2BIG;
 	}
 	return 0;
@@ -251,7 +275,9 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 
 	if (!(rq->ops->static_flags & MQTX_QF_INGRESS)) {
 		mqtx_extack_set(ack,
-				"Specified parent ID is reserved for ingress and clsact Qdiscs.");
+				"Specified parent ID is reserved for ingress and clsact Qdiscs. "
+				"(parent ingress, kind %s)",
+				rq->ops->id);
 		return -EINVAL;
 	}
 	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
@@ -273,7 +299,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	int err;
 
 	if (!rq->ops) {
-		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown. (\"%s\")",
+				rq->kind ? rq->kind : "none given");
 		return -ENOENT;
 	}
 	fl = rq->ops->static_flags;
@@ -285,7 +312,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
 	if (!handle && !(handle = next_handle(dev))) {
-		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
+		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded. (dev %s)",
+				mqtx_dev_name(dev));
 		return -ENOSPC;
 	}
 	if (!p)
@@ -305,7 +333,10 @@ static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack
 	if (!opt)
 		return 0; /* qdisc_change() without TCA_OPTIONS changes nothing */
 	if (!q->ops->change) {
-		mqtx_extack_set(ack, "Change operation not supported by specified qdisc.");
+		struct hname b;
+
+		mqtx_extack_set(ack, "Change operation not supported by specified qdisc. (%s %s)",
+				q->ops->id, hn(q->handle, &b));
 		return -EOPNOTSUPP;
 	}
 	/* The qdisc takes its own lock for what the data path sees (ops->change). */
@@ -325,10 +356,13 @@ static bool other_kind(const char *kind, const struct mqtx_qdisc *q)
 	return kind && strcmp(kind, q->ops->id);
 }
 
-static int wrong_kind(struct mqtx_extack *ack)
+static int wrong_kind(const char *kind, const char *id, uint32_t h, struct mqtx_extack *ack)
 {
+	struct hname b;
+
 	/* The running kernel's words (6.18); 6.12 says "Invalid qdisc name". */
-	mqtx_extack_set(ack, "Invalid qdisc name: must match existing qdisc.");
+	mqtx_extack_set(ack, "Invalid qdisc name: must match existing qdisc. (%s is %s, not %s)",
+			hn(h, &b), id, kind);
 	return -EINVAL;
 }
 
@@ -337,26 +371,35 @@ static int wrong_kind(struct mqtx_extack *ack)
 static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 		   struct mqtx_extack *ack)
 {
+	struct hname b, b2, b3;
+
 	if (q->parent != rq->parent) {
-		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+		mqtx_extack_set(ack,
+				"Cannot move an existing qdisc to a different parent. (%s is at "
+				"%s, not %s)",
+				hn(q->handle, &b), hn(q->parent, &b2), hn(rq->parent, &b3));
 		return -EINVAL;
 	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot override.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot override. (handle %s exists)",
+				hn(q->handle, &b));
 		return -EEXIST;
 	}
 	if (other_kind(rq->kind, q))
-		return wrong_kind(ack);
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
 	if (q->flags & MQTX_QF_INGRESS) {
-		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs.");
+		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
 	if (q == p || contains(q, p)) {
-		mqtx_extack_set(ack, "Qdisc parent/child loop detected.");
+		mqtx_extack_set(ack, "Qdisc parent/child loop detected. (%s is above parent %s)",
+				hn(q->handle, &b), hn(rq->parent, &b2));
 		return -ELOOP;
 	}
 	if (rq->parent == MQTX_H_INGRESS) {
-		mqtx_extack_set(ack, "Ingress cannot graft directly.");
+		mqtx_extack_set(ack, "Ingress cannot graft directly. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
 	return 0;
@@ -377,7 +420,9 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	}
 	*p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!*p) {
-		mqtx_extack_set(ack, "%s", nomsg);
+		struct hname b;
+
+		mqtx_extack_set(ack, "%s (no qdisc %s)", nomsg, hn(MQTX_H_MAJ(clid), &b));
 		return -ENOENT;
 	}
 	return leaf_of(*p, clid, ack, q);
@@ -392,6 +437,7 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 {
 	bool create = rq->flags & MQTX_QREQ_CREATE;
 	struct mqtx_qdisc *p = NULL, *q = NULL;
+	struct hname b, b2;
 	int err;
 
 	if (rq->parent) {
@@ -403,7 +449,11 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		if (!q || !rq->handle || q->handle != rq->handle) {
 			if (rq->handle) {
 				if (q && !(rq->flags & MQTX_QREQ_REPLACE)) {
-					mqtx_extack_set(ack, "NLM_F_REPLACE needed to override.");
+					mqtx_extack_set(ack,
+							"NLM_F_REPLACE needed to override. "
+							"(parent %s holds %s %s)",
+							hn(rq->parent, &b), q->ops->id,
+							hn(q->handle, &b2));
 					return -EEXIST;
 				}
 				q = mqtx__qdisc_find(dev, rq->handle);
@@ -422,25 +472,29 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		}
 	} else {
 		if (!rq->handle) {
-			mqtx_extack_set(ack, "Handle cannot be zero.");
+			mqtx_extack_set(ack, "Handle cannot be zero. (no parent named either)");
 			return -EINVAL;
 		}
 		q = mqtx__qdisc_find(dev, rq->handle);
 	}
 	if (!q) {
-		mqtx_extack_set(ack, "Specified qdisc not found.");
+		mqtx_extack_set(ack, "Specified qdisc not found. (handle %s)", hn(rq->handle, &b));
 		return -ENOENT;
 	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify. (%s %s exists)",
+				q->ops->id, hn(q->handle, &b));
 		return -EEXIST;
 	}
 	if (other_kind(rq->kind, q))
-		return wrong_kind(ack);
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
 	return change(q, rq->opt, ack);
 create:
 	if (!create) {
-		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
+		mqtx_extack_set(ack,
+				"Qdisc not found. To create specify NLM_F_CREATE flag. (no qdisc "
+				"%s%sat parent %s)",
+				rq->kind ? rq->kind : "", rq->kind ? " " : "", hn(rq->parent, &b));
 		return -ENOENT;
 	}
 	return create_n_graft(dev, p, rq, ack);
@@ -500,6 +554,7 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, c
 			 struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p, *q;
+	struct hname b, b2;
 	int err;
 
 	if (clid) {
@@ -510,38 +565,51 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, c
 		if (!q && clid == MQTX_H_ROOT) {
 			/* a device without a root qdisc has noop there, of handle 0 */
 			if (handle) {
-				mqtx_extack_set(ack, "Invalid handle.");
+				mqtx_extack_set(ack, "Invalid handle. (%s is not at root)",
+						hn(handle, &b));
 				return -EINVAL;
 			}
 			if (kind && strcmp(kind, "noop"))
-				return wrong_kind(ack);
-			mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+				return wrong_kind(kind, "noop", 0, ack);
+			mqtx_extack_set(ack,
+					"Cannot delete qdisc with handle of zero. (noop at root of "
+					"%s)",
+					mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 		if (!q) {
-			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
+			mqtx_extack_set(ack,
+					"Cannot find specified qdisc on specified device. (%s of "
+					"%s)",
+					hn(clid, &b), mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 		if (handle && q->handle != handle) {
-			mqtx_extack_set(ack, "Invalid handle.");
+			mqtx_extack_set(ack, "Invalid handle. (%s is not at %s)", hn(handle, &b),
+					hn(clid, &b2));
 			return -EINVAL;
 		}
 	} else {
 		q = mqtx__qdisc_find(dev, handle);
 		if (!q) {
-			mqtx_extack_set(ack, "Failed to find qdisc with specified handle.");
+			mqtx_extack_set(ack,
+					"Failed to find qdisc with specified handle. (%s on %s)",
+					hn(handle, &b), mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 	}
 	if (other_kind(kind, q))
-		return wrong_kind(ack);
+		return wrong_kind(kind, q->ops->id, q->handle, ack);
 	if (!clid) {
 		/* tc finds the qdisc, and the kernel then wants its parent named too. */
-		mqtx_extack_set(ack, "Classid cannot be zero.");
+		mqtx_extack_set(ack, "Classid cannot be zero. (%s %s is at %s)", q->ops->id,
+				hn(q->handle, &b), hn(q->parent, &b2));
 		return -EINVAL;
 	}
 	if (!q->handle) {
-		mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+		mqtx_extack_set(ack,
+				"Cannot delete qdisc with handle of zero. (the default %s at %s)",
+				q->ops->id, hn(q->parent, &b));
 		return -ENOENT;
 	}
 	return delete_qdisc(dev, q, ack);
