@@ -59,7 +59,7 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 {
 	struct mqtx_extack ack = { "" };
 	struct mqtx_dev *dev;
-	char why[256], buf[64];
+	char why[256], buf[64], id[16];
 	struct ccmd c;
 	int rc, err;
 
@@ -83,12 +83,19 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	mqtx__log_capture(NULL, 0);
 	if (ack.msg[0]) {
 		mqtx_buf_printf(a->err, "Error: %s\n", ack.msg);
-	} else {
-		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
-				strerror_r(-err, buf, sizeof(buf)));
-		if (why[0])
-			mqtx_buf_printf(a->err, "%s\n", why);
+		return MQTX_CTL_EREFUSED;
 	}
+	/* tc's line, then the request it was, as for a qdisc, then why */
+	if (c.classid || c.parent)
+		mqtx__classid_fmt(c.classid ? c.classid : c.parent, id, sizeof(id));
+	mqtx_buf_printf(a->err, "RTNETLINK answers: %s (%s%s of %s)\n",
+			strerror_r(-err, buf, sizeof(buf)),
+			c.classid  ? "class "
+			: c.parent ? "parent "
+				   : "no classid",
+			c.classid || c.parent ? id : "", c.dev);
+	if (why[0])
+		mqtx_buf_printf(a->err, "%s\n", why);
 	return MQTX_CTL_EREFUSED;
 }
 

@@ -141,8 +141,12 @@ int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t 
 	found = clid && class_exists(q, MQTX_H_MIN(clid));
 	err = -ENOENT;
 	if (!found && (del || !(flags & MQTX_QREQ_CREATE))) {
-		mqtx__log(MQTX_LOG_ERR, "%s %x: has no class %x:%x", q->ops->id, q->handle >> 16,
-			  MQTX_H_MAJ(clid) >> 16, MQTX_H_MIN(clid));
+		if (clid)
+			mqtx__log(MQTX_LOG_ERR, "%s %x: has no class %x:%x", q->ops->id,
+				  q->handle >> 16, MQTX_H_MAJ(clid) >> 16, MQTX_H_MIN(clid));
+		else
+			mqtx__log(MQTX_LOG_ERR, "no classid given for %s %x:", q->ops->id,
+				  q->handle >> 16);
 		goto unlock;
 	}
 	err = -EEXIST;
