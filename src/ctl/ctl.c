@@ -8,15 +8,19 @@
 
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
+#include <mqtx/qdisc.h>
 
 static int cmd_help(const struct mqtx_ctl_call *c, void *arg);
 
 /* The built-in commands; registered ones (gen, replay) follow them in the help and the match. */
 static const struct mqtx_ctl_cmd builtin[] = {
 	{ "qdisc", mqtx__ctl_cmd_qdisc, NULL,
-	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
-	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
-	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
+	  "qdisc { add | replace | change | link | del } dev NAME { root | parent X:Y | ingress } "
+	  "[ handle X: ] KIND [ OPTIONS ]\n"
+	  "qdisc show [ dev NAME ] [ root | ingress | handle X: | parent X:Y ] [ invisible ]" },
+	{ "class", mqtx__ctl_cmd_class, NULL,
+	  "class { add | change | replace | del } dev NAME [ classid X:Y ] [ root | parent X:Y ]\n"
+	  "class show [ dev NAME ] [ root | parent X:Y ] [ classid X:Y ] [ qdisc X: ]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
@@ -175,7 +179,10 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 	if (!cmd) {
 		pthread_mutex_unlock(&ctl->lock);
 		mqtx_buf_printf(c->err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
-		return MQTX_CTL_EPARSE;
+		if (mqtx_qdisc_lookup(argv[0])) /* "mqtx tbf help" */
+			mqtx_buf_printf(c->err, "A qdisc's options: mqtx qdisc add %s help\n",
+					argv[0]);
+		return MQTX_CTL_EHANDLE; /* tc's do_cmd() returns -1 */
 	}
 	/* Every command sees its full name first, whatever prefix was typed. */
 	words[0] = (char *)cmd->name;

@@ -83,6 +83,8 @@ uint32_t mqtx__qdisc_refcnt(struct mqtx_dev *dev, struct mqtx_qdisc *q)
 
 bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
 {
+	if (q->flags & MQTX_QF_HIDDEN)
+		return false;
 	if (!parent || q->handle)
 		return true;
 	/* mq hashes its default children of active queues; other defaults stay hidden. */
@@ -92,6 +94,8 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 
 /* ---- grafting one qdisc ---- */
 
+#define MAX_DEPTH 7 /* qdisc_graft(): a class of a qdisc this deep takes no child */
+
 /* qdisc_leaf(): the child of class @clid of @p. */
 static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 		   struct mqtx_qdisc **out)
@@ -100,8 +104,11 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 	uint32_t m = MQTX_H_MIN(clid);
 	struct hname b;
 
-	if (!cl)
+	if (!cl) {
+		mqtx_extack_set(ack, "Parent qdisc is not classful. (%s %s)", p->ops->id,
+				hn(p->handle, &b));
 		return -EOPNOTSUPP;
+	}
 	if (!m || m > cl->count(p)) {
 		mqtx_extack_set(ack, "Specified class not found. (class %s of %s has %u classes)",
 				hn(clid, &b), p->ops->id, cl->count(p));
@@ -202,6 +209,37 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 	return 0;
 }
 
+/* How deep @p sits: the root is 0, each class below adds one (Qdisc.depth in Linux). */
+static unsigned depth_of(struct mqtx_dev *dev, struct mqtx_qdisc *p)
+{
+	unsigned d = 0;
+
+	while (p && p->parent != MQTX_H_ROOT && d < MAX_DEPTH) {
+		p = mqtx__qdisc_find(dev, MQTX_H_MAJ(p->parent));
+		d++;
+	}
+	return d;
+}
+
+/* qdisc_graft()'s checks on a new child of a class, made after the child was created as
+ * Linux's are (qdisc_create() runs before them). */
+static int class_takes(struct mqtx_dev *dev, struct mqtx_qdisc *p, struct mqtx_qdisc *q,
+		       struct mqtx_extack *ack)
+{
+	struct hname b;
+
+	if (!q->ops->enqueue) {
+		mqtx_extack_set(ack, "Cannot assign noqueue to a class. (%s)", hn(q->parent, &b));
+		return -EINVAL;
+	}
+	if (depth_of(dev, p) >= MAX_DEPTH) {
+		mqtx_extack_set(ack, "Qdisc hierarchy is too deep. (%s is %u levels down)",
+				hn(p->handle, &b), MAX_DEPTH);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
 			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 			   struct mqtx_extack *ack)
@@ -222,7 +260,9 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 			return -ENOMEM;
 	}
 	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, ack, &q);
-	if (!err)
+	if (!err && (err = class_takes(dev, p, q, ack)))
+		mqtx_qdisc_destroy(q);
+	else if (!err)
 		graft_class(dev, p, m, q, qs);
 	mqtx__free(qs);
 	return err;
@@ -250,21 +290,20 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 	return 0;
 }
 
+/* create_n_graft2 in tc_modify_qdisc(): qdisc_create() and the graft. */
 static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 			  struct mqtx_extack *ack)
 {
 	uint32_t handle = rq->handle;
-	uint32_t fl = rq->ops->static_flags;
-	struct hname b;
+	uint32_t fl;
 	int err;
 
-	if (!(rq->flags & MQTX_QREQ_CREATE)) {
-		mqtx_extack_set(ack,
-				"Qdisc not found. To create specify NLM_F_CREATE flag. (no qdisc "
-				"%s at parent %s)",
-				rq->ops->id, hn(rq->parent, &b));
+	if (!rq->ops) {
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown. (\"%s\")",
+				rq->kind ? rq->kind : "none given");
 		return -ENOENT;
 	}
+	fl = rq->ops->static_flags;
 	if (rq->parent == MQTX_H_INGRESS)
 		return create_ingress(dev, rq, ack);
 	/* mq_init()/mqprio_init(): root only, on a multiqueue device; ingress_init(): ingress. */
@@ -311,37 +350,56 @@ static bool contains(struct mqtx_qdisc *q, struct mqtx_qdisc *x)
 	return x && q->handle && find_below(q, x->handle) == x;
 }
 
-/* The existing qdisc @q named by handle: Linux would graft it again where it is. */
+/* Whether @kind (NULL: none given) names another kind than @q's (nla_strcmp(TCA_KIND)). */
+static bool other_kind(const char *kind, const struct mqtx_qdisc *q)
+{
+	return kind && strcmp(kind, q->ops->id);
+}
+
+static int wrong_kind(const char *kind, const char *id, uint32_t h, struct mqtx_extack *ack)
+{
+	struct hname b;
+
+	/* The running kernel's words (6.18); 6.12 says "Invalid qdisc name". */
+	mqtx_extack_set(ack, "Invalid qdisc name: must match existing qdisc. (%s is %s, not %s)",
+			hn(h, &b), id, kind);
+	return -EINVAL;
+}
+
+/* The existing qdisc @q named by handle: Linux would graft it again where it is. The checks
+ * in tc_modify_qdisc()'s order. */
 static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 		   struct mqtx_extack *ack)
 {
 	struct hname b, b2, b3;
 
-	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot override. (handle %s exists)",
-				hn(q->handle, &b));
-		return -EEXIST;
-	}
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name. (handle %s is %s, not %s)",
-				hn(q->handle, &b), q->ops->id, rq->ops->id);
-		return -EINVAL;
-	}
-	if (q->flags & MQTX_QF_INGRESS) {
-		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs. (handle %s)",
-				hn(q->handle, &b));
-		return -EINVAL;
-	}
-	if (contains(q, p)) {
-		mqtx_extack_set(ack, "Qdisc parent/child loop detected. (%s is above parent %s)",
-				hn(q->handle, &b), hn(rq->parent, &b2));
-		return -ELOOP;
-	}
 	if (q->parent != rq->parent) {
 		mqtx_extack_set(ack,
 				"Cannot move an existing qdisc to a different parent. (%s is at "
 				"%s, not %s)",
 				hn(q->handle, &b), hn(q->parent, &b2), hn(rq->parent, &b3));
+		return -EINVAL;
+	}
+	if (rq->flags & MQTX_QREQ_EXCL) {
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot override. (handle %s exists)",
+				hn(q->handle, &b));
+		return -EEXIST;
+	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
+	if (q->flags & MQTX_QF_INGRESS) {
+		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs. (handle %s)",
+				hn(q->handle, &b));
+		return -EINVAL;
+	}
+	if (q == p || contains(q, p)) {
+		mqtx_extack_set(ack, "Qdisc parent/child loop detected. (%s is above parent %s)",
+				hn(q->handle, &b), hn(rq->parent, &b2));
+		return -ELOOP;
+	}
+	if (rq->parent == MQTX_H_INGRESS) {
+		mqtx_extack_set(ack, "Ingress cannot graft directly. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
 	return 0;
@@ -370,8 +428,14 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	return leaf_of(*p, clid, ack, q);
 }
 
+/*
+ * tc_modify_qdisc() as the running kernel has it: a kind other than the one in place asks for a
+ * new qdisc, from "add" and "change" too (since Linux 6.x; before, only "replace" created, and
+ * "add" answered "Exclusivity flag on" and "change" "Invalid qdisc name").
+ */
 static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
+	bool create = rq->flags & MQTX_QREQ_CREATE;
 	struct mqtx_qdisc *p = NULL, *q = NULL;
 	struct hname b, b2;
 	int err;
@@ -399,13 +463,16 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 			}
 			if (!q)
 				goto create;
-			if ((rq->flags & MQTX_QREQ_CREATE) && (rq->flags & MQTX_QREQ_REPLACE) &&
-			    ((rq->flags & MQTX_QREQ_EXCL) || (rq->ops && rq->ops != q->ops)))
-				goto create;
+			/* add, replace: created; change (no flag at all): created too. */
+			if (other_kind(rq->kind, q) &&
+			    ((create && (rq->flags & (MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))) ||
+			     !(rq->flags &
+			       (MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))))
+				return create_n_graft(dev, p, rq, ack);
 		}
 	} else {
 		if (!rq->handle) {
-			mqtx_extack_set(ack, "Handle cannot be zero.");
+			mqtx_extack_set(ack, "Handle cannot be zero. (no parent named either)");
 			return -EINVAL;
 		}
 		q = mqtx__qdisc_find(dev, rq->handle);
@@ -419,17 +486,15 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 				q->ops->id, hn(q->handle, &b));
 		return -EEXIST;
 	}
-	/* Deliberate: "change" never creates. Recent kernels (6.18 here) graft a new qdisc
-	 * when the kind differs; mqtx keeps the long-standing answer, as the parity test notes. */
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name. (%s is %s, not %s)", hn(q->handle, &b),
-				q->ops->id, rq->ops->id);
-		return -EINVAL;
-	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
 	return change(q, rq->opt, ack);
 create:
-	if (!rq->ops) {
-		mqtx_extack_set(ack, "Specified qdisc kind is unknown. (none given)");
+	if (!create) {
+		mqtx_extack_set(ack,
+				"Qdisc not found. To create specify NLM_F_CREATE flag. (no qdisc "
+				"%s%sat parent %s)",
+				rq->kind ? rq->kind : "", rq->kind ? " " : "", hn(rq->parent, &b));
 		return -ENOENT;
 	}
 	return create_n_graft(dev, p, rq, ack);
@@ -450,6 +515,7 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p;
+	uint32_t clid;
 	struct mqtx_qplan pl;
 	int err;
 
@@ -461,20 +527,30 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return 0;
 	}
 	if (q->parent == MQTX_H_ROOT) {
+		/* qdisc_graft() puts noop at the root and attaches the defaults (dev_activate())
+		 * only on a running device: a down one gets them when it comes up. */
+		if (!atomic_load(&dev->up)) {
+			mqtx__qtree_clear(dev);
+			return 0;
+		}
 		err = mqtx__qtree_plan_defaults(dev, &pl, ack);
 		if (!err)
 			mqtx__qtree_commit(dev, &pl);
 		return err;
 	}
-	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(q->parent));
+	clid = q->parent; /* @q is gone once its place has the default */
+	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!p)
 		return -ENOENT;
-	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
-	return create_in_class(dev, p, q->parent, mqtx__default_class_ops(dev, p, q->parent), 0,
-			       NULL, ack);
+	/* Linux grafts noop under mq (dev_graft_qdisc(.., NULL)), a hidden pfifo under prio
+	 * (prio_graft()); mqtx puts a working default back, as unlisted as noop under mq. */
+	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, ack);
+	if (!err && (p->flags & MQTX_QF_MQROOT))
+		p->ops->cl_ops->leaf(p, MQTX_H_MIN(clid))->flags |= MQTX_QF_HIDDEN;
+	return err;
 }
 
-static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
+static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, const char *kind,
 			 struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p, *q;
@@ -486,10 +562,20 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			     ack);
 		if (err)
 			return err;
-		if (handle && (!q || q->handle != handle)) {
-			mqtx_extack_set(ack, "Invalid handle. (%s is not at %s)", hn(handle, &b),
-					hn(clid, &b2));
-			return -EINVAL;
+		if (!q && clid == MQTX_H_ROOT) {
+			/* a device without a root qdisc has noop there, of handle 0 */
+			if (handle) {
+				mqtx_extack_set(ack, "Invalid handle. (%s is not at root)",
+						hn(handle, &b));
+				return -EINVAL;
+			}
+			if (kind && strcmp(kind, "noop"))
+				return wrong_kind(kind, "noop", 0, ack);
+			mqtx_extack_set(ack,
+					"Cannot delete qdisc with handle of zero. (noop at root of "
+					"%s)",
+					mqtx_dev_name(dev));
+			return -ENOENT;
 		}
 		if (!q) {
 			mqtx_extack_set(ack,
@@ -497,6 +583,11 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 					"%s)",
 					hn(clid, &b), mqtx_dev_name(dev));
 			return -ENOENT;
+		}
+		if (handle && q->handle != handle) {
+			mqtx_extack_set(ack, "Invalid handle. (%s is not at %s)", hn(handle, &b),
+					hn(clid, &b2));
+			return -EINVAL;
 		}
 	} else {
 		q = mqtx__qdisc_find(dev, handle);
@@ -507,6 +598,14 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			return -ENOENT;
 		}
 	}
+	if (other_kind(kind, q))
+		return wrong_kind(kind, q->ops->id, q->handle, ack);
+	if (!clid) {
+		/* tc finds the qdisc, and the kernel then wants its parent named too. */
+		mqtx_extack_set(ack, "Classid cannot be zero. (%s %s is at %s)", q->ops->id,
+				hn(q->handle, &b), hn(q->parent, &b2));
+		return -EINVAL;
+	}
 	if (!q->handle) {
 		mqtx_extack_set(ack,
 				"Cannot delete qdisc with handle of zero. (the default %s at %s)",
@@ -516,13 +615,13 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 	return delete_qdisc(dev, q, ack);
 }
 
-int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle,
+int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, const char *kind,
 		       struct mqtx_extack *ack)
 {
 	int err;
 
 	mqtx_dev_config_lock(dev);
-	err = delete_locked(dev, parent, handle, ack);
+	err = delete_locked(dev, parent, handle, kind, ack);
 	mqtx_dev_config_unlock(dev);
 	return err;
 }
