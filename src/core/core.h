@@ -77,6 +77,12 @@ struct mqtx_select_hook {
 
 struct mqtx_workers;
 
+/* A transmit hook (mqtx_dev_set_hook()), published by RCU. */
+struct mqtx_dev_hook {
+	mqtx_hook_fn fn;
+	void *arg;
+};
+
 /* Linux's num_tc, prio_tc_map and tc_to_txq. */
 struct mqtx_tc_map {
 	uint8_t num_tc;
@@ -114,6 +120,7 @@ struct mqtx_dev {
 	struct mqtx_xps *_Atomic xps;		      /* RCU: XPS map per CPU (xps.c) */
 	struct mqtx_flow_cache *_Atomic flows;	      /* RCU: queue per flow (xps.c) */
 	atomic_bool steered; /* either of the two is set: the picker looks at them */
+	struct mqtx_dev_hook *_Atomic hooks[MQTX_HOOK_MAX]; /* RCU: clsact, mqprio filters */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
@@ -182,6 +189,18 @@ int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t q
 int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real);
 uint16_t mqtx__flow_claim(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
 void mqtx__xps_release(struct mqtx_dev *dev);
+
+/* hook.c: run the transmit hooks on @pkt (read section held): MQTX_HOOK_PASS, or _DROP or
+ * _STOLEN when one took it (counted). */
+int mqtx__run_hooks(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+static inline bool mqtx__hooked(struct mqtx_dev *dev)
+{
+	for (unsigned p = 0; p < MQTX_HOOK_MAX; p++)
+		if (atomic_load_explicit(&dev->hooks[p], memory_order_relaxed))
+			return true;
+	return false;
+}
 
 /* select.c */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);

@@ -52,8 +52,8 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	mqtx_spin_unlock(&dev->rxq.lock);
 	/* Dropped by the ingress qdisc: counted on the receive side with its reason. */
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
-	if (!pkt)
-		return MQTX_XMIT_DROP;
+	if (!pkt) /* dropped, or taken by a filter (a redirect, counted as such) */
+		return rc == MQTX_XMIT_DROP ? MQTX_XMIT_DROP : MQTX_XMIT_SUCCESS;
 	if (!fn) {
 		MQTX_CNT_INC_SHARED(dev->rxq.drops[MQTX_DROP_NO_HANDLER], 1u);
 		mqtx_pkt_free(pkt);

@@ -34,6 +34,7 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
 const char *mqtx__qdisc_usage(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);

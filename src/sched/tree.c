@@ -168,8 +168,8 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 
 	if (err)
 		return err;
-	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack,
-				    &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt,
+				    rq->blocks, ack, &q);
 	if (err) {
 		mqtx__qtree_abort(dev, &pl);
 		return err;
@@ -184,7 +184,7 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 
 static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
 			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-			   struct mqtx_extack *ack)
+			   const uint32_t *blocks, struct mqtx_extack *ack)
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
@@ -201,7 +201,7 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 		if (!qs)
 			return -ENOMEM;
 	}
-	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, blocks, ack, &q);
 	if (!err)
 		graft_class(dev, p, m, q, qs);
 	mqtx__free(qs);
@@ -219,7 +219,7 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 		return -EINVAL;
 	}
 	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
-				    rq->opt, ack, &q);
+				    rq->opt, rq->blocks, ack, &q);
 	if (err)
 		return err;
 	mqtx_spin_lock(&dev->rxq.lock);
@@ -239,6 +239,15 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
 		return -ENOENT;
 	}
+	/* qdisc_block_indexes_set(): only kinds that take a shared block get one. */
+	if (rq->blocks[0] && !(fl & MQTX_QF_INGRESS_BLOCK)) {
+		mqtx_extack_set(ack, "Ingress block sharing is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (rq->blocks[1] && !(fl & MQTX_QF_EGRESS_BLOCK)) {
+		mqtx_extack_set(ack, "Egress block sharing is not supported");
+		return -EOPNOTSUPP;
+	}
 	if (rq->parent == MQTX_H_INGRESS)
 		return create_ingress(dev, rq, ack);
 	/* mq_init()/mqprio_init(): root only, on a multiqueue device; ingress_init(): ingress. */
@@ -253,7 +262,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	if (!p)
 		err = create_at_root(dev, rq, handle, ack);
 	else
-		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, rq->blocks,
+				      ack);
 	if (!err && !rq->handle)
 		dev->qtree.autohandle = handle;
 	return err;
@@ -378,6 +388,10 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		mqtx_extack_set(ack, "Invalid qdisc name.");
 		return -EINVAL;
 	}
+	if (rq->blocks[0] || rq->blocks[1]) {
+		mqtx_extack_set(ack, "Change of blocks is not supported");
+		return -EOPNOTSUPP;
+	}
 	return change(q, rq->opt, ack);
 create:
 	if (!rq->ops) {
@@ -423,7 +437,7 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return -ENOENT;
 	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
 	return create_in_class(dev, p, q->parent, mqtx__default_class_ops(dev, p, q->parent), 0,
-			       NULL, ack);
+			       NULL, NULL, ack);
 }
 
 static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
