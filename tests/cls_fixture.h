@@ -80,8 +80,13 @@ static inline void flow_cfg(const struct flow *f, struct mqtx_gen_cfg *g)
 	g->vlan = f->vlan ? f->vlan : -1;
 	g->ipv6 = strchr(f->src, ':') != NULL;
 	if (g->ipv6) {
+		/* the builder takes the last 32 bits of an address from the IPv4 range */
 		assert_int_equal(inet_pton(AF_INET6, f->src, g->src6), 1);
 		assert_int_equal(inet_pton(AF_INET6, f->dst, g->dst6), 1);
+		memcpy(&a, g->src6 + 12, 4);
+		g->src_lo = g->src_hi = ntohl(a);
+		memcpy(&a, g->dst6 + 12, 4);
+		g->dst_lo = g->dst_hi = ntohl(a);
 	} else {
 		assert_int_equal(inet_pton(AF_INET, f->src, &a), 1);
 		g->src_lo = g->src_hi = ntohl(a);

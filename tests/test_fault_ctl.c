@@ -35,6 +35,8 @@ struct fault_case {
 #define STA1	  "sta add dev w0 addr " MAC1
 #define QMAP	  "53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63"
 #define CLSACT	  "qdisc add dev eth0 clsact"
+#define FLOW1	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.1.0.0/16 classid 1:1"
+#define FLOW2	  "filter add dev eth0 egress protocol ip prio 4 flower src_ip 10.2.0.0/16 classid 1:2"
 #define MALL2	  "filter add dev eth0 egress prio 2 matchall action pipe action pass"
 #define MQ16	  "qdisc replace dev eth16 root handle 1: mq"
 #define PRIO16(n) "qdisc add dev eth16 parent 1:" #n " handle " #n "0: egress_block 7 prio"
@@ -307,6 +309,22 @@ static const struct fault_case cases[] = {
 	{ { CLSACT, MALL2 }, "filter add dev eth0 egress matchall action gact bogus", 255 },
 	{ { CLSACT, MALL2 }, "-s -j filter show dev eth0 egress", 0 },
 	{ { PRIO1 }, "filter add dev eth0 parent 1: protocol ip matchall classid 1:2", 0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.0.0.0/8 ip_proto tcp "
+	  "dst_port 80 src_port 1000-2000 ip_tos 0xb8/0xfc action skbedit queue_mapping 2 "
+	  "priority 1:3 mark 7/0xff pass",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.3.0.0/16 classid 1:3",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter replace dev eth0 egress protocol ip prio 4 handle 2 flower dst_ip 10.4.0.0/16",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter del dev eth0 egress protocol ip prio 4 handle 1 flower",
+	  0 },
+	{ { CLSACT, FLOW1 }, FLOW1, 2 },
+	{ { CLSACT, FLOW1, FLOW2 }, "-s filter show dev eth0 egress", 0 },
 	/* one block under every queue of a 16-queue mq: a change is one transaction */
 	{ { MQ16, PRIO16(1), PRIO16(2), PRIO16(3), PRIO16(4), PRIO16(5), PRIO16(6), PRIO16(7) },
 	  "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe action pass",

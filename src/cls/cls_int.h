@@ -294,7 +294,8 @@ const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len);
 
 /* A zeroed filter of @size bytes (the classifier's struct) with @handle. */
 struct tcf_filter *tcf_filter_alloc(size_t size, uint32_t handle);
-/* Free a filter that is not or no longer published: its actions, its classifier part. */
+/* Free a filter that is not or no longer published: its actions, its classifier part (@ops
+ * NULL: a classifier that holds nothing more). */
 void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
 /* parse_action() at "action" (the word after it is current): the actions into @e. */
 int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);

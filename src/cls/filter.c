@@ -17,7 +17,7 @@ void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f)
 {
 	if (!f)
 		return;
-	if (ops->free_filter)
+	if (ops && ops->free_filter)
 		ops->free_filter(f);
 	tcf_exts_free(&f->exts);
 	mqtx__free(f);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The classifier kinds mqtx knows. */
 #include "cls/cls_int.h"
+#include "cls/flower.h"
 #include "cls/kinds.h"
 
 static const struct tcf_proto_ops *const proto_kinds[] = {
 	&tcf_matchall_ops,
+	&tcf_flower_ops,
 };
 
 const struct tcf_proto_ops *tcf_proto_kind(const char *kind)

@@ -21,6 +21,7 @@ struct tcf_ruleset;
  * @protocol: ethertype (host order); 0: none given (MQTX_ETH_P_ALL for add and replace).
  * @prio: 1..0xffff, 0: none given.
  * @chain: the chain (0 unless given).
+ * @parent: the parent it goes under (flower's hw_tc names a class of its major).
  * @kind: the classifier's name, or NULL.
  * @handle: the handle word, or NULL.
  * @argc, @argv: the classifier's words.
@@ -29,7 +30,7 @@ struct tcf_ruleset;
 struct tcf_req {
 	int verb;
 	uint16_t protocol;
-	uint32_t prio, chain;
+	uint32_t prio, chain, parent;
 	const char *kind, *handle;
 	int argc;
 	char **argv;

@@ -352,6 +352,7 @@ int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, str
 		c->rq.protocol = MQTX_ETH_P_ALL;
 	c->rq.argc = ps->argc - ps->i;
 	c->rq.argv = ps->argv + ps->i;
+	c->rq.parent = c->parent;
 	return 0;
 }
 
@@ -363,6 +364,7 @@ int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf
 	ps->protocol = rq->protocol ? rq->protocol : MQTX_ETH_P_ALL;
 	ps->find_dev = rq->find_dev;
 	ps->find_arg = rq->find_arg;
+	ps->parent = rq->parent;
 	return parse_words(rq, ps, &pp->ops, &pp->handle, &pp->f);
 }
 
