@@ -297,15 +297,15 @@ static void test_c_api(void **state)
 	assert_int_equal(mqtx_tcf_block_get(0, &b), 0);
 	assert_int_equal(mqtx_tcf_block_index(b), 0);
 	p = cx_pkt(&c, &udp1, 0);
-	assert_int_equal(mqtx_tcf_classify(b, p, &res), MQTX_ACT_UNSPEC);
+	assert_int_equal(mqtx_tcf_classify(b, NULL, p, &res), MQTX_ACT_UNSPEC);
 	assert_int_equal(mqtx_tcf_change(b, MQTX_TCF_ADD, 5, add, &ack), 0);
-	assert_int_equal(mqtx_tcf_classify(b, p, &res), MQTX_ACT_OK);
+	assert_int_equal(mqtx_tcf_classify(b, NULL, p, &res), MQTX_ACT_OK);
 	assert_int_equal(res.classid, 0x10005);
 	assert_int_equal(mqtx_tcf_change(b, MQTX_TCF_ADD, 3, bad, &ack), -EINVAL);
 	assert_string_equal(ack.msg, "Illegal \"classid\"");
 	assert_int_equal(mqtx_tcf_change(b, MQTX_TCF_ADD, 5, add, &ack), -EEXIST);
 	assert_int_equal(mqtx_tcf_change(b, MQTX_TCF_DELETE, 2, del, &ack), 0);
-	assert_int_equal(mqtx_tcf_classify(b, p, &res), MQTX_ACT_UNSPEC);
+	assert_int_equal(mqtx_tcf_classify(b, NULL, p, &res), MQTX_ACT_UNSPEC);
 	assert_int_equal(mqtx_tcf_change(b, 9, 2, del, &ack), -EINVAL);
 	mqtx_pkt_free(p);
 	mqtx_tcf_block_put(b);

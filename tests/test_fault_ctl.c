@@ -324,6 +324,11 @@ static const struct fault_case cases[] = {
 	  "filter del dev eth0 egress protocol ip prio 4 handle 1 flower",
 	  0 },
 	{ { CLSACT, FLOW1 }, FLOW1, 2 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress matchall action police rate 1mbit burst 10k peakrate "
+	  "2mbit mtu 1500 conform-exceed drop/pipe action pass",
+	  0 },
+	{ { CLSACT }, "filter add dev eth0 egress matchall action police rate 1mbit", 1 },
 	{ { CLSACT, FLOW1, FLOW2 }, "-s filter show dev eth0 egress", 0 },
 	/* one block under every queue of a 16-queue mq: a change is one transaction */
 	{ { MQ16, PRIO16(1), PRIO16(2), PRIO16(3), PRIO16(4), PRIO16(5), PRIO16(6), PRIO16(7) },

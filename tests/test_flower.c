@@ -35,7 +35,7 @@ static int change(struct mqtx_tcf_block *b, int verb, const char *line)
 static int cls_pkt(struct mqtx_tcf_block *b, struct mqtx_pkt *p)
 {
 	struct mqtx_tcf_result res;
-	int v = mqtx_tcf_classify(b, p, &res);
+	int v = mqtx_tcf_classify(b, NULL, p, &res);
 
 	mqtx_pkt_free(p);
 	if (v == MQTX_ACT_UNSPEC)

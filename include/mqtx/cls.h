@@ -4,6 +4,7 @@
 #ifndef MQTX_CLS_H
 #define MQTX_CLS_H
 
+#include <mqtx/dev.h>
 #include <mqtx/pkt.h>
 #include <mqtx/tc.h>
 
@@ -71,6 +72,7 @@ MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
  * them is seen whole or not at all. Actions run: counters, policers, edits of the packet's
  * queue_mapping, priority or mark, redirects.
  * @b: the block (NULL: nothing matches).
+ * @dev: the device the packet is on: its clock times policers (NULL: the real clock).
  * @pkt: the packet, frame at pkt->data.
  * @res: the class, valid with MQTX_ACT_OK.
  * A redirect hands the packet to the target device when the calling thread's outermost
@@ -79,8 +81,8 @@ MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
  * Return: MQTX_ACT_OK (a filter matched), MQTX_ACT_UNSPEC (none did), MQTX_ACT_SHOT (drop it:
  * pkt->drop_reason is set), MQTX_ACT_STOLEN (@pkt is no longer the caller's).
  */
-MQTX_API int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_pkt *pkt,
-			       struct mqtx_tcf_result *res);
+MQTX_API int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev,
+			       struct mqtx_pkt *pkt, struct mqtx_tcf_result *res);
 
 /* What mqtx_tcf_change() does, as tc filter's verbs. */
 #define MQTX_TCF_ADD	 1 /* create; refuse an existing filter */

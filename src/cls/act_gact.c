@@ -44,8 +44,9 @@ static uint32_t rand32(void)
 
 /* ---- data path ---- */
 
-static int gact_act(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res)
+static int gact_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
+	struct mqtx_pkt *pkt = pk->pkt;
 	struct gact *g = tcf_act_priv(a);
 	int v = g->verdict;
 
@@ -61,8 +62,9 @@ static int gact_act(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_
 }
 
 /* "filter test": the verdict without the coin. */
-static int gact_probe(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res)
+static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
+	struct mqtx_pkt *pkt = pk->pkt;
 	struct gact *g = tcf_act_priv(a);
 
 	(void)res;

@@ -36,8 +36,9 @@ struct skbedit {
 
 /* ---- data path ---- */
 
-static int skbedit_act(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res)
+static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
+	struct mqtx_pkt *pkt = pk->pkt;
 	const struct skbedit *e = tcf_act_priv(a);
 
 	(void)res;

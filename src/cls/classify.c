@@ -67,7 +67,7 @@ static int final_verdict(int v)
 	return v == MQTX_ACT_PIPE ? MQTX_ACT_OK : v;
 }
 
-int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_pkt *pkt,
+int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
 		      struct mqtx_tcf_result *res)
 {
 	const struct tcf_ruleset *rs;
@@ -82,6 +82,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_pkt *pkt,
 	rs = tcf_block_rules(b);
 	if (rs) {
 		pk.pkt = pkt;
+		pk.dev = dev;
 		pk.proto = tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.dry = false;
@@ -116,8 +117,8 @@ static void print_hit(struct tcf_print *p, const char *what, const struct tcf_pr
 	tp_close(p);
 }
 
-int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res,
-		   const char *what, struct tcf_print *p)
+int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
+		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p)
 {
 	const struct tcf_ruleset *rs;
 	struct tcf_trace tr = { 0 };
@@ -131,6 +132,7 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_pkt *pkt, struct mqtx_t
 	rs = tcf_block_rules(b);
 	if (rs) {
 		pk.pkt = pkt;
+		pk.dev = dev;
 		pk.proto = tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.dry = true;

@@ -68,8 +68,9 @@ struct tcf_stats {
  * @parse: required. Read the kind's words at ps->argv[ps->i] (the word after the kind) and
  *         on; leave ps->i at the first word not taken. 0, or -EINVAL with tc's message lines
  *         and exit code in @ps.
- * @act: required. The data path: the verdict for @pkt (MQTX_ACT_*). May count overlimits in
- *       a->st; the caller counts bytes, packets and drops.
+ * @act: required. The data path: the verdict for the packet (MQTX_ACT_*), pk->pkt, on device
+ *       pk->dev (may be NULL). May count overlimits in a->st; the caller counts bytes, packets
+ *       and drops. Sets pkt->drop_reason with MQTX_ACT_SHOT.
  * @probe: optional. What "filter test" runs instead of @act: the same verdict and edits of
  *         the probe packet without side effects (a policer's tokens, a redirect).
  * @dump: required. Print the action after tc's "action order N: ".
@@ -79,8 +80,8 @@ struct tcf_action_ops {
 	const char *kind;
 	size_t priv_size;
 	int (*parse)(struct tcf_action *a, struct tcf_parse *ps);
-	int (*act)(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res);
-	int (*probe)(struct tcf_action *a, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res);
+	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+	int (*probe)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_action *a, struct tcf_print *p);
 	void (*destroy)(struct tcf_action *a);
 };
@@ -203,9 +204,10 @@ struct tcf_trace;
 
 struct tcf_pkt {
 	struct mqtx_pkt *pkt;
-	uint16_t proto; /* the frame's ethertype (tc's skb->protocol) */
-	bool keyed;	/* @key holds flower's key of the frame */
-	bool dry;	/* "filter test": probes, no counters */
+	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
+	uint16_t proto;	      /* the frame's ethertype (tc's skb->protocol) */
+	bool keyed;	      /* @key holds flower's key of the frame */
+	bool dry;	      /* "filter test": probes, no counters */
 	struct tcf_trace *tr;
 	struct fl_key key;
 };
@@ -283,6 +285,8 @@ const char *tcf_proto_name(uint16_t proto, char *buf, size_t len);
  * "jump N") at the current word; moves past it. */
 int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num);
 bool tcf_is_control(const char *w);
+/* action_a2n() with numbers allowed: one word, no "goto chain N" after it. */
+int tcf_control_word(const char *w, int *verdict);
 const char *tcf_control_name(int verdict, char *buf, size_t len);
 /* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
 void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix);

@@ -15,10 +15,10 @@ static int act_run(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_res
 	int v;
 
 	if (pk->dry)
-		return (a->ops->probe ? a->ops->probe : a->ops->act)(a, pk->pkt, res);
+		return (a->ops->probe ? a->ops->probe : a->ops->act)(a, pk, res);
 	atomic_fetch_add_explicit(&a->st.bytes, pk->pkt->len, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->st.packets, 1, memory_order_relaxed);
-	v = a->ops->act(a, pk->pkt, res);
+	v = a->ops->act(a, pk, res);
 	if (v == MQTX_ACT_SHOT)
 		atomic_fetch_add_explicit(&a->st.drops, 1, memory_order_relaxed);
 	return v;
@@ -93,11 +93,12 @@ static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 	struct tcf_action *a;
 	int err;
 
-	/* tc takes an unknown kind for gact, whose parser then refuses the word. */
+	/* tc takes an unknown kind for gact, whose parser then refuses the word; a kind's
+	 * parser moves past its name to its words, which must be there (NEXT_ARG()). */
 	if (!ops || tcf_is_control(w))
 		ops = tcf_action_kind("gact");
-	else
-		ps->i++;
+	else if (tcf_next(ps))
+		return -EINVAL;
 	err = act_alloc(ops, &a);
 	if (err)
 		return err;

@@ -9,5 +9,6 @@ extern const struct tcf_proto_ops tcf_matchall_ops;
 
 extern const struct tcf_action_ops tcf_gact_ops;
 extern const struct tcf_action_ops tcf_skbedit_ops;
+extern const struct tcf_action_ops tcf_police_ops;
 
 #endif

@@ -118,8 +118,8 @@ bool mqtx__tcf_block_exists(uint32_t index);
  * per filter that matched, prefixed by @what; JSON: an array). Returns the verdict; res and
  * the packet's queue_mapping and priority are what the actions would make them.
  */
-int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res,
-		   const char *what, struct tcf_print *p);
+int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
+		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p);
 
 /* ---- rule sets (ruleset.c), for the change transaction ---- */
 

@@ -168,6 +168,11 @@ static int control_of(const char *w, int *verdict, bool allow_num)
 	return 0;
 }
 
+int tcf_control_word(const char *w, int *verdict)
+{
+	return control_of(w, verdict, true);
+}
+
 bool tcf_is_control(const char *w)
 {
 	int v;

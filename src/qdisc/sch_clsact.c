@@ -25,8 +25,7 @@ static int clsact_egress(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
 	struct clsact_priv *p = mqtx_qdisc_priv(arg);
 	struct mqtx_tcf_result res;
 
-	(void)dev;
-	switch (mqtx_tcf_classify(p->egress, pkt, &res)) {
+	switch (mqtx_tcf_classify(p->egress, dev, pkt, &res)) {
 	case MQTX_ACT_SHOT:
 		return MQTX_HOOK_DROP;
 	case MQTX_ACT_STOLEN:
@@ -43,7 +42,7 @@ static int clsact_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqt
 	struct clsact_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_tcf_result res;
 
-	switch (mqtx_tcf_classify(p->ingress, pkt, &res)) {
+	switch (mqtx_tcf_classify(p->ingress, q->dev, pkt, &res)) {
 	case MQTX_ACT_SHOT:
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	case MQTX_ACT_STOLEN:

@@ -8,7 +8,7 @@
 #include <mqtx/tc.h>
 
 #include "qdisc/kinds.h"
-#include "qdisc/tbucket.h"
+#include "base/tbucket.h"
 
 struct ingress_opt {
 	bool has_rate, has_burst;
@@ -34,7 +34,7 @@ static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mq
 	struct mqtx_tcf_result res;
 
 	/* The filters first (sch_handle_ingress() runs before anything else sees it). */
-	switch (mqtx_tcf_classify(p->block, pkt, &res)) {
+	switch (mqtx_tcf_classify(p->block, q->dev, pkt, &res)) {
 	case MQTX_ACT_SHOT:
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	case MQTX_ACT_STOLEN:

@@ -73,7 +73,7 @@ static int prio_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, int *verdic
 	struct mqtx_tcf_result res;
 
 	if (!q->handle || MQTX_H_MAJ(prio) != MQTX_H_MAJ(q->handle)) {
-		*verdict = mqtx_tcf_classify(p->block, pkt, &res);
+		*verdict = mqtx_tcf_classify(p->block, q->dev, pkt, &res);
 		if (*verdict == MQTX_ACT_SHOT || *verdict == MQTX_ACT_STOLEN)
 			return -1;
 		if (*verdict < 0) {
