@@ -184,6 +184,19 @@ static inline long long bench_live_bytes(void)
 	return atomic_load_explicit(&bench_live, memory_order_relaxed);
 }
 
+/* What every measuring main does first: count allocations, and take the repetitions and the
+ * window of a measurement (in seconds) from MQTX_BENCH_QUICK (one of 20 ms) or from argv[1]. */
+static inline void bench_init(int argc, char **argv, unsigned *reps, double *secs)
+{
+	bench_count_install();
+	if (bench_quick()) {
+		*reps = 1;
+		*secs = 0.02;
+	}
+	if (argc > 1)
+		*secs = atof(argv[1]);
+}
+
 /* ---- frames ---- */
 
 #define BENCH_FLOWS 1024

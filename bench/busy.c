@@ -40,13 +40,7 @@ int main(int argc, char **argv)
 {
 	static const unsigned queues[] = { 1, 2 }, bursts[] = { 1, 8, 32 };
 
-	bench_count_install();
-	if (bench_quick()) {
-		reps = 1;
-		secs = 0.02;
-	}
-	if (argc > 1)
-		secs = atof(argv[1]);
+	bench_init(argc, argv, &reps, &secs);
 	for (int m = 0; m < BENCH_MODES; m++)
 		for (unsigned q = 0; q < sizeof(queues) / sizeof(queues[0]); q++)
 			for (unsigned b = 0; b < sizeof(bursts) / sizeof(bursts[0]); b++)

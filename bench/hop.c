@@ -111,13 +111,7 @@ int main(int argc, char **argv)
 {
 	static const unsigned bursts[] = { 1, 8, 32 };
 
-	bench_count_install();
-	if (bench_quick()) {
-		reps = 1;
-		secs = 0.02;
-	}
-	if (argc > 1)
-		secs = atof(argv[1]);
+	bench_init(argc, argv, &reps, &secs);
 	bench_ncpu();
 	bench_pin(0);
 	setup();

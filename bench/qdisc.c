@@ -108,13 +108,7 @@ static void bench(unsigned threads, unsigned burst)
 
 int main(int argc, char **argv)
 {
-	bench_count_install();
-	if (bench_quick()) {
-		reps = 1;
-		run_secs = 0.02;
-	}
-	if (argc > 1)
-		run_secs = atof(argv[1]);
+	bench_init(argc, argv, &reps, &run_secs);
 	for (unsigned t = 1; t <= 2; t++) {
 		bench(t, 1);
 		bench(t, 32);

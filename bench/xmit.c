@@ -85,13 +85,7 @@ int main(int argc, char **argv)
 	static const unsigned queues[] = { 1, 2, 4, 8, 16 }, bursts[] = { 1, 8, 32 };
 	unsigned threads[32], nt;
 
-	bench_count_install();
-	if (bench_quick()) {
-		reps = 1;
-		secs = 0.02;
-	}
-	if (argc > 1)
-		secs = atof(argv[1]);
+	bench_init(argc, argv, &reps, &secs);
 	nt = thread_counts(threads);
 	for (unsigned t = 0; t < nt; t++)
 		for (unsigned q = 0; q < sizeof(queues) / sizeof(queues[0]); q++)

@@ -33,6 +33,33 @@ static inline struct mqtx_pkt *test_udp_pkt(struct mqtx_pkt_pool *pool, uint32_t
 	return pkt;
 }
 
+/* What a test in virtual time starts with: a virtual clock at @t0 and a pool of @count packets
+ * with a cache of one, so that mqtx_pool_in_use() is exact at any moment. 0 or -errno. */
+static inline int test_env_virtual(uint64_t t0, uint32_t count, struct mqtx_clock **clock,
+				   struct mqtx_pkt_pool **pool)
+{
+	struct mqtx_pool_cfg pc = { .count = count, .cache_size = 1 };
+	int err = mqtx_clock_new_virtual(t0, clock);
+
+	return err ? err : mqtx_pool_create(&pc, pool);
+}
+
+/* A test's end: destroy the device under test, then the pool and the clock (NULL: none, or
+ * the real clock). Returns the packets still out of the pool, which a test wants 0: nothing
+ * lost. With any out, the pool is left: it is freed only with every packet back. */
+static inline uint32_t test_env_free(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+				     struct mqtx_clock *clock)
+{
+	uint32_t out;
+
+	mqtx_dev_destroy(dev);
+	out = mqtx_pool_in_use(pool);
+	if (!out)
+		mqtx_pool_destroy(pool);
+	mqtx_clock_free(clock);
+	return out;
+}
+
 /* Sum of what left the stack for good, for the conservation law. */
 static inline uint64_t test_drops(const struct mqtx_dev_stats *st)
 {

@@ -355,6 +355,129 @@ static inline int kt_check_frames(const struct kt_frame *f, size_t n,
 	return rc;
 }
 
+/* ---- what the tests of every driver run ---- */
+
+/* The veth pair of the af_packet and af_xdp tests, mqa0 (the driver's) -> mqb0 (the capture's),
+ * KT_VETH_NQ queues each way: cmocka group set-up and tear-down. */
+#define KT_VETH_NQ 4
+
+static inline int kt_veth_setup(void **state)
+{
+	(void)state;
+	return kt_veth("mqa0", "mqb0", KT_VETH_NQ) ? -1 : 0;
+}
+
+static inline int kt_veth_teardown(void **state)
+{
+	(void)state;
+	kt_sh("ip link del mqa0 2>/dev/null");
+	return 0;
+}
+
+/* The run that checks a driver frame by frame: 20000 IMIX frames of 64 flows from @threads
+ * generator threads. */
+static inline void kt_gen_exact(struct mqtx_gen_cfg *cfg, unsigned threads)
+{
+	mqtx_gen_cfg_default(cfg);
+	cfg->flows = 64;
+	cfg->count = 20000;
+	cfg->size = MQTX_GEN_SIZE_IMIX;
+	cfg->threads = threads;
+}
+
+/*
+ * Run generator @cfg on @dev with a capture on @ifname, the far side: every frame sent, and
+ * captured once, intact and in its flow's order; the device's counters conserved, with all of
+ * them transmitted. 0, or -1 with a message printed.
+ */
+static inline int kt_run_captured(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+				  const struct mqtx_gen_cfg *cfg, const char *ifname)
+{
+	struct mqtx_job_stats js;
+	struct mqtx_dev_stats ds;
+	struct kt_cap cap;
+	size_t n;
+	int rc = -1;
+
+	/* The generator's source MAC: nothing of the kernel's own. */
+	if (kt_cap_start(&cap, ifname, "ether src 02:00:00:00:00:01")) {
+		printf("no capture on %s\n", ifname);
+		return -1;
+	}
+	if (kt_gen_run(dev, pool, cfg, &js))
+		printf("the generator did not finish\n");
+	else if (js.sent != cfg->count)
+		printf("the generator sent %llu of %llu\n", (unsigned long long)js.sent,
+		       (unsigned long long)cfg->count);
+	else
+		rc = 0;
+	n = kt_cap_stop(&cap, rc ? 0 : cfg->count, 10000);
+	if (!rc)
+		rc = kt_check_frames(cap.f, n, cfg, cfg->count);
+	kt_cap_free(&cap);
+	if (rc)
+		return rc;
+	if (!kt_conserved(dev, &ds) || ds.txq.packets != cfg->count) {
+		printf("%s: %llu handed over, %llu transmitted of %llu\n", mqtx_dev_name(dev),
+		       (unsigned long long)ds.xmit, (unsigned long long)ds.txq.packets,
+		       (unsigned long long)cfg->count);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Delete interface @ifname while a generator sends on @dev: the device must fail (within 10 s,
+ * a failure bound) and every packet be accounted for. @js and @ds get the job's and the
+ * device's final counters. 0, or -1 with a message printed.
+ */
+static inline int kt_delete_under_traffic(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
+					  const char *ifname, struct mqtx_job_stats *js,
+					  struct mqtx_dev_stats *ds)
+{
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job *job;
+	uint64_t end;
+	int rc = 0;
+
+	mqtx_gen_cfg_default(&cfg);
+	cfg.flows = 16;
+	cfg.count = 50000000; /* far more than it can send before the deletion */
+	if (mqtx__gen_start(dev, pool, &cfg, &job)) {
+		printf("the generator did not start\n");
+		return -1;
+	}
+	do {
+		usleep(1000);
+		mqtx__job_stats(job, js);
+	} while (js->sent < 2000);
+	if (kt_sh("ip link del %s", ifname)) {
+		printf("ip link del %s failed\n", ifname);
+		rc = -1;
+	}
+	end = kt_now_ms() + 10000;
+	while (mqtx_dev_is_up(dev) && kt_now_ms() < end)
+		usleep(1000);
+	if (mqtx_dev_is_up(dev)) {
+		printf("%s is still up\n", mqtx_dev_name(dev));
+		rc = -1;
+	}
+	/* The helper's close marks the device down first and purges after, all under the config
+	 * lock: once we get the lock, the close is over and the counts are final. */
+	mqtx_dev_config_lock(dev);
+	mqtx_dev_config_unlock(dev);
+	mqtx__job_join(job);
+	mqtx__job_stats(job, js);
+	mqtx__job_free(job);
+	if (!kt_conserved(dev, ds) || ds->xmit != js->sent + js->dropped) {
+		printf("%s: %llu handed over, the generator sent %llu and dropped %llu\n",
+		       mqtx_dev_name(dev), (unsigned long long)ds->xmit,
+		       (unsigned long long)js->sent, (unsigned long long)js->dropped);
+		rc = -1;
+	}
+	return rc;
+}
+
 #include "kt_bpf.h"
 
 #endif

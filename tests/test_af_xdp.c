@@ -12,22 +12,9 @@
 
 #include "kdev_util.h"
 
-#define NQ 4
+#define NQ KT_VETH_NQ
 
 static struct mqtx_pkt_pool *pool;
-
-static int setup_veth(void **state)
-{
-	(void)state;
-	return kt_veth("mqa0", "mqb0", NQ) ? -1 : 0;
-}
-
-static int teardown_veth(void **state)
-{
-	(void)state;
-	kt_sh("ip link del mqa0 2>/dev/null");
-	return 0;
-}
 
 static struct mqtx_dev *mkxdp(uint32_t nq, const struct mqtx_af_xdp_cfg *xc)
 {
@@ -47,27 +34,13 @@ static struct mqtx_dev *mkxdp(uint32_t nq, const struct mqtx_af_xdp_cfg *xc)
 static void run_exact(struct mqtx_dev *dev, unsigned threads)
 {
 	struct mqtx_gen_cfg cfg;
-	struct mqtx_job_stats js;
-	struct mqtx_dev_stats ds;
-	struct kt_cap cap;
 	long long rxq[NQ];
 	unsigned used = 0;
 
 	for (unsigned i = 0; i < NQ; i++)
 		rxq[i] = kt_veth_rxq("mqb0", i);
-	mqtx_gen_cfg_default(&cfg);
-	cfg.flows = 64;
-	cfg.count = 20000;
-	cfg.size = MQTX_GEN_SIZE_IMIX;
-	cfg.threads = threads;
-	assert_int_equal(kt_cap_start(&cap, "mqb0", "ether src 02:00:00:00:00:01"), 0);
-	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
-	assert_int_equal(js.sent, cfg.count);
-	assert_int_equal(kt_cap_stop(&cap, cfg.count, 10000), cfg.count);
-	assert_int_equal(kt_check_frames(cap.f, cap.n, &cfg, cfg.count), 0);
-	kt_cap_free(&cap);
-	assert_true(kt_conserved(dev, &ds));
-	assert_int_equal(ds.txq.packets, cfg.count);
+	kt_gen_exact(&cfg, threads);
+	assert_int_equal(kt_run_captured(dev, pool, &cfg, "mqb0"), 0);
 	for (unsigned i = 0; i < NQ; i++) {
 		struct mqtx_txq_stats ts;
 		struct mqtx_ktxq_stats ks;
@@ -153,36 +126,12 @@ static void test_xdp_deleted(void **state)
 {
 	struct mqtx_af_xdp_cfg xc = { .ifname = "mqa0" };
 	struct mqtx_dev *dev = mkxdp(NQ, &xc);
-	struct mqtx_gen_cfg cfg;
 	struct mqtx_job_stats js;
 	struct mqtx_dev_stats ds;
-	struct mqtx_job *job;
-	uint64_t end;
 
 	(void)state;
 	kt_log_reset();
-	mqtx_gen_cfg_default(&cfg);
-	cfg.flows = 16;
-	cfg.count = 50000000;
-	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
-	do {
-		usleep(1000);
-		mqtx__job_stats(job, &js);
-	} while (js.sent < 2000);
-	assert_int_equal(kt_sh("ip link del mqa0"), 0);
-	end = kt_now_ms() + 10000;
-	while (mqtx_dev_is_up(dev) && kt_now_ms() < end)
-		usleep(1000);
-	assert_false(mqtx_dev_is_up(dev));
-	/* The helper's close marks the device down first and purges after, all under the config
-	 * lock: once we get the lock, the close is over and the counts are final. */
-	mqtx_dev_config_lock(dev);
-	mqtx_dev_config_unlock(dev);
-	mqtx__job_join(job);
-	mqtx__job_stats(job, &js);
-	mqtx__job_free(job);
-	assert_true(kt_conserved(dev, &ds));
-	assert_int_equal(ds.xmit, js.sent + js.dropped);
+	assert_int_equal(kt_delete_under_traffic(dev, pool, "mqa0", &js, &ds), 0);
 	assert_true(kt_log_has("xdp0: the device failed"));
 	mqtx_dev_destroy(dev);
 	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
@@ -211,7 +160,7 @@ int main(void)
 	close(fd);
 	if (mqtx_pool_create(&pc, &pool))
 		return 1;
-	rc = cmocka_run_group_tests(tests, setup_veth, teardown_veth);
+	rc = cmocka_run_group_tests(tests, kt_veth_setup, kt_veth_teardown);
 	mqtx_pool_destroy(pool);
 	return rc;
 }

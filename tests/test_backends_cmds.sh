@@ -9,38 +9,13 @@ if [ -z "${MQTX_IN_NETNS:-}" ]; then
 	unshare -n true 2>/dev/null || { echo "SKIP: no network namespaces here"; exit 77; }
 	MQTX_IN_NETNS=1 exec unshare -n sh "$0" "$@"
 fi
-T=$(mktemp -d)
-S="$T/mqtx.sock"
-M="$MQTX -S $S"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-fail() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-# expect CODE MESSAGE-REGEX -- CMD...: the exit code and the whole error output
-expect() {
-	code=$1 pat=$2
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -eq "$code" ] && printf '%s\n' "$out" | grep -Eqx -- "$pat"; then
-		ok "$* -> $code"
-	else
-		fail "$* -> $rc (expected $code): $out"
-	fi
-}
-cleanup() {
-	[ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid"
-	rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+t_begin backends
 
 ip link set lo up
 ip link add mqv0 numtxqueues 2 numrxqueues 2 type veth peer mqv1 numtxqueues 2 numrxqueues 2
 ip link set mqv0 up && ip link set mqv1 up
-"$MQTXD" -S "$S" >"$T/mqtxd.log" 2>&1 &
-pid=$!
-i=0
-while [ ! -S "$S" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+start || exit 1
 
 # af_packet: the interface's two queues without txqueues; frames through gen; kernel counters
 expect 0 "" -- $M dev add a0 type af_packet ifname mqv0 up
@@ -102,6 +77,4 @@ else
 	echo "# tap: no /dev/net/tun"
 fi
 $M dev show | grep -q . && fail "devices left: $($M dev show)" || ok "nothing left in mqtxd"
-echo "1..$n"
-echo "# $fails failed"
-[ "$fails" -eq 0 ]
+t_end

@@ -103,10 +103,7 @@ static int teardown(void **state)
 	mqtx_dev_get_stats(e->dev, &st);
 	assert_int_equal(st.xmit, e->sent);
 	assert_int_equal(st.xmit, st.txq.packets + test_drops(&st) + st.txq.qlen);
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
-	mqtx_clock_free(e->clock);
+	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	free(e);
 	return 0;
 }

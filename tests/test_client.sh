@@ -4,32 +4,10 @@
 # the wait (status 128 + N, a message), -timeout bounds it, a malformed reply is refused.
 # Needs $MQTX and $MQTXD. Times below are failure bounds only.
 set -u
-: "${MQTX:?}" "${MQTXD:?}"
-T=$(mktemp -d /tmp/mqtx-client-test.XXXXXX)
-S=$T/mqtx.sock
-fails=0
-DPID=
+. "$(dirname "$0")/lib.sh"
+t_begin client
 FPID=
-cleanup() {
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-fail() { echo "not ok: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-start() { # start the daemon on $S with extra args; wait for the socket
-	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
-	DPID=$!
-	for _ in $(seq 600); do [ -S "$S" ] && return 0; sleep 0.05; done
-	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
-	return 1
-}
-stop() { # SIGTERM; the daemon must exit 0 (a sanitizer's report at exit would not)
-	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
-	[ $rc -eq 0 ] || fail "mqtxd exited $rc: $(tail -20 "$T/daemon.err")"
-}
+cleanup_more() { [ -n "$FPID" ] && kill "$FPID" 2>/dev/null; }
 
 # fake MODE: a server on $T/fake.sock that reads one request, writes $T/fake.got, then
 # answers as MODE says (or never).
@@ -172,5 +150,4 @@ for k in pfifo bfifo pfifo_head_drop pfifo_fast noqueue mq prio tbf codel fq_cod
 done
 ok "qdisc add ... KIND help: every kind's usage, exit 1 as tc"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+t_end

@@ -4,36 +4,15 @@
 # clients, replay files opened by the client, config file, --daemon, SIGHUP (ignored) and the
 # SIGTERM shutdown. Needs $MQTX, $MQTXD and $MQTX_SRCDIR.
 set -u
-: "${MQTX:?}" "${MQTXD:?}"
-T=$(mktemp -d /tmp/mqtx-daemon-test.XXXXXX)
-S=$T/mqtx.sock
-fails=0
-DPID=
+. "$(dirname "$0")/lib.sh"
+t_begin daemon
 GPID=
-cleanup() {
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-	[ -n "$GPID" ] && kill "$GPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+cleanup_more() { [ -n "$GPID" ] && kill "$GPID" 2>/dev/null; }
 
-fail() { echo "not ok: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-expect() { # expect CODE DESC -- CMD...: run CMD, compare its exit code
+expect_rc() { # expect_rc CODE DESC -- CMD...: run CMD, compare its exit code
 	want=$1; desc=$2; shift 3
 	"$@" >"$T/out" 2>"$T/err"; rc=$?
 	if [ "$rc" -eq "$want" ]; then ok "$desc"; else fail "$desc: exit $rc, want $want: $(cat "$T/err")"; fi
-}
-start() { # start the daemon on $S with extra args; wait for the socket
-	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
-	DPID=$!
-	for _ in $(seq 100); do [ -S "$S" ] && return 0; sleep 0.05; done
-	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
-	return 1
-}
-stop() { # SIGTERM; the daemon must exit 0
-	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
-	[ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
 }
 raw() { # a raw python client against the socket; prints the replies' exit codes or "closed"
 	python3 - "$S" "$@" <<'PY'
@@ -100,7 +79,7 @@ start || exit 1
 mode=$(stat -c %a "$S")
 [ "$mode" = 600 ] && ok "socket mode 0600" || fail "socket mode $mode"
 [ "$(stat -c %u "$S")" = "$(id -u)" ] && ok "socket owned by the daemon's user" || fail "socket owner"
-expect 0 "dev add" -- "$MQTX" -S "$S" dev add eth0 type null txqueues 4 up
+expect_rc 0 "dev add" -- "$MQTX" -S "$S" dev add eth0 type null txqueues 4 up
 MQTX_SOCKET=$S "$MQTX" dev show >"$T/out" 2>&1
 grep -q "^eth0: <UP>" "$T/out" && ok "MQTX_SOCKET selects the socket" || fail "MQTX_SOCKET: $(cat "$T/out")"
 
@@ -120,7 +99,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	as_nobody "$T/bin/mqtx" -S "$S" dev show >"$T/out" 2>&1; rc=$?
 	[ $rc -eq 2 ] && grep -q "permission denied: uid 65534" "$T/out" && ok "other user: refused by SO_PEERCRED" ||
 		fail "other user, mode 0666: exit $rc: $(cat "$T/out")"
-	expect 0 "the daemon still serves its owner" -- "$MQTX" -S "$S" dev show eth0
+	expect_rc 0 "the daemon still serves its owner" -- "$MQTX" -S "$S" dev show eth0
 	chmod 600 "$S"
 	# A replay's file is opened with the client's permissions, not the daemon's (root's).
 	"$MQTXD" -S "$T/g.sock" -g "$(getent group 65534 | cut -d: -f1)" >"$T/g.out" 2>&1 &
@@ -174,11 +153,11 @@ raw short-header >/dev/null
 sleep 0.2
 "$MQTX" -S "$S" dev show >"$T/out" 2>&1
 grep -q half0 "$T/out" && fail "a partial request was applied" || ok "partial request: nothing applied"
-expect 0 "daemon alive after bad clients" -- "$MQTX" -S "$S" dev show eth0
+expect_rc 0 "daemon alive after bad clients" -- "$MQTX" -S "$S" dev show eth0
 # an oversized command line built by the tool itself gets an error, not a hang
 big=$(python3 -c 'print(" ".join(["x" * 100] * 1000))')
 # shellcheck disable=SC2086
-expect 1 "oversized command from mqtx" -- "$MQTX" -S "$S" dev add $big
+expect_rc 1 "oversized command from mqtx" -- "$MQTX" -S "$S" dev add $big
 
 # ---- a replay's file is opened by the client, never by the daemon ----
 mkfifo "$T/fifo"
@@ -186,7 +165,7 @@ timeout 30 "$MQTX" -S "$S" replay "$T/fifo" dev eth0 >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "a FIFO, not a capture file" "$T/out" && ok "a FIFO is refused at once" ||
 	fail "replay of a FIFO: exit $rc: $(cat "$T/out")"
 : <>"$T/fifo" # had the daemon opened it, this lets it go
-expect 0 "the daemon serves after a FIFO" -- timeout 30 "$MQTX" -S "$S" dev show eth0
+expect_rc 0 "the daemon serves after a FIFO" -- timeout 30 "$MQTX" -S "$S" dev show eth0
 r=$(raw fifo-fd "$T/fifo" text)
 case "$r" in "1
 replay: x: a FIFO, not a capture file") ok "a FIFO's descriptor sent by hand is refused" ;;
@@ -225,12 +204,12 @@ n=$("$MQTX" -S "$S" -s dev show | grep -A1 '^r[ab]x' | grep -c 'TX: packets 50 '
 
 # ---- SIGHUP is ignored: no death, no stale socket ----
 kill -HUP "$DPID"
-expect 0 "SIGHUP: still serving" -- "$MQTX" -S "$S" dev show eth0
+expect_rc 0 "SIGHUP: still serving" -- "$MQTX" -S "$S" dev show eth0
 kill -0 "$DPID" 2>/dev/null && ok "SIGHUP: still running" || fail "SIGHUP killed the daemon"
 
 # ---- shutdown with a generator running: final counters, exit 0 ----
 "$MQTX" -S "$S" gen dev eth0 rate 1000pps detach >/dev/null
-stop
+stop && ok "SIGTERM: exit 0"
 grep -q "^eth0: <DOWN>" "$T/daemon.out" && grep -q "TX: packets" "$T/daemon.out" &&
 	ok "final counters printed" || fail "final counters: $(head -5 "$T/daemon.out")"
 [ -e "$S" ] && fail "socket left behind" || ok "socket removed"
@@ -245,13 +224,13 @@ start -c "$T/conf" || exit 1
 "$MQTX" -S "$S" dev show >"$T/out" 2>&1
 grep -q "^cfg0: <UP> kind null txqueues 8" "$T/out" && grep -q "^cfg1: <DOWN>" "$T/out" &&
 	ok "config file applied" || fail "config file: $(cat "$T/out")"
-stop
+stop && ok "SIGTERM: exit 0"
 # more devices than any fixed-size array of the shutdown path: every one brought down and
 # its final counters printed
 for i in $(seq 300); do echo "dev add nd$i type null txqueues 2 up"; done >"$T/many"
 start -c "$T/many" || exit 1
-expect 0 "300 devices from a config file" -- "$MQTX" -S "$S" gen dev nd300 count 7
-stop
+expect_rc 0 "300 devices from a config file" -- "$MQTX" -S "$S" gen dev nd300 count 7
+stop && ok "SIGTERM: exit 0"
 n=$(grep -c '^nd[0-9]*: <DOWN>' "$T/daemon.out")
 [ "$n" -eq 300 ] && ok "shutdown: 300 devices down" || fail "shutdown: $n of 300 devices down"
 n=$(grep -c '^    TX: packets ' "$T/daemon.out")
@@ -267,11 +246,10 @@ printf 'dev add bad0 type null\ndev add bad0 type frob\n' >"$T/bad"
 # ---- --daemon: returns once the socket serves ----
 "$MQTXD" -S "$S" --daemon; rc=$?
 [ $rc -eq 0 ] && [ -S "$S" ] && ok "--daemon: ready when it returns" || fail "--daemon: exit $rc"
-expect 0 "--daemon serves" -- "$MQTX" -S "$S" dev add d0 type null
+expect_rc 0 "--daemon serves" -- "$MQTX" -S "$S" dev add d0 type null
 pid=$(python3 -c 'import socket,struct,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0])' "$S")
 kill -TERM "$pid"
 for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$pid" 2>/dev/null && fail "--daemon: still running after SIGTERM" || ok "--daemon: stopped"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+t_end

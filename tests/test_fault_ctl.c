@@ -81,6 +81,12 @@ static const struct fault_case cases[] = {
 	  "dev set eth16 txqueues 4",
 	  0 },
 	{ {}, "dev set eth0 txqueues 9", 1 },
+	/* dev set: XPS maps and the flow cache */
+	{ {}, "dev set eth16 xps 3 0-1,4", 0 },
+	{ { "dev set eth16 xps 3 1" }, "dev set eth16 xps 3 none", 0 },
+	{ {}, "dev set eth16 flowcache 4096", 0 },
+	{ { "dev set eth16 flowcache 64" }, "dev set eth16 flowcache 0", 0 },
+	{ {}, "dev set eth16 xps 16 0", 1 },
 	/* dev set: the settings of mqtx_dev_change(), and a refusal */
 	{ {}, "dev set eth0 mtu 9000 txqueuelen 300 txqueues 2", 0 },
 	{ { "dev add s3 type sim" }, "dev set s3 ring 512 coalesce 30us rate 1gbit hash jhash", 0 },

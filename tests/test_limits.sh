@@ -5,32 +5,9 @@
 # running jobs, packet pools and memory are capped with a message naming the limit.
 # Needs $MQTX and $MQTXD. Times below are failure bounds only.
 set -u
-: "${MQTX:?}" "${MQTXD:?}"
+. "$(dirname "$0")/lib.sh"
+t_begin limits
 U=$(id -u)
-T=$(mktemp -d /tmp/mqtx-limits-test.XXXXXX)
-S=$T/mqtx.sock
-fails=0
-DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-fail() { echo "not ok: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-start() { # start the daemon on $S with extra args; wait for the socket
-	rm -f "$S"
-	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
-	DPID=$!
-	for _ in $(seq 600); do [ -S "$S" ] && return 0; sleep 0.05; done
-	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
-	return 1
-}
-stop() { # SIGTERM; the daemon must exit 0 (a sanitizer's report at exit would not)
-	kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
-	[ $rc -eq 0 ] || fail "mqtxd exited $rc: $(tail -20 "$T/daemon.err")"
-}
 m() { timeout 60 "$MQTX" -S "$S" "$@"; }
 # until SECS CMD...: run CMD until it succeeds, for at most SECS (a failure bound)
 until_ok() {
@@ -198,5 +175,4 @@ stop
 [ $rc -eq 1 ] && grep -q 'invalid limit "memory=lots"' "$T/out" && ok "a bad limit is refused" ||
 	fail "bad limit: exit $rc: $(cat "$T/out")"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+t_end

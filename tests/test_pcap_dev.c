@@ -114,11 +114,7 @@ static void test_pcap_gen_exact(void **state)
 	pc.file = path;
 	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
 	assert_int_equal(mqtx_dev_open(dev), 0);
-	mqtx_gen_cfg_default(&cfg);
-	cfg.flows = 64;
-	cfg.count = 20000;
-	cfg.size = MQTX_GEN_SIZE_IMIX;
-	cfg.threads = 2;
+	kt_gen_exact(&cfg, 2);
 	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
 	assert_int_equal(js.sent, cfg.count);
 	mqtx_dev_destroy(dev);

@@ -334,7 +334,7 @@ static void test_link_layer_charges(void **state)
 		assert_int_equal(tq_deq(&t), -1);
 		if (mqtx_clock_next_timer(t.clock) != T0 + cases[i].wait)
 			fail_msg("%s: next departure at T0 + %" PRIu64 " ns", cases[i].opts,
-				 mqtx_clock_next_timer(t.clock) - T0);
+				 (uint64_t)(mqtx_clock_next_timer(t.clock) - T0));
 		mqtx_clock_advance_to(t.clock, T0 + cases[i].wait);
 		assert_int_equal(tq_deq(&t), cases[i].go);
 		tq_teardown(&t);

@@ -124,9 +124,7 @@ static struct env *make(void)
 
 static void unmake(struct env *e)
 {
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
+	assert_int_equal(test_env_free(e->dev, e->pool, NULL), 0);
 	free(e);
 }
 

@@ -15,6 +15,8 @@
 #include <mqtx/mqtx.h>
 #include <mqtx/sim.h>
 
+#include "helpers.h"
+
 #define T0 1000000000ull
 
 struct env {
@@ -26,11 +28,9 @@ struct env {
 static int setup(void **state)
 {
 	static struct env e;
-	struct mqtx_pool_cfg pc = { .count = 4096, .cache_size = 1 };
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(mqtx_clock_new_virtual(T0, &e.clock), 0);
-	assert_int_equal(mqtx_pool_create(&pc, &e.pool), 0);
+	assert_int_equal(test_env_virtual(T0, 4096, &e.clock, &e.pool), 0);
 	*state = &e;
 	return 0;
 }
@@ -39,10 +39,7 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
-	mqtx_clock_free(e->clock);
+	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	return 0;
 }
 

@@ -15,11 +15,9 @@ struct env {
 static int setup(void **state)
 {
 	static struct env e;
-	struct mqtx_pool_cfg pc = { .count = 16384, .cache_size = 1 };
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(mqtx_clock_new_virtual(T0, &e.clock), 0);
-	assert_int_equal(mqtx_pool_create(&pc, &e.pool), 0);
+	assert_int_equal(test_env_virtual(T0, 16384, &e.clock, &e.pool), 0);
 	*state = &e;
 	return 0;
 }
@@ -28,10 +26,7 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
-	mqtx_clock_free(e->clock);
+	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	return 0;
 }
 

@@ -33,25 +33,14 @@ static void test_tap_queues_exact(void **state)
 {
 	struct mqtx_dev *dev = mktap("mqtap0", NQ, NULL);
 	struct mqtx_gen_cfg cfg;
-	struct mqtx_job_stats js;
-	struct mqtx_dev_stats ds;
 	struct kt_qcount *qc;
-	struct kt_cap cap;
 	unsigned used = 0;
 
 	(void)state;
 	qc = kt_qcount_attach("mqtap0", true);
 	assert_non_null(qc);
-	assert_int_equal(kt_cap_start(&cap, "mqtap0", "ether src 02:00:00:00:00:01"), 0);
-	mqtx_gen_cfg_default(&cfg);
-	cfg.flows = 64;
-	cfg.count = 20000;
-	cfg.size = MQTX_GEN_SIZE_IMIX;
-	cfg.threads = 2;
-	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
-	assert_int_equal(js.sent, cfg.count);
-	assert_int_equal(kt_cap_stop(&cap, cfg.count, 10000), cfg.count);
-	assert_int_equal(kt_check_frames(cap.f, cap.n, &cfg, cfg.count), 0);
+	kt_gen_exact(&cfg, 2);
+	assert_int_equal(kt_run_captured(dev, pool, &cfg, "mqtap0"), 0);
 	for (unsigned i = 0; i < NQ; i++) {
 		struct mqtx_txq_stats ts;
 		struct mqtx_ktxq_stats ks;
@@ -64,11 +53,8 @@ static void test_tap_queues_exact(void **state)
 		used += ts.packets > 0;
 	}
 	assert_true(used >= 3);
-	assert_true(kt_conserved(dev, &ds));
-	assert_int_equal(ds.txq.packets, cfg.count);
 	assert_int_equal(kt_if_stat("mqtap0", "rx_packets"), cfg.count);
 	kt_qcount_detach(qc);
-	kt_cap_free(&cap);
 	mqtx_dev_destroy(dev);
 	/* The TAP mqtx created is gone with it. */
 	assert_int_equal(if_nametoindex("mqtap0"), 0);
@@ -130,37 +116,13 @@ static void test_tap_setup_errors(void **state)
 static void test_tap_deleted(void **state)
 {
 	struct mqtx_dev *dev = mktap("mqtap2", 2, NULL);
-	struct mqtx_gen_cfg cfg;
 	struct mqtx_job_stats js;
 	struct mqtx_dev_stats ds;
-	struct mqtx_job *job;
-	uint64_t end;
 
 	(void)state;
 	kt_log_reset();
-	mqtx_gen_cfg_default(&cfg);
-	cfg.flows = 16;
-	cfg.count = 50000000; /* far more than it can send before the deletion */
-	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
-	do {
-		usleep(1000);
-		mqtx__job_stats(job, &js);
-	} while (js.sent < 2000);
-	assert_int_equal(kt_sh("ip link del mqtap2"), 0);
-	end = kt_now_ms() + 10000;
-	while (mqtx_dev_is_up(dev) && kt_now_ms() < end)
-		usleep(1000);
-	assert_false(mqtx_dev_is_up(dev));
+	assert_int_equal(kt_delete_under_traffic(dev, pool, "mqtap2", &js, &ds), 0);
 	assert_int_not_equal(mqtx_dev_failed(dev), 0);
-	/* The helper's close marks the device down first and purges after, all under the config
-	 * lock: once we get the lock, the close is over and the counts are final. */
-	mqtx_dev_config_lock(dev);
-	mqtx_dev_config_unlock(dev);
-	mqtx__job_join(job);
-	mqtx__job_stats(job, &js);
-	mqtx__job_free(job);
-	assert_true(kt_conserved(dev, &ds));
-	assert_int_equal(ds.xmit, js.sent + js.dropped);
 	assert_true(ds.txq.drops[MQTX_DROP_KERNEL] >= 1);
 	assert_true(kt_log_has("mqtap2: the device failed"));
 	assert_int_equal(mqtx_dev_open(dev), -ENODEV);

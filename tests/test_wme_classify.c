@@ -211,13 +211,11 @@ struct denv {
 static int dsetup(void **state)
 {
 	static struct denv e;
-	struct mqtx_pool_cfg pc = { .count = 1024, .cache_size = 1 };
 	struct mqtx_dev_cfg c = { .name = "wl0" };
 	struct mqtx_extack ack = { "" };
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(mqtx_clock_new_virtual(T0, &e.clock), 0);
-	assert_int_equal(mqtx_pool_create(&pc, &e.pool), 0);
+	assert_int_equal(test_env_virtual(T0, 1024, &e.clock, &e.pool), 0);
 	c.clock = e.clock;
 	assert_int_equal(mqtx_sim_wifi_dev_create(&c, NULL, NULL, &e.dev, &ack), 0);
 	assert_int_equal(mqtx_wme_sta_add(e.dev, sta_mac(1), true, &ack), 0);
@@ -230,10 +228,7 @@ static int dteardown(void **state)
 {
 	struct denv *e = *state;
 
-	mqtx_dev_destroy(e->dev);
-	assert_int_equal(mqtx_pool_in_use(e->pool), 0);
-	mqtx_pool_destroy(e->pool);
-	mqtx_clock_free(e->clock);
+	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	return 0;
 }
 

@@ -5,29 +5,11 @@
 # every refusal with its exact message, exit code and the state left as it was.
 # Needs $MQTX, $MQTXD and python3.
 set -u
-: "${MQTX:?}" "${MQTXD:?}"
-T=$(mktemp -d /tmp/mqtx-wme-test.XXXXXX)
-S="$T/mqtx.sock"
-M="$MQTX -S $S"
+. "$(dirname "$0")/lib.sh"
+t_begin wme
 A1=02:00:00:00:00:01
 A2=02:00:00:00:00:02
 A9=02:00:00:00:00:09
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-fail() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-# expect CODE OUTPUT-REGEX -- CMD...: the exit code and the whole output (stdout and stderr)
-expect() {
-	code=$1 pat=$2
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -eq "$code" ] && printf '%s\n' "$out" | grep -Eqx -- "$pat"; then
-		ok "$* -> $code"
-	else
-		fail "$* -> $rc (expected $code, /$pat/): $out"
-	fi
-}
 # What a refused command must leave as it was: devices, settings, stations, sessions.
 state() { $M -j dev show; $M -j sta show; $M ba show; }
 # refused CODE MESSAGE -- CMD...: exits CODE with exactly MESSAGE, and changes nothing
@@ -61,16 +43,8 @@ ba_wait() {
 	done
 	fail "no session of $1 became $2: $($M ba show dev "$1")"
 }
-cleanup() {
-	[ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid"
-	rm -rf "$T"
-}
-trap cleanup EXIT
 
-"$MQTXD" -S "$S" >"$T/mqtxd.log" 2>&1 &
-pid=$!
-i=0
-while [ ! -S "$S" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+start || exit 1
 
 # ---- dev add type sim-wifi ----
 expect 0 "" -- $M dev add w0 type sim-wifi acm vo noadmit drop up
@@ -301,6 +275,4 @@ $M dev help | grep -q "sim-wifi \[ rate RATE \]" && ok "dev help: sim-wifi" || f
 expect 0 "" -- $M dev del w0
 expect 0 "" -- $M dev del w3
 expect 0 "" -- $M dev del n0
-echo "1..$n"
-echo "# $fails failed"
-[ "$fails" -eq 0 ]
+t_end

@@ -18,6 +18,8 @@
 #include <mqtx/qdisc.h>
 #include <mqtx/sim_wifi.h>
 
+#include "helpers.h"
+
 #define US 1000ull
 #define MS 1000000ull
 #define T0 1000000000ull

@@ -225,6 +225,9 @@ MQTX_API int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, un
  */
 MQTX_API int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries);
 
+/** mqtx_dev_flow_cache() - the entries of the device's flow-queue table; 0 without one. */
+MQTX_API uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev);
+
 /**
  * mqtx_dev_pick_tx() - the default picker: the packet's flow hash (computed and cached in the
  * packet if not valid) scaled onto real_num_txq, or onto the packet's traffic-class range

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* A small test-and-test-and-set spinlock that yields the CPU when spinning gets long. */
+/* A small test-and-test-and-set spinlock whose waiters spin briefly, then sleep in futex naps. */
 #ifndef MQTX_LOCK_H
 #define MQTX_LOCK_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 /* Queue locks are held for a handful of list operations only; a futex-based mutex costs an
- * extra atomic on unlock. Yielding after a bounded spin keeps oversubscribed machines sane. */
+ * extra atomic (and often a system call) on unlock. Here unlock stays one store, and a waiter
+ * that cannot get the lock by spinning naps (src/base/lock.c), so a preempted holder gets the
+ * CPU back on an oversubscribed or busy machine. */
 struct mqtx_spinlock {
 	atomic_int v;
 };
@@ -33,18 +34,12 @@ static inline bool mqtx_spin_trylock(struct mqtx_spinlock *l)
 	       !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
 }
 
+void mqtx__spin_wait(struct mqtx_spinlock *l);
+
 static inline void mqtx_spin_lock(struct mqtx_spinlock *l)
 {
-	unsigned spins = 0;
-
-	while (atomic_exchange_explicit(&l->v, 1, memory_order_acquire)) {
-		while (atomic_load_explicit(&l->v, memory_order_relaxed)) {
-			if (++spins < 128)
-				mqtx_cpu_relax();
-			else
-				sched_yield();
-		}
-	}
+	if (__builtin_expect(atomic_exchange_explicit(&l->v, 1, memory_order_acquire), 0))
+		mqtx__spin_wait(l);
 }
 
 static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)

@@ -98,17 +98,17 @@ int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, u
 	pthread_mutex_lock(&dev->config_lock);
 	old = atomic_load(&dev->xps);
 	x = xps_build(dev, old, txq, cpus, n);
-	if (x) {
-		if (!x->ncpus) { /* an empty map costs the picker nothing */
-			mqtx__free(x);
-			x = NULL;
-		}
-		atomic_store_explicit(&dev->xps, x, memory_order_release);
-		steered_update(dev);
+	if (!x) {
+		pthread_mutex_unlock(&dev->config_lock);
+		return -ENOMEM; /* the old map stays in use */
 	}
+	if (!x->ncpus) { /* an empty map costs the picker nothing */
+		mqtx__free(x);
+		x = NULL;
+	}
+	atomic_store_explicit(&dev->xps, x, memory_order_release);
+	steered_update(dev);
 	pthread_mutex_unlock(&dev->config_lock);
-	if (!x && n)
-		return -ENOMEM;
 	if (old != x) {
 		mqtx__rcu_synchronize();
 		mqtx__free(old);
@@ -189,6 +189,18 @@ int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries)
 		mqtx__free(old);
 	}
 	return 0;
+}
+
+uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev)
+{
+	struct mqtx_flow_cache *fc;
+	uint32_t n;
+
+	pthread_mutex_lock(&dev->config_lock);
+	fc = atomic_load_explicit(&dev->flows, memory_order_acquire);
+	n = fc ? fc->mask + 1 : 0;
+	pthread_mutex_unlock(&dev->config_lock);
+	return n;
 }
 
 /*

@@ -36,6 +36,7 @@ static void dev_usage(struct mqtx_buf *b)
 		"                           tspec AC { up U [ medium-time N ] | off } |\n"
 		"                           ba { accept | refuse | silent } | ba-delay TIME } "
 		"...\n"
+		"       mqtx dev set NAME { xps TXQ { CPU[-CPU][,...] | none } | flowcache N }\n"
 		"       mqtx dev del NAME\n"
 		"       mqtx [ -s ] [ -j ] dev show [ NAME ]\n"
 		"       mqtx [ -j ] dev stats [ NAME ]\n"
@@ -269,6 +270,7 @@ struct dev_set {
 	bool has_hash;
 	struct mqtx_dev_settings chg; /* mtu, txqueuelen, ring, coalesce, rate */
 	struct wme_set wme;	      /* acm, qosmap, noadmit, legacy, tspec, ba */
+	struct xps_set xps;	      /* xps or flowcache */
 };
 
 /* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
@@ -329,6 +331,8 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 
 			if (n == 0)
 				n = mqtx__wme_set_word(&o->wme, argc - i, argv + i, err);
+			if (n == 0)
+				n = mqtx__xps_set_word(&o->xps, dev, argc - i, argv + i, err);
 			if (n < 0)
 				return MQTX_CTL_EPARSE;
 			if (n == 0) {
@@ -354,6 +358,12 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 				"command of their own\n");
 		return MQTX_CTL_EPARSE;
 	}
+	/* One call each, which changes all or nothing. */
+	if ((o->xps.txq >= 0 || o->xps.flowcache >= 0) &&
+	    (o->chg.mask || o->up >= 0 || o->txq || o->has_hash || o->wme.mask)) {
+		mqtx_buf_printf(err, "dev set: give xps or flowcache in a command of its own\n");
+		return MQTX_CTL_EPARSE;
+	}
 	return 0;
 }
 
@@ -367,7 +377,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
  */
 static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
-	struct dev_set o = { .up = -1 };
+	struct dev_set o = { .up = -1, .xps = { .txq = -1, .flowcache = -1 } };
 	const struct dev_kind *k;
 	struct mqtx_hasher *h = NULL;
 	struct mqtx_dev *dev;
@@ -382,7 +392,10 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	if (!dev)
 		return MQTX_CTL_EPARSE;
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
-	if (rc)
+	if (!rc && (o.xps.txq >= 0 || o.xps.flowcache >= 0))
+		rc = mqtx__xps_set_apply(c, dev, &o.xps);
+	mqtx__xps_set_free(&o.xps);
+	if (rc || o.xps.txq >= 0 || o.xps.flowcache >= 0)
 		return rc;
 	k = mqtx__dev_kind_of(dev);
 	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev) && k && (k->flags & KIND_F_OWN_QUEUES)) {
@@ -557,9 +570,11 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
 	show_hash_opts(&hc, false, out);
+	mqtx__xps_show(dev, false, true, out);
 	if (k && k->show)
 		k->show(dev, flags, out);
 	mqtx_buf_printf(out, "\n");
+	mqtx__xps_show(dev, false, false, out);
 	if (!(flags & MQTX_CTL_F_STATS))
 		return;
 	mqtx_dev_get_stats(dev, &ds);
@@ -616,6 +631,7 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
 			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
 	show_hash_opts(&hc, true, out);
+	mqtx__xps_show(dev, true, false, out);
 	if (k && k->show_json)
 		k->show_json(dev, out);
 	if (flags & MQTX_CTL_F_STATS) {

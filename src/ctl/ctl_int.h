@@ -52,6 +52,35 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg);
 #define WME_SET_BA	 0x20u /* the simulated peer's answer (sim-wifi) */
 #define WME_SET_BA_DELAY 0x40u
 
+/* What "dev set NAME xps TXQ CPUS" or "dev set NAME flowcache N" asks for (one per command). */
+struct xps_set {
+	int txq;	   /* the queue whose map is set; -1: none */
+	unsigned ncpus;	   /* 0: "none" */
+	unsigned *cpus;	   /* ascending; allocated by the parse, freed by mqtx__xps_set_free() */
+	int64_t flowcache; /* entries; -1: unchanged */
+};
+
+/**
+ * mqtx__xps_set_word() - "xps TXQ CPUS" or "flowcache N" at @argv[0] into @s, for @dev.
+ * Returns the words used, 0 when @argv[0] is not one, -1 after a message in @err.
+ */
+int mqtx__xps_set_word(struct xps_set *s, struct mqtx_dev *dev, int argc, char **argv,
+		       struct mqtx_buf *err);
+
+/** mqtx__xps_set_apply() - make the setting of @s on @dev, or none. Returns an exit code. */
+int mqtx__xps_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
+			const struct xps_set *s);
+
+/** mqtx__xps_set_free() - what the parse of @s allocated. */
+void mqtx__xps_set_free(struct xps_set *s);
+
+/**
+ * mqtx__xps_show() - the flow cache and the XPS maps of @dev: " flowcache N" on the device's
+ * line and a line "    txq Q: xps cpus LIST" per queue with a map; JSON members "flowcache"
+ * and "xps" (an array of {"txq", "cpus"}). @line: the part on the device's line (text).
+ */
+void mqtx__xps_show(struct mqtx_dev *dev, bool json, bool line, struct mqtx_buf *out);
+
 /* What "dev set NAME acm ... qosmap ... noadmit ... legacy ... tspec ... ba ..." asks for. */
 struct wme_set {
 	unsigned mask;

@@ -5,9 +5,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include <mqtx/sim.h>
+
+#include "drivers/wire_clock.h"
 
 struct sim_desc {
 	struct mqtx_pkt *pkt;
@@ -31,17 +32,8 @@ struct sim_priv {
 	struct sim_desc *rings;
 	uint32_t nq;
 	struct mqtx_clock *clock;
-	bool virt;
 	atomic_bool up;
-
-	/* completion scheduling: one round at a time, at next_at */
-	pthread_mutex_t sched_lock;
-	pthread_cond_t sched_cond;
-	uint64_t next_at;     /* the pending round, UINT64_MAX if none */
-	uint64_t round_floor; /* no round before this (coalescing) */
-	struct mqtx_timer timer;
-	pthread_t thread;
-	bool thread_run;
+	struct wire_clock wire; /* when the next completion round runs */
 };
 
 static struct sim_priv *sim_priv(struct mqtx_dev *dev)
@@ -71,23 +63,7 @@ static uint64_t sim_wire_ns(const struct mqtx_sim_cfg *c, uint32_t len)
 	return t;
 }
 
-/* ---- completion scheduling ---- */
-
-/* Ask for a completion round at @due (or later, when coalescing says so). */
-static void sim_arm(struct sim_priv *s, uint64_t due)
-{
-	pthread_mutex_lock(&s->sched_lock);
-	if (due < s->round_floor)
-		due = s->round_floor;
-	if (due < s->next_at) {
-		s->next_at = due;
-		if (s->virt)
-			mqtx_timer_arm(&s->timer, due);
-		else
-			pthread_cond_signal(&s->sched_cond);
-	}
-	pthread_mutex_unlock(&s->sched_lock);
-}
+/* ---- completion ---- */
 
 /* Complete what the wire of queue @i finished by @now; returns the next due time. */
 static uint64_t sim_complete_q(struct sim_priv *s, struct mqtx_dev *dev, uint32_t i, uint64_t now,
@@ -131,8 +107,9 @@ static uint64_t sim_complete_q(struct sim_priv *s, struct mqtx_dev *dev, uint32_
 
 /* One completion round ("interrupt"): every queue, then hand the frames on. The round is a
  * section: the queues that the wakes and BQL scheduled run at its end, with no ring lock held. */
-static void sim_round(struct sim_priv *s, uint64_t now)
+static void sim_round(void *arg, uint64_t now)
 {
+	struct sim_priv *s = arg;
 	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
 	struct mqtx_pkt_list done;
 	uint64_t next = UINT64_MAX;
@@ -145,8 +122,7 @@ static void sim_round(struct sim_priv *s, uint64_t now)
 		if (t < next)
 			next = t;
 	}
-	if (next != UINT64_MAX)
-		sim_arm(s, next);
+	wire_clock_arm(&s->wire, next);
 	if (s->run.peer) {
 		struct mqtx_pkt *pkt;
 
@@ -156,53 +132,6 @@ static void sim_round(struct sim_priv *s, uint64_t now)
 		mqtx_pkt_free_list(done.head);
 	}
 	mqtx_bh_enable();
-}
-
-/* Mark the start of a round: nothing is pending any more, coalescing starts from @now. */
-static void sim_round_begin(struct sim_priv *s, uint64_t now)
-{
-	s->next_at = UINT64_MAX;
-	s->round_floor = now + s->run.coalesce_ns;
-}
-
-static void sim_timer_fn(struct mqtx_timer *t, void *arg)
-{
-	struct sim_priv *s = arg;
-	uint64_t now = mqtx_clock_now(s->clock);
-
-	(void)t;
-	pthread_mutex_lock(&s->sched_lock);
-	sim_round_begin(s, now);
-	pthread_mutex_unlock(&s->sched_lock);
-	sim_round(s, now);
-}
-
-static void *sim_thread(void *arg)
-{
-	struct sim_priv *s = arg;
-
-	pthread_mutex_lock(&s->sched_lock);
-	while (s->thread_run) {
-		uint64_t now = mqtx_clock_now(s->clock);
-
-		if (s->next_at == UINT64_MAX) {
-			pthread_cond_wait(&s->sched_cond, &s->sched_lock);
-		} else if (now < s->next_at) {
-			struct timespec ts = {
-				.tv_sec = (time_t)(s->next_at / MQTX_NSEC_PER_SEC),
-				.tv_nsec = (long)(s->next_at % MQTX_NSEC_PER_SEC),
-			};
-
-			pthread_cond_timedwait(&s->sched_cond, &s->sched_lock, &ts);
-		} else {
-			sim_round_begin(s, now);
-			pthread_mutex_unlock(&s->sched_lock);
-			sim_round(s, now);
-			pthread_mutex_lock(&s->sched_lock);
-		}
-	}
-	pthread_mutex_unlock(&s->sched_lock);
-	return NULL;
 }
 
 /* ---- data path ---- */
@@ -261,7 +190,7 @@ static unsigned sim_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (was_empty && take)
-		sim_arm(s, first_due);
+		wire_clock_arm(&s->wire, first_due);
 	return take;
 }
 
@@ -317,7 +246,6 @@ static int sim_resolve(struct mqtx_dev *dev, struct mqtx_sim_cfg *c)
 static int sim_init(struct mqtx_dev *dev)
 {
 	struct sim_priv *s = sim_priv(dev);
-	pthread_condattr_t ca;
 	uint32_t nq = mqtx_dev_num_txq(dev);
 
 	s->q = mqtx_alloc(nq * sizeof(*s->q), MQTX_CACHE_LINE);
@@ -328,12 +256,7 @@ static int sim_init(struct mqtx_dev *dev)
 	for (uint32_t i = 0; i < nq; i++)
 		pthread_mutex_init(&s->q[i].lock, NULL);
 	s->clock = mqtx_dev_clock(dev);
-	s->virt = mqtx_clock_is_virtual(s->clock);
-	pthread_mutex_init(&s->sched_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->sched_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	wire_clock_init(&s->wire, s->clock, sim_round, s);
 	return 0;
 }
 
@@ -343,8 +266,7 @@ static void sim_uninit(struct mqtx_dev *dev)
 
 	for (uint32_t i = 0; i < s->nq; i++)
 		pthread_mutex_destroy(&s->q[i].lock);
-	pthread_mutex_destroy(&s->sched_lock);
-	pthread_cond_destroy(&s->sched_cond);
+	wire_clock_destroy(&s->wire);
 	mqtx_free(s->q);
 }
 
@@ -368,22 +290,15 @@ static int sim_open(struct mqtx_dev *dev)
 		q->wire_free = 0;
 		q->stopped = false;
 	}
-	s->next_at = UINT64_MAX;
-	s->round_floor = 0;
 	atomic_store(&s->up, true);
-	if (s->virt) {
-		mqtx_timer_init(&s->timer, s->clock, sim_timer_fn, s);
-		return 0;
-	}
-	s->thread_run = true;
-	err = pthread_create(&s->thread, NULL, sim_thread, s);
+	err = wire_clock_start(&s->wire, run.coalesce_ns);
 	if (err) {
 		atomic_store(&s->up, false);
 		mqtx_free(s->rings);
 		s->rings = NULL;
 		mqtx_log(MQTX_LOG_ERR, "sim: %s: cannot start the completion thread",
 			 mqtx_dev_name(dev));
-		return -EAGAIN;
+		return err;
 	}
 	return 0;
 }
@@ -394,15 +309,7 @@ static void sim_stop(struct mqtx_dev *dev)
 	struct sim_priv *s = sim_priv(dev);
 
 	atomic_store(&s->up, false);
-	if (s->virt) {
-		mqtx_timer_cancel(&s->timer);
-	} else {
-		pthread_mutex_lock(&s->sched_lock);
-		s->thread_run = false;
-		pthread_cond_signal(&s->sched_cond);
-		pthread_mutex_unlock(&s->sched_lock);
-		pthread_join(s->thread, NULL);
-	}
+	wire_clock_stop(&s->wire);
 	for (uint32_t i = 0; i < s->nq; i++) {
 		struct sim_q *q = &s->q[i];
 

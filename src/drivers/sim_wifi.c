@@ -3,7 +3,6 @@
  * with per-queue stop/wake, block-ack set-up answered after a delay, refused or never. */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "drivers/sim_wifi_int.h"
 
@@ -18,24 +17,6 @@ static bool is_swf(struct mqtx_dev *dev)
 }
 
 /* ---- running the medium ---- */
-
-/* Ask for a medium round at @due (or later, when coalescing says so). */
-static void swf_arm(struct swf_priv *s, uint64_t due)
-{
-	if (due == UINT64_MAX)
-		return;
-	pthread_mutex_lock(&s->sched_lock);
-	if (due < s->round_floor)
-		due = s->round_floor;
-	if (due < s->next_at) {
-		s->next_at = due;
-		if (s->virt)
-			mqtx_timer_arm(&s->timer, due);
-		else
-			pthread_cond_signal(&s->sched_cond);
-	}
-	pthread_mutex_unlock(&s->sched_lock);
-}
 
 struct swf_answer {
 	struct mqtx_wme_ba_session s;
@@ -68,8 +49,9 @@ static unsigned take_answers(struct swf_priv *s, uint64_t now, struct swf_answer
 
 /* One medium round ("interrupt"): run the medium to @now, then, in a section, report
  * completions and hand the frames on; then, outside it and with no lock, the ADDBA answers. */
-static void swf_round(struct swf_priv *s, uint64_t now)
+static void swf_round(void *arg, uint64_t now)
 {
+	struct swf_priv *s = arg;
 	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
 	struct swf_answer ans[SWF_MAX_Q];
 	uint32_t pk[SWF_MAX_Q], by[SWF_MAX_Q];
@@ -90,7 +72,7 @@ static void swf_round(struct swf_priv *s, uint64_t now)
 	if (nans)
 		next = mqtx__swf_air_next(s);
 	pthread_mutex_unlock(&s->lock);
-	swf_arm(s, next);
+	wire_clock_arm(&s->wire, next);
 	for (uint32_t q = 0; q < s->nq; q++)
 		if (pk[q])
 			mqtx_txq_completed(mqtx_dev_txq(dev, q), pk[q], by[q]);
@@ -107,52 +89,6 @@ static void swf_round(struct swf_priv *s, uint64_t now)
 	mqtx_bh_enable();
 	for (unsigned i = 0; i < nans; i++)
 		mqtx_wme_ba_done(dev, &ans[i].s, ans[i].status);
-}
-
-static void swf_round_begin(struct swf_priv *s, uint64_t now)
-{
-	s->next_at = UINT64_MAX;
-	s->round_floor = now + s->run.coalesce_ns;
-}
-
-static void swf_timer_fn(struct mqtx_timer *t, void *arg)
-{
-	struct swf_priv *s = arg;
-	uint64_t now = mqtx_clock_now(s->clock);
-
-	(void)t;
-	pthread_mutex_lock(&s->sched_lock);
-	swf_round_begin(s, now);
-	pthread_mutex_unlock(&s->sched_lock);
-	swf_round(s, now);
-}
-
-static void *swf_thread(void *arg)
-{
-	struct swf_priv *s = arg;
-
-	pthread_mutex_lock(&s->sched_lock);
-	while (s->thread_run) {
-		uint64_t now = mqtx_clock_now(s->clock);
-
-		if (s->next_at == UINT64_MAX) {
-			pthread_cond_wait(&s->sched_cond, &s->sched_lock);
-		} else if (now < s->next_at) {
-			struct timespec ts = {
-				.tv_sec = (time_t)(s->next_at / MQTX_NSEC_PER_SEC),
-				.tv_nsec = (long)(s->next_at % MQTX_NSEC_PER_SEC),
-			};
-
-			pthread_cond_timedwait(&s->sched_cond, &s->sched_lock, &ts);
-		} else {
-			swf_round_begin(s, now);
-			pthread_mutex_unlock(&s->sched_lock);
-			swf_round(s, now);
-			pthread_mutex_lock(&s->sched_lock);
-		}
-	}
-	pthread_mutex_unlock(&s->sched_lock);
-	return NULL;
 }
 
 /* ---- data path ---- */
@@ -195,7 +131,7 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	}
 	next = take ? mqtx__swf_air_next(s) : UINT64_MAX;
 	pthread_mutex_unlock(&s->lock);
-	swf_arm(s, next);
+	wire_clock_arm(&s->wire, next);
 	return take;
 }
 
@@ -234,7 +170,7 @@ static int swf_ampdu_action(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action act
 	b->due = now + (s->ba_mode == MQTX_SIM_WIFI_BA_SILENT ? s->run.ba_timeout_ns : s->ba_delay);
 	s->st.ba_requests++;
 	pthread_mutex_unlock(&s->lock);
-	swf_arm(s, b->due);
+	wire_clock_arm(&s->wire, b->due);
 	return 0;
 }
 
@@ -337,7 +273,6 @@ static int swf_resolve(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, struct
 static int swf_init(struct mqtx_dev *dev)
 {
 	struct swf_priv *s = swf(dev);
-	pthread_condattr_t ca;
 
 	s->nq = mqtx_dev_num_txq(dev);
 	if (s->nq > SWF_MAX_Q)
@@ -345,13 +280,8 @@ static int swf_init(struct mqtx_dev *dev)
 	for (uint32_t q = 0; q < s->nq; q++)
 		s->q_ac[q] = q < MQTX_WME_NUM_AC ? (uint8_t)q : MQTX_WME_AC_BE;
 	s->clock = mqtx_dev_clock(dev);
-	s->virt = mqtx_clock_is_virtual(s->clock);
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_mutex_init(&s->sched_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->sched_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	wire_clock_init(&s->wire, s->clock, swf_round, s);
 	return 0;
 }
 
@@ -361,8 +291,7 @@ static void swf_uninit(struct mqtx_dev *dev)
 
 	mqtx_wme_detach(dev);
 	pthread_mutex_destroy(&s->lock);
-	pthread_mutex_destroy(&s->sched_lock);
-	pthread_cond_destroy(&s->sched_cond);
+	wire_clock_destroy(&s->wire);
 }
 
 static int swf_open(struct mqtx_dev *dev)
@@ -383,19 +312,13 @@ static int swf_open(struct mqtx_dev *dev)
 	memset(s->ba, 0, sizeof(s->ba));
 	mqtx__swf_air_reset(s);
 	pthread_mutex_unlock(&s->lock);
-	s->next_at = UINT64_MAX;
-	s->round_floor = 0;
 	atomic_store(&s->up, true);
-	if (s->virt) {
-		mqtx_timer_init(&s->timer, s->clock, swf_timer_fn, s);
-		return 0;
-	}
-	s->thread_run = true;
-	if (pthread_create(&s->thread, NULL, swf_thread, s)) {
+	err = wire_clock_start(&s->wire, run.coalesce_ns);
+	if (err) {
 		atomic_store(&s->up, false);
 		mqtx_log(MQTX_LOG_ERR, "sim-wifi: %s: cannot start the medium thread",
 			 mqtx_dev_name(dev));
-		return -EAGAIN;
+		return err;
 	}
 	return 0;
 }
@@ -413,15 +336,7 @@ static void swf_stop(struct mqtx_dev *dev)
 	struct swf_priv *s = swf(dev);
 
 	atomic_store(&s->up, false);
-	if (s->virt) {
-		mqtx_timer_cancel(&s->timer);
-	} else {
-		pthread_mutex_lock(&s->sched_lock);
-		s->thread_run = false;
-		pthread_cond_signal(&s->sched_cond);
-		pthread_mutex_unlock(&s->sched_lock);
-		pthread_join(s->thread, NULL);
-	}
+	wire_clock_stop(&s->wire);
 	pthread_mutex_lock(&s->lock);
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
 		flush_list(&s->ac[ac].fifo, &s->st.flushed);

@@ -9,6 +9,8 @@
 
 #include <mqtx/sim_wifi.h>
 
+#include "drivers/wire_clock.h"
+
 #define SWF_MAX_Q (MQTX_WME_NUM_AC + MQTX_WME_MAX_AGG_QUEUES)
 
 /* One AC of the medium: its frames in the order the driver took them, and its EDCA state. */
@@ -32,7 +34,6 @@ struct swf_priv {
 	struct mqtx_sim_wifi_cfg cfg; /* as configured; resolved into run at open */
 	struct mqtx_sim_wifi_cfg run;
 	struct mqtx_clock *clock;
-	bool virt;
 	atomic_bool up;
 	uint32_t nq;
 
@@ -54,14 +55,7 @@ struct swf_priv {
 	uint64_t ba_delay;
 	uint64_t rng;
 	struct mqtx_sim_wifi_stats st;
-
-	/* when the medium runs next: one round at a time, at next_at */
-	pthread_mutex_t sched_lock;
-	pthread_cond_t sched_cond;
-	uint64_t next_at, round_floor;
-	struct mqtx_timer timer;
-	pthread_t thread;
-	bool thread_run;
+	struct wire_clock wire; /* when the medium runs next */
 };
 
 /* sim_wifi_air.c, medium lock held. */

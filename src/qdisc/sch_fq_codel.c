@@ -9,6 +9,7 @@
 
 #include "qdisc/codel.h"
 #include "qdisc/fifo_common.h"
+#include "qdisc/fq.h"
 #include "qdisc/fq_codel.h"
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
@@ -32,58 +33,30 @@ struct fqc_opt {
 
 struct fqc_flow {
 	struct mqtx_pkt *head, *tail;
-	struct fqc_flow *next; /* on new_flows or old_flows */
-	bool listed;
-	int32_t deficit;
+	struct fq_drr_flow drr;
 	uint32_t backlog;
 	struct mqtx_codel_vars cvars;
 };
 
-struct fqc_list {
-	struct fqc_flow *head, *tail;
-	uint32_t len;
-};
-
 struct fqc_priv {
 	struct fqc_flow *flows;
-	uint32_t flows_cnt, limit, quantum, drop_batch;
+	uint32_t flows_cnt, limit, drop_batch;
 	uint32_t memory_limit;
 	uint64_t memory_usage;
 	struct mqtx_codel_params cparams;
 	struct mqtx_codel_stats cstats;
 	uint64_t drop_overlimit, drop_overmemory;
 	uint32_t new_flow_count;
-	struct fqc_list new_flows, old_flows;
+	struct fq_drr drr;
 	struct mqtx_qdisc *q;
 	struct mqtx_pkt *peeked, *dropped;
 };
 
-/* ---- flow lists: only ever popped at the head or appended at the tail ---- */
-
-static void fl_add_tail(struct fqc_list *l, struct fqc_flow *f)
-{
-	f->next = NULL;
-	f->listed = true;
-	if (l->tail)
-		l->tail->next = f;
-	else
-		l->head = f;
-	l->tail = f;
-	l->len++;
-}
-
-static struct fqc_flow *fl_pop(struct fqc_list *l)
-{
-	struct fqc_flow *f = l->head;
-
-	l->head = f->next;
-	if (!l->head)
-		l->tail = NULL;
-	l->len--;
-	f->next = NULL;
-	f->listed = false;
-	return f;
-}
+/* A dequeue: the qdisc and its time in CoDel units. */
+struct fqc_turn {
+	struct mqtx_qdisc *q;
+	uint32_t now;
+};
 
 /* ---- classification ---- */
 
@@ -91,12 +64,9 @@ uint32_t mqtx_fq_codel_flow_index(struct mqtx_qdisc *q, const struct mqtx_pkt *p
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 	struct {
-		uint8_t src[16], dst[16];
-		uint16_t sport, dport;
-		uint16_t n_proto;
-		uint8_t ip_proto, pad;
+		struct fq_tuple t;
+		uint8_t pad;
 	} key;
-	struct mqtx_flow_keys k;
 
 	if (q->handle && (pkt->priority & 0xffff0000u) == (q->handle & 0xffff0000u)) {
 		uint32_t minor = pkt->priority & 0xffffu;
@@ -105,20 +75,7 @@ uint32_t mqtx_fq_codel_flow_index(struct mqtx_qdisc *q, const struct mqtx_pkt *p
 			return minor - 1;
 	}
 	memset(&key, 0, sizeof(key));
-	mqtx_flow_dissect(pkt->data, pkt->len, &k);
-	if (k.flags & MQTX_FLOW_F_IPV4) {
-		memcpy(key.src, &k.addrs.v4.src, 4);
-		memcpy(key.dst, &k.addrs.v4.dst, 4);
-	} else if (k.flags & MQTX_FLOW_F_IPV6) {
-		memcpy(key.src, k.addrs.v6.src, 16);
-		memcpy(key.dst, k.addrs.v6.dst, 16);
-	}
-	if (k.flags & MQTX_FLOW_F_PORTS) {
-		key.sport = k.sport;
-		key.dport = k.dport;
-	}
-	key.n_proto = k.n_proto;
-	key.ip_proto = k.ip_proto;
+	fq_tuple_set(&key.t, pkt);
 	return mqtx_reciprocal_scale(mqtx_jhash(&key, sizeof(key), 0), p->flows_cnt);
 }
 
@@ -186,11 +143,8 @@ static int fqc_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	flow_push(f, pkt);
 	f->backlog += pkt->len;
 	q->backlog += pkt->len;
-	if (!f->listed) {
-		fl_add_tail(&p->new_flows, f);
+	if (fq_drr_activate(&p->drr, &f->drr))
 		p->new_flow_count++;
-		f->deficit = (int32_t)p->quantum;
-	}
 	p->memory_usage += mqtx_fq_codel_truesize(pkt);
 	over_memory = p->memory_usage > p->memory_limit;
 	if (++q->qlen <= p->limit && !over_memory)
@@ -234,35 +188,25 @@ static void fqc_drop_aqm(struct mqtx_pkt *pkt, void *ctx)
 	mqtx_qdisc_drop(q, pkt, MQTX_DROP_AQM, &p->dropped);
 }
 
+/* CoDel on the flow whose turn it is, against the backlog of the whole qdisc, as
+ * fq_codel_dequeue() runs codel_dequeue() on sch->qstats.backlog. */
+static struct mqtx_pkt *fqc_serve(struct fq_drr_flow *df, void *arg)
+{
+	struct fqc_flow *f = (struct fqc_flow *)((char *)df - offsetof(struct fqc_flow, drr));
+	struct fqc_turn *t = arg;
+	struct fqc_priv *p = mqtx_qdisc_priv(t->q);
+
+	return mqtx_codel_dequeue(t->q, &t->q->backlog, &p->cparams, &f->cvars, &p->cstats, fqc_deq,
+				  fqc_drop_aqm, t->now);
+}
+
 /* DRR over new flows first, then old ones; CoDel runs on the chosen flow. */
 static struct mqtx_pkt *fqc_dequeue_inner(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
-	uint32_t now = mqtx_codel_ns2time(mqtx_qdisc_now(q));
-	struct mqtx_pkt *pkt = NULL;
+	struct fqc_turn t = { q, mqtx_codel_ns2time(mqtx_qdisc_now(q)) };
+	struct mqtx_pkt *pkt = fq_drr_dequeue(&p->drr, fqc_serve, &t);
 
-	for (;;) {
-		struct fqc_list *head = p->new_flows.head ? &p->new_flows : &p->old_flows;
-		struct fqc_flow *f = head->head;
-
-		if (!f)
-			break;
-		if (f->deficit <= 0) {
-			f->deficit += (int32_t)p->quantum;
-			fl_add_tail(&p->old_flows, fl_pop(head));
-			continue;
-		}
-		pkt = mqtx_codel_dequeue(q, &q->backlog, &p->cparams, &f->cvars, &p->cstats,
-					 fqc_deq, fqc_drop_aqm, now);
-		if (pkt) {
-			f->deficit -= (int32_t)pkt->len;
-			break;
-		}
-		/* An emptied new flow takes one pass through old_flows, against starvation. */
-		fl_pop(head);
-		if (head == &p->new_flows && p->old_flows.head)
-			fl_add_tail(&p->old_flows, f);
-	}
 	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
 	p->cstats.drop_count = 0;
@@ -359,7 +303,7 @@ static void fqc_apply(struct mqtx_qdisc *q, const struct fqc_opt *o)
 	if (o->has_limit)
 		p->limit = o->limit;
 	if (o->has_quantum)
-		p->quantum = o->quantum < FQC_QUANTUM_MIN ? FQC_QUANTUM_MIN : o->quantum;
+		p->drr.quantum = o->quantum < FQC_QUANTUM_MIN ? FQC_QUANTUM_MIN : o->quantum;
 	if (o->has_drop_batch)
 		p->drop_batch = o->drop_batch ? o->drop_batch : 1;
 	if (o->has_memory_limit)
@@ -394,7 +338,7 @@ static int fqc_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	p->q = q;
 	p->limit = FQC_DEFAULT_LIMIT;
 	p->flows_cnt = o->has_flows ? o->flows : FQC_DEFAULT_FLOWS;
-	p->quantum = mqtx__psched_mtu(q);
+	p->drr.quantum = mqtx__psched_mtu(q);
 	p->drop_batch = FQC_DROP_BATCH;
 	p->memory_limit = FQC_MEMORY_LIMIT;
 	mqtx_codel_params_init(&p->cparams, mqtx__psched_mtu(q));
@@ -455,8 +399,8 @@ static void fqc_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 			mqtx_pkt_link(flow_pop(f), to_free);
 		memset(f, 0, sizeof(*f));
 	}
-	memset(&p->new_flows, 0, sizeof(p->new_flows));
-	memset(&p->old_flows, 0, sizeof(p->old_flows));
+	memset(&p->drr.new_flows, 0, sizeof(p->drr.new_flows));
+	memset(&p->drr.old_flows, 0, sizeof(p->drr.old_flows));
 	p->memory_usage = 0;
 	q->qlen = 0;
 	q->backlog = 0;
@@ -476,7 +420,7 @@ static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows_cnt);
-	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->quantum);
+	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->drr.quantum);
 	/* tc prints memory_limit between interval and ecn, so the CoDel part comes in two. */
 	mqtx_codel_dump_times(&p->cparams, d);
 	mqtx_dump_size(d, "memory_limit", "memory_limit %s", p->memory_limit);
@@ -494,8 +438,8 @@ static void fqc_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
 
 	st->maxpacket = p->cstats.maxpacket;
 	st->new_flow_count = p->new_flow_count;
-	st->new_flows_len = p->new_flows.len;
-	st->old_flows_len = p->old_flows.len;
+	st->new_flows_len = p->drr.new_flows.len;
+	st->old_flows_len = p->drr.old_flows.len;
 	st->drop_overlimit = p->drop_overlimit;
 	st->drop_overmemory = p->drop_overmemory;
 	st->ecn_mark = p->cstats.ecn_mark;
@@ -533,14 +477,14 @@ static void fqc_flow_xstats(struct mqtx_qdisc *q, uint32_t idx,
 	const struct fqc_flow *f = &p->flows[idx];
 
 	memset(st, 0, sizeof(*st));
-	st->deficit = f->deficit;
+	st->deficit = f->drr.deficit;
 	st->count = f->cvars.count;
 	st->lastcount = f->cvars.lastcount;
 	st->ldelay_us = mqtx_codel_time2us(f->cvars.ldelay);
 	st->dropping = f->cvars.dropping;
 	st->drop_next_us =
 		mqtx_codel_drop_next_us(&f->cvars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
-	st->active = f->listed;
+	st->active = f->drr.listed;
 	for (const struct mqtx_pkt *pkt = f->head; pkt; pkt = pkt->next)
 		st->qlen++;
 	st->backlog = f->backlog;

@@ -4,53 +4,26 @@
 #include <errno.h>
 #include <string.h>
 
+#include "qdisc/fq.h"
 #include "qdisc/wme_fq.h"
 #include <mqtx/flow.h>
 
 struct wme_flow {
 	struct mqtx_pkt_list q;
-	struct wme_flow *next; /* on new_flows or old_flows */
-	bool listed;
-	int32_t deficit;
+	struct fq_drr_flow drr;
 	uint64_t backlog;
 	struct mqtx_codel_vars cvars;
 };
 
-struct wme_flist {
-	struct wme_flow *head, *tail;
-};
-
 struct wme_fq {
-	uint32_t nflows, quantum;
+	uint32_t nflows;
 	struct mqtx_codel_params cparams;
 	struct mqtx_codel_stats cstats;
-	struct wme_flist new_flows, old_flows;
-	const struct wme_fq_hooks *hooks; /* during a dequeue */
+	struct fq_drr drr;
+	const struct wme_fq_hooks *hooks; /* during a dequeue, and its time */
+	uint32_t now;
 	struct wme_flow flows[];
 };
-
-static void fl_add_tail(struct wme_flist *l, struct wme_flow *f)
-{
-	f->next = NULL;
-	f->listed = true;
-	if (l->tail)
-		l->tail->next = f;
-	else
-		l->head = f;
-	l->tail = f;
-}
-
-static struct wme_flow *fl_pop(struct wme_flist *l)
-{
-	struct wme_flow *f = l->head;
-
-	l->head = f->next;
-	if (!l->head)
-		l->tail = NULL;
-	f->next = NULL;
-	f->listed = false;
-	return f;
-}
 
 int wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
 	       struct wme_fq **out)
@@ -65,7 +38,7 @@ int wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params 
 		return -ENOMEM;
 	memset(fq, 0, size);
 	fq->nflows = flows;
-	fq->quantum = quantum;
+	fq->drr.quantum = quantum;
 	fq->cparams = *cp;
 	*out = fq;
 	return 0;
@@ -78,7 +51,7 @@ void wme_fq_free(struct wme_fq *fq)
 
 void wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp)
 {
-	fq->quantum = quantum;
+	fq->drr.quantum = quantum;
 	fq->cparams = *cp;
 }
 
@@ -89,7 +62,7 @@ uint32_t wme_fq_flows(const struct wme_fq *fq)
 
 uint32_t wme_fq_quantum(const struct wme_fq *fq)
 {
-	return fq->quantum;
+	return fq->drr.quantum;
 }
 
 const struct mqtx_codel_params *wme_fq_params(const struct wme_fq *fq)
@@ -107,29 +80,14 @@ uint64_t wme_fq_ecn_marks(const struct wme_fq *fq)
 static struct wme_flow *flow_of(struct wme_fq *fq, const struct mqtx_pkt *pkt)
 {
 	struct {
-		uint8_t src[16], dst[16];
-		uint16_t sport, dport, n_proto;
-		uint8_t ip_proto, ra[6], pad;
+		struct fq_tuple t;
+		uint8_t ra[6], pad;
 	} key;
-	struct mqtx_flow_keys k;
 
 	memset(&key, 0, sizeof(key));
 	if (pkt->len >= 6)
 		memcpy(key.ra, pkt->data, 6);
-	mqtx_flow_dissect(pkt->data, pkt->len, &k);
-	if (k.flags & MQTX_FLOW_F_IPV4) {
-		memcpy(key.src, &k.addrs.v4.src, 4);
-		memcpy(key.dst, &k.addrs.v4.dst, 4);
-	} else if (k.flags & MQTX_FLOW_F_IPV6) {
-		memcpy(key.src, k.addrs.v6.src, 16);
-		memcpy(key.dst, k.addrs.v6.dst, 16);
-	}
-	if (k.flags & MQTX_FLOW_F_PORTS) {
-		key.sport = k.sport;
-		key.dport = k.dport;
-	}
-	key.n_proto = k.n_proto;
-	key.ip_proto = k.ip_proto;
+	fq_tuple_set(&key.t, pkt);
 	return &fq->flows[mqtx_reciprocal_scale(mqtx_jhash(&key, sizeof(key), 0), fq->nflows)];
 }
 
@@ -139,10 +97,7 @@ void wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt)
 
 	mqtx_pkt_list_add_tail(&f->q, pkt);
 	f->backlog += pkt->len;
-	if (!f->listed) {
-		f->deficit = (int32_t)fq->quantum;
-		fl_add_tail(&fq->new_flows, f);
-	}
+	fq_drr_activate(&fq->drr, &f->drr);
 }
 
 struct mqtx_pkt *wme_fq_drop_fattest(struct wme_fq *fq, const struct mqtx_pkt *pkt, bool *own)
@@ -184,33 +139,23 @@ static void flow_drop(struct mqtx_pkt *pkt, void *ctx)
 	fq->hooks->aqm_drop(pkt, fq->hooks->ctx);
 }
 
+/* CoDel on the flow whose turn it is, against the flow's own backlog, as mac80211 has it. */
+static struct mqtx_pkt *flow_serve(struct fq_drr_flow *df, void *arg)
+{
+	struct wme_flow *f = (struct wme_flow *)((char *)df - offsetof(struct wme_flow, drr));
+	struct wme_fq *fq = arg;
+
+	return mqtx_codel_dequeue(fq, &f->backlog, &fq->cparams, &f->cvars, &fq->cstats, flow_deq,
+				  flow_drop, fq->now);
+}
+
 struct mqtx_pkt *wme_fq_dequeue(struct wme_fq *fq, const struct wme_fq_hooks *h, uint32_t now)
 {
-	struct mqtx_pkt *pkt = NULL;
+	struct mqtx_pkt *pkt;
 
 	fq->hooks = h;
-	for (;;) {
-		struct wme_flist *head = fq->new_flows.head ? &fq->new_flows : &fq->old_flows;
-		struct wme_flow *f = head->head;
-
-		if (!f)
-			break;
-		if (f->deficit <= 0) {
-			f->deficit += (int32_t)fq->quantum;
-			fl_add_tail(&fq->old_flows, fl_pop(head));
-			continue;
-		}
-		pkt = mqtx_codel_dequeue(fq, &f->backlog, &fq->cparams, &f->cvars, &fq->cstats,
-					 flow_deq, flow_drop, now);
-		if (pkt) {
-			f->deficit -= (int32_t)pkt->len;
-			break;
-		}
-		/* An emptied new flow takes one pass through old_flows, against starvation. */
-		fl_pop(head);
-		if (head == &fq->new_flows && fq->old_flows.head)
-			fl_add_tail(&fq->old_flows, f);
-	}
+	fq->now = now;
+	pkt = fq_drr_dequeue(&fq->drr, flow_serve, fq);
 	fq->cstats.drop_count = 0;
 	fq->hooks = NULL;
 	return pkt;
