@@ -336,6 +336,22 @@ static const struct fault_case cases[] = {
 	  0 },
 	{ { CLSACT }, "filter add dev eth0 egress matchall action police rate 1mbit", 1 },
 	{ { CLSACT, FLOW1, FLOW2 }, "-s filter show dev eth0 egress", 0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress protocol ip prio 5 u32 match ip dst 10.0.0.0/8 match tcp "
+	  "dst 80 0xffff match mark 7 0xff flowid 1:1 action skbedit queue_mapping 1",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 "
+		    "flowid 1:1" },
+	  "filter del dev eth0 egress protocol ip prio 5 handle 800::800 u32",
+	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "
+	  "meta(nf_mark gt 3) or meta(vlan eq 2) ) classid 1:2 action drop",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) classid 1:2",
+	    "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 flowid 1:1" },
+	  "-s -j filter show dev eth0 egress",
+	  0 },
 	/* one block under every queue of a 16-queue mq: a change is one transaction */
 	{ { MQ16, PRIO16(1), PRIO16(2), PRIO16(3), PRIO16(4), PRIO16(5), PRIO16(6), PRIO16(7) },
 	  "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe action pass",

@@ -331,6 +331,16 @@ filter add dev D egress matchall action police rate 1mbit burst 10k what
 filter add dev D egress matchall action gact foo
 filter add dev D egress matchall action
 filter add dev D egress matchall flowid zz
+filter add dev D egress protocol ip u32 match ip colour 1 1 flowid 1:1
+filter add dev D egress protocol ip u32 match ip protocol 6 0xff match ip protocol 17 0xff
+filter add dev D egress protocol ip u32 match u32 1 0xffffffff at 2
+filter add dev D egress protocol ip u32 match ip dst 10.0.0.1/33
+filter add dev D egress protocol ip u32 bogus
+filter add dev D egress protocol ip handle 800::7 u32 order 5 match ip src 1.1.1.1
+filter add dev D egress protocol ip handle zz u32 match ip src 1.1.1.1
+filter add dev D egress basic match meta(colour eq 1)
+filter add dev D egress basic match meta(priority eq 1) and
+filter add dev D egress basic bogus
 filter add dev D egress prio 0x10000 matchall
 filter add dev D egress chain x matchall
 filter add dev D egress egress matchall

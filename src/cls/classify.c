@@ -85,6 +85,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 		pk.dev = dev;
 		pk.proto = tcf_frame_proto(pkt);
 		pk.keyed = false;
+		pk.located = false;
 		pk.dry = false;
 		pk.tr = NULL;
 		v = final_verdict(tcf_classify_rs(rs, &pk, res));
@@ -135,6 +136,7 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_p
 		pk.dev = dev;
 		pk.proto = tcf_frame_proto(pkt);
 		pk.keyed = false;
+		pk.located = false;
 		pk.dry = true;
 		pk.tr = &tr;
 		v = final_verdict(tcf_classify_rs(rs, &pk, res));

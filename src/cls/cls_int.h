@@ -151,6 +151,8 @@ struct tcf_proto;
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
  *         and return tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
+ * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
+ *         hash table, which the kernel walks as a filter).
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
  *         its actions).
  */
@@ -165,6 +167,7 @@ struct tcf_proto_ops {
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
+	void (*dump_head)(const struct tcf_proto *tp, struct tcf_print *p);
 	void (*free_filter)(struct tcf_filter *f);
 };
 
@@ -207,6 +210,8 @@ struct tcf_pkt {
 	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
 	uint16_t proto;	      /* the frame's ethertype (tc's skb->protocol) */
 	bool keyed;	      /* @key holds flower's key of the frame */
+	bool located;	      /* @l3 and @l4 hold the frame's header offsets */
+	uint16_t l3, l4;      /* the network and transport headers (l4 0: none) */
 	bool dry;	      /* "filter test": probes, no counters */
 	struct tcf_trace *tr;
 	struct fl_key key;

@@ -6,6 +6,8 @@
 #include "cls/cls_int.h"
 
 extern const struct tcf_proto_ops tcf_matchall_ops;
+extern const struct tcf_proto_ops tcf_u32_ops;
+extern const struct tcf_proto_ops tcf_basic_ops;
 
 extern const struct tcf_action_ops tcf_gact_ops;
 extern const struct tcf_action_ops tcf_skbedit_ops;

@@ -7,6 +7,8 @@
 static const struct tcf_proto_ops *const proto_kinds[] = {
 	&tcf_matchall_ops,
 	&tcf_flower_ops,
+	&tcf_u32_ops,
+	&tcf_basic_ops,
 };
 
 const struct tcf_proto_ops *tcf_proto_kind(const char *kind)

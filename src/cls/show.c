@@ -44,6 +44,15 @@ static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct
 	head(s, tp, p);
 	tp_nl(p);
 	tp_close(p);
+	/* what a classifier dumps of itself besides its filters (u32's hash table) */
+	if (tp->ops->dump_head) {
+		head(s, tp, p);
+		tp_open(p, "options");
+		tp->ops->dump_head(tp, p);
+		tp_close(p);
+		tp_nl(p);
+		tp_close(p);
+	}
 	for (unsigned i = 0; i < tp->root->n; i++) {
 		head(s, tp, p);
 		tp_open(p, "options");

@@ -36,7 +36,8 @@ int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 		va_end(ap);
 		if (n > 0)
 			ps->errlen += (size_t)n < room - 1 ? (size_t)n : room - 2;
-		ps->err[ps->errlen++] = '\n';
+		if (!ps->errlen || ps->err[ps->errlen - 1] != '\n') /* usages end in one */
+			ps->err[ps->errlen++] = '\n';
 		ps->err[ps->errlen] = 0;
 	}
 	return -EINVAL;

@@ -54,9 +54,8 @@ static int parse_cpus(struct xps_set *s, const char *v, struct mqtx_buf *err)
 			s->cpus[s->ncpus++] = c;
 	return 0;
 bad:
-	mqtx_buf_printf(err,
-			"dev set: xps: invalid CPU list \"%s\" (a list such as 0,2-3, or none)\n",
-			v);
+	mqtx_buf_printf(
+		err, "dev set: xps: invalid CPU list \"%s\" (a list such as 0,2-3, or none)\n", v);
 	return -1;
 }
 
@@ -94,8 +93,7 @@ int mqtx__xps_set_word(struct xps_set *s, struct mqtx_dev *dev, int argc, char *
 	s->txq = (int)x;
 	return parse_cpus(s, argv[2], err) ? -1 : 3;
 twice:
-	mqtx_buf_printf(err, "dev set: give one xps or flowcache per command (\"%s\")\n",
-			argv[0]);
+	mqtx_buf_printf(err, "dev set: give one xps or flowcache per command (\"%s\")\n", argv[0]);
 	return -1;
 }
 
