@@ -348,6 +348,15 @@ static const struct fault_case cases[] = {
 	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "
 	  "meta(nf_mark gt 3) or meta(vlan eq 2) ) classid 1:2 action drop",
 	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress prio 7 matchall action mirred egress mirror dev lo1 action "
+	  "mirred egress redirect dev eth16",
+	  0 },
+	{ { CLSACT,
+	    "filter add dev eth0 egress prio 7 matchall action mirred egress mirror dev lo1" },
+	  "filter replace dev eth0 egress prio 7 handle 1 matchall action mirred ingress redirect "
+	  "dev lo1",
+	  0 },
 	{ { CLSACT, "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) classid 1:2",
 	    "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 flowid 1:1" },
 	  "-s -j filter show dev eth0 egress",

@@ -341,6 +341,12 @@ filter add dev D egress protocol ip handle zz u32 match ip src 1.1.1.1
 filter add dev D egress basic match meta(colour eq 1)
 filter add dev D egress basic match meta(priority eq 1) and
 filter add dev D egress basic bogus
+filter add dev D egress matchall action mirred egress redirect dev nosuch
+filter add dev D egress matchall action mirred sideways redirect dev D
+filter add dev D egress matchall action mirred egress ingress redirect dev D
+filter add dev D egress matchall action mirred egress mirror redirect dev D
+filter add dev D egress matchall action mirred egress redirect
+filter add dev D egress matchall action mirred help
 filter add dev D egress prio 0x10000 matchall
 filter add dev D egress chain x matchall
 filter add dev D egress egress matchall

@@ -10,6 +10,7 @@ static const struct tcf_action_ops *const action_kinds[] = {
 	&tcf_gact_ops,
 	&tcf_skbedit_ops,
 	&tcf_police_ops,
+	&tcf_mirred_ops,
 };
 
 const struct tcf_action_ops *tcf_action_kind(const char *kind)

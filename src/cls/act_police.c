@@ -239,7 +239,7 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 	} else if (!strcmp(w, "conform-exceed")) {
 		return parse_slash(pol, ps);
 	} else if (tcf_matches(w, "pkts_rate") || tcf_matches(w, "pkts_burst")) {
-		return tcf_perr(ps, 2, "Error: police: \"%s\" is not supported.", w);
+		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: police: \"%s\" is not supported.", w);
 	} else if (!strcmp(w, "help")) {
 		tcf_perr(ps, TCF_EXIT_PARSE, "%s", POLICE_USAGE);
 		ps->exit = TCF_EXIT_ABORT;
@@ -255,7 +255,8 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *ps)
 {
 	if (avrate)
-		return tcf_perr(ps, 2, "Error: police: \"avrate\" is not supported.");
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: police: \"avrate\" is not supported.");
 	if (!pol->rate.rate && !pol->mtu)
 		return tcf_perr(ps, TCF_EXIT_PARSE,
 				"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");

@@ -110,7 +110,8 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 		if (tcf_next(ps) || parse_mark(e, ps))
 			return -EINVAL;
 	} else if (tcf_matches(w, "ptype") || tcf_matches(w, "inheritdsfield")) {
-		return tcf_perr(ps, 2, "Error: skbedit: \"%s\" is not supported.", w);
+		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: skbedit: \"%s\" is not supported.",
+				w);
 	} else if (tcf_matches(w, "help")) {
 		return usage(ps);
 	} else {

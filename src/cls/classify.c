@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/rcu.h"
+#include "core/core.h"
 #include "cls/cls_int.h"
 #include "cls/tcf.h"
 
@@ -79,6 +80,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 	if (!b || !atomic_load_explicit(&((struct mqtx_tcf_block *)b)->rs, memory_order_relaxed))
 		return v;
 	mqtx__rcu_read_lock();
+	mqtx__fwd_enter(); /* called outside a transmit: a redirect is sent at the end here */
 	rs = tcf_block_rules(b);
 	if (rs) {
 		pk.pkt = pkt;
@@ -90,6 +92,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 		pk.tr = NULL;
 		v = final_verdict(tcf_classify_rs(rs, &pk, res));
 	}
+	mqtx__fwd_leave();
 	mqtx__rcu_read_unlock();
 	return v;
 }

@@ -80,7 +80,7 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
 	}
 	if (tcf_matches(w, "police"))
-		return tcf_perr(ps, 2,
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
 				"Error: basic: write \"action police ...\" instead of "
 				"\"police\".");
 	if (strcmp(w, "help"))

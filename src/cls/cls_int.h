@@ -15,8 +15,9 @@
 
 /* tc's exit codes of a failed parse: 1 (the kind's parser refused), 255 (tc exits -1:
  * invarg(), duparg(), an incomplete command, a usage()). */
-#define TCF_EXIT_PARSE 1
-#define TCF_EXIT_ABORT 255
+#define TCF_EXIT_PARSE	 1
+#define TCF_EXIT_ABORT	 255
+#define TCF_EXIT_REFUSED 2 /* what the kernel would refuse: its one message, nothing after */
 
 /* ---- the printer (print.c): one sequence of calls, tc's text or its JSON ---- */
 

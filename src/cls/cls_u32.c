@@ -362,7 +362,8 @@ static int parse_order(struct u32_filter *u, struct tcf_parse *ps)
 	if (U32_NODE(u->f.handle) && order != U32_NODE(u->f.handle))
 		return tcf_perr(ps, TCF_EXIT_PARSE, "\"order\" contradicts \"handle\"");
 	if (!order || order > 0xFFF)
-		return tcf_perr(ps, 2, "Error: u32: order %u is not a node (1 to 0xfff).", order);
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: u32: order %u is not a node (1 to 0xfff).", order);
 	u->f.handle = U32_HTID | order;
 	return 0;
 }
@@ -399,7 +400,7 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 	if (tcf_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
 	    tcf_matches(w, "hashkey") || !strcmp(w, "sample") || tcf_matches(w, "offset") ||
 	    !strcmp(w, "indev") || !strcmp(w, "skip_sw") || tcf_matches(w, "police"))
-		return tcf_perr(ps, 2,
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
 				"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
 				"800:, of one bucket).",
 				w);
@@ -446,8 +447,8 @@ static int u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps)
 	if (*end || ht > 0xFFF || hash > 0xFF || node > 0xFFF)
 		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal filter ID");
 	if ((ht && ht != 0x800) || hash)
-		return tcf_perr(ps, 2, "Error: u32: handle %s: only table 800: bucket 0 exists.",
-				word);
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: u32: handle %s: only table 800: bucket 0 exists.", word);
 	*h = node ? U32_HTID | (uint32_t)node : 0;
 	return 0;
 }

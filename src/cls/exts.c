@@ -52,16 +52,18 @@ int tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_resu
 
 /* ---- control path ---- */
 
+static void act_free(struct tcf_action *a)
+{
+	if (a->ops->destroy)
+		a->ops->destroy(a);
+	tcf_action_index_put(a->ops, a->index);
+	mqtx__free(a);
+}
+
 void tcf_exts_free(struct tcf_exts *e)
 {
-	for (unsigned i = 0; i < e->n; i++) {
-		struct tcf_action *a = e->acts[i];
-
-		if (a->ops->destroy)
-			a->ops->destroy(a);
-		tcf_action_index_put(a->ops, a->index);
-		mqtx__free(a);
-	}
+	for (unsigned i = 0; i < e->n; i++)
+		act_free(e->acts[i]);
 	mqtx__free(e->acts);
 	e->acts = NULL;
 	e->n = 0;
@@ -177,14 +179,12 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 			return tcf_perr(ps, TCF_EXIT_PARSE, "Too many actions: at most %d",
 					ACT_MAX);
 		err = parse_one(ps, &a);
-		if (!err)
-			err = skip_act_options(ps);
 		if (!err) {
-			err = exts_add(e, a);
-			if (err) {
-				tcf_action_index_put(a->ops, a->index);
-				mqtx__free(a);
-			}
+			err = skip_act_options(ps);
+			if (!err)
+				err = exts_add(e, a);
+			if (err)
+				act_free(a);
 		}
 		if (err) {
 			if (err == -ENOMEM)

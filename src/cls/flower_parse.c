@@ -383,7 +383,7 @@ static int key_hw_tc(struct flp *fp, struct tcf_parse *ps, const char *w)
 static int key_unsupported(struct flp *fp, struct tcf_parse *ps, const char *w)
 {
 	(void)fp;
-	return tcf_perr(ps, 2,
+	return tcf_perr(ps, TCF_EXIT_REFUSED,
 			"Error: flower: \"%s\" is not supported (matches: mac addresses, "
 			"one VLAN tag, ip_proto, tos, ttl, addresses, ports, tcp_flags, "
 			"ip_flags).",
@@ -472,7 +472,7 @@ static int parse_word(struct flp *fp, struct tcf_parse *ps)
 	}
 	if (!keys[k].fn) {
 		if (!strcmp(keys[k].word, "skip_sw"))
-			return tcf_perr(ps, 2,
+			return tcf_perr(ps, TCF_EXIT_REFUSED,
 					"Error: flower: \"skip_sw\": there is no hardware to "
 					"offload to.");
 		fp->f->skip_hw |= !strcmp(keys[k].word, "skip_hw");

@@ -12,5 +12,6 @@ extern const struct tcf_proto_ops tcf_basic_ops;
 extern const struct tcf_action_ops tcf_gact_ops;
 extern const struct tcf_action_ops tcf_skbedit_ops;
 extern const struct tcf_action_ops tcf_police_ops;
+extern const struct tcf_action_ops tcf_mirred_ops;
 
 #endif

@@ -121,6 +121,9 @@ bool mqtx__tcf_block_exists(uint32_t index);
 int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
 		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p);
 
+/** mqtx__tcf_dev_targeted() - whether a mirred action sends to @dev (which must then stay). */
+bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);
+
 /* ---- rule sets (ruleset.c), for the change transaction ---- */
 
 int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol, uint32_t chain,

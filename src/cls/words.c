@@ -25,8 +25,9 @@ int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	/* tc stops at once where it exits -1: nothing more is printed after that. */
-	if (ps->exit == TCF_EXIT_ABORT)
+	/* tc stops at once where it exits -1, and the kernel's refusal is the last word: nothing
+	 * more is printed after either. */
+	if (ps->exit == TCF_EXIT_ABORT || ps->exit == TCF_EXIT_REFUSED)
 		return -EINVAL;
 	if (!ps->exit)
 		ps->exit = exit;

@@ -202,6 +202,30 @@ static inline bool mqtx__hooked(struct mqtx_dev *dev)
 	return false;
 }
 
+/*
+ * forward.c: mqtx__forward() - have @pkt (owned from here on) given to @send on @to
+ * (mqtx_dev_xmit or mqtx_dev_receive) when this thread's outermost transmit or receive call
+ * ends. Inside one only. Those calls are sections of mqtx__fwd_depth: mqtx__fwd_leave() sends
+ * what collected.
+ */
+typedef int (*mqtx__send_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+void mqtx__forward(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send);
+void mqtx__forward_flush(void);
+extern MQTX_TLS unsigned mqtx__fwd_depth;
+extern MQTX_TLS struct mqtx_pkt *mqtx__fwd_head;
+
+static inline void mqtx__fwd_enter(void)
+{
+	mqtx__fwd_depth++;
+}
+
+static inline void mqtx__fwd_leave(void)
+{
+	if (unlikely(mqtx__fwd_head != NULL) && mqtx__fwd_depth == 1)
+		mqtx__forward_flush();
+	mqtx__fwd_depth--;
+}
+
 /* select.c */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 /* The commit half of mqtx_dev_set_hash(): publish @h (owned from here on), free the old

@@ -337,11 +337,13 @@ static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 	mqtx__xmit_depth++;
 	mqtx__bh_disable();
 	mqtx__rcu_read_lock();
+	mqtx__fwd_enter();
 	return true;
 }
 
 static void xmit_leave(void)
 {
+	mqtx__fwd_leave(); /* what filters sent to other devices goes now, in this section */
 	mqtx__rcu_read_unlock();
 	mqtx__xmit_depth--;
 	mqtx__bh_enable(); /* runs what this transmit scheduled */
