@@ -361,6 +361,11 @@ static const struct fault_case cases[] = {
 	    "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 flowid 1:1" },
 	  "-s -j filter show dev eth0 egress",
 	  0 },
+	{ { CLSACT, FLOW1,
+	    "filter add dev eth0 egress protocol ip prio 5 matchall action skbedit "
+	    "queue_mapping 2" },
+	  "-j filter test dev eth0 --src 10.0.0.1:5 --dst 10.1.0.2:80 --dscp 10",
+	  0 },
 	/* one block under every queue of a 16-queue mq: a change is one transaction */
 	{ { MQ16, PRIO16(1), PRIO16(2), PRIO16(3), PRIO16(4), PRIO16(5), PRIO16(6), PRIO16(7) },
 	  "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe action pass",

@@ -317,6 +317,14 @@ static void mirred_dump(const struct tcf_action *a, struct tcf_print *p)
 	tp_nl(p);
 }
 
+static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
+{
+	const struct mirred *m = tcf_act_priv(a);
+
+	snprintf(buf, len, "mirred %s %s dev %s", m->ingress ? "ingress" : "egress",
+		 m->redirect ? "redirect" : "mirror", mqtx_dev_name(m->dev));
+}
+
 const struct tcf_action_ops tcf_mirred_ops = {
 	.kind = "mirred",
 	.priv_size = sizeof(struct mirred),
@@ -324,5 +332,6 @@ const struct tcf_action_ops tcf_mirred_ops = {
 	.act = mirred_act,
 	.probe = mirred_probe,
 	.dump = mirred_dump,
+	.brief = mirred_brief,
 	.destroy = mirred_destroy,
 };

@@ -174,10 +174,26 @@ static void skbedit_dump(const struct tcf_action *a, struct tcf_print *p)
 	tp_nl(p);
 }
 
+static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
+{
+	const struct skbedit *e = tcf_act_priv(a);
+	size_t n = (size_t)snprintf(buf, len, "skbedit");
+	char b[16];
+
+	if (e->flags & SKBEDIT_QUEUE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " queue_mapping %u", e->queue);
+	if (e->flags & SKBEDIT_PRIO && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " priority %s",
+				      tcf_classid_fmt(e->priority, b, sizeof(b)));
+	if (e->flags & SKBEDIT_MARK && n < len)
+		snprintf(buf + n, len - n, " mark %u/%#x", e->mark, e->mask);
+}
+
 const struct tcf_action_ops tcf_skbedit_ops = {
 	.kind = "skbedit",
 	.priv_size = sizeof(struct skbedit),
 	.parse = skbedit_parse,
 	.act = skbedit_act,
 	.dump = skbedit_dump,
+	.brief = skbedit_brief,
 };

@@ -117,6 +117,21 @@ static void print_hit(struct tcf_print *p, const char *what, const struct tcf_pr
 	if (f->classid)
 		tp_string(p, TP_ANY, "classid", " classid %s",
 			  tcf_classid_fmt(f->classid, c, sizeof(c)));
+	if (f->exts.n) {
+		tp_text(p, " actions:");
+		tp_open_array(p, "actions");
+		for (unsigned i = 0; i < f->exts.n; i++) {
+			const struct tcf_action *a = f->exts.acts[i];
+			char brief[96];
+
+			if (a->ops->brief)
+				a->ops->brief(a, brief, sizeof(brief));
+			else
+				snprintf(brief, sizeof(brief), "%s", a->ops->kind);
+			tp_string(p, TP_ANY, NULL, i ? ", %s" : " %s", brief);
+		}
+		tp_close_array(p);
+	}
 	tp_nl(p);
 	tp_close(p);
 }

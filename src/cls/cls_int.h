@@ -75,6 +75,8 @@ struct tcf_stats {
  * @probe: optional. What "filter test" runs instead of @act: the same verdict and edits of
  *         the probe packet without side effects (a policer's tokens, a redirect).
  * @dump: required. Print the action after tc's "action order N: ".
+ * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
+ *         dev ifb0"); without it the kind's name stands.
  * @destroy: optional. Release what the action holds (freed after a grace period).
  */
 struct tcf_action_ops {
@@ -84,6 +86,7 @@ struct tcf_action_ops {
 	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 	int (*probe)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_action *a, struct tcf_print *p);
+	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
 	void (*destroy)(struct tcf_action *a);
 };
 

@@ -14,13 +14,13 @@
 #define FILTER_USAGE                                                                            \
 	"Usage: mqtx filter [ add | del | change | replace | show ] { dev STRING | block "      \
 	"BLOCK_INDEX }\n"                                                                       \
-	"       mqtx filter test dev STRING --src A[:P] --dst A[:P] [ --proto tcp | udp ]\n"    \
 	"       [ pref PRIO ] protocol PROTO [ chain CHAIN_INDEX ]\n"                           \
 	"       [ root | ingress | egress | parent CLASSID ]\n"                                 \
 	"       [ handle FILTERID ] [ [ FILTER_TYPE ] [ help | OPTIONS ] ]\n"                   \
 	"\n"                                                                                    \
 	"       mqtx filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]\n" \
 	"       mqtx filter show [ block BLOCK_INDEX ]\n"                                       \
+	"       mqtx filter test dev STRING [ egress | ingress ] --src A[:P] --dst A[:P] ...\n" \
 	"Where:\n"                                                                              \
 	"FILTER_TYPE := { matchall | flower | u32 | basic }\n"                                  \
 	"FILTERID := ... format depends on classifier, see there\n"                             \
@@ -55,54 +55,6 @@ static int parse_failed(const struct mqtx_ctl_call *a, const struct tcf_parse *p
 	return ps->exit ? ps->exit : MQTX_CTL_EPARSE;
 }
 
-/* ---- where a filter goes ---- */
-
-/*
- * The block of @parent on @dev (Linux's tcf_block_find() for a device): the root qdisc's
- * with no parent, else the qdisc of the parent's major and its class's block. Config lock
- * held; the qdisc keeps the block alive while it is held.
- */
-static int dev_block(struct mqtx_dev *dev, uint32_t parent, bool shared_ok,
-		     struct mqtx_tcf_block **out, struct mqtx_extack *ack)
-{
-	const struct mqtx_class_ops *cl;
-	struct mqtx_qdisc *q;
-	uint32_t minor = MQTX_H_MIN(parent);
-
-	if (!parent || parent == MQTX_H_ROOT) {
-		q = mqtx__qtree_root(dev);
-		minor = 0;
-	} else {
-		q = mqtx__qdisc_find(dev, MQTX_H_MAJ(parent));
-	}
-	if (!q) {
-		mqtx_extack_set(ack, "Parent Qdisc doesn't exists");
-		return -EINVAL;
-	}
-	cl = q->ops->cl_ops;
-	if (!cl) {
-		mqtx_extack_set(ack, "Qdisc not classful");
-		return -EINVAL;
-	}
-	if (!cl->tcf_block) {
-		mqtx_extack_set(ack, "Class doesn't support blocks");
-		return -EOPNOTSUPP;
-	}
-	if (minor && !(q->flags & MQTX_QF_INGRESS) && minor > cl->count(q)) {
-		mqtx_extack_set(ack, "Specified class doesn't exist");
-		return -ENOENT;
-	}
-	*out = cl->tcf_block(q, minor, ack);
-	if (!*out)
-		return -EINVAL;
-	if (!shared_ok && mqtx_tcf_block_index(*out)) {
-		mqtx_extack_set(ack, "This filter block is shared. Please use the block index to "
-				     "manipulate the filters");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 /* mirred's device names: the devices of the command's context. */
 static struct mqtx_dev *find_dev(void *arg, const char *name)
 {
@@ -129,7 +81,7 @@ static int apply(const struct mqtx_ctl_call *a, struct mqtx_dev *dev, const stru
 	}
 	(void)a;
 	mqtx_dev_config_lock(dev);
-	err = dev_block(dev, c->parent, false, &b, ack);
+	err = mqtx__ctl_filter_block(dev, c->parent, false, &b, ack);
 	if (!err)
 		err = mqtx__tcf_apply(b, &c->rq, pp, ack);
 	mqtx_dev_config_unlock(dev);
@@ -262,7 +214,7 @@ static int show(const struct mqtx_ctl_call *a)
 
 		/* An empty dump where nothing takes filters: no message, as tc. */
 		mqtx_dev_config_lock(dev);
-		if (!dev_block(dev, sa.parent, true, &b, &ack)) {
+		if (!mqtx__ctl_filter_block(dev, sa.parent, true, &b, &ack)) {
 			struct mqtx_qdisc *root = mqtx__qtree_root(dev);
 
 			/* Without a parent the kernel names the root's handle on each line. */
@@ -313,6 +265,8 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
 	    !strcmp(verb, "lst"))
 		return show(a);
+	if (!strcmp(verb, "test"))
+		return mqtx__ctl_filter_test(a);
 	if (mqtx__ctl_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", FILTER_USAGE);
 		return MQTX_CTL_OK;
