@@ -135,10 +135,84 @@ static void test_change_under_traffic(void **state)
 	cx_teardown(&c);
 }
 
+/* The same rules in shared block 7, under the prio qdisc of every queue of an mq root: one
+ * change holds on all four queues at once. Port 7999 is redirected to rec1 meanwhile. */
+#define BLOCK_A                                                                                 \
+	"filter replace block 7 protocol ip prio 1 handle 1 flower ip_proto udp dst_port 7000 " \
+	"action skbedit mark 0xa1 action skbedit priority :a1"
+#define BLOCK_B                                                                                 \
+	"filter replace block 7 protocol ip prio 1 handle 1 flower ip_proto udp dst_port 7000 " \
+	"action skbedit mark 0xb3 action skbedit priority :b3"
+
+static bool consistent_marks(const struct mqtx_pkt *p, unsigned q)
+{
+	(void)q;
+	if (dport_of(p) != 7000)
+		return !p->mark && !p->priority;
+	return (p->mark == 0xa1 && p->priority == 0xa1) || (p->mark == 0xb3 && p->priority == 0xb3);
+}
+
+static void test_block_under_traffic(void **state)
+{
+	pthread_t th[SENDERS];
+	struct sender s[SENDERS];
+	struct mqtx_dev_stats st, st1;
+	struct mqtx_dev *dev, *dev1;
+	unsigned changes = 0;
+	struct cx c;
+
+	(void)state;
+	atomic_store(&sent_7999, 0);
+	atomic_store(&go, false);
+	cx_setup(&c);
+	dev = rec_dev(c.ctl, "rec0");
+	dev1 = rec_dev(c.ctl, "rec1");
+	rec(dev)->check = consistent_marks;
+	cx_ok(&c, "qdisc replace dev rec0 root handle 1: mq");
+	for (unsigned q = 1; q <= REC_NQ; q++)
+		cx_ok(&c, "qdisc add dev rec0 parent 1:%u handle %u0: egress_block 7 prio", q, q);
+	cx_ok(&c, BLOCK_A);
+	cx_ok(&c, "filter add block 7 protocol ip prio 2 flower ip_proto udp dst_port 7999 action "
+		  "mirred egress redirect dev rec1");
+	atomic_store(&senders_left, SENDERS);
+	for (unsigned i = 0; i < SENDERS; i++) {
+		s[i] = (struct sender){ &c, dev, i };
+		assert_int_equal(pthread_create(&th[i], NULL, send_main, &s[i]), 0);
+	}
+	atomic_store(&go, true);
+	while (atomic_load(&senders_left) || changes < MIN_CHANGES) {
+		cx_ok(&c, changes % 2 ? BLOCK_A : BLOCK_B);
+		if (changes % 5 == 0)
+			cx_ok(&c,
+			      "filter add block 7 protocol ip prio 3 flower ip_proto tcp action "
+			      "drop");
+		if (changes % 5 == 3)
+			cx_ok(&c, "filter del block 7 protocol ip prio 3");
+		changes++;
+	}
+	for (unsigned i = 0; i < SENDERS; i++)
+		pthread_join(th[i], NULL);
+	print_message("%u changes of block 7 under 4 queues\n", changes);
+	assert_int_equal(atomic_load(&rec(dev)->bad_check), 0);
+	assert_int_equal(atomic_load(&rec(dev)->bad_order), 0);
+	assert_int_equal(atomic_load(&rec(dev)->moved), 0);
+	assert_int_equal(atomic_load(&rec(dev1)->bad_order), 0);
+	mqtx_dev_get_stats(dev, &st);
+	mqtx_dev_get_stats(dev1, &st1);
+	assert_int_equal(st.xmit, SENDERS * FLOWS_EACH * ROUNDS);
+	assert_int_equal(st.txq.drops[MQTX_DROP_REDIRECT], atomic_load(&sent_7999));
+	assert_int_equal(st.xmit, st.txq.packets + mqtx_txq_stats_drops(&st.txq) + st.txq.qlen);
+	assert_int_equal(atomic_load(&rec(dev)->taken), st.txq.packets);
+	assert_int_equal(st1.xmit, atomic_load(&sent_7999));
+	assert_int_equal(atomic_load(&rec(dev1)->taken), st1.xmit);
+	cx_teardown(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_change_under_traffic),
+		cmocka_unit_test(test_block_under_traffic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,9 +75,10 @@ MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
  * @dev: the device the packet is on: its clock times policers (NULL: the real clock).
  * @pkt: the packet, frame at pkt->data.
  * @res: the class, valid with MQTX_ACT_OK.
- * A redirect hands the packet to the target device when the calling thread's outermost
- * section ends (mqtx_bh_disable(); every transmit and receive path is one): call from inside
- * one, as a qdisc's enqueue is.
+ * A redirect or mirror (mirred) hands the packet to the other device when the calling
+ * thread's outermost transmit or receive call ends (mqtx_dev_xmit(), mqtx_dev_receive(): a
+ * qdisc's enqueue runs inside one), with none of that path's locks held; called outside
+ * them, before this call returns.
  * Return: MQTX_ACT_OK (a filter matched), MQTX_ACT_UNSPEC (none did), MQTX_ACT_SHOT (drop it:
  * pkt->drop_reason is set), MQTX_ACT_STOLEN (@pkt is no longer the caller's).
  */
@@ -101,6 +102,8 @@ MQTX_API int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *
  * @verb: MQTX_TCF_*.
  * @argc, @argv: the words.
  * @ack: a message naming the bad word on failure.
+ * mirred's "dev NAME" names a device of a command context: here, without one, no device is
+ * found; add such filters with mqtx_ctl_exec_line() ("filter add block N ...").
  * Return: 0; -EINVAL (a word tc would refuse to parse, or a request the kernel would refuse
  * as invalid); -ENOENT (no such filter, chain or kind); -EEXIST (it exists, with add);
  * -EOPNOTSUPP; -ENOMEM.
