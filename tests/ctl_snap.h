@@ -25,7 +25,7 @@ struct dev_snap {
 	bool has_tc;
 	struct mqtx_tc_map tc;
 	struct mqtx_hasher *hasher;
-	struct mqtx_dev_hook *hooks[MQTX_HOOK_MAX];
+	struct mqtx_hook *hooks[MQTX_HOOK_MAX];
 	struct mqtx_hash_cfg hash;
 	struct mqtx_dev_stats st;
 };

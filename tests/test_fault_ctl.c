@@ -374,6 +374,21 @@ static const struct fault_case cases[] = {
 	    "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe" },
 	  "filter replace block 7 protocol ip prio 1 handle 1 matchall classid :2",
 	  0 },
+	/* mqprio's filters: a block of its own, or shared */
+	{ {},
+	  "qdisc replace dev eth16 root handle 1: egress_block 8 mqprio num_tc 2 map 0 0 0 0 "
+	  "1 1 1 1 queues 8@0 8@8 hw 0",
+	  0 },
+	{ { "qdisc replace dev eth16 root handle 1: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues "
+	    "8@0 8@8 hw 0" },
+	  "filter add dev eth16 parent 1: protocol ip prio 1 flower ip_proto tcp classid 1:ffe1",
+	  0 },
+	{ { "qdisc replace dev eth16 root handle 1: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues "
+	    "8@0 8@8 hw 0",
+	    "filter add dev eth16 parent 1: protocol ip prio 1 flower ip_proto tcp classid 1:3" },
+	  "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 8@0 "
+	  "8@8 hw 0",
+	  0 },
 	/* hash: the queue a flow goes to, by the device's own picker */
 	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
 	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },

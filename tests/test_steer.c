@@ -125,12 +125,79 @@ static void test_steered_only(void **state)
 	cx_teardown(&c);
 }
 
+/* mqprio's filters choose a queue (class 1:q+1) or a traffic class (1:ffe0+tc, the flow hash
+ * spreading within it) before selection; a queue clsact's filters chose stands. */
+static void test_mqprio_filters(void **state)
+{
+	struct mqtx_dev_stats st;
+	struct mqtx_dev *dev;
+	struct rec_priv *r;
+	unsigned tcp_q[FLOWS] = { 0 };
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	dev = rec_dev(c.ctl, "rec0");
+	r = rec(dev);
+	cx_ok(&c, "qdisc replace dev rec0 root handle 1: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
+		  "queues 2@0 2@2 hw 0");
+	cx_ok(&c, "filter add dev rec0 parent 1: protocol ip prio 1 flower ip_proto udp dst_port "
+		  "5000 classid 1:2");
+	cx_ok(&c, "filter add dev rec0 parent 1: protocol ip prio 2 flower ip_proto tcp classid "
+		  "1:ffe1");
+	cx_ok(&c, "filter add dev rec0 parent 1: protocol ip prio 3 flower ip_proto udp dst_port "
+		  "6000 action drop");
+	cx_ok(&c, "qdisc add dev rec0 clsact");
+	cx_ok(&c, "filter add dev rec0 egress protocol ip flower ip_proto udp dst_port 7000 action "
+		  "skbedit queue_mapping 3");
+	for (unsigned round = 0; round < ROUNDS; round++) {
+		for (unsigned f = 0; f < FLOWS; f++) {
+			struct flow fl = { "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + f),
+					   (uint16_t)(f % 4 == 0   ? 5000
+						      : f % 4 == 1 ? 6000
+						      : f % 4 == 2 ? 7000
+								   : 8000),
+					   (uint8_t)(f % 4 == 3 ? 6 : 17) };
+			struct mqtx_pkt *p = cx_pkt(&c, &fl, round);
+
+			p->user = (uint64_t)f << 32 | round;
+			mqtx_dev_xmit(dev, p);
+		}
+	}
+	assert_int_equal(atomic_load(&r->bad_order), 0);
+	for (unsigned f = 0; f < FLOWS; f++) {
+		if (f % 4 == 0)
+			assert_int_equal(r->flow[f].queue, 1);
+		else if (f % 4 == 1)
+			assert_int_equal(r->flow[f].count, 0);
+		else if (f % 4 == 2)
+			assert_int_equal(r->flow[f].queue, 3);
+		else
+			tcp_q[r->flow[f].queue]++;
+	}
+	/* TCP: traffic class 1, both of its queues and no other */
+	assert_int_equal(tcp_q[0] + tcp_q[1], 0);
+	assert_true(tcp_q[2] > 0 && tcp_q[3] > 0);
+	mqtx_dev_get_stats(dev, &st);
+	assert_int_equal(st.txq.drops[MQTX_DROP_FILTER], FLOWS / 4 * ROUNDS);
+	cx_conserved(dev);
+	/* a new root has filters of its own: none */
+	cx_ok(&c, "qdisc replace dev rec0 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 "
+		  "queues 2@0 2@2 hw 0");
+	cx_ok(&c, "filter show dev rec0 parent 2:");
+	assert_string_equal(c.out, "");
+	cx_rc(&c, 2, "filter add dev rec0 parent 2:1 matchall classid 2:1");
+	assert_non_null(strstr(c.out, "mqprio: filters go on the qdisc (parent 2:)"));
+	cx_teardown(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_bursts),
 		cmocka_unit_test(test_steered_only),
+		cmocka_unit_test(test_mqprio_filters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

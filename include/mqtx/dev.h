@@ -236,6 +236,14 @@ MQTX_API uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev);
 MQTX_API uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
 /**
+ * mqtx_dev_pick_tx_tc() - the default picker within traffic class @tc (the packet's flow hash
+ * scaled onto that class's queues) whatever the packet's priority; a class the device does
+ * not have (or without queues) falls back to mqtx_dev_pick_tx(). For a filter that names a
+ * traffic class (mqprio's, flower's hw_tc).
+ */
+MQTX_API uint16_t mqtx_dev_pick_tx_tc(struct mqtx_dev *dev, struct mqtx_pkt *pkt, unsigned tc);
+
+/**
  * mqtx_dev_select_queue() - run the whole selection for @pkt (hooks, default, cap) and set
  * pkt->queue_mapping; what mqtx_dev_xmit() does first. Returns the queue index, or
  * MQTX_TXQ_DROP when a selector said to drop it (the transmit path then frees it and counts

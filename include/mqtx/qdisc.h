@@ -397,18 +397,30 @@ MQTX_API struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev);
 typedef int (*mqtx_hook_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);
 
 /**
- * mqtx_dev_set_hook() - run @fn(dev, pkt, @arg) for every packet transmitted on @dev, at
- * @point (MQTX_HOOK_*), before its queue is chosen. Config lock held.
- * Return: 0; -EINVAL (a point out of range, no @fn); -EBUSY (a hook is set there: one clsact
- * per device); -ENOMEM.
+ * struct mqtx_hook - a transmit hook, in memory of its owner's (a qdisc's private area) that
+ * must stay until mqtx_dev_clear_hook() has returned: setting one allocates nothing, so a
+ * qdisc can set it in a commit that must not fail (its attach).
+ * @fn: what runs.
+ * @arg: its third argument.
  */
-MQTX_API int mqtx_dev_set_hook(struct mqtx_dev *dev, unsigned point, mqtx_hook_fn fn, void *arg);
+struct mqtx_hook {
+	mqtx_hook_fn fn;
+	void *arg;
+};
 
 /**
- * mqtx_dev_clear_hook() - remove the hook at @point if its argument is @arg, and wait until no
- * transmit can still be running it. Config lock held; never inside a read section.
+ * mqtx_dev_set_hook() - run @h->fn(dev, pkt, @h->arg) for every packet transmitted on @dev,
+ * at @point (MQTX_HOOK_*), before its queue is chosen. Config lock held.
+ * Return: 0; -EINVAL (a point out of range, no function); -EBUSY (a hook is set there: one
+ * clsact, one mqprio per device).
  */
-MQTX_API void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, void *arg);
+MQTX_API int mqtx_dev_set_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h);
+
+/**
+ * mqtx_dev_clear_hook() - remove the hook at @point if it is @h, and wait until no transmit
+ * can still be running it. Config lock held; never inside a read section.
+ */
+MQTX_API void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h);
 
 /** mqtx_txq_qdisc() - the configured qdisc of @txq (under the device's config lock). */
 MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);

@@ -77,12 +77,6 @@ struct mqtx_select_hook {
 
 struct mqtx_workers;
 
-/* A transmit hook (mqtx_dev_set_hook()), published by RCU. */
-struct mqtx_dev_hook {
-	mqtx_hook_fn fn;
-	void *arg;
-};
-
 /* Linux's num_tc, prio_tc_map and tc_to_txq. */
 struct mqtx_tc_map {
 	uint8_t num_tc;
@@ -120,7 +114,7 @@ struct mqtx_dev {
 	struct mqtx_xps *_Atomic xps;		      /* RCU: XPS map per CPU (xps.c) */
 	struct mqtx_flow_cache *_Atomic flows;	      /* RCU: queue per flow (xps.c) */
 	atomic_bool steered; /* either of the two is set: the picker looks at them */
-	struct mqtx_dev_hook *_Atomic hooks[MQTX_HOOK_MAX]; /* RCU: clsact, mqprio filters */
+	struct mqtx_hook *_Atomic hooks[MQTX_HOOK_MAX]; /* RCU: clsact, mqprio filters */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */

@@ -217,8 +217,6 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx_qdisc_destroy(dev->rxq.qdisc);
 	mqtx_hasher_free(atomic_load(&dev->hasher));
 	mqtx__free(atomic_load(&dev->select_hook));
-	for (unsigned p = 0; p < MQTX_HOOK_MAX; p++)
-		mqtx__free(atomic_load(&dev->hooks[p]));
 	mqtx__xps_release(dev);
 	pthread_mutex_destroy(&dev->config_lock);
 	pthread_mutex_destroy(&dev->tx_global_lock);

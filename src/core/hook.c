@@ -5,35 +5,23 @@
 
 #include "core/core.h"
 
-int mqtx_dev_set_hook(struct mqtx_dev *dev, unsigned point, mqtx_hook_fn fn, void *arg)
+int mqtx_dev_set_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h)
 {
-	struct mqtx_dev_hook *h;
-
-	if (point >= MQTX_HOOK_MAX || !fn)
+	if (point >= MQTX_HOOK_MAX || !h || !h->fn)
 		return -EINVAL;
 	if (atomic_load_explicit(&dev->hooks[point], memory_order_relaxed))
 		return -EBUSY;
-	h = mqtx__alloc(sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	h->fn = fn;
-	h->arg = arg;
 	atomic_store_explicit(&dev->hooks[point], h, memory_order_release);
 	return 0;
 }
 
-void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, void *arg)
+void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h)
 {
-	struct mqtx_dev_hook *h;
-
-	if (point >= MQTX_HOOK_MAX)
-		return;
-	h = atomic_load_explicit(&dev->hooks[point], memory_order_relaxed);
-	if (!h || h->arg != arg)
+	if (point >= MQTX_HOOK_MAX || !h ||
+	    atomic_load_explicit(&dev->hooks[point], memory_order_relaxed) != h)
 		return;
 	atomic_store_explicit(&dev->hooks[point], NULL, memory_order_release);
 	mqtx__rcu_synchronize();
-	mqtx__free(h);
 }
 
 /* Inside the transmit path's read section. MQTX_HOOK_PASS, or what a hook did with @pkt:
@@ -41,8 +29,7 @@ void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, void *arg)
 int mqtx__run_hooks(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
 	for (unsigned p = 0; p < MQTX_HOOK_MAX; p++) {
-		struct mqtx_dev_hook *h =
-			atomic_load_explicit(&dev->hooks[p], memory_order_acquire);
+		struct mqtx_hook *h = atomic_load_explicit(&dev->hooks[p], memory_order_acquire);
 		uint32_t real, q;
 		unsigned r;
 		int rc;

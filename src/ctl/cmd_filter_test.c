@@ -227,6 +227,47 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
 	return v;
 }
 
+/*
+ * The filters of an mq-like root (mqprio's), run before the queue is chosen: a class they name
+ * (major:q+1, major:ffe0+tc) chooses it, as mqprio's selection hook does. Returns their verdict
+ * (MQTX_ACT_UNSPEC without any), with the queue in the probe when they chose one.
+ */
+static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_print *p)
+{
+	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
+	struct mqtx_tcf_result res;
+	struct mqtx_extack ack;
+	struct mqtx_tcf_block *b;
+	char what[64], h[16];
+	uint32_t minor;
+	int v;
+
+	if ((pkt->flags & MQTX_PKT_F_QMAP_SET) || !q || !(q->flags & MQTX_QF_MQROOT) ||
+	    !q->ops->cl_ops || !q->ops->cl_ops->tcf_block)
+		return MQTX_ACT_UNSPEC;
+	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
+	if (!b)
+		return MQTX_ACT_UNSPEC;
+	tcf_classid_fmt(q->handle, h, sizeof(h));
+	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
+	tp_open_array(p, "root_filters");
+	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
+	tp_close_array(p);
+	if (v < 0 || v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN)
+		return v;
+	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
+		return v;
+	minor = MQTX_H_MIN(res.classid);
+	if (minor >= 0xFFE0u && minor < 0xFFF0u) /* a traffic class */
+		pkt->queue_mapping = mqtx_dev_pick_tx_tc(dev, pkt, minor - 0xFFE0u);
+	else if (minor >= 1 && minor <= atomic_load(&dev->real_num_txq))
+		pkt->queue_mapping = (uint16_t)(minor - 1);
+	else
+		return v;
+	pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	return v;
+}
+
 static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct test_args *a,
 	       struct mqtx_pkt *pkt, struct tcf_print *p)
 {
@@ -244,6 +285,12 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 	if (!mqtx__ctl_filter_block(dev, parent, true, &b, &ack))
 		v = mqtx__tcf_test(b, dev, pkt, &res, a->ingress ? "ingress" : "egress", p);
 	tp_close_array(p);
+	if (!a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
+		int rv = root_stage(dev, pkt, p);
+
+		if (rv == MQTX_ACT_SHOT || rv == MQTX_ACT_STOLEN)
+			v = rv;
+	}
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN || a->ingress) {
 		verdict_line(p, v, pkt);
 		if (a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN)

@@ -14,6 +14,7 @@
 
 struct clsact_priv {
 	struct mqtx_tcf_block *ingress, *egress;
+	struct mqtx_hook hook;	   /* the egress hook */
 	struct mqtx_pkt_list held; /* accepted, until the receive path takes them back */
 };
 
@@ -79,8 +80,9 @@ static int clsact_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack
 	err = mqtx_tcf_block_get(q->ingress_block, &p->ingress);
 	if (!err)
 		err = mqtx_tcf_block_get(q->egress_block, &p->egress);
+	p->hook = (struct mqtx_hook){ clsact_egress, q };
 	if (!err)
-		err = mqtx_dev_set_hook(q->dev, MQTX_HOOK_EGRESS, clsact_egress, q);
+		err = mqtx_dev_set_hook(q->dev, MQTX_HOOK_EGRESS, &p->hook);
 	if (err == -EBUSY)
 		mqtx_extack_set(ack, "The device has a transmit hook already");
 	return err; /* destroy releases what was taken */
@@ -90,7 +92,7 @@ static void clsact_destroy(struct mqtx_qdisc *q)
 {
 	struct clsact_priv *p = mqtx_qdisc_priv(q);
 
-	mqtx_dev_clear_hook(q->dev, MQTX_HOOK_EGRESS, q);
+	mqtx_dev_clear_hook(q->dev, MQTX_HOOK_EGRESS, &p->hook);
 	mqtx_tcf_block_put(p->ingress);
 	mqtx_tcf_block_put(p->egress);
 	p->ingress = p->egress = NULL;
