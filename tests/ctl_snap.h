@@ -25,6 +25,7 @@ struct dev_snap {
 	bool has_tc;
 	struct mqtx_tc_map tc;
 	struct mqtx_hasher *hasher;
+	struct mqtx_hook *hooks[MQTX_HOOK_MAX];
 	struct mqtx_hash_cfg hash;
 	struct mqtx_dev_stats st;
 };
@@ -84,6 +85,8 @@ static void snap_dev(struct mqtx_dev *dev, struct dev_snap *d)
 	if (tc)
 		d->tc = *tc;
 	d->hasher = atomic_load(&dev->hasher);
+	for (unsigned p = 0; p < MQTX_HOOK_MAX; p++)
+		d->hooks[p] = atomic_load(&dev->hooks[p]);
 	mqtx_dev_hash_cfg(dev, &d->hash);
 	mqtx_dev_get_stats(dev, &d->st);
 }
@@ -100,7 +103,16 @@ static void snap_take(struct mqtx_ctl *ctl, struct ctl_snap *s)
 	for (size_t i = 0; i < sizeof(snap_cmds) / sizeof(snap_cmds[0]); i++)
 		snap_run(ctl, snap_cmds[i], &s->text);
 	for (unsigned i = 0; i < ctl->ndevs; i++) {
-		snprintf(cmd, sizeof(cmd), "-s class show dev %s", mqtx_dev_name(ctl->devs[i]));
+		const char *name = mqtx_dev_name(ctl->devs[i]);
+
+		snprintf(cmd, sizeof(cmd), "-s class show dev %s", name);
+		snap_run(ctl, cmd, &s->text);
+		/* the filters of the root, of the egress and ingress hooks */
+		snprintf(cmd, sizeof(cmd), "-s filter show dev %s", name);
+		snap_run(ctl, cmd, &s->text);
+		snprintf(cmd, sizeof(cmd), "-s -j filter show dev %s egress", name);
+		snap_run(ctl, cmd, &s->text);
+		snprintf(cmd, sizeof(cmd), "-s filter show dev %s ingress", name);
 		snap_run(ctl, cmd, &s->text);
 	}
 }

@@ -21,19 +21,25 @@ static long injected; /* failures injected over all cases, for the summary */
  * a command is the directory of the test captures.
  */
 struct fault_case {
-	const char *setup[4];
+	const char *setup[8];
 	const char *cmd;
 	int rc;
 };
 
-#define KEY40 "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
-#define MQ1   "qdisc replace dev eth0 root handle 1: mq"
-#define PRIO1 "qdisc replace dev eth0 root handle 1: prio bands 4"
-#define SIM0  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
-#define WIFI  "dev add w0 type sim-wifi up"
-#define MAC1  "02:00:00:00:00:01"
-#define STA1  "sta add dev w0 addr " MAC1
-#define QMAP  "53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63"
+#define KEY40	  "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
+#define MQ1	  "qdisc replace dev eth0 root handle 1: mq"
+#define PRIO1	  "qdisc replace dev eth0 root handle 1: prio bands 4"
+#define SIM0	  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
+#define WIFI	  "dev add w0 type sim-wifi up"
+#define MAC1	  "02:00:00:00:00:01"
+#define STA1	  "sta add dev w0 addr " MAC1
+#define QMAP	  "53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63"
+#define CLSACT	  "qdisc add dev eth0 clsact"
+#define FLOW1	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.1.0.0/16 classid 1:1"
+#define FLOW2	  "filter add dev eth0 egress protocol ip prio 4 flower src_ip 10.2.0.0/16 classid 1:2"
+#define MALL2	  "filter add dev eth0 egress prio 2 matchall action pipe action pass"
+#define MQ16	  "qdisc replace dev eth16 root handle 1: mq"
+#define PRIO16(n) "qdisc add dev eth16 parent 1:" #n " handle " #n "0: egress_block 7 prio"
 
 static const struct fault_case cases[] = {
 	/* dev add: every driver kind, with and without options */
@@ -296,6 +302,103 @@ static const struct fault_case cases[] = {
 	{ { WIFI, STA1 }, "gen dev w0 count 8 dscp 46 sta " MAC1, 0 },
 	{ { WIFI }, "-s -j dev show w0", 0 },
 	{ { WIFI }, "-j dev stats w0", 0 },
+	/* filters: clsact, blocks, every verb */
+	{ {}, CLSACT, 0 },
+	{ {}, "qdisc add dev eth0 ingress_block 3 egress_block 4 clsact", 0 },
+	{ {}, "qdisc add dev eth0 egress_block 4 clsact", 0 },
+	{ {}, "qdisc add dev eth0 egress_block 4 ingress", 2 },
+	{ { CLSACT }, "filter add dev eth0 egress matchall action drop", 0 },
+	{ { CLSACT }, "filter add dev eth0 ingress protocol ip prio 3 matchall classid 1:1", 0 },
+	{ { CLSACT, MALL2 }, "filter add dev eth0 egress prio 1 matchall action goto chain 3", 0 },
+	{ { CLSACT, MALL2 },
+	  "filter replace dev eth0 egress prio 2 handle 1 matchall action drop action pass",
+	  0 },
+	{ { CLSACT, MALL2 },
+	  "filter change dev eth0 egress prio 2 handle 1 matchall action drop",
+	  0 },
+	{ { CLSACT, MALL2 }, "filter add dev eth0 egress prio 2 handle 1 matchall action drop", 2 },
+	{ { CLSACT, MALL2 }, "filter del dev eth0 egress prio 2 handle 1 matchall", 0 },
+	{ { CLSACT, MALL2 }, "filter del dev eth0 egress prio 2", 0 },
+	{ { CLSACT, MALL2, "filter add dev eth0 egress chain 3 matchall action drop" },
+	  "filter del dev eth0 egress",
+	  0 },
+	{ { CLSACT, MALL2 }, "filter add dev eth0 egress matchall action gact bogus", 255 },
+	{ { CLSACT, MALL2 }, "-s -j filter show dev eth0 egress", 0 },
+	{ { PRIO1 }, "filter add dev eth0 parent 1: protocol ip matchall classid 1:2", 0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.0.0.0/8 ip_proto tcp "
+	  "dst_port 80 src_port 1000-2000 ip_tos 0xb8/0xfc action skbedit queue_mapping 2 "
+	  "priority 1:3 mark 7/0xff pass",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.3.0.0/16 classid 1:3",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter replace dev eth0 egress protocol ip prio 4 handle 2 flower dst_ip 10.4.0.0/16",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter del dev eth0 egress protocol ip prio 4 handle 1 flower",
+	  0 },
+	{ { CLSACT, FLOW1 }, FLOW1, 2 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress matchall action police rate 1mbit burst 10k peakrate "
+	  "2mbit mtu 1500 conform-exceed drop/pipe action pass",
+	  0 },
+	{ { CLSACT }, "filter add dev eth0 egress matchall action police rate 1mbit", 1 },
+	{ { CLSACT, FLOW1, FLOW2 }, "-s filter show dev eth0 egress", 0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress protocol ip prio 5 u32 match ip dst 10.0.0.0/8 match tcp "
+	  "dst 80 0xffff match mark 7 0xff flowid 1:1 action skbedit queue_mapping 1",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 "
+		    "flowid 1:1" },
+	  "filter del dev eth0 egress protocol ip prio 5 handle 800::800 u32",
+	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "
+	  "meta(nf_mark gt 3) or meta(vlan eq 2) ) classid 1:2 action drop",
+	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress prio 7 matchall action mirred egress mirror dev lo1 action "
+	  "mirred egress redirect dev eth16",
+	  0 },
+	{ { CLSACT,
+	    "filter add dev eth0 egress prio 7 matchall action mirred egress mirror dev lo1" },
+	  "filter replace dev eth0 egress prio 7 handle 1 matchall action mirred ingress redirect "
+	  "dev lo1",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) classid 1:2",
+	    "filter add dev eth0 egress protocol ip prio 5 u32 match ip src 1.1.1.1 flowid 1:1" },
+	  "-s -j filter show dev eth0 egress",
+	  0 },
+	{ { CLSACT, FLOW1,
+	    "filter add dev eth0 egress protocol ip prio 5 matchall action skbedit "
+	    "queue_mapping 2" },
+	  "-j filter test dev eth0 --src 10.0.0.1:5 --dst 10.1.0.2:80 --dscp 10",
+	  0 },
+	/* one block under every queue of a 16-queue mq: a change is one transaction */
+	{ { MQ16, PRIO16(1), PRIO16(2), PRIO16(3), PRIO16(4), PRIO16(5), PRIO16(6), PRIO16(7) },
+	  "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe action pass",
+	  0 },
+	{ { MQ16, PRIO16(1), PRIO16(2),
+	    "filter add block 7 protocol ip prio 1 matchall classid :3 action pipe" },
+	  "filter replace block 7 protocol ip prio 1 handle 1 matchall classid :2",
+	  0 },
+	/* mqprio's filters: a block of its own, or shared */
+	{ {},
+	  "qdisc replace dev eth16 root handle 1: egress_block 8 mqprio num_tc 2 map 0 0 0 0 "
+	  "1 1 1 1 queues 8@0 8@8 hw 0",
+	  0 },
+	{ { "qdisc replace dev eth16 root handle 1: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues "
+	    "8@0 8@8 hw 0" },
+	  "filter add dev eth16 parent 1: protocol ip prio 1 flower ip_proto tcp classid 1:ffe1",
+	  0 },
+	{ { "qdisc replace dev eth16 root handle 1: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues "
+	    "8@0 8@8 hw 0",
+	    "filter add dev eth16 parent 1: protocol ip prio 1 flower ip_proto tcp classid 1:3" },
+	  "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 8@0 "
+	  "8@8 hw 0",
+	  0 },
 	/* hash: the queue a flow goes to, by the device's own picker */
 	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
 	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },

@@ -44,8 +44,8 @@ MQTX_API int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
 struct mqtx_ctl;
 
 /**
- * mqtx_ctl_new() - an empty context with the built-in commands (qdisc, class, dev, hash, help,
- * sta, ba, wme); generators and replays are a separate object (mqtx_jobs_attach() in
+ * mqtx_ctl_new() - an empty context with the built-in commands (qdisc, class, filter, dev,
+ * hash, help, sta, ba, wme); generators and replays are a separate object (mqtx_jobs_attach() in
  * <mqtx/gen.h>).
  * Return: 0 and *@out, or -ENOMEM.
  */
@@ -151,8 +151,8 @@ struct mqtx_ctl_cmd {
 
 /**
  * mqtx_ctl_register() - add the command @cmd (copied; its strings are not) to @ctl, after the
- * built-in ones (qdisc, class, dev, help, hash, sta, ba, wme) and those registered before it:
- * a typed prefix runs the first command it matches in that order.
+ * built-in ones (qdisc, class, filter, dev, help, hash, sta, ba, wme) and those registered
+ * before it: a typed prefix runs the first command it matches in that order.
  * Return: 0; -EINVAL (no name or function); -EEXIST (a command of that name exists); -ENOMEM.
  */
 MQTX_API int mqtx_ctl_register(struct mqtx_ctl *ctl, const struct mqtx_ctl_cmd *cmd);

@@ -34,7 +34,7 @@ enum mqtx_xmit_rc {
 enum mqtx_drop_reason {
 	MQTX_DROP_QDISC = 0,  /* the qdisc refused it (limit) */
 	MQTX_DROP_AQM,	      /* an AQM decided (CoDel and friends) */
-	MQTX_DROP_POLICE,     /* a policer (ingress) */
+	MQTX_DROP_POLICE,     /* a policer (the ingress qdisc's, or a filter's police action) */
 	MQTX_DROP_DOWN,	      /* the device was down or went down (purged) */
 	MQTX_DROP_RECURSION,  /* a driver transmitted into its own queue, or nesting too deep */
 	MQTX_DROP_NOQUEUE,    /* noqueue qdisc and the driver queue was stopped */
@@ -47,6 +47,9 @@ enum mqtx_drop_reason {
 	MQTX_DROP_NO_ADMIT,   /* WME: admission control allows no access category for it (the
 			       * 2008 mac80211 behaviour; see <mqtx/wme.h>) */
 	MQTX_DROP_EXPIRED,    /* it waited longer than its access category's deadline */
+	MQTX_DROP_FILTER,     /* a filter's action dropped it (gact drop, a reclassify loop) */
+	MQTX_DROP_REDIRECT,   /* not lost: a filter redirected it to another device (mirred),
+			       * where it is counted again */
 	MQTX_DROP_REASON_MAX
 };
 
@@ -231,6 +234,14 @@ MQTX_API uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev);
  * when traffic classes are set; non-IP frames go to queue 0. For selectors that fall back.
  */
 MQTX_API uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/**
+ * mqtx_dev_pick_tx_tc() - the default picker within traffic class @tc (the packet's flow hash
+ * scaled onto that class's queues) whatever the packet's priority; a class the device does
+ * not have (or without queues) falls back to mqtx_dev_pick_tx(). For a filter that names a
+ * traffic class (mqprio's, flower's hw_tc).
+ */
+MQTX_API uint16_t mqtx_dev_pick_tx_tc(struct mqtx_dev *dev, struct mqtx_pkt *pkt, unsigned tc);
 
 /**
  * mqtx_dev_select_queue() - run the whole selection for @pkt (hooks, default, cap) and set

@@ -43,6 +43,8 @@ extern "C" {
  * @cb: control block, scratch space for the layer that currently owns the packet.
  * @drop_reason: set by mqtx_qdisc_drop() (enum mqtx_drop_reason, and MQTX_PKT_DROP_RX for a
  *        receive-side drop); counted when the dropped packet is freed.
+ * @redirects: how many times a filter redirected or mirrored it to another device; past
+ *        MQTX_XMIT_RECURSION_MAX it is dropped as a loop (MQTX_DROP_RECURSION).
  */
 struct mqtx_pkt {
 	struct mqtx_pkt *next;
@@ -59,7 +61,8 @@ struct mqtx_pkt {
 	struct mqtx_pkt_pool *pool;
 	uint8_t cb[MQTX_PKT_CB_SIZE];
 	uint8_t drop_reason;
-	uint8_t pad_[15];
+	uint8_t redirects;
+	uint8_t pad_[14];
 	uint8_t buf[];
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 

@@ -19,6 +19,10 @@ extern "C" {
 #define MQTX_QF_ONETXQUEUE  0x010u /* every packet is for dev_queue: may bulk-dequeue */
 #define MQTX_QF_NOPARENT    0x040u
 #define MQTX_QF_DEACTIVATED 0x100u /* the device is going down: enqueue drops */
+/* The kind takes a shared filter block by index (tc's ingress_block / egress_block before the
+ * kind): it reads struct mqtx_qdisc.ingress_block / .egress_block in its init. */
+#define MQTX_QF_INGRESS_BLOCK 0x1000u
+#define MQTX_QF_EGRESS_BLOCK  0x2000u
 
 /* Handles and class ids as Linux's TC_H_*: major in the high 16 bits, minor in the low 16. */
 #define MQTX_H_ROOT	      0xFFFFFFFFu
@@ -31,6 +35,7 @@ extern "C" {
 struct mqtx_qdisc;
 struct mqtx_dump;
 struct mqtx_qdisc_stats;
+struct mqtx_tcf_block; /* <mqtx/cls.h> */
 
 /**
  * struct mqtx_class - one class of a classful qdisc, as `class show` reports it.
@@ -79,6 +84,12 @@ typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl,
  * @stats: optional. The class's counters into *@st; absent: the child's counters.
  * @dump_stats: optional. Emit class @minor's own statistics (tc's xstats of a class, Linux's
  *        Qdisc_class_ops.dump_stats) as @q's ops->dump_stats does. @q's lock held.
+ * @tcf_block: optional (absent: the qdisc takes no filters). The filter block that "filter ...
+ *        parent major:@minor" changes (Linux's Qdisc_class_ops.tcf_block): @minor 0 is the
+ *        qdisc's own block, another minor a class's (htb keeps one per class), or NULL with a
+ *        message in @ack when that class takes none. The qdisc owns the block (from
+ *        mqtx_tcf_block_get() in its init) and classifies with it (mqtx_tcf_classify()).
+ *        Config lock held.
  * @walk: optional. Report every class to @fn, in the order tc lists them, with its parent,
  *        leaf and counters (classes that are not in 1..count, such as mqprio's traffic
  *        classes, included). Absent: classes 1..count, each with its leaf, the qdisc as
@@ -94,6 +105,8 @@ struct mqtx_class_ops {
 	void (*stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc_stats *st);
 	void (*walk)(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg);
 	void (*dump_stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
+	struct mqtx_tcf_block *(*tcf_block)(struct mqtx_qdisc *q, uint32_t minor,
+					    struct mqtx_extack *ack);
 };
 
 /**
@@ -184,6 +197,9 @@ struct mqtx_qdisc {
 	uint32_t handle;
 	uint32_t parent;
 	uint32_t flags;
+	/* The shared filter blocks asked for at creation (tc's ingress_block/egress_block), set
+	 * before ops->init for a kind with MQTX_QF_*_BLOCK; 0: a block of its own. */
+	uint32_t ingress_block, egress_block;
 	uint64_t seq; /* creation order (set by mqtx_qdisc_create): tc's dump order uses it */
 	/* lock held */
 	uint32_t qlen;
@@ -212,6 +228,15 @@ static inline void *mqtx_qdisc_priv(struct mqtx_qdisc *q)
  */
 MQTX_API int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt,
 			     enum mqtx_drop_reason reason, struct mqtx_pkt **to_free);
+
+/**
+ * mqtx_qdisc_stolen() - a filter of @q took @pkt elsewhere (MQTX_ACT_STOLEN: redirected to
+ * another device): count it on the packet's TX queue (for an ingress qdisc, on the receive
+ * side) as MQTX_DROP_REDIRECT, which is not a drop of @q, and return MQTX_XMIT_SUCCESS for
+ * the enqueue to return. Call it right after the classification, before the caller's section
+ * ends (the redirect is carried out then).
+ */
+MQTX_API int mqtx_qdisc_stolen(struct mqtx_qdisc *q, struct mqtx_pkt *pkt);
 
 /**
  * mqtx_qdisc_free_dropped() - free a list of packets dropped with mqtx_qdisc_drop() on @dev,
@@ -353,6 +378,49 @@ MQTX_API void mqtx_dev_graft_all(struct mqtx_dev *dev, struct mqtx_qdisc *const 
  */
 MQTX_API struct mqtx_qdisc *mqtx_dev_graft_ingress(struct mqtx_dev *dev, struct mqtx_qdisc *q);
 MQTX_API struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev);
+
+/* ---- hooks on the transmit path (clsact's egress filters, mqprio's) ---- */
+
+/* Where a hook runs: both before the packet's TX queue is chosen, egress first. */
+#define MQTX_HOOK_EGRESS 0 /* Linux's sch_handle_egress(): clsact's egress filters */
+#define MQTX_HOOK_SELECT 1 /* may choose the queue: set queue_mapping and MQTX_PKT_F_QMAP_SET */
+#define MQTX_HOOK_MAX	 2
+
+/* What a hook says of a packet. */
+#define MQTX_HOOK_PASS	 0 /* go on */
+#define MQTX_HOOK_DROP	 1 /* drop it: pkt->drop_reason set, the core frees and counts it */
+#define MQTX_HOOK_STOLEN 2 /* taken (redirected): the core counts MQTX_DROP_REDIRECT */
+
+/** A transmit hook: runs lock-free inside the transmit path's read section; returns
+ *  MQTX_HOOK_*. A drop or a steal is counted on the packet's queue_mapping when it is a
+ *  queue in use, else on queue 0. */
+typedef int (*mqtx_hook_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg);
+
+/**
+ * struct mqtx_hook - a transmit hook, in memory of its owner's (a qdisc's private area) that
+ * must stay until mqtx_dev_clear_hook() has returned: setting one allocates nothing, so a
+ * qdisc can set it in a commit that must not fail (its attach).
+ * @fn: what runs.
+ * @arg: its third argument.
+ */
+struct mqtx_hook {
+	mqtx_hook_fn fn;
+	void *arg;
+};
+
+/**
+ * mqtx_dev_set_hook() - run @h->fn(dev, pkt, @h->arg) for every packet transmitted on @dev,
+ * at @point (MQTX_HOOK_*), before its queue is chosen. Config lock held.
+ * Return: 0; -EINVAL (a point out of range, no function); -EBUSY (a hook is set there: one
+ * clsact, one mqprio per device).
+ */
+MQTX_API int mqtx_dev_set_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h);
+
+/**
+ * mqtx_dev_clear_hook() - remove the hook at @point if it is @h, and wait until no transmit
+ * can still be running it. Config lock held; never inside a read section.
+ */
+MQTX_API void mqtx_dev_clear_hook(struct mqtx_dev *dev, unsigned point, struct mqtx_hook *h);
 
 /** mqtx_txq_qdisc() - the configured qdisc of @txq (under the device's config lock). */
 MQTX_API struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq);

@@ -117,6 +117,7 @@ struct mqtx_dev {
 	struct mqtx_xps *_Atomic xps;		      /* RCU: XPS map per CPU (xps.c) */
 	struct mqtx_flow_cache *_Atomic flows;	      /* RCU: queue per flow (xps.c) */
 	atomic_bool steered; /* either of the two is set: the picker looks at them */
+	struct mqtx_hook *_Atomic hooks[MQTX_HOOK_MAX]; /* RCU: clsact, mqprio filters */
 
 	/* Traffic classes (mqprio), published by RCU: the picker reads @tc; a writer fills the
 	 * slot not in use and swaps (see dev_tc.c). NULL: no classes. */
@@ -185,6 +186,42 @@ int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t q
 int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real);
 uint16_t mqtx__flow_claim(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
 void mqtx__xps_release(struct mqtx_dev *dev);
+
+/* hook.c: run the transmit hooks on @pkt (read section held): MQTX_HOOK_PASS, or _DROP or
+ * _STOLEN when one took it (counted). */
+int mqtx__run_hooks(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+static inline bool mqtx__hooked(struct mqtx_dev *dev)
+{
+	for (unsigned p = 0; p < MQTX_HOOK_MAX; p++)
+		if (atomic_load_explicit(&dev->hooks[p], memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/*
+ * forward.c: mqtx__forward() - have @pkt (owned from here on) given to @send on @to
+ * (mqtx_dev_xmit or mqtx_dev_receive) when this thread's outermost transmit or receive call
+ * ends. Inside one only. Those calls are sections of mqtx__fwd_depth: mqtx__fwd_leave() sends
+ * what collected.
+ */
+typedef int (*mqtx__send_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+void mqtx__forward(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send);
+void mqtx__forward_flush(void);
+extern MQTX_TLS unsigned mqtx__fwd_depth;
+extern MQTX_TLS struct mqtx_pkt *mqtx__fwd_head;
+
+static inline void mqtx__fwd_enter(void)
+{
+	mqtx__fwd_depth++;
+}
+
+static inline void mqtx__fwd_leave(void)
+{
+	if (unlikely(mqtx__fwd_head != NULL) && mqtx__fwd_depth == 1)
+		mqtx__forward_flush();
+	mqtx__fwd_depth--;
+}
 
 /* select.c */
 uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);

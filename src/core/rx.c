@@ -36,6 +36,7 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	uint32_t len = pkt->len;
 	int rc = MQTX_XMIT_SUCCESS;
 
+	mqtx__fwd_enter();
 	mqtx_spin_lock(&dev->rxq.lock);
 	q = dev->rxq.qdisc;
 	/* The ingress qdisc classifies or polices; it keeps nothing: accepted packets are taken
@@ -52,15 +53,18 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	mqtx_spin_unlock(&dev->rxq.lock);
 	/* Dropped by the ingress qdisc: counted on the receive side with its reason. */
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
-	if (!pkt)
-		return MQTX_XMIT_DROP;
-	if (!fn) {
+	if (!pkt) { /* dropped, or taken by a filter (a redirect, counted as such) */
+		rc = rc == MQTX_XMIT_DROP ? MQTX_XMIT_DROP : MQTX_XMIT_SUCCESS;
+	} else if (!fn) {
 		MQTX_CNT_INC_SHARED(dev->rxq.drops[MQTX_DROP_NO_HANDLER], 1u);
 		mqtx_pkt_free(pkt);
-		return MQTX_XMIT_DROP;
+		rc = MQTX_XMIT_DROP;
+	} else {
+		MQTX_CNT_INC_SHARED(dev->rxq.packets, 1u);
+		MQTX_CNT_INC_SHARED(dev->rxq.bytes, len);
+		fn(dev, pkt, arg);
+		rc = MQTX_XMIT_SUCCESS;
 	}
-	MQTX_CNT_INC_SHARED(dev->rxq.packets, 1u);
-	MQTX_CNT_INC_SHARED(dev->rxq.bytes, len);
-	fn(dev, pkt, arg);
-	return MQTX_XMIT_SUCCESS;
+	mqtx__fwd_leave(); /* what its filters sent to other devices goes now */
+	return rc;
 }

@@ -164,6 +164,24 @@ uint16_t mqtx__select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	return (uint16_t)q;
 }
 
+uint16_t mqtx_dev_pick_tx_tc(struct mqtx_dev *dev, struct mqtx_pkt *pkt, unsigned tc)
+{
+	uint32_t real = atomic_load_explicit(&dev->real_num_txq, memory_order_relaxed);
+	const struct mqtx_tc_map *tcm;
+	uint16_t q;
+
+	mqtx__rcu_read_lock();
+	tcm = atomic_load_explicit(&dev->tc, memory_order_acquire);
+	if (!tcm || tc >= tcm->num_tc || !tcm->tc_to_txq[tc].count) {
+		q = pick_tx(dev, pkt, real);
+	} else {
+		pick_tx(dev, pkt, real); /* the flow hash, cached in the packet */
+		q = hash_queue(pkt, tcm->tc_to_txq[tc].offset, tcm->tc_to_txq[tc].count);
+	}
+	mqtx__rcu_read_unlock();
+	return q < real ? q : 0;
+}
+
 uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
 	uint16_t q;

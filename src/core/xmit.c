@@ -337,11 +337,13 @@ static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 	mqtx__xmit_depth++;
 	mqtx__bh_disable();
 	mqtx__rcu_read_lock();
+	mqtx__fwd_enter();
 	return true;
 }
 
 static void xmit_leave(void)
 {
+	mqtx__fwd_leave(); /* what filters sent to other devices goes now, in this section */
 	mqtx__rcu_read_unlock();
 	mqtx__xmit_depth--;
 	mqtx__bh_enable(); /* runs what this transmit scheduled */
@@ -349,11 +351,15 @@ static void xmit_leave(void)
 
 int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
-	int rc = MQTX_XMIT_DROP;
+	int rc = MQTX_XMIT_DROP, hook;
 	uint16_t qi;
 
 	if (!xmit_enter(dev, &pkt, 1))
 		return MQTX_XMIT_DROP;
+	if (unlikely(mqtx__hooked(dev)) && (hook = mqtx__run_hooks(dev, pkt))) {
+		xmit_leave();
+		return hook == MQTX_HOOK_STOLEN ? MQTX_XMIT_SUCCESS : MQTX_XMIT_DROP;
+	}
 	qi = mqtx__select_queue(dev, pkt);
 	if (unlikely(qi == MQTX_TXQ_DROP))
 		drop_selected(dev, pkt);
@@ -370,20 +376,25 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 	struct mqtx_pkt *sorted[MAX_BATCH], *kept[MAX_BATCH];
 	uint16_t qi[MAX_BATCH];
 	unsigned accepted = 0, i, j, m = 0;
-	bool one = true;
+	bool one = true, hooked = mqtx__hooked(dev);
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		uint16_t q = mqtx__select_queue(dev, pkts[i]);
+		uint16_t q = MQTX_TXQ_DROP;
+		int taken = unlikely(hooked) ? mqtx__run_hooks(dev, pkts[i]) : MQTX_HOOK_PASS;
 
+		if (likely(!taken))
+			q = mqtx__select_queue(dev, pkts[i]);
 		if (unlikely(q == MQTX_TXQ_DROP)) {
-			/* Dropped by its selector: the rest go on without it (not in the caller's
-			 * array, which stays as it was given). */
+			/* Taken by a hook or dropped by its selector: the rest go on without it
+			 * (not in the caller's array, which stays as it was given). */
 			if (pkts != kept) {
 				memcpy(kept, pkts, n * sizeof(*pkts));
 				pkts = kept;
 			}
-			drop_selected(dev, kept[i]);
+			if (!taken)
+				drop_selected(dev, kept[i]);
+			accepted += taken == MQTX_HOOK_STOLEN;
 			continue;
 		}
 		pkts[m] = pkts[i];
@@ -392,9 +403,9 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 	}
 	n = m;
 	if (!n)
-		return 0;
+		return accepted;
 	if (one)
-		return txq_xmit(&dev->txq[qi[0]], pkts, n, &rc);
+		return accepted + txq_xmit(&dev->txq[qi[0]], pkts, n, &rc);
 	/* Few distinct queues per chunk: gather each queue's packets in one pass per queue. */
 	for (i = 0; i < n; i++) {
 		unsigned cnt = 0;

@@ -11,6 +11,7 @@
 #include <mqtx/sim.h>
 
 #include "base/internal.h"
+#include "cls/tcf.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
@@ -452,6 +453,13 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	if (mqtx__tcf_dev_targeted(dev)) {
+		mqtx_buf_printf(c->err,
+				"dev del: %s is the device of a mirred action: delete its filter "
+				"first\n",
+				argv[0]);
+		return MQTX_CTL_EREFUSED;
+	}
 	mqtx__ctl_remove_dev(c->ctl, dev); /* jobs on it stop first (the watches) */
 	mqtx_dev_destroy(dev);
 	return MQTX_CTL_OK;

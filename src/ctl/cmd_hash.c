@@ -14,15 +14,7 @@
 #include "gen/gen.h"
 #include "base/internal.h"
 
-struct endpoint {
-	int family;
-	uint8_t addr[16];
-	uint16_t port;
-	bool has_port;
-};
-
-/* "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address. */
-static int parse_endpoint(const char *s, struct endpoint *e)
+int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e)
 {
 	char host[64];
 	const char *port = NULL;
@@ -67,8 +59,8 @@ static int parse_endpoint(const char *s, struct endpoint *e)
 
 /* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
  * of that frame, so it must be the frame a generator would send for that flow. */
-static int build_probe(uint8_t *f, size_t cap, const struct endpoint *src,
-		       const struct endpoint *dst, uint8_t proto)
+static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
+		       const struct ctl_endpoint *dst, uint8_t proto)
 {
 	struct mqtx_gen_cfg g;
 	uint32_t s, d;
@@ -94,7 +86,7 @@ static int build_probe(uint8_t *f, size_t cap, const struct endpoint *src,
 }
 
 struct hash_args {
-	struct endpoint src, dst;
+	struct ctl_endpoint src, dst;
 	bool has_src, has_dst, has_algo;
 	uint8_t proto;
 	const char *dev;
@@ -137,7 +129,7 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 			memcpy(a->cfg.key, tmp.key, sizeof(tmp.key));
 			a->cfg.key_len = tmp.key_len;
 		} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-			if (parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
+			if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
 				goto bad;
 			*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
 		} else if (!strcmp(w, "proto")) {

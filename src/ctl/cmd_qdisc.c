@@ -111,10 +111,18 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	if (s->json) {
 		if (refcnt != 1)
 			mqtx_buf_printf(s->a->out, ",\"refcnt\":%u", refcnt);
+		if (q->ingress_block)
+			mqtx_buf_printf(s->a->out, ",\"ingress_block\":%u", q->ingress_block);
+		if (q->egress_block)
+			mqtx_buf_printf(s->a->out, ",\"egress_block\":%u", q->egress_block);
 		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
 	} else {
 		if (refcnt != 1)
 			mqtx_buf_printf(s->a->out, " refcnt %u", refcnt);
+		if (q->ingress_block)
+			mqtx_buf_printf(s->a->out, " ingress_block %u", q->ingress_block);
+		if (q->egress_block)
+			mqtx_buf_printf(s->a->out, " egress_block %u", q->egress_block);
 		mqtx_buf_printf(s->a->out, " %s\n", text);
 	}
 	if (s->stats) {
@@ -306,6 +314,7 @@ static const char qdisc_usage[] =
 struct qcmd {
 	const char *dev;
 	uint32_t parent, handle;
+	uint32_t blocks[2]; /* ingress_block, egress_block */
 	bool have_parent, have_handle;
 	const char *kind;
 	int optc;
@@ -340,7 +349,18 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
 				return MQTX_CTL_EHANDLE;
-		} else if (!strcmp(w, "ingress")) {
+		} else if (!strcmp(w, "ingress_block") || !strcmp(w, "egress_block")) {
+			if (++i >= argc)
+				goto missing;
+			if (mqtx_tc_parse_u32(argv[i], &v) || !v) {
+				mqtx_buf_printf(a->err,
+						"Error: argument \"%s\" is wrong: invalid %s block "
+						"index value\n",
+						argv[i], w[0] == 'i' ? "ingress" : "egress");
+				return MQTX_CTL_EHANDLE;
+			}
+			c->blocks[w[0] == 'e'] = v;
+		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
 			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
 			 * are the kind's options. */
 			if (c->have_parent) {
@@ -530,6 +550,8 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		rq.kind = c.kind;
 		rq.ops = ops;
 		rq.opt = opt;
+		rq.blocks[0] = c.blocks[0];
+		rq.blocks[1] = c.blocks[1];
 		err = mqtx__qdisc_modify(dev, &rq, &ack);
 	}
 	mqtx__log_capture(NULL, 0);

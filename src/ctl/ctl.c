@@ -21,6 +21,11 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	{ "class", mqtx__ctl_cmd_class, NULL,
 	  "class { add | change | replace | del } dev NAME [ classid X:Y ] [ root | parent X:Y ]\n"
 	  "class show [ dev NAME ] [ root | parent X:Y ] [ classid X:Y ] [ qdisc X: ]" },
+	{ "filter", mqtx__ctl_cmd_filter, NULL,
+	  "filter { add | replace | change | del } { dev NAME { egress | ingress | parent X: } | "
+	  "block N }\n       [ protocol P ] [ prio N ] [ handle H ] [ chain C ] KIND [ OPTIONS ] "
+	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
+	  "filter test dev NAME --src A[:P] --dst A[:P] [ --proto tcp | udp ] [ --dscp D ]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"

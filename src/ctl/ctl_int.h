@@ -41,6 +41,7 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
 /** mqtx__class_usage - what "class help" prints (qdisc_usage.c). */
 extern const char mqtx__class_usage[];
+int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
@@ -178,5 +179,29 @@ void mqtx__ctl_relock(struct mqtx_ctl *ctl);
  * @h (algo, seed, key, l4 only). Returns the words used, or -1 after a message in @err.
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
+
+/* An address with a port maybe, as "hash" and "filter test" take them. */
+struct ctl_endpoint {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	bool has_port;
+};
+
+/** mqtx__ctl_parse_endpoint() - "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address.
+ *  Return: 0 or -EINVAL. */
+int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e);
+
+/**
+ * mqtx__ctl_filter_block() - the filter block of @parent on @dev as "filter" commands find it
+ * (the root qdisc's without a parent; TCF_PARENT_EGRESS/INGRESS: clsact's). Config lock held.
+ * Return: 0 and *@out, or -errno with tc's message in @ack.
+ */
+struct mqtx_tcf_block;
+int mqtx__ctl_filter_block(struct mqtx_dev *dev, uint32_t parent, bool shared_ok,
+			   struct mqtx_tcf_block **out, struct mqtx_extack *ack);
+
+/** mqtx__ctl_filter_test() - "filter test" (cmd_filter_test.c); @c's words after "test". */
+int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c);
 
 #endif

@@ -25,6 +25,7 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_codel_qdisc_ops,
 	&mqtx_fq_codel_qdisc_ops,
 	&mqtx_ingress_qdisc_ops,
+	&mqtx_clsact_qdisc_ops,
 	&mqtx_mq_qdisc_ops,
 	&mqtx_mqprio_qdisc_ops,
 	&mqtx_wme_qdisc_ops,

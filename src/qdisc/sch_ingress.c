@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* ingress: the qdisc of a device's receive side, with an optional token-bucket policer that
- * drops over-rate packets (Linux sch_ingress.c with a police action). */
+/* ingress: the qdisc of a device's receive side: its filters (Linux's sch_ingress.c), and an
+ * optional token-bucket policer of mqtx's own that drops over-rate packets. */
 #include <errno.h>
 #include <string.h>
 
-#include "qdisc/kinds.h"
-#include "qdisc/tbucket.h"
+#include <mqtx/cls.h>
 #include <mqtx/tc.h>
+
+#include "qdisc/kinds.h"
+#include "base/tbucket.h"
 
 struct ingress_opt {
 	bool has_rate, has_burst;
@@ -18,6 +20,7 @@ struct ingress_priv {
 	uint64_t burst; /* bytes */
 	struct mqtx_tbucket tb;
 	struct mqtx_pkt_list held; /* accepted, until the receive path takes them back */
+	struct mqtx_tcf_block *block;
 };
 
 /*
@@ -28,7 +31,15 @@ struct ingress_priv {
 static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_tcf_result res;
 
+	/* The filters first (sch_handle_ingress() runs before anything else sees it). */
+	switch (mqtx_tcf_classify(p->block, q->dev, pkt, &res)) {
+	case MQTX_ACT_SHOT:
+		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
+	case MQTX_ACT_STOLEN:
+		return mqtx_qdisc_stolen(q, pkt);
+	}
 	if (p->police) {
 		int64_t now = (int64_t)mqtx_qdisc_now(q);
 		int64_t toks = mqtx__tb_probe(&p->tb, now, pkt->len);
@@ -127,9 +138,19 @@ static int ingress_configure(struct mqtx_qdisc *q, const struct ingress_opt *o, 
 static int ingress_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
 {
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
+	int err;
 
 	mqtx_pkt_list_init(&p->held);
-	return ingress_configure(q, opt, false, ack);
+	err = ingress_configure(q, opt, false, ack);
+	return err ? err : mqtx_tcf_block_get(q->ingress_block, &p->block);
+}
+
+static void ingress_destroy(struct mqtx_qdisc *q)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	mqtx_tcf_block_put(p->block);
+	p->block = NULL;
 }
 
 static int ingress_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
@@ -152,16 +173,49 @@ static void ingress_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_flag(d, NULL, ""); /* tc ends the line with a blank */
 }
 
+/* ---- classes: none, but filters on "ingress" (Linux's ingress_tcf_block() ignores the class) */
+
+static uint32_t ingress_cl_count(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return 0;
+}
+
+static struct mqtx_qdisc *ingress_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	(void)q;
+	(void)minor;
+	return NULL;
+}
+
+static struct mqtx_tcf_block *ingress_tcf_block(struct mqtx_qdisc *q, uint32_t minor,
+						struct mqtx_extack *ack)
+{
+	struct ingress_priv *p = mqtx_qdisc_priv(q);
+
+	(void)minor;
+	(void)ack;
+	return p->block;
+}
+
+static const struct mqtx_class_ops ingress_class_ops = {
+	.count = ingress_cl_count,
+	.leaf = ingress_cl_leaf,
+	.tcf_block = ingress_tcf_block,
+};
+
 const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {
 	.id = "ingress",
 	.priv_size = sizeof(struct ingress_priv),
 	.opt_size = sizeof(struct ingress_opt),
-	.static_flags = MQTX_QF_INGRESS,
+	.static_flags = MQTX_QF_INGRESS | MQTX_QF_INGRESS_BLOCK,
 	.enqueue = ingress_enqueue,
 	.dequeue = ingress_dequeue,
 	.peek = ingress_peek,
 	.parse = ingress_parse,
 	.init = ingress_init,
 	.change = ingress_change,
+	.destroy = ingress_destroy,
 	.dump = ingress_dump,
+	.cl_ops = &ingress_class_ops,
 };

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* mqprio: mq plus traffic classes (priority -> tc -> queue range) for the picker (sch_mqprio.c). */
+/* mqprio: mq plus traffic classes (priority -> tc -> queue range) for the picker (sch_mqprio.c).
+ * mqtx's mqprio takes filters too (Linux's has none): run before the queue is chosen, a class
+ * they name (major:q+1, a queue; major:ffe0+tc, a traffic class) chooses it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mqtx/cls.h>
 
 #include "qdisc/mq.h"
 
@@ -21,6 +25,9 @@ struct mqprio_opt {
 struct mqprio_priv {
 	struct mqtx_mq_priv mq; /* first: the mq helpers use it */
 	struct mqprio_opt cfg;
+	struct mqtx_tcf_block *block; /* its filters (its own, or shared: egress_block) */
+	struct mqtx_hook hook;	      /* runs them, while it is the root */
+	bool hooked;
 };
 
 /* tc's defaults when options are absent (q_mqprio.c). */
@@ -174,6 +181,41 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 	return 0;
 }
 
+/* ---- filters: a selection hook (MQTX_HOOK_SELECT), after clsact's egress filters ---- */
+
+static int mqprio_filter(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
+{
+	struct mqtx_qdisc *q = arg;
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+	struct mqtx_tcf_result res;
+	uint32_t minor, real = mqtx_dev_real_num_txq(dev);
+	int q_;
+
+	/* a queue clsact's filters chose stands */
+	if (pkt->flags & MQTX_PKT_F_QMAP_SET)
+		return MQTX_HOOK_PASS;
+	switch (mqtx_tcf_classify(pp->block, dev, pkt, &res)) {
+	case MQTX_ACT_SHOT:
+		return MQTX_HOOK_DROP;
+	case MQTX_ACT_STOLEN:
+		return MQTX_HOOK_STOLEN;
+	case MQTX_ACT_UNSPEC:
+		return MQTX_HOOK_PASS;
+	}
+	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
+		return MQTX_HOOK_PASS;
+	minor = MQTX_H_MIN(res.classid);
+	if (minor >= MQTX_TC_CLASS_MIN && minor < MQTX_TC_CLASS_MIN + pp->cfg.num_tc)
+		q_ = mqtx_dev_pick_tx_tc(dev, pkt, minor - MQTX_TC_CLASS_MIN);
+	else if (minor >= 1 && minor <= real)
+		q_ = (int)minor - 1;
+	else
+		return MQTX_HOOK_PASS; /* no such class: the priority decides */
+	pkt->queue_mapping = (uint16_t)q_;
+	pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	return MQTX_HOOK_PASS;
+}
+
 static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extack *ack)
 {
 	const struct mqprio_opt *o = optp ? optp : &mqprio_defaults;
@@ -190,6 +232,10 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 				       "Device does not support hardware offload. (hw %u on %s)",
 				       o->hw, mqtx_dev_name(q->dev));
 	pp->cfg = *o;
+	pp->hook = (struct mqtx_hook){ mqprio_filter, q };
+	err = mqtx_tcf_block_get(q->egress_block, &pp->block);
+	if (err)
+		return err;
 	return mqtx__mq_init_children(q, ack);
 }
 
@@ -200,11 +246,34 @@ static void mqprio_attach(struct mqtx_qdisc *q, struct mqtx_qdisc **qs)
 
 	mqtx__mq_attach(q, qs);
 	mqtx_dev_set_tc(q->dev, pp->cfg.num_tc, pp->cfg.map, pp->cfg.count, pp->cfg.offset);
+	/* allocates nothing; busy only if another root's hook were still set, which detach
+	 * clears first */
+	pp->hooked = !mqtx_dev_set_hook(q->dev, MQTX_HOOK_SELECT, &pp->hook);
+}
+
+static void mqprio_unhook(struct mqtx_qdisc *q)
+{
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+
+	if (pp->hooked)
+		mqtx_dev_clear_hook(q->dev, MQTX_HOOK_SELECT, &pp->hook);
+	pp->hooked = false;
 }
 
 static void mqprio_detach(struct mqtx_qdisc *q)
 {
+	mqprio_unhook(q);
 	mqtx_dev_reset_tc(q->dev);
+}
+
+static void mqprio_destroy(struct mqtx_qdisc *q)
+{
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+
+	mqprio_unhook(q);
+	mqtx__mq_destroy(q);
+	mqtx_tcf_block_put(pp->block);
+	pp->block = NULL;
 }
 
 static void mqprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
@@ -267,7 +336,21 @@ static void mqprio_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
 	}
 }
 
+/* Filters go on the qdisc (parent major:), not on a class. */
+static struct mqtx_tcf_block *mqprio_tcf_block(struct mqtx_qdisc *q, uint32_t minor,
+					       struct mqtx_extack *ack)
+{
+	struct mqprio_priv *pp = mqtx_qdisc_priv(q);
+
+	if (!minor)
+		return pp->block;
+	mqtx_extack_set(ack, "mqprio: filters go on the qdisc (parent %x:), not on its classes",
+			q->handle >> 16);
+	return NULL;
+}
+
 static const struct mqtx_class_ops mqprio_class_ops = {
+	.tcf_block = mqprio_tcf_block,
 	.count = mqtx__mq_class_count,
 	.leaf = mqtx__mq_class_leaf,
 	.select_queue = mqtx__mq_class_select_queue,
@@ -279,13 +362,14 @@ const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
 	.id = "mqprio",
 	.priv_size = sizeof(struct mqprio_priv),
 	.opt_size = sizeof(struct mqprio_opt),
-	.static_flags = MQTX_QF_MQROOT,
+	/* mqtx's: filters shared by index too */
+	.static_flags = MQTX_QF_MQROOT | MQTX_QF_EGRESS_BLOCK,
 	.enqueue = mqtx__mq_enqueue,
 	.dequeue = mqtx__mq_dequeue,
 	.peek = mqtx__mq_dequeue,
 	.parse = mqprio_parse,
 	.init = mqprio_init,
-	.destroy = mqtx__mq_destroy,
+	.destroy = mqprio_destroy,
 	.dump = mqprio_dump,
 	.attach = mqprio_attach,
 	.detach = mqprio_detach,

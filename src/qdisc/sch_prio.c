@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mqtx/cls.h>
 #include <mqtx/qdisc.h>
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
@@ -31,6 +32,7 @@ struct prio_priv {
 	uint32_t bands;
 	uint8_t prio2band[PRIO_MAP_LEN];
 	struct mqtx_qdisc *child[PRIO_MAX_BANDS];
+	struct mqtx_tcf_block *block; /* its filters (its own, or a shared one: egress_block) */
 };
 
 /* ---- accounting: a parent's counters follow its children's (qdisc_tree_reduce_backlog) ---- */
@@ -58,34 +60,48 @@ static inline void follow(struct mqtx_qdisc *q, const struct mqtx_qdisc *c,
 /* ---- data path ---- */
 
 /*
- * Linux's prio_classify() with no filter attached. A priority whose major is our handle names
- * band minor - 1; a minor that names no band (0, or beyond the bands) falls back to the band
- * of priority 0. Any other priority goes through the priomap, a handle-qualified one (another
- * qdisc's major) as priority 0. A qdisc without a handle (made through the C API only) has
- * no major to match.
+ * Linux's prio_classify(). A priority whose major is our handle names band minor - 1. Any
+ * other goes through the filters: a filter's class names band minor - 1 the same way; a drop
+ * or a redirect ends it here (-1, *@verdict says which); no match falls back to the priomap,
+ * a handle-qualified priority (another qdisc's major) as priority 0. A band that does not
+ * exist (minor 0, or beyond the bands) is the band of priority 0. A qdisc without a handle
+ * (made through the C API only) has no major to match.
  */
-static unsigned prio_classify(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
+static int prio_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, int *verdict)
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
-	uint32_t prio = pkt->priority;
+	uint32_t prio = pkt->priority, band;
+	struct mqtx_tcf_result res;
 
-	if (q->handle && MQTX_H_MAJ(prio) == MQTX_H_MAJ(q->handle)) {
-		uint32_t band = MQTX_H_MIN(prio) - 1; /* minor 0 wraps past the bands */
-
-		return band < p->bands ? band : p->prio2band[0];
+	if (!q->handle || MQTX_H_MAJ(prio) != MQTX_H_MAJ(q->handle)) {
+		*verdict = mqtx_tcf_classify(p->block, q->dev, pkt, &res);
+		if (*verdict == MQTX_ACT_SHOT || *verdict == MQTX_ACT_STOLEN)
+			return -1;
+		if (*verdict < 0) {
+			if (MQTX_H_MAJ(prio))
+				prio = 0;
+			return p->prio2band[prio & (PRIO_MAP_LEN - 1)];
+		}
+		prio = res.classid;
 	}
-	if (MQTX_H_MAJ(prio))
-		prio = 0;
-	return p->prio2band[prio & (PRIO_MAP_LEN - 1)];
+	band = MQTX_H_MIN(prio) - 1; /* minor 0 wraps past the bands */
+	return band < p->bands ? (int)band : p->prio2band[0];
 }
 
 static int prio_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct prio_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_qdisc *c = p->child[prio_classify(q, pkt)];
+	int verdict, band = prio_classify(q, pkt, &verdict);
+	struct mqtx_qdisc *c;
 	struct child_snap s;
 	int ret;
 
+	if (band < 0) {
+		if (verdict == MQTX_ACT_STOLEN)
+			return mqtx_qdisc_stolen(q, pkt);
+		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
+	}
+	c = p->child[band];
 	snap(c, &s);
 	ret = c->ops->enqueue(c, pkt, to_free);
 	follow(q, c, &s);
@@ -262,6 +278,8 @@ static int prio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *
 	int err;
 
 	err = prio_check(o);
+	if (!err)
+		err = mqtx_tcf_block_get(q->egress_block, &p->block);
 	if (err)
 		return err;
 	p->bands = 0;
@@ -336,6 +354,8 @@ static void prio_destroy(struct mqtx_qdisc *q)
 		p->child[b] = NULL;
 	}
 	p->bands = 0;
+	mqtx_tcf_block_put(p->block);
+	p->block = NULL;
 }
 
 static void prio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
@@ -375,16 +395,32 @@ static void prio_cl_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdis
 	p->child[minor - 1] = new;
 }
 
+/* Filters go on the qdisc, not on a band (prio_tcf_block()). */
+static struct mqtx_tcf_block *prio_tcf_block(struct mqtx_qdisc *q, uint32_t minor,
+					     struct mqtx_extack *ack)
+{
+	struct prio_priv *p = mqtx_qdisc_priv(q);
+
+	if (!minor)
+		return p->block;
+	mqtx_extack_set(ack, "prio: filters go on the qdisc (parent %x:), not on its bands",
+			q->handle >> 16);
+	return NULL;
+}
+
 static const struct mqtx_class_ops prio_class_ops = {
 	.count = prio_cl_count,
 	.leaf = prio_cl_leaf,
 	.graft = prio_cl_graft,
+	.tcf_block = prio_tcf_block,
 };
 
 const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
 	.id = "prio",
 	.priv_size = sizeof(struct prio_priv),
 	.opt_size = sizeof(struct prio_opt),
+	/* mqtx's: one filter block shared by many prios (every queue's under mq). */
+	.static_flags = MQTX_QF_EGRESS_BLOCK,
 	.enqueue = prio_enqueue,
 	.dequeue = prio_dequeue,
 	.peek = prio_peek,

@@ -8,7 +8,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tbucket.h"
+#include "base/tbucket.h"
 #include <mqtx/tc.h>
 
 #define TBF_LL_ETHERNET 1 /* TC_LINKLAYER_ETHERNET, tc's default */

@@ -85,14 +85,14 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 		return err;
 	if (dev->num_txq > 1 && !noq) {
 		err = mqtx__qdisc_create_at(dev, &dev->txq[0], &mqtx_mq_qdisc_ops, 0, MQTX_H_ROOT,
-					    NULL, ack, &pl->root);
+					    NULL, NULL, ack, &pl->root);
 		goto out;
 	}
 	for (uint32_t i = 0; i < dev->num_txq && !err; i++) {
 		const struct mqtx_qdisc_ops *ops =
 			noq ? &mqtx_noqueue_qdisc_ops : mqtx_qdisc_default_ops(dev, i);
 
-		err = mqtx__qdisc_create_at(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, ack,
+		err = mqtx__qdisc_create_at(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, NULL, ack,
 					    &pl->qs[i]);
 		if (!err && !noq)
 			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;

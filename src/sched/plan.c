@@ -57,9 +57,11 @@ void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl)
 
 int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
 			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
-			  const void *opt, struct mqtx_extack *ack, struct mqtx_qdisc **out)
+			  const void *opt, const uint32_t *blocks, struct mqtx_extack *ack,
+			  struct mqtx_qdisc **out)
 {
-	int err = mqtx_qdisc_create(dev, txq, ops, handle, opt, ack, out);
+	int err = mqtx__qdisc_new(dev, txq, ops, handle, opt, blocks ? blocks[0] : 0,
+				  blocks ? blocks[1] : 0, ack, out);
 
 	if (!err)
 		(*out)->parent = parent;

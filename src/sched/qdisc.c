@@ -20,6 +20,15 @@ int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_r
 	return MQTX_XMIT_DROP;
 }
 
+int mqtx_qdisc_stolen(struct mqtx_qdisc *q, struct mqtx_pkt *pkt)
+{
+	if (q->flags & MQTX_QF_INGRESS)
+		MQTX_CNT_INC_SHARED(q->dev->rxq.drops[MQTX_DROP_REDIRECT], 1u);
+	else
+		mqtx__count_drop(&q->dev->txq[pkt->queue_mapping], MQTX_DROP_REDIRECT, 1);
+	return MQTX_XMIT_SUCCESS;
+}
+
 uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q)
 {
 	return mqtx_clock_now(q->dev->clock);
@@ -76,9 +85,10 @@ void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l)
 
 static _Atomic uint64_t qdisc_seq;
 
-int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
-		      const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-		      struct mqtx_extack *ack, struct mqtx_qdisc **out)
+int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
+		    const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
+		    uint32_t ingress_block, uint32_t egress_block, struct mqtx_extack *ack,
+		    struct mqtx_qdisc **out)
 {
 	size_t head = ALIGN_UP(sizeof(struct mqtx_qdisc), MQTX_CACHE_LINE);
 	struct mqtx_qdisc *q;
@@ -95,6 +105,8 @@ int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 	q->dev_queue = dev_queue;
 	q->handle = handle;
 	q->flags = ops->static_flags;
+	q->ingress_block = ingress_block;
+	q->egress_block = egress_block;
 	/* Linux hashes a qdisc when it is created, and tc dumps a hash bucket newest first. */
 	q->seq = atomic_fetch_add(&qdisc_seq, 1);
 	mqtx_pkt_list_init(&q->requeue);
@@ -109,6 +121,13 @@ int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 	}
 	*out = q;
 	return 0;
+}
+
+int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
+		      const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
+		      struct mqtx_extack *ack, struct mqtx_qdisc **out)
+{
+	return mqtx__qdisc_new(dev, dev_queue, ops, handle, opt, 0, 0, ack, out);
 }
 
 void mqtx_qdisc_destroy(struct mqtx_qdisc *q)

@@ -43,6 +43,7 @@ void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l);
  * @kind: the kind named (NULL: none), which may be one no registered ops has.
  * @ops: its ops (NULL: none given, or unknown).
  * @opt: the options parsed by @ops->parse, or NULL when none were given.
+ * @blocks: the shared filter blocks asked for (tc's ingress_block, egress_block), 0: none.
  */
 struct mqtx_qreq {
 	unsigned flags;
@@ -50,6 +51,7 @@ struct mqtx_qreq {
 	const char *kind;
 	const struct mqtx_qdisc_ops *ops;
 	const void *opt;
+	uint32_t blocks[2];
 };
 
 /**
@@ -122,10 +124,19 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 /** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
 int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
-/** mqtx__qdisc_create_at() - mqtx_qdisc_create() that also records @parent. */
+/** mqtx__qdisc_new() - mqtx_qdisc_create() with the shared filter blocks the qdisc is to use
+ *  (tc's ingress_block, egress_block; 0: its own). */
+int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
+		    const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
+		    uint32_t ingress_block, uint32_t egress_block, struct mqtx_extack *ack,
+		    struct mqtx_qdisc **out);
+
+/** mqtx__qdisc_create_at() - mqtx__qdisc_new() that also records @parent; @blocks: the
+ *  ingress and egress block indexes, or NULL. */
 int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
 			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
-			  const void *opt, struct mqtx_extack *ack, struct mqtx_qdisc **out);
+			  const void *opt, const uint32_t *blocks, struct mqtx_extack *ack,
+			  struct mqtx_qdisc **out);
 
 /** mqtx__qtree_commit() - attach a prepared plan (grafting under traffic). Cannot fail. */
 void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);

@@ -195,8 +195,8 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 
 	if (err)
 		return err;
-	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt, ack,
-				    &q);
+	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, handle, MQTX_H_ROOT, rq->opt,
+				    rq->blocks, ack, &q);
 	if (err) {
 		mqtx__qtree_abort(dev, &pl);
 		return err;
@@ -242,7 +242,7 @@ static int class_takes(struct mqtx_dev *dev, struct mqtx_qdisc *p, struct mqtx_q
 
 static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
 			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-			   struct mqtx_extack *ack)
+			   const uint32_t *blocks, struct mqtx_extack *ack)
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
@@ -259,7 +259,7 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 		if (!qs)
 			return -ENOMEM;
 	}
-	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, ack, &q);
+	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, blocks, ack, &q);
 	if (!err && (err = class_takes(dev, p, q, ack)))
 		mqtx_qdisc_destroy(q);
 	else if (!err)
@@ -281,7 +281,7 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 		return -EINVAL;
 	}
 	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
-				    rq->opt, ack, &q);
+				    rq->opt, rq->blocks, ack, &q);
 	if (err)
 		return err;
 	mqtx_spin_lock(&dev->rxq.lock);
@@ -304,6 +304,15 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		return -ENOENT;
 	}
 	fl = rq->ops->static_flags;
+	/* qdisc_block_indexes_set(): only kinds that take a shared block get one. */
+	if (rq->blocks[0] && !(fl & MQTX_QF_INGRESS_BLOCK)) {
+		mqtx_extack_set(ack, "Ingress block sharing is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (rq->blocks[1] && !(fl & MQTX_QF_EGRESS_BLOCK)) {
+		mqtx_extack_set(ack, "Egress block sharing is not supported");
+		return -EOPNOTSUPP;
+	}
 	if (rq->parent == MQTX_H_INGRESS)
 		return create_ingress(dev, rq, ack);
 	/* mq_init()/mqprio_init(): root only, on a multiqueue device; ingress_init(): ingress. */
@@ -319,7 +328,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	if (!p)
 		err = create_at_root(dev, rq, handle, ack);
 	else
-		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, ack);
+		err = create_in_class(dev, p, rq->parent, rq->ops, handle, rq->opt, rq->blocks,
+				      ack);
 	if (!err && !rq->handle)
 		dev->qtree.autohandle = handle;
 	return err;
@@ -488,6 +498,10 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 	}
 	if (other_kind(rq->kind, q))
 		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
+	if (rq->blocks[0] || rq->blocks[1]) {
+		mqtx_extack_set(ack, "Change of blocks is not supported");
+		return -EOPNOTSUPP;
+	}
 	return change(q, rq->opt, ack);
 create:
 	if (!create) {
@@ -544,7 +558,8 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return -ENOENT;
 	/* Linux grafts noop under mq (dev_graft_qdisc(.., NULL)), a hidden pfifo under prio
 	 * (prio_graft()); mqtx puts a working default back, as unlisted as noop under mq. */
-	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, ack);
+	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, NULL,
+			      ack);
 	if (!err && (p->flags & MQTX_QF_MQROOT))
 		p->ops->cl_ops->leaf(p, MQTX_H_MIN(clid))->flags |= MQTX_QF_HIDDEN;
 	return err;

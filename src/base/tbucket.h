@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Token buckets in time units (ns), as Linux's tbf and police keep them. Internal to mqtx. */
-#ifndef MQTX_QDISC_TBUCKET_H
-#define MQTX_QDISC_TBUCKET_H
+/* Token buckets in time units (ns), as Linux's tbf and act_police keep them: the qdiscs and the
+ * police action share them. Internal to mqtx. */
+#ifndef MQTX_BASE_TBUCKET_H
+#define MQTX_BASE_TBUCKET_H
 
 #include <mqtx/clock.h>
 #include <stdbool.h>

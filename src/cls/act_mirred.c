@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mirred: send the packet (redirect) or a copy of it (mirror) to another mqtx device, to
+ * transmit there (egress) or to receive there (ingress), as Linux's act_mirred.c does with
+ * an ifb device. The device takes it when the transmit or receive call that classified it
+ * ends (core/forward.c): the action only hands it over. A packet redirected too many times
+ * (a loop between devices) is dropped, as Linux drops past its nesting limit.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "cls/cls_int.h"
+#include "cls/kinds.h"
+#include "cls/tcf.h"
+#include "core/core.h"
+
+#define MIRRED_USAGE                                                          \
+	"Usage: mirred <DIRECTION> <ACTION> [index INDEX] <dev DEVICENAME>\n" \
+	"where:\n"                                                            \
+	"\tDIRECTION := <ingress | egress>\n"                                 \
+	"\tACTION := <mirror | redirect>\n"                                   \
+	"\tINDEX  is the specific policy instance id\n"                       \
+	"\tDEVICENAME is the devicename\n"
+
+struct mirred {
+	struct mqtx_dev *dev;
+	bool ingress, redirect;
+	int verdict;
+};
+
+/* ---- the devices mirred actions point at (a device in use is not deleted) ---- */
+
+struct target {
+	const struct mqtx_dev *dev;
+	unsigned refs;
+};
+
+static pthread_mutex_t targets_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct target *targets;
+static unsigned ntargets, targets_cap;
+
+static int target_get(const struct mqtx_dev *dev)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&targets_lock);
+	for (unsigned i = 0; i < ntargets; i++) {
+		if (targets[i].dev == dev) {
+			targets[i].refs++;
+			goto out;
+		}
+	}
+	if (ntargets == targets_cap) {
+		unsigned cap = targets_cap ? 2 * targets_cap : 8;
+		struct target *t = mqtx__alloc(cap * sizeof(*t));
+
+		if (!t) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (ntargets)
+			memcpy(t, targets, ntargets * sizeof(*t));
+		mqtx__free(targets);
+		targets = t;
+		targets_cap = cap;
+	}
+	targets[ntargets++] = (struct target){ dev, 1 };
+out:
+	pthread_mutex_unlock(&targets_lock);
+	return err;
+}
+
+static void target_put(const struct mqtx_dev *dev)
+{
+	pthread_mutex_lock(&targets_lock);
+	for (unsigned i = 0; i < ntargets; i++) {
+		if (targets[i].dev == dev && !--targets[i].refs) {
+			targets[i] = targets[--ntargets];
+			break;
+		}
+	}
+	if (!ntargets) {
+		mqtx__free(targets);
+		targets = NULL;
+		targets_cap = 0;
+	}
+	pthread_mutex_unlock(&targets_lock);
+}
+
+bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&targets_lock);
+	for (unsigned i = 0; i < ntargets && !found; i++)
+		found = targets[i].dev == dev;
+	pthread_mutex_unlock(&targets_lock);
+	return found;
+}
+
+/* ---- data path ---- */
+
+/* A copy of @pkt from its pool: the frame (at the same headroom) and what filters read. */
+static struct mqtx_pkt *pkt_copy(const struct mqtx_pkt *pkt)
+{
+	struct mqtx_pkt *c = mqtx_pkt_alloc(pkt->pool);
+	uint32_t head = mqtx_pkt_headroom(pkt);
+
+	if (!c)
+		return NULL;
+	if (mqtx_pkt_headroom(c) + mqtx_pkt_tailroom(c) < head + pkt->len) {
+		mqtx_pkt_free(c);
+		return NULL;
+	}
+	c->data = c->buf + head;
+	memcpy(mqtx_pkt_put(c, pkt->len), pkt->data, pkt->len);
+	c->queue_mapping = pkt->queue_mapping;
+	c->flags = pkt->flags;
+	c->hash = pkt->hash;
+	c->priority = pkt->priority;
+	c->mark = pkt->mark;
+	c->user = pkt->user;
+	c->redirects = pkt->redirects;
+	return c;
+}
+
+static int mirred_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	const struct mirred *m = tcf_act_priv(a);
+	struct mqtx_pkt *pkt = pk->pkt, *c;
+
+	(void)res;
+	if (pkt->redirects >= MQTX_XMIT_RECURSION_MAX) {
+		/* Linux: "Packet exceeded mirred recursion limit" */
+		atomic_fetch_add_explicit(&a->st.overlimits, 1, memory_order_relaxed);
+		pkt->drop_reason = MQTX_DROP_RECURSION;
+		return MQTX_ACT_SHOT;
+	}
+	if (!mqtx_dev_is_up(m->dev))
+		goto fail; /* Linux: "device is down" */
+	if (m->redirect && m->verdict == MQTX_ACT_STOLEN) {
+		mqtx__forward(m->dev, pkt, m->ingress ? mqtx_dev_receive : mqtx_dev_xmit);
+		return MQTX_ACT_STOLEN;
+	}
+	c = pkt_copy(pkt);
+	if (!c)
+		goto fail;
+	mqtx__forward(m->dev, c, m->ingress ? mqtx_dev_receive : mqtx_dev_xmit);
+	return m->verdict;
+fail:
+	atomic_fetch_add_explicit(&a->st.overlimits, 1, memory_order_relaxed);
+	if (!m->redirect)
+		return m->verdict;
+	pkt->drop_reason = MQTX_DROP_FILTER;
+	return MQTX_ACT_SHOT;
+}
+
+/* "filter test": where it would go, and nothing sent. */
+static int mirred_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	const struct mirred *m = tcf_act_priv(a);
+
+	(void)res;
+	if (m->redirect && !mqtx_dev_is_up(m->dev)) {
+		pk->pkt->drop_reason = MQTX_DROP_FILTER;
+		return MQTX_ACT_SHOT;
+	}
+	return m->redirect ? MQTX_ACT_STOLEN : m->verdict;
+}
+
+/* ---- control path ---- */
+
+/* What parse_direction() reads: the direction and the action in any order with "index N",
+ * then "dev NAME", which ends them. tc steps over a word it does not know there. */
+struct mirred_words {
+	bool egress, ingress, mirror, redirect;
+	unsigned ok, iok;
+	const char *dev;
+};
+
+static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_parse *ps,
+			  uint32_t *index, bool *done)
+{
+	const char *w = tcf_word(ps);
+
+	if (tcf_matches(w, "action")) {
+		*done = true;
+		return tcf_next(ps);
+	}
+	if ((!mw->egress && tcf_matches(w, "egress")) ||
+	    (!mw->ingress && tcf_matches(w, "ingress"))) {
+		bool in = w[0] == 'i';
+
+		if (in ? mw->egress : mw->ingress)
+			return tcf_perr(ps, TCF_EXIT_PARSE,
+					in ? "Can't have both ingress and egress"
+					   : "Can't have both egress and ingress");
+		mw->egress |= !in;
+		mw->ingress |= in;
+		mw->ok++;
+		return tcf_next(ps);
+	}
+	if (tcf_matches(w, "index")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), index, 10))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
+		mw->iok++;
+		if (!mw->ok) {
+			ps->i++;
+			*done = true;
+			return 0;
+		}
+	} else if (!mw->ok) {
+		tcf_perr(ps, TCF_EXIT_PARSE, "was expecting egress or ingress (%s)", w);
+		*done = true;
+		return 0;
+	} else if ((!mw->mirror && tcf_matches(w, "mirror")) ||
+		   (!mw->redirect && tcf_matches(w, "redirect"))) {
+		bool redir = w[0] == 'r';
+
+		if (redir ? mw->mirror : mw->redirect)
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Can't have both mirror and redir");
+		mw->mirror |= !redir;
+		mw->redirect |= redir;
+		m->redirect = redir;
+		m->verdict = redir ? MQTX_ACT_STOLEN : MQTX_ACT_PIPE;
+		mw->ok++;
+	} else if ((mw->redirect || mw->mirror) && tcf_matches(w, "dev")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (mw->dev)
+			return tcf_perr(ps, TCF_EXIT_ABORT,
+					"Error: duplicate \"dev\": \"%s\" is the second value.",
+					tcf_word(ps));
+		mw->dev = tcf_word(ps);
+		ps->i++;
+		*done = true;
+		return 0;
+	}
+	return tcf_next(ps);
+}
+
+static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
+{
+	struct mirred *m = tcf_act_priv(a);
+	struct mirred_words mw = { 0 };
+	const char *w = tcf_word(ps);
+	bool done = false;
+	int err = 0;
+
+	if (!tcf_matches(w, "egress") && !tcf_matches(w, "ingress") && !tcf_matches(w, "index")) {
+		if (tcf_matches(w, "help")) {
+			tcf_perr(ps, TCF_EXIT_PARSE, "%s", MIRRED_USAGE);
+			ps->exit = TCF_EXIT_ABORT;
+			return -EINVAL;
+		}
+		return tcf_perr(ps, TCF_EXIT_PARSE, "mirred option not supported %s", w);
+	}
+	while (!err && !done && tcf_word(ps))
+		err = direction_word(m, &mw, ps, &a->index, &done);
+	if (err || (!mw.ok && !mw.iok))
+		return -EINVAL;
+	m->ingress = mw.ingress;
+	if (!mw.dev) /* "mirred index N": an existing action, which mqtx does not share */
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: mirred: Specified device does not exist.");
+	if (ps->find_dev)
+		m->dev = ps->find_dev(ps->find_arg, mw.dev);
+	if (!m->dev)
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
+	/* a mirror reads a verdict word (pipe if none); a redirect steals, whatever follows */
+	w = tcf_word(ps);
+	if (mw.mirror && w && tcf_is_control(w) && tcf_parse_control(ps, &m->verdict, false))
+		return -EINVAL;
+	w = tcf_word(ps);
+	if (w && tcf_matches(w, "index")) {
+		if (mw.iok)
+			return tcf_perr(ps, TCF_EXIT_PARSE, "mirred: Illegal double index");
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "mirred: Illegal \"index\"");
+		ps->i++;
+	}
+	err = target_get(m->dev);
+	if (err)
+		m->dev = NULL;
+	return err;
+}
+
+static void mirred_destroy(struct tcf_action *a)
+{
+	struct mirred *m = tcf_act_priv(a);
+
+	if (m->dev)
+		target_put(m->dev);
+}
+
+static void mirred_dump(const struct tcf_action *a, struct tcf_print *p)
+{
+	const struct mirred *m = tcf_act_priv(a);
+	char what[32];
+
+	snprintf(what, sizeof(what), "%s %s", m->ingress ? "Ingress" : "Egress",
+		 m->redirect ? "Redirect" : "Mirror");
+	tp_string(p, TP_ANY, "kind", "%s ", "mirred");
+	tp_string(p, TP_FP, NULL, "(%s", what);
+	tp_string(p, TP_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
+	tp_string(p, TP_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
+	tp_string(p, TP_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
+	tcf_print_control(p, " ", m->verdict, "");
+	tp_nl(p);
+	tp_uint(p, TP_ANY, "index", "\tindex %llu", a->index);
+	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
+	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
+	tp_nl(p);
+}
+
+static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
+{
+	const struct mirred *m = tcf_act_priv(a);
+
+	snprintf(buf, len, "mirred %s %s dev %s", m->ingress ? "ingress" : "egress",
+		 m->redirect ? "redirect" : "mirror", mqtx_dev_name(m->dev));
+}
+
+const struct tcf_action_ops tcf_mirred_ops = {
+	.kind = "mirred",
+	.priv_size = sizeof(struct mirred),
+	.parse = mirred_parse,
+	.act = mirred_act,
+	.probe = mirred_probe,
+	.dump = mirred_dump,
+	.brief = mirred_brief,
+	.destroy = mirred_destroy,
+};

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * police: a token-bucket policer, rate and burst, an optional peak rate over an MTU, and one
+ * verdict for packets that conform and one for those that exceed (Linux's act_police.c). Time
+ * is the packet's device clock, so in virtual time every decision is exact. Buckets are kept in
+ * ns of transmission time, as tbf keeps them.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/lock.h"
+#include "base/tbucket.h"
+#include "cls/cls_int.h"
+#include "cls/kinds.h"
+
+#define POLICE_USAGE                                                                      \
+	"Usage: ... police [ rate BPS burst BYTES[/BYTES] ] \n"                           \
+	"\t\t[ pkts_rate RATE pkts_burst PACKETS ] [ mtu BYTES[/BYTES] ]\n"               \
+	"\t\t[ peakrate BPS ] [ avrate BPS ] [ overhead BYTES ]\n"                        \
+	"\t\t[ linklayer TYPE ] [ CONTROL ]\n"                                            \
+	"Where: CONTROL := conform-exceed <EXCEEDACT>[/NOTEXCEEDACT]\n"                   \
+	"\t\t  Define how to handle packets which exceed (<EXCEEDACT>)\n"                 \
+	"\t\t  or conform (<NOTEXCEEDACT>) the configured bandwidth limit.\n"             \
+	"       EXCEEDACT/NOTEXCEEDACT := { pipe | ok | reclassify | drop | continue |\n" \
+	"\t\t\t\t   goto chain <CHAIN_INDEX> }\n"
+
+/* Linux's default MTU without one given: 255 cells of 8 bytes (tc's rate table for 2047). */
+#define POLICE_DEFAULT_MTU (255u << 3)
+
+struct police {
+	/* configuration */
+	struct mqtx_ratecfg rate, peak; /* rate.rate 0: no bucket (an MTU check only) */
+	uint64_t burst, mtu;		/* bytes */
+	int64_t burst_ns, mtu_ptoks;	/* the buckets' depths */
+	int exceed, conform;
+	bool atm;
+	/* state, under @lock: tokens and the time of the last conforming packet */
+	struct mqtx_spinlock lock;
+	int64_t toks, ptoks, t_c;
+};
+
+/* ---- data path ---- */
+
+static int64_t now_of(const struct tcf_pkt *pk)
+{
+	return (int64_t)mqtx_clock_now(pk->dev ? mqtx_dev_clock(pk->dev) : mqtx_clock_real());
+}
+
+/*
+ * tcf_police_act(): a packet within the MTU conforms when both buckets, refilled by the time
+ * since the last conforming packet (each up to its depth), hold its transmission time.
+ * Returns the verdict; *@toks and *@ptoks what the buckets would hold after it.
+ */
+static bool conforms(const struct police *pol, uint32_t len, int64_t now, int64_t *toks,
+		     int64_t *ptoks)
+{
+	int64_t t, pt = 0;
+
+	if (len > pol->mtu)
+		return false;
+	t = now - pol->t_c;
+	if (t > pol->burst_ns)
+		t = pol->burst_ns;
+	if (pol->peak.rate) {
+		pt = t + pol->ptoks;
+		if (pt > pol->mtu_ptoks)
+			pt = pol->mtu_ptoks;
+		pt -= mqtx__ratecfg_l2t_ns(&pol->peak, len);
+	}
+	t += pol->toks;
+	if (t > pol->burst_ns)
+		t = pol->burst_ns;
+	t -= mqtx__ratecfg_l2t_ns(&pol->rate, len);
+	*toks = t;
+	*ptoks = pt;
+	return (t | pt) >= 0;
+}
+
+static int verdict(struct tcf_pkt *pk, int v)
+{
+	if (v == MQTX_ACT_SHOT)
+		pk->pkt->drop_reason = MQTX_DROP_POLICE;
+	return v;
+}
+
+static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	struct police *pol = tcf_act_priv(a);
+	uint32_t len = pk->pkt->len;
+	int64_t now, toks, ptoks;
+	bool ok;
+
+	(void)res;
+	if (!pol->rate.rate) {
+		ok = len <= pol->mtu; /* no bucket: only the MTU */
+	} else {
+		now = now_of(pk);
+		mqtx_spin_lock(&pol->lock);
+		ok = conforms(pol, len, now, &toks, &ptoks);
+		if (ok) {
+			pol->t_c = now;
+			pol->toks = toks;
+			pol->ptoks = ptoks;
+		}
+		mqtx_spin_unlock(&pol->lock);
+	}
+	if (ok)
+		return verdict(pk, pol->conform);
+	atomic_fetch_add_explicit(&a->st.overlimits, 1, memory_order_relaxed);
+	return verdict(pk, pol->exceed);
+}
+
+/* "filter test": conform or exceed now, the buckets left as they are. */
+static int police_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	struct police *pol = tcf_act_priv(a);
+	int64_t toks, ptoks;
+	bool ok;
+
+	(void)res;
+	mqtx_spin_lock(&pol->lock);
+	ok = pol->rate.rate ? conforms(pol, pk->pkt->len, now_of(pk), &toks, &ptoks)
+			    : pk->pkt->len <= pol->mtu;
+	mqtx_spin_unlock(&pol->lock);
+	return verdict(pk, ok ? pol->conform : pol->exceed);
+}
+
+/* ---- control path ---- */
+
+static int invalid(struct tcf_parse *ps, const char *what)
+{
+	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", tcf_word(ps),
+			what);
+}
+
+static int duplicate(struct tcf_parse *ps, const char *what)
+{
+	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: duplicate \"%s\": \"%s\" is the second value.",
+			what, tcf_word(ps));
+}
+
+/* get_size_and_cell(): SIZE[/CELL], the cell a power of two (checked, not used). */
+static int size_cell(const char *s, uint64_t *size)
+{
+	char buf[64], *slash;
+	uint32_t cell;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = 0;
+	if (mqtx_tc_parse_size(buf, size) ||
+	    (slash && (mqtx_tc_parse_u32(slash, &cell) || !cell || (cell & (cell - 1)))))
+		return -EINVAL;
+	return 0;
+}
+
+/* conform-exceed EXCEED[/CONFORM] (parse_action_control_slash()): no goto after the slash. */
+static int parse_slash(struct police *pol, struct tcf_parse *ps)
+{
+	char buf[64], *slash;
+
+	if (tcf_next(ps))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", tcf_word(ps));
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = 0;
+	if (tcf_control_word(buf, &pol->exceed))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Bad action type %s", buf);
+	if (slash && (tcf_control_word(slash, &pol->conform) ||
+		      (pol->conform & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)) {
+		ps->exit = TCF_EXIT_PARSE;
+		return -EINVAL;
+	}
+	ps->i++;
+	return 0;
+}
+
+/* One of police's words at the current word: 0, 1 when it is not one, or -EINVAL. */
+static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse *ps,
+		      uint64_t *avrate)
+{
+	const char *w = tcf_word(ps);
+	uint64_t v;
+
+	if (tcf_matches(w, "index")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
+	} else if (tcf_matches(w, "burst") || !strcmp(w, "buffer") || !strcmp(w, "maxburst")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (pol->burst)
+			return duplicate(ps, "buffer/burst");
+		if (size_cell(tcf_word(ps), &pol->burst))
+			return invalid(ps, "buffer");
+	} else if (!strcmp(w, "mtu") || !strcmp(w, "minburst")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (pol->mtu)
+			return duplicate(ps, "mtu/minburst");
+		if (size_cell(tcf_word(ps), &pol->mtu))
+			return invalid(ps, "mtu");
+	} else if (!strcmp(w, "mpu") || tcf_matches(w, "overhead")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (mqtx_tc_parse_size(tcf_word(ps), &v) || v > 0xFFFF)
+			return invalid(ps, w[0] == 'm' ? "mpu" : "overhead");
+		*(w[0] == 'm' ? &pol->rate.mpu : &pol->rate.overhead) = (uint16_t)v;
+	} else if (!strcmp(w, "rate") || tcf_matches(w, "peakrate") || !strcmp(w, "avrate")) {
+		uint64_t *r = w[0] == 'r'   ? &pol->rate.rate
+			      : w[0] == 'p' ? &pol->peak.rate
+					    : avrate;
+		const char *name = w[0] == 'r' ? "rate" : w[0] == 'p' ? "peakrate" : "avrate";
+
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (*r)
+			return duplicate(ps, name);
+		if (mqtx_tc_parse_rate(tcf_word(ps), r))
+			return invalid(ps, name);
+	} else if (tcf_matches(w, "linklayer")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_matches(tcf_word(ps), "ethernet"))
+			pol->atm = false;
+		else if (tcf_matches(tcf_word(ps), "atm") || tcf_matches(tcf_word(ps), "adsl"))
+			pol->atm = true;
+		else
+			return invalid(ps, "linklayer");
+	} else if (tcf_matches(w, "reclassify") || tcf_matches(w, "drop") ||
+		   tcf_matches(w, "shot") || tcf_matches(w, "continue") || tcf_matches(w, "pass") ||
+		   tcf_matches(w, "ok") || tcf_matches(w, "pipe") || tcf_matches(w, "goto")) {
+		return tcf_parse_control(ps, &pol->exceed, false);
+	} else if (!strcmp(w, "conform-exceed")) {
+		return parse_slash(pol, ps);
+	} else if (tcf_matches(w, "pkts_rate") || tcf_matches(w, "pkts_burst")) {
+		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: police: \"%s\" is not supported.", w);
+	} else if (!strcmp(w, "help")) {
+		tcf_perr(ps, TCF_EXIT_PARSE, "%s", POLICE_USAGE);
+		ps->exit = TCF_EXIT_ABORT;
+		return -EINVAL;
+	} else {
+		return 1;
+	}
+	ps->i++;
+	return 0;
+}
+
+/* tc's checks after the words, then the buckets as act_police's init sets them. */
+static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *ps)
+{
+	if (avrate)
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: police: \"avrate\" is not supported.");
+	if (!pol->rate.rate && !pol->mtu)
+		return tcf_perr(ps, TCF_EXIT_PARSE,
+				"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");
+	if (pol->rate.rate && !pol->burst)
+		return tcf_perr(ps, TCF_EXIT_PARSE, "'burst' requires 'rate'.");
+	if (pol->peak.rate && !pol->mtu)
+		return tcf_perr(ps, TCF_EXIT_PARSE,
+				"'mtu' is required, if 'peakrate' is requested.");
+	pol->rate.atm = pol->peak.atm = pol->atm;
+	pol->peak.overhead = pol->rate.overhead;
+	pol->peak.mpu = pol->rate.mpu;
+	if (!pol->mtu)
+		pol->mtu = pol->rate.rate ? POLICE_DEFAULT_MTU : UINT32_MAX;
+	pol->burst_ns = mqtx__l2t_ns(pol->rate.rate, pol->burst);
+	pol->mtu_ptoks = mqtx__ratecfg_l2t_ns(&pol->peak, pol->mtu);
+	/* full buckets: t_c far enough back for any clock to refill them */
+	pol->toks = pol->burst_ns;
+	pol->ptoks = pol->mtu_ptoks;
+	pol->t_c = INT64_MIN / 2;
+	mqtx_spin_init(&pol->lock);
+	return 0;
+}
+
+static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
+{
+	struct police *pol = tcf_act_priv(a);
+	uint64_t avrate = 0;
+	unsigned ok = 0;
+	int rc;
+
+	pol->exceed = MQTX_ACT_RECLASSIFY; /* tc's TC_POLICE_RECLASSIFY */
+	pol->conform = MQTX_ACT_OK;
+	while (tcf_word(ps)) {
+		rc = parse_word(a, pol, ps, &avrate);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			break;
+		ok++;
+	}
+	if (!ok)
+		return tcf_perr(ps, TCF_EXIT_ABORT,
+				"Command line is not complete. Try option \"help\"");
+	return police_finish(pol, avrate, ps);
+}
+
+static void police_dump(const struct tcf_action *a, struct tcf_print *p)
+{
+	const struct police *pol = tcf_act_priv(a);
+	char b[MQTX_TC_BUF];
+
+	tp_string(p, TP_JSON, "kind", NULL, "police");
+	tp_text(p, " police 0x%x ", a->index);
+	tp_uint(p, TP_JSON, "index", NULL, a->index);
+	if (pol->rate.rate) {
+		tp_string(p, TP_FP, NULL, "rate %s ",
+			  mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
+		tp_uint(p, TP_JSON, "rate", NULL, pol->rate.rate);
+		tp_string(p, TP_FP, NULL, "burst %s ",
+			  mqtx_tc_print_size(b, sizeof(b), pol->burst));
+		tp_uint(p, TP_JSON, "burst", NULL, pol->burst);
+	}
+	tp_string(p, TP_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
+	tp_uint(p, TP_JSON, "mtu", NULL, pol->mtu);
+	if (pol->peak.rate) {
+		tp_string(p, TP_FP, NULL, "peakrate %s ",
+			  mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
+		tp_uint(p, TP_JSON, "peakrate", NULL, pol->peak.rate);
+	}
+	tcf_print_control(p, "action ", pol->exceed, "");
+	/* the kernel dumps the conform verdict only when it is not "pass" */
+	if (pol->conform != MQTX_ACT_OK)
+		tcf_print_control(p, "/", pol->conform, " ");
+	else
+		tp_text(p, " ");
+	tp_string(p, TP_FP, NULL, "overhead %s ",
+		  mqtx_tc_print_size(b, sizeof(b), pol->rate.overhead));
+	tp_uint(p, TP_JSON, "overhead", NULL, pol->rate.overhead);
+	if (pol->atm || p->details)
+		tp_string(p, TP_ANY, "linklayer", "linklayer %s ", pol->atm ? "atm" : "ethernet");
+	tp_nl(p);
+	tp_int(p, TP_ANY, "ref", "\tref %lld ", 1);
+	tp_int(p, TP_ANY, "bind", "bind %lld ", 1);
+	tp_nl(p);
+}
+
+const struct tcf_action_ops tcf_police_ops = {
+	.kind = "police",
+	.priv_size = sizeof(struct police),
+	.parse = police_parse,
+	.act = police_act,
+	.probe = police_probe,
+	.dump = police_dump,
+};

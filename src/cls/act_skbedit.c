@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/* skbedit: set a packet's TX queue, priority or mark (Linux's act_skbedit.c). On the egress
+ * hook the queue it sets is the queue the packet leaves on: selection takes it as chosen. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "cls/cls_int.h"
+#include "cls/kinds.h"
+
+#define SKBEDIT_QUEUE 0x1u
+#define SKBEDIT_PRIO  0x2u
+#define SKBEDIT_MARK  0x4u
+#define SKBEDIT_MASK  0x8u
+
+#define SKBEDIT_USAGE                                                    \
+	"Usage: ... skbedit <[QM] [PM] [MM] [PT] [IF]>\n"                \
+	"QM = queue_mapping QUEUE_MAPPING\n"                             \
+	"PM = priority PRIORITY\n"                                       \
+	"MM = mark MARK[/MASK]\n"                                        \
+	"PT = ptype PACKETYPE\n"                                         \
+	"IF = inheritdsfield\n"                                          \
+	"PACKETYPE = is one of:\n"                                       \
+	"  host, otherhost, broadcast, multicast\n"                      \
+	"QUEUE_MAPPING = device transmit queue to use\n"                 \
+	"PRIORITY = classID to assign to priority field\n"               \
+	"MARK = firewall mark to set\n"                                  \
+	"MASK = mask applied to firewall mark (0xffffffff by default)\n" \
+	"note: inheritdsfield maps DS field to skb->priority\n"
+
+struct skbedit {
+	unsigned flags;
+	uint16_t queue;
+	uint32_t priority, mark, mask;
+	int verdict;
+};
+
+/* ---- data path ---- */
+
+static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	struct mqtx_pkt *pkt = pk->pkt;
+	const struct skbedit *e = tcf_act_priv(a);
+
+	(void)res;
+	if (e->flags & SKBEDIT_PRIO)
+		pkt->priority = e->priority;
+	if (e->flags & SKBEDIT_MARK)
+		pkt->mark = (pkt->mark & ~e->mask) | (e->mark & e->mask);
+	if (e->flags & SKBEDIT_QUEUE) {
+		/* The queue is chosen: selection keeps it (Linux's netdev_xmit_skip_txqueue()). */
+		pkt->queue_mapping = e->queue;
+		pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	}
+	if (e->verdict == MQTX_ACT_SHOT)
+		pkt->drop_reason = MQTX_DROP_FILTER;
+	return e->verdict;
+}
+
+/* ---- control path ---- */
+
+static int usage(struct tcf_parse *ps)
+{
+	tcf_perr(ps, TCF_EXIT_PARSE, "%s", SKBEDIT_USAGE);
+	ps->exit = TCF_EXIT_ABORT;
+	return -EINVAL;
+}
+
+static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
+{
+	char buf[32], *slash;
+
+	if (strlen(tcf_word(ps)) >= sizeof(buf))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mark");
+	strcpy(buf, tcf_word(ps));
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = 0;
+	if (tcf_get_u32(buf, &e->mark, 0))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mark");
+	e->mask = 0xFFFFFFFFu;
+	if (slash) {
+		if (tcf_get_u32(slash, &e->mask, 0))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mask");
+		e->flags |= SKBEDIT_MASK;
+	}
+	e->flags |= SKBEDIT_MARK;
+	return 0;
+}
+
+/* One of skbedit's settings at the current word: 1 when it is none. */
+static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
+{
+	const char *w = tcf_word(ps);
+	uint32_t v;
+
+	if (tcf_matches(w, "queue_mapping")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &v, 10) || v > 65535)
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal queue_mapping");
+		e->queue = (uint16_t)v;
+		e->flags |= SKBEDIT_QUEUE;
+	} else if (tcf_matches(w, "priority")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_classid_parse(tcf_word(ps), &e->priority))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal priority");
+		e->flags |= SKBEDIT_PRIO;
+	} else if (tcf_matches(w, "mark")) {
+		if (tcf_next(ps) || parse_mark(e, ps))
+			return -EINVAL;
+	} else if (tcf_matches(w, "ptype") || tcf_matches(w, "inheritdsfield")) {
+		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: skbedit: \"%s\" is not supported.",
+				w);
+	} else if (tcf_matches(w, "help")) {
+		return usage(ps);
+	} else {
+		return 1;
+	}
+	ps->i++;
+	return 0;
+}
+
+static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
+{
+	struct skbedit *e = tcf_act_priv(a);
+	const char *w;
+	int rc = 0;
+
+	e->verdict = MQTX_ACT_PIPE;
+	while (tcf_word(ps) && !(rc = parse_setting(e, ps)))
+		;
+	if (tcf_word(ps) && rc < 0)
+		return rc;
+	/* parse_action_control_dflt(): a verdict word, else pipe */
+	w = tcf_word(ps);
+	if (w && tcf_is_control(w) && tcf_parse_control(ps, &e->verdict, false))
+		return -EINVAL;
+	w = tcf_word(ps);
+	if (w && tcf_matches(w, "index")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "skbedit: Illegal \"index\"");
+		ps->i++;
+	}
+	if (!e->flags)
+		return tcf_perr(ps, TCF_EXIT_PARSE, "%s", SKBEDIT_USAGE);
+	return 0;
+}
+
+static void skbedit_dump(const struct tcf_action *a, struct tcf_print *p)
+{
+	const struct skbedit *e = tcf_act_priv(a);
+	char b[16];
+
+	tp_string(p, TP_ANY, "kind", "%s ", "skbedit");
+	if (e->flags & SKBEDIT_QUEUE)
+		tp_uint(p, TP_ANY, "queue_mapping", "queue_mapping %llu", e->queue);
+	if (e->flags & SKBEDIT_PRIO)
+		tp_string(p, TP_ANY, "priority", " priority %s",
+			  tcf_classid_fmt(e->priority, b, sizeof(b)));
+	if (e->flags & SKBEDIT_MARK)
+		tp_uint(p, TP_ANY, "mark", " mark %llu", e->mark);
+	if (e->flags & SKBEDIT_MASK) {
+		snprintf(b, sizeof(b), "%#x", e->mask);
+		tp_string(p, TP_ANY, "mask", "/%s", b);
+	}
+	tcf_print_control(p, " ", e->verdict, "");
+	tp_nl(p);
+	tp_uint(p, TP_ANY, "index", "\t index %llu", a->index);
+	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
+	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
+	tp_nl(p);
+}
+
+static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
+{
+	const struct skbedit *e = tcf_act_priv(a);
+	size_t n = (size_t)snprintf(buf, len, "skbedit");
+	char b[16];
+
+	if (e->flags & SKBEDIT_QUEUE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " queue_mapping %u", e->queue);
+	if (e->flags & SKBEDIT_PRIO && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " priority %s",
+				      tcf_classid_fmt(e->priority, b, sizeof(b)));
+	if (e->flags & SKBEDIT_MARK && n < len)
+		snprintf(buf + n, len - n, " mark %u/%#x", e->mark, e->mask);
+}
+
+const struct tcf_action_ops tcf_skbedit_ops = {
+	.kind = "skbedit",
+	.priv_size = sizeof(struct skbedit),
+	.parse = skbedit_parse,
+	.act = skbedit_act,
+	.dump = skbedit_dump,
+	.brief = skbedit_brief,
+};

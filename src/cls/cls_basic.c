@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/* basic: filters of extended matches (meta priority, mark, length...), tried in handle order
+ * (Linux's cls_basic.c); a filter without a match takes everything. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "cls/cls_int.h"
+#include "cls/ematch.h"
+#include "cls/kinds.h"
+
+#define BASIC_USAGE                                                     \
+	"Usage: ... basic [ match EMATCH_TREE ]\n"                      \
+	"                 [ action ACTION_SPEC ] [ classid CLASSID ]\n" \
+	"\n"                                                            \
+	"Where:\tSELECTOR := SAMPLE SAMPLE ...\n"                       \
+	"\tFILTERID := X:Y:Z\n"                                         \
+	"\tACTION_SPEC := ... look at individual actions\n"             \
+	"\n"                                                            \
+	"NOTE: CLASSID is parsed as hexadecimal input.\n"
+
+struct basic_filter {
+	struct tcf_filter f;
+	struct em_tree *match;
+};
+
+static struct basic_filter *basic_of(const struct tcf_filter *f)
+{
+	return (struct basic_filter *)f;
+}
+
+/* ---- data path ---- */
+
+/* basic_classify(): the first filter that matches, unless its actions say continue. */
+static int basic_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
+			  struct mqtx_tcf_result *res)
+{
+	const struct tcf_root *r = tp->root;
+
+	for (unsigned i = 0; i < r->n; i++) {
+		struct basic_filter *b = basic_of(r->filters[i]);
+		int v;
+
+		if (!pk->dry)
+			atomic_fetch_add_explicit(&b->f.tries, 1, memory_order_relaxed);
+		if (!em_match(b->match, pk->pkt))
+			continue;
+		v = tcf_filter_hit(tp, &b->f, pk, res);
+		if (v >= 0)
+			return v;
+	}
+	return MQTX_ACT_UNSPEC;
+}
+
+/* ---- control path ---- */
+
+static void basic_free_filter(struct tcf_filter *f)
+{
+	em_free(basic_of(f)->match);
+}
+
+static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
+{
+	const char *w = tcf_word(ps);
+	int err;
+
+	if (tcf_matches(w, "match")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		em_free(b->match);
+		b->match = NULL;
+		err = em_parse(ps, &b->match);
+		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"ematch\"") : err;
+	}
+	if (tcf_matches(w, "classid") || !strcmp(w, "flowid"))
+		return tcf_parse_classid(ps, &b->f.classid);
+	if (tcf_matches(w, "action")) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		err = tcf_exts_parse(&b->f.exts, ps);
+		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+	}
+	if (tcf_matches(w, "police"))
+		return tcf_perr(ps, TCF_EXIT_REFUSED,
+				"Error: basic: write \"action police ...\" instead of "
+				"\"police\".");
+	if (strcmp(w, "help"))
+		tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
+	return tcf_perr(ps, TCF_EXIT_PARSE, "%s", BASIC_USAGE);
+}
+
+static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
+{
+	if (tcf_get_u32(s, h, 0))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.", s);
+	return 0;
+}
+
+static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
+{
+	struct basic_filter *b = (struct basic_filter *)tcf_filter_alloc(sizeof(*b), handle);
+	int err = 0;
+
+	if (!b)
+		return -ENOMEM;
+	while (!err && tcf_word(ps))
+		err = basic_word(b, ps);
+	if (err) {
+		em_free(b->match);
+		tcf_filter_free(NULL, &b->f);
+		return err;
+	}
+	*out = &b->f;
+	return 0;
+}
+
+static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+{
+	const struct basic_filter *b = basic_of(f);
+	char buf[16];
+
+	(void)tp;
+	if (f->handle) { /* tc's print_hex: a string of hex digits in JSON */
+		snprintf(buf, sizeof(buf), "%x", f->handle);
+		tp_string(p, TP_ANY, "handle", "handle 0x%s ", buf);
+	}
+	if (f->classid)
+		tp_string(p, TP_ANY, "flowid", "flowid %s ",
+			  tcf_classid_fmt(f->classid, buf, sizeof(buf)));
+	if (b->match)
+		em_dump(b->match, p);
+	if (p->stats)
+		tp_uint(p, TP_ANY, "rule_hit", "\n  (rule hit %llu)", atomic_load(&f->hits));
+	tcf_exts_dump(&f->exts, p);
+}
+
+const struct tcf_proto_ops tcf_basic_ops = {
+	.kind = "basic",
+	.usage = BASIC_USAGE,
+	.parse_handle = basic_parse_handle,
+	.parse = basic_parse,
+	.classify = basic_classify,
+	.dump = basic_dump,
+	.free_filter = basic_free_filter,
+};

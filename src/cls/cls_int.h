@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/* Filters and actions, internals: blocks and their rule sets, classifier and action kinds, the
+ * parser state every kind shares, and the printer that makes tc's text and JSON. */
+#ifndef MQTX_CLS_INT_H
+#define MQTX_CLS_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <mqtx/cls.h>
+#include <mqtx/dev.h>
+
+#include "base/internal.h"
+#include "cls/flower_key.h"
+
+/* tc's exit codes of a failed parse: 1 (the kind's parser refused), 255 (tc exits -1:
+ * invarg(), duparg(), an incomplete command, a usage()). */
+#define TCF_EXIT_PARSE	 1
+#define TCF_EXIT_ABORT	 255
+#define TCF_EXIT_REFUSED 2 /* what the kernel would refuse: its one message, nothing after */
+
+/* ---- the printer (print.c): one sequence of calls, tc's text or its JSON ---- */
+
+#define TP_FP	0x1u /* text only (iproute2's PRINT_FP) */
+#define TP_JSON 0x2u /* JSON only */
+#define TP_ANY	0x3u
+
+#define TP_DEPTH 16
+
+struct tcf_print {
+	bool json, stats, details;
+	char *buf;
+	size_t len, cap;
+	bool nomem;
+	unsigned depth;
+	bool used[TP_DEPTH]; /* the JSON container at each depth has a member already */
+};
+
+void tp_init(struct tcf_print *p, bool json, bool stats, bool details);
+void tp_free(struct tcf_print *p);
+/* @fmt is a printf format with one conversion of the value (%s, %llu, %llx, %lld). */
+void tp_string(struct tcf_print *p, unsigned t, const char *key, const char *fmt, const char *v);
+void tp_uint(struct tcf_print *p, unsigned t, const char *key, const char *fmt, uint64_t v);
+void tp_int(struct tcf_print *p, unsigned t, const char *key, const char *fmt, int64_t v);
+/* Text: @fmt (no conversion) when @v; JSON: "key": v. */
+void tp_bool(struct tcf_print *p, unsigned t, const char *key, const char *fmt, bool v);
+void tp_text(struct tcf_print *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tp_nl(struct tcf_print *p);
+void tp_open(struct tcf_print *p, const char *key); /* a JSON object (key NULL: a value) */
+void tp_close(struct tcf_print *p);
+void tp_open_array(struct tcf_print *p, const char *key); /* a JSON array */
+void tp_close_array(struct tcf_print *p);
+
+/* ---- actions ---- */
+
+struct tcf_action;
+struct tcf_parse;
+struct tcf_pkt;
+
+/* Counters of an action (Linux's bstats and qstats): several writers, relaxed adds. */
+struct tcf_stats {
+	atomic_ullong bytes, packets, drops, overlimits;
+};
+
+/**
+ * struct tcf_action_ops - an action kind (act_*.c, one table each).
+ * @kind: tc's name ("gact").
+ * @priv_size: bytes of private state after struct tcf_action (tcf_act_priv()).
+ * @parse: required. Read the kind's words at ps->argv[ps->i] (the word after the kind) and
+ *         on; leave ps->i at the first word not taken. 0, or -EINVAL with tc's message lines
+ *         and exit code in @ps.
+ * @act: required. The data path: the verdict for the packet (MQTX_ACT_*), pk->pkt, on device
+ *       pk->dev (may be NULL). May count overlimits in a->st; the caller counts bytes, packets
+ *       and drops. Sets pkt->drop_reason with MQTX_ACT_SHOT.
+ * @probe: optional. What "filter test" runs instead of @act: the same verdict and edits of
+ *         the probe packet without side effects (a policer's tokens, a redirect).
+ * @dump: required. Print the action after tc's "action order N: ".
+ * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
+ *         dev ifb0"); without it the kind's name stands.
+ * @destroy: optional. Release what the action holds (freed after a grace period).
+ */
+struct tcf_action_ops {
+	const char *kind;
+	size_t priv_size;
+	int (*parse)(struct tcf_action *a, struct tcf_parse *ps);
+	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+	int (*probe)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+	void (*dump)(const struct tcf_action *a, struct tcf_print *p);
+	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
+	void (*destroy)(struct tcf_action *a);
+};
+
+/* One action of a filter. @index is tc's action index, unique per kind. */
+struct tcf_action {
+	const struct tcf_action_ops *ops;
+	uint32_t index;
+	struct tcf_stats st;
+	/* private state follows */
+};
+
+static inline void *tcf_act_priv(const struct tcf_action *a)
+{
+	return (char *)a + ALIGN_UP(sizeof(*a), 16);
+}
+
+/* A filter's actions, run in order (Linux's tcf_exts). */
+struct tcf_exts {
+	unsigned n;
+	struct tcf_action **acts;
+};
+
+/* ---- classifiers ---- */
+
+/*
+ * One filter. Every classifier's filter starts with this (container_of). Once published a
+ * filter never changes: a change makes a new one, and unchanged filters are shared by the
+ * rule sets before and after it.
+ */
+struct tcf_filter {
+	uint32_t handle;
+	uint32_t classid; /* its class (classid/flowid), 0: none */
+	struct tcf_exts exts;
+	atomic_ullong hits; /* packets it matched (tc's "rule hit") */
+	atomic_ullong tries;
+};
+
+/*
+ * A classifier's rules of one priority: its filters in handle order, and after this header
+ * whatever its lookup needs (flower's masks and hash tables), built by ops->build. Immutable
+ * once published; a change builds a new root.
+ */
+struct tcf_root {
+	unsigned n;
+	struct tcf_filter **filters;
+	void *index; /* ops->build's lookup structure, freed by ops->free_index */
+};
+
+struct tcf_proto;
+
+/**
+ * struct tcf_proto_ops - a classifier kind (cls_*.c, one table each).
+ * @kind: tc's name ("flower").
+ * @usage: what "help" prints.
+ * @parse_handle: optional. tc's handle word into *@h (absent: a number, base 0). 0 or
+ *         -EINVAL (with tc's message in @ps).
+ * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
+ *         from 1). 0 when none is left.
+ * @parse: required. A new filter of @handle from the kind's words at ps->argv[ps->i]: fill
+ *         *@out (allocated with tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
+ * @build: optional. Make root->index from root->filters (every allocation of a change
+ *         happens here or before: it may fail with -ENOMEM, or refuse a root the classifier
+ *         cannot hold: -EEXIST for a second matchall, a duplicate flower key). 0 or -errno
+ *         with a message in @ack.
+ * @free_index: optional. Free what @build made.
+ * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
+ *         and return tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
+ * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
+ * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
+ *         hash table, which the kernel walks as a filter).
+ * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
+ *         its actions).
+ */
+struct tcf_proto_ops {
+	const char *kind;
+	const char *usage;
+	int (*parse_handle)(const char *s, uint32_t *h, struct tcf_parse *ps);
+	uint32_t (*auto_handle)(const struct tcf_root *root);
+	int (*parse)(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
+	int (*build)(struct tcf_root *root, struct mqtx_extack *ack);
+	void (*free_index)(void *index);
+	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
+			struct mqtx_tcf_result *res);
+	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
+	void (*dump_head)(const struct tcf_proto *tp, struct tcf_print *p);
+	void (*free_filter)(struct tcf_filter *f);
+};
+
+/* One priority of a chain: a classifier, its protocol and its rules. Immutable. */
+struct tcf_proto {
+	uint32_t prio;	   /* 1..0xffff */
+	uint16_t protocol; /* ethertype, host order; MQTX_ETH_P_ALL matches every frame */
+	uint32_t chain;
+	const struct tcf_proto_ops *ops;
+	struct tcf_root *root;
+};
+
+/* A chain: its priorities, lowest first. */
+struct tcf_chain {
+	uint32_t index;
+	unsigned n;
+	struct tcf_proto **tps;
+};
+
+/* The rules of a block at one moment: its non-empty chains, lowest index first. Published by
+ * RCU and never changed; one allocation holds the chains and their priority arrays. */
+struct tcf_ruleset {
+	unsigned nchains;
+	struct tcf_chain chains[];
+};
+
+struct mqtx_tcf_block {
+	struct tcf_ruleset *_Atomic rs; /* NULL: no rules */
+	uint32_t index;			/* shared block index, 0: private */
+	unsigned refs;			/* under the registry lock */
+	pthread_mutex_t lock;		/* one change at a time (taken inside a config lock) */
+};
+
+/* ---- a packet during classification ---- */
+
+struct tcf_trace;
+
+struct tcf_pkt {
+	struct mqtx_pkt *pkt;
+	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
+	uint16_t proto;	      /* the frame's ethertype (tc's skb->protocol) */
+	bool keyed;	      /* @key holds flower's key of the frame */
+	bool located;	      /* @l3 and @l4 hold the frame's header offsets */
+	uint16_t l3, l4;      /* the network and transport headers (l4 0: none) */
+	bool dry;	      /* "filter test": probes, no counters */
+	struct tcf_trace *tr;
+	struct fl_key key;
+};
+
+/* classify.c */
+int tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+/* A chain of @rs by index, or NULL. */
+const struct tcf_chain *tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index);
+/* The frame's ethertype: bytes 12-13 (0 for a runt). */
+uint16_t tcf_frame_proto(const struct mqtx_pkt *pkt);
+
+/* exts.c: run @f's actions (Linux's tcf_exts_exec); MQTX_ACT_OK when it has none. */
+int tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+static inline void tcf_trace_hit(struct tcf_pkt *pk, const struct tcf_proto *tp,
+				 const struct tcf_filter *f, int verdict);
+
+/* A classifier's match: count it, set the class, run the actions. */
+static inline int tcf_filter_hit(const struct tcf_proto *tp, struct tcf_filter *f,
+				 struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	int v;
+
+	if (!pk->dry)
+		atomic_fetch_add_explicit(&f->hits, 1, memory_order_relaxed);
+	res->classid = f->classid;
+	v = tcf_exts_exec(f, pk, res);
+	if (unlikely(pk->tr != NULL))
+		tcf_trace_hit(pk, tp, f, v);
+	return v;
+}
+
+/* ---- parsing (words.c): tc's words, tc's messages ---- */
+
+/*
+ * The state of one filter command's parse. Messages accumulate line by line in @err (tc
+ * prints several on a failure: "Illegal queue_mapping", "bad action parsing", ...); @exit is
+ * the code tc would exit with.
+ */
+struct tcf_parse {
+	int argc;
+	char **argv;
+	int i;
+	uint16_t protocol; /* the filter's protocol (flower's eth_type) */
+	uint32_t parent;
+	/* mirred: the device a name stands for (the command layer's table), or NULL */
+	struct mqtx_dev *(*find_dev)(void *arg, const char *name);
+	void *find_arg;
+	int exit;
+	char err[4096];
+	size_t errlen;
+};
+
+void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv);
+/* Append one line to the messages; returns -EINVAL with @exit set (when not set yet). */
+int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The current word, or NULL at the end. */
+static inline const char *tcf_word(const struct tcf_parse *ps)
+{
+	return ps->i < ps->argc ? ps->argv[ps->i] : NULL;
+}
+/* NEXT_ARG(): move to the value of the current option; -EINVAL (tc's "Command line is not
+ * complete", exit 255) when there is none. */
+int tcf_next(struct tcf_parse *ps);
+/* tc's matches(): @w is a non-empty prefix of @full. */
+bool tcf_matches(const char *w, const char *full);
+/* get_u32(base 0) / get_u16 / get_u8 with @base. */
+int tcf_get_u32(const char *s, uint32_t *v, int base);
+int tcf_get_u16(const char *s, uint16_t *v, int base);
+int tcf_get_u8(const char *s, uint8_t *v, int base);
+/* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
+int tcf_proto_parse(const char *s, uint16_t *proto);
+const char *tcf_proto_name(uint16_t proto, char *buf, size_t len);
+/* tc's action_a2n() and parse_action_control(): a verdict word (and "goto chain N",
+ * "jump N") at the current word; moves past it. */
+int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num);
+bool tcf_is_control(const char *w);
+/* action_a2n() with numbers allowed: one word, no "goto chain N" after it. */
+int tcf_control_word(const char *w, int *verdict);
+const char *tcf_control_name(int verdict, char *buf, size_t len);
+/* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
+void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix);
+/* A class id word (get_tc_classid) and its spelling (sprint_tc_classid). */
+int tcf_classid_parse(const char *s, uint32_t *h);
+const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len);
+
+/* ---- filters and actions: objects (filter.c) ---- */
+
+/* A zeroed filter of @size bytes (the classifier's struct) with @handle. */
+struct tcf_filter *tcf_filter_alloc(size_t size, uint32_t handle);
+/* Free a filter that is not or no longer published: its actions, its classifier part (@ops
+ * NULL: a classifier that holds nothing more). */
+void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
+/* parse_action() at "action" (the word after it is current): the actions into @e. */
+int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
+void tcf_exts_free(struct tcf_exts *e);
+/* tc_print_action(): every action, its counters with -s. */
+void tcf_exts_dump(const struct tcf_exts *e, struct tcf_print *p);
+/* "classid"/"flowid" at the current word into f->classid. */
+int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
+
+/* ---- kinds (kinds.c) ---- */
+
+const struct tcf_proto_ops *tcf_proto_kind(const char *kind);
+const struct tcf_action_ops *tcf_action_kind(const char *kind);
+
+/* Action indexes, per kind, the lowest free from 1 (as Linux's idr of a kind's actions). */
+int tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index);
+void tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index);
+
+/* ---- blocks (block.c) ---- */
+
+/* The rules now (read section held, or the block's lock). */
+static inline struct tcf_ruleset *tcf_block_rules(const struct mqtx_tcf_block *b)
+{
+	return atomic_load_explicit(&((struct mqtx_tcf_block *)b)->rs, memory_order_acquire);
+}
+
+/* ---- the trace of "filter test" (classify.c) ---- */
+
+#define TCF_TRACE_MAX 16
+
+struct tcf_trace {
+	unsigned n;
+	struct {
+		const struct tcf_proto *tp;
+		const struct tcf_filter *f;
+		int verdict;
+	} hit[TCF_TRACE_MAX];
+};
+
+static inline void tcf_trace_hit(struct tcf_pkt *pk, const struct tcf_proto *tp,
+				 const struct tcf_filter *f, int verdict)
+{
+	struct tcf_trace *tr = pk->tr;
+
+	if (tr && tr->n < TCF_TRACE_MAX) {
+		tr->hit[tr->n].tp = tp;
+		tr->hit[tr->n].f = f;
+		tr->hit[tr->n++].verdict = verdict;
+	}
+}
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* matchall: one filter that matches every packet (Linux's cls_matchall.c): its class and its
+ * actions for everything of its protocol. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "cls/cls_int.h"
+#include "cls/kinds.h"
+
+#define MALL_USAGE                                                      \
+	"Usage: ... matchall [skip_sw | skip_hw]\n"                     \
+	"                 [ action ACTION_SPEC ] [ classid CLASSID ]\n" \
+	"\n"                                                            \
+	"Where: SELECTOR := SAMPLE SAMPLE ...\n"                        \
+	"       FILTERID := X:Y:Z\n"                                    \
+	"       ACTION_SPEC := ... look at individual actions\n"        \
+	"\n"                                                            \
+	"NOTE: CLASSID is parsed as hexadecimal input.\n"
+
+/* ---- data path ---- */
+
+static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
+			 struct mqtx_tcf_result *res)
+{
+	return tcf_filter_hit(tp, tp->root->filters[0], pk, res);
+}
+
+/* ---- control path ---- */
+
+static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
+{
+	if (tcf_get_u32(s, h, 0))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.", s);
+	return 0;
+}
+
+static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
+{
+	struct tcf_filter *f = tcf_filter_alloc(sizeof(*f), handle);
+	const char *w;
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	while (!err && (w = tcf_word(ps))) {
+		if (tcf_matches(w, "classid") || !strcmp(w, "flowid")) {
+			err = tcf_parse_classid(ps, &f->classid);
+		} else if (tcf_matches(w, "action")) {
+			err = tcf_next(ps) ? -EINVAL : tcf_exts_parse(&f->exts, ps);
+			if (err == -EINVAL)
+				tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"");
+		} else if (!strcmp(w, "skip_hw")) {
+			ps->i++;
+		} else if (!strcmp(w, "skip_sw")) {
+			err = tcf_perr(ps, TCF_EXIT_PARSE,
+				       "matchall: \"skip_sw\": there is no hardware to offload to");
+		} else {
+			if (strcmp(w, "help"))
+				tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
+			err = tcf_perr(ps, TCF_EXIT_PARSE, "%s", MALL_USAGE);
+		}
+	}
+	if (err) {
+		tcf_filter_free(&tcf_matchall_ops, f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+/* Linux's mall_change(): one filter per priority. */
+static int mall_build(struct tcf_root *root, struct mqtx_extack *ack)
+{
+	if (root->n <= 1)
+		return 0;
+	mqtx_extack_set(ack, "matchall holds one filter per priority");
+	return -EEXIST;
+}
+
+static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+{
+	char b[16];
+
+	(void)tp;
+	if (f->handle)
+		tp_uint(p, TP_ANY, "handle", "handle 0x%llx ", f->handle);
+	if (f->classid)
+		tp_string(p, TP_ANY, "flowid", "flowid %s ",
+			  tcf_classid_fmt(f->classid, b, sizeof(b)));
+	tp_bool(p, TP_ANY, "not_in_hw", "\n  not_in_hw", true);
+	if (p->stats)
+		tp_uint(p, TP_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
+	tcf_exts_dump(&f->exts, p);
+}
+
+const struct tcf_proto_ops tcf_matchall_ops = {
+	.kind = "matchall",
+	.usage = MALL_USAGE,
+	.parse_handle = mall_parse_handle,
+	.parse = mall_parse,
+	.build = mall_build,
+	.classify = mall_classify,
+	.dump = mall_dump,
+};

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Extended matches for basic: meta(...) terms joined by and/or/not and parentheses. */
+#ifndef MQTX_CLS_EMATCH_H
+#define MQTX_CLS_EMATCH_H
+
+#include "cls/cls_int.h"
+
+struct em_tree;
+
+/* The expression at the current word up to "action", "classid", "flowid" or the end. */
+int em_parse(struct tcf_parse *ps, struct em_tree **out);
+void em_free(struct em_tree *tr);
+/* Whether @pkt matches; a NULL tree matches everything. Lock-free, read-only. */
+bool em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt);
+/* print_ematch(): "\n  meta(priority eq 5) AND ..." */
+void em_dump(const struct em_tree *tr, struct tcf_print *p);
+
+#endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/* A flower filter as tc's flower_print_opt() prints what the kernel dumps: the class, then one
+ * line per key in tc's order, the flags, the actions. */
+#include <arpa/inet.h>
+#include <stdio.h>
+
+#include "cls/flower.h"
+
+#define TC_MIN_PRIORITY 0xFFE0u
+
+/* The prefix length of a mask, or -1 when it has holes (tc's __mask_bits()). */
+static int mask_bits(const uint8_t *m, size_t len)
+{
+	int bits = 0;
+	bool hole = false;
+
+	for (size_t i = 0; i < len; i++) {
+		for (int j = 7; j >= 0; j--) {
+			if ((m[i] >> j) & 1) {
+				if (hole)
+					return -1;
+				bits++;
+			} else {
+				hole = true;
+			}
+		}
+	}
+	return bits;
+}
+
+static void line(struct tcf_print *p, const char *key, const char *v)
+{
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "  %s %%s", key);
+	tp_nl(p);
+	tp_string(p, TP_ANY, key, fmt, v);
+}
+
+static void mac(struct tcf_print *p, const char *key, const uint8_t *a, const uint8_t *m)
+{
+	char out[64];
+	int n = snprintf(out, sizeof(out), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+	int bits = mask_bits(m, 6);
+
+	if (bits < 0)
+		snprintf(out + n, sizeof(out) - (size_t)n, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0],
+			 m[1], m[2], m[3], m[4], m[5]);
+	else if (bits < 48)
+		snprintf(out + n, sizeof(out) - (size_t)n, "/%d", bits);
+	line(p, key, out);
+}
+
+static void addr(struct tcf_print *p, const char *key, int af, const void *a, const void *m)
+{
+	size_t len = af == AF_INET ? 4 : 16;
+	char out[INET6_ADDRSTRLEN * 2 + 2], mb[INET6_ADDRSTRLEN];
+	int bits = mask_bits(m, len);
+	size_t n;
+
+	inet_ntop(af, a, out, sizeof(out));
+	n = strlen(out);
+	if (bits < 0)
+		snprintf(out + n, sizeof(out) - n, "/%s", inet_ntop(af, m, mb, sizeof(mb)));
+	else if ((size_t)bits < len * 8)
+		snprintf(out + n, sizeof(out) - n, "/%d", bits);
+	line(p, key, out);
+}
+
+/* print_masked_u8/be16(): "  name V[/0xM]" in text, "name": V and "name_mask": M in JSON. */
+static void masked(struct tcf_print *p, const char *key, unsigned v, unsigned m, unsigned max)
+{
+	char out[32], mk[40], fmt[48];
+
+	if (p->json) {
+		tp_uint(p, TP_JSON, key, NULL, v);
+		if (m != max) {
+			snprintf(mk, sizeof(mk), "%s_mask", key);
+			tp_uint(p, TP_JSON, mk, NULL, m);
+		}
+		return;
+	}
+	if (m != max)
+		snprintf(out, sizeof(out), "%u/0x%x", v, m);
+	else
+		snprintf(out, sizeof(out), "%u", v);
+	snprintf(fmt, sizeof(fmt), "\n  %s %%s", key);
+	tp_string(p, TP_FP, NULL, fmt, out);
+}
+
+static void range(struct tcf_print *p, const char *key, unsigned min, unsigned max)
+{
+	char out[32];
+
+	if (p->json) {
+		tp_open(p, key);
+		tp_uint(p, TP_JSON, "start", NULL, min);
+		tp_uint(p, TP_JSON, "end", NULL, max);
+		tp_close(p);
+		return;
+	}
+	snprintf(out, sizeof(out), "%u-%u", min, max);
+	line(p, key, out);
+}
+
+static const char *eth_type_name(uint16_t t, char *buf, size_t len)
+{
+	switch (t) {
+	case 0x0800:
+		return "ipv4";
+	case 0x86DD:
+		return "ipv6";
+	case 0x0806:
+		return "arp";
+	case 0x8035:
+		return "rarp";
+	}
+	snprintf(buf, len, "%04x", t);
+	return buf;
+}
+
+static const char *ip_proto_name(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case 6:
+		return "tcp";
+	case 17:
+		return "udp";
+	case 132:
+		return "sctp";
+	case 1:
+		return "icmp";
+	case 58:
+		return "icmpv6";
+	}
+	snprintf(buf, len, "%02x", p);
+	return buf;
+}
+
+static void ip_flags(struct tcf_print *p, const struct fl_filter *f, const struct fl_key *k)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name;
+	} flags[] = { { FL_FLAG_FRAG, "frag" }, { FL_FLAG_FIRSTFRAG, "firstfrag" } };
+	unsigned count = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+		bool on = k->ip_flags & flags[i].bit;
+
+		if (!(f->mask.ip_flags & flags[i].bit))
+			continue;
+		if (!count++) {
+			tp_nl(p);
+			tp_text(p, "  ip_flags ");
+			tp_open(p, "ip_flags");
+		} else {
+			tp_text(p, "/");
+		}
+		tp_bool(p, TP_JSON, flags[i].name, NULL, on);
+		tp_text(p, "%s%s", on ? "" : "no", flags[i].name);
+	}
+	if (count)
+		tp_close(p);
+}
+
+static void keys(struct tcf_print *p, const struct fl_filter *f)
+{
+	const struct fl_key *k = &f->given; /* tc shows the key as it was given */
+	uint16_t eth = ntohs(k->n_proto);
+	int af = eth == 0x0800 ? AF_INET : AF_INET6;
+	char b[32];
+
+	if (f->present & FLK_VLAN_ID) {
+		tp_nl(p);
+		tp_uint(p, TP_ANY, "vlan_id", "  vlan_id %llu", k->vlan_id);
+	}
+	if (f->present & FLK_VLAN_PRIO) {
+		tp_nl(p);
+		tp_uint(p, TP_ANY, "vlan_prio", "  vlan_prio %llu", k->vlan_prio);
+	}
+	if (f->present & FLK_VLAN_ETHTYPE)
+		line(p, "vlan_ethtype", tcf_proto_name(f->vlan_ethtype, b, sizeof(b)));
+	if (f->present & FLK_DST_MAC)
+		mac(p, "dst_mac", k->dst_mac, f->mask.dst_mac);
+	if (f->present & FLK_SRC_MAC)
+		mac(p, "src_mac", k->src_mac, f->mask.src_mac);
+	if (f->present & FLK_ETH_TYPE)
+		line(p, "eth_type", eth_type_name(eth, b, sizeof(b)));
+	if (f->present & FLK_IP_PROTO)
+		line(p, "ip_proto", ip_proto_name(k->ip_proto, b, sizeof(b)));
+	if (f->present & FLK_TOS)
+		masked(p, "ip_tos", k->tos, f->mask.tos, 0xFF);
+	if (f->present & FLK_TTL)
+		masked(p, "ip_ttl", k->ttl, f->mask.ttl, 0xFF);
+	if (f->present & FLK_DST_IP)
+		addr(p, "dst_ip", af, af == AF_INET ? (const void *)&k->ipv4_dst : k->ipv6_dst,
+		     af == AF_INET ? (const void *)&f->mask.ipv4_dst : f->mask.ipv6_dst);
+	if (f->present & FLK_SRC_IP)
+		addr(p, "src_ip", af, af == AF_INET ? (const void *)&k->ipv4_src : k->ipv6_src,
+		     af == AF_INET ? (const void *)&f->mask.ipv4_src : f->mask.ipv6_src);
+	if (f->present & FLK_DST_PORT)
+		masked(p, "dst_port", ntohs(k->dport), ntohs(f->mask.dport), 0xFFFF);
+	if (f->present & FLK_SRC_PORT)
+		masked(p, "src_port", ntohs(k->sport), ntohs(f->mask.sport), 0xFFFF);
+	if (f->present & FLK_DST_RANGE)
+		range(p, "dst_port", f->dport_min, f->dport_max);
+	if (f->present & FLK_SRC_RANGE)
+		range(p, "src_port", f->sport_min, f->sport_max);
+	if (f->present & FLK_TCP_FLAGS) {
+		snprintf(b, sizeof(b), "0x%x/%x", ntohs(k->tcp_flags), ntohs(f->mask.tcp_flags));
+		line(p, "tcp_flags", b);
+	}
+	if (f->present & FLK_IP_FLAGS)
+		ip_flags(p, f, k);
+}
+
+void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tcf_print *p)
+{
+	const struct fl_filter *f = fl_of(f0);
+	uint32_t minor = f0->classid & 0xFFFF;
+	char b[16];
+
+	(void)tp;
+	if (f0->handle)
+		tp_uint(p, TP_ANY, "handle", "handle 0x%llx ", f0->handle);
+	if (f0->classid && minor >= TC_MIN_PRIORITY && minor < TC_MIN_PRIORITY + 16)
+		tp_uint(p, TP_ANY, "hw_tc", "hw_tc %llu ", minor - TC_MIN_PRIORITY);
+	else if (f0->classid)
+		tp_string(p, TP_ANY, "classid", "classid %s ",
+			  tcf_classid_fmt(f0->classid, b, sizeof(b)));
+	tp_open(p, "keys");
+	keys(p, f);
+	tp_close(p);
+	if (f->skip_hw) {
+		tp_nl(p);
+		tp_bool(p, TP_ANY, "skip_hw", "  skip_hw", true);
+	}
+	tp_nl(p);
+	tp_bool(p, TP_ANY, "not_in_hw", "  not_in_hw", true);
+	if (p->stats)
+		tp_uint(p, TP_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
+	tcf_exts_dump(&f0->exts, p);
+}

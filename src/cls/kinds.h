@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in classifier and action kinds (kinds.c lists them). */
+#ifndef MQTX_CLS_KINDS_H
+#define MQTX_CLS_KINDS_H
+
+#include "cls/cls_int.h"
+
+extern const struct tcf_proto_ops tcf_matchall_ops;
+extern const struct tcf_proto_ops tcf_u32_ops;
+extern const struct tcf_proto_ops tcf_basic_ops;
+
+extern const struct tcf_action_ops tcf_gact_ops;
+extern const struct tcf_action_ops tcf_skbedit_ops;
+extern const struct tcf_action_ops tcf_police_ops;
+extern const struct tcf_action_ops tcf_mirred_ops;
+
+#endif

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Rule sets: the immutable picture of a block's chains that the data path reads under RCU. A
+ * change copies the picture with one priority replaced, inserted or removed (prepare: every
+ * allocation, the classifier's lookup built); publishing it is one pointer store (commit);
+ * what only the old picture held is freed after a grace period (retire). Unchanged priorities
+ * and filters are shared by both pictures.
+ */
+#include <errno.h>
+
+#include "cls/cls_int.h"
+#include "cls/tcf.h"
+
+/* ---- priorities ---- */
+
+int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol, uint32_t chain,
+		  struct tcf_filter *const *filters, unsigned n, struct mqtx_extack *ack,
+		  struct tcf_proto **out)
+{
+	struct tcf_proto *tp;
+	struct tcf_root *root;
+	int err;
+
+	tp = mqtx__zalloc(sizeof(*tp) + sizeof(*root) + n * sizeof(*filters));
+	if (!tp)
+		return -ENOMEM;
+	root = (struct tcf_root *)(tp + 1);
+	root->n = n;
+	root->filters = (struct tcf_filter **)(root + 1);
+	if (n)
+		memcpy(root->filters, filters, n * sizeof(*filters));
+	tp->prio = prio;
+	tp->protocol = protocol;
+	tp->chain = chain;
+	tp->ops = ops;
+	tp->root = root;
+	if (ops->build) {
+		err = ops->build(root, ack);
+		if (err) {
+			mqtx__free(tp);
+			return err;
+		}
+	}
+	*out = tp;
+	return 0;
+}
+
+/* Free @tp; its filters too when @filters (the priority goes away whole). */
+void tcf_proto_free(struct tcf_proto *tp, bool filters)
+{
+	if (!tp)
+		return;
+	if (tp->root->index && tp->ops->free_index)
+		tp->ops->free_index(tp->root->index);
+	if (filters)
+		for (unsigned i = 0; i < tp->root->n; i++)
+			tcf_filter_free(tp->ops, tp->root->filters[i]);
+	mqtx__free(tp);
+}
+
+/* The filter of @tp with @handle, or NULL. */
+struct tcf_filter *tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
+{
+	const struct tcf_root *r = tp->root;
+	unsigned lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (r->filters[mid]->handle < handle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && r->filters[lo]->handle == handle ? r->filters[lo] : NULL;
+}
+
+/* The lowest handle from 1 that no filter of @tp has (Linux's idr_alloc_u32 from 1). */
+uint32_t tcf_proto_free_handle(const struct tcf_proto *tp)
+{
+	const struct tcf_root *r = tp->root;
+	uint32_t h = 1;
+
+	for (unsigned i = 0; i < r->n && r->filters[i]->handle <= h; i++)
+		if (r->filters[i]->handle == h)
+			h++;
+	return h;
+}
+
+/* @tp's filters with @f in the place of the one with its handle (or inserted by handle), or
+ * with @gone removed (@f NULL), into a new array of *@n entries. */
+int tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
+		      const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n)
+{
+	unsigned old = tp ? tp->root->n : 0, k = 0;
+	struct tcf_filter **v;
+	bool placed = false;
+
+	v = mqtx__alloc((old + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (unsigned i = 0; i < old; i++) {
+		struct tcf_filter *o = tp->root->filters[i];
+
+		if (o == gone)
+			continue;
+		if (f && !placed && o->handle >= f->handle) {
+			v[k++] = f;
+			placed = true;
+			if (o->handle == f->handle)
+				continue;
+		}
+		v[k++] = o;
+	}
+	if (f && !placed)
+		v[k++] = f;
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* ---- rule sets ---- */
+
+const struct tcf_chain *tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index)
+{
+	if (!rs)
+		return NULL;
+	for (unsigned i = 0; i < rs->nchains; i++)
+		if (rs->chains[i].index == index)
+			return &rs->chains[i];
+	return NULL;
+}
+
+/*
+ * A copy of @old where chain @chain holds @new in place of @gone (@gone NULL: @new inserted by
+ * priority; @new NULL: @gone removed; both NULL and @flush: the chain removed). An empty result
+ * is NULL (no rules).
+ */
+int tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
+		struct tcf_proto *new, bool flush, struct tcf_ruleset **out)
+{
+	unsigned nch = old ? old->nchains : 0, ntp = 0, c = 0;
+	const struct tcf_chain *target = tcf_chain_find(old, chain);
+	struct tcf_proto **slot;
+	struct tcf_ruleset *rs;
+	bool add_chain = !target && new;
+
+	for (unsigned i = 0; i < nch; i++)
+		ntp += old->chains[i].n;
+	ntp += new ? 1 : 0;
+	nch += add_chain ? 1 : 0;
+	rs = mqtx__alloc(sizeof(*rs) + nch * sizeof(rs->chains[0]) + ntp * sizeof(*slot));
+	if (!rs)
+		return -ENOMEM;
+	slot = (struct tcf_proto **)&rs->chains[nch];
+	for (unsigned i = 0; i <= (old ? old->nchains : 0); i++) {
+		const struct tcf_chain *oc = old && i < old->nchains ? &old->chains[i] : NULL;
+		struct tcf_chain *nc = &rs->chains[c];
+		bool mine;
+
+		/* The new chain goes in index order, before the first higher one. */
+		if (add_chain && (!oc || oc->index > chain)) {
+			nc->index = chain;
+			nc->n = 1;
+			nc->tps = slot;
+			*slot++ = new;
+			add_chain = false;
+			nc = &rs->chains[++c];
+		}
+		if (!oc)
+			break;
+		mine = oc == target;
+		if (mine && flush)
+			continue;
+		nc->index = oc->index;
+		nc->tps = slot;
+		nc->n = 0;
+		for (unsigned t = 0; t <= oc->n; t++) {
+			struct tcf_proto *tp = t < oc->n ? oc->tps[t] : NULL;
+
+			if (mine && new && !gone && (!tp || tp->prio > new->prio)) {
+				*slot++ = new;
+				nc->n++;
+				new = NULL;
+			}
+			if (!tp)
+				break;
+			if (mine && tp == gone) {
+				if (new) {
+					*slot++ = new;
+					nc->n++;
+				}
+				continue;
+			}
+			*slot++ = tp;
+			nc->n++;
+		}
+		if (nc->n)
+			c++;
+	}
+	rs->nchains = c;
+	if (!c) {
+		mqtx__free(rs);
+		rs = NULL;
+	}
+	*out = rs;
+	return 0;
+}
+
+/* The priority of @rs's chain @chain with @prio, or NULL. */
+static const struct tcf_proto *find_tp(const struct tcf_ruleset *rs, uint32_t chain, uint32_t prio)
+{
+	const struct tcf_chain *c = tcf_chain_find(rs, chain);
+
+	for (unsigned i = 0; c && i < c->n; i++)
+		if (c->tps[i]->prio == prio)
+			return c->tps[i];
+	return NULL;
+}
+
+static bool holds(const struct tcf_proto *tp, const struct tcf_filter *f)
+{
+	return tp && tcf_proto_get(tp, f->handle) == f;
+}
+
+/*
+ * After the grace period that followed publishing @new in place of @old: free @old, and every
+ * priority and filter that only @old held.
+ */
+void tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
+{
+	for (unsigned i = 0; old && i < old->nchains; i++) {
+		const struct tcf_chain *oc = &old->chains[i];
+
+		for (unsigned t = 0; t < oc->n; t++) {
+			struct tcf_proto *tp = oc->tps[t];
+			const struct tcf_proto *now = find_tp(new, oc->index, tp->prio);
+
+			if (now == tp)
+				continue;
+			for (unsigned k = 0; k < tp->root->n; k++)
+				if (!holds(now, tp->root->filters[k]))
+					tcf_filter_free(tp->ops, tp->root->filters[k]);
+			tcf_proto_free(tp, false);
+		}
+	}
+	mqtx__free(old);
+}

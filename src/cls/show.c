@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* "filter show": a block's chains, priorities and filters, each as tc's print_filter() prints
+ * what the kernel dumps (one line per priority, then one entry per filter). */
+#include <stdio.h>
+
+#include <mqtx/qdisc.h>
+
+#include "cls/cls_int.h"
+#include "cls/tcf.h"
+
+/* The start of an entry: "filter [dev X ][parent P ]protocol P pref N KIND chain C ". */
+static void head(const struct tcf_show *s, const struct tcf_proto *tp, struct tcf_print *p)
+{
+	char b[24];
+
+	tp_open(p, NULL);
+	tp_text(p, "filter ");
+	if (s->dev)
+		tp_string(p, TP_ANY, "dev", "dev %s ", s->dev);
+	if (s->block)
+		tp_uint(p, TP_ANY, "block", "block %llu ", s->block);
+	if (s->parent == MQTX_H_ROOT)
+		tp_bool(p, TP_ANY, "root", "root ", true);
+	else if (s->parent == TCF_PARENT_INGRESS)
+		tp_bool(p, TP_ANY, "ingress", "ingress ", true);
+	else if (s->parent == TCF_PARENT_EGRESS)
+		tp_bool(p, TP_ANY, "egress", "egress ", true);
+	else if (s->parent)
+		tp_string(p, TP_ANY, "parent", "parent %s ",
+			  tcf_classid_fmt(s->parent, b, sizeof(b)));
+	if (!s->protocol)
+		tp_string(p, TP_ANY, "protocol", "protocol %s ",
+			  tcf_proto_name(tp->protocol, b, sizeof(b)));
+	if (!s->prio)
+		tp_uint(p, TP_ANY, "pref", "pref %llu ", tp->prio);
+	tp_string(p, TP_ANY, "kind", "%s ", tp->ops->kind);
+	if (!s->has_chain)
+		tp_uint(p, TP_ANY, "chain", "chain %llu ", tp->chain);
+}
+
+static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct tcf_print *p)
+{
+	/* The kernel dumps the priority itself first, without options. */
+	head(s, tp, p);
+	tp_nl(p);
+	tp_close(p);
+	/* what a classifier dumps of itself besides its filters (u32's hash table) */
+	if (tp->ops->dump_head) {
+		head(s, tp, p);
+		tp_open(p, "options");
+		tp->ops->dump_head(tp, p);
+		tp_close(p);
+		tp_nl(p);
+		tp_close(p);
+	}
+	for (unsigned i = 0; i < tp->root->n; i++) {
+		head(s, tp, p);
+		tp_open(p, "options");
+		tp->ops->dump(tp, tp->root->filters[i], p);
+		tp_close(p);
+		tp_nl(p);
+		tp_close(p);
+	}
+}
+
+void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tcf_print *p)
+{
+	const struct tcf_ruleset *rs;
+
+	pthread_mutex_lock(&b->lock);
+	rs = tcf_block_rules(b);
+	for (unsigned c = 0; rs && c < rs->nchains; c++) {
+		const struct tcf_chain *ch = &rs->chains[c];
+
+		if (s->has_chain && ch->index != s->chain)
+			continue;
+		for (unsigned t = 0; t < ch->n; t++) {
+			const struct tcf_proto *tp = ch->tps[t];
+
+			if ((s->prio && tp->prio != s->prio) ||
+			    (s->protocol && tp->protocol != s->protocol))
+				continue;
+			show_tp(s, tp, p);
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+}

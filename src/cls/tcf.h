@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* What the filter layer offers the layers above it (the command language): changing a block
+ * the way tc's filter commands do, showing it, and tracing one packet through it. */
+#ifndef MQTX_CLS_TCF_H
+#define MQTX_CLS_TCF_H
+
+#include <mqtx/cls.h>
+#include <mqtx/dev.h>
+
+struct tcf_print;
+struct tcf_parse;
+struct tcf_proto;
+struct tcf_proto_ops;
+struct tcf_filter;
+struct tcf_ruleset;
+
+/**
+ * struct tcf_req - one "filter add|replace|change|del" after its attachment point, parsed as
+ * far as tc's tc_filter_modify() reads it; the kind's own words are still words.
+ * @verb: MQTX_TCF_*.
+ * @protocol: ethertype (host order); 0: none given (MQTX_ETH_P_ALL for add and replace).
+ * @prio: 1..0xffff, 0: none given.
+ * @chain: the chain (0 unless given).
+ * @parent: the parent it goes under (flower's hw_tc names a class of its major).
+ * @kind: the classifier's name, or NULL.
+ * @handle: the handle word, or NULL.
+ * @argc, @argv: the classifier's words.
+ * @find_dev, @find_arg: how a device name in an action (mirred) is found; NULL: none is.
+ */
+struct tcf_req {
+	int verb;
+	uint16_t protocol;
+	uint32_t prio, chain, parent;
+	const char *kind, *handle;
+	int argc;
+	char **argv;
+	struct mqtx_dev *(*find_dev)(void *arg, const char *name);
+	void *find_arg;
+};
+
+/* Parents that name clsact's (or ingress's) hooks, as tc writes them. */
+#define TCF_PARENT_INGRESS 0xFFFFFFF2u /* TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS) */
+#define TCF_PARENT_EGRESS  0xFFFFFFF3u
+
+/**
+ * struct tcf_cmd - a filter command's head as tc_filter_modify() reads it: where the filter
+ * goes (@dev with @parent, or @block) and the request.
+ */
+struct tcf_cmd {
+	const char *dev;
+	uint32_t block, parent;
+	bool has_protocol, has_chain;
+	struct tcf_req rq;
+};
+
+/**
+ * mqtx__tcf_parse_head() - the words of "filter VERB ..." up to the kind into @c; the kind's
+ * words are left in @c->rq.argc/argv. Return: 0, or -EINVAL with tc's message and exit code
+ * (255 for tc's invarg/duparg/incomplete) in @ps.
+ */
+int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, struct tcf_parse *ps);
+
+/* A parsed request, ready to apply: the classifier and the new filter, if any. */
+struct tcf_prep {
+	const struct tcf_proto_ops *ops;
+	uint32_t handle;
+	struct tcf_filter *f;
+};
+
+/**
+ * mqtx__tcf_prepare() - parse the kind's words of @rq into @pp (a new filter with its
+ * actions), as tc parses them before it sends anything.
+ * Return: 0; -EINVAL with @ps->exit and @ps->err as tc (1 or 255); -ENOMEM.
+ */
+int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf_prep *pp);
+
+/**
+ * mqtx__tcf_apply() - carry out @rq with what @pp holds on @b, as the kernel decides: the new
+ * rules are made whole, published for every user of @b, and the old retired after a grace
+ * period; a failure changes nothing. @pp keeps the filter when it was not used (free it with
+ * mqtx__tcf_prep_free()). Return: 0 or -errno with a message in @ack.
+ */
+int mqtx__tcf_apply(struct mqtx_tcf_block *b, const struct tcf_req *rq, struct tcf_prep *pp,
+		    struct mqtx_extack *ack);
+void mqtx__tcf_prep_free(struct tcf_prep *pp);
+
+/**
+ * struct tcf_show - what "filter show" lists and which parts of each line it prints (tc
+ * leaves out what the command named: the device, the parent, the protocol, ...).
+ * @dev: the device to print ("dev X "), or NULL.
+ * @block: the block index to print ("block N "), or 0.
+ * @parent: the parent to print ("egress ", "parent 1: "), or 0.
+ * @prio, @protocol: list only these (and do not print them); 0: all.
+ * @chain, @has_chain: list only that chain (and do not print it).
+ */
+struct tcf_show {
+	const char *dev;
+	uint32_t block, parent;
+	uint32_t prio;
+	uint16_t protocol;
+	uint32_t chain;
+	bool has_chain;
+};
+
+/** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p. */
+void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tcf_print *p);
+
+/** mqtx__tcf_block_find() - a reference to the shared block @index if it exists (put it with
+ *  mqtx_tcf_block_put()). Return: 0 and *@out; -ENOENT. */
+int mqtx__tcf_block_find(uint32_t index, struct mqtx_tcf_block **out);
+
+/** mqtx__tcf_block_exists() - whether the shared block @index exists now. */
+bool mqtx__tcf_block_exists(uint32_t index);
+
+/**
+ * mqtx__tcf_test() - "filter test": classify @pkt in @b without side effects (no counters, no
+ * policer tokens spent, no redirect), and print what matched and the verdict (text: one line
+ * per filter that matched, prefixed by @what; JSON: an array). Returns the verdict; res and
+ * the packet's queue_mapping and priority are what the actions would make them.
+ */
+int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
+		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p);
+
+/** mqtx__tcf_dev_targeted() - whether a mirred action sends to @dev (which must then stay). */
+bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);
+
+/* ---- rule sets (ruleset.c), for the change transaction ---- */
+
+int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol, uint32_t chain,
+		  struct tcf_filter *const *filters, unsigned n, struct mqtx_extack *ack,
+		  struct tcf_proto **out);
+void tcf_proto_free(struct tcf_proto *tp, bool filters);
+struct tcf_filter *tcf_proto_get(const struct tcf_proto *tp, uint32_t handle);
+uint32_t tcf_proto_free_handle(const struct tcf_proto *tp);
+int tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
+		      const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n);
+int tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
+		struct tcf_proto *new, bool flush, struct tcf_ruleset **out);
+void tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new);
+
+/* block.c: publish @rs on @b (its lock held), wait a grace period, retire the old rules. */
+void tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs);
+
+#endif

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/* The words of filter commands as tc reads them: numbers, protocols, class ids, verdicts; and
+ * the messages tc prints when it refuses one (iproute2's lib/utils.c, lib/ll_proto.c and
+ * tc/tc_util.c behave so). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "cls/cls_int.h"
+#include "sched/qtree.h"
+
+void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->argc = argc;
+	ps->argv = argv;
+	ps->protocol = MQTX_ETH_P_ALL;
+}
+
+int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
+{
+	size_t room = sizeof(ps->err) - ps->errlen;
+	va_list ap;
+	int n;
+
+	/* tc stops at once where it exits -1, and the kernel's refusal is the last word: nothing
+	 * more is printed after either. */
+	if (ps->exit == TCF_EXIT_ABORT || ps->exit == TCF_EXIT_REFUSED)
+		return -EINVAL;
+	if (!ps->exit)
+		ps->exit = exit;
+	if (room > 1) {
+		va_start(ap, fmt);
+		n = vsnprintf(ps->err + ps->errlen, room - 1, fmt, ap);
+		va_end(ap);
+		if (n > 0)
+			ps->errlen += (size_t)n < room - 1 ? (size_t)n : room - 2;
+		if (!ps->errlen || ps->err[ps->errlen - 1] != '\n') /* usages end in one */
+			ps->err[ps->errlen++] = '\n';
+		ps->err[ps->errlen] = 0;
+	}
+	return -EINVAL;
+}
+
+int tcf_next(struct tcf_parse *ps)
+{
+	if (ps->i + 1 >= ps->argc)
+		return tcf_perr(ps, TCF_EXIT_ABORT,
+				"Command line is not complete. Try option \"help\"");
+	ps->i++;
+	return 0;
+}
+
+bool tcf_matches(const char *w, const char *full)
+{
+	size_t n = strlen(w);
+
+	return n && n <= strlen(full) && !memcmp(w, full, n);
+}
+
+/* get_u32() and friends: strtoul in @base, the whole word, within @max. */
+static int get_unsigned(const char *s, unsigned long max, int base, unsigned long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, base);
+	if (end == s || *end || errno || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+int tcf_get_u32(const char *s, uint32_t *v, int base)
+{
+	unsigned long x;
+
+	if (get_unsigned(s, 0xFFFFFFFFul, base, &x))
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int tcf_get_u16(const char *s, uint16_t *v, int base)
+{
+	unsigned long x;
+
+	if (get_unsigned(s, 0xFFFFul, base, &x))
+		return -EINVAL;
+	*v = (uint16_t)x;
+	return 0;
+}
+
+int tcf_get_u8(const char *s, uint8_t *v, int base)
+{
+	unsigned long x;
+
+	if (get_unsigned(s, 0xFFul, base, &x))
+		return -EINVAL;
+	*v = (uint8_t)x;
+	return 0;
+}
+
+/* ---- protocols (ll_proto_a2n / ll_proto_n2a) ---- */
+
+static const struct {
+	uint16_t id;
+	const char *name;
+} protos[] = {
+	{ 0x0060, "loop" },   { 0x0800, "ip" },	      { 0x0806, "arp" },     { 0x8035, "rarp" },
+	{ 0x86DD, "ipv6" },   { 0x8863, "ppp_disc" }, { 0x8864, "ppp_ses" }, { 0x0003, "all" },
+	{ 0x8100, "802.1Q" }, { 0x88A8, "802.1ad" },  { 0x8847, "mpls_uc" }, { 0x8848, "mpls_mc" },
+	{ 0x0800, "ipv4" },   { 0x88CC, "lldp" },
+};
+
+int tcf_proto_parse(const char *s, uint16_t *proto)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+		if (!strcasecmp(protos[i].name, s)) {
+			*proto = protos[i].id;
+			return 0;
+		}
+	}
+	return tcf_get_u16(s, proto, 0);
+}
+
+const char *tcf_proto_name(uint16_t proto, char *buf, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(protos); i++)
+		if (protos[i].id == proto)
+			return protos[i].name;
+	snprintf(buf, len, "[%u]", proto);
+	return buf;
+}
+
+/* ---- verdicts (action_a2n, parse_action_control, print_action_control) ---- */
+
+static const struct {
+	const char *word;
+	int verdict;
+} controls[] = {
+	{ "continue", MQTX_ACT_UNSPEC }, { "drop", MQTX_ACT_SHOT },
+	{ "shot", MQTX_ACT_SHOT },	 { "pass", MQTX_ACT_OK },
+	{ "ok", MQTX_ACT_OK },		 { "reclassify", MQTX_ACT_RECLASSIFY },
+	{ "pipe", MQTX_ACT_PIPE },	 { "goto", MQTX_ACT_GOTO_CHAIN },
+	{ "jump", MQTX_ACT_JUMP },
+};
+
+/* action_a2n(): the first word the argument is a prefix of; with @allow_num a number too. */
+static int control_of(const char *w, int *verdict, bool allow_num)
+{
+	char *end;
+	long n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(controls); i++) {
+		if (tcf_matches(w, controls[i].word)) {
+			*verdict = controls[i].verdict;
+			return 0;
+		}
+	}
+	if (!allow_num || !*w)
+		return -EINVAL;
+	n = strtol(w, &end, 10);
+	if (*end)
+		return -EINVAL;
+	*verdict = (int)n;
+	return 0;
+}
+
+int tcf_control_word(const char *w, int *verdict)
+{
+	return control_of(w, verdict, true);
+}
+
+bool tcf_is_control(const char *w)
+{
+	int v;
+
+	return !control_of(w, &v, false);
+}
+
+int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num)
+{
+	const char *w = tcf_word(ps);
+	uint32_t n;
+
+	if (!w || control_of(w, verdict, allow_num))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Bad action type %s", w ? w : "");
+	if (*verdict == MQTX_ACT_GOTO_CHAIN) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (!tcf_matches(tcf_word(ps), "chain"))
+			return tcf_perr(ps, TCF_EXIT_PARSE, "\"chain index\" expected");
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"chain index\"");
+		*verdict |= (int)n;
+	} else if (*verdict == MQTX_ACT_JUMP) {
+		if (tcf_next(ps))
+			return -EINVAL;
+		if (tcf_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
+			return tcf_perr(ps, TCF_EXIT_PARSE, "Invalid \"jump count\" (%s)",
+					tcf_word(ps));
+		*verdict |= (int)n;
+	}
+	ps->i++;
+	return 0;
+}
+
+const char *tcf_control_name(int verdict, char *buf, size_t len)
+{
+	switch (verdict) {
+	case MQTX_ACT_UNSPEC:
+		return "continue";
+	case MQTX_ACT_OK:
+		return "pass";
+	case MQTX_ACT_SHOT:
+		return "drop";
+	case MQTX_ACT_RECLASSIFY:
+		return "reclassify";
+	case MQTX_ACT_PIPE:
+		return "pipe";
+	case MQTX_ACT_STOLEN:
+		return "stolen";
+	}
+	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)
+		return "goto";
+	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_JUMP)
+		return "jump";
+	snprintf(buf, len, "%d", verdict);
+	return buf;
+}
+
+void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix)
+{
+	char b[16];
+
+	tp_string(p, TP_FP, NULL, "%s", prefix);
+	tp_open(p, "control_action");
+	tp_string(p, TP_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
+	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)
+		tp_uint(p, TP_ANY, "chain", " chain %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_JUMP)
+		tp_uint(p, TP_ANY, "jump", " %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+	tp_close(p);
+	tp_string(p, TP_FP, NULL, "%s", suffix);
+}
+
+/* ---- class ids ---- */
+
+int tcf_classid_parse(const char *s, uint32_t *h)
+{
+	return mqtx__classid_parse(s, h);
+}
+
+const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len)
+{
+	return mqtx__classid_fmt(h, buf, len);
+}
+
+int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid)
+{
+	if (tcf_next(ps))
+		return -EINVAL;
+	if (tcf_classid_parse(tcf_word(ps), classid))
+		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"classid\"");
+	ps->i++;
+	return 0;
+}

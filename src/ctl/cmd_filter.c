@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/* "filter add|replace|change|del|show": tc's grammar, messages, output and exit codes; the
+ * filters live in blocks, which clsact, ingress and classful qdiscs hold, or shared by index. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cls/cls_int.h"
+#include "cls/tcf.h"
+#include "core/core.h"
+#include "ctl/ctl_int.h"
+#include "sched/qtree.h"
+
+#define FILTER_USAGE                                                                            \
+	"Usage: mqtx filter [ add | del | change | replace | show ] { dev STRING | block "      \
+	"BLOCK_INDEX }\n"                                                                       \
+	"       [ pref PRIO ] protocol PROTO [ chain CHAIN_INDEX ]\n"                           \
+	"       [ root | ingress | egress | parent CLASSID ]\n"                                 \
+	"       [ handle FILTERID ] [ [ FILTER_TYPE ] [ help | OPTIONS ] ]\n"                   \
+	"\n"                                                                                    \
+	"       mqtx filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]\n" \
+	"       mqtx filter show [ block BLOCK_INDEX ]\n"                                       \
+	"       mqtx filter test dev STRING [ egress | ingress ] --src A[:P] --dst A[:P] ...\n" \
+	"Where:\n"                                                                              \
+	"FILTER_TYPE := { matchall | flower | u32 | basic }\n"                                  \
+	"FILTERID := ... format depends on classifier, see there\n"                             \
+	"OPTIONS := ... try mqtx filter add <desired FILTER_KIND> help\n"
+
+/* ---- messages ---- */
+
+/* What tc prints when the kernel refuses (iproute2 ends an extack message with a period). */
+static int refused(const struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
+{
+	size_t n = strlen(ack->msg);
+	char buf[128];
+
+	if (n)
+		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
+				ack->msg[n - 1] == '.' ? "" : ".");
+	else
+		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
+				strerror_r(-err, buf, sizeof(buf)));
+	mqtx_buf_printf(a->err, "We have an error talking to the kernel\n");
+	return MQTX_CTL_EREFUSED;
+}
+
+/* A parse that failed: tc's lines, tc's exit code. */
+static int parse_failed(const struct mqtx_ctl_call *a, const struct tcf_parse *ps, int err)
+{
+	if (err == -ENOMEM) {
+		mqtx_buf_printf(a->err, "Out of memory\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	mqtx_buf_printf(a->err, "%s", ps->err);
+	return ps->exit ? ps->exit : MQTX_CTL_EPARSE;
+}
+
+/* mirred's device names: the devices of the command's context. */
+static struct mqtx_dev *find_dev(void *arg, const char *name)
+{
+	return mqtx__ctl_find_dev(arg, name);
+}
+
+/* ---- add, replace, change, delete ---- */
+
+static int apply(const struct mqtx_ctl_call *a, struct mqtx_dev *dev, const struct tcf_cmd *c,
+		 struct tcf_prep *pp, struct mqtx_extack *ack)
+{
+	struct mqtx_tcf_block *b;
+	int err;
+
+	if (!dev) {
+		err = mqtx__tcf_block_find(c->block, &b);
+		if (err) {
+			mqtx_extack_set(ack, "Block of given index was not found");
+			return -EINVAL;
+		}
+		err = mqtx__tcf_apply(b, &c->rq, pp, ack);
+		mqtx_tcf_block_put(b);
+		return err;
+	}
+	(void)a;
+	mqtx_dev_config_lock(dev);
+	err = mqtx__ctl_filter_block(dev, c->parent, false, &b, ack);
+	if (!err)
+		err = mqtx__tcf_apply(b, &c->rq, pp, ack);
+	mqtx_dev_config_unlock(dev);
+	return err;
+}
+
+static int modify(const struct mqtx_ctl_call *a, int verb)
+{
+	struct mqtx_extack ack = { "" };
+	struct tcf_prep pp = { 0 };
+	struct mqtx_dev *dev = NULL;
+	struct tcf_parse ps;
+	struct tcf_cmd c;
+	int err;
+
+	err = mqtx__tcf_parse_head(a->argc, a->argv, verb, &c, &ps);
+	if (err)
+		return parse_failed(a, &ps, err);
+	if (c.dev && !(dev = mqtx_ctl_call_dev(a, c.dev)))
+		return MQTX_CTL_EPARSE;
+	c.rq.find_dev = find_dev;
+	c.rq.find_arg = a->ctl;
+	err = mqtx__tcf_prepare(&c.rq, &ps, &pp);
+	if (err)
+		return parse_failed(a, &ps, err);
+	if (!dev && !c.block) {
+		mqtx__tcf_prep_free(&pp);
+		return refused(a, -ENODEV, &ack);
+	}
+	err = apply(a, dev, &c, &pp, &ack);
+	mqtx__tcf_prep_free(&pp);
+	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+}
+
+/* ---- show ---- */
+
+struct show_args {
+	const char *dev;
+	uint32_t block, parent;
+	struct tcf_show s;
+};
+
+static int show_word(const struct mqtx_ctl_call *a, struct show_args *sa, int *i)
+{
+	const char *w = a->argv[*i], *v = *i + 1 < a->argc ? a->argv[*i + 1] : NULL;
+	uint32_t x;
+
+	if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "egress")) {
+		if (sa->parent) {
+			mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", w);
+			return MQTX_CTL_EHANDLE;
+		}
+		sa->parent = w[0] == 'r'   ? MQTX_H_ROOT
+			     : w[0] == 'i' ? TCF_PARENT_INGRESS
+					   : TCF_PARENT_EGRESS;
+		return 0;
+	}
+	if (!v) {
+		if (strcmp(w, "dev") && !mqtx__ctl_matches(w, "block") && strcmp(w, "parent") &&
+		    strcmp(w, "handle") && !mqtx__ctl_matches(w, "preference") &&
+		    !mqtx__ctl_matches(w, "priority") && !mqtx__ctl_matches(w, "protocol") &&
+		    !mqtx__ctl_matches(w, "chain"))
+			goto what;
+		mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
+		return MQTX_CTL_EHANDLE;
+	}
+	(*i)++;
+	if (!strcmp(w, "dev")) {
+		sa->dev = v;
+	} else if (mqtx__ctl_matches(w, "block")) {
+		if (tcf_get_u32(v, &sa->block, 0) || !sa->block)
+			goto bad;
+	} else if (!strcmp(w, "parent")) {
+		if (tcf_classid_parse(v, &sa->parent))
+			goto bad;
+	} else if (!strcmp(w, "handle")) {
+		/* tc takes it and lists every filter anyway */
+	} else if (mqtx__ctl_matches(w, "preference") || mqtx__ctl_matches(w, "priority")) {
+		if (tcf_get_u32(v, &x, 0) || !x || x > 0xFFFF)
+			goto bad;
+		sa->s.prio = x;
+	} else if (mqtx__ctl_matches(w, "protocol")) {
+		if (tcf_proto_parse(v, &sa->s.protocol))
+			goto bad;
+	} else if (mqtx__ctl_matches(w, "chain")) {
+		if (tcf_get_u32(v, &sa->s.chain, 0))
+			goto bad;
+		sa->s.has_chain = true;
+	} else {
+		(*i)--;
+		goto what;
+	}
+	return 0;
+bad:
+	mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid %s value\n", v, w);
+	return MQTX_CTL_EHANDLE;
+what:
+	mqtx_buf_printf(a->err, " What is \"%s\"? Try \"mqtx filter help\"\n", w);
+	return MQTX_CTL_EHANDLE;
+}
+
+static int show(const struct mqtx_ctl_call *a)
+{
+	struct show_args sa = { 0 };
+	struct mqtx_tcf_block *b = NULL;
+	struct mqtx_dev *dev = NULL;
+	struct tcf_print p;
+	int rc;
+
+	for (int i = 0; i < a->argc; i++) {
+		if (mqtx__ctl_matches(a->argv[i], "help")) {
+			mqtx_buf_printf(a->err, "%s", FILTER_USAGE);
+			continue;
+		}
+		rc = show_word(a, &sa, &i);
+		if (rc)
+			return rc;
+	}
+	if (sa.dev && !(dev = mqtx_ctl_call_dev(a, sa.dev)))
+		return MQTX_CTL_EPARSE;
+	if (!dev && sa.block && mqtx__tcf_block_find(sa.block, &b)) {
+		mqtx_buf_printf(a->err, "Cannot find block \"%u\"\n", sa.block);
+		return MQTX_CTL_EPARSE;
+	}
+	tp_init(&p, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
+		a->flags & MQTX_CTL_F_DETAILS);
+	tp_open_array(&p, NULL);
+	if (dev) {
+		struct mqtx_extack ack;
+
+		/* An empty dump where nothing takes filters: no message, as tc. */
+		mqtx_dev_config_lock(dev);
+		if (!mqtx__ctl_filter_block(dev, sa.parent, true, &b, &ack)) {
+			struct mqtx_qdisc *root = mqtx__qtree_root(dev);
+
+			/* Without a parent the kernel names the root's handle on each line. */
+			if (!sa.parent && root)
+				sa.s.parent = root->handle;
+			mqtx__tcf_show(b, &sa.s, &p);
+		}
+		mqtx_dev_config_unlock(dev);
+	} else if (b) {
+		mqtx__tcf_show(b, &sa.s, &p);
+		mqtx_tcf_block_put(b);
+	}
+	tp_close_array(&p);
+	if (p.json && !p.nomem)
+		mqtx_buf_printf(a->out, "%s\n", p.buf);
+	else if (p.buf && !p.nomem)
+		mqtx_buf_printf(a->out, "%s", p.buf);
+	rc = p.nomem ? MQTX_CTL_EREFUSED : MQTX_CTL_OK;
+	if (p.nomem)
+		mqtx_buf_printf(a->err, "Out of memory\n");
+	tp_free(&p);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
+{
+	struct mqtx_ctl_call call = *c, *a = &call;
+	const char *verb;
+
+	(void)arg;
+	a->argc--;
+	a->argv++;
+	verb = a->argc ? a->argv[0] : "show";
+	if (a->argc) {
+		a->argc--;
+		a->argv++;
+	}
+	if (mqtx__ctl_matches(verb, "add"))
+		return modify(a, MQTX_TCF_ADD);
+	if (mqtx__ctl_matches(verb, "change"))
+		return modify(a, MQTX_TCF_CHANGE);
+	if (mqtx__ctl_matches(verb, "replace"))
+		return modify(a, MQTX_TCF_REPLACE);
+	if (mqtx__ctl_matches(verb, "delete"))
+		return modify(a, MQTX_TCF_DELETE);
+	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
+	    !strcmp(verb, "lst"))
+		return show(a);
+	if (!strcmp(verb, "test"))
+		return mqtx__ctl_filter_test(a);
+	if (mqtx__ctl_matches(verb, "help")) {
+		mqtx_buf_printf(a->out, "%s", FILTER_USAGE);
+		return MQTX_CTL_OK;
+	}
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx filter help\".\n", verb);
+	return MQTX_CTL_EHANDLE;
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "filter test": where a flow's packets go on a device, as the transmit path would take them,
+ * without sending anything or touching a counter: clsact's egress filters (what matched, their
+ * verdicts and actions), then the queue (the one a filter set, else the device's hash), then
+ * the filters of the classful qdisc on that queue and the class they choose. With "ingress":
+ * the ingress filters and whether the frame is delivered.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mqtx/gen.h>
+
+#include "cls/cls_int.h"
+#include "cls/tcf.h"
+#include "core/core.h"
+#include "ctl/ctl_int.h"
+#include "gen/gen.h"
+#include "sched/qtree.h"
+
+#define TEST_USAGE                                                                               \
+	"Usage: mqtx filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P]\n"        \
+	"                        [ --sport P ] [ --dport P ] [ --proto tcp | udp | icmp | N ]\n" \
+	"                        [ --dscp N | --tos N ] [ --vlan ID ] [ --mark M ]\n"            \
+	"                        [ --priority CLASSID ] [ --size BYTES ]\n"                      \
+	"Prints the filters the flow's packets match, the queue they leave on and the class\n"   \
+	"they get there, or that they are dropped or redirected. Nothing is sent or counted.\n"
+
+struct test_args {
+	const char *dev;
+	bool ingress;
+	struct ctl_endpoint src, dst;
+	bool has_src, has_dst;
+	int sport, dport; /* -1: the endpoint's */
+	uint8_t proto, tos;
+	int vlan;
+	uint32_t mark, priority, size;
+	bool has_priority;
+};
+
+static const char *strip_dashes(const char *w)
+{
+	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
+}
+
+static int number(const char *v, uint64_t max, uint32_t *out)
+{
+	uint64_t x;
+
+	if (mqtx__parse_u64(v, &x) || x > max)
+		return -EINVAL;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int test_word(const char *w, const char *v, struct test_args *a)
+{
+	uint32_t x;
+
+	if (!strcmp(w, "dev")) {
+		a->dev = v;
+	} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
+		if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
+			return -EINVAL;
+		*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
+	} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
+		if (number(v, 65535, &x))
+			return -EINVAL;
+		*(w[0] == 's' ? &a->sport : &a->dport) = (int)x;
+	} else if (!strcmp(w, "proto")) {
+		if (!strcmp(v, "tcp"))
+			a->proto = IPPROTO_TCP;
+		else if (!strcmp(v, "udp"))
+			a->proto = IPPROTO_UDP;
+		else if (!strcmp(v, "icmp"))
+			a->proto = IPPROTO_ICMP;
+		else if (number(v, 255, &x) || !x)
+			return -EINVAL;
+		else
+			a->proto = (uint8_t)x;
+	} else if (!strcmp(w, "dscp")) {
+		if (number(v, 63, &x))
+			return -EINVAL;
+		a->tos = (uint8_t)(x << 2 | (a->tos & 3));
+	} else if (!strcmp(w, "tos")) {
+		if (number(v, 255, &x))
+			return -EINVAL;
+		a->tos = (uint8_t)x;
+	} else if (!strcmp(w, "vlan")) {
+		if (number(v, 4095, &x))
+			return -EINVAL;
+		a->vlan = (int)x;
+	} else if (!strcmp(w, "mark")) {
+		if (tcf_get_u32(v, &a->mark, 0))
+			return -EINVAL;
+	} else if (!strcmp(w, "priority")) {
+		if (tcf_classid_parse(v, &a->priority))
+			return -EINVAL;
+		a->has_priority = true;
+	} else if (!strcmp(w, "size")) {
+		if (number(v, 65535, &a->size))
+			return -EINVAL;
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
+{
+	for (int i = 0; i < c->argc; i++) {
+		const char *w = strip_dashes(c->argv[i]);
+		const char *v = i + 1 < c->argc ? c->argv[i + 1] : NULL;
+		int err;
+
+		if (!strcmp(w, "egress") || !strcmp(w, "ingress")) {
+			a->ingress = w[0] == 'i';
+			continue;
+		}
+		if (!v) {
+			mqtx_buf_printf(c->err, "filter test: \"%s\" needs a value\n", c->argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		err = test_word(w, v, a);
+		if (err == -ENOENT) {
+			mqtx_buf_printf(
+				c->err,
+				"filter test: what is \"%s\"? Try \"mqtx filter test help\".\n",
+				c->argv[i]);
+			return MQTX_CTL_EPARSE;
+		}
+		if (err) {
+			mqtx_buf_printf(c->err, "filter test: invalid %s \"%s\"\n", w, v);
+			return MQTX_CTL_EPARSE;
+		}
+		i++;
+	}
+	if (!a->dev) {
+		mqtx_buf_printf(c->err, "filter test: dev NAME is required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	if (!a->has_src || !a->has_dst || a->src.family != a->dst.family) {
+		mqtx_buf_printf(
+			c->err,
+			"filter test: --src and --dst of one address family are required\n");
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+/* The generator's frame of the flow, as it would send it. */
+static int build(const struct test_args *a, uint8_t *f, size_t cap)
+{
+	struct mqtx_gen_cfg g;
+	uint32_t s, d;
+
+	mqtx_gen_cfg_default(&g);
+	g.proto = a->proto;
+	g.tos = a->tos;
+	g.vlan = a->vlan;
+	g.ipv6 = a->src.family == AF_INET6;
+	if (g.ipv6) {
+		memcpy(g.src6, a->src.addr, 16);
+		memcpy(g.dst6, a->dst.addr, 16);
+		memcpy(&s, a->src.addr + 12, 4);
+		memcpy(&d, a->dst.addr + 12, 4);
+	} else {
+		memcpy(&s, a->src.addr, 4);
+		memcpy(&d, a->dst.addr, 4);
+	}
+	g.src_lo = g.src_hi = ntohl(s);
+	g.dst_lo = g.dst_hi = ntohl(d);
+	g.sport_lo = g.sport_hi = (uint16_t)(a->sport >= 0 ? a->sport : a->src.port);
+	g.dport_lo = g.dport_hi = (uint16_t)(a->dport >= 0 ? a->dport : a->dst.port);
+	g.size = a->size ? a->size : mqtx_gen_min_size(&g);
+	if (g.size < mqtx_gen_min_size(&g))
+		g.size = mqtx_gen_min_size(&g);
+	return mqtx_gen_build(&g, 0, f, cap);
+}
+
+/* The last word: where the packet ends up. */
+static void verdict_line(struct tcf_print *p, int v, const struct mqtx_pkt *pkt)
+{
+	const char *what = v == MQTX_ACT_SHOT ? "drop" : v == MQTX_ACT_STOLEN ? "stolen" : "pass";
+
+	tp_string(p, TP_ANY, "verdict", "verdict %s", what);
+	if (v == MQTX_ACT_SHOT)
+		tp_string(p, TP_ANY, "reason", " reason %s",
+			  mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
+}
+
+/* The classful qdisc that holds queue @qi's packets, its filters and their class; its
+ * filters' verdict (MQTX_ACT_UNSPEC without any). */
+static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tcf_print *p)
+{
+	struct mqtx_qdisc *q = dev->txq[qi].qdisc_sleeping;
+	struct mqtx_tcf_result res;
+	struct mqtx_extack ack;
+	struct mqtx_tcf_block *b;
+	char what[64], h[16];
+	int v;
+
+	if (!q || !q->ops->cl_ops || !q->ops->cl_ops->tcf_block || (q->flags & MQTX_QF_INGRESS))
+		return MQTX_ACT_UNSPEC;
+	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
+	if (!b)
+		return MQTX_ACT_UNSPEC;
+	tcf_classid_fmt(q->handle, h, sizeof(h));
+	/* "qdisc prio 40" and the hits' colon */
+	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
+	tp_open_array(p, "qdisc_filters");
+	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
+	tp_close_array(p);
+	tp_string(p, TP_ANY, "qdisc", "qdisc %s ", q->ops->id);
+	tp_string(p, TP_ANY, "handle", "%s ", h);
+	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN) {
+		verdict_line(p, v, pkt);
+	} else if (v >= 0) {
+		tcf_classid_fmt(res.classid, h, sizeof(h));
+		tp_string(p, TP_ANY, "class", "class %s", h);
+	} else {
+		tp_text(p, "no filter matched: its own map decides");
+	}
+	tp_nl(p);
+	return v;
+}
+
+/*
+ * The filters of an mq-like root (mqprio's), run before the queue is chosen: a class they name
+ * (major:q+1, major:ffe0+tc) chooses it, as mqprio's selection hook does. Returns their verdict
+ * (MQTX_ACT_UNSPEC without any), with the queue in the probe when they chose one.
+ */
+static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_print *p)
+{
+	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
+	struct mqtx_tcf_result res;
+	struct mqtx_extack ack;
+	struct mqtx_tcf_block *b;
+	char what[64], h[16];
+	uint32_t minor;
+	int v;
+
+	if ((pkt->flags & MQTX_PKT_F_QMAP_SET) || !q || !(q->flags & MQTX_QF_MQROOT) ||
+	    !q->ops->cl_ops || !q->ops->cl_ops->tcf_block)
+		return MQTX_ACT_UNSPEC;
+	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
+	if (!b)
+		return MQTX_ACT_UNSPEC;
+	tcf_classid_fmt(q->handle, h, sizeof(h));
+	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
+	tp_open_array(p, "root_filters");
+	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
+	tp_close_array(p);
+	if (v < 0 || v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN)
+		return v;
+	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
+		return v;
+	minor = MQTX_H_MIN(res.classid);
+	if (minor >= 0xFFE0u && minor < 0xFFF0u) /* a traffic class */
+		pkt->queue_mapping = mqtx_dev_pick_tx_tc(dev, pkt, minor - 0xFFE0u);
+	else if (minor >= 1 && minor <= atomic_load(&dev->real_num_txq))
+		pkt->queue_mapping = (uint16_t)(minor - 1);
+	else
+		return v;
+	pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	return v;
+}
+
+static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct test_args *a,
+	       struct mqtx_pkt *pkt, struct tcf_print *p)
+{
+	uint32_t parent = a->ingress ? TCF_PARENT_INGRESS : TCF_PARENT_EGRESS;
+	struct mqtx_tcf_block *b = NULL;
+	struct mqtx_tcf_result res;
+	struct mqtx_extack ack;
+	int v = MQTX_ACT_UNSPEC;
+	uint32_t real;
+	uint16_t qi;
+
+	(void)c;
+	tp_open(p, NULL);
+	tp_open_array(p, "filters");
+	if (!mqtx__ctl_filter_block(dev, parent, true, &b, &ack))
+		v = mqtx__tcf_test(b, dev, pkt, &res, a->ingress ? "ingress" : "egress", p);
+	tp_close_array(p);
+	if (!a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
+		int rv = root_stage(dev, pkt, p);
+
+		if (rv == MQTX_ACT_SHOT || rv == MQTX_ACT_STOLEN)
+			v = rv;
+	}
+	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN || a->ingress) {
+		verdict_line(p, v, pkt);
+		if (a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN)
+			tp_text(p, ": delivered");
+		tp_nl(p);
+		tp_close(p);
+		return MQTX_CTL_OK;
+	}
+	real = atomic_load(&dev->real_num_txq);
+	if (pkt->flags & MQTX_PKT_F_QMAP_SET)
+		qi = pkt->queue_mapping < real ? pkt->queue_mapping : 0;
+	else
+		qi = mqtx_dev_pick_tx(dev, pkt);
+	tp_uint(p, TP_ANY, "queue", "queue %llu", qi);
+	tp_uint(p, TP_ANY, "txqueues", " txqueues %llu", real);
+	tp_bool(p, TP_ANY, "set_by_filter", " (set by a filter)",
+		(pkt->flags & MQTX_PKT_F_QMAP_SET) != 0);
+	tp_nl(p);
+	v = qdisc_stage(dev, qi, pkt, p);
+	if (v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
+		verdict_line(p, v, pkt);
+		tp_nl(p);
+	}
+	tp_close(p);
+	return MQTX_CTL_OK;
+}
+
+int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
+{
+	struct mqtx_pool_cfg pc = { .count = 1, .cache_size = 1 };
+	struct test_args a = { .sport = -1, .dport = -1, .proto = IPPROTO_UDP, .vlan = -1 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_pkt *pkt;
+	struct mqtx_dev *dev;
+	struct tcf_print p;
+	uint8_t frame[2048];
+	int n, rc;
+
+	for (int i = 0; i < c->argc; i++) {
+		if (!strcmp(c->argv[i], "help") || !strcmp(c->argv[i], "--help")) {
+			mqtx_buf_printf(c->out, "%s", TEST_USAGE);
+			return MQTX_CTL_OK;
+		}
+	}
+	rc = test_parse(c, &a);
+	if (rc)
+		return rc;
+	dev = mqtx_ctl_call_dev(c, a.dev);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	n = build(&a, frame, sizeof(frame));
+	if (n <= 0) {
+		mqtx_buf_printf(c->err, "filter test: no frame of %u bytes for that flow\n",
+				a.size);
+		return MQTX_CTL_EPARSE;
+	}
+	if (mqtx_pool_create(&pc, &pool))
+		return mqtx__ctl_errno(c, "filter test", -ENOMEM);
+	pkt = mqtx_pkt_alloc(pool);
+	memcpy(mqtx_pkt_put(pkt, (uint32_t)n), frame, (size_t)n);
+	pkt->mark = a.mark;
+	/* as the generator sends it: the priority of its TOS unless one is given */
+	pkt->priority = a.has_priority ? a.priority : mqtx__tos2prio(a.tos);
+	tp_init(&p, c->flags & MQTX_CTL_F_JSON, false, false);
+	mqtx_dev_config_lock(dev);
+	rc = run(c, dev, &a, pkt, &p);
+	mqtx_dev_config_unlock(dev);
+	mqtx_pkt_free(pkt);
+	mqtx_pool_destroy(pool);
+	if (p.nomem) {
+		rc = mqtx__ctl_errno(c, "filter test", -ENOMEM);
+	} else if (p.buf) {
+		mqtx_buf_printf(c->out, "%s%s", p.buf, p.json ? "\n" : "");
+	}
+	tp_free(&p);
+	return rc;
+}

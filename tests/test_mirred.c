@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/* mirred: redirects and mirrors to another device, from the egress hook, a classful qdisc and
+ * the ingress side; every flow in order on the other device; loops cut at the redirect limit;
+ * a device a mirred action sends to is not deleted; every packet accounted for on both. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cls_fixture.h"
+#include "rec_driver.h"
+
+#define FLOWS  32
+#define ROUNDS 20
+
+static struct mqtx_pkt *flow_pkt(struct cx *c, unsigned f, unsigned round, uint8_t proto)
+{
+	struct flow fl = { "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + f), 80, proto };
+	struct mqtx_pkt *p = cx_pkt(c, &fl, round);
+
+	p->user = (uint64_t)f << 32 | round;
+	return p;
+}
+
+static struct mqtx_dev_stats stats(struct mqtx_dev *dev)
+{
+	return cx_stats(dev);
+}
+
+/* UDP is redirected to rec0 and leaves there, each flow on one queue in order; TCP stays. */
+static void test_redirect_egress(void **state)
+{
+	struct mqtx_pkt *burst[FLOWS];
+	struct mqtx_dev *rec0;
+	struct mqtx_dev_stats st;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	rec0 = rec_dev(c.ctl, "rec0");
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 1 u32 match ip protocol 17 0xff "
+		  "action mirred egress redirect dev rec0");
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		for (unsigned f = 0; f < FLOWS; f++)
+			assert_int_equal(mqtx_dev_xmit(c.dev, flow_pkt(&c, f, r, 17)),
+					 MQTX_XMIT_SUCCESS);
+		/* bursts too, half UDP, half TCP */
+		for (unsigned f = 0; f < FLOWS; f++)
+			burst[f] = flow_pkt(&c, FLOWS + f, r, f % 2 ? 6 : 17);
+		assert_int_equal(mqtx_dev_xmit_burst(c.dev, burst, FLOWS), FLOWS);
+	}
+	st = stats(c.dev);
+	assert_int_equal(st.xmit, 2 * FLOWS * ROUNDS);
+	assert_int_equal(st.txq.drops[MQTX_DROP_REDIRECT], FLOWS * ROUNDS * 3 / 2);
+	assert_int_equal(st.txq.packets, FLOWS * ROUNDS / 2);
+	cx_conserved(c.dev);
+	assert_int_equal(stats(rec0).xmit, FLOWS * ROUNDS * 3 / 2);
+	assert_int_equal(atomic_load(&rec(rec0)->taken), FLOWS * ROUNDS * 3 / 2);
+	assert_int_equal(atomic_load(&rec(rec0)->bad_order), 0);
+	cx_conserved(rec0);
+	cx_ok(&c, "-s filter show dev eth0 egress");
+	assert_non_null(strstr(c.out, "mirred (Egress Redirect to device rec0) stolen\n\tindex 1 "
+				      "ref 1 bind 1\n\tAction statistics:\n\tSent 57600 bytes 960 "
+				      "pkt (dropped 0, overlimits 0 requeues 0) \n"));
+	cx_teardown(&c);
+}
+
+/* A mirror sends a copy and lets the packet go on; several mirrors send several copies. */
+static void test_mirror(void **state)
+{
+	struct mqtx_dev *rec0;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	rec0 = rec_dev(c.ctl, "rec0");
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 egress prio 1 matchall action mirred egress mirror dev rec0 "
+		  "action mirred egress mirror dev lo1 pipe action skbedit priority 7");
+	for (unsigned f = 0; f < FLOWS; f++)
+		assert_int_equal(mqtx_dev_xmit(c.dev, flow_pkt(&c, f, 0, 17)), MQTX_XMIT_SUCCESS);
+	assert_int_equal(stats(c.dev).txq.packets, FLOWS);
+	assert_int_equal(stats(rec0).txq.packets, FLOWS);
+	assert_int_equal(stats(mqtx_ctl_dev(c.ctl, "lo1")).txq.packets, FLOWS);
+	cx_conserved(c.dev);
+	cx_conserved(rec0);
+	cx_ok(&c, "filter show dev eth0 egress");
+	assert_non_null(strstr(c.out, "action order 2: mirred (Egress Mirror to device lo1) pipe\n"
+				      "\tindex 2 ref 1 bind 1\n"));
+	cx_teardown(&c);
+}
+
+/* Received on eth0, sent on rec0 (what ifb is for), counted as redirected on eth0's receive. */
+static void test_ingress_to_egress(void **state)
+{
+	struct mqtx_dev_stats st;
+	struct mqtx_dev *rec0;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	rec0 = rec_dev(c.ctl, "rec0");
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 ingress matchall action mirred egress redirect dev rec0");
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned f = 0; f < FLOWS; f++)
+			assert_int_equal(mqtx_dev_receive(c.dev, flow_pkt(&c, f, r, 17)),
+					 MQTX_XMIT_SUCCESS);
+	st = stats(c.dev);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_REDIRECT], FLOWS * ROUNDS);
+	assert_int_equal(st.rx_packets, 0);
+	assert_int_equal(st.xmit, 0);
+	assert_int_equal(atomic_load(&rec(rec0)->taken), FLOWS * ROUNDS);
+	assert_int_equal(atomic_load(&rec(rec0)->bad_order), 0);
+	cx_conserved(rec0);
+	cx_teardown(&c);
+}
+
+struct rx_count {
+	atomic_uint n;
+};
+
+static void rx_count(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
+{
+	(void)dev;
+	atomic_fetch_add(&((struct rx_count *)arg)->n, 1);
+	mqtx_pkt_free(pkt);
+}
+
+/* Sent on eth0, a copy received on lo1. */
+static void test_egress_to_ingress(void **state)
+{
+	struct mqtx_dev *lo1;
+	struct rx_count rc = { 0 };
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	lo1 = mqtx_ctl_dev(c.ctl, "lo1");
+	mqtx_dev_set_rx_handler(lo1, rx_count, &rc);
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 egress matchall action mirred ingress mirror dev lo1");
+	assert_int_equal(cx_send(&c, c.dev, &(struct flow){ "10.0.0.1", "10.0.0.2", 1, 2 }, 25),
+			 25);
+	assert_int_equal(atomic_load(&rc.n), 25);
+	assert_int_equal(stats(lo1).rx_packets, 25);
+	assert_int_equal(stats(c.dev).txq.packets, 25);
+	cx_conserved(c.dev);
+	mqtx_dev_set_rx_handler(lo1, NULL, NULL);
+	cx_teardown(&c);
+}
+
+/* eth0 and lo1 redirect to each other: each packet bounces until its 8th redirect, then the
+ * filter that would redirect it again drops it as a loop. */
+static void test_loop(void **state)
+{
+	struct mqtx_dev_stats a, b;
+	struct mqtx_dev *lo1;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	lo1 = mqtx_ctl_dev(c.ctl, "lo1");
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "qdisc add dev lo1 clsact");
+	cx_ok(&c, "filter add dev eth0 egress matchall action mirred egress redirect dev lo1");
+	cx_ok(&c, "filter add dev lo1 egress matchall action mirred egress redirect dev eth0");
+	assert_int_equal(cx_send(&c, c.dev, &(struct flow){ "10.0.0.1", "10.0.0.2", 1, 2 }, 10),
+			 10);
+	a = stats(c.dev);
+	b = stats(lo1);
+	assert_int_equal(a.xmit, 50);
+	assert_int_equal(a.txq.drops[MQTX_DROP_REDIRECT], 40);
+	assert_int_equal(a.txq.drops[MQTX_DROP_RECURSION], 10);
+	assert_int_equal(b.xmit, 40);
+	assert_int_equal(b.txq.drops[MQTX_DROP_REDIRECT], 40);
+	cx_conserved(c.dev);
+	cx_conserved(lo1);
+	cx_ok(&c, "-s filter show dev eth0 egress");
+	assert_non_null(strstr(c.out, "Sent 3000 bytes 50 pkt (dropped 10, overlimits 10 "));
+	cx_teardown(&c);
+}
+
+/* A classful qdisc's filter redirects back to its own device: the qdisc's lock is not held
+ * when the packet comes back (it would deadlock), and the loop ends the same way. */
+static void test_classful_to_itself(void **state)
+{
+	struct mqtx_dev_stats a;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	cx_ok(&c, "qdisc add dev eth0 root handle 1: prio");
+	cx_ok(&c, "filter add dev eth0 parent 1: matchall action mirred egress redirect dev eth0");
+	assert_int_equal(cx_send(&c, c.dev, &(struct flow){ "10.0.0.1", "10.0.0.2", 1, 2 }, 10),
+			 10);
+	a = stats(c.dev);
+	assert_int_equal(a.xmit, 90);
+	assert_int_equal(a.txq.drops[MQTX_DROP_REDIRECT], 80);
+	assert_int_equal(a.txq.drops[MQTX_DROP_RECURSION], 10);
+	cx_conserved(c.dev);
+	cx_teardown(&c);
+}
+
+/* A redirect to a device that is down drops (a mirror only counts an overlimit). */
+static void test_down(void **state)
+{
+	struct mqtx_dev_stats a;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 egress prio 1 protocol ip u32 match ip dport 1 0xffff "
+		  "action mirred egress mirror dev down0");
+	cx_ok(&c, "filter add dev eth0 egress prio 2 matchall action mirred egress redirect dev "
+		  "down0");
+	assert_int_equal(cx_send(&c, c.dev, &(struct flow){ "10.0.0.1", "10.0.0.2", 1, 1 }, 3), 3);
+	assert_int_equal(cx_send(&c, c.dev, &(struct flow){ "10.0.0.1", "10.0.0.2", 1, 2 }, 4), 0);
+	a = stats(c.dev);
+	assert_int_equal(a.txq.packets, 3);
+	assert_int_equal(a.txq.drops[MQTX_DROP_FILTER], 4);
+	cx_conserved(c.dev);
+	cx_ok(&c, "-s filter show dev eth0 egress");
+	assert_non_null(strstr(c.out, "Sent 180 bytes 3 pkt (dropped 0, overlimits 3 "));
+	assert_non_null(strstr(c.out, "Sent 240 bytes 4 pkt (dropped 4, overlimits 4 "));
+	cx_teardown(&c);
+}
+
+static void test_words(void **state)
+{
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_rc(&c, 1,
+	      "filter add dev eth0 egress matchall action mirred egress redirect dev nosuch");
+	assert_non_null(strstr(c.out, "Cannot find device \"nosuch\"\n"));
+	cx_rc(&c, 1, "filter add dev eth0 egress matchall action mirred sideways redirect dev lo1");
+	assert_non_null(
+		strstr(c.out, "mirred option not supported sideways\nbad action parsing\n"));
+	cx_rc(&c, 1,
+	      "filter add dev eth0 egress matchall action mirred egress ingress redirect dev lo1");
+	assert_non_null(strstr(c.out, "Can't have both ingress and egress\n"));
+	cx_rc(&c, 1,
+	      "filter add dev eth0 egress matchall action mirred egress mirror redirect dev lo1");
+	assert_non_null(strstr(c.out, "Can't have both mirror and redir\n"));
+	cx_rc(&c, 255, "filter add dev eth0 egress matchall action mirred egress redirect");
+	assert_non_null(strstr(c.out, "Command line is not complete"));
+	cx_rc(&c, 255, "filter add dev eth0 egress matchall action mirred help");
+	cx_rc(&c, 2, "filter add dev eth0 egress matchall action mirred index 3");
+	cx_ok(&c, "filter show dev eth0 egress");
+	assert_string_equal(c.out, "");
+	/* a redirect takes no verdict word: "drop" is another action */
+	cx_ok(&c, "filter add dev eth0 egress matchall action mirred egress redirect dev lo1 drop");
+	cx_ok(&c, "filter show dev eth0 egress");
+	assert_non_null(strstr(c.out, "action order 2: gact action drop"));
+	/* the device stays while a filter sends to it */
+	cx_rc(&c, 2, "dev del lo1");
+	assert_non_null(strstr(c.out, "lo1 is the device of a mirred action"));
+	cx_ok(&c, "filter del dev eth0 egress");
+	cx_ok(&c, "dev del lo1");
+	cx_teardown(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_redirect_egress),
+		cmocka_unit_test(test_mirror),
+		cmocka_unit_test(test_ingress_to_egress),
+		cmocka_unit_test(test_egress_to_ingress),
+		cmocka_unit_test(test_loop),
+		cmocka_unit_test(test_classful_to_itself),
+		cmocka_unit_test(test_down),
+		cmocka_unit_test(test_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

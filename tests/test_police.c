@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/* police: exact in virtual time. Conform and exceed counts for known arrival patterns, the
+ * peak rate over an MTU, the MTU alone, verdicts, and what is counted where. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cls_fixture.h"
+
+#define MS 1000000ull
+#define T0 1000000000ull
+
+struct vt {
+	struct cx c;
+	struct mqtx_clock *clock;
+	struct mqtx_dev *dev; /* "v0": null driver, 4 queues, on @clock */
+};
+
+static void vt_setup(struct vt *t)
+{
+	struct mqtx_dev_cfg cfg = { .name = "v0", .ops = &mqtx_null_ops, .num_txq = 4 };
+
+	cx_setup(&t->c);
+	assert_int_equal(mqtx_clock_new_virtual(T0, &t->clock), 0);
+	cfg.clock = t->clock;
+	assert_int_equal(mqtx_dev_create(&cfg, &t->dev), 0);
+	assert_int_equal(mqtx_dev_open(t->dev), 0);
+	assert_int_equal(mqtx_ctl_add_dev(t->c.ctl, t->dev), 0);
+	cx_ok(&t->c, "qdisc add dev v0 clsact");
+}
+
+static void vt_teardown(struct vt *t)
+{
+	cx_teardown(&t->c); /* destroys v0 */
+	mqtx_clock_free(t->clock);
+}
+
+/* A UDP frame of @len bytes (FCS excluded). */
+static struct flow sized(uint32_t len)
+{
+	return (struct flow){ "10.0.0.1", "10.0.0.2", 1, 2, 0, 0, 0, len + 4 };
+}
+
+static unsigned send_n(struct vt *t, uint32_t len, unsigned n)
+{
+	struct flow f = sized(len);
+
+	return cx_send(&t->c, t->dev, &f, n);
+}
+
+/* The action's counters, from -s -j: "Sent B bytes P pkt (dropped D, overlimits O". */
+static void act_stats(struct vt *t, uint64_t *pkts, uint64_t *drops, uint64_t *over)
+{
+	const char *s;
+
+	cx_ok(&t->c, "-s filter show dev v0 egress");
+	s = strstr(t->c.out, "\tSent ");
+	assert_non_null(s);
+	assert_int_equal(sscanf(s, "\tSent %*u bytes %lu pkt (dropped %lu, overlimits %lu", pkts,
+				drops, over),
+			 3);
+}
+
+/*
+ * rate 8kbit = 1000 B/s, burst 1500 B = 1.5 s of tokens, full at the start. 500-byte packets
+ * cost 0.5 s each: at T0 three fit and the fourth exceeds; 0.5 s later one more fits; after
+ * 10 s the bucket is full again, but not beyond its depth: three more, then one exceeds.
+ */
+static void test_bucket(void **state)
+{
+	uint64_t pkts, drops, over;
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police rate 8kbit burst 1500 "
+		    "conform-exceed drop/pass");
+	assert_int_equal(send_n(&t, 500, 4), 3);
+	mqtx_clock_advance_to(t.clock, T0 + 500 * MS);
+	assert_int_equal(send_n(&t, 500, 2), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 10500 * MS);
+	assert_int_equal(send_n(&t, 500, 4), 3);
+	act_stats(&t, &pkts, &drops, &over);
+	assert_int_equal(pkts, 10);
+	assert_int_equal(drops, 3);
+	assert_int_equal(over, 3);
+	assert_int_equal(cx_stats(t.dev).txq.drops[MQTX_DROP_POLICE], 3);
+	assert_int_equal(cx_stats(t.dev).txq.packets, 7);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/*
+ * rate 1mbit = 125000 B/s, burst 10240 B = 81.92 ms; 1000-byte packets (8 ms each) every
+ * 4 ms, twice the rate, 250 of them. While the bucket lasts each packet leaves it 4 ms lower:
+ * packet n finds 81.92 - 4n ms, so n = 0..18 conform (19). From then on the bucket holds
+ * 1.92 ms after a conforming packet, too little 4 ms later and enough 8 ms later: every other
+ * packet conforms, 115 of the 231 left. 134 conform, 116 exceed: the burst plus the rate over
+ * 996 ms is 134740 bytes.
+ */
+static void test_arrivals(void **state)
+{
+	uint64_t pkts, drops, over;
+	unsigned ok = 0;
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police rate 1mbit burst 10k "
+		    "conform-exceed drop");
+	for (unsigned n = 0; n < 250; n++) {
+		mqtx_clock_advance_to(t.clock, T0 + n * 4 * MS);
+		ok += send_n(&t, 1000, 1);
+	}
+	assert_int_equal(ok, 134);
+	act_stats(&t, &pkts, &drops, &over);
+	assert_int_equal(pkts, 250);
+	assert_int_equal(over, 116);
+	assert_int_equal(drops, 116);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* A peak rate over an MTU caps what the main bucket lets through at once: peakrate 2mbit and
+ * mtu 2000 is 8 ms of peak tokens, two 1000-byte packets (4 ms each); a packet beyond the MTU
+ * never conforms. */
+static void test_peak_mtu(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police rate 1mbit burst 100k "
+		    "peakrate 2mbit mtu 2000 conform-exceed drop");
+	assert_int_equal(send_n(&t, 1000, 5), 2);
+	mqtx_clock_advance_to(t.clock, T0 + 4 * MS);
+	assert_int_equal(send_n(&t, 1000, 2), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 100 * MS);
+	assert_int_equal(send_n(&t, 1900, 1), 1);
+	assert_int_equal(send_n(&t, 1990, 1), 0); /* 4 ms of peak tokens left, it needs 7.96 */
+	cx_ok(&t.c, "filter del dev v0 egress");
+	/* mtu alone: no bucket, the size decides */
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police mtu 1000 conform-exceed "
+		    "drop");
+	assert_int_equal(send_n(&t, 1000, 3), 3);
+	assert_int_equal(send_n(&t, 1001, 3), 0);
+	assert_int_equal(cx_stats(t.dev).txq.drops[MQTX_DROP_POLICE], 3 + 1 + 1 + 3);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* Verdicts: exceed continues to the next priority, conform pipes to the next action; the
+ * default exceed verdict, reclassify, loops on an egress filter until the limit drops. */
+static void test_verdicts(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress prio 1 matchall action police rate 8kbit burst 1000 "
+		    "conform-exceed continue/pipe action skbedit queue_mapping 2 pass");
+	cx_ok(&t.c, "filter add dev v0 egress prio 2 matchall action skbedit queue_mapping 3 pass");
+	assert_int_equal(send_n(&t, 500, 4), 4);
+	assert_int_equal(cx_txq_packets(t.dev, 2), 2);
+	assert_int_equal(cx_txq_packets(t.dev, 3), 2);
+	cx_ok(&t.c, "filter del dev v0 egress");
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police rate 8kbit burst 500");
+	assert_int_equal(send_n(&t, 500, 2), 1);
+	assert_int_equal(cx_stats(t.dev).txq.drops[MQTX_DROP_FILTER], 1);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* Policing received traffic: clsact's ingress, counted on the receive side. */
+static void test_ingress(void **state)
+{
+	struct flow f = sized(500);
+	struct mqtx_dev_stats st;
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 ingress matchall action police rate 8kbit burst 1000 "
+		    "conform-exceed drop");
+	/* no receive handler: what the policer lets through is dropped as such */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(mqtx_dev_receive(t.dev, cx_pkt(&t.c, &f, i)), MQTX_XMIT_DROP);
+	st = cx_stats(t.dev);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_POLICE], 3);
+	assert_int_equal(st.rx_packets, 0);
+	assert_int_equal(st.rx_drop_reasons[MQTX_DROP_NO_HANDLER], 2);
+	vt_teardown(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bucket),	 cmocka_unit_test(test_arrivals),
+		cmocka_unit_test(test_peak_mtu), cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_ingress),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
