@@ -5,7 +5,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps run check bench sanitize tsan clang format check-format install uninstall clean
+.PHONY: all deps run check bench sanitize tsan clang fuzz soak format check-format install uninstall clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -64,6 +64,29 @@ $(BUILD)-clang/build.ninja: | deps
 	@scripts/bootstrap --clang
 	CC=clang meson setup $(BUILD)-clang -Dwerror=true $(MESON_OPTS)
 
+# The soak of tests/test_stress.c alone: DURATION seconds in phases of a second, SOAK_THREADS
+# senders on SOAK_QUEUES queues, configuration changed under traffic; the books are checked at
+# the end of every phase. make check runs it for 3 s. The fixed stress cases of the same test
+# take MQTX_STRESS_PACKETS per sender (50000).
+DURATION ?= 60
+SOAK_THREADS ?= 8
+SOAK_QUEUES ?= 8
+soak: all
+	MQTX_SOAK_ONLY=1 MQTX_SOAK_SECONDS=$(DURATION) MQTX_SOAK_THREADS=$(SOAK_THREADS) \
+		MQTX_SOAK_QUEUES=$(SOAK_QUEUES) $(BUILD)/tests/test_stress
+
+# The fuzz targets (fuzz/) built with clang's libFuzzer, ASan and UBSan, each run FUZZ_SECONDS
+# from its seeds in fuzz/corpus/; one summary line per target, a crash fails the run.
+FUZZ_SECONDS ?= 60
+fuzz: $(BUILD)-fuzz/build.ninja
+	ninja -C $(BUILD)-fuzz
+	@scripts/fuzz $(BUILD)-fuzz $(FUZZ_SECONDS)
+
+$(BUILD)-fuzz/build.ninja: | deps
+	@scripts/bootstrap --fuzz
+	CC=clang meson setup $(BUILD)-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
+		-Db_lundef=false $(MESON_OPTS)
+
 # Every C file as .clang-format says; check-format changes nothing and fails on a difference.
 format:
 	@scripts/bootstrap --format
@@ -87,4 +110,4 @@ uninstall:
 	@scripts/install-summary --uninstall $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-bench $(BUILD)-clang $(BUILD)-fuzz

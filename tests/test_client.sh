@@ -14,11 +14,13 @@ cleanup_more() { [ -n "$FPID" ] && kill "$FPID" 2>/dev/null; }
 fake() {
 	rm -f "$T/fake.sock" "$T/fake.got"
 	python3 - "$T/fake.sock" "$T/fake.got" "$1" <<'PY' &
-import socket, struct, sys, time
+import os, socket, struct, sys, time
 path, got, mode = sys.argv[1:4]
 l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-l.bind(path)
+# The path appears only once the socket listens: a client that sees it may connect.
+l.bind(path + '.new')
 l.listen(4)
+os.rename(path + '.new', path)
 c, _ = l.accept()
 n = struct.unpack('!I', c.recv(4, socket.MSG_WAITALL))[0]
 c.recv(n, socket.MSG_WAITALL)
@@ -137,15 +139,22 @@ for h in --help -h help; do
 		fail "mqtx hash $h: exit $rc: $(cat "$T/out")"
 done
 "$MQTX" -S "$N" class help >"$T/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q "^Usage: mqtx class show dev STRING" "$T/out" &&
+[ $rc -eq 0 ] && grep -q "^Usage: mqtx class \\[ add | del | change | replace | show \\] dev STRING" "$T/out" &&
 	ok "mqtx class help: usage, exit 0" || fail "class help: exit $rc: $(cat "$T/out")"
-# Every kind's help: its usage on stderr and exit 1, as tc's q_KIND.c explain() and fail.
+# Every kind's help: its usage on stderr and exit 1, as tc's q_KIND.c explain() and fail
+# (in tc's words where mqtx takes tc's options: "<[p|b]fifo | pfifo_head_drop>"); 255 for
+# pfifo_fast, whose options tc refuses with exit -1.
 for k in pfifo bfifo pfifo_head_drop pfifo_fast noqueue mq prio tbf codel fq_codel ingress \
 	mqprio wme; do
 	where=root
 	[ $k = ingress ] && where= # "ingress" is its parent and its kind
+	want=1
+	[ $k = pfifo_fast ] && want=255
+	pat="$k[ 	]"
+	case $k in *fifo | pfifo_head_drop) pat="<\[p|b\]fifo | pfifo_head_drop>" ;; esac
 	"$MQTX" -S "$N" qdisc add dev x $where $k help >"$T/out" 2>"$T/err"; rc=$?
-	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && head -n 1 "$T/err" | grep -q "^Usage: \.\.\. $k " ||
+	[ $rc -eq $want ] && [ ! -s "$T/out" ] &&
+		head -n 1 "$T/err" | grep -q "^Usage: \.\.\. $pat" ||
 		fail "qdisc add ... $k help: exit $rc: $(cat "$T/out" "$T/err")"
 done
 ok "qdisc add ... KIND help: every kind's usage, exit 1 as tc"

@@ -24,6 +24,14 @@ static void test_handle_good(void **state)
 		{ "0:", 0 },
 		{ "none", 0 },
 		{ "10:0", 0x100000 },
+		/* tc's strtoul(.., 16): "0x", a sign and blanks; nothing after ':' is read. */
+		{ "0x10:", 0x100000 },
+		{ "0X1", 0x10000 },
+		{ "+2:", 0x20000 },
+		{ " 3:", 0x30000 },
+		{ "1:2", 0x10000 },
+		{ "4:zz", 0x40000 },
+		{ "1::", 0x10000 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -36,8 +44,8 @@ static void test_handle_good(void **state)
 
 static void test_handle_bad(void **state)
 {
-	static const char *const bad[] = { "10000:", "123^", "",     ":",     "x:", "1:1",
-					   "1::",    "-1:",  "0x1:", "fffff", "1 :" };
+	static const char *const bad[] = { "10000:", "123^", "",      ":",   "x:",
+					   "-1:",    "0x:",  "fffff", "1 :", "0x10000:" };
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint32_t h = 0xdead;
@@ -61,6 +69,9 @@ static void test_classid(void **state)
 		{ "ffff:fff1", MQTX_H_INGRESS, "ffff:fff1" },
 		{ "8001:10", 0x80010010, "8001:10" },
 		{ "5", 0x5, ":5" },
+		{ "0x1:0x3", 0x10003, "1:3" },
+		{ "0x1:+a", 0x1000a, "1:a" },
+		{ "ffffffff", MQTX_H_ROOT, "root" },
 	};
 	char buf[16];
 
@@ -72,7 +83,8 @@ static void test_classid(void **state)
 		assert_int_equal(h, cases[i].h);
 		assert_string_equal(mqtx__classid_fmt(h, buf, sizeof(buf)), cases[i].fmt);
 	}
-	static const char *const bad[] = { "10000:1", "1:10000", "1:x", "123^", "", "1:2:3" };
+	static const char *const bad[] = { "10000:1", "1:10000", "1:x",	 "123^",
+					   "",	      "1:2:3",	 "-1:1", "0x:1" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint32_t h = 7;

@@ -142,12 +142,66 @@ static const struct ctl_case cases[] = {
 	  "qdisc show dev lo1",
 	  "^qdisc pfifo 7: root refcnt 2 limit 5p$",
 	  1 },
-	{ "change to another kind",
+	{ "change to another kind makes one (Linux 6.x)",
 	  { "qdisc add dev lo1 root handle 7: pfifo" },
 	  "qdisc change dev lo1 root pfifo_fast",
+	  0,
+	  "qdisc show dev lo1",
+	  "^qdisc pfifo_fast 8001: root ",
+	  1 },
+	{ "change by handle to another kind",
+	  { "qdisc add dev lo1 root handle 7: pfifo" },
+	  "qdisc change dev lo1 handle 7: pfifo_fast",
 	  2,
 	  NULL,
-	  "Invalid qdisc name",
+	  "^Error: Invalid qdisc name: must match existing qdisc. \\(7: is pfifo, not "
+	  "pfifo_fast\\)$",
+	  1 },
+	{ "add another kind over a class's qdisc makes one (Linux 6.x)",
+	  { "qdisc add dev eth0 root handle 1: mq",
+	    "qdisc add dev eth0 parent 1:2 handle 20: pfifo" },
+	  "qdisc add dev eth0 parent 1:2 bfifo limit 3000",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc bfifo 8001: parent 1:2 limit 3000b$",
+	  1 },
+	{ "add the same kind over a class's qdisc",
+	  { "qdisc add dev eth0 root handle 1: mq",
+	    "qdisc add dev eth0 parent 1:2 handle 20: pfifo" },
+	  "qdisc add dev eth0 parent 1:2 pfifo limit 3",
+	  2,
+	  NULL,
+	  "^Error: Exclusivity flag on, cannot modify. \\(pfifo 20: exists\\)$",
+	  1 },
+	{ "noqueue in a class is made, then refused",
+	  { "qdisc add dev eth0 root handle 1: mq" },
+	  "qdisc add dev eth0 parent 1:2 noqueue",
+	  2,
+	  NULL,
+	  "^Error: Cannot assign noqueue to a class. \\(1:2\\)$",
+	  1 },
+	{ "delete by handle alone",
+	  { "qdisc add dev eth0 root handle 1: mq",
+	    "qdisc add dev eth0 parent 1:2 handle 20: pfifo" },
+	  "qdisc del dev eth0 handle 20:",
+	  2,
+	  NULL,
+	  "^Error: Classid cannot be zero. \\(pfifo 20: is at 1:2\\)$",
+	  1 },
+	{ "delete of another kind",
+	  { "qdisc add dev eth0 root handle 1: mq",
+	    "qdisc add dev eth0 parent 1:2 handle 20: pfifo" },
+	  "qdisc del dev eth0 parent 1:2 bfifo",
+	  2,
+	  NULL,
+	  "^Error: Invalid qdisc name: must match existing qdisc. \\(20: is pfifo, not bfifo\\)$",
+	  1 },
+	{ "hex handles and parents",
+	  { "qdisc add dev eth0 root handle 0x10: mq" },
+	  "qdisc add dev eth0 parent 0x10:0x3 handle 0x20 pfifo",
+	  0,
+	  "qdisc show dev eth0",
+	  "^qdisc pfifo 20: parent 10:3 limit 1000p$",
 	  1 },
 	{ "replace with another handle",
 	  { "qdisc add dev lo1 root handle 7: pfifo_fast" },
@@ -205,14 +259,14 @@ static const struct ctl_case cases[] = {
 	  NULL,
 	  "Failed to find specified qdisc",
 	  1 },
-	{ "delete a class child puts the default back",
+	{ "delete a class child puts the default back, unlisted as Linux's noop",
 	  { "qdisc add dev eth0 root handle 1: mq",
 	    "qdisc add dev eth0 parent 1:2 handle 9: pfifo" },
 	  "qdisc del dev eth0 parent 1:2",
 	  0,
 	  "qdisc show dev eth0",
-	  "^qdisc pfifo_fast 0: parent 1:2 ",
-	  1 },
+	  "^qdisc [a-z_]+ [0-9a-f]+: parent 1:2 ",
+	  0 },
 	{ "invalid parent keeps mq and its children",
 	  { "qdisc add dev eth16 root handle 1: mq" },
 	  "qdisc replace dev eth16 parent ffff:fff1 handle 1: mq",
@@ -311,7 +365,8 @@ static const struct ctl_case cases[] = {
 	  "qdisc add dev eth0 handle 1: handle 2: root pfifo",
 	  255,
 	  NULL,
-	  "Error: duplicate \"handle\": \"handle\" is the second value.",
+	  /* tc's words, then the value */
+	  "^Error: duplicate \"handle\": \"handle\" is the second value. \\(2:\\)$",
 	  1 },
 	{ "incomplete",
 	  {},
@@ -380,7 +435,7 @@ static const struct ctl_case cases[] = {
 	  "queues 2@2 3@0 hw 0",
 	  2,
 	  NULL,
-	  "TC 0 queues 2@2 overlap with TC 1 queues 3@0",
+	  "^Error: sch_mqprio_lib: TC 0 queues 2@2 overlap with TC 1 queues 3@0.$",
 	  1 },
 	{ "mqprio beyond real_num_txq",
 	  {},
@@ -417,9 +472,9 @@ static const struct ctl_case cases[] = {
 	  {},
 	  "qdisc add dev eth0 root mqprio num_tc 2 map "
 	  "0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 queues 2@0 2@2 hw 0",
-	  1,
+	  255, /* tc's invarg() */
 	  NULL,
-	  "\"1\" is wrong: unknown argument",
+	  "^Error: argument \"1\" is wrong: unknown argument$",
 	  1 },
 	{ "mqprio more pairs than tcs",
 	  {},
@@ -637,6 +692,67 @@ static void send(struct mqtx_ctl *ctl, struct mqtx_pkt_pool *pool, unsigned n, u
 		}
 		assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
 	}
+}
+
+/* "invisible" adds prio's default bands (hashed hidden by prio_tune(), newest first); a qdisc
+ * eight levels down is refused (qdisc_graft()); the default a delete puts under mq is unlisted
+ * and sends. */
+static void test_exact_invisible_depth(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_pkt_pool *pool;
+	char *out, *err, cmd[96];
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 64 }, &pool), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc add dev lo1 root handle 1: prio", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev lo1", &out, &err), 0);
+	assert_string_equal(out, "qdisc prio 1: root refcnt 2 " PFF "\n");
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev lo1 invisible", &out, &err), 0);
+	assert_string_equal(out, "qdisc prio 1: root refcnt 2 " PFF "\n"
+				 "qdisc pfifo 0: parent 1:3 limit 1000p\n"
+				 "qdisc pfifo 0: parent 1:2 limit 1000p\n"
+				 "qdisc pfifo 0: parent 1:1 limit 1000p\n");
+	free(out);
+	free(err);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev lo1 parent 1:2 invisible", &out, &err),
+			 0);
+	assert_string_equal(out, "qdisc pfifo 0: parent 1:2 limit 1000p\n");
+	free(out);
+	free(err);
+	for (unsigned h = 2; h <= 8; h++) { /* depths 1..7 */
+		snprintf(cmd, sizeof(cmd), "qdisc add dev lo1 parent %x:1 handle %x: prio", h - 1,
+			 h);
+		assert_int_equal(fixture_run(ctl, cmd, NULL, NULL), 0);
+	}
+	assert_int_equal(
+		fixture_run(ctl, "qdisc add dev lo1 parent 8:1 handle 9: pfifo", &out, &err), 2);
+	assert_string_equal(err, "Error: Qdisc hierarchy is too deep. (8: is 7 levels down)\n");
+	free(out);
+	free(err);
+	assert_int_equal(
+		fixture_run(ctl, "qdisc add dev lo1 parent 8:2 handle 9: pfifo", NULL, NULL), 2);
+	/* under mq: the default is back, unlisted, and queue 1 still sends */
+	assert_int_equal(fixture_run(ctl, "qdisc add dev eth0 root handle 1: mq", NULL, NULL), 0);
+	assert_int_equal(
+		fixture_run(ctl, "qdisc add dev eth0 parent 1:2 handle 9: pfifo", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc del dev eth0 parent 1:2", NULL, NULL), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc show dev eth0 parent 1:2 invisible", &out, &err),
+			 0);
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+	send(ctl, pool, 2, 100, 0, 1);
+	assert_int_equal(fixture_run(ctl, "-s class show dev eth0", &out, &err), 0);
+	assert_non_null(strstr(out,
+			       "class mq 1:2 root \n"
+			       " Sent 200 bytes 2 pkt (dropped 0, overlimits 0 requeues 0) \n"));
+	free(out);
+	free(err);
+	fixture_free(ctl);
+	mqtx_pool_destroy(pool);
 }
 
 /* mqprio's classes as mqprio_walk() and mqprio_dump_class() give them: a virtual class
@@ -951,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(test_exact_default_4q),
 		cmocka_unit_test(test_exact_default_1q),
 		cmocka_unit_test(test_exact_mqprio_classes),
+		cmocka_unit_test(test_exact_invisible_depth),
 		cmocka_unit_test(test_exact_mq_handle),
 		cmocka_unit_test(test_exact_units),
 		cmocka_unit_test(test_exact_xstats),

@@ -146,7 +146,7 @@ static void test_replay_needs_fd(void **state)
 	assert_string_equal(o, "");
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "dev show eth0", fd, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
-	assert_non_null(strstr(e, "A file came with a command that reads none"));
+	assert_non_null(strstr(e, "A file came with \"dev\", a command that reads none"));
 	assert_string_equal(o, "");
 	assert_false(fd_is_open(fd));
 	free(o), free(e);

@@ -149,7 +149,13 @@ static const struct fault_case cases[] = {
 	  0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:3 codel", 0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:4 fq_codel", 0 },
-	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 noqueue", 2 }, /* made, then refused */
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc add dev eth0 parent 1:1 bfifo limit 3000", /* another kind: a new qdisc */
+	  0 },
+	{ { MQ1, "qdisc add dev eth0 parent 1:1 handle 10: pfifo" },
+	  "qdisc change dev eth0 parent 1:1 codel",
+	  0 },
 	{ { MQ1 }, "qdisc add dev eth0 parent 1:1 ingress", 255 },
 	{ { MQ1, "qdisc add dev eth0 parent 1:3 handle 30: fq_codel" },
 	  "qdisc replace dev eth0 parent 1:3 handle 31: prio",
@@ -212,14 +218,18 @@ static const struct fault_case cases[] = {
 	  "qdisc del dev eth0 parent 1:2",
 	  0 },
 	{ { PRIO1, "qdisc add dev eth0 parent 1:3 handle 30: codel" },
-	  "qdisc del dev eth0 "
-	  "handle 30:",
+	  "qdisc del dev eth0 parent 1:3 handle 30:",
 	  0 },
 	{ { "qdisc add dev eth0 ingress" }, "qdisc del dev eth0 ingress", 0 },
 	{ { "qdisc add dev lo1 root handle 3: pfifo" }, "qdisc del dev lo1 root", 0 },
 	{ { "qdisc add dev eth16 root handle 1: mqprio num_tc 2 map 0 1 queues 8@0 8@8 hw 0" },
 	  "qdisc del dev eth16 root",
 	  0 },
+	/* class: refused as Linux refuses it, having changed nothing */
+	{ { MQ1 }, "class add dev eth0 classid 1:1", 2 },
+	{ { MQ1 }, "class del dev eth0 classid 1:1", 2 },
+	{ { MQ1 }, "class change dev eth0 classid 1:9", 2 },
+	{ { MQ1 }, "qdisc link dev eth0 root handle 1: mq", 0 },
 	/* generators and replays */
 	{ {}, "gen dev eth0 count 8", 0 },
 	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },

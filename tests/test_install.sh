@@ -43,10 +43,33 @@ PY
 cc -std=gnu11 -Wall -Werror $SANITIZE -o "$T/readme" "$T/readme.c" $flags -Wl,-rpath,"$libdir" \
 	>"$T/cc-readme.log" 2>&1 && "$T/readme" >/dev/null && ok "the README's example builds and runs" ||
 	{ fail "the README's example builds and runs"; cat "$T/cc-readme.log"; }
-# Linking dynamically needs no .pc file of the private dependencies: only mqtx.pc is visible.
-libs=$(PKG_CONFIG_LIBDIR=$(dirname "$pc") PKG_CONFIG_PATH= pkg-config --libs mqtx 2>&1) &&
-	[ "$libs" = "$(pkg-config --libs mqtx)" ] && ok "pkg-config --libs mqtx without the others' .pc" ||
-	fail "pkg-config --libs mqtx alone: $libs"
+# Linking dynamically needs no .pc file of the private dependencies: only mqtx.pc is visible
+# (pkg-config wants every Requires.private package for --cflags, freedesktop's for --libs too).
+alone() { PKG_CONFIG_LIBDIR=$(dirname "$pc") PKG_CONFIG_PATH= pkg-config "$@"; }
+out=$(alone --exists --print-errors mqtx 2>&1) && ok "mqtx.pc alone is complete" ||
+	fail "pkg-config --exists mqtx alone: $out"
+both=$(alone --define-variable=prefix="$prefix" --cflags --libs mqtx 2>&1) &&
+	[ "$both" = "$flags" ] && ok "pkg-config --cflags --libs mqtx without the others' .pc" ||
+	fail "pkg-config --cflags --libs mqtx alone: $both"
+# Linking the static library takes Libs.private: every library it needs, in an order a
+# static link takes (what needs a library before it).
+static=$(alone --define-variable=prefix="$prefix" --static --libs mqtx 2>&1) &&
+	echo " $static " | grep -q -- "-lxdp.* -lbpf " && ok "pkg-config --static --libs mqtx" ||
+	fail "pkg-config --static --libs mqtx alone: $static"
+# shellcheck disable=SC2086 # word lists
+cc -std=gnu11 -Wall -Werror $SANITIZE -o "$T/embed-static" "$SRC/examples/embed.c" \
+	$(alone --define-variable=prefix="$prefix" --cflags mqtx) \
+	$(echo " $static " | sed "s| -lmqtx | $libdir/libmqtx.a |") >"$T/cc-static.log" 2>&1 &&
+	"$T/embed-static" >/dev/null && ok "embed.c links libmqtx.a with --static's libraries" ||
+	{ fail "embed.c links libmqtx.a with --static's libraries"; cat "$T/cc-static.log"; }
+# The build tree's mqtx-uninstalled.pc, alone, links an application to the built library.
+unpc=$(find "$BUILD/meson-uninstalled" -name mqtx-uninstalled.pc)
+unflags=$(PKG_CONFIG_LIBDIR=$(dirname "$unpc") PKG_CONFIG_PATH= \
+	pkg-config --cflags --libs mqtx-uninstalled 2>&1) &&
+	cc -std=gnu11 -Wall -Werror $SANITIZE -o "$T/embed-un" "$SRC/examples/embed.c" $unflags \
+		-Wl,-rpath,"$BUILD" >"$T/cc-un.log" 2>&1 && "$T/embed-un" >/dev/null &&
+	ok "embed.c builds with mqtx-uninstalled.pc alone" ||
+	{ fail "embed.c with mqtx-uninstalled.pc alone: $unflags"; cat "$T/cc-un.log"; }
 if [ -x "$T/embed" ]; then
 	out=$("$T/embed") && ok "embed runs against the shared library: $out" || fail "embed runs"
 	ldd "$T/embed" | grep -q "$libdir/libmqtx.so" && ok "linked to the installed libmqtx.so" ||
@@ -65,8 +88,11 @@ for t in json.load(sys.stdin):
 }
 for tool in mqtx mqtxd; do
 	srcs=$(tool_srcs $tool)
+	# mqtxd drops its capabilities with libcap (tools/privs.c)
+	extra=""
+	[ $tool = mqtxd ] && extra=$(pkg-config --cflags --libs libcap)
 	# shellcheck disable=SC2086 # word lists
-	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags \
+	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
 		-Wl,-rpath,"$libdir" >"$T/cc-$tool.log" 2>&1 &&
 		ok "$tool builds from the installed headers with pkg-config" ||
 		{ fail "$tool builds from the installed headers with pkg-config"; cat "$T/cc-$tool.log"; }

@@ -260,21 +260,27 @@ static void test_limit_change_dump(void **state)
 static void test_rejects(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "limit x", "\"x\"" },	     { "limit", "needs a value" },
-		{ "target 5q", "\"5q\"" },   { "interval 5000s", "too large" },
-		{ "flows 10", "\"flows\"" },
+		{ "limit x", "\"x\"" },
+		{ "limit", "not complete" },
+		{ "target 5q", "\"5q\"" },
+		{ "interval 5000s", "too large" },
+		{ "flows 10", "What is \"flows\"?" },
 	};
 	struct tq t;
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, bad[i][0]), -EINVAL);
+		assert_true(tq_create(&t, &mqtx_codel_qdisc_ops, bad[i][0]) < 0);
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
 	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, NULL), 0);
-	assert_int_equal(tq_change(&t, "limit 5 bogus"), -EINVAL);
+	assert_int_equal(tq_change(&t, "limit 5 bogus"), MQTX_TC_EUSAGE);
+	assert_int_equal(tq_change(&t, "limit"), MQTX_TC_EFATAL);
+	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms interval 100ms");
+	/* tc sends no limit, target or interval of 0: nothing changes */
+	assert_int_equal(tq_change(&t, "limit 0 target 0 interval 0"), 0);
 	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms interval 100ms");
 	tq_teardown(&t);
 }

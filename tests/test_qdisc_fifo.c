@@ -110,28 +110,33 @@ static void test_pfifo_lower_limit_keeps(void **state)
 
 static void test_fifo_rejects(void **state)
 {
-	static const char *const bad[][2] = {
-		{ "limit", "\"limit\" needs a value" },
-		{ "limit 10x", "\"10x\"" },
-		{ "limit -1", "\"-1\"" },
-		{ "bogus 1", "\"bogus\"" },
-		{ "limit 10 extra", "\"extra\"" },
+	/* tc's fifo_parse_opt(): its words, and what tc exits with (255, 1, 1 and the usage) */
+	static const struct {
+		const char *opt, *msg;
+		int err;
+	} bad[] = {
+		{ "limit", "Command line is not complete", MQTX_TC_EFATAL },
+		{ "limit 10x", "Illegal value for \"limit\": \"10x\"", -EINVAL },
+		{ "limit -1", "\"-1\"", -EINVAL },
+		{ "bogus 1", "unknown parameter \"bogus\"", MQTX_TC_EUSAGE },
+		{ "limit 10 extra", "\"extra\"", MQTX_TC_EUSAGE },
+		{ "help", "", MQTX_TC_EUSAGE },
 	};
 	struct tq t;
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, bad[i][0]), -EINVAL);
-		assert_non_null(strstr(t.err, bad[i][1]));
-		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i][0]),
-				 -EINVAL);
-		assert_non_null(strstr(t.err, bad[i][1]));
+		assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, bad[i].opt), bad[i].err);
+		assert_non_null(strstr(t.err, bad[i].msg));
+		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i].opt),
+				 bad[i].err);
+		assert_non_null(strstr(t.err, bad[i].msg));
 	}
 	assert_null(t.q);
 	/* a refused change leaves the qdisc as it was */
 	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 4"), 0);
-	assert_int_equal(tq_change(&t, "limit 2 bogus"), -EINVAL);
+	assert_int_equal(tq_change(&t, "limit 2 bogus"), MQTX_TC_EUSAGE);
 	assert_string_equal(tq_dump(&t), "limit 4p");
 	assert_string_equal(tq_json(&t), "\"limit\":4");
 	tq_teardown(&t);

@@ -82,6 +82,22 @@ static inline int tq_parse(const struct mqtx_qdisc_ops *ops, const char *opts, v
 	return 0;
 }
 
+/* What the qdisc logged while it refused (Linux's refusals without a message log why). */
+static char tq_logged[200];
+
+static inline void tq_log(enum mqtx_log_level level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	snprintf(tq_logged, sizeof(tq_logged), "%s", msg);
+}
+
+/* The message of a refused create or change: the extack's, else what was logged. */
+static inline void tq_refused(struct tq *t, const struct mqtx_extack *ack)
+{
+	snprintf(t->err, sizeof(t->err), "%s", ack->msg[0] ? ack->msg : tq_logged);
+}
+
 /* Create t->q of kind @ops with @opts (NULL: defaults). Returns the error of parse/create. */
 static inline int tq_create(struct tq *t, const struct mqtx_qdisc_ops *ops, const char *opts)
 {
@@ -92,9 +108,12 @@ static inline int tq_create(struct tq *t, const struct mqtx_qdisc_ops *ops, cons
 	ret = tq_parse(ops, opts, &opt, t->err, sizeof(t->err));
 	if (ret)
 		return ret;
+	tq_logged[0] = '\0';
+	mqtx_set_log(tq_log, NULL, MQTX_LOG_ERR);
 	ret = mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), ops, 0x10000, opt, &ack, &t->q);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
 	if (ret)
-		snprintf(t->err, sizeof(t->err), "%s", ack.msg);
+		tq_refused(t, &ack);
 	free(opt);
 	return ret;
 }
@@ -109,9 +128,12 @@ static inline int tq_change(struct tq *t, const char *opts)
 	ret = tq_parse(t->q->ops, opts, &opt, t->err, sizeof(t->err));
 	if (ret)
 		return ret;
+	tq_logged[0] = '\0';
+	mqtx_set_log(tq_log, NULL, MQTX_LOG_ERR);
 	ret = t->q->ops->change(t->q, opt, &to_free, &ack);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
 	if (ret)
-		snprintf(t->err, sizeof(t->err), "%s", ack.msg);
+		tq_refused(t, &ack);
 	t->freed += mqtx_qdisc_free_dropped(t->dev, to_free);
 	free(opt);
 	return ret;

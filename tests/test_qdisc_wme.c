@@ -66,7 +66,7 @@ static void test_parse_errors(void **state)
 	assert_non_null(strstr(T.err, "limit"));
 	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo"), -EINVAL);
 	assert_non_null(strstr(T.err, "access category"));
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo speed 3"), -EINVAL);
+	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo speed 3"), MQTX_TC_EUSAGE);
 	assert_non_null(strstr(T.err, "speed"));
 	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "fq_codel flows 0"), -EINVAL);
 	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);

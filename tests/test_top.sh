@@ -35,11 +35,20 @@ if ! command -v tmux >/dev/null 2>&1; then
 	[ "$fails" -eq 0 ] || exit 1
 	exit 77
 fi
+# capture FILE: the screen once it shows a whole view: a capture can fall in the middle of a
+# redraw, more often the slower the build (a sanitizer's) and the busier the machine.
+capture() {
+	for _ in $(seq 20); do
+		$TM capture-pane -p >"$1"
+		[ "$(grep -cE '^ +[0-3] run ' "$1")" -eq 4 ] && return
+		sleep 0.1
+	done
+}
 $TM new-session -d -x 120 -y 30 "$MQTX -S $S top interval 0.2; sleep 5"
 sleep 1.5
-$TM capture-pane -p >"$T/screen1"
+capture "$T/screen1"
 sleep 0.6
-$TM capture-pane -p >"$T/screen2"
+capture "$T/screen2"
 for f in screen1 screen2; do
 	h=$(grep -c '^mqtx top - ' "$T/$f")
 	[ "$h" -eq 1 ] && ok "$f: one header (refreshed in place)" || fail "$f: $h headers: $(cat "$T/$f")"

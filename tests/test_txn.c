@@ -14,6 +14,8 @@
 #define NQ   16
 #define NPKT 96
 
+static long injected; /* allocation failures injected over all cases, for the summary */
+
 struct snap {
 	struct mqtx_qdisc *q[NQ];
 	struct mqtx_qdisc_stats st[NQ];
@@ -84,6 +86,7 @@ static long fail_every_allocation(struct mqtx_ctl *ctl, struct mqtx_dev *dev, co
 	}
 	mqtx_set_allocator(NULL);
 	free(before.show);
+	injected += k - 1;
 	return k;
 }
 
@@ -177,5 +180,9 @@ int main(void)
 		cmocka_unit_test(test_mqprio_txn),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	printf("%zu changes, %ld allocation failures injected\n", sizeof(tests) / sizeof(tests[0]),
+	       injected);
+	return rc;
 }

@@ -20,6 +20,7 @@
 #include "batch.h"
 #include "conn.h"
 #include "listen.h"
+#include "privs.h"
 #include "quota.h"
 
 struct daemon {
@@ -44,7 +45,7 @@ static struct daemon D = {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ -L NAME=VALUE ]...\n"
-		   "             [ --daemon ]\n"
+		   "             [ --daemon ] [ --keep-caps ]\n"
 		   "  -S PATH    control socket (default: $MQTX_SOCKET, else mqtx.sock in a\n"
 		   "             private directory: $XDG_RUNTIME_DIR/mqtx, /run/mqtx (root) or\n"
 		   "             /tmp/mqtx-UID)\n"
@@ -53,7 +54,9 @@ static void usage(FILE *f)
 		   "  -L, --limit NAME=VALUE  what one user's clients may take (0: no limit):\n"
 		   "             idle=SECS (60) request=SECS (10) reply=SECS (60) clients=N (16)\n"
 		   "             jobs=N (16) pools=N (64) memory=SIZE[K|M|G] (1G)\n"
-		   "  --daemon   detach once ready to serve\n");
+		   "  --daemon   detach once ready to serve\n"
+		   "  --keep-caps  keep every capability (debugging); by default only\n"
+		   "             CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF and CAP_IPC_LOCK stay\n");
 }
 
 /* -g GROUP: a name, or a number as chown(1) takes one. */
@@ -237,6 +240,19 @@ static void serve(int sfd)
 	}
 }
 
+/* Keep only the backends' capabilities (tools/privs.h), before the configuration runs: the
+ * process has one thread yet, and every thread it starts inherits the smaller sets. */
+static int drop_privileges(bool keep_caps)
+{
+	char why[256];
+
+	if (!keep_caps && privs_drop(D.srv.has_group, D.srv.group, why, sizeof(why))) {
+		fprintf(stderr, "mqtxd: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
 /* --daemon: the parent waits on a pipe until the child is serving (or failed). */
 static int detach(int *ready_fd)
 {
@@ -276,9 +292,10 @@ static void announce_ready(int ready_fd)
 	}
 }
 
-static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
+static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize, bool *keep_caps)
 {
 	static const struct option lo[] = { { "daemon", no_argument, NULL, 'D' },
+					    { "keep-caps", no_argument, NULL, 'K' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "limit", required_argument, NULL, 'L' },
 					    { NULL, 0, NULL, 0 } };
@@ -295,6 +312,9 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 			break;
 		case 'D':
 			*daemonize = true;
+			break;
+		case 'K':
+			*keep_caps = true;
 			break;
 		case 'L':
 			if (parse_limit(optarg, &D.srv.lim))
@@ -328,11 +348,11 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize)
 int main(int argc, char **argv)
 {
 	const char *cfg = NULL;
-	bool daemonize = false;
+	bool daemonize = false, keep_caps = false;
 	int sfd, ready_fd = -1;
 	sigset_t mask;
 
-	if (parse_args(argc, argv, &cfg, &daemonize))
+	if (parse_args(argc, argv, &cfg, &daemonize, &keep_caps))
 		return 1;
 	quota_init(D.srv.lim.memory); /* before the library makes anything */
 	if (daemonize && detach(&ready_fd)) {
@@ -355,14 +375,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
-	if (claim_socket() || (cfg && run_config(cfg)) ||
+	if (claim_socket() || drop_privileges(keep_caps) || (cfg && run_config(cfg)) ||
 	    listen_publish(&D.sock, D.srv.has_group, D.srv.group)) {
 		listen_close(&D.sock);
 		mqtx_jobs_free(D.jobs);
 		mqtx_ctl_free(D.srv.ctl);
 		return 1;
 	}
-	fprintf(stderr, "mqtxd: serving %s\n", D.path);
+	{
+		char caps[512];
+
+		privs_describe(caps, sizeof(caps));
+		fprintf(stderr, "mqtxd: serving %s, capabilities: %s%s\n", D.path, caps,
+			keep_caps ? " (--keep-caps)" : "");
+	}
 	announce_ready(ready_fd);
 	serve(sfd);
 	listen_close(&D.sock);

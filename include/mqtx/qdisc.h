@@ -486,7 +486,8 @@ MQTX_API void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *te
 MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v);
 /**
  * mqtx_dump_time() - a time option (@ns): tc's words in text ("5ms", via @text with one %s),
- * and in JSON the number iproute2 emits, whole microseconds (tc's time unit).
+ * and in JSON the number iproute2 emits, whole microseconds (tc's time unit). @key NULL: text
+ * only; @text NULL: JSON only (so do mqtx_dump_size() and mqtx_dump_rate()).
  */
 MQTX_API void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint64_t ns);
 /**

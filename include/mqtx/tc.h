@@ -4,6 +4,8 @@
 #ifndef MQTX_TC_H
 #define MQTX_TC_H
 
+#include <errno.h>
+
 #include <mqtx/common.h>
 
 #ifdef __cplusplus
@@ -91,14 +93,25 @@ MQTX_API char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes);
 
 /* ---- option-token helpers for ops->parse (messages go to @ack, naming the token) ---- */
 
+/*
+ * What ops->parse returns besides 0 and -EINVAL (a word refused: tc's parser returns -1 and
+ * tc exits 1). With MQTX_TC_EUSAGE the kind's usage follows the message (tc's explain() after
+ * an unknown word or a missing mandatory option; "help" alone: the usage only, @ack empty),
+ * and tc exits 1. MQTX_TC_EFATAL is tc leaving at once with exit -1 (255): its
+ * incomplete_command() when the words end where a value was due, invarg(), duparg().
+ */
+#define MQTX_TC_EUSAGE (-EBADRQC)
+#define MQTX_TC_EFATAL (-ECANCELED)
+
 /**
- * mqtx_tc_next_arg() - the value after option argv[*i]; advances *i. NULL (with a message
- * "option \"X\" needs a value") when argv[*i] is the last token.
+ * mqtx_tc_next_arg() - the value after option argv[*i]; advances *i. NULL when argv[*i] is the
+ * last token, with tc's message for it ("Command line is not complete. Try option
+ * \"help\""): the parser then returns MQTX_TC_EFATAL.
  */
 MQTX_API const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *ack);
 
 /** mqtx_tc_arg_u32() / _time() / _size() / _rate() - next_arg + parse, with a message naming
- *  the option and the bad value. Return 0 or -EINVAL. */
+ *  the option and the bad value. Return 0, -EINVAL, or MQTX_TC_EFATAL (no value). */
 MQTX_API int mqtx_tc_arg_u32(int argc, char **argv, int *i, uint32_t *v, struct mqtx_extack *ack);
 MQTX_API int mqtx_tc_arg_u32_dec(int argc, char **argv, int *i, uint32_t *v,
 				 struct mqtx_extack *ack);
@@ -108,7 +121,11 @@ MQTX_API int mqtx_tc_arg_size(int argc, char **argv, int *i, uint64_t *bytes,
 MQTX_API int mqtx_tc_arg_rate(int argc, char **argv, int *i, uint64_t *bps,
 			      struct mqtx_extack *ack);
 
-/** mqtx_tc_unknown() - the message for an unknown token ("what is \"X\"?"); returns -EINVAL. */
+/**
+ * mqtx_tc_unknown() - an unknown token @tok of qdisc @kind where an option was due, as most of
+ * tc's parsers answer it: "What is \"X\"?" then the usage; "help" asks for the usage alone.
+ * Return: MQTX_TC_EUSAGE.
+ */
 MQTX_API int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack);
 
 #ifdef __cplusplus

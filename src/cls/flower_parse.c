@@ -253,12 +253,11 @@ static int key_ip(struct flp *fp, struct tcf_parse *ps, const char *w)
 		want = AF_INET6;
 	else
 		return bad(ps, w);
-	if (parse_prefix(tcf_word(ps), want, &got, addr, mask))
-		return bad(ps, w);
-	if (got != want) {
-		tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"eth_type\" for ip address");
-		return bad(ps, w);
-	}
+	/* get_prefix() of the protocol's family says it, and nothing follows */
+	if (parse_prefix(tcf_word(ps), want, &got, addr, mask) || got != want)
+		return tcf_perr(ps, TCF_EXIT_PARSE,
+				"Error: %s prefix is expected rather than \"%s\".",
+				want == AF_INET ? "inet" : "inet6", tcf_word(ps));
 	if (got == AF_INET) {
 		memcpy(dst ? &f->key.ipv4_dst : &f->key.ipv4_src, addr, 4);
 		memcpy(dst ? &f->mask.ipv4_dst : &f->mask.ipv4_src, mask, 4);

@@ -19,6 +19,9 @@
 
 /* Qdisc flag: a graft is moving this qdisc's backlog; enqueuers wait and look again. */
 #define MQTX_QF_GRAFTING 0x200u
+/* A TX queue's default put back under mq by a delete: Linux leaves its noop qdisc there, which
+ * no dump lists; mqtx keeps the queue working and keeps the default out of "qdisc show". */
+#define MQTX_QF_HIDDEN 0x400u
 /* Not to be run or enqueued to: going down, or being replaced. */
 #define MQTX_QF_OUT_OF_SERVICE (MQTX_QF_DEACTIVATED | MQTX_QF_GRAFTING)
 

@@ -81,7 +81,10 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], bool size_gi
 	};
 
 	if (af[0] && af[1] && af[0] != af[1]) {
-		mqtx_buf_printf(err, "gen: src and dst must be of one address family\n");
+		mqtx_buf_printf(err,
+				"gen: src and dst must be of one address family (src IPv%d, "
+				"dst IPv%d)\n",
+				af[0] == AF_INET6 ? 6 : 4, af[1] == AF_INET6 ? 6 : 4);
 		return MQTX_CTL_EPARSE;
 	}
 	cfg->ipv6 = af[0] == AF_INET6 || af[1] == AF_INET6;
@@ -286,7 +289,8 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 		return rc;
 	if (mqtx__gen_start(dev, prep.pool->pool, &cfg, &job)) {
 		mqtx__jobs_abort(&prep);
-		mqtx_buf_printf(err, "gen: cannot start the generator (out of resources)\n");
+		mqtx_buf_printf(err, "gen: cannot start the generator on %s (out of resources)\n",
+				mqtx_dev_name(dev));
 		return MQTX_CTL_EREFUSED;
 	}
 	mqtx__jobs_commit(s, c, &prep, dev, job);

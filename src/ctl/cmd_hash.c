@@ -229,7 +229,12 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	if (rc)
 		return rc;
 	if (!a.has_src || !a.has_dst || a.src.family != a.dst.family) {
-		mqtx_buf_printf(err, "hash: --src and --dst of one address family are required\n");
+		mqtx_buf_printf(err,
+				"hash: --src and --dst of one address family are required (%s)\n",
+				!a.has_src		   ? "no --src"
+				: !a.has_dst		   ? "no --dst"
+				: a.src.family == AF_INET6 ? "--src is IPv6, --dst IPv4"
+							   : "--src is IPv4, --dst IPv6");
 		return MQTX_CTL_EPARSE;
 	}
 	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
@@ -241,8 +246,10 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	rc = mqtx_hasher_new(&a.cfg, &h);
 	if (rc) {
 		mqtx_buf_printf(err, "hash: %s\n",
-				rc == -EINVAL ? "invalid key for this algorithm"
-					      : mqtx_strerror(rc));
+				rc == -EINVAL
+					? "invalid key for this algorithm (toeplitz-sym needs a "
+					  "symmetric key: one 16-bit value repeated)"
+					: mqtx_strerror(rc));
 		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
 	}
 	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* "qdisc add|replace|change|del|show" and "class show": tc's grammar, messages and output. */
+/* "qdisc add|replace|change|link|del|show" and "class show": tc's grammar, messages and output. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "sched/qtree.h"
@@ -17,7 +18,10 @@ struct show {
 	struct mqtx_ctl_call *a;
 	struct mqtx_dev *dev;
 	bool all_devs, json, stats, details;
-	unsigned count; /* objects printed (JSON commas) */
+	bool invisible;		 /* "invisible": the qdiscs Linux hashes hidden too */
+	uint32_t parent, handle; /* "root", "ingress", "parent X:Y", "handle X:" (0: any) */
+	uint32_t classid;	 /* class show's "classid X:Y"; its "qdisc X:" is @handle */
+	unsigned count;		 /* objects printed (JSON commas) */
 };
 
 /* The counters; without @basic (a class with queue counters only) no bytes and packets sent,
@@ -96,6 +100,9 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
 	struct mqtx_qdisc_stats st;
 
+	/* tc's print_qdisc() drops what the filters do not name, after the kernel's dump. */
+	if ((s->handle && q->handle != s->handle) || (s->parent && q->parent != s->parent))
+		return;
 	if (mqtx_qdisc_dump_options(q, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
 				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
@@ -153,8 +160,10 @@ static int qorder_cmp(const void *x, const void *y)
 	return a->seq < b->seq ? 1 : a->seq > b->seq ? -1 : 0;
 }
 
-/* The visible qdiscs below @q into @o (@o->v NULL: count them only). */
-static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct qorder *o)
+/* The visible qdiscs below @q into @o (@o->v NULL: count them only); with @invisible, also
+ * those Linux hashes hidden (a classful qdisc's default children: prio's bands). */
+static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, bool invisible,
+			   struct qorder *o)
 {
 	const struct mqtx_class_ops *cl = q->ops->cl_ops;
 
@@ -165,28 +174,29 @@ static void qorder_collect(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct qo
 
 		if (!c)
 			continue;
-		if (mqtx__qdisc_visible(dev, c, q)) {
+		if (mqtx__qdisc_visible(dev, c, q) || (invisible && !(q->flags & MQTX_QF_MQROOT))) {
 			if (o->v)
 				o->v[o->n] = c;
 			o->n++;
 		}
-		qorder_collect(dev, c, o);
+		qorder_collect(dev, c, invisible, o);
 	}
 }
 
 /* The root's hashed qdiscs in tc's order; o->v is NULL (and n 0) when there are none. */
-static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, struct qorder *o)
+static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, bool invisible,
+			struct qorder *o)
 {
 	o->v = NULL;
 	o->n = 0;
-	qorder_collect(dev, root, o);
+	qorder_collect(dev, root, invisible, o);
 	if (!o->n)
 		return 0;
 	o->v = mqtx__alloc(o->n * sizeof(*o->v));
 	if (!o->v)
 		return -ENOMEM;
 	o->n = 0;
-	qorder_collect(dev, root, o);
+	qorder_collect(dev, root, invisible, o);
 	qsort(o->v, o->n, sizeof(*o->v), qorder_cmp);
 	return 0;
 }
@@ -201,19 +211,15 @@ static int show_dev_qdiscs(struct show *s)
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
 	if (root) {
-		err = qorder_build(s->dev, root, &o);
+		err = qorder_build(s->dev, root, s->invisible, &o);
 		if (err)
 			goto unlock;
 		print_qdisc(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			print_qdisc(s, o.v[i]);
 		mqtx__free(o.v);
-	} else {
-		/* Never brought up: the noop qdisc (dev->qdisc = &noop_qdisc in Linux). */
-		print_head(s, s->json ? "kind" : "qdisc", "noop", "0:", MQTX_H_ROOT);
-		mqtx_buf_printf(s->a->out,
-				s->json ? ",\"refcnt\":2,\"options\":{}}" : " refcnt 2 \n");
 	}
+	/* Never brought up, or its root deleted while down: Linux's noop, which no dump lists. */
 	if (s->dev->rxq.qdisc)
 		print_qdisc(s, s->dev->rxq.qdisc);
 unlock:
@@ -227,7 +233,8 @@ static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, u
 {
 	char handle[16], pb[16];
 
-	mqtx__classid_fmt(MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
+	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
+	mqtx__classid_fmt(s->handle ? m : MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
 	print_head(s, "class", q->ops->id, handle, parent);
 	if (!parent) /* tc prints the unset parent too */
 		mqtx_buf_printf(s->a->out, s->json ? ",\"parent\":\"%s\"" : " parent %s",
@@ -251,7 +258,11 @@ static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct m
 static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *arg)
 {
 	struct show *s = arg;
+	uint32_t id = MQTX_H_MAKE(q->handle, c->minor);
 
+	/* tc's print_class() filters */
+	if ((s->handle && MQTX_H_MAJ(id) != s->handle) || (s->classid && id != s->classid))
+		return;
 	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
 	if (s->stats && !c->stats && !s->json)
 		mqtx_buf_printf(s->a->out, "\n");
@@ -260,6 +271,10 @@ static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 {
+	/* tc_dump_tclass_qdisc(): a parent names the qdisc whose classes are dumped ("root",
+	 * ffff:ffff, names the ingress qdisc's, which has none here) */
+	if (s->parent && MQTX_H_MAJ(s->parent) != q->handle)
+		return;
 	mqtx_qdisc_walk_classes(q, print_class, s);
 }
 
@@ -272,7 +287,7 @@ static int show_dev_classes(struct show *s)
 
 	mqtx_dev_config_lock(s->dev);
 	root = mqtx__qtree_root(s->dev);
-	if (root && !(err = qorder_build(s->dev, root, &o))) {
+	if (root && !(err = qorder_build(s->dev, root, false, &o))) {
 		qdisc_classes(s, root);
 		for (unsigned i = 0; i < o.n; i++)
 			qdisc_classes(s, o.v[i]);
@@ -284,6 +299,18 @@ static int show_dev_classes(struct show *s)
 
 /* ---- command parsing ---- */
 
+static const char qdisc_usage[] =
+	"Usage: mqtx qdisc [ add | del | replace | change | link | show ] dev STRING\n"
+	"       [ handle QHANDLE ] [ root | ingress | parent CLASSID ]\n"
+	"       [ [ QDISC_KIND ] [ help | OPTIONS ] ]\n"
+	"\n"
+	"       mqtx qdisc { show | list } [ dev STRING ] [ QDISC_ID ] [ invisible ]\n"
+	"Where:\n"
+	"QDISC_KIND := { [p|b]fifo | pfifo_head_drop | pfifo_fast | prio | tbf | codel |\n"
+	"                fq_codel | mq | mqprio | noqueue | ingress | wme }\n"
+	"OPTIONS := ... try mqtx qdisc add <desired QDISC_KIND> help\n"
+	"QDISC_ID := { root | ingress | handle QHANDLE | parent CLASSID }\n";
+
 struct qcmd {
 	const char *dev;
 	uint32_t parent, handle;
@@ -293,12 +320,6 @@ struct qcmd {
 	int optc;
 	char **optv;
 };
-
-static int dup_arg(struct mqtx_ctl_call *a, const char *key, const char *val)
-{
-	mqtx_buf_printf(a->err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
-	return MQTX_CTL_EHANDLE; /* tc's duparg() exits with -1 */
-}
 
 static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const char *word)
 {
@@ -323,7 +344,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (++i >= argc)
 				goto missing;
 			if (c->dev)
-				return dup_arg(a, "dev", argv[i]);
+				return mqtx__ctl_duparg(a->err, "dev", argv[i]);
 			c->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
@@ -359,28 +380,31 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (++i >= argc)
 				goto missing;
 			if (c->have_parent)
-				return dup_arg(a, "parent", argv[i]);
-			if (mqtx__classid_parse(argv[i], &v)) {
-				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid "
-						"parent ID\n",
-						argv[i]);
-				return MQTX_CTL_EHANDLE;
-			}
+				return mqtx__ctl_duparg(a->err, "parent", argv[i]);
+			if (mqtx__classid_parse(argv[i], &v))
+				return mqtx__ctl_invarg(a->err, argv[i], "invalid parent ID");
 			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
-			if (c->have_handle) /* tc checks before taking the value */
-				return dup_arg(a, "handle", w);
-			if (++i >= argc)
-				goto missing;
-			if (mqtx__handle_parse(argv[i], &c->handle)) {
+			/* tc checks before taking the value, a handle other than 0 given, and
+			 * its duparg() names the word "handle" as the second value: the value
+			 * follows in parentheses */
+			if (c->handle && i + 1 < argc) {
 				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid "
-						"qdisc ID\n",
-						argv[i]);
+						"Error: duplicate \"handle\": \"handle\" is the "
+						"second value. (%s)\n",
+						argv[i + 1]);
 				return MQTX_CTL_EHANDLE;
 			}
+			if (c->handle)
+				return mqtx__ctl_duparg(a->err, "handle", w);
+			if (++i >= argc)
+				goto missing;
+			if (mqtx__handle_parse(argv[i], &c->handle))
+				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
+		} else if (mqtx__ctl_matches(w, "help")) {
+			/* tc prints its usage and goes on with the words that follow */
+			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 		} else {
 			c->kind = w;
 			c->optc = argc - i - 1;
@@ -390,8 +414,36 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 	}
 	return MQTX_CTL_OK;
 missing:
-	mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+	return mqtx__ctl_incomplete(a->err);
+}
+
+/* The usage of @kind after a refusal that calls for it (and for "help"). */
+static void kind_usage(struct mqtx_ctl_call *a, const char *kind)
+{
+	const char *u = mqtx__qdisc_usage(kind);
+
+	if (u)
+		mqtx_buf_printf(a->err, "%s\n", u);
+}
+
+/* A kind without an option parser given words: tc's answers (tc_qdisc_modify()), with its
+ * exit codes; "help" gets the usage instead of tc's refusal. */
+static int no_parser(struct mqtx_ctl_call *a, const struct qcmd *c)
+{
+	bool help = !strcmp(c->optv[0], "help") && mqtx__qdisc_usage(c->kind);
+
+	if (help)
+		kind_usage(a, c->kind);
+	if (mqtx__qdisc_tc_unparsable(c->kind)) {
+		if (!help)
+			mqtx_buf_printf(a->err, "qdisc '%s' does not support option parsing\n",
+					c->kind);
+		return MQTX_CTL_EHANDLE;
+	}
+	if (!help)
+		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
+				c->kind, c->optv[0]);
+	return MQTX_CTL_EPARSE;
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
@@ -401,62 +453,60 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		      const struct mqtx_qdisc_ops *ops, void **opt)
 {
 	struct mqtx_extack ack = { "" };
+	int err;
 
 	*opt = NULL;
-	if (!c->optc && (!ops || !ops->parse || !ops->opt_size))
-		return MQTX_CTL_OK;
-	if (!ops || !ops->parse || !ops->opt_size) {
-		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
-				c->kind, c->optv[0]);
-		return MQTX_CTL_EPARSE;
-	}
+	if (!ops || !ops->parse || !ops->opt_size)
+		return c->optc ? no_parser(a, c) : MQTX_CTL_OK;
 	*opt = mqtx__zalloc(ops->opt_size);
 	if (!*opt) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
 		return MQTX_CTL_EREFUSED;
 	}
-	if (ops->parse(c->optc, c->optv, *opt, &ack)) {
-		mqtx_buf_printf(a->err, "%s\n", ack.msg[0] ? ack.msg : "Illegal options");
-		mqtx__free(*opt);
-		*opt = NULL;
-		return MQTX_CTL_EPARSE;
-	}
-	return MQTX_CTL_OK;
+	err = ops->parse(c->optc, c->optv, *opt, &ack);
+	if (!err)
+		return MQTX_CTL_OK;
+	mqtx__free(*opt);
+	*opt = NULL;
+	if (ack.msg[0])
+		mqtx_buf_printf(a->err, "%s\n", ack.msg);
+	else if (err != MQTX_TC_EUSAGE)
+		mqtx_buf_printf(a->err, "Illegal options for qdisc \"%s\"\n", c->kind);
+	if (err == MQTX_TC_EUSAGE)
+		kind_usage(a, c->kind);
+	return err == MQTX_TC_EFATAL ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
 }
 
-/* "help" among a kind's options prints the kind's usage, as tc's q_KIND.c do when they meet it;
- * returns true when it did. */
-static bool kind_help(struct mqtx_ctl_call *a, const struct qcmd *c)
+/*
+ * A refusal as tc prints the kernel's: its extack message (the kernel's sentence, then what it
+ * is about in parentheses), or without one the errno and the request it was. Where Linux
+ * refuses without a message (prio's bands, tbf's peak rate), it often says why in its log; so
+ * does mqtx, and that line (@why) follows.
+ */
+static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack,
+		   const struct qcmd *c, const char *why)
 {
-	const char *u;
+	char buf[128], where[32];
 
-	for (int i = 0; i < c->optc; i++) {
-		if (strcmp(c->optv[i], "help"))
-			continue;
-		u = mqtx__qdisc_usage(c->kind);
-		if (u)
-			mqtx_buf_printf(a->err, "%s\n", u);
-		else if (mqtx_qdisc_lookup(c->kind))
-			mqtx_buf_printf(a->err, "qdisc \"%s\" has no usage to show\n", c->kind);
-		else
-			mqtx_buf_printf(a->err,
-					"Unknown qdisc \"%s\", hence option \"help\" is "
-					"unparsable\n",
-					c->kind);
-		return true;
+	size_t n = strlen(ack->msg);
+
+	if (n) {
+		/* tc's nl_dump_ext_ack() ends a sentence without one with a full stop */
+		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
+				ack->msg[n - 1] == '.' || ack->msg[n - 1] == ')' ? "" : ".");
+		return MQTX_CTL_EREFUSED;
 	}
-	return false;
-}
-
-static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *ack)
-{
-	char buf[128];
-
-	if (ack->msg[0])
-		mqtx_buf_printf(a->err, "Error: %s\n", ack->msg);
+	if (!c->have_parent)
+		snprintf(where, sizeof(where), "handle %x:", c->handle >> 16);
+	else if (c->parent == MQTX_H_ROOT || c->parent == MQTX_H_INGRESS)
+		snprintf(where, sizeof(where), c->parent == MQTX_H_ROOT ? "root" : "ingress");
 	else
-		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
-				strerror_r(-err, buf, sizeof(buf)));
+		snprintf(where, sizeof(where), "parent %x:%x", c->parent >> 16, c->parent & 0xffff);
+	mqtx_buf_printf(a->err, "RTNETLINK answers: %s (%s%s%s of %s)\n",
+			strerror_r(-err, buf, sizeof(buf)), c->kind ? c->kind : "",
+			c->kind ? " at " : "", where, c->dev);
+	if (why[0])
+		mqtx_buf_printf(a->err, "%s\n", why);
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -466,6 +516,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	const struct mqtx_qdisc_ops *ops = NULL;
 	struct mqtx_qreq rq = { .flags = flags };
 	struct mqtx_dev *dev;
+	char why[256];
 	struct qcmd c;
 	void *opt = NULL;
 	int rc, err;
@@ -473,61 +524,159 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	rc = parse_qcmd(a, a->argc, a->argv, &c);
 	if (rc)
 		return rc;
-	if (c.kind && kind_help(a, &c))
-		return MQTX_CTL_EPARSE; /* tc's explain(): the usage, and parse_qopt() fails */
-	if (!c.dev) {
-		mqtx_buf_printf(a->err, "Error: Must specify device.\n");
-		return MQTX_CTL_EPARSE;
-	}
 	if (c.kind) {
 		ops = mqtx_qdisc_lookup(c.kind);
 		rc = parse_opts(a, &c, ops, &opt);
 		if (rc)
 			return rc;
 	}
+	if (!c.dev) {
+		/* tc sends the request for interface 0, which the kernel does not know. */
+		mqtx__free(opt);
+		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
+		return MQTX_CTL_EREFUSED;
+	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev) {
 		mqtx__free(opt);
 		return MQTX_CTL_EPARSE;
 	}
+	mqtx__log_capture(why, sizeof(why));
 	if (del) {
-		err = mqtx__qdisc_delete(dev, c.parent, c.handle, &ack);
-	} else if (c.kind && !ops) {
-		err = mqtx_extack_set(&ack, "Specified qdisc kind is unknown.");
+		err = mqtx__qdisc_delete(dev, c.parent, c.handle, c.kind, &ack);
 	} else {
 		rq.parent = c.parent;
 		rq.handle = c.handle;
+		rq.kind = c.kind;
 		rq.ops = ops;
 		rq.opt = opt;
 		rq.blocks[0] = c.blocks[0];
 		rq.blocks[1] = c.blocks[1];
 		err = mqtx__qdisc_modify(dev, &rq, &ack);
 	}
+	mqtx__log_capture(NULL, 0);
 	mqtx__free(opt);
-	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(a, err, &ack, &c, why) : MQTX_CTL_OK;
 }
 
-static int show(struct mqtx_ctl_call *a, bool classes)
+/*
+ * The words of "qdisc show" as tc_qdisc_list() reads them: dev, one of root, ingress (or
+ * clsact), parent and handle, invisible, help (the usage, and the listing goes on).
+ */
+static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
+{
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		bool is_parent = mqtx__ctl_matches(w, "parent");
+		uint32_t v;
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= a->argc)
+				return mqtx__ctl_incomplete(a->err);
+			*devname = a->argv[i];
+			continue;
+		}
+		if (!strcmp(w, "invisible")) {
+			s->invisible = true;
+			continue;
+		}
+		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
+		    is_parent || mqtx__ctl_matches(w, "handle")) {
+			if (s->parent)
+				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
+			if (s->handle)
+				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
+		} else if (mqtx__ctl_matches(w, "help")) {
+			mqtx_buf_printf(a->err, "%s", qdisc_usage);
+			continue;
+		} else {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
+			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+		}
+		if (!strcmp(w, "root")) {
+			s->parent = MQTX_H_ROOT;
+		} else if (w[0] == 'i' || w[0] == 'c') {
+			s->parent = MQTX_H_INGRESS;
+		} else if (++i >= a->argc) {
+			return mqtx__ctl_incomplete(a->err);
+		} else if (is_parent) {
+			if (mqtx__classid_parse(a->argv[i], &v))
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid parent ID");
+			s->parent = v;
+		} else {
+			if (mqtx__handle_parse(a->argv[i], &v))
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid handle ID");
+			s->handle = v;
+		}
+	}
+	return MQTX_CTL_OK;
+}
+
+/* The words of "class show" as tc_class_list() reads them. */
+static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
+{
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		uint32_t v;
+
+		if (mqtx__ctl_matches(w, "help") && strcmp(w, "dev")) {
+			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
+			continue;
+		}
+		if (!strcmp(w, "root")) {
+			if (s->parent) {
+				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
+				return MQTX_CTL_EHANDLE;
+			}
+			s->parent = MQTX_H_ROOT;
+			continue;
+		}
+		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
+		    strcmp(w, "parent")) {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
+			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+		}
+		if (!strcmp(w, "parent") && s->parent)
+			return mqtx__ctl_duparg(a->err, w, w);
+		if (++i >= a->argc)
+			return mqtx__ctl_incomplete(a->err);
+		if (!strcmp(w, "dev")) {
+			if (*devname)
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
+			*devname = a->argv[i];
+		} else if (!strcmp(w, "qdisc")) {
+			if (s->handle)
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
+			if (mqtx__handle_parse(a->argv[i], &s->handle))
+				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid qdisc ID");
+		} else if (mqtx__classid_parse(a->argv[i], &v)) {
+			return mqtx__ctl_invarg(a->err, a->argv[i],
+						w[0] == 'c' ? "invalid class ID"
+							    : "invalid parent ID");
+		} else if (w[0] == 'c') {
+			if (s->classid)
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
+			s->classid = v;
+		} else {
+			s->parent = v;
+		}
+	}
+	return MQTX_CTL_OK;
+}
+
+int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 {
 	struct show s = { .a = a,
 			  .json = a->flags & MQTX_CTL_F_JSON,
 			  .stats = a->flags & MQTX_CTL_F_STATS,
 			  .details = a->flags & MQTX_CTL_F_DETAILS };
 	const char *devname = NULL;
+	int rc = classes ? class_words(a, &s, &devname) : show_words(a, &s, &devname);
 
-	for (int i = 0; i < a->argc; i++) {
-		if (!strcmp(a->argv[i], "dev") && i + 1 < a->argc) {
-			devname = a->argv[++i];
-		} else {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx %s help\"\n",
-					a->argv[i], classes ? "class" : "qdisc");
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
-		}
-	}
-	if (classes && !devname) {
-		mqtx_buf_printf(a->err, "Cannot use class show without specifying device.\n");
-		return MQTX_CTL_EPARSE;
-	}
+	if (rc)
+		return rc;
+	if (classes && !devname)
+		return MQTX_CTL_OK; /* Linux dumps the classes of the interface given, or none */
 	if (devname && !mqtx_ctl_call_dev(a, devname))
 		return MQTX_CTL_EPARSE;
 	s.all_devs = !devname;
@@ -547,19 +696,9 @@ static int show(struct mqtx_ctl_call *a, bool classes)
 	return MQTX_CTL_OK;
 }
 
-/* The words after the object's name, as tc's do_qdisc() and do_class() see them. */
-static struct mqtx_ctl_call after_name(const struct mqtx_ctl_call *c)
-{
-	struct mqtx_ctl_call a = *c;
-
-	a.argc--;
-	a.argv++;
-	return a;
-}
-
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = after_name(c), *a = &call;
+	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
 	const char *verb = a->argc ? a->argv[0] : "show";
 
 	(void)arg;
@@ -573,43 +712,18 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 		return qdisc_modify(a, 0, false);
 	if (mqtx__ctl_matches(verb, "replace"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
+	/* tc's do_qdisc() order: "l" is link, "ls" lst */
+	if (mqtx__ctl_matches(verb, "link"))
+		return qdisc_modify(a, MQTX_QREQ_REPLACE, false);
 	if (mqtx__ctl_matches(verb, "delete"))
 		return qdisc_modify(a, 0, true);
-	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
-	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
-		return show(a, false);
+	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
+	    mqtx__ctl_matches(verb, "lst"))
+		return mqtx__ctl_show(a, false);
 	if (mqtx__ctl_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "Usage: mqtx qdisc [ add | del | replace | change | show ] "
-					"dev STRING\n       [ handle QHANDLE ] [ root | ingress | "
-					"parent CLASSID ]\n       QDISC_KIND [ qdisc specific "
-					"parameters ]\n");
+		mqtx_buf_printf(a->out, "%s", qdisc_usage);
 		return MQTX_CTL_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_CTL_EHANDLE; /* tc returns -1 */
-}
-
-int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
-{
-	struct mqtx_ctl_call call = after_name(c), *a = &call;
-	const char *verb = a->argc ? a->argv[0] : "show";
-
-	(void)arg;
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
-	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
-	    !strcmp(verb, "ls") || !strcmp(verb, "lst"))
-		return show(a, true);
-	if (mqtx__ctl_matches(verb, "help")) {
-		mqtx_buf_printf(a->out,
-				"Usage: mqtx class show dev STRING\n"
-				"Classes are those of the device's classful qdiscs (mq, mqprio, "
-				"prio, tbf):\nthey come with their qdisc, not added one by "
-				"one.\n");
-		return MQTX_CTL_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
 	return MQTX_CTL_EHANDLE; /* tc returns -1 */
 }

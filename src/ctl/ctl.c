@@ -8,20 +8,25 @@
 
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
+#include <mqtx/qdisc.h>
 
 static int cmd_help(const struct mqtx_ctl_call *c, void *arg);
 
 /* The built-in commands; registered ones (gen, replay) follow them in the help and the match. */
 static const struct mqtx_ctl_cmd builtin[] = {
 	{ "qdisc", mqtx__ctl_cmd_qdisc, NULL,
-	  "qdisc { add | replace | change | del } dev NAME { root | parent X:Y | ingress } "
-	  "[ handle X: ] KIND [ OPTIONS ]\nqdisc show [ dev NAME ]" },
-	{ "class", mqtx__ctl_cmd_class, NULL, "class show dev NAME" },
+	  "qdisc { add | replace | change | link | del } dev NAME { root | parent X:Y | ingress } "
+	  "[ handle X: ] KIND [ OPTIONS ]\n"
+	  "qdisc show [ dev NAME ] [ root | ingress | handle X: | parent X:Y ] [ invisible ]" },
+	{ "class", mqtx__ctl_cmd_class, NULL,
+	  "class { add | change | replace | del } dev NAME [ classid X:Y ] [ root | parent X:Y ]\n"
+	  "class show [ dev NAME ] [ root | parent X:Y ] [ classid X:Y ] [ qdisc X: ]" },
 	{ "filter", mqtx__ctl_cmd_filter, NULL,
 	  "filter { add | replace | change | del } { dev NAME { egress | ingress | parent X: } | "
 	  "block N }\n       [ protocol P ] [ prio N ] [ handle H ] [ chain C ] KIND [ OPTIONS ] "
 	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
-	  "filter test dev NAME --src A[:P] --dst A[:P] [ --proto tcp | udp ] [ --dscp D ]" },
+	  "filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P] [ --proto P ] [ "
+	  "--dscp D ]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
@@ -180,7 +185,10 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 	if (!cmd) {
 		pthread_mutex_unlock(&ctl->lock);
 		mqtx_buf_printf(c->err, "Object \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
-		return MQTX_CTL_EPARSE;
+		if (mqtx_qdisc_lookup(argv[0])) /* "mqtx tbf help" */
+			mqtx_buf_printf(c->err, "A qdisc's options: mqtx qdisc add %s help\n",
+					argv[0]);
+		return MQTX_CTL_EHANDLE; /* tc's do_cmd() returns -1 */
 	}
 	/* Every command sees its full name first, whatever prefix was typed. */
 	words[0] = (char *)cmd->name;
@@ -228,8 +236,10 @@ int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 	int rc;
 
 	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
-		mqtx_buf_printf(err, "A file came with a command that reads none (only \"replay "
-				     "FILE\" does)\n");
+		mqtx_buf_printf(err,
+				"A file came with \"%s\", a command that reads none (only \"replay "
+				"FILE\" does)\n",
+				argc ? argv[0] : "");
 		rc = MQTX_CTL_EPARSE;
 	} else {
 		rc = exec_call(ctl, argc, argv, flags, req, out, err);

@@ -33,8 +33,15 @@ struct mqtx_ctl {
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
 const char *mqtx__qdisc_usage(const char *kind);
+/** mqtx__qdisc_tc_unparsable() - whether tc knows @kind but has no option parser for it. */
+bool mqtx__qdisc_tc_unparsable(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_show() - "qdisc show" (@classes false) or "class show" on the words after the
+ *  verb (cmd_qdisc.c). Returns an exit code. */
+int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
+/** mqtx__class_usage - what "class help" prints (qdisc_usage.c). */
+extern const char mqtx__class_usage[];
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
@@ -117,6 +124,16 @@ const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 
 /** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
 int mqtx__parse_mac(const char *s, uint8_t mac[6]);
+
+/* tc's ways of leaving at once with exit -1 (255): incomplete_command() when the words end
+ * where a value was due, invarg() for a word it cannot read, duparg() for one given twice.
+ * Each prints tc's message into @err and returns MQTX_CTL_EHANDLE. */
+int mqtx__ctl_incomplete(struct mqtx_buf *err);
+int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
+int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
+
+/** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
+struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
 
 /** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
 bool mqtx__ctl_matches(const char *word, const char *cmd);

@@ -86,6 +86,33 @@ int mqtx__buf_json_str(struct mqtx_buf *b, const char *s)
 	return rc ? rc : mqtx_buf_printf(b, "\"");
 }
 
+int mqtx__ctl_incomplete(struct mqtx_buf *err)
+{
+	mqtx_buf_printf(err, "Command line is not complete. Try option \"help\"\n");
+	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+}
+
+int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why)
+{
+	mqtx_buf_printf(err, "Error: argument \"%s\" is wrong: %s\n", word, why);
+	return MQTX_CTL_EHANDLE;
+}
+
+int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
+{
+	mqtx_buf_printf(err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
+	return MQTX_CTL_EHANDLE;
+}
+
+struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
+{
+	struct mqtx_ctl_call a = *c;
+
+	a.argc--;
+	a.argv++;
+	return a;
+}
+
 bool mqtx__ctl_matches(const char *word, const char *cmd)
 {
 	size_t n = strlen(word);

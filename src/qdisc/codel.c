@@ -31,11 +31,14 @@ void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *
 
 int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
 {
-	if (mqtx_tc_arg_time(argc, argv, i, ns, ack))
-		return -EINVAL;
+	int err = mqtx_tc_arg_time(argc, argv, i, ns, ack);
+
+	if (err)
+		return err;
 	if (*ns > UINT32_MAX * 1000ull) /* tc carries times as u32 microseconds */
 		return mqtx_extack_set(ack, "\"%s\" value \"%s\" is too large", argv[*i - 1],
 				       argv[*i]);
+	*ns -= *ns % 1000; /* whole microseconds, as tc sends them */
 	return 0;
 }
 

@@ -83,8 +83,9 @@ void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu);
 void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d);
 
 /**
- * mqtx_codel_arg_time() - the time after option argv[*i] (mqtx_tc_arg_time), at most what tc
- * can carry (u32 microseconds). Return: 0 or -EINVAL with a message naming the value.
+ * mqtx_codel_arg_time() - the time after option argv[*i] (mqtx_tc_arg_time), in the whole
+ * microseconds tc sends, at most what it can carry (u32). Return: 0, -EINVAL with a message
+ * naming the value, or MQTX_TC_EFATAL (no value).
  */
 int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
 

@@ -13,13 +13,23 @@ int mqtx__fifo_parse(const char *kind, int argc, char **argv, void *opt, struct 
 {
 	struct mqtx_fifo_opt *o = opt;
 
+	/* tc's fifo_parse_opt(), its words too: the kernel checks nothing (fifo_init). */
 	for (int i = 0; i < argc; i++) {
+		const char *v;
+
 		if (strcmp(argv[i], "limit") == 0) {
-			if (mqtx_tc_arg_size(argc, argv, &i, &o->limit, ack))
-				return -EINVAL;
+			v = mqtx_tc_next_arg(argc, argv, &i, ack);
+			if (!v)
+				return MQTX_TC_EFATAL;
+			if (mqtx_tc_parse_size(v, &o->limit))
+				return mqtx_extack_set(
+					ack, "%s: Illegal value for \"limit\": \"%s\"", kind, v);
 			o->has_limit = true;
-		} else {
+		} else if (strcmp(argv[i], "help") == 0) {
 			return mqtx_tc_unknown(kind, argv[i], ack);
+		} else {
+			mqtx_extack_set(ack, "%s: unknown parameter \"%s\"", kind, argv[i]);
+			return MQTX_TC_EUSAGE;
 		}
 	}
 	return 0;

@@ -91,6 +91,10 @@ static struct mqtx_pkt *codel_peek(struct mqtx_qdisc *q)
 
 /* ---- control path ---- */
 
+/*
+ * tc's codel_parse_opt(): a limit, target or interval of 0 is not sent (the kernel keeps what
+ * it has); ce_threshold and ecn are. codel_change() checks nothing.
+ */
 static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct codel_opt *o = opt;
@@ -101,13 +105,13 @@ static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack
 
 		if (strcmp(a, "limit") == 0) {
 			err = mqtx_tc_arg_u32(argc, argv, &i, &o->limit, ack);
-			o->has_limit = true;
+			o->has_limit = o->limit != 0;
 		} else if (strcmp(a, "target") == 0) {
 			err = mqtx_codel_arg_time(argc, argv, &i, &o->target, ack);
-			o->has_target = true;
+			o->has_target = o->target != 0;
 		} else if (strcmp(a, "interval") == 0) {
 			err = mqtx_codel_arg_time(argc, argv, &i, &o->interval, ack);
-			o->has_interval = true;
+			o->has_interval = o->interval != 0;
 		} else if (strcmp(a, "ce_threshold") == 0) {
 			err = mqtx_codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
 			o->has_ce_threshold = true;

@@ -229,37 +229,43 @@ static struct mqtx_pkt *fqc_peek(struct mqtx_qdisc *q)
 
 /* ---- control path ---- */
 
+/* An unsigned option @a that tc sends only when it is not 0 (fq_codel_parse_opt()). */
+static int fqc_u32(int argc, char **argv, int *i, uint32_t *v, bool *has, struct mqtx_extack *ack)
+{
+	int err = mqtx_tc_arg_u32(argc, argv, i, v, ack);
+
+	*has = !err && *v;
+	return err;
+}
+
+/* tc's fq_codel_parse_opt(): limit, flows, quantum, drop_batch, target and interval are not
+ * sent when 0; memory_limit and ce_threshold are. */
 static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o, struct mqtx_extack *ack)
 {
 	const char *a = argv[*i];
+	int err;
 
-	if (strcmp(a, "limit") == 0) {
-		o->has_limit = true;
-		return mqtx_tc_arg_u32(argc, argv, i, &o->limit, ack);
-	}
-	if (strcmp(a, "flows") == 0) {
-		o->has_flows = true;
-		return mqtx_tc_arg_u32(argc, argv, i, &o->flows, ack);
-	}
-	if (strcmp(a, "quantum") == 0) {
-		o->has_quantum = true;
-		return mqtx_tc_arg_u32(argc, argv, i, &o->quantum, ack);
-	}
-	if (strcmp(a, "drop_batch") == 0) {
-		o->has_drop_batch = true;
-		return mqtx_tc_arg_u32(argc, argv, i, &o->drop_batch, ack);
-	}
+	if (strcmp(a, "limit") == 0)
+		return fqc_u32(argc, argv, i, &o->limit, &o->has_limit, ack);
+	if (strcmp(a, "flows") == 0)
+		return fqc_u32(argc, argv, i, &o->flows, &o->has_flows, ack);
+	if (strcmp(a, "quantum") == 0)
+		return fqc_u32(argc, argv, i, &o->quantum, &o->has_quantum, ack);
+	if (strcmp(a, "drop_batch") == 0)
+		return fqc_u32(argc, argv, i, &o->drop_batch, &o->has_drop_batch, ack);
 	if (strcmp(a, "memory_limit") == 0) {
 		o->has_memory_limit = true;
 		return mqtx_tc_arg_size(argc, argv, i, &o->memory_limit, ack);
 	}
 	if (strcmp(a, "target") == 0) {
-		o->has_target = true;
-		return mqtx_codel_arg_time(argc, argv, i, &o->target, ack);
+		err = mqtx_codel_arg_time(argc, argv, i, &o->target, ack);
+		o->has_target = o->target != 0;
+		return err;
 	}
 	if (strcmp(a, "interval") == 0) {
-		o->has_interval = true;
-		return mqtx_codel_arg_time(argc, argv, i, &o->interval, ack);
+		err = mqtx_codel_arg_time(argc, argv, i, &o->interval, ack);
+		o->has_interval = o->interval != 0;
+		return err;
 	}
 	if (strcmp(a, "ce_threshold") == 0) {
 		o->has_ce_threshold = true;
@@ -275,24 +281,31 @@ static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o, struc
 
 static int fqc_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
+	int err;
+
 	for (int i = 0; i < argc; i++) {
-		if (fqc_parse_one(argc, argv, &i, opt, ack))
-			return -EINVAL;
+		err = fqc_parse_one(argc, argv, &i, opt, ack);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-/* Range checks of fq_codel_change(), before anything is touched. */
+/* fq_codel_change()'s checks, before anything is touched: "flows" only at creation and in
+ * 1..65536 (refused without a message: why goes to the log), the quantum at most 1 MiB. */
 static int fqc_validate(const struct fqc_opt *o, bool creating, struct mqtx_extack *ack)
 {
-	if (o->has_flows && !creating)
-		return mqtx_extack_set(ack, "fq_codel: \"flows\" can only be set at creation");
-	if (o->has_flows && (o->flows == 0 || o->flows > FQC_MAX_FLOWS))
-		return mqtx_extack_set(ack, "fq_codel: \"flows\" %u is not in 1..%u", o->flows,
-				       FQC_MAX_FLOWS);
+	if (o->has_flows && !creating) {
+		mqtx_log(MQTX_LOG_ERR, "fq_codel: \"flows\" can only be set at creation");
+		return -EINVAL;
+	}
+	if (o->has_flows && (o->flows == 0 || o->flows > FQC_MAX_FLOWS)) {
+		mqtx_log(MQTX_LOG_ERR, "fq_codel: \"flows\" %u is not in 1..%u", o->flows,
+			 FQC_MAX_FLOWS);
+		return -EINVAL;
+	}
 	if (o->has_quantum && o->quantum > FQC_QUANTUM_MAX)
-		return mqtx_extack_set(ack, "fq_codel: \"quantum\" %u is above %u", o->quantum,
-				       FQC_QUANTUM_MAX);
+		return mqtx_extack_set(ack, "Invalid quantum.");
 	return 0;
 }
 

@@ -73,6 +73,7 @@ static struct mqtx_pkt *ingress_peek(struct mqtx_qdisc *q)
 static int ingress_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct ingress_opt *o = opt;
+	int err;
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -80,16 +81,18 @@ static int ingress_parse(int argc, char **argv, void *opt, struct mqtx_extack *a
 		if (strcmp(a, "handle") == 0) {
 			/* tc's ingress takes "handle X" and ignores it: the handle is ffff:. */
 			if (!mqtx_tc_next_arg(argc, argv, &i, ack))
-				return -EINVAL;
+				return MQTX_TC_EFATAL;
 		} else if (strcmp(a, "rate") == 0) {
-			if (mqtx_tc_arg_rate(argc, argv, &i, &o->rate, ack))
-				return -EINVAL;
+			err = mqtx_tc_arg_rate(argc, argv, &i, &o->rate, ack);
+			if (err)
+				return err;
 			if (!o->rate)
 				return mqtx_extack_set(ack, "ingress: \"rate\" must be positive");
 			o->has_rate = true;
 		} else if (!strcmp(a, "burst") || !strcmp(a, "buffer") || !strcmp(a, "maxburst")) {
-			if (mqtx_tc_arg_size(argc, argv, &i, &o->burst, ack))
-				return -EINVAL;
+			err = mqtx_tc_arg_size(argc, argv, &i, &o->burst, ack);
+			if (err)
+				return err;
 			if (!o->burst)
 				return mqtx_extack_set(ack, "ingress: \"%s\" must be positive", a);
 			o->has_burst = true;

@@ -37,34 +37,56 @@ static const struct mqprio_opt mqprio_defaults = {
 	.hw = 1,
 };
 
+/* tc's get_u8()/get_u16() in base 10: what strtoul() reads, whole, up to @max. */
 static bool parse_uint(const char *s, unsigned long max, unsigned long *v)
 {
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+')
+	if (!s || !*s)
 		return false;
+	errno = 0;
 	*v = strtoul(s, &end, 10);
-	return !*end && *v <= max;
+	return end != s && !*end && errno != ERANGE && *v <= max;
 }
 
-/* "count@offset" */
+/* "count@offset" as tc splits it: strtok(.., "@"), so leading and doubled '@' are skipped and
+ * what follows a second one is ignored. */
 static bool parse_pair(const char *s, uint16_t *count, uint16_t *offset)
 {
-	char buf[32], *at;
-	unsigned long c, o;
+	char buf[64], *save, *c, *o;
+	unsigned long vc, vo;
 
 	if (strlen(s) >= sizeof(buf))
 		return false;
 	strcpy(buf, s);
-	at = strchr(buf, '@');
-	if (!at)
+	c = strtok_r(buf, "@", &save);
+	o = c ? strtok_r(NULL, "@", &save) : NULL;
+	if (!parse_uint(c, 0xFFFF, &vc) || !parse_uint(o, 0xFFFF, &vo))
 		return false;
-	*at = 0;
-	if (!parse_uint(buf, 0xFFFF, &c) || !parse_uint(at + 1, 0xFFFF, &o))
-		return false;
-	*count = (uint16_t)c;
-	*offset = (uint16_t)o;
+	*count = (uint16_t)vc;
+	*offset = (uint16_t)vo;
 	return true;
+}
+
+/* A word tc's mqprio_parse_opt() does not know: invarg(), exit -1. */
+static int unknown_arg(const char *w, struct mqtx_extack *ack)
+{
+	mqtx_extack_set(ack, "Error: argument \"%s\" is wrong: unknown argument", w);
+	return MQTX_TC_EFATAL;
+}
+
+/* A u8 option's value: tc's NEXT_ARG() then get_u8(.., 10). */
+static int parse_u8_arg(int argc, char **argv, int *i, uint8_t *out, struct mqtx_extack *ack)
+{
+	const char *name = argv[*i], *v = mqtx_tc_next_arg(argc, argv, i, ack);
+	unsigned long u;
+
+	if (!v)
+		return MQTX_TC_EFATAL;
+	if (!parse_uint(v, 255, &u))
+		return mqtx_extack_set(ack, "Illegal \"%s\" \"%s\"", name, v);
+	*out = (uint8_t)u;
+	return 0;
 }
 
 static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *ack)
@@ -72,15 +94,16 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 	struct mqprio_opt *o = optp;
 	unsigned long v;
 	unsigned pairs = 0;
+	int err;
 
 	*o = mqprio_defaults;
 	for (int i = 0; i < argc; i++) {
 		unsigned idx = 0;
 
 		if (!strcmp(argv[i], "num_tc")) {
-			if (++i >= argc || !parse_uint(argv[i], 255, &v))
-				return mqtx_extack_set(ack, "Illegal \"num_tc\"");
-			o->num_tc = (uint8_t)v;
+			err = parse_u8_arg(argc, argv, &i, &o->num_tc, ack);
+			if (err)
+				return err;
 		} else if (!strcmp(argv[i], "map")) {
 			/* Up to 16 numbers; the rest of the map is 0 (tc). */
 			for (;
@@ -95,12 +118,13 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 			     idx++, i++)
 				pairs++;
 		} else if (!strcmp(argv[i], "hw")) {
-			if (++i >= argc || !parse_uint(argv[i], 255, &v))
-				return mqtx_extack_set(ack, "Illegal \"hw\"");
-			o->hw = (uint8_t)v;
+			err = parse_u8_arg(argc, argv, &i, &o->hw, ack);
+			if (err)
+				return err;
+		} else if (!strcmp(argv[i], "help")) {
+			return mqtx_tc_unknown("mqprio", argv[i], ack);
 		} else {
-			return mqtx_extack_set(ack, "argument \"%s\" is wrong: unknown argument",
-					       argv[i]);
+			return unknown_arg(argv[i], ack);
 		}
 	}
 	if (pairs > o->num_tc)
@@ -118,31 +142,38 @@ static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
 	unsigned real = mqtx_dev_real_num_txq(dev);
 
 	if (o->num_tc > MQTX_TC_MAX)
-		return mqtx_extack_set(ack, "Number of traffic classes is outside valid range");
+		return mqtx_extack_set(
+			ack,
+			"Number of traffic classes is outside valid range. (num_tc %u, "
+			"at most %u)",
+			o->num_tc, MQTX_TC_MAX);
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
 		if (o->map[i] >= o->num_tc)
-			return mqtx_extack_set(ack, "Invalid traffic class in priority to traffic "
-						    "class mapping");
+			return mqtx_extack_set(ack,
+					       "Invalid traffic class in priority to traffic class "
+					       "mapping. (priority %u to TC %u of %u)",
+					       i, o->map[i], o->num_tc);
 	}
 	if (o->hw)
 		return 0; /* counts are the driver's business with offload (refused below) */
 	for (unsigned i = 0; i < o->num_tc; i++) {
 		unsigned last = (unsigned)o->offset[i] + o->count[i];
 
+		/* These three are NL_SET_ERR_MSG_FMT_MOD(): the module's name comes first. */
 		if (!o->count[i])
-			return mqtx_extack_set(ack, "No queues for TC %u", i);
+			return mqtx_extack_set(ack, "sch_mqprio_lib: No queues for TC %u", i);
 		if (o->offset[i] >= real || last > real)
 			return mqtx_extack_set(ack,
-					       "Queues %u:%u for TC %u exceed the %u TX "
-					       "queues available",
+					       "sch_mqprio_lib: Queues %u:%u for TC %u exceed the "
+					       "%u TX queues available",
 					       o->count[i], o->offset[i], i, real);
 		for (unsigned j = i + 1; j < o->num_tc; j++) {
 			unsigned lj = (unsigned)o->offset[j] + o->count[j];
 
 			if (o->offset[i] < lj && o->offset[j] < last)
 				return mqtx_extack_set(ack,
-						       "TC %u queues %u@%u overlap with TC %u "
-						       "queues %u@%u",
+						       "sch_mqprio_lib: TC %u queues %u@%u overlap "
+						       "with TC %u queues %u@%u",
 						       i, o->count[i], o->offset[i], j, o->count[j],
 						       o->offset[j]);
 		}
@@ -197,7 +228,9 @@ static int mqprio_init(struct mqtx_qdisc *q, const void *optp, struct mqtx_extac
 	if (err)
 		return err;
 	if (o->hw)
-		return mqtx_extack_set(ack, "Device does not support hardware offload");
+		return mqtx_extack_set(ack,
+				       "Device does not support hardware offload. (hw %u on %s)",
+				       o->hw, mqtx_dev_name(q->dev));
 	pp->cfg = *o;
 	pp->hook = (struct mqtx_hook){ mqprio_filter, q };
 	err = mqtx_tcf_block_get(q->egress_block, &pp->block);

@@ -2,6 +2,7 @@
 /* prio: strict-priority bands, each a class with its own child qdisc (Linux sch_prio.c). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mqtx/cls.h>
@@ -17,7 +18,7 @@
 /* What tc sends (prio_parse_opt): the whole configuration, bands 3 and the default map unless
  * the command gives them, so a change replaces everything. */
 struct prio_opt {
-	uint32_t bands;
+	uint32_t bands; /* tc's int: "bands -1" reaches the kernel, which refuses it */
 	uint8_t priomap[PRIO_MAP_LEN];
 };
 
@@ -185,10 +186,25 @@ static void prio_purge_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c, struct 
 
 /* ---- control path ---- */
 
+/* tc's get_integer(.., 10): a C int as strtol() reads it. */
+static int parse_int(const char *s, int32_t *v)
+{
+	char *end;
+	long r;
+
+	errno = 0;
+	r = strtol(s, &end, 10);
+	if (!*s || *end || errno == ERANGE || r < INT32_MIN || r > INT32_MAX)
+		return -EINVAL;
+	*v = (int32_t)r;
+	return 0;
+}
+
 /*
  * tc's prio_parse_opt(): after "priomap", every word that is not a keyword is the next entry
- * of the map (base 10), checked against the bands given so far; the entries not given keep
- * the default map's values.
+ * of the map (base 10), checked against the bands given so far (as unsigned numbers: with a
+ * negative count, every entry passes); the entries not given keep the default map's values.
+ * The ranges are the kernel's to check (prio_tune()).
  */
 static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
@@ -200,25 +216,32 @@ static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		uint32_t band;
+		int32_t n;
 
 		if (!strcmp(a, "bands")) {
-			if (mqtx_tc_arg_u32_dec(argc, argv, &i, &o->bands, ack))
-				return -EINVAL;
+			const char *v = mqtx_tc_next_arg(argc, argv, &i, ack);
+
+			if (!v)
+				return MQTX_TC_EFATAL;
+			if (parse_int(v, &n))
+				return mqtx_extack_set(ack, "Illegal \"bands\" \"%s\"", v);
+			o->bands = (uint32_t)n;
 		} else if (!strcmp(a, "priomap")) {
 			if (map)
-				return mqtx_extack_set(ack, "prio: duplicate \"priomap\"");
+				return mqtx_extack_set(ack, "Error: duplicate priomap");
 			map = true;
-		} else if (!map) {
+		} else if (!strcmp(a, "multiqueue")) {
+			/* tc sends TCA_PRIO_MQ, which Linux has ignored since 2.6.28 */
+		} else if (!map || !strcmp(a, "help")) {
 			return mqtx_tc_unknown("prio", a, ack);
 		} else if (mqtx_tc_parse_u32_dec(a, &band)) {
-			return mqtx_extack_set(ack, "prio: illegal \"priomap\" element \"%s\"", a);
+			return mqtx_extack_set(ack, "Illegal \"priomap\" element \"%s\"", a);
 		} else if (band >= o->bands) {
-			return mqtx_extack_set(
-				ack, "prio: \"priomap\" element \"%s\" is out of bands", a);
+			return mqtx_extack_set(ack, "\"priomap\" element \"%s\" is out of bands",
+					       a);
 		} else if (idx >= PRIO_MAP_LEN) {
-			return mqtx_extack_set(
-				ack, "prio: \"priomap\" has more than %u elements at \"%s\"",
-				PRIO_MAP_LEN, a);
+			return mqtx_extack_set(ack, "\"priomap\" index > TC_PRIO_MAX=%u at \"%s\"",
+					       PRIO_MAP_LEN - 1, a);
 		} else {
 			o->priomap[idx++] = (uint8_t)band;
 		}
@@ -226,17 +249,24 @@ static int prio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 	return 0;
 }
 
-/* prio_tune()'s checks: 2..16 bands, and a map that names only those. */
-static int prio_check(const struct prio_opt *o, struct mqtx_extack *ack)
+/* prio_tune()'s checks: 2..16 bands, and a map that names only those. Linux refuses without a
+ * message: why goes to the log. */
+static int prio_check(const struct prio_opt *o)
 {
-	if (o->bands < PRIO_MIN_BANDS || o->bands > PRIO_MAX_BANDS)
-		return mqtx_extack_set(ack, "prio: \"bands\" %u is not in %u..%u", o->bands,
-				       PRIO_MIN_BANDS, PRIO_MAX_BANDS);
+	int32_t bands = (int32_t)o->bands;
+
+	if (bands < PRIO_MIN_BANDS || bands > PRIO_MAX_BANDS) {
+		mqtx_log(MQTX_LOG_ERR, "prio: \"bands\" %d is not in %u..%u", bands, PRIO_MIN_BANDS,
+			 PRIO_MAX_BANDS);
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < PRIO_MAP_LEN; i++) {
-		if (o->priomap[i] >= o->bands)
-			return mqtx_extack_set(
-				ack, "prio: \"priomap\" element %u (%u) is out of %u bands", i,
-				o->priomap[i], o->bands);
+		if (o->priomap[i] >= o->bands) {
+			mqtx_log(MQTX_LOG_ERR,
+				 "prio: \"priomap\" entry %u is band %u, out of %u bands", i,
+				 o->priomap[i], o->bands);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -247,7 +277,7 @@ static int prio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *
 	struct prio_priv *p = mqtx_qdisc_priv(q);
 	int err;
 
-	err = prio_check(o, ack);
+	err = prio_check(o);
 	if (!err)
 		err = mqtx_tcf_block_get(q->egress_block, &p->block);
 	if (err)
@@ -276,7 +306,7 @@ static int prio_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 
 	if (!o)
 		return 0;
-	err = prio_check(o, ack);
+	err = prio_check(o);
 	if (err)
 		return err;
 	for (uint32_t b = p->bands; b < o->bands; b++) {

@@ -14,10 +14,6 @@
 #define TBF_LL_ETHERNET 1 /* TC_LINKLAYER_ETHERNET, tc's default */
 #define TBF_LL_ATM	2 /* TC_LINKLAYER_ATM */
 
-#define TBF_USAGE                                                                         \
-	"Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ] " \
-	"[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]"
-
 /*
  * The options as tc sends them (tbf_parse_opt): the whole configuration every time, so a
  * change replaces the current one and what the command leaves out (a peak rate, an overhead)
@@ -284,18 +280,30 @@ static int tbf_parse_one(struct tbf_opt *o, uint64_t *latency, enum tbf_word w, 
 	}
 }
 
-/* What tc checks and works out once every option is read. */
+/* Appends one of tc's complaints about what is missing to @ack. */
+static void tbf_missing(struct mqtx_extack *ack, const char *msg)
+{
+	size_t n = strlen(ack->msg);
+
+	snprintf(ack->msg + n, sizeof(ack->msg) - n, "%s%s", n ? "\n" : "", msg);
+}
+
+/* What tc checks and works out once every option is read: it names everything missing, then
+ * its usage follows (tbf_parse_opt()). */
 static int tbf_complete(struct tbf_opt *o, uint64_t latency, struct mqtx_extack *ack)
 {
+	ack->msg[0] = '\0';
 	if (!o->rate)
-		return mqtx_extack_set(ack, "tbf: the \"rate\" parameter is mandatory.");
+		tbf_missing(ack, "tbf: the \"rate\" parameter is mandatory.");
 	if (!o->burst)
-		return mqtx_extack_set(ack, "tbf: the \"burst\" parameter is mandatory.");
+		tbf_missing(ack, "tbf: the \"burst\" parameter is mandatory.");
 	if (o->peakrate && !o->mtu)
-		return mqtx_extack_set(ack, "tbf: when \"peakrate\" is specified, \"mtu\" "
-					    "must also be specified.");
+		tbf_missing(ack, "tbf: when \"peakrate\" is specified, \"mtu\" must also be "
+				 "specified.");
 	if (!o->limit && !latency)
-		return mqtx_extack_set(ack, "tbf: either \"limit\" or \"latency\" is required.");
+		tbf_missing(ack, "tbf: either \"limit\" or \"latency\" is required.");
+	if (ack->msg[0])
+		return MQTX_TC_EUSAGE;
 	if (!o->peakrate)
 		o->mtu = 0;
 	if (!o->limit) {
@@ -325,18 +333,22 @@ static int tbf_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 		const char *v;
 
 		if (w == W_NONE && !strcmp(argv[i], "help"))
-			return mqtx_extack_set(ack, TBF_USAGE);
-		if (w == W_NONE)
-			return mqtx_extack_set(ack, "tbf: unknown parameter \"%s\"", argv[i]);
+			return mqtx_tc_unknown("tbf", argv[i], ack);
+		if (w == W_NONE) {
+			mqtx_extack_set(ack, "tbf: unknown parameter \"%s\"", argv[i]);
+			return MQTX_TC_EUSAGE;
+		}
 		v = mqtx_tc_next_arg(argc, argv, &i, ack);
-		if (!v || tbf_parse_one(o, &latency, w, argv[i - 1], v, ack))
+		if (!v)
+			return MQTX_TC_EFATAL;
+		if (tbf_parse_one(o, &latency, w, argv[i - 1], v, ack))
 			return -EINVAL;
 	}
 	return tbf_complete(o, latency, ack);
 }
 
 /* Linux's tbf_change on what tc sent: both buckets in time, with the link-layer charges. */
-static int tbf_resolve(const struct tbf_opt *o, struct tbf_cfg *c, struct mqtx_extack *ack)
+static int tbf_resolve(const struct tbf_opt *o, struct tbf_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->rate.rate = o->rate;
@@ -350,9 +362,16 @@ static int tbf_resolve(const struct tbf_opt *o, struct tbf_cfg *c, struct mqtx_e
 	if (o->peakrate) {
 		c->peak = c->rate;
 		c->peak.rate = o->peakrate;
-		if (c->peak.rate <= c->rate.rate)
-			return mqtx_extack_set(ack,
-					       "tbf: \"peakrate\" must be higher than \"rate\"");
+		if (c->peak.rate <= c->rate.rate) {
+			char pr[MQTX_TC_BUF], r[MQTX_TC_BUF];
+
+			/* Linux refuses without a message and warns in its log. */
+			mqtx_log(MQTX_LOG_ERR,
+				 "tbf: \"peakrate\" %s is not higher than \"rate\" %s",
+				 mqtx_tc_print_rate(pr, sizeof(pr), c->peak.rate),
+				 mqtx_tc_print_rate(r, sizeof(r), c->rate.rate));
+			return -EINVAL;
+		}
 		c->mtu_ns = mqtx__ratecfg_l2t_ns(&c->peak, o->mtu);
 		if (o->mtu < c->max_size)
 			c->max_size = o->mtu;
@@ -382,7 +401,7 @@ static int tbf_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	if (!opt) /* tbf_init: there is no default rate */
 		return mqtx_extack_set(ack, "tbf: needs \"rate\", \"burst\" and \"limit\" or "
 					    "\"latency\"");
-	err = tbf_resolve(opt, &c, ack);
+	err = tbf_resolve(opt, &c);
 	if (err)
 		return err;
 	tbf_apply(q, &c);
@@ -398,9 +417,10 @@ static int tbf_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	int err;
 
 	(void)to_free;
+	(void)ack;
 	if (!opt)
 		return 0;
-	err = tbf_resolve(opt, &c, ack);
+	err = tbf_resolve(opt, &c);
 	if (err)
 		return err;
 	mqtx_qdisc_lock(q);
@@ -499,10 +519,14 @@ static void tbf_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		if ((c->mtu_ns >> 6) || c->peak.mpu)
 			tbf_dump_bucket(d, "minburst", "mtu", &c->peak, c->mtu_ns);
 	}
-	if (lat >= 0)
-		mqtx_dump_time(d, "lat", "lat %s", (uint64_t)lat * 1000);
-	else
+	if (lat >= 0) {
+		/* tc's JSON has the whole latency; its text goes through sprint_time()'s u32 of
+		 * microseconds, which wraps past 71 minutes. */
+		mqtx_dump_time(d, "lat", NULL, (uint64_t)lat * 1000);
+		mqtx_dump_time(d, NULL, "lat %s", (uint64_t)(uint32_t)(uint64_t)lat * 1000);
+	} else {
 		mqtx_dump_size(d, "limit", "limit %s", c->limit);
+	}
 	if (c->rate.overhead)
 		mqtx_dump_uint(d, "overhead", "overhead %" PRIu64, c->rate.overhead);
 	if (c->linklayer > TBF_LL_ETHERNET || mqtx_dump_details(d))

@@ -277,9 +277,10 @@ static int parse_one(int argc, char **argv, int *i, struct wme_qopt *o, struct a
 	}
 	if (!strcmp(a, "limit")) {
 		uint32_t lim;
+		int err = mqtx_tc_arg_u32(argc, argv, i, &lim, ack);
 
-		if (mqtx_tc_arg_u32(argc, argv, i, &lim, ack))
-			return -EINVAL;
+		if (err)
+			return err;
 		if (!lim || lim > LIMIT_MAX)
 			return mqtx_extack_set(ack, "\"limit\" value \"%s\" out of range 1..%u",
 					       argv[*i], LIMIT_MAX);
@@ -291,8 +292,10 @@ static int parse_one(int argc, char **argv, int *i, struct wme_qopt *o, struct a
 		return 0;
 	}
 	if (!strcmp(a, "deadline")) {
-		if (mqtx_tc_arg_time(argc, argv, i, &v, ack))
-			return -EINVAL;
+		int err = mqtx_tc_arg_time(argc, argv, i, &v, ack);
+
+		if (err)
+			return err;
 		acs = ctx_take(c);
 		for (unsigned ac = 0; ac < NUM_AC; ac++)
 			if (acs & (1u << ac))
@@ -312,15 +315,19 @@ static int parse_one(int argc, char **argv, int *i, struct wme_qopt *o, struct a
 		return mqtx_codel_arg_time(argc, argv, i, t ? &o->target : &o->interval, ack);
 	}
 	if (!strcmp(a, "quantum")) {
+		int err = mqtx_tc_arg_u32(argc, argv, i, &o->quantum, ack);
+
 		o->has_quantum = true;
-		if (mqtx_tc_arg_u32(argc, argv, i, &o->quantum, ack))
-			return -EINVAL;
+		if (err)
+			return err;
 		return o->quantum ? 0 : mqtx_extack_set(ack, "\"quantum\" must be at least 1");
 	}
 	if (!strcmp(a, "flows")) {
+		int err = mqtx_tc_arg_u32(argc, argv, i, &o->flows, ack);
+
 		o->has_flows = true;
-		if (mqtx_tc_arg_u32(argc, argv, i, &o->flows, ack))
-			return -EINVAL;
+		if (err)
+			return err;
 		if (!o->flows || o->flows > WME_FQ_FLOWS_MAX)
 			return mqtx_extack_set(ack, "\"flows\" value \"%s\" out of range 1..%u",
 					       argv[*i], WME_FQ_FLOWS_MAX);
@@ -338,10 +345,13 @@ static int wme_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct wme_qopt *o = opt;
 	struct ac_ctx c = { 0 };
+	int err;
 
-	for (int i = 0; i < argc; i++)
-		if (parse_one(argc, argv, &i, o, &c, ack))
-			return -EINVAL;
+	for (int i = 0; i < argc; i++) {
+		err = parse_one(argc, argv, &i, o, &c, ack);
+		if (err)
+			return err;
+	}
 	if (c.acs && !c.used)
 		return mqtx_extack_set(ack, "an access category must be followed by \"limit\" or "
 					    "\"deadline\"");

@@ -103,13 +103,19 @@ void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const
 	put(d, true, "\"");
 }
 
-/* A value tc prints in words but iproute2's JSON carries as the number @json. */
+/* A value tc prints in words but iproute2's JSON carries as the number @json; without @key it
+ * is text only, without @text JSON only (tc prints some values differently in each). */
 static void dump_unit(struct mqtx_dump *d, const char *key, const char *text, const char *words,
 		      uint64_t json)
 {
-	sep(d, key);
-	text_str(d, text, words);
-	put(d, true, "%" PRIu64, json);
+	if (text) {
+		text_sep(d);
+		text_str(d, text, words);
+	}
+	if (key) {
+		put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
+		put(d, true, "%" PRIu64, json);
+	}
 }
 
 void mqtx_dump_time(struct mqtx_dump *d, const char *key, const char *text, uint64_t ns)

@@ -2,61 +2,48 @@
 /* Qdisc handles and class ids, parsed and printed as tc(8) does. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sched/qtree.h"
 
-/* Up to 8 hex digits into *@v; returns the characters consumed (0: none). */
-static size_t hex_prefix(const char *s, uint64_t *v)
+/*
+ * tc reads handles with strtoul(s, &end, 16) into a 32-bit variable (get_qdisc_handle() and
+ * get_tc_classid() in iproute2's utils.c): leading blanks, a sign and a "0x" are accepted, and
+ * the value is cut to 32 bits before it is checked. The same calls here give the same answers.
+ */
+static uint32_t hex32(const char *s, const char **end)
 {
-	size_t i = 0;
+	char *e;
+	uint32_t v = (uint32_t)strtoul(s, &e, 16);
 
-	*v = 0;
-	for (; s[i]; i++) {
-		char c = s[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		if (*v < (1ull << 40))
-			*v = *v * 16 + d;
-	}
-	return i;
+	*end = e;
+	return v;
 }
 
 int mqtx__handle_parse(const char *s, uint32_t *h)
 {
-	uint64_t maj;
-	size_t n;
+	const char *end;
+	uint32_t maj;
 
 	if (!strcmp(s, "none")) {
 		*h = 0;
 		return 0;
 	}
-	n = hex_prefix(s, &maj);
-	/* tc: a major above ffff ("10000:") or anything but ':' after it ("123^") is refused. */
-	if (!n || maj > 0xFFFF)
+	maj = hex32(s, &end);
+	if (end == s || maj > 0xFFFF)
 		return -EINVAL;
-	s += n;
-	if (*s == ':')
-		s++;
-	/* tc ignores what follows ':'; a minor other than 0 is refused here instead. */
-	if (*s && strcmp(s, "0"))
+	/* What follows ':' is never read: "1:2" is 1: ("handle 4:zz" is 4:). */
+	if (*end != ':' && *end)
 		return -EINVAL;
-	*h = (uint32_t)maj << 16;
+	*h = maj << 16;
 	return 0;
 }
 
 int mqtx__classid_parse(const char *s, uint32_t *h)
 {
-	uint64_t maj = 0, min = 0;
-	size_t n;
+	const char *end;
+	uint32_t maj, min;
 
 	if (!strcmp(s, "root")) {
 		*h = MQTX_H_ROOT;
@@ -66,22 +53,26 @@ int mqtx__classid_parse(const char *s, uint32_t *h)
 		*h = 0;
 		return 0;
 	}
-	n = hex_prefix(s, &maj);
-	s += n;
-	if (*s != ':') {
-		/* "X" alone is a minor of major 0 in tc's get_tc_classid(). */
-		if (!n || *s || maj > 0xFFFF)
+	maj = hex32(s, &end);
+	if (end == s) {
+		maj = 0; /* ":Y" */
+		if (*end != ':')
 			return -EINVAL;
-		*h = (uint32_t)maj;
+	}
+	if (*end != ':') {
+		/* "X" alone is X itself, a minor of major 0 unless it has more digits. */
+		if (*end)
+			return -EINVAL;
+		*h = maj;
 		return 0;
 	}
 	if (maj > 0xFFFF)
 		return -EINVAL;
-	s++;
-	n = hex_prefix(s, &min);
-	if (s[n] || min > 0xFFFF)
+	s = end + 1;
+	min = hex32(s, &end);
+	if (*end || min > 0xFFFF)
 		return -EINVAL;
-	*h = (uint32_t)(maj << 16 | min);
+	*h = maj << 16 | min;
 	return 0;
 }
 

@@ -6,15 +6,15 @@
 #include <mqtx/qdisc.h>
 
 /**
- * mqtx__handle_parse() - a qdisc handle as tc(8) writes it: hex major, optionally followed by
- * ':' ("1:", "8001", "ffff:"); "none" is 0. Return: 0, or -EINVAL (empty, not hex, a minor
- * given, major above ffff).
+ * mqtx__handle_parse() - a qdisc handle as tc(8) reads it: a hex major as strtoul() takes it
+ * ("1:", "8001", "0x10:", "ffff:"), what follows a ':' ignored ("1:2" is 1:); "none" is 0.
+ * Return: 0, or -EINVAL (no digits, anything but ':' after them, major above ffff).
  */
 int mqtx__handle_parse(const char *s, uint32_t *h);
 
 /**
- * mqtx__classid_parse() - a class id: "root", "none", "X:Y", "X:", ":Y" or "X" (hex).
- * Return: 0, or -EINVAL.
+ * mqtx__classid_parse() - a class id: "root", "none", "X:Y", "X:", ":Y" or "X", each number
+ * hex as strtoul() takes it ("0x1:0x3"). Return: 0, or -EINVAL.
  */
 int mqtx__classid_parse(const char *s, uint32_t *h);
 
@@ -36,16 +36,19 @@ void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l);
 
 /**
  * struct mqtx_qreq - one "qdisc add/replace/change" request, already parsed.
- * @flags: MQTX_QREQ_*: add = CREATE|EXCL, replace = CREATE|REPLACE, change = 0.
+ * @flags: MQTX_QREQ_*: add = CREATE|EXCL, replace = CREATE|REPLACE, change = 0, link =
+ *         REPLACE.
  * @parent: MQTX_H_ROOT, MQTX_H_INGRESS or a class id (0: none given, @handle required).
  * @handle: the major:0 handle asked for, or 0.
- * @ops: the kind (NULL: none given).
+ * @kind: the kind named (NULL: none), which may be one no registered ops has.
+ * @ops: its ops (NULL: none given, or unknown).
  * @opt: the options parsed by @ops->parse, or NULL when none were given.
  * @blocks: the shared filter blocks asked for (tc's ingress_block, egress_block), 0: none.
  */
 struct mqtx_qreq {
 	unsigned flags;
 	uint32_t parent, handle;
+	const char *kind;
 	const struct mqtx_qdisc_ops *ops;
 	const void *opt;
 	uint32_t blocks[2];
@@ -59,11 +62,24 @@ struct mqtx_qreq {
 int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack);
 
 /**
- * mqtx__qdisc_delete() - delete the qdisc at @parent (and/or with @handle): its place gets
- * the default again (Linux re-attaches the defaults after a root delete). Return: 0 or -errno.
+ * mqtx__qdisc_delete() - delete the qdisc at @parent (with @handle, if not 0, and of @kind, if
+ * not NULL): its place gets the default again (Linux re-attaches the defaults after a root
+ * delete). As Linux, @parent must be given: a handle alone finds the qdisc and is then
+ * refused. Return: 0 or -errno.
  */
-int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle,
+int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, const char *kind,
 		       struct mqtx_extack *ack);
+
+/**
+ * mqtx__class_modify() - "class add|change|replace" (@flags as for a qdisc) or "class del"
+ * (@del) of class @clid below @parent (0: not given, MQTX_H_ROOT: root), answered as
+ * tc_ctl_tclass() answers: the qdisc and class named are found, and, as no built-in qdisc
+ * makes, changes or deletes a class, the request is refused (why is logged). Takes the
+ * config lock. Return: -ENOENT, -EINVAL, -EEXIST or -EOPNOTSUPP, with @ack's message where
+ * Linux gives one.
+ */
+int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t parent,
+		       uint32_t clid, struct mqtx_extack *ack);
 
 /** mqtx__qtree_root() - the root qdisc (mq/mqprio, or queue 0's). Config lock held. */
 struct mqtx_qdisc *mqtx__qtree_root(struct mqtx_dev *dev);
@@ -127,6 +143,13 @@ void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
 /** mqtx__qtree_abort() - free a prepared plan that will not be committed. */
 void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/**
+ * mqtx__qtree_clear() - a down device's root deleted: every queue back to no qdisc (Linux's
+ * noop, which no dump lists), the root freed; mqtx_dev_open() attaches the defaults. Config
+ * lock held, the device down. Cannot fail.
+ */
+void mqtx__qtree_clear(struct mqtx_dev *dev);
 
 /** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
  *  their TX queues). */

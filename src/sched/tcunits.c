@@ -232,7 +232,8 @@ char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes)
 const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *ack)
 {
 	if (*i + 1 >= argc) {
-		mqtx_extack_set(ack, "option \"%s\" needs a value", argv[*i]);
+		/* tc's NEXT_ARG(): incomplete_command(), which names no word. */
+		mqtx_extack_set(ack, "Command line is not complete. Try option \"help\"");
 		return NULL;
 	}
 	return argv[++*i];
@@ -244,7 +245,7 @@ const char *mqtx_tc_next_arg(int argc, char **argv, int *i, struct mqtx_extack *
 		const char *opt = argv[*i];                                                      \
 		const char *val = mqtx_tc_next_arg(argc, argv, i, ack);                          \
 		if (!val)                                                                        \
-			return -EINVAL;                                                          \
+			return MQTX_TC_EFATAL;                                                   \
 		if (parse(val, v))                                                               \
 			return mqtx_extack_set(ack, "illegal \"%s\" value \"%s\" (expected %s)", \
 					       opt, val, what);                                  \
@@ -259,7 +260,14 @@ DEFINE_ARG(rate, uint64_t, mqtx_tc_parse_rate, "a rate such as 1mbit")
 
 int mqtx_tc_unknown(const char *kind, const char *tok, struct mqtx_extack *ack)
 {
-	return mqtx_extack_set(ack, "%s: what is \"%s\"?", kind, tok);
+	(void)kind;
+	if (!strcmp(tok, "help")) {
+		if (ack)
+			ack->msg[0] = '\0';
+	} else {
+		mqtx_extack_set(ack, "What is \"%s\"?", tok);
+	}
+	return MQTX_TC_EUSAGE;
 }
 
 int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)

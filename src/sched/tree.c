@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
 /* The qdisc tree of a device: lookup, add/replace/change/delete as tc_modify_qdisc, defaults. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "sched/qtree.h"
 
 /* ---- lookup ---- */
+
+/* How messages name a place or a qdisc, as tc writes it: "root", "ingress", "1:", "1:2". Each
+ * message keeps the kernel's sentence, then names the input it is about in parentheses. */
+struct hname {
+	char s[16];
+};
+
+static const char *hn(uint32_t h, struct hname *b)
+{
+	if (h == MQTX_H_ROOT)
+		return "root";
+	if (h == MQTX_H_INGRESS)
+		return "ingress";
+	snprintf(b->s, sizeof(b->s), MQTX_H_MIN(h) ? "%x:%x" : "%x:", MQTX_H_MAJ(h) >> 16,
+		 MQTX_H_MIN(h));
+	return b->s;
+}
 
 static bool is_noop(const struct mqtx_qdisc *q)
 {
@@ -65,6 +83,8 @@ uint32_t mqtx__qdisc_refcnt(struct mqtx_dev *dev, struct mqtx_qdisc *q)
 
 bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_qdisc *parent)
 {
+	if (q->flags & MQTX_QF_HIDDEN)
+		return false;
 	if (!parent || q->handle)
 		return true;
 	/* mq hashes its default children of active queues; other defaults stay hidden. */
@@ -74,17 +94,24 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 
 /* ---- grafting one qdisc ---- */
 
+#define MAX_DEPTH 7 /* qdisc_graft(): a class of a qdisc this deep takes no child */
+
 /* qdisc_leaf(): the child of class @clid of @p. */
 static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 		   struct mqtx_qdisc **out)
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
 	uint32_t m = MQTX_H_MIN(clid);
+	struct hname b;
 
-	if (!cl)
+	if (!cl) {
+		mqtx_extack_set(ack, "Parent qdisc is not classful. (%s %s)", p->ops->id,
+				hn(p->handle, &b));
 		return -EOPNOTSUPP;
+	}
 	if (!m || m > cl->count(p)) {
-		mqtx_extack_set(ack, "Specified class not found.");
+		mqtx_extack_set(ack, "Specified class not found. (class %s of %s has %u classes)",
+				hn(clid, &b), p->ops->id, cl->count(p));
 		return -ENOENT;
 	}
 	*out = cl->leaf(p, m);
@@ -182,6 +209,37 @@ static int create_at_root(struct mqtx_dev *dev, const struct mqtx_qreq *rq, uint
 	return 0;
 }
 
+/* How deep @p sits: the root is 0, each class below adds one (Qdisc.depth in Linux). */
+static unsigned depth_of(struct mqtx_dev *dev, struct mqtx_qdisc *p)
+{
+	unsigned d = 0;
+
+	while (p && p->parent != MQTX_H_ROOT && d < MAX_DEPTH) {
+		p = mqtx__qdisc_find(dev, MQTX_H_MAJ(p->parent));
+		d++;
+	}
+	return d;
+}
+
+/* qdisc_graft()'s checks on a new child of a class, made after the child was created as
+ * Linux's are (qdisc_create() runs before them). */
+static int class_takes(struct mqtx_dev *dev, struct mqtx_qdisc *p, struct mqtx_qdisc *q,
+		       struct mqtx_extack *ack)
+{
+	struct hname b;
+
+	if (!q->ops->enqueue) {
+		mqtx_extack_set(ack, "Cannot assign noqueue to a class. (%s)", hn(q->parent, &b));
+		return -EINVAL;
+	}
+	if (depth_of(dev, p) >= MAX_DEPTH) {
+		mqtx_extack_set(ack, "Qdisc hierarchy is too deep. (%s is %u levels down)",
+				hn(p->handle, &b), MAX_DEPTH);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t clid,
 			   const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 			   const uint32_t *blocks, struct mqtx_extack *ack)
@@ -202,7 +260,9 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 			return -ENOMEM;
 	}
 	err = mqtx__qdisc_create_at(dev, txq, ops, handle, clid, opt, blocks, ack, &q);
-	if (!err)
+	if (!err && (err = class_takes(dev, p, q, ack)))
+		mqtx_qdisc_destroy(q);
+	else if (!err)
 		graft_class(dev, p, m, q, qs);
 	mqtx__free(qs);
 	return err;
@@ -215,7 +275,9 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 
 	if (!(rq->ops->static_flags & MQTX_QF_INGRESS)) {
 		mqtx_extack_set(ack,
-				"Specified parent ID is reserved for ingress and clsact Qdiscs.");
+				"Specified parent ID is reserved for ingress and clsact Qdiscs. "
+				"(parent ingress, kind %s)",
+				rq->ops->id);
 		return -EINVAL;
 	}
 	err = mqtx__qdisc_create_at(dev, &dev->txq[0], rq->ops, 0xFFFF0000u, MQTX_H_INGRESS,
@@ -228,17 +290,20 @@ static int create_ingress(struct mqtx_dev *dev, const struct mqtx_qreq *rq, stru
 	return 0;
 }
 
+/* create_n_graft2 in tc_modify_qdisc(): qdisc_create() and the graft. */
 static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 			  struct mqtx_extack *ack)
 {
 	uint32_t handle = rq->handle;
-	uint32_t fl = rq->ops->static_flags;
+	uint32_t fl;
 	int err;
 
-	if (!(rq->flags & MQTX_QREQ_CREATE)) {
-		mqtx_extack_set(ack, "Qdisc not found. To create specify NLM_F_CREATE flag.");
+	if (!rq->ops) {
+		mqtx_extack_set(ack, "Specified qdisc kind is unknown. (\"%s\")",
+				rq->kind ? rq->kind : "none given");
 		return -ENOENT;
 	}
+	fl = rq->ops->static_flags;
 	/* qdisc_block_indexes_set(): only kinds that take a shared block get one. */
 	if (rq->blocks[0] && !(fl & MQTX_QF_INGRESS_BLOCK)) {
 		mqtx_extack_set(ack, "Ingress block sharing is not supported");
@@ -256,7 +321,8 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
 	if (!handle && !(handle = next_handle(dev))) {
-		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded.");
+		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded. (dev %s)",
+				mqtx_dev_name(dev));
 		return -ENOSPC;
 	}
 	if (!p)
@@ -277,7 +343,10 @@ static int change(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack
 	if (!opt)
 		return 0; /* qdisc_change() without TCA_OPTIONS changes nothing */
 	if (!q->ops->change) {
-		mqtx_extack_set(ack, "Change operation not supported by specified qdisc.");
+		struct hname b;
+
+		mqtx_extack_set(ack, "Change operation not supported by specified qdisc. (%s %s)",
+				q->ops->id, hn(q->handle, &b));
 		return -EOPNOTSUPP;
 	}
 	/* The qdisc takes its own lock for what the data path sees (ops->change). */
@@ -291,28 +360,56 @@ static bool contains(struct mqtx_qdisc *q, struct mqtx_qdisc *x)
 	return x && q->handle && find_below(q, x->handle) == x;
 }
 
-/* The existing qdisc @q named by handle: Linux would graft it again where it is. */
+/* Whether @kind (NULL: none given) names another kind than @q's (nla_strcmp(TCA_KIND)). */
+static bool other_kind(const char *kind, const struct mqtx_qdisc *q)
+{
+	return kind && strcmp(kind, q->ops->id);
+}
+
+static int wrong_kind(const char *kind, const char *id, uint32_t h, struct mqtx_extack *ack)
+{
+	struct hname b;
+
+	/* The running kernel's words (6.18); 6.12 says "Invalid qdisc name". */
+	mqtx_extack_set(ack, "Invalid qdisc name: must match existing qdisc. (%s is %s, not %s)",
+			hn(h, &b), id, kind);
+	return -EINVAL;
+}
+
+/* The existing qdisc @q named by handle: Linux would graft it again where it is. The checks
+ * in tc_modify_qdisc()'s order. */
 static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx_qreq *rq,
 		   struct mqtx_extack *ack)
 {
+	struct hname b, b2, b3;
+
+	if (q->parent != rq->parent) {
+		mqtx_extack_set(ack,
+				"Cannot move an existing qdisc to a different parent. (%s is at "
+				"%s, not %s)",
+				hn(q->handle, &b), hn(q->parent, &b2), hn(rq->parent, &b3));
+		return -EINVAL;
+	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot override.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot override. (handle %s exists)",
+				hn(q->handle, &b));
 		return -EEXIST;
 	}
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
-		return -EINVAL;
-	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
 	if (q->flags & MQTX_QF_INGRESS) {
-		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs.");
+		mqtx_extack_set(ack, "Cannot regraft ingress or clsact Qdiscs. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
-	if (contains(q, p)) {
-		mqtx_extack_set(ack, "Qdisc parent/child loop detected.");
+	if (q == p || contains(q, p)) {
+		mqtx_extack_set(ack, "Qdisc parent/child loop detected. (%s is above parent %s)",
+				hn(q->handle, &b), hn(rq->parent, &b2));
 		return -ELOOP;
 	}
-	if (q->parent != rq->parent) {
-		mqtx_extack_set(ack, "Cannot move an existing qdisc to a different parent.");
+	if (rq->parent == MQTX_H_INGRESS) {
+		mqtx_extack_set(ack, "Ingress cannot graft directly. (handle %s)",
+				hn(q->handle, &b));
 		return -EINVAL;
 	}
 	return 0;
@@ -333,15 +430,24 @@ static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct
 	}
 	*p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!*p) {
-		mqtx_extack_set(ack, "%s", nomsg);
+		struct hname b;
+
+		mqtx_extack_set(ack, "%s (no qdisc %s)", nomsg, hn(MQTX_H_MAJ(clid), &b));
 		return -ENOENT;
 	}
 	return leaf_of(*p, clid, ack, q);
 }
 
+/*
+ * tc_modify_qdisc() as the running kernel has it: a kind other than the one in place asks for a
+ * new qdisc, from "add" and "change" too (since Linux 6.x; before, only "replace" created, and
+ * "add" answered "Exclusivity flag on" and "change" "Invalid qdisc name").
+ */
 static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct mqtx_extack *ack)
 {
+	bool create = rq->flags & MQTX_QREQ_CREATE;
 	struct mqtx_qdisc *p = NULL, *q = NULL;
+	struct hname b, b2;
 	int err;
 
 	if (rq->parent) {
@@ -353,7 +459,11 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 		if (!q || !rq->handle || q->handle != rq->handle) {
 			if (rq->handle) {
 				if (q && !(rq->flags & MQTX_QREQ_REPLACE)) {
-					mqtx_extack_set(ack, "NLM_F_REPLACE needed to override.");
+					mqtx_extack_set(ack,
+							"NLM_F_REPLACE needed to override. "
+							"(parent %s holds %s %s)",
+							hn(rq->parent, &b), q->ops->id,
+							hn(q->handle, &b2));
 					return -EEXIST;
 				}
 				q = mqtx__qdisc_find(dev, rq->handle);
@@ -363,39 +473,42 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 			}
 			if (!q)
 				goto create;
-			if ((rq->flags & MQTX_QREQ_CREATE) && (rq->flags & MQTX_QREQ_REPLACE) &&
-			    ((rq->flags & MQTX_QREQ_EXCL) || (rq->ops && rq->ops != q->ops)))
-				goto create;
+			/* add, replace: created; change (no flag at all): created too. */
+			if (other_kind(rq->kind, q) &&
+			    ((create && (rq->flags & (MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))) ||
+			     !(rq->flags &
+			       (MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE | MQTX_QREQ_EXCL))))
+				return create_n_graft(dev, p, rq, ack);
 		}
 	} else {
 		if (!rq->handle) {
-			mqtx_extack_set(ack, "Handle cannot be zero.");
+			mqtx_extack_set(ack, "Handle cannot be zero. (no parent named either)");
 			return -EINVAL;
 		}
 		q = mqtx__qdisc_find(dev, rq->handle);
 	}
 	if (!q) {
-		mqtx_extack_set(ack, "Specified qdisc not found.");
+		mqtx_extack_set(ack, "Specified qdisc not found. (handle %s)", hn(rq->handle, &b));
 		return -ENOENT;
 	}
 	if (rq->flags & MQTX_QREQ_EXCL) {
-		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify.");
+		mqtx_extack_set(ack, "Exclusivity flag on, cannot modify. (%s %s exists)",
+				q->ops->id, hn(q->handle, &b));
 		return -EEXIST;
 	}
-	/* Deliberate: "change" never creates. Recent kernels (6.18 here) graft a new qdisc
-	 * when the kind differs; mqtx keeps the long-standing answer, as the parity test notes. */
-	if (rq->ops && rq->ops != q->ops) {
-		mqtx_extack_set(ack, "Invalid qdisc name.");
-		return -EINVAL;
-	}
+	if (other_kind(rq->kind, q))
+		return wrong_kind(rq->kind, q->ops->id, q->handle, ack);
 	if (rq->blocks[0] || rq->blocks[1]) {
 		mqtx_extack_set(ack, "Change of blocks is not supported");
 		return -EOPNOTSUPP;
 	}
 	return change(q, rq->opt, ack);
 create:
-	if (!rq->ops) {
-		mqtx_extack_set(ack, "Specified qdisc kind is unknown.");
+	if (!create) {
+		mqtx_extack_set(ack,
+				"Qdisc not found. To create specify NLM_F_CREATE flag. (no qdisc "
+				"%s%sat parent %s)",
+				rq->kind ? rq->kind : "", rq->kind ? " " : "", hn(rq->parent, &b));
 		return -ENOENT;
 	}
 	return create_n_graft(dev, p, rq, ack);
@@ -416,6 +529,7 @@ int mqtx__qdisc_modify(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struct 
 static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p;
+	uint32_t clid;
 	struct mqtx_qplan pl;
 	int err;
 
@@ -427,23 +541,35 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 		return 0;
 	}
 	if (q->parent == MQTX_H_ROOT) {
+		/* qdisc_graft() puts noop at the root and attaches the defaults (dev_activate())
+		 * only on a running device: a down one gets them when it comes up. */
+		if (!atomic_load(&dev->up)) {
+			mqtx__qtree_clear(dev);
+			return 0;
+		}
 		err = mqtx__qtree_plan_defaults(dev, &pl, ack);
 		if (!err)
 			mqtx__qtree_commit(dev, &pl);
 		return err;
 	}
-	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(q->parent));
+	clid = q->parent; /* @q is gone once its place has the default */
+	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!p)
 		return -ENOENT;
-	/* Linux grafts noop (mq) or noop (prio) here; mqtx puts a working default back. */
-	return create_in_class(dev, p, q->parent, mqtx__default_class_ops(dev, p, q->parent), 0,
-			       NULL, NULL, ack);
+	/* Linux grafts noop under mq (dev_graft_qdisc(.., NULL)), a hidden pfifo under prio
+	 * (prio_graft()); mqtx puts a working default back, as unlisted as noop under mq. */
+	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, NULL,
+			      ack);
+	if (!err && (p->flags & MQTX_QF_MQROOT))
+		p->ops->cl_ops->leaf(p, MQTX_H_MIN(clid))->flags |= MQTX_QF_HIDDEN;
+	return err;
 }
 
-static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
+static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, const char *kind,
 			 struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *p, *q;
+	struct hname b, b2;
 	int err;
 
 	if (clid) {
@@ -451,35 +577,66 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle,
 			     ack);
 		if (err)
 			return err;
-		if (handle && (!q || q->handle != handle)) {
-			mqtx_extack_set(ack, "Invalid handle.");
-			return -EINVAL;
+		if (!q && clid == MQTX_H_ROOT) {
+			/* a device without a root qdisc has noop there, of handle 0 */
+			if (handle) {
+				mqtx_extack_set(ack, "Invalid handle. (%s is not at root)",
+						hn(handle, &b));
+				return -EINVAL;
+			}
+			if (kind && strcmp(kind, "noop"))
+				return wrong_kind(kind, "noop", 0, ack);
+			mqtx_extack_set(ack,
+					"Cannot delete qdisc with handle of zero. (noop at root of "
+					"%s)",
+					mqtx_dev_name(dev));
+			return -ENOENT;
 		}
 		if (!q) {
-			mqtx_extack_set(ack, "Cannot find specified qdisc on specified device.");
+			mqtx_extack_set(ack,
+					"Cannot find specified qdisc on specified device. (%s of "
+					"%s)",
+					hn(clid, &b), mqtx_dev_name(dev));
 			return -ENOENT;
+		}
+		if (handle && q->handle != handle) {
+			mqtx_extack_set(ack, "Invalid handle. (%s is not at %s)", hn(handle, &b),
+					hn(clid, &b2));
+			return -EINVAL;
 		}
 	} else {
 		q = mqtx__qdisc_find(dev, handle);
 		if (!q) {
-			mqtx_extack_set(ack, "Failed to find qdisc with specified handle.");
+			mqtx_extack_set(ack,
+					"Failed to find qdisc with specified handle. (%s on %s)",
+					hn(handle, &b), mqtx_dev_name(dev));
 			return -ENOENT;
 		}
 	}
+	if (other_kind(kind, q))
+		return wrong_kind(kind, q->ops->id, q->handle, ack);
+	if (!clid) {
+		/* tc finds the qdisc, and the kernel then wants its parent named too. */
+		mqtx_extack_set(ack, "Classid cannot be zero. (%s %s is at %s)", q->ops->id,
+				hn(q->handle, &b), hn(q->parent, &b2));
+		return -EINVAL;
+	}
 	if (!q->handle) {
-		mqtx_extack_set(ack, "Cannot delete qdisc with handle of zero.");
+		mqtx_extack_set(ack,
+				"Cannot delete qdisc with handle of zero. (the default %s at %s)",
+				q->ops->id, hn(q->parent, &b));
 		return -ENOENT;
 	}
 	return delete_qdisc(dev, q, ack);
 }
 
-int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle,
+int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, const char *kind,
 		       struct mqtx_extack *ack)
 {
 	int err;
 
 	mqtx_dev_config_lock(dev);
-	err = delete_locked(dev, parent, handle, ack);
+	err = delete_locked(dev, parent, handle, kind, ack);
 	mqtx_dev_config_unlock(dev);
 	return err;
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/* "class add|change|replace|del|show": tc's grammar and exit codes (tc_class.c). */
+#include <string.h>
+
+#include "base/internal.h"
+#include "ctl/ctl_int.h"
+#include "sched/qtree.h"
+
+struct ccmd {
+	const char *dev, *kind;
+	uint32_t parent, classid;
+};
+
+/* tc_class_modify()'s loop: keywords, then a kind, whose class options tc alone parses. */
+static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+		uint32_t *slot = NULL;
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= a->argc)
+				return mqtx__ctl_incomplete(a->err);
+			if (c->dev)
+				return mqtx__ctl_duparg(a->err, "dev", a->argv[i]);
+			c->dev = a->argv[i];
+		} else if (!strcmp(w, "handle")) {
+			mqtx_buf_printf(a->err, "Error: try \"classid\" instead of \"handle\"\n");
+			return MQTX_CTL_EHANDLE;
+		} else if (!strcmp(w, "root")) {
+			if (c->parent) {
+				mqtx_buf_printf(a->err,
+						"Error: \"root\" is duplicate parent ID.\n");
+				return MQTX_CTL_EHANDLE;
+			}
+			c->parent = MQTX_H_ROOT;
+		} else if (!strcmp(w, "classid") || !strcmp(w, "parent")) {
+			slot = w[0] == 'c' ? &c->classid : &c->parent;
+			if (++i >= a->argc)
+				return mqtx__ctl_incomplete(a->err);
+			if (*slot)
+				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
+			if (mqtx__classid_parse(a->argv[i], slot))
+				return mqtx__ctl_invarg(a->err, a->argv[i],
+							w[0] == 'c' ? "invalid class ID"
+								    : "invalid parent ID");
+		} else if (mqtx__ctl_matches(w, "help")) {
+			mqtx_buf_printf(a->err, "%s", mqtx__class_usage); /* and tc goes on */
+		} else {
+			c->kind = w;
+			break;
+		}
+	}
+	return MQTX_CTL_OK;
+}
+
+static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
+{
+	struct mqtx_extack ack = { "" };
+	struct mqtx_dev *dev;
+	char why[256], buf[64], id[16];
+	struct ccmd c;
+	int rc, err;
+
+	rc = parse_ccmd(a, &c);
+	if (rc)
+		return rc;
+	if (c.kind) {
+		/* Only a kind with class options (htb, hfsc...) parses them; mqtx has none. */
+		mqtx_buf_printf(a->err, "Error: Qdisc \"%s\" is classless.\n", c.kind);
+		return MQTX_CTL_EPARSE;
+	}
+	if (!c.dev) {
+		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
+		return MQTX_CTL_EREFUSED;
+	}
+	dev = mqtx_ctl_call_dev(a, c.dev);
+	if (!dev)
+		return MQTX_CTL_EPARSE;
+	mqtx__log_capture(why, sizeof(why));
+	err = mqtx__class_modify(dev, del, flags, c.parent, c.classid, &ack);
+	mqtx__log_capture(NULL, 0);
+	if (ack.msg[0]) {
+		mqtx_buf_printf(a->err, "Error: %s\n", ack.msg);
+		return MQTX_CTL_EREFUSED;
+	}
+	/* tc's line, then the request it was, as for a qdisc, then why */
+	if (c.classid || c.parent)
+		mqtx__classid_fmt(c.classid ? c.classid : c.parent, id, sizeof(id));
+	mqtx_buf_printf(a->err, "RTNETLINK answers: %s (%s%s of %s)\n",
+			strerror_r(-err, buf, sizeof(buf)),
+			c.classid  ? "class "
+			: c.parent ? "parent "
+				   : "no classid",
+			c.classid || c.parent ? id : "", c.dev);
+	if (why[0])
+		mqtx_buf_printf(a->err, "%s\n", why);
+	return MQTX_CTL_EREFUSED;
+}
+
+int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
+{
+	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
+	const char *verb = a->argc ? a->argv[0] : "show";
+
+	(void)arg;
+	if (a->argc) {
+		a->argc--;
+		a->argv++;
+	}
+	/* tc's do_class() order */
+	if (mqtx__ctl_matches(verb, "add"))
+		return class_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
+	if (mqtx__ctl_matches(verb, "change"))
+		return class_modify(a, 0, false);
+	if (mqtx__ctl_matches(verb, "replace"))
+		return class_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
+	if (mqtx__ctl_matches(verb, "delete"))
+		return class_modify(a, 0, true);
+	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
+	    mqtx__ctl_matches(verb, "lst"))
+		return mqtx__ctl_show(a, true);
+	if (mqtx__ctl_matches(verb, "help")) {
+		mqtx_buf_printf(a->out, "%s", mqtx__class_usage);
+		return MQTX_CTL_OK;
+	}
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
+	return MQTX_CTL_EHANDLE; /* tc returns -1 */
+}
