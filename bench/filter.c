@@ -88,12 +88,17 @@ static struct mqtx_dev *build(struct mqtx_ctl *ctl, unsigned c)
 	return dev;
 }
 
-/* One timed window on @dev: CPU ns per packet. */
-static double measure(struct mqtx_dev *dev, unsigned burst)
+/* Packets and library allocations of the measured windows, per configuration. */
+static uint64_t tally_pkts[NCONFIGS], tally_allocs[NCONFIGS];
+
+/* One timed window on configuration @c: CPU ns per packet. */
+static double measure(struct mqtx_dev *dev, unsigned c, unsigned burst)
 {
 	struct bench_result res;
 
 	bench_send(BENCH_MQTX, dev, bench_pool(), 1, NQ, burst, run_secs, &res);
+	tally_pkts[c] += res.pkts;
+	tally_allocs[c] += res.allocs;
 	return res.pkts ? res.cpu * 1e9 / (double)res.pkts : 0;
 }
 
@@ -102,9 +107,11 @@ static void bench(struct mqtx_dev *const *devs, unsigned burst)
 	double ns[NCONFIGS][REPS], med[NCONFIGS];
 	double one1 = 0;
 
+	memset(tally_pkts, 0, sizeof(tally_pkts));
+	memset(tally_allocs, 0, sizeof(tally_allocs));
 	for (unsigned r = 0; r < reps; r++)
 		for (unsigned c = 0; c < NCONFIGS; c++)
-			ns[c][r] = measure(devs[c], burst);
+			ns[c][r] = measure(devs[c], c, burst);
 	for (unsigned c = 0; c < NCONFIGS; c++) {
 		med[c] = bench_median(ns[c], reps);
 		if (configs[c].masks == ONE && configs[c].rules == 1)
@@ -118,10 +125,12 @@ static void bench(struct mqtx_dev *const *devs, unsigned burst)
 		/* vs_one_rule: over one filter of one mask, the target's ratio */
 		printf("bench=filter hook=%s rules=%u masks=%s burst=%u queues=%u ns_per_pkt=%.1f "
 		       "nohook_ns_per_pkt=%.1f clsact_only_ns_per_pkt=%.1f vs_nohook=%.2f "
-		       "vs_one_rule=%.2f drops=%llu reps=%u\n",
+		       "vs_one_rule=%.2f drops=%llu allocs_per_mpkt=%.3f reps=%u\n",
 		       k->clsact ? "clsact" : "none", k->rules, masks_name[k->masks], burst, NQ,
 		       med[c], med[0], med[1], med[c] / med[0], one1 > 0 ? med[c] / one1 : 0,
-		       (unsigned long long)mqtx_txq_stats_drops(&st.txq), reps);
+		       (unsigned long long)mqtx_txq_stats_drops(&st.txq),
+		       tally_pkts[c] ? (double)tally_allocs[c] * 1e6 / (double)tally_pkts[c] : 0.,
+		       reps);
 	}
 	fflush(stdout);
 }
