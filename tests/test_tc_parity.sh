@@ -340,62 +340,6 @@ qdisc add dev D ingress handle 5:
 qdisc add dev D root handle 1: mq
 qdisc add dev D parent 1:1 handle 7: mq
 qdisc add dev D parent ffff:fff1 handle 8: pfifo
-## clsact and its shared blocks
-4
-qdisc add dev D ingress_block 5 egress_block 6 clsact
-qdisc add dev D clsact
-qdisc add dev D egress_block 3 ingress
-qdisc add dev D ingress_block 0 clsact
-qdisc del dev D clsact
-qdisc add dev D egress_block 7 clsact
-## errors: filter words tc refuses before the kernel sees them
-# (this kernel may have no classifier at all: filters that would be added are not compared)
-4
-qdisc add dev D clsact
-filter add dev D egress flower dst_ip bogus
-filter add dev D egress flower foo
-filter add dev D egress protocol ip flower ip_proto tcp dst_port 80-70
-filter add dev D egress protocol ip flower ip_proto tcp dst_port 0
-filter add dev D egress flower vlan_id 5
-filter add dev D egress protocol ip flower ip_proto icmpv6
-filter add dev D egress protocol ip flower dst_ip 10.0.0.1/33
-filter add dev D egress protocol ip flower ip_flags frag/bogus
-filter add dev D egress matchall action skbedit queue_mapping 70000
-filter add dev D egress matchall action skbedit
-filter add dev D egress matchall action police rate 1mbit
-filter add dev D egress matchall action police burst 10k
-filter add dev D egress matchall action police rate 1mbit burst 10k peakrate 2mbit
-filter add dev D egress matchall action police rate bogus burst 10k
-filter add dev D egress matchall action police rate 1mbit burst 10k/7
-filter add dev D egress matchall action police rate 1mbit burst 10k burst 20k
-filter add dev D egress matchall action police rate 1mbit burst 10k conform-exceed foo
-filter add dev D egress matchall action police rate 1mbit burst 10k what
-filter add dev D egress matchall action gact foo
-filter add dev D egress matchall action
-filter add dev D egress matchall flowid zz
-filter add dev D egress protocol ip u32 match ip colour 1 1 flowid 1:1
-filter add dev D egress protocol ip u32 match ip protocol 6 0xff match ip protocol 17 0xff
-filter add dev D egress protocol ip u32 match u32 1 0xffffffff at 2
-filter add dev D egress protocol ip u32 match ip dst 10.0.0.1/33
-filter add dev D egress protocol ip u32 bogus
-filter add dev D egress protocol ip handle 800::7 u32 order 5 match ip src 1.1.1.1
-filter add dev D egress protocol ip handle zz u32 match ip src 1.1.1.1
-filter add dev D egress basic match meta(colour eq 1)
-filter add dev D egress basic match meta(priority eq 1) and
-filter add dev D egress basic bogus
-filter add dev D egress matchall action mirred egress redirect dev nosuch
-filter add dev D egress matchall action mirred sideways redirect dev D
-filter add dev D egress matchall action mirred egress ingress redirect dev D
-filter add dev D egress matchall action mirred egress mirror redirect dev D
-filter add dev D egress matchall action mirred egress redirect
-filter add dev D egress matchall action mirred help
-filter add dev D egress prio 0x10000 matchall
-filter add dev D egress chain x matchall
-filter add dev D egress egress matchall
-filter add dev D egress handle 1
-filter add dev nosuch egress matchall
-filter add dev D egress bogus x
-filter frob dev D
 ## handles and parents in hex as strtoul() reads them; what follows a handle's ':' is ignored
 4
 qdisc add dev D root handle 0x1: mq
@@ -622,6 +566,65 @@ qdisc add dev D root mqprio num_tc 2 map 0 1 queues 2@0 1@1 hw 0
 qdisc add dev D root mqprio num_tc 2 map 0 1 queues 2@0 2@2
 qdisc add dev D root mqprio hw x
 qdisc add dev D root mqprio foo
+## clsact and its shared blocks
+4
+qdisc add dev D ingress_block 5 egress_block 6 clsact
+qdisc add dev D clsact
+qdisc add dev D egress_block 3 ingress
+qdisc add dev D ingress_block 0 clsact
+qdisc del dev D clsact
+qdisc add dev D egress_block 7 clsact
+## errors: filter words tc refuses before the kernel sees them
+# (this kernel may have no classifier at all: filters that would be added are not compared)
+4
+qdisc add dev D clsact
+filter add dev D egress flower dst_ip bogus
+filter add dev D egress flower foo
+filter add dev D egress protocol ip flower ip_proto tcp dst_port 80-70
+filter add dev D egress protocol ip flower ip_proto tcp dst_port 0
+filter add dev D egress flower vlan_id 5
+filter add dev D egress protocol ip flower ip_proto icmpv6
+filter add dev D egress protocol ip flower dst_ip 10.0.0.1/33
+filter add dev D egress protocol ip flower dst_ip fd00::1
+filter add dev D egress protocol ip flower dst_ip bogus
+filter add dev D egress protocol ipv6 flower src_ip 10.0.0.1
+filter add dev D egress protocol ip flower ip_flags frag/bogus
+filter add dev D egress matchall action skbedit queue_mapping 70000
+filter add dev D egress matchall action skbedit
+filter add dev D egress matchall action police rate 1mbit
+filter add dev D egress matchall action police burst 10k
+filter add dev D egress matchall action police rate 1mbit burst 10k peakrate 2mbit
+filter add dev D egress matchall action police rate bogus burst 10k
+filter add dev D egress matchall action police rate 1mbit burst 10k/7
+filter add dev D egress matchall action police rate 1mbit burst 10k burst 20k
+filter add dev D egress matchall action police rate 1mbit burst 10k conform-exceed foo
+filter add dev D egress matchall action police rate 1mbit burst 10k what
+filter add dev D egress matchall action gact foo
+filter add dev D egress matchall action
+filter add dev D egress matchall flowid zz
+filter add dev D egress protocol ip u32 match ip colour 1 1 flowid 1:1
+filter add dev D egress protocol ip u32 match ip protocol 6 0xff match ip protocol 17 0xff
+filter add dev D egress protocol ip u32 match u32 1 0xffffffff at 2
+filter add dev D egress protocol ip u32 match ip dst 10.0.0.1/33
+filter add dev D egress protocol ip u32 bogus
+filter add dev D egress protocol ip handle 800::7 u32 order 5 match ip src 1.1.1.1
+filter add dev D egress protocol ip handle zz u32 match ip src 1.1.1.1
+filter add dev D egress basic match meta(colour eq 1)
+filter add dev D egress basic match meta(priority eq 1) and
+filter add dev D egress basic bogus
+filter add dev D egress matchall action mirred egress redirect dev nosuch
+filter add dev D egress matchall action mirred sideways redirect dev D
+filter add dev D egress matchall action mirred egress ingress redirect dev D
+filter add dev D egress matchall action mirred egress mirror redirect dev D
+filter add dev D egress matchall action mirred egress redirect
+filter add dev D egress matchall action mirred help
+filter add dev D egress prio 0x10000 matchall
+filter add dev D egress chain x matchall
+filter add dev D egress egress matchall
+filter add dev D egress handle 1
+filter add dev nosuch egress matchall
+filter add dev D egress bogus x
+filter frob dev D
 ## mqtx's other kinds, where the kernel has them: prio
 4 prio
 qdisc add dev D root handle 1: mq

@@ -115,7 +115,7 @@ static int parse_prefix(const char *s, int family, int *got, uint8_t *addr, uint
 	max = *got == AF_INET ? 32 : 128;
 	len = max;
 	if (slash && (tcf_get_u32(slash, &len, 10) || len > max))
-		return -EINVAL;
+		return -ERANGE; /* an address with a bad prefix length */
 	memset(mask, 0, max / 8);
 	for (uint32_t i = 0; i < len; i++)
 		mask[i / 8] |= (uint8_t)(0x80u >> (i % 8));
