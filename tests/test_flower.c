@@ -258,7 +258,7 @@ static void test_words(void **state)
 	assert_string_equal(c.out, "Illegal \"dst_ip\"\n");
 	cx_rc(&c, 1, "filter add dev eth0 egress protocol ip flower dst_ip 10.0.0.1/33");
 	cx_rc(&c, 1, "filter add dev eth0 egress protocol ip flower dst_ip fd00::1");
-	assert_string_equal(c.out, "Illegal \"eth_type\" for ip address\nIllegal \"dst_ip\"\n");
+	assert_string_equal(c.out, "Error: inet prefix is expected rather than \"fd00::1\".\n");
 	cx_rc(&c, 1, "filter add dev eth0 egress protocol ip flower dst_port 80");
 	assert_string_equal(c.out, "Illegal \"dst_port\"\n");
 	cx_rc(&c, 1, "filter add dev eth0 egress protocol ip flower ip_proto tcp dst_port 90-80");

@@ -585,6 +585,9 @@ filter add dev D egress protocol ip flower ip_proto tcp dst_port 0
 filter add dev D egress flower vlan_id 5
 filter add dev D egress protocol ip flower ip_proto icmpv6
 filter add dev D egress protocol ip flower dst_ip 10.0.0.1/33
+filter add dev D egress protocol ip flower dst_ip fd00::1
+filter add dev D egress protocol ip flower dst_ip bogus
+filter add dev D egress protocol ipv6 flower src_ip 10.0.0.1
 filter add dev D egress protocol ip flower ip_flags frag/bogus
 filter add dev D egress matchall action skbedit queue_mapping 70000
 filter add dev D egress matchall action skbedit

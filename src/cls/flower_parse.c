@@ -245,7 +245,7 @@ static int key_ip(struct flp *fp, struct tcf_parse *ps, const char *w)
 	bool dst = w[0] == 'd';
 	uint8_t addr[16], mask[16];
 	struct fl_filter *f = fp->f;
-	int want, got, err;
+	int want, got;
 
 	if (fp->eth_type == 0x0800)
 		want = AF_INET;
@@ -253,17 +253,11 @@ static int key_ip(struct flp *fp, struct tcf_parse *ps, const char *w)
 		want = AF_INET6;
 	else
 		return bad(ps, w);
-	err = parse_prefix(tcf_word(ps), want, &got, addr, mask);
-	if (err == -ERANGE) /* get_prefix() of iproute2 dies with this */
+	/* get_prefix() of the protocol's family says it, and nothing follows */
+	if (parse_prefix(tcf_word(ps), want, &got, addr, mask) || got != want)
 		return tcf_perr(ps, TCF_EXIT_PARSE,
 				"Error: %s prefix is expected rather than \"%s\".",
-				got == AF_INET ? "inet" : "inet6", tcf_word(ps));
-	if (err)
-		return bad(ps, w);
-	if (got != want) {
-		tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"eth_type\" for ip address");
-		return bad(ps, w);
-	}
+				want == AF_INET ? "inet" : "inet6", tcf_word(ps));
 	if (got == AF_INET) {
 		memcpy(dst ? &f->key.ipv4_dst : &f->key.ipv4_src, addr, 4);
 		memcpy(dst ? &f->mask.ipv4_dst : &f->mask.ipv4_src, mask, 4);

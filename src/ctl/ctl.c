@@ -25,7 +25,8 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "filter { add | replace | change | del } { dev NAME { egress | ingress | parent X: } | "
 	  "block N }\n       [ protocol P ] [ prio N ] [ handle H ] [ chain C ] KIND [ OPTIONS ] "
 	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
-	  "filter test dev NAME --src A[:P] --dst A[:P] [ --proto tcp | udp ] [ --dscp D ]" },
+	  "filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P] [ --proto P ] [ "
+	  "--dscp D ]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
