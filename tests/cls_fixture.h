@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ctl_fixture.h"
 #include <mqtx/cls.h>
@@ -146,6 +147,49 @@ static inline uint64_t cx_txq_packets(struct mqtx_dev *dev, uint32_t q)
 
 	mqtx_txq_get_stats(mqtx_dev_txq(dev, q), &st);
 	return st.packets;
+}
+
+/* ---- classifying with a block directly, without a device ---- */
+
+#define NOMATCH (-1)
+#define DROPPED (-2)
+
+/* Split @line into words and change @b with them. */
+static inline int change(struct mqtx_tcf_block *b, int verb, const char *line)
+{
+	struct mqtx_extack ack = { "" };
+	char buf[512], *argv[64], *save = NULL;
+	int argc = 0, err;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	err = mqtx_tcf_change(b, verb, argc, argv, &ack);
+	if (err)
+		print_message("%s: %s\n", line, ack.msg);
+	return err;
+}
+
+#define add(b, line) assert_int_equal(change((b), MQTX_TCF_ADD, (line)), 0)
+
+/* The minor of the class @p classifies to, NOMATCH or DROPPED. */
+static inline int cls_pkt(struct mqtx_tcf_block *b, struct mqtx_pkt *p)
+{
+	struct mqtx_tcf_result res;
+	int v = mqtx_tcf_classify(b, NULL, p, &res);
+
+	mqtx_pkt_free(p);
+	if (v == MQTX_ACT_UNSPEC)
+		return NOMATCH;
+	if (v == MQTX_ACT_SHOT)
+		return DROPPED;
+	assert_int_equal(v, MQTX_ACT_OK);
+	return (int)(res.classid & 0xFFFF);
+}
+
+static inline int cls(struct cx *c, struct mqtx_tcf_block *b, const struct flow *f)
+{
+	return cls_pkt(b, cx_pkt(c, f, 0));
 }
 
 #endif
