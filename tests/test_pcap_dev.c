@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The pcap driver: pcapng with one interface per TX queue as tshark reads it, exact virtual
  * timestamps through a wire, every generated frame once and intact, a file valid after
- * SIGTERM, set-up errors. */
+ * SIGTERM, a full disk and a file-size limit (every frame written whole or dropped with its
+ * reason, the file valid), set-up errors. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -18,6 +22,7 @@
 
 static struct mqtx_pkt_pool *pool;
 static char dir[64];
+static bool own_mounts; /* the program runs in a mount namespace of its own */
 
 static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64_t seq, uint16_t q)
 {
@@ -165,6 +170,181 @@ static void test_pcapng_valid_after_sigterm(void **state)
 	assert_int_equal(kt_num("tshark -r %s 2>/dev/null | wc -l", path), 777);
 }
 
+/* How often @needle is in the log. */
+static int log_count(const char *needle)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&kt_log_lock);
+	for (const char *s = kt_log_buf; (s = strstr(s, needle)); s++)
+		n++;
+	pthread_mutex_unlock(&kt_log_lock);
+	return n;
+}
+
+/* Read @path whole with libpcap: its frames, or -1 when it does not end with a whole record.
+ * *@bytes: the sum of the records' lengths. */
+static long read_capture(const char *path, bool ng, uint64_t *bytes)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *rd = pcap_open_offline(path, ebuf);
+	long n = 0;
+	int rc;
+
+	assert_non_null(rd);
+	*bytes = 0;
+	while ((rc = pcap_next_ex(rd, &h, &d)) == 1) {
+		*bytes += ng ? 32 + (h->caplen + 3u) / 4 * 4 : 16 + h->caplen;
+		n++;
+	}
+	if (rc != PCAP_ERROR_BREAK)
+		printf("%s: %s after %ld frames\n", path, pcap_geterr(rd), n);
+	pcap_close(rd);
+	return rc == PCAP_ERROR_BREAK ? n : -1;
+}
+
+/* @n frames of @size bytes on the queues of @dev in turn. */
+static void xmit_n(struct mqtx_dev *dev, uint64_t first, unsigned n, uint32_t size)
+{
+	struct mqtx_gen_cfg cfg;
+
+	mqtx_gen_cfg_default(&cfg);
+	cfg.size = size;
+	for (uint64_t s = first; s < first + n; s++)
+		xmit_on(dev, &cfg, s, (uint16_t)(s % mqtx_dev_num_txq(dev)));
+}
+
+/* Send until every queue of @dev is empty, advancing virtual clock @clock (or none). */
+static void drain(struct mqtx_dev *dev, struct mqtx_clock *clock)
+{
+	for (int k = 0; clock && k < 100000 && !mqtx_dev_all_tx_empty(dev); k++)
+		mqtx_clock_advance(clock, 10000);
+	assert_true(mqtx_dev_all_tx_empty(dev));
+}
+
+/* A full file system: every frame is in the file whole or dropped as nospace, the file is a
+ * valid capture of exactly the frames written, the first failure is logged once and the sum
+ * when the device goes; once there is room again, frames are written again. pcapng goes
+ * through a wire with BQL in virtual time: a dropped frame never goes on it. */
+static void full_disk(bool ng)
+{
+	struct mqtx_pcap_cfg pc = { .format = ng ? MQTX_PCAP_FORMAT_PCAPNG : MQTX_PCAP_FORMAT_PCAP,
+				    .rate_bps = ng ? 1000000000 : 0 };
+	struct mqtx_dev_cfg c = { .name = "pcf", .num_txq = 2, .flags = MQTX_DEV_F_BQL };
+	struct mqtx_clock *clock = NULL;
+	char small[96], path[128], sum[256];
+	struct mqtx_dev_stats ds;
+	struct mqtx_ktxq_stats ks;
+	struct mqtx_dev *dev;
+	uint64_t bytes, written, nospace;
+	struct stat st;
+
+	if (!own_mounts)
+		skip();
+	snprintf(small, sizeof(small), "%s/small", dir);
+	assert_int_equal(kt_sh("mkdir -p %s && mount -t tmpfs -o size=64k tmpfs %s && "
+			       "head -c 16384 /dev/zero >%s/filler",
+			       small, small, small),
+			 0);
+	snprintf(path, sizeof(path), "%s/full.%s", small, ng ? "pcapng" : "pcap");
+	pc.file = path;
+	if (ng) {
+		assert_int_equal(mqtx_clock_new_virtual(MQTX_NSEC_PER_SEC, &clock), 0);
+		c.clock = clock;
+	}
+	kt_log_reset();
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	xmit_n(dev, 0, 200, 1000); /* 200 KB for 48 KiB */
+	drain(dev, clock);
+	assert_true(kt_conserved(dev, &ds));
+	assert_int_equal(ds.txq.bql_inflight, 0);
+	nospace = ds.txq.drops[MQTX_DROP_NOSPACE];
+	written = ds.txq.packets;
+	assert_true(nospace > 0 && written > 0);
+	assert_int_equal(written + nospace, 200);
+	assert_int_equal(mqtx_txq_stats_drops(&ds.txq), nospace);
+	assert_int_equal(mqtx_pcap_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(ks.packets, written);
+	assert_int_equal(ks.errors, nospace);
+	assert_int_equal(ks.last_errno, ENOSPC);
+	assert_int_equal(log_count("cannot write: No space left on device"), 1);
+	/* The file holds exactly the frames written, whole, and nothing after them. */
+	assert_int_equal(read_capture(path, ng, &bytes), (long)written);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((uint64_t)st.st_size - bytes, ng ? 28 + 2 * 44 : 24);
+	/* Room again: the device, still up, writes again. */
+	assert_true(mqtx_dev_is_up(dev));
+	assert_int_equal(kt_sh("rm %s/filler", small), 0);
+	xmit_n(dev, 200, 10, 1000);
+	drain(dev, clock);
+	assert_true(kt_conserved(dev, &ds));
+	assert_int_equal(ds.txq.packets, written + 10);
+	assert_int_equal(ds.txq.drops[MQTX_DROP_NOSPACE], nospace);
+	assert_int_equal(mqtx_pcap_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(ks.completed, written + 10);
+	mqtx_dev_destroy(dev);
+	mqtx_clock_free(clock);
+	snprintf(sum, sizeof(sum), "pcf: %s: %llu frames were not written (nospace %llu)", path,
+		 (unsigned long long)nospace, (unsigned long long)nospace);
+	assert_true(kt_log_has(sum));
+	assert_int_equal(log_count("cannot write"), 1);
+	assert_int_equal(read_capture(path, ng, &bytes), (long)written + 10);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+	assert_int_equal(kt_sh("umount %s", small), 0);
+}
+
+static void test_pcap_full_disk(void **state)
+{
+	(void)state;
+	full_disk(false);
+}
+
+static void test_pcapng_full_disk(void **state)
+{
+	(void)state;
+	full_disk(true);
+}
+
+/* Past the file-size limit a write fails (EFBIG, SIGXFSZ ignored): the frames are dropped as
+ * write, the record the limit cut is taken off again, and the file stays valid. */
+static void test_pcap_write_error(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .format = MQTX_PCAP_FORMAT_PCAP };
+	struct mqtx_dev_cfg c = { .name = "pcw", .num_txq = 1 };
+	struct rlimit old, lim;
+	struct mqtx_dev_stats ds;
+	struct mqtx_dev *dev;
+	char path[128];
+	uint64_t bytes;
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fsize.pcap", dir);
+	pc.file = path;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = (struct rlimit){ 20000, old.rlim_max }; /* the soft limit: it can be raised again */
+	kt_log_reset();
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	xmit_n(dev, 0, 50, 1000);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_true(kt_conserved(dev, &ds));
+	assert_true(ds.txq.drops[MQTX_DROP_WRITE] > 0);
+	assert_int_equal(ds.txq.packets + ds.txq.drops[MQTX_DROP_WRITE], 50);
+	assert_true(kt_log_has("cannot write: File too large"));
+	mqtx_dev_destroy(dev);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(read_capture(path, false, &bytes), (long)ds.txq.packets);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, 24 + bytes);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+}
+
 static void test_pcap_setup_errors(void **state)
 {
 	struct mqtx_pcap_cfg pc = { .file = "/nonexistent-dir/x.pcap" };
@@ -188,6 +368,9 @@ int main(void)
 		cmocka_unit_test(test_pcapng_queues_and_times),
 		cmocka_unit_test(test_pcap_gen_exact),
 		cmocka_unit_test(test_pcapng_valid_after_sigterm),
+		cmocka_unit_test(test_pcap_full_disk),
+		cmocka_unit_test(test_pcapng_full_disk),
+		cmocka_unit_test(test_pcap_write_error),
 		cmocka_unit_test(test_pcap_setup_errors),
 	};
 	struct mqtx_pool_cfg pc = { .count = 8192 };
@@ -195,6 +378,9 @@ int main(void)
 
 	if (kt_sh("command -v tshark >/dev/null"))
 		kt_skip("tshark is missing (it reads the pcapng interfaces back)");
+	/* A tmpfs of our own for the full disk, gone with the program. */
+	own_mounts =
+		unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
 	snprintf(dir, sizeof(dir), "/tmp/mqtx-pcap-XXXXXX");
 	if (!mkdtemp(dir) || mqtx_pool_create(&pc, &pool))
 		return 1;

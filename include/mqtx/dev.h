@@ -50,6 +50,9 @@ enum mqtx_drop_reason {
 	MQTX_DROP_FILTER,     /* a filter's action dropped it (gact drop, a reclassify loop) */
 	MQTX_DROP_REDIRECT,   /* not lost: a filter redirected it to another device (mirred),
 			       * where it is counted again */
+	MQTX_DROP_WRITE,      /* a file the driver writes (pcap) refused it (an I/O error, the
+			       * file-size limit): it is not in the file */
+	MQTX_DROP_NOSPACE,    /* that file's file system is full (ENOSPC, EDQUOT) */
 	MQTX_DROP_REASON_MAX
 };
 

@@ -31,9 +31,16 @@ enum mqtx_pcap_format {
  *        queue stops while a burst of 64 still fits and wakes at a quarter free.
  * @snaplen: bytes of each frame recorded (0: 65535).
  *
- * Timestamps come from the device's clock. Each burst is flushed to the file in whole records,
- * so the file is valid whenever the process stops, SIGTERM and SIGKILL included. pcapng is
- * written by mqtx itself (libpcap 1.10 writes only pcap).
+ * Timestamps come from the device's clock. Each burst is written to the file at once, in whole
+ * records, so the file is valid whenever the process stops, SIGTERM and SIGKILL included. A
+ * frame the file system does not take whole is dropped, counted as MQTX_DROP_NOSPACE (ENOSPC,
+ * EDQUOT) or MQTX_DROP_WRITE (any other errno: EIO, EFBIG past RLIMIT_FSIZE, ...), with the
+ * errno in the queue's counters (mqtx_pcap_txq_stats()), and what was written of its record is
+ * cut off again: the file holds exactly the frames counted as transmitted. The device stays up
+ * and writes again when the file system takes frames again. The first refusal since the device
+ * came up is logged (MQTX_LOG_WARN), and when it goes down, how many frames were dropped in
+ * all. A process that writes captures should ignore SIGXFSZ, so that a file-size limit is such
+ * an error rather than its death. Both formats are written by mqtx itself.
  */
 struct mqtx_pcap_cfg {
 	const char *file;
@@ -58,7 +65,8 @@ MQTX_API int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct 
 
 /**
  * mqtx_pcap_txq_stats() - counters of queue @i (@i < 0: the sum): packets written, completed
- * by the wire, stops and wakes, write errors (the errno of the file system).
+ * by the wire, stops and wakes, frames the file system refused (@errors, by errno in @err and
+ * @last_errno; each is also a drop of the queue, MQTX_DROP_NOSPACE or MQTX_DROP_WRITE).
  * Return: 0; -EINVAL if @dev is not a pcap device or @i >= num_txq.
  */
 MQTX_API int mqtx_pcap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);

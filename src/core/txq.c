@@ -358,7 +358,8 @@ const char *mqtx_drop_reason_name(enum mqtx_drop_reason r)
 		[MQTX_DROP_RESET] = "reset",	     [MQTX_DROP_NO_HANDLER] = "nohandler",
 		[MQTX_DROP_KERNEL] = "kernel",	     [MQTX_DROP_NO_ADMIT] = "noadmit",
 		[MQTX_DROP_EXPIRED] = "expired",     [MQTX_DROP_FILTER] = "filter",
-		[MQTX_DROP_REDIRECT] = "redirect",
+		[MQTX_DROP_REDIRECT] = "redirect",   [MQTX_DROP_WRITE] = "write",
+		[MQTX_DROP_NOSPACE] = "nospace",
 	};
 
 	return (unsigned)r < MQTX_DROP_REASON_MAX ? names[r] : "?";

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The pcap driver: frames go to a capture file (libpcap's pcap, or pcapng written here with
- * one interface per TX queue), optionally through a wire of a given rate. */
+/* The pcap driver: frames go to a capture file (libpcap's pcap, or pcapng with one interface
+ * per TX queue), optionally through a wire of a given rate. A frame is written as a whole
+ * record or dropped with the reason the file system gave. */
 #include <errno.h>
-#include <pcap/pcap.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <mqtx/pcap.h>
@@ -12,6 +15,10 @@
 #include "kq.h"
 
 #define PC_STOP_THRESH 64
+#define PC_CHUNK       128 /* records per pwritev(): 3 iovecs each, well within IOV_MAX */
+
+#define PC_PCAP_MAGIC_NS   0xa1b23c4du /* libpcap's magic for nanosecond timestamps */
+#define PC_LINKTYPE_EN10MB 1u
 
 struct pc_desc {
 	uint64_t due;
@@ -25,15 +32,31 @@ struct pc_wire {
 	uint64_t free_at; /* when the wire finishes its last frame */
 };
 
+/* The bytes of one record around its frame: pcap's record header, or pcapng's Enhanced Packet
+ * Block head, then (pcapng) the frame's padding and the block's length again. */
+struct pc_rec {
+	uint32_t head[7];
+	uint8_t tail[8];
+	uint32_t head_len, cap, tail_len; /* @cap: the frame's bytes recorded */
+	uint64_t due;			  /* with a wire: when it finishes this frame */
+};
+
 struct pc_priv {
-	pthread_mutex_t lock; /* the file, the wires and the timer */
+	pthread_mutex_t lock;  /* the wires and the timer */
+	pthread_mutex_t wlock; /* the file, @off and the scratch records; taken before @lock */
 	char path[256];
 	bool ng;
 	uint32_t snaplen, ring, nq;
 	uint64_t rate_bps;
-	FILE *f;	     /* pcapng */
-	pcap_t *dead;	     /* pcap */
-	pcap_dumper_t *dump; /* pcap */
+	int fd;
+	off_t off;	      /* where the last whole record ends: the next one goes there */
+	bool cut, cut_logged; /* a partial record after @off is still to be cut off */
+	struct pc_rec *rec;   /* PC_CHUNK records being written */
+	struct iovec *iov;    /* 3 * PC_CHUNK */
+	/* Frames not written since the device came up, by reason, and whether the first
+	 * failure was logged (the rest are counted, and logged as a sum when it goes down). */
+	atomic_ullong nospace, write_err;
+	atomic_bool fail_logged;
 	struct mqtx_clock *clock;
 	struct mqtx_timer timer;
 	uint64_t next_at;
@@ -51,86 +74,189 @@ static bool is_pc(struct mqtx_dev *dev)
 	return dev && mqtx_dev_ops(dev) == &mqtx_pcap_ops;
 }
 
-/* ---- pcapng (libpcap 1.10 has no writer) ---- */
+/* ---- the file ---- */
 
-static void ng_put(struct pc_priv *p, const void *d, size_t n)
+/* What a write errno means for the frame: the file system is full, or it failed. */
+static enum mqtx_drop_reason pc_reason(int err)
 {
-	fwrite(d, 1, n, p->f);
+	return err == ENOSPC || err == EDQUOT ? MQTX_DROP_NOSPACE : MQTX_DROP_WRITE;
 }
 
-static void ng_u32(struct pc_priv *p, uint32_t v)
+/* All of @len bytes at @off; 0 or an errno. */
+static int pc_pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
-	ng_put(p, &v, 4);
+	const char *b = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, b, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		b += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
 }
 
-/* An option: code, length, value padded to 32 bits. */
-static void ng_opt(struct pc_priv *p, uint16_t code, const void *v, uint16_t len)
+static size_t put(uint8_t *b, size_t at, const void *d, size_t n)
+{
+	memcpy(b + at, d, n);
+	return at + n;
+}
+
+/* A pcapng option: code, length, value padded to 32 bits. */
+static size_t ng_opt(uint8_t *b, size_t at, uint16_t code, const void *v, uint16_t len)
 {
 	static const uint8_t pad[4];
 	uint16_t h[2] = { code, len };
 
-	ng_put(p, h, 4);
-	ng_put(p, v, len);
-	ng_put(p, pad, (4 - len % 4) % 4);
+	at = put(b, at, h, 4);
+	at = put(b, at, v, len);
+	return put(b, at, pad, (4 - len % 4) % 4);
 }
 
-/* Section header, then one interface description per TX queue named "NAME:txN" with
- * nanosecond timestamps (if_tsresol 9). */
-static void ng_header(struct pc_priv *p, const char *dev_name)
+/* The file's header into @b (room for pc_header_room()): pcap's, or pcapng's section header
+ * and one interface description per TX queue named "NAME:txN" with nanosecond timestamps
+ * (if_tsresol 9). Returns its length. */
+static size_t pc_header(const struct pc_priv *p, const char *dev_name, uint8_t *b)
 {
 	static const uint8_t tsresol = 9;
 	const uint32_t shb[] = {
 		0x0a0d0d0a, 28, 0x1a2b3c4d, 0x00000001, 0xffffffff, 0xffffffff, 28
 	};
+	const uint32_t magic = PC_PCAP_MAGIC_NS, hdr[] = { 0, 0, p->snaplen, PC_LINKTYPE_EN10MB };
+	const uint16_t version[2] = { 2, 4 };
+	size_t at;
 
-	ng_put(p, shb, sizeof(shb));
+	if (!p->ng) {
+		at = put(b, 0, &magic, 4);
+		at = put(b, at, version, 4);
+		return put(b, at, hdr, sizeof(hdr)); /* thiszone, sigfigs, snaplen, link type */
+	}
+	at = put(b, 0, shb, sizeof(shb));
 	for (uint32_t i = 0; i < p->nq; i++) {
 		char name[64];
 		uint16_t nlen = (uint16_t)snprintf(name, sizeof(name), "%s:tx%u", dev_name, i);
-		uint32_t len = 20 + 4 + (nlen + 3u) / 4 * 4 + 8 + 4;
-		uint16_t lt[2] = { 1 /* LINKTYPE_ETHERNET */, 0 };
+		uint32_t len = 20 + 4 + (nlen + 3u) / 4 * 4 + 8 + 4, zero = 0;
+		uint32_t idb[4] = { 1, len, PC_LINKTYPE_EN10MB, p->snaplen };
 
-		ng_u32(p, 1);
-		ng_u32(p, len);
-		ng_put(p, lt, 4);
-		ng_u32(p, p->snaplen);
-		ng_opt(p, 2 /* if_name */, name, nlen);
-		ng_opt(p, 9 /* if_tsresol */, &tsresol, 1);
-		ng_u32(p, 0); /* opt_endofopt */
-		ng_u32(p, len);
+		at = put(b, at, idb, sizeof(idb));
+		at = ng_opt(b, at, 2 /* if_name */, name, nlen);
+		at = ng_opt(b, at, 9 /* if_tsresol */, &tsresol, 1);
+		at = put(b, at, &zero, 4); /* opt_endofopt */
+		at = put(b, at, &len, 4);
 	}
+	return at;
 }
 
-/* Lock held. One frame of queue @q at @ts ns. */
-static void pc_record(struct pc_priv *p, uint32_t q, uint64_t ts, const uint8_t *d, uint32_t len)
+static size_t pc_header_room(const struct pc_priv *p)
 {
-	uint32_t cap = len < p->snaplen ? len : p->snaplen;
+	return 28 + (size_t)p->nq * (20 + 4 + 64 + 8 + 4);
+}
 
+/* Record @r of frame @pkt of queue @q at @ts ns: its bytes around the frame. */
+static void pc_rec_fill(const struct pc_priv *p, struct pc_rec *r, uint32_t q, uint64_t ts,
+			const struct mqtx_pkt *pkt)
+{
+	uint32_t cap = pkt->len < p->snaplen ? pkt->len : p->snaplen;
+
+	r->cap = cap;
 	if (p->ng) {
-		static const uint8_t pad[4];
-		uint32_t blen = 32 + (cap + 3u) / 4 * 4;
-		uint32_t epb[7] = { 6, blen, q, (uint32_t)(ts >> 32), (uint32_t)ts, cap, len };
+		uint32_t pad = (4 - cap % 4) % 4, blen = 32 + cap + pad;
+		uint32_t epb[7] = { 6, blen, q, (uint32_t)(ts >> 32), (uint32_t)ts, cap, pkt->len };
 
-		ng_put(p, epb, sizeof(epb));
-		ng_put(p, d, cap);
-		ng_put(p, pad, (4 - cap % 4) % 4);
-		ng_u32(p, blen);
+		memcpy(r->head, epb, sizeof(epb));
+		r->head_len = sizeof(epb);
+		memset(r->tail, 0, pad);
+		memcpy(r->tail + pad, &blen, 4);
+		r->tail_len = pad + 4;
 	} else {
-		struct pcap_pkthdr h = { .caplen = cap, .len = len };
-
-		/* A nanosecond dumper reads tv_usec as nanoseconds. */
-		h.ts.tv_sec = (time_t)(ts / MQTX_NSEC_PER_SEC);
-		h.ts.tv_usec = (suseconds_t)(ts % MQTX_NSEC_PER_SEC);
-		pcap_dump((u_char *)p->dump, &h, d);
+		/* The nanosecond format: seconds, then nanoseconds. */
+		r->head[0] = (uint32_t)(ts / MQTX_NSEC_PER_SEC);
+		r->head[1] = (uint32_t)(ts % MQTX_NSEC_PER_SEC);
+		r->head[2] = cap;
+		r->head[3] = pkt->len;
+		r->head_len = 16;
+		r->tail_len = 0;
 	}
 }
 
-/* Lock held. Push the burst to the file in whole records; 0 or an errno. */
-static int pc_flush(struct pc_priv *p)
+static size_t pc_rec_len(const struct pc_rec *r)
 {
-	int rc = p->ng ? fflush(p->f) : pcap_dump_flush(p->dump);
+	return (size_t)r->head_len + r->cap + r->tail_len;
+}
 
-	return rc ? (errno ? errno : EIO) : 0;
+/*
+ * wlock held. Write the records of @pkts (filled in p->rec) at the file's end, as one
+ * pwritev(). Returns how many were written whole. When the file system refuses (*@err set to
+ * its errno), what was written of the next record is cut off again, so that the file ends with
+ * a whole record; were that to fail, it is tried again after each write (which starts at the
+ * same place), and said once.
+ */
+static unsigned pc_write_chunk(struct pc_priv *p, struct mqtx_pkt **pkts, unsigned n, int *err)
+{
+	struct iovec *iov = p->iov;
+	size_t total = 0, done = 0, whole = 0;
+	unsigned niov = 0, k = 0;
+
+	for (unsigned j = 0; j < n; j++) {
+		struct pc_rec *r = &p->rec[j];
+
+		iov[niov++] = (struct iovec){ r->head, r->head_len };
+		iov[niov++] = (struct iovec){ pkts[j]->data, r->cap };
+		if (r->tail_len)
+			iov[niov++] = (struct iovec){ r->tail, r->tail_len };
+		total += pc_rec_len(r);
+	}
+	for (unsigned first = 0; done < total;) {
+		ssize_t w = pwritev(p->fd, iov + first, (int)(niov - first), p->off + (off_t)done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*err = w < 0 ? errno : ENOSPC;
+			break;
+		}
+		done += (size_t)w;
+		/* Skip what was written: whole iovecs, then part of one. */
+		while (first < niov && (size_t)w >= iov[first].iov_len)
+			w -= (ssize_t)iov[first++].iov_len;
+		if (w) {
+			iov[first].iov_base = (char *)iov[first].iov_base + w;
+			iov[first].iov_len -= (size_t)w;
+		}
+	}
+	for (; k < n && whole + pc_rec_len(&p->rec[k]) <= done; k++)
+		whole += pc_rec_len(&p->rec[k]);
+	p->off += (off_t)whole;
+	p->cut |= done > whole;
+	if (p->cut && ftruncate(p->fd, p->off) == 0)
+		p->cut = false;
+	if (p->cut && !p->cut_logged) {
+		p->cut_logged = true;
+		mqtx_log(MQTX_LOG_WARN, "%s: cannot cut a partial record off: %s", p->path,
+			 strerror(errno));
+	}
+	return k;
+}
+
+/* The first frame the file system refused since the device came up is logged; the others are
+ * counted, and their sum is logged when the device goes down (pc_stop()). */
+static void pc_unwritten(struct mqtx_dev *dev, uint32_t q, unsigned n, int err)
+{
+	struct pc_priv *p = pc_priv(dev);
+
+	atomic_fetch_add(pc_reason(err) == MQTX_DROP_NOSPACE ? &p->nospace : &p->write_err, n);
+	if (atomic_exchange(&p->fail_logged, true))
+		return;
+	mqtx_log(MQTX_LOG_WARN,
+		 "%s: %s: cannot write: %s; txq %u: frames that are not written whole are dropped "
+		 "(%s) and counted",
+		 mqtx_dev_name(dev), p->path, strerror(err), q,
+		 mqtx_drop_reason_name(pc_reason(err)));
 }
 
 /* ---- the wire ---- */
@@ -188,6 +314,41 @@ static void pc_timer_fn(struct mqtx_timer *t, void *arg)
 
 /* ---- data path ---- */
 
+/*
+ * wlock held. Records for @n frames of queue @q from @now: each frame's timestamp is when the
+ * wire starts it (now, without a wire). @free_at: when the queue's wire is free.
+ */
+static void pc_fill(struct pc_priv *p, uint32_t q, struct mqtx_pkt **pkts, unsigned n, uint64_t now,
+		    uint64_t free_at)
+{
+	for (unsigned j = 0; j < n; j++) {
+		uint64_t ts = now;
+
+		if (p->rate_bps) {
+			ts = now > free_at ? now : free_at;
+			free_at = ts + pc_wire_ns(p, pkts[j]->len);
+			p->rec[j].due = free_at;
+		}
+		pc_rec_fill(p, &p->rec[j], q, ts, pkts[j]);
+	}
+}
+
+/* Lock held. Put the @n frames just written on the wire of queue @txq (BQL counts them). */
+static void pc_wire_put(struct pc_priv *p, struct mqtx_txq *txq, struct pc_wire *w,
+			struct mqtx_pkt **pkts, unsigned n)
+{
+	for (unsigned j = 0; j < n; j++) {
+		struct pc_desc *d = &w->ring[(w->head + w->count++) % p->ring];
+
+		d->due = p->rec[j].due;
+		d->len = pkts[j]->len;
+		w->free_at = d->due;
+		mqtx_txq_sent(txq, pkts[j]->len, j + 1 < n);
+	}
+	if (n)
+		pc_arm(p, w->ring[w->head].due);
+}
+
 static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
 			      unsigned n, bool more)
 {
@@ -195,55 +356,62 @@ static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 	uint32_t i = mqtx_txq_index(txq);
 	struct pc_wire *w = &p->w[i];
 	struct kq *q = &p->q[i];
-	uint64_t now = mqtx_clock_now(p->clock), bytes = 0;
-	unsigned k;
-	int err;
+	uint64_t now = mqtx_clock_now(p->clock), bytes = 0, rate;
+	unsigned k = 0, written = 0;
+	int err = 0;
 
 	(void)more;
-	pthread_mutex_lock(&p->lock);
-	for (k = 0; k < n; k++) {
-		struct mqtx_pkt *pkt = pkts[k];
-		uint64_t ts = now;
+	pthread_mutex_lock(&p->wlock);
+	rate = p->rate_bps; /* dev set changes it under both locks */
+	if (rate) {
+		/* Only the wire's timer frees room meanwhile: this much fits at least. */
+		pthread_mutex_lock(&p->lock);
+		if (n > p->ring - w->count)
+			n = p->ring - w->count; /* requeued: not while stop_thresh >= the burst */
+		pthread_mutex_unlock(&p->lock);
+	}
+	while (k < n && !err) {
+		unsigned c = n - k < PC_CHUNK ? n - k : PC_CHUNK, ok;
 
-		if (p->rate_bps) {
-			struct pc_desc *d;
-
-			if (w->count == p->ring)
-				break; /* requeued: cannot happen while stop_thresh >= the burst */
-			ts = now > w->free_at ? now : w->free_at;
-			w->free_at = ts + pc_wire_ns(p, pkt->len);
-			d = &w->ring[(w->head + w->count++) % p->ring];
-			d->due = w->free_at;
-			d->len = pkt->len;
-			mqtx_txq_sent(txq, pkt->len, k + 1 < n);
-			pc_arm(p, w->ring[w->head].due);
+		pc_fill(p, i, pkts + k, c, now, w->free_at);
+		ok = pc_write_chunk(p, pkts + k, c, &err);
+		if (rate) {
+			pthread_mutex_lock(&p->lock);
+			pc_wire_put(p, txq, w, pkts + k, ok);
+			pthread_mutex_unlock(&p->lock);
 		}
-		pc_record(p, i, ts, pkt->data, pkt->len);
-		bytes += pkt->len;
-		mqtx_pkt_free(pkt);
+		for (unsigned j = k; j < k + ok; j++) {
+			bytes += pkts[j]->len;
+			mqtx_pkt_free(pkts[j]);
+		}
+		written += ok;
+		k += c;
 	}
-	err = pc_flush(p);
-	if (!p->rate_bps)
-		atomic_fetch_add_explicit(&q->completed, k, memory_order_relaxed);
-	else if (p->ring - w->count < PC_STOP_THRESH && !atomic_exchange(&q->stopped, true)) {
-		atomic_fetch_add_explicit(&q->stops, 1, memory_order_relaxed);
-		mqtx_txq_stop(txq);
+	pthread_mutex_unlock(&p->wlock);
+	/* What the file did not take whole is dropped, counted by why (the stack gave it away). */
+	for (unsigned j = written; j < n; j++)
+		mqtx_txq_drop_taken(txq, pkts[j], pc_reason(err));
+	if (!rate) {
+		atomic_fetch_add_explicit(&q->completed, written, memory_order_relaxed);
+	} else {
+		pthread_mutex_lock(&p->lock);
+		if (p->ring - w->count < PC_STOP_THRESH && !atomic_exchange(&q->stopped, true)) {
+			atomic_fetch_add_explicit(&q->stops, 1, memory_order_relaxed);
+			mqtx_txq_stop(txq);
+		}
+		pthread_mutex_unlock(&p->lock);
 	}
-	pthread_mutex_unlock(&p->lock);
 	atomic_fetch_add_explicit(&q->calls, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&q->packets, k, memory_order_relaxed);
+	atomic_fetch_add_explicit(&q->packets, written, memory_order_relaxed);
 	atomic_fetch_add_explicit(&q->bytes, bytes, memory_order_relaxed);
-	if (err) {
-		/* The file system refused (disk full): the frames are counted as written (the
-		 * stack gave them away) and the error is counted and logged once. */
-		atomic_fetch_add_explicit(&q->errors, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&q->err[mqtx_kerr_of(err)], 1, memory_order_relaxed);
+	if (written < n) {
+		atomic_fetch_add_explicit(&q->errors, n - written, memory_order_relaxed);
+		atomic_fetch_add_explicit(&q->err[mqtx_kerr_of(err)], n - written,
+					  memory_order_relaxed);
 		atomic_store(&q->last_errno, err);
-		if (!atomic_fetch_or(&q->logged, 1))
-			mqtx_log(MQTX_LOG_ERR, "%s: %s: write failed: %s", mqtx_dev_name(dev),
-				 p->path, strerror(err));
+		pc_unwritten(dev, i, n - written, err);
 	}
-	return k;
+	return n;
 }
 
 static uint32_t pc_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
@@ -268,10 +436,13 @@ static int pc_open(struct mqtx_dev *dev)
 	return 0;
 }
 
-/* Down: the wire stops; frames still on it were written and are counted as flushed. */
+/* Down: the wire stops; frames still on it were written and are counted as flushed. What the
+ * file system refused while the device was up is logged as a sum. */
 static void pc_stop(struct mqtx_dev *dev)
 {
 	struct pc_priv *p = pc_priv(dev);
+	unsigned long long nospace, write;
+	char why[64];
 
 	mqtx_timer_cancel(&p->timer);
 	pthread_mutex_lock(&p->lock);
@@ -282,25 +453,34 @@ static void pc_stop(struct mqtx_dev *dev)
 		atomic_store(&p->q[i].stopped, false);
 		mqtx_txq_bql_reset(mqtx_dev_txq(dev, i));
 	}
-	pc_flush(p);
 	pthread_mutex_unlock(&p->lock);
+	nospace = atomic_exchange(&p->nospace, 0);
+	write = atomic_exchange(&p->write_err, 0);
+	if (!atomic_exchange(&p->fail_logged, false))
+		return;
+	if (nospace && write)
+		snprintf(why, sizeof(why), "nospace %llu, write %llu", nospace, write);
+	else
+		snprintf(why, sizeof(why), "%s %llu", nospace ? "nospace" : "write",
+			 nospace ? nospace : write);
+	mqtx_log(MQTX_LOG_WARN, "%s: %s: %llu frames were not written (%s)", mqtx_dev_name(dev),
+		 p->path, nospace + write, why);
 }
 
 static void pc_uninit(struct mqtx_dev *dev)
 {
 	struct pc_priv *p = pc_priv(dev);
 
-	if (p->dump)
-		pcap_dump_close(p->dump);
-	if (p->dead)
-		pcap_close(p->dead);
-	if (p->f)
-		fclose(p->f);
+	if (p->fd >= 0)
+		close(p->fd);
 	if (p->w)
 		mqtx_free(p->w[0].ring);
 	mqtx_free(p->w);
 	mqtx_free(p->q);
+	mqtx_free(p->rec);
+	mqtx_free(p->iov);
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->wlock);
 }
 
 static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit, void *arg)
@@ -335,9 +515,11 @@ static int pc_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, 
 				 mqtx_dev_name(dev));
 			return -EBUSY;
 		}
+		pthread_mutex_lock(&p->wlock); /* a burst reads the rate while it writes */
 		pthread_mutex_lock(&p->lock);
 		p->rate_bps = set->rate_bps; /* frames already on the wire keep their times */
 		pthread_mutex_unlock(&p->lock);
+		pthread_mutex_unlock(&p->wlock);
 	}
 	return 0;
 }
@@ -354,45 +536,56 @@ const struct mqtx_dev_ops mqtx_pcap_ops = {
 	.change = pc_change,
 };
 
-/* The file and the wires. 0, or -errno with @msg set. */
-static int pc_setup(struct mqtx_dev *dev, char *msg, size_t msglen)
+/* The wires and the scratch records. 0, or -ENOMEM. */
+static int pc_alloc(struct pc_priv *p)
 {
-	struct pc_priv *p = pc_priv(dev);
-
 	p->w = mqtx_alloc(sizeof(*p->w) * p->nq, 0);
 	p->q = mqtx_alloc(sizeof(*p->q) * p->nq, MQTX_CACHE_LINE);
-	if (!p->w || !p->q)
-		goto nomem;
+	p->rec = mqtx_alloc(sizeof(*p->rec) * PC_CHUNK, 0);
+	p->iov = mqtx_alloc(sizeof(*p->iov) * 3 * PC_CHUNK, 0);
+	if (!p->w || !p->q || !p->rec || !p->iov)
+		return -ENOMEM;
 	memset(p->w, 0, sizeof(*p->w) * p->nq);
 	kq_init(p->q, p->nq);
 	if (p->rate_bps) {
 		struct pc_desc *r = mqtx_alloc(sizeof(*r) * p->ring * p->nq, 0);
 
 		if (!r)
-			goto nomem;
+			return -ENOMEM;
 		for (uint32_t i = 0; i < p->nq; i++)
 			p->w[i].ring = r + (size_t)i * p->ring;
 	}
-	if (p->ng) {
-		p->f = fopen(p->path, "we");
-		if (p->f)
-			ng_header(p, mqtx_dev_name(dev));
-	} else {
-		p->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)p->snaplen,
-							       PCAP_TSTAMP_PRECISION_NANO);
-		if (!p->dead)
-			goto nomem;
-		p->dump = pcap_dump_open(p->dead, p->path);
+	return 0;
+}
+
+/* The file and the wires. 0, or -errno with @msg set. */
+static int pc_setup(struct mqtx_dev *dev, char *msg, size_t msglen)
+{
+	struct pc_priv *p = pc_priv(dev);
+	uint8_t *hdr;
+	size_t len;
+	int err;
+
+	if (pc_alloc(p))
+		goto nomem;
+	p->fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (p->fd < 0) {
+		err = errno;
+		snprintf(msg, msglen, "%s: cannot create: %s", p->path, strerror(err));
+		return -err;
 	}
-	if ((p->ng && !p->f) || (!p->ng && !p->dump)) {
-		snprintf(msg, msglen, "%s: cannot create: %s", p->path, strerror(errno));
-		return errno ? -errno : -EIO;
-	}
-	if (pc_flush(p)) {
-		snprintf(msg, msglen, "%s: cannot write: %s", p->path, strerror(errno));
+	hdr = mqtx_alloc(pc_header_room(p), 0);
+	if (!hdr)
+		goto nomem;
+	len = pc_header(p, mqtx_dev_name(dev), hdr);
+	err = pc_pwrite_all(p->fd, hdr, len, 0);
+	mqtx_free(hdr);
+	if (err) {
+		snprintf(msg, msglen, "%s: cannot write: %s", p->path, strerror(err));
 		unlink(p->path);
 		return -EIO;
 	}
+	p->off = (off_t)len;
 	return 0;
 nomem:
 	snprintf(msg, msglen, "%s: out of memory", p->path);
@@ -428,6 +621,8 @@ int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap
 		return err;
 	p = pc_priv(dev);
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->wlock, NULL);
+	p->fd = -1;
 	snprintf(p->path, sizeof(p->path), "%s", pc->file);
 	len = strlen(p->path);
 	p->ng = pc->format == MQTX_PCAP_FORMAT_PCAPNG ||
