@@ -25,6 +25,8 @@ struct conn {
 	char who[32]; /* "uid N", as messages name the client */
 };
 
+_Thread_local bool conn_in_command;
+
 /* Every connection, so that the shutdown can wake them. */
 static struct {
 	pthread_mutex_t lock;
@@ -82,7 +84,9 @@ static int run_request(struct conn *c, int argc, char **argv, unsigned flags, in
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&err);
 	quota_charge(c->acct);
+	conn_in_command = true;
 	code = mqtx_ctl_exec_req(c->srv->ctl, argc, argv, flags, &req, &out, &err);
+	conn_in_command = false;
 	if (quota_charge(NULL))
 		code = over_memory(c, &out, &err);
 	w.deadline = deadline(l->reply_ms);

@@ -37,6 +37,13 @@ struct server {
 };
 
 /**
+ * conn_in_command - this thread runs a command whose errors go back to whoever sent it (a
+ * client, or the configuration file): the library's error messages logged meanwhile are that
+ * command's, which it reports itself, not the daemon's log's.
+ */
+extern _Thread_local bool conn_in_command;
+
+/**
  * conn_accept() - take one connection from the listening socket @lfd; serve it on a thread of
  * its own if its peer is allowed and within its limits, else tell it why and close it.
  */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <mqtx/ctl.h>
@@ -28,6 +29,7 @@ struct daemon {
 	struct mqtx_jobs *jobs;			    /* the generators and replays of srv.ctl */
 	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX]; /* dir: the private directory, "" with -S */
 	struct listener sock;
+	bool to_syslog; /* --daemon: the log goes to syslog (standard error goes nowhere) */
 };
 
 /* The defaults of --limit (see doc/mqtxd.8). */
@@ -137,6 +139,23 @@ static int parse_limit(const char *arg, struct limits *l)
 	return -1;
 }
 
+/*
+ * The library's warnings and errors (a capture's file system refused frames, a kernel interface
+ * went away) go to the daemon's log: standard error, or syslog once detached. A command's own
+ * errors are not among them: it reports them to whoever sent it, and a client could otherwise
+ * fill the log.
+ */
+static void log_sink(enum mqtx_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == MQTX_LOG_ERR && conn_in_command)
+		return;
+	if (D.to_syslog)
+		syslog(level == MQTX_LOG_ERR ? LOG_ERR : LOG_WARNING, "%s", msg);
+	else
+		fprintf(stderr, "mqtxd: %s\n", msg);
+}
+
 /* Run the commands of @file; a line that cannot be split stops the start-up before any
  * command ran, and so does the first failing command. */
 static int run_config(const char *file)
@@ -160,7 +179,9 @@ static int run_config(const char *file)
 
 		mqtx_buf_init(&out);
 		mqtx_buf_init(&err);
+		conn_in_command = true;
 		rc = mqtx_ctl_exec(D.srv.ctl, lines[i].argc, lines[i].argv, 0, &out, &err);
+		conn_in_command = false;
 		if (out.len)
 			fwrite(out.data, 1, out.len, stdout);
 		if (rc)
@@ -192,7 +213,9 @@ static void exec_print(int argc, char **argv, unsigned flags)
 
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&err);
+	conn_in_command = true;
 	mqtx_ctl_exec(D.srv.ctl, argc, argv, flags, &out, &err);
+	conn_in_command = false;
 	if (out.len)
 		fwrite(out.data, 1, out.len, stdout);
 	if (err.len)
@@ -359,6 +382,11 @@ int main(int argc, char **argv)
 		perror("mqtxd: fork");
 		return 1;
 	}
+	if (daemonize) {
+		openlog("mqtxd", LOG_PID, LOG_DAEMON);
+		D.to_syslog = true;
+	}
+	mqtx_set_log(log_sink, NULL, MQTX_LOG_WARN);
 	/* Block the stop signals in every thread (generators inherit the mask); the main loop
 	 * takes them from a signalfd. */
 	sigemptyset(&mask);
@@ -369,6 +397,9 @@ int main(int argc, char **argv)
 	/* No reload: a half-applied configuration would be worse than none, and SIGHUP's default
 	 * (death without the shutdown) would leave the socket and the jobs behind. */
 	signal(SIGHUP, SIG_IGN);
+	/* Past a file-size limit (RLIMIT_FSIZE), a capture's write fails and its frames are
+	 * counted as dropped; the signal's default would kill the daemon. */
+	signal(SIGXFSZ, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0 || mqtx_ctl_new(&D.srv.ctl) || mqtx_jobs_new(&D.jobs) ||
 	    mqtx_jobs_attach(D.jobs, D.srv.ctl)) {
