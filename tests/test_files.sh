@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The files mqtxd writes for its clients (a pcap device's capture): a full disk and a file-size
-# limit counted frame by frame and logged. Needs root (a tmpfs in a mount namespace of its
-# own), $MQTX and $MQTXD.
+# The files mqtxd writes for its clients (a pcap device's capture): no symbolic link followed,
+# no FIFO or device, nothing removed that the open did not create, and a full disk counted
+# frame by frame and logged. Needs root (a second user, mknod, a tmpfs in a mount namespace of
+# its own), $MQTX and $MQTXD.
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (a tmpfs)"; exit 77; }
 if [ -z "${MQTX_IN_MNTNS:-}" ]; then
@@ -13,6 +14,8 @@ command -v tshark >/dev/null || { echo "SKIP: tshark is missing (it reads the ca
 . "$(dirname "$0")/lib.sh"
 t_begin files
 cleanup_more() { mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"; }
+chmod 755 "$T"
+stranger() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 # run DESC CODE REGEX -- CMD...: CMD (within 20 s) exits CODE with output matching REGEX.
 run() {
@@ -26,12 +29,68 @@ run() {
 		fail "$desc: exit $rc (want $code, /$pat/): $(cat "$T/out")"
 	fi
 }
+same() { # same DESC FILE CONTENT: FILE still holds CONTENT
+	if [ "$(cat "$2" 2>/dev/null)" = "$3" ]; then ok "$1"; else fail "$1: $(ls -l "$2" 2>&1)"; fi
+}
+absent() { # absent DESC PATH
+	if [ -e "$2" ] || [ -L "$2" ]; then fail "$1: $(ls -l "$2")"; else ok "$1"; fi
+}
 is_pcap() { # is_pcap FILE: a capture that tshark reads to its end
 	[ "$(tshark -r "$1" 2>&1 >/dev/null | grep -c 'cut short\|damaged\|isn.t')" -eq 0 ] &&
 		head -c 4 "$1" | od -An -tx1 | grep -q '4d 3c b2 a1'
 }
 
 start || exit 1
+
+mkdir -m 755 "$T/root"
+echo precious >"$T/root/victim"
+chmod 644 "$T/root/victim"
+
+# ---- root's own device and another user's symbolic link in a shared (sticky) directory ----
+mkdir "$T/shared"
+chown 65534:65534 "$T/shared"
+chmod 1777 "$T/shared"
+stranger ln -s "$T/root/victim" "$T/shared/cap.pcap"
+run "root: another user's link is not followed" 2 "cap.pcap: a symbolic link" -- $M dev add r1 type pcap file "$T/shared/cap.pcap"
+run "root, overwrite: the link is not followed either" 2 "cap.pcap: a symbolic link" -- $M dev add r1 type pcap file "$T/shared/cap.pcap" overwrite
+printf 'dev add r1 type pcap file %s\n' "$T/shared/cap.pcap" >"$T/batch"
+run "root, -batch: the library does not follow it" 2 "cap.pcap: a symbolic link" -- "$MQTX" -batch "$T/batch"
+same "root: the link's target holds what it held" "$T/root/victim" precious
+stranger sh -c "echo theirs >'$T/shared/theirs.pcap' && chmod 666 '$T/shared/theirs.pcap'"
+run "root, overwrite: another user's file is not replaced" 2 "theirs.pcap: belongs to uid 65534" -- $M dev add r2 type pcap file "$T/shared/theirs.pcap" overwrite
+same "root: the other user's file holds what it held" "$T/shared/theirs.pcap" theirs
+echo old >"$T/shared/mine.pcap"
+run "root: an existing file needs overwrite" 2 "mine.pcap: File exists \(add \"overwrite\" to replace it\)" -- $M dev add r3 type pcap file "$T/shared/mine.pcap"
+same "root: the existing file is left as it was" "$T/shared/mine.pcap" old
+run "root, overwrite: its own file is replaced" 0 "" -- $M dev add r3 type pcap file "$T/shared/mine.pcap" overwrite up
+run "root, overwrite: frames go to it" 0 "sent 5 " -- $M gen dev r3 count 5
+$M dev set r3 down >/dev/null 2>&1
+is_pcap "$T/shared/mine.pcap" && [ "$(tshark -r "$T/shared/mine.pcap" 2>/dev/null | wc -l)" -eq 5 ] &&
+	ok "root, overwrite: a capture of the 5 frames" || fail "overwritten capture: $(od -An -tx1 "$T/shared/mine.pcap" | head -3)"
+
+# ---- FIFOs and devices: refused at once, nothing removed that was not created ----
+mkfifo -m 666 "$T/fifo"
+timeout 20 $M dev add f1 type pcap file "$T/fifo" >"$T/fifo.out" 2>&1 &
+fpid=$!
+# Until that command is refused, or a thread of the daemon waits for the FIFO's reader.
+for _ in $(seq 400); do
+	kill -0 $fpid 2>/dev/null || break
+	grep -qs wait_for_partner /proc/"$DPID"/task/*/wchan && break
+	sleep 0.05
+done
+run "a FIFO does not stop the daemon serving others" 0 "" -- $M dev show
+: <>"$T/fifo" # had the daemon opened it, this lets it go
+wait $fpid
+grep -q "fifo: a FIFO, not a regular file" "$T/fifo.out" && ok "a FIFO is refused" ||
+	fail "a FIFO: $(cat "$T/fifo.out")"
+run "a FIFO, overwrite: refused" 2 "fifo: a FIFO, not a regular file" -- $M dev add f1 type pcap file "$T/fifo" overwrite
+mknod -m 666 "$T/full" c 1 7
+run "a device is refused" 2 "full: a character device, not a regular file" -- $M dev add d1 type pcap file "$T/full"
+[ -c "$T/full" ] && ok "a device that refused the first write is not removed" || fail "$T/full is gone"
+run "a device, overwrite: refused" 2 "full: a character device, not a regular file" -- $M dev add d1 type pcap file "$T/full" overwrite
+printf 'dev add d1 type pcap file %s\n' "$T/full" >"$T/batch"
+run "a device, -batch: refused" 2 "full: a character device, not a regular file" -- "$MQTX" -batch "$T/batch"
+[ -c "$T/full" ] && ok "the device is still there" || fail "$T/full is gone"
 
 # ---- a full disk: every frame written whole or dropped as nospace, the file valid, logged ----
 mkdir "$T/small"

@@ -8,8 +8,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/mount.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -345,6 +347,181 @@ static void test_pcap_write_error(void **state)
 	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
 }
 
+/* Whether @path holds exactly @text. */
+static bool holds(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return !strcmp(buf, text);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A device on @file (@overwrite), expected to fail with @err and to log @why. */
+static void refused(const char *file, bool overwrite, int err, const char *why)
+{
+	struct mqtx_pcap_cfg pc = { .file = file, .overwrite = overwrite };
+	struct mqtx_dev_cfg c = { .name = "pco", .num_txq = 1 };
+	struct mqtx_dev *dev = NULL;
+
+	kt_log_reset();
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), err);
+	assert_null(dev);
+	assert_true(kt_log_has(why));
+}
+
+/* Opened by name: no symbolic link followed, an existing file only with overwrite and only the
+ * caller's, nothing but a regular file and without blocking, and a device that refuses the
+ * first write is not removed (only what this open created is). */
+static void test_pcap_open_rules(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .overwrite = true };
+	struct mqtx_dev_cfg c = { .name = "pco", .num_txq = 1 };
+	char target[128], link[128], theirs[128], fifo[128], full[128], mine[128];
+	struct mqtx_dev *dev;
+	uint64_t bytes;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link, sizeof(link), "%s/link.pcap", dir);
+	snprintf(theirs, sizeof(theirs), "%s/theirs.pcap", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.pcap", dir);
+	snprintf(full, sizeof(full), "%s/full", dir);
+	snprintf(mine, sizeof(mine), "%s/mine.pcap", dir);
+	put_file(target, "keep");
+	assert_int_equal(symlink(target, link), 0);
+	refused(link, false, -ELOOP, "link.pcap: a symbolic link, which is not followed");
+	refused(link, true, -ELOOP, "link.pcap: a symbolic link, which is not followed");
+	assert_true(holds(target, "keep"));
+	put_file(theirs, "theirs");
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	refused(theirs, true, -EPERM, "theirs.pcap: belongs to uid 65534, not to you (uid 0)");
+	assert_true(holds(theirs, "theirs"));
+	/* A FIFO without a reader would make a blocking open wait forever. */
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	refused(fifo, false, -EINVAL, "fifo.pcap: a FIFO, not a regular file");
+	refused(fifo, true, -EINVAL, "fifo.pcap: a FIFO, not a regular file");
+	/* /dev/full: opened, it would refuse the header, and the old code removed the node. */
+	assert_int_equal(mknod(full, S_IFCHR | 0666, makedev(1, 7)), 0);
+	refused(full, false, -EINVAL, "full: a character device, not a regular file");
+	refused(full, true, -EINVAL, "full: a character device, not a regular file");
+	assert_int_equal(access(full, F_OK), 0);
+	/* The caller's own file: refused as it is, replaced with overwrite. */
+	put_file(mine, "old");
+	refused(mine, false, -EEXIST, "mine.pcap: File exists (add \"overwrite\" to replace it)");
+	assert_true(holds(mine, "old"));
+	pc.file = mine;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	xmit_n(dev, 0, 3, 100);
+	mqtx_dev_destroy(dev);
+	assert_int_equal(read_capture(mine, false, &bytes), 3);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+}
+
+/* A full file system refuses the header: a file this open created is removed, one that was
+ * there (overwrite) is not. */
+static void test_pcap_remove_only_created(void **state)
+{
+	struct mqtx_pcap_cfg pc = { 0 };
+	struct mqtx_dev_cfg c = { .name = "pcr", .num_txq = 1 };
+	char small[96], path[128];
+	struct mqtx_dev *dev = NULL;
+
+	(void)state;
+	if (!own_mounts)
+		skip();
+	snprintf(small, sizeof(small), "%s/small", dir);
+	assert_int_equal(kt_sh("mkdir -p %s && mount -t tmpfs -o size=64k tmpfs %s && "
+			       "touch %s/there.pcap",
+			       small, small, small),
+			 0);
+	kt_sh("head -c 1048576 /dev/zero >%s/filler 2>/dev/null", small); /* fills it up */
+	snprintf(path, sizeof(path), "%s/new.pcap", small);
+	pc.file = path;
+	kt_log_reset();
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), -ENOSPC);
+	assert_true(kt_log_has("new.pcap: cannot write: No space left on device"));
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/there.pcap", small);
+	pc.overwrite = true;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), -ENOSPC);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_null(dev);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+	assert_int_equal(kt_sh("umount %s", small), 0);
+}
+
+/* A file handed over open: a regular file open for writing, empty unless overwrite; the caller
+ * keeps its descriptor; a failure removes nothing. */
+static void test_pcap_dev_create_fd(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .file = "client.pcap" };
+	struct mqtx_dev_cfg c = { .name = "pcd", .num_txq = 1 };
+	char path[128], fifo[128];
+	struct mqtx_dev *dev = NULL;
+	uint64_t bytes;
+	bool created;
+	char msg[256];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/client.pcap", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fd-fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	kt_log_reset();
+	fd = open(fifo, O_RDWR | O_NONBLOCK);
+	assert_int_equal(mqtx_pcap_dev_create_fd(&c, &pc, fd, &dev), -EINVAL);
+	assert_true(kt_log_has("pcap: client.pcap: a FIFO, not a regular file"));
+	close(fd);
+	put_file(path, "old");
+	fd = open(path, O_RDONLY);
+	assert_int_equal(mqtx_pcap_dev_create_fd(&c, &pc, fd, &dev), -EINVAL);
+	assert_true(kt_log_has("client.pcap: not open for writing"));
+	close(fd);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_int_equal(mqtx_pcap_dev_create_fd(&c, &pc, fd, &dev), -EINVAL);
+	assert_true(kt_log_has("client.pcap: open for appending"));
+	close(fd);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(mqtx_pcap_dev_create_fd(&c, &pc, fd, &dev), -EEXIST);
+	assert_true(kt_log_has("client.pcap: not empty (add \"overwrite\" to replace it)"));
+	assert_true(holds(path, "old"));
+	assert_null(dev);
+	pc.overwrite = true;
+	assert_int_equal(mqtx_pcap_dev_create_fd(&c, &pc, fd, &dev), 0);
+	assert_true(fcntl(fd, F_GETFD) >= 0); /* the caller's, still open */
+	close(fd);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	xmit_n(dev, 0, 4, 100);
+	mqtx_dev_destroy(dev);
+	assert_int_equal(read_capture(path, false, &bytes), 4);
+	/* mqtx_pcap_open(): created, or not. */
+	fd = mqtx_pcap_open(path, false, &created, msg, sizeof(msg));
+	assert_int_equal(fd, -EEXIST);
+	assert_false(created);
+	fd = mqtx_pcap_open(path, true, &created, msg, sizeof(msg));
+	assert_true(fd >= 0 && !created);
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	fd = mqtx_pcap_open(path, false, &created, msg, sizeof(msg));
+	assert_true(fd >= 0 && created);
+	close(fd);
+	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
+}
+
 static void test_pcap_setup_errors(void **state)
 {
 	struct mqtx_pcap_cfg pc = { .file = "/nonexistent-dir/x.pcap" };
@@ -371,6 +548,9 @@ int main(void)
 		cmocka_unit_test(test_pcap_full_disk),
 		cmocka_unit_test(test_pcapng_full_disk),
 		cmocka_unit_test(test_pcap_write_error),
+		cmocka_unit_test(test_pcap_open_rules),
+		cmocka_unit_test(test_pcap_remove_only_created),
+		cmocka_unit_test(test_pcap_dev_create_fd),
 		cmocka_unit_test(test_pcap_setup_errors),
 	};
 	struct mqtx_pool_cfg pc = { .count = 8192 };

@@ -40,7 +40,8 @@ static void rig_init(struct rig *r, bool virtual_time, const char *pcap_out, uin
 		assert_int_equal(mqtx_clock_new_virtual(0, &r->clk), 0);
 	c.clock = r->clk;
 	if (pcap_out) {
-		struct mqtx_pcap_cfg p = { .file = r->out };
+		/* mkstemp() made the file: it is replaced, as a user says "overwrite". */
+		struct mqtx_pcap_cfg p = { .file = r->out, .overwrite = true };
 
 		snprintf(r->out, sizeof(r->out), "%s", pcap_out);
 		assert_int_equal(mqtx_pcap_dev_create(&c, &p, &r->dev), 0);

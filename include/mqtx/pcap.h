@@ -21,7 +21,8 @@ enum mqtx_pcap_format {
 
 /**
  * struct mqtx_pcap_cfg - the file under a pcap device.
- * @file: the path (required); created or truncated at creation.
+ * @file: the path (required), created by mqtx_pcap_dev_create() as mqtx_pcap_open() says: never
+ *        through a symbolic link, and an existing file only with @overwrite.
  * @format: enum mqtx_pcap_format.
  * @rate_bps: wire rate of each TX queue in bits/s, charging (len + MQTX_PCAP_WIRE_OVERHEAD) * 8
  *        bits a frame (0: no wire; a frame is complete when written). With a rate, a frame's
@@ -30,6 +31,8 @@ enum mqtx_pcap_format {
  * @ring: frames a queue may have on its wire, 64..65536 (0: MQTX_PCAP_RING_DEFAULT); the
  *        queue stops while a burst of 64 still fits and wakes at a quarter free.
  * @snaplen: bytes of each frame recorded (0: 65535).
+ * @overwrite: replace a file that is already there, if it is a regular file of the caller's
+ *        own (its effective uid); without, an existing file is refused (-EEXIST).
  *
  * Timestamps come from the device's clock. Each burst is written to the file at once, in whole
  * records, so the file is valid whenever the process stops, SIGTERM and SIGKILL included. A
@@ -48,20 +51,60 @@ struct mqtx_pcap_cfg {
 	uint64_t rate_bps;
 	uint32_t ring;
 	uint32_t snaplen;
+	bool overwrite;
 };
 
 /** The pcap driver (create devices with mqtx_pcap_dev_create()). */
 MQTX_API extern const struct mqtx_dev_ops mqtx_pcap_ops;
 
 /**
- * mqtx_pcap_dev_create() - an mqtx device writing its frames to @pc->file. @base->ops and
- * priv_size are ignored.
- * Return: 0 and *@out; -EINVAL (no file, ring out of range, unknown format); the errno of
- * creating the file (-ENOENT, -EACCES, ...); -ENOMEM. Errors are logged naming the file and
- * the cause; nothing is left behind (a file that could not be set up is removed).
+ * mqtx_pcap_dev_create() - an mqtx device writing its frames to @pc->file, which it opens with
+ * mqtx_pcap_open() (a relative path is the calling process's). @base->ops and priv_size are
+ * ignored.
+ * Return: 0 and *@out; -EINVAL (no file, ring out of range, unknown format); the errors of
+ * mqtx_pcap_open() (-EEXIST, -ELOOP, -EINVAL, -EPERM, -ENOENT, -EACCES, ...); the errno of
+ * writing the header (-ENOSPC, ...); -ENOMEM. Errors are logged naming the file and the cause.
+ * Nothing is left behind: a file this call created is removed when the device cannot be set
+ * up; a file that was there (@pc->overwrite) is not.
  */
 MQTX_API int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc,
 				  struct mqtx_dev **out);
+
+/**
+ * mqtx_pcap_dev_create_fd() - mqtx_pcap_dev_create() on a file that is already open: a server
+ * writes a client's capture this way, the client having opened it with mqtx_pcap_open(), so
+ * that the kernel checked the client's rights and resolved its relative path. @fd must be a
+ * regular file (a FIFO, a device, a directory is refused before any write), open for writing
+ * and not for appending, and empty unless @pc->overwrite (which then empties it). The device
+ * writes to a duplicate of @fd; the caller still closes @fd. @pc->file only names the file in
+ * messages. Nothing is removed on a failure: whoever created the file removes it.
+ * Return: as mqtx_pcap_dev_create(): -EINVAL (also: not a regular file, not open for writing,
+ * open for appending), -EEXIST (not empty without @pc->overwrite), -ENOSPC, -ENOMEM, ...
+ */
+MQTX_API int mqtx_pcap_dev_create_fd(const struct mqtx_dev_cfg *base,
+				     const struct mqtx_pcap_cfg *pc, int fd, struct mqtx_dev **out);
+
+/**
+ * mqtx_pcap_open() - open @path for a pcap device's frames, as mqtx_pcap_dev_create() does; a
+ * client calls it to open its capture with its own rights and pass it to a server
+ * (mqtx_pcap_dev_create_fd()). The file is created (O_CREAT | O_EXCL, mode 0666 less the
+ * umask), so that no symbolic link, FIFO or file put there is followed or reused. With
+ * @overwrite, a regular file already there is opened instead, if it belongs to the caller's
+ * effective uid, and emptied. A symbolic link is never followed (O_NOFOLLOW), anything but a
+ * regular file is refused without being opened for writing, and nothing blocks (O_NONBLOCK).
+ * @path: the file; a relative path is the calling process's.
+ * @overwrite: replace a regular file of the caller's own that is there.
+ * @created: set to true when this call created the file: only then may the caller remove it
+ *        when what it was for fails.
+ * @msg: @msglen bytes for why it failed, naming @path ("PATH: a symbolic link, which is not
+ *        followed").
+ * Return: the descriptor (write-only, close-on-exec, non-blocking), or -EEXIST (a file is there
+ * and @overwrite is false), -ELOOP (a symbolic link), -EINVAL (not a regular file: a FIFO, a
+ * device, a directory, a socket), -EPERM (@overwrite and another user's file), or the errno of
+ * open() (-EACCES, -ENOENT, ...). On failure nothing is left behind.
+ */
+MQTX_API int mqtx_pcap_open(const char *path, bool overwrite, bool *created, char *msg,
+			    size_t msglen);
 
 /**
  * mqtx_pcap_txq_stats() - counters of queue @i (@i < 0: the sum): packets written, completed

@@ -218,7 +218,7 @@ static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 		mqtx_buf_printf(out, " mode %s", zc ? "zerocopy" : "copy");
 }
 
-/* pcap: "file PATH", "format pcap|pcapng", "rate RATE" (tc's bit rates). */
+/* pcap: "file PATH", "format pcap|pcapng", "rate RATE" (tc's bit rates), "overwrite". */
 static int pcap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
 	static const char *const words[] = { "file", "format", "rate", NULL };
@@ -226,9 +226,17 @@ static int pcap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	int w = word_of(argc, argv, words);
 	uint64_t pps;
 
+	if (!strcmp(argv[0], "overwrite"))
+		return c->overwrite = true, 1;
 	if (w < 0)
 		return 0;
 	if (w == 0) {
+		/* One file: a client opens the first one named (mqtx_ctl_file_word()). */
+		if (c->file) {
+			mqtx_buf_printf(err, "dev add: pcap file \"%s\" after \"%s\": one file\n",
+					argv[1], c->file);
+			return -1;
+		}
 		c->file = argv[1];
 	} else if (w == 1) {
 		if (strcmp(argv[1], "pcap") && strcmp(argv[1], "pcapng"))

@@ -13,8 +13,10 @@
 #include <mqtx/pcap.h>
 
 #include "kq.h"
+#include "pcap_file.h"
 
 #define PC_STOP_THRESH 64
+#define PC_PATH_MAX    256
 #define PC_CHUNK       128 /* records per pwritev(): 3 iovecs each, well within IOV_MAX */
 
 #define PC_PCAP_MAGIC_NS   0xa1b23c4du /* libpcap's magic for nanosecond timestamps */
@@ -44,7 +46,7 @@ struct pc_rec {
 struct pc_priv {
 	pthread_mutex_t lock;  /* the wires and the timer */
 	pthread_mutex_t wlock; /* the file, @off and the scratch records; taken before @lock */
-	char path[256];
+	char path[PC_PATH_MAX];
 	bool ng;
 	uint32_t snaplen, ring, nq;
 	uint64_t rate_bps;
@@ -558,62 +560,54 @@ static int pc_alloc(struct pc_priv *p)
 	return 0;
 }
 
-/* The file and the wires. 0, or -errno with @msg set. */
-static int pc_setup(struct mqtx_dev *dev, char *msg, size_t msglen)
+/* The wires, and the header written to the file @fd (a duplicate of the caller's, emptied
+ * first with @overwrite). 0, or -errno with @msg set. */
+static int pc_setup(struct mqtx_dev *dev, int fd, bool overwrite, char *msg, size_t msglen)
 {
 	struct pc_priv *p = pc_priv(dev);
 	uint8_t *hdr;
 	size_t len;
 	int err;
 
-	if (pc_alloc(p))
-		goto nomem;
-	p->fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (p->fd < 0) {
+	err = mqtx__pcap_file_check(fd, p->path, overwrite, msg, msglen);
+	if (err)
+		return err;
+	hdr = mqtx_alloc(pc_header_room(p), 0);
+	if (pc_alloc(p) || !hdr) {
+		mqtx_free(hdr);
+		snprintf(msg, msglen, "%s: out of memory", p->path);
+		return -ENOMEM;
+	}
+	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (p->fd < 0 || (overwrite && ftruncate(p->fd, 0))) {
 		err = errno;
-		snprintf(msg, msglen, "%s: cannot create: %s", p->path, strerror(err));
+		mqtx_free(hdr);
+		snprintf(msg, msglen, "%s: %s", p->path, strerror(err));
 		return -err;
 	}
-	hdr = mqtx_alloc(pc_header_room(p), 0);
-	if (!hdr)
-		goto nomem;
 	len = pc_header(p, mqtx_dev_name(dev), hdr);
 	err = pc_pwrite_all(p->fd, hdr, len, 0);
 	mqtx_free(hdr);
 	if (err) {
 		snprintf(msg, msglen, "%s: cannot write: %s", p->path, strerror(err));
-		unlink(p->path);
-		return -EIO;
+		return -err;
 	}
 	p->off = (off_t)len;
 	return 0;
-nomem:
-	snprintf(msg, msglen, "%s: out of memory", p->path);
-	return -ENOMEM;
 }
 
-int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc,
-			 struct mqtx_dev **out)
+/* A device on the file @fd (see mqtx_pcap_dev_create_fd()). */
+static int pc_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc, int fd,
+		     struct mqtx_dev **out)
 {
 	struct mqtx_dev_cfg c = *base;
-	uint32_t ring = pc && pc->ring ? pc->ring : MQTX_PCAP_RING_DEFAULT;
+	uint32_t ring = pc->ring ? pc->ring : MQTX_PCAP_RING_DEFAULT;
 	struct mqtx_dev *dev;
 	struct pc_priv *p;
 	char msg[320];
 	size_t len;
 	int err;
 
-	if (!pc || !pc->file || !*pc->file || strlen(pc->file) >= sizeof(p->path)) {
-		mqtx_log(MQTX_LOG_ERR, "pcap: %s: needs a file (a path of 1..255 characters)",
-			 base->name ? base->name : "");
-		return -EINVAL;
-	}
-	if (ring < PC_STOP_THRESH || ring > 65536 || pc->format > MQTX_PCAP_FORMAT_PCAPNG) {
-		mqtx_log(MQTX_LOG_ERR, "pcap: %s: %s", pc->file,
-			 ring < PC_STOP_THRESH || ring > 65536 ? "ring out of range 64..65536"
-							       : "unknown format");
-		return -EINVAL;
-	}
 	c.ops = &mqtx_pcap_ops;
 	c.priv_size = 0;
 	err = mqtx_dev_create(&c, &dev);
@@ -635,7 +629,7 @@ int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap
 	p->clock = mqtx_dev_clock(dev);
 	p->next_at = UINT64_MAX;
 	mqtx_timer_init(&p->timer, p->clock, pc_timer_fn, dev);
-	err = pc_setup(dev, msg, sizeof(msg));
+	err = pc_setup(dev, fd, pc->overwrite, msg, sizeof(msg));
 	if (err) {
 		mqtx_log(MQTX_LOG_ERR, "pcap: %s", msg);
 		mqtx_dev_destroy(dev);
@@ -643,6 +637,59 @@ int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap
 	}
 	*out = dev;
 	return 0;
+}
+
+/* What can be checked before the file is touched; false after logging why. */
+static bool pc_cfg_ok(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc)
+{
+	uint32_t ring;
+
+	if (!pc || !pc->file || !*pc->file || strlen(pc->file) >= PC_PATH_MAX) {
+		mqtx_log(MQTX_LOG_ERR, "pcap: %s: needs a file (a path of 1..%d characters)",
+			 base->name ? base->name : "", PC_PATH_MAX - 1);
+		return false;
+	}
+	ring = pc->ring ? pc->ring : MQTX_PCAP_RING_DEFAULT;
+	if (ring < PC_STOP_THRESH || ring > 65536 || pc->format > MQTX_PCAP_FORMAT_PCAPNG) {
+		mqtx_log(MQTX_LOG_ERR, "pcap: %s: %s", pc->file,
+			 ring < PC_STOP_THRESH || ring > 65536 ? "ring out of range 64..65536"
+							       : "unknown format");
+		return false;
+	}
+	return true;
+}
+
+int mqtx_pcap_dev_create_fd(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc, int fd,
+			    struct mqtx_dev **out)
+{
+	if (!pc_cfg_ok(base, pc))
+		return -EINVAL;
+	return pc_create(base, pc, fd, out);
+}
+
+int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg *pc,
+			 struct mqtx_dev **out)
+{
+	struct mqtx_pcap_cfg opened;
+	bool created;
+	char msg[320];
+	int fd, err;
+
+	if (!pc_cfg_ok(base, pc))
+		return -EINVAL;
+	fd = mqtx_pcap_open(pc->file, pc->overwrite, &created, msg, sizeof(msg));
+	if (fd < 0) {
+		mqtx_log(MQTX_LOG_ERR, "pcap: %s", msg);
+		return fd;
+	}
+	opened = *pc;
+	opened.overwrite = false; /* the open emptied it */
+	err = pc_create(base, &opened, fd, out);
+	/* A file that was there stays, whatever came of it; one this call made goes. */
+	if (err && created)
+		mqtx__pcap_file_remove(pc->file, fd);
+	close(fd);
+	return err;
 }
 
 int mqtx_pcap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
