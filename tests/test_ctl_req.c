@@ -94,6 +94,14 @@ static void test_file_word(void **state)
 		{ "replay", -1 },
 		{ "gen dev eth0", -1 },
 		{ "dev show", -1 },
+		{ "dev add p0 type pcap file x.pcap", 6 },
+		{ "-j dev add p0 file x.pcap overwrite type pcap", 5 },
+		{ "d add p0 type pcap rate 1gbit file x.pcap format pcap", 8 },
+		{ "dev add p0 type null type pcap file a file b", 8 },
+		{ "dev add p0 type pcap type null file x.pcap", -1 },
+		{ "dev add p0 type pcap", -1 },
+		{ "dev add p0 type pcap file x.pcap help", -1 },
+		{ "dev set p0 file x.pcap", -1 },
 	};
 
 	(void)state;
@@ -146,7 +154,7 @@ static void test_replay_needs_fd(void **state)
 	assert_string_equal(o, "");
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "dev show eth0", fd, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
-	assert_non_null(strstr(e, "A file came with \"dev\", a command that reads none"));
+	assert_non_null(strstr(e, "A file came with \"dev\", a command that names none"));
 	assert_string_equal(o, "");
 	assert_false(fd_is_open(fd));
 	free(o), free(e);
@@ -191,12 +199,63 @@ static void test_not_a_file(void **state)
 	fixture_free(ctl);
 }
 
-/* While the capture is read, another thread's command runs: the check's log line comes from
- * inside the read, and from there a command of another thread must complete. */
+/* A pcap device's file for a client: the one it sent; by name only for root, and only an
+ * absolute path (a relative one would be the server's). */
+static void test_dev_file(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char dir[] = "/tmp/mqtx-req-XXXXXX", line[160], path[96], *o, *e;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/named.pcap", dir);
+	snprintf(line, sizeof(line), "dev add p0 type pcap file %s", path);
+	assert_int_equal(run_req(ctl, line, -1, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
+	assert_non_null(strstr(e, "named.pcap: the file must come open with the command"));
+	assert_int_equal(access(path, F_OK), -1);
+	free(o), free(e);
+	assert_int_equal(run_req(ctl, "dev add p0 type pcap file rel.pcap", -1, 0, 0, 0, &o, &e),
+			 MQTX_CTL_EPARSE);
+	assert_string_equal(e, "dev add: rel.pcap: a relative path must come open with the "
+			       "command (the server's working directory is not the client's; mqtx "
+			       "sends it)\n");
+	assert_int_equal(access("rel.pcap", F_OK), -1);
+	free(o), free(e);
+	assert_int_equal(run_req(ctl, line, -1, 0, 0, 0, &o, &e), MQTX_CTL_OK);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 24); /* the header */
+	free(o), free(e);
+	/* Sent open: the device writes to it, whatever the name says. */
+	snprintf(path, sizeof(path), "%s/sent.pcap", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(
+		run_req(ctl, "dev add p1 type pcap file elsewhere.pcap", fd, 7, 0, 0, &o, &e),
+		MQTX_CTL_OK);
+	assert_false(fd_is_open(fd)); /* the device has its own copy */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 24);
+	assert_int_equal(access("elsewhere.pcap", F_OK), -1);
+	free(o), free(e);
+	assert_int_equal(fixture_run(ctl, "dev del p0", NULL, NULL), MQTX_CTL_OK);
+	assert_int_equal(fixture_run(ctl, "dev del p1", NULL, NULL), MQTX_CTL_OK);
+	fixture_free(ctl);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/named.pcap", dir);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* While the capture is read, or a device's file set up, another thread's command runs: a log
+ * line comes from inside the read or the set-up, and from there a command of another thread
+ * must complete. */
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct mqtx_ctl *ctl;
+	const char *trigger; /* the log line's text */
 	bool asked, answered;
 	int during, rc;
 } probe = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
@@ -224,7 +283,7 @@ static void on_log(enum mqtx_log_level level, const char *msg, void *arg)
 	struct timespec until;
 
 	(void)level, (void)arg;
-	if (!strstr(msg, "capture checked"))
+	if (!strstr(msg, probe.trigger))
 		return;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 30; /* a failure bound only: the answer comes at once or never */
@@ -237,19 +296,20 @@ static void on_log(enum mqtx_log_level level, const char *msg, void *arg)
 	pthread_mutex_unlock(&probe.lock);
 }
 
-static void test_read_without_lock(void **state)
+/* Run @line for owner 7 with @fd while the probe waits for @trigger; returns the exit code. */
+static int with_probe(struct mqtx_ctl *ctl, const char *line, int fd, const char *trigger)
 {
-	struct mqtx_ctl *ctl = fixture_ctl();
-	int fd = open_data("good.pcap");
 	pthread_t t;
 	char *o, *e;
+	int rc;
 
-	(void)state;
 	probe.ctl = ctl;
+	probe.trigger = trigger;
+	probe.asked = probe.answered = false;
+	probe.during = probe.rc = 0;
 	assert_int_equal(pthread_create(&t, NULL, probe_thread, NULL), 0);
 	mqtx_set_log(on_log, NULL, MQTX_LOG_DEBUG);
-	assert_int_equal(run_req(ctl, "replay x dev eth0 topspeed", fd, 7, 0, 0, &o, &e),
-			 MQTX_CTL_OK);
+	rc = run_req(ctl, line, fd, 7, 0, 0, &o, &e);
 	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
 	free(o), free(e);
 	if (!probe.asked) { /* no log line: let the probe go before failing */
@@ -259,6 +319,34 @@ static void test_read_without_lock(void **state)
 		pthread_mutex_unlock(&probe.lock);
 	}
 	pthread_join(t, NULL);
+	return rc;
+}
+
+static void test_read_without_lock(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+
+	(void)state;
+	assert_int_equal(with_probe(ctl, "replay x dev eth0 topspeed", open_data("good.pcap"),
+				    "capture checked"),
+			 MQTX_CTL_OK);
+	assert_int_equal(probe.during, 1);
+	assert_int_equal(probe.rc, MQTX_CTL_OK);
+	fixture_free(ctl);
+}
+
+/* A device whose driver writes a file is set up without the command lock: a file system may
+ * be slow, and every other client would wait. The refusal of a device node is logged from
+ * inside the set-up. */
+static void test_dev_file_without_lock(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	int fd = open("/dev/null", O_WRONLY);
+
+	(void)state;
+	assert_int_equal(with_probe(ctl, "dev add p0 type pcap file x.pcap", fd,
+				    "a character device, not a regular file"),
+			 MQTX_CTL_EREFUSED);
 	assert_int_equal(probe.during, 1);
 	assert_int_equal(probe.rc, MQTX_CTL_OK);
 	fixture_free(ctl);
@@ -326,9 +414,14 @@ int main(void)
 {
 	const char *src = getenv("MQTX_SRCDIR");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_file_word),	  cmocka_unit_test(test_replay_from_fd),
-		cmocka_unit_test(test_replay_needs_fd),	  cmocka_unit_test(test_not_a_file),
-		cmocka_unit_test(test_read_without_lock), cmocka_unit_test(test_job_limit),
+		cmocka_unit_test(test_file_word),
+		cmocka_unit_test(test_replay_from_fd),
+		cmocka_unit_test(test_replay_needs_fd),
+		cmocka_unit_test(test_not_a_file),
+		cmocka_unit_test(test_dev_file),
+		cmocka_unit_test(test_dev_file_without_lock),
+		cmocka_unit_test(test_read_without_lock),
+		cmocka_unit_test(test_job_limit),
 		cmocka_unit_test(test_pool_limit),
 	};
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The files mqtxd writes for its clients (a pcap device's capture): no symbolic link followed,
-# no FIFO or device, nothing removed that the open did not create, and a full disk counted
+# The files mqtxd writes for its clients (a pcap device's capture): opened by the client with its
+# own rights and passed over the socket, no symbolic link followed, no FIFO or device, nothing
+# removed that the open did not create, a relative path the client's, and a full disk counted
 # frame by frame and logged. Needs root (a second user, mknod, a tmpfs in a mount namespace of
 # its own), $MQTX and $MQTXD.
 set -u
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (a tmpfs)"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (a second user, mknod, a tmpfs)"; exit 77; }
 if [ -z "${MQTX_IN_MNTNS:-}" ]; then
 	unshare -m true 2>/dev/null || { echo "SKIP: no mount namespaces here"; exit 77; }
 	MQTX_IN_MNTNS=1 exec unshare -m --propagation private sh "$0" "$@"
@@ -14,7 +15,13 @@ command -v tshark >/dev/null || { echo "SKIP: tshark is missing (it reads the ca
 . "$(dirname "$0")/lib.sh"
 t_begin files
 cleanup_more() { mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"; }
+G=4243 # the group mqtxd -g admits; its member is nobody with it as a supplementary group
 chmod 755 "$T"
+# The checkout may be closed to other users (a clone in /root): they run a copy.
+mkdir -m 755 "$T/bin"
+cp "$MQTX" "$T/bin/mqtx"
+chmod 755 "$T/bin/mqtx"
+MEMBER="setpriv --reuid=65534 --regid=65534 --groups=$G $T/bin/mqtx -S $S"
 stranger() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 # run DESC CODE REGEX -- CMD...: CMD (within 20 s) exits CODE with output matching REGEX.
@@ -40,11 +47,66 @@ is_pcap() { # is_pcap FILE: a capture that tshark reads to its end
 		head -c 4 "$1" | od -An -tx1 | grep -q '4d 3c b2 a1'
 }
 
-start || exit 1
+# raw NAME PATH [FILE]: a hand-made client of the group sends "dev add NAME type pcap file PATH"
+# with FILE opened (as the member) and passed, or with no descriptor; prints the exit code and
+# the error text. RAW_ROOT=1: the client is root.
+raw() {
+	python3 - "$S" "$G" "$@" <<'PY'
+import os, socket, struct, sys
+sock, grp, name, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if os.environ.get('RAW_ROOT') != '1':
+    os.setgroups([grp]); os.setgid(65534); os.setuid(65534)
+fds = [os.open(sys.argv[5], os.O_RDWR | os.O_NONBLOCK)] if len(sys.argv) > 5 else []
+words = ['dev', 'add', name, 'type', 'pcap', 'file', path]
+body = struct.pack('!II', 0x80000000 if fds else 0, len(words))
+body += b''.join(w.encode() + b'\0' for w in words)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sock)
+socket.send_fds(s, [struct.pack('!I', len(body)) + body], fds)
+code, err = None, b''
+while code is None:
+    h = s.recv(4, socket.MSG_WAITALL)
+    if len(h) < 4:
+        break
+    b = s.recv(struct.unpack('!I', h)[0], socket.MSG_WAITALL)
+    t = struct.unpack('!I', b[:4])[0]
+    if t == 3:
+        code = struct.unpack('!I', b[4:8])[0]
+    elif t == 2:
+        err += b[4:]
+print(code if code is not None else 'closed')
+print(err.decode(), end='')
+PY
+}
 
+# The daemon runs in a directory of its own, so that a path resolved there is seen.
+mkdir "$T/dcwd"
+cd "$T/dcwd" || exit 1
+start -g $G || exit 1
+cd / || exit 1
+
+# ---- a member of -g: the kernel checks the member's rights, not root's ----
 mkdir -m 755 "$T/root"
 echo precious >"$T/root/victim"
 chmod 644 "$T/root/victim"
+run "member: a root file is not clobbered" 2 "victim: File exists" -- $MEMBER dev add c1 type pcap file "$T/root/victim"
+same "member: the root file holds what it held" "$T/root/victim" precious
+run "member: overwrite asks the kernel, which says no" 2 "victim: cannot open: Permission denied" -- $MEMBER dev add c1 type pcap file "$T/root/victim" overwrite
+same "member, overwrite: the root file holds what it held" "$T/root/victim" precious
+run "member: nothing is created in a root-only directory" 2 "new.pcap: cannot create: Permission denied" -- $MEMBER dev add c2 type pcap file "$T/root/new.pcap"
+absent "member: no file in the root-only directory" "$T/root/new.pcap"
+r=$(raw c3 "$T/root/raw.pcap")
+case "$r" in "1
+dev add: $T/root/raw.pcap: the file must come open with the command"*) ok "member: a path without its file is refused" ;;
+*) fail "member, a path without a descriptor: got '$r'" ;;
+esac
+absent "member: no file from a path sent without a descriptor" "$T/root/raw.pcap"
+mkdir -m 755 "$T/mine"
+chown 65534:65534 "$T/mine"
+run "member: a file in the member's own directory" 0 "" -- $MEMBER dev add c4 type pcap file "$T/mine/c4.pcap"
+[ "$(stat -c %u "$T/mine/c4.pcap" 2>/dev/null)" = 65534 ] && is_pcap "$T/mine/c4.pcap" &&
+	ok "member: the capture is the member's own file" ||
+	fail "member's capture: $(ls -l "$T/mine" 2>&1)"
 
 # ---- root's own device and another user's symbolic link in a shared (sticky) directory ----
 mkdir "$T/shared"
@@ -84,6 +146,11 @@ wait $fpid
 grep -q "fifo: a FIFO, not a regular file" "$T/fifo.out" && ok "a FIFO is refused" ||
 	fail "a FIFO: $(cat "$T/fifo.out")"
 run "a FIFO, overwrite: refused" 2 "fifo: a FIFO, not a regular file" -- $M dev add f1 type pcap file "$T/fifo" overwrite
+r=$(raw f2 fifo.pcap "$T/fifo")
+case "$r" in "2
+dev add: f2: pcap: fifo.pcap: a FIFO, not a regular file") ok "a FIFO's descriptor sent by hand is refused" ;;
+*) fail "a FIFO's descriptor: got '$r'" ;;
+esac
 mknod -m 666 "$T/full" c 1 7
 run "a device is refused" 2 "full: a character device, not a regular file" -- $M dev add d1 type pcap file "$T/full"
 [ -c "$T/full" ] && ok "a device that refused the first write is not removed" || fail "$T/full is gone"
@@ -91,6 +158,26 @@ run "a device, overwrite: refused" 2 "full: a character device, not a regular fi
 printf 'dev add d1 type pcap file %s\n' "$T/full" >"$T/batch"
 run "a device, -batch: refused" 2 "full: a character device, not a regular file" -- "$MQTX" -batch "$T/batch"
 [ -c "$T/full" ] && ok "the device is still there" || fail "$T/full is gone"
+
+# ---- a relative path is the client's, and a failed command removes what its client made ----
+mkdir "$T/cwd"
+(cd "$T/cwd" && timeout 20 $M dev add rel type pcap file rel.pcap) >"$T/out" 2>&1
+[ -f "$T/cwd/rel.pcap" ] && is_pcap "$T/cwd/rel.pcap" && ok "a relative path is the client's" ||
+	fail "relative path: $(cat "$T/out"; ls "$T/cwd" "$T/dcwd")"
+absent "nothing in the daemon's directory" "$T/dcwd/rel.pcap"
+(cd "$T/cwd" && timeout 20 $M dev add rel type pcap file again.pcap) >"$T/out" 2>&1
+grep -q 'device "rel" already exists' "$T/out" && ok "a refused dev add says why" ||
+	fail "dev add of a taken name: $(cat "$T/out")"
+absent "the file of a refused dev add is removed" "$T/cwd/again.pcap"
+r=$(RAW_ROOT=1 raw rr rel.pcap)
+case "$r" in "1
+dev add: rel.pcap: a relative path must come open with the command"*) ok "root: a relative path without its file is refused" ;;
+*) fail "root, a relative path without a descriptor: got '$r'" ;;
+esac
+absent "root: nothing made in the daemon's directory" "$T/dcwd/rel.pcap"
+r=$(RAW_ROOT=1 raw ra "$T/cwd/abs.pcap")
+[ "$r" = 0 ] && is_pcap "$T/cwd/abs.pcap" && ok "root: an absolute path without its file is opened safely" ||
+	fail "root, an absolute path without a descriptor: got '$r'"
 
 # ---- a full disk: every frame written whole or dropped as nospace, the file valid, logged ----
 mkdir "$T/small"

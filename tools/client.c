@@ -146,34 +146,32 @@ static int remote_connect(struct backend *b, struct result *r)
 }
 
 /*
- * The file a command reads ("replay FILE") is opened here, by the user, relative to the user's
- * directory and with the user's permissions, and sent open: mqtxd opens no name for a client.
- * O_NONBLOCK: a FIFO opens at once (the daemon then refuses it instead of blocking on it).
- * Returns the descriptor, -1 for none, or -2 after setting @r (exit code 1, as tc's for a bad
- * argument).
+ * The file a command reads ("replay FILE") or writes (a pcap device's "file PATH") is opened
+ * here, by the user, relative to the user's directory and with the user's permissions, and
+ * sent open: mqtxd opens no name for a client. Neither open blocks on a FIFO (the daemon then
+ * refuses it). 0, or -1 after setting @r as the command itself would fail.
  */
-static int open_file(int argc, char **argv, struct result *r)
+static int open_file(int argc, char **argv, struct mqtx_ctl_file *f, struct result *r)
 {
-	int word = mqtx_ctl_file_word(argc, argv), fd;
+	struct mqtx_buf err;
+	int code;
 
-	if (word < 0)
-		return -1;
-	fd = open(argv[word], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0)
-		return fd;
-	/* Said as the command itself says what is wrong with the file: "replay: FILE: why". */
-	fail(r, "%s: %s: %s\n", argv[word - 1], argv[word], strerror(errno));
-	r->code = MQTX_CTL_EPARSE;
-	return -2;
+	mqtx_buf_init(&err);
+	code = mqtx_ctl_file_open(argc, argv, f, &err);
+	if (code)
+		set_result(r, code, NULL, 0, err.data, err.len);
+	mqtx_buf_free(&err);
+	return code ? -1 : 0;
 }
 
 static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags, struct result *r)
 {
 	struct proto_wait w = { .sigs = &nsignals, .seen = b->handled };
+	struct mqtx_ctl_file file;
 	struct proto_reply rep;
-	int file, e = 0;
 	size_t len;
 	char *m;
+	int e = 0;
 
 	if (b->fd >= 0 && peer_closed(b->fd)) {
 		close(b->fd);
@@ -181,32 +179,30 @@ static void exec_remote(struct backend *b, int argc, char **argv, unsigned flags
 	}
 	if (b->fd < 0 && remote_connect(b, r))
 		return;
-	file = open_file(argc, argv, r);
-	if (file == -2)
+	if (open_file(argc, argv, &file, r))
 		return;
-	m = proto_encode_req(flags | (file >= 0 ? PROTO_REQ_FILE : 0), argc, argv, &len);
+	m = proto_encode_req(flags | (file.fd >= 0 ? PROTO_REQ_FILE : 0), argc, argv, &len);
 	if (!m) {
 		fail(r, "mqtx: out of memory\n");
 	} else {
 		w.deadline = proto_deadline(b->timeout_ms);
 		/* A refused peer gets its reply before the daemon reads anything: even when our
 		 * write fails, the reply may be waiting. */
-		if (proto_write(b->fd, m, len, file, &w) && (errno == EINTR || errno == ETIMEDOUT))
+		if (proto_write(b->fd, m, len, file.fd, &w) &&
+		    (errno == EINTR || errno == ETIMEDOUT))
 			e = errno;
 	}
-	if (file >= 0)
-		close(file);
 	free(m);
-	if (!m)
-		return;
-	if (e) {
-		lost_reply(b, r, e);
-		return;
-	}
-	if (proto_recv_reply(b->fd, &w, b->timeout_ms, &rep)) {
-		lost_reply(b, r, errno);
+	/* Without a reply the command may still complete: a file made for it stays. */
+	if (!m || e || proto_recv_reply(b->fd, &w, b->timeout_ms, &rep)) {
+		e = e ? e : errno;
+		mqtx_ctl_file_close(&file, !m);
+		if (m)
+			lost_reply(b, r, e);
 		return;
 	}
+	/* A command that failed leaves nothing: not the file its open created either. */
+	mqtx_ctl_file_close(&file, rep.code != 0);
 	r->code = rep.code;
 	r->out = rep.out;
 	r->err = rep.err;

@@ -9,8 +9,9 @@
  *   u32 argc   at most MQTX_ARGC_MAX
  *   argc NUL-terminated words, which fill the payload exactly.
  * With PROTO_REQ_FILE the frame carries one open file descriptor (SCM_RIGHTS, sent with its
- * first bytes): the file that the command reads (the word mqtx_ctl_file_word() names), opened
- * by the client, so that the daemon never opens a name for it. A descriptor without the flag,
+ * first bytes): the file that the command reads or writes (the word mqtx_ctl_file_word()
+ * names), opened by the client (mqtx_ctl_file_open()), so that the daemon never opens a name
+ * for it. A descriptor without the flag,
  * the flag without a descriptor, or more than one make the request malformed.
  *
  * Reply (daemon to client): a sequence of frames, each payload starting with a u32 type:

@@ -73,7 +73,9 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * messages naming the offending token to @err.
  * A command that reads a file ("replay FILE") opens it by name, read-only and without blocking,
  * refuses anything but a regular file (a FIFO, device or directory) without reading it, and
- * reads it with the context's lock released, so that a big file delays no other command.
+ * reads it with the context's lock released, so that a big file delays no other command. One
+ * that writes a file (a pcap device's "file PATH") creates it as mqtx_pcap_open() says, with
+ * the lock released too; a relative path is the calling process's.
  * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
  * fails changes nothing. Output that could not be written in full (out of memory) makes the
  * command fail with MQTX_CTL_EREFUSED; a command that changes something makes room for its
@@ -85,11 +87,14 @@ MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned
 /**
  * struct mqtx_ctl_req - what a server knows of a command it runs for a client
  * (mqtx_ctl_exec_req()).
- * @fd: the file the command reads (see mqtx_ctl_file_word()), opened by the client and passed
- *      to the server (over a Unix socket with SCM_RIGHTS), or -1 for none. It must be a regular
- *      file; the command's FILE word then only names it in messages.
+ * @fd: the file the command reads or writes (see mqtx_ctl_file_word()), opened by the client
+ *      (mqtx_ctl_file_open()) and passed to the server (over a Unix socket with SCM_RIGHTS), or
+ *      -1 for none. It must be a regular file; the command's FILE word then only names it in
+ *      messages.
  * @owner: whose command it is (mqtxd: the client's uid). Generators, replays and packet pools
- *      the command creates belong to @owner and count against the limits below.
+ *      the command creates belong to @owner and count against the limits below. Only for
+ *      owner 0 (root) does the library open a file by name when @fd is -1, and only a pcap
+ *      device's, by an absolute path.
  * @who: how messages name @owner ("uid 1000").
  * @max_jobs: most generators and replays @owner may have running at once; 0: no limit.
  * @max_pools: most packet pools (one per device that a job of @owner was the first to use)
@@ -204,13 +209,15 @@ MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, co
 
 /**
  * mqtx_ctl_exec_req() - mqtx_ctl_exec() for a server that runs other processes' commands. A
- * file a command reads must come open as @req->fd: the library opens no name for a client
- * (the name would be resolved in the server's directory, with the server's permissions, and
- * could be a FIFO that blocks). A command that reads a file but comes without one is refused
- * (MQTX_CTL_EPARSE), and so is a file with a command that reads none. @req->owner's limits
- * apply to the generators, replays and pools it creates (MQTX_CTL_EREFUSED past one, with a
- * message naming the limit).
- * @req->fd is closed in every case (a replay keeps its own copy).
+ * file a command reads or writes must come open as @req->fd: the library opens no name for a
+ * client (the name would be resolved in the server's directory, with the server's permissions,
+ * and could be a FIFO that blocks), except a pcap device's absolute path for owner 0 (root),
+ * which it opens as mqtx_pcap_open() says. A command that names a file but comes without it is
+ * otherwise refused (MQTX_CTL_EPARSE), and so is a file with a command that names none. A file
+ * a driver writes is set up with the context's lock released. @req->owner's limits apply to the
+ * generators, replays and pools it creates (MQTX_CTL_EREFUSED past one, with a message naming
+ * the limit).
+ * @req->fd is closed in every case (a replay or a device keeps its own copy).
  * Return: as mqtx_ctl_exec().
  */
 MQTX_API int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
@@ -219,11 +226,49 @@ MQTX_API int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsi
 
 /**
  * mqtx_ctl_file_word() - the word of a command that names a file the command reads (the FILE
- * of "replay FILE dev NAME"), so that a client can open it itself and pass it to a server for
- * mqtx_ctl_exec_req(). Leading options (-s, -j, -d) are skipped as mqtx_ctl_exec() skips them.
- * Return: the index of that word in @argv, or -1 when the command reads no file.
+ * of "replay FILE dev NAME") or writes (the PATH of "dev add NAME type pcap file PATH"), so
+ * that a client can open it itself and pass it to a server for mqtx_ctl_exec_req(). Leading
+ * options (-s, -j, -d) are skipped as mqtx_ctl_exec() skips them.
+ * Return: the index of that word in @argv, or -1 when the command names no file.
  */
 MQTX_API int mqtx_ctl_file_word(int argc, char **argv);
+
+/**
+ * struct mqtx_ctl_file - the file of a command, opened by a client (mqtx_ctl_file_open()).
+ * @fd: the open file to pass with the command (mqtx_ctl_req.fd), or -1 when it names none.
+ * @path: its word in the command's @argv (not copied), or NULL.
+ * @created: the open created it (a capture a device will write): mqtx_ctl_file_close() removes
+ *        it again when the command failed.
+ */
+struct mqtx_ctl_file {
+	int fd;
+	const char *path;
+	bool created;
+};
+
+/**
+ * mqtx_ctl_file_open() - open the file a command names (mqtx_ctl_file_word()) as the command
+ * would, here in the client, so that the kernel checks the client's rights and a relative path
+ * is the client's: a capture to replay read-only; a pcap device's file created as
+ * mqtx_pcap_open() says ("overwrite" among the words replaces a regular file of the client's
+ * own). Neither blocks on a FIFO. Keep @f open until the command's reply has come, then call
+ * mqtx_ctl_file_close().
+ * @f: set in every case (@f->fd -1 when there is nothing to open, or on failure).
+ * @err: on failure, the message the command would give ("replay: FILE: why", "dev add: NAME:
+ *       pcap: PATH: why").
+ * Return: 0; or the exit code the command would have (MQTX_CTL_EPARSE for a capture to read,
+ * MQTX_CTL_EREFUSED for a file to write).
+ */
+MQTX_API int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f,
+				struct mqtx_buf *err);
+
+/**
+ * mqtx_ctl_file_close() - close the file of mqtx_ctl_file_open(). With @failed (the command's
+ * reply said it failed), a file the open created is removed, if it is still the same file:
+ * nothing is left of a command that failed. Pass false when the reply did not come (the command
+ * may still complete). Accepts an @f with nothing open.
+ */
+MQTX_API void mqtx_ctl_file_close(struct mqtx_ctl_file *f, bool failed);
 
 /** Most words one command line may have (as many as mqtxd takes in one request). */
 #define MQTX_CTL_WORDS_MAX 1024

@@ -96,6 +96,7 @@ struct dev_add {
 	uint8_t kopt[KIND_OPT_MAX];
 	struct mqtx_hash_cfg hash;
 	bool has_hash, up;
+	int fd; /* the kind's file, opened by a server's client, or -1 */
 };
 
 /* A common word of dev add; returns words used, 0 if unknown, -1 after a message. */
@@ -214,7 +215,10 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 	int rc;
 
 	mqtx__log_capture(why, sizeof(why));
-	rc = a->kind->create(&a->cfg, a->kopt, dev, &ack);
+	if (a->fd >= 0)
+		rc = a->kind->create_fd(&a->cfg, a->kopt, a->fd, dev);
+	else
+		rc = a->kind->create(&a->cfg, a->kopt, dev, &ack);
 	if (!rc && a->has_hash)
 		rc = mqtx_dev_set_hash(*dev, &a->hash);
 	if (!rc && a->up)
@@ -230,6 +234,60 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
 	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
 	return MQTX_CTL_EREFUSED;
+}
+
+/*
+ * The file of a kind that writes one, for a server's client: the one it sent, or, for root
+ * alone, an absolute path the library opens (mqtx_ctl_exec_req()). A name is resolved in the
+ * server's directory with the server's rights: for anyone else it could make root write where
+ * they may not, and the client's relative path means another file there.
+ */
+static int add_file(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, char **argv)
+{
+	const char *path = "";
+
+	/* mqtx_ctl_exec_req() let a file come only with a command that names one. */
+	a->fd = c->req && a->kind->file ? c->req->fd : -1;
+	if (!c->req || !a->kind->file || a->fd >= 0)
+		return 0;
+	for (int i = 0; i + 1 < argc && !*path; i++)
+		if (!strcmp(argv[i], a->kind->file))
+			path = argv[i + 1];
+	if (c->req->owner != 0) {
+		mqtx_buf_printf(c->err,
+				"dev add: %s: the file must come open with the command (a server "
+				"opens no file by name for a client but root; mqtx sends it)\n",
+				path);
+		return MQTX_CTL_EPARSE;
+	}
+	if (path[0] != '/') {
+		mqtx_buf_printf(c->err,
+				"dev add: %s: a relative path must come open with the command (the "
+				"server's working directory is not the client's; mqtx sends it)\n",
+				path);
+		return MQTX_CTL_EPARSE;
+	}
+	return 0;
+}
+
+/* Create the device; a driver that writes a file does it with the command lock released (a
+ * file system may be slow), and the name is checked again once the lock is back. */
+static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, struct mqtx_dev **dev)
+{
+	int rc;
+
+	if (!a->kind->file)
+		return add_create(c, a, dev);
+	mqtx__ctl_unlock(c->ctl);
+	rc = add_create(c, a, dev);
+	mqtx__ctl_relock(c->ctl);
+	if (!rc && mqtx__ctl_find_dev(c->ctl, a->cfg.name)) {
+		mqtx_dev_destroy(*dev);
+		*dev = NULL;
+		mqtx_buf_printf(c->err, "dev add: device \"%s\" already exists\n", a->cfg.name);
+		rc = MQTX_CTL_EREFUSED;
+	}
+	return rc;
 }
 
 static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
@@ -248,13 +306,15 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 	rc = add_parse(&a, argc - 1, argv + 1, err);
 	if (!rc)
 		rc = add_queues(&a, err);
+	if (!rc)
+		rc = add_file(c, &a, argc - 1, argv + 1);
 	if (rc)
 		return rc;
 	if (mqtx__ctl_find_dev(c->ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = add_create(c, &a, &dev);
+	rc = add_unlocked(c, &a, &dev);
 	if (rc)
 		return rc;
 	rc = mqtx__ctl_add_dev(c->ctl, dev);

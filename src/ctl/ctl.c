@@ -237,8 +237,8 @@ int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 
 	if (req->fd >= 0 && mqtx_ctl_file_word(argc, argv) < 0) {
 		mqtx_buf_printf(err,
-				"A file came with \"%s\", a command that reads none (only \"replay "
-				"FILE\" does)\n",
+				"A file came with \"%s\", a command that names none (only \"replay "
+				"FILE\" and \"dev add NAME type pcap file PATH\" do)\n",
 				argc ? argv[0] : "");
 		rc = MQTX_CTL_EPARSE;
 	} else {

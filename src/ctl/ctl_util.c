@@ -334,16 +334,3 @@ int mqtx__parse_mac(const char *s, uint8_t mac[6])
 	}
 	return 0;
 }
-
-int mqtx_ctl_file_word(int argc, char **argv)
-{
-	int i = 0;
-
-	while (i < argc && argv[i][0] == '-')
-		i++; /* leading options, as the dispatcher takes them */
-	/* As the replay command reads its words: "replay FILE ...", not show, stop or help. */
-	if (argc - i < 2 || !mqtx__ctl_matches(argv[i], "replay") || !strcmp(argv[i + 1], "show") ||
-	    !strcmp(argv[i + 1], "stop") || !strcmp(argv[argc - 1], "help"))
-		return -1;
-	return i + 1;
-}

@@ -255,6 +255,22 @@ static int pcap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_d
 	return mqtx_pcap_dev_create(base, opt, out);
 }
 
+static int pcap_create_fd(struct mqtx_dev_cfg *base, const void *opt, int fd, struct mqtx_dev **out)
+{
+	return mqtx_pcap_dev_create_fd(base, opt, fd, out);
+}
+
+/* As the client: "overwrite" among the words replaces a file of the client's own. */
+static int pcap_file_open(const char *path, int argc, char **argv, bool *created, char *msg,
+			  size_t msglen)
+{
+	bool overwrite = false;
+
+	for (int i = 0; i < argc; i++)
+		overwrite |= !strcmp(argv[i], "overwrite");
+	return mqtx_pcap_open(path, overwrite, created, msg, msglen);
+}
+
 static const struct dev_kind dev_kinds[] = {
 	{ .kind = "null", .create = null_create },
 	{ .kind = "sim", .parse = sim_parse, .create = sim_create, .show = sim_show },
@@ -275,7 +291,13 @@ static const struct dev_kind dev_kinds[] = {
 	  .parse = xdp_parse,
 	  .create = xdp_create,
 	  .show = xdp_show },
-	{ .kind = "pcap", .required = "file", .parse = pcap_parse, .create = pcap_create },
+	{ .kind = "pcap",
+	  .required = "file",
+	  .parse = pcap_parse,
+	  .create = pcap_create,
+	  .file = "file",
+	  .file_open = pcap_file_open,
+	  .create_fd = pcap_create_fd },
 	{ .kind = "sim-wifi",
 	  .flags = KIND_F_OWN_QUEUES,
 	  .parse = mqtx__sim_wifi_parse,

@@ -23,6 +23,13 @@
  *        into @argv: they are used only during the command.
  * @create: required. Build the device from @base (the common options) and @opt. A driver that
  *        logs why it failed, or says it in @ack, gets its message printed (mqtx__log_capture()).
+ * @file: optional. The word whose value names a file the driver writes ("file"): a server's
+ *        client opens it (@file_open) and passes it open (mqtx_ctl_file_word()); the device is
+ *        then built with @create_fd. The command lock is released while such a device is built.
+ * @file_open: with @file: open @path for the device as the client, @argv (@argc words after
+ *        the device's name) saying how; the descriptor or -errno with "PATH: why" in @msg, and
+ *        *@created whether it made the file.
+ * @create_fd: with @file: @create on the file @fd, already open (the caller closes it).
  * @show: optional. Append the driver's own settings to a dev show line (@flags: MQTX_CTL_F_*;
  *        more lines may follow, each starting with a newline).
  * @show_json: optional. The same as members of the device's JSON object (",\"key\":...").
@@ -36,6 +43,10 @@ struct dev_kind {
 	int (*parse)(void *opt, int argc, char **argv, struct mqtx_buf *err);
 	int (*create)(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
 		      struct mqtx_extack *ack);
+	const char *file;
+	int (*file_open)(const char *path, int argc, char **argv, bool *created, char *msg,
+			 size_t msglen);
+	int (*create_fd)(struct mqtx_dev_cfg *base, const void *opt, int fd, struct mqtx_dev **out);
 	void (*show)(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out);
 	void (*show_json)(struct mqtx_dev *dev, struct mqtx_buf *out);
 	void (*stats)(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
