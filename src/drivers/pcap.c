@@ -538,16 +538,17 @@ const struct mqtx_dev_ops mqtx_pcap_ops = {
 	.change = pc_change,
 };
 
-/* The wires and the scratch records. 0, or -ENOMEM. */
+/* The wires and the scratch records. 0, or -ENOMEM (pc_uninit() frees what was had). */
 static int pc_alloc(struct pc_priv *p)
 {
 	p->w = mqtx_alloc(sizeof(*p->w) * p->nq, 0);
+	if (p->w) /* before anything can fail: pc_uninit() frees the wires' ring */
+		memset(p->w, 0, sizeof(*p->w) * p->nq);
 	p->q = mqtx_alloc(sizeof(*p->q) * p->nq, MQTX_CACHE_LINE);
 	p->rec = mqtx_alloc(sizeof(*p->rec) * PC_CHUNK, 0);
 	p->iov = mqtx_alloc(sizeof(*p->iov) * 3 * PC_CHUNK, 0);
 	if (!p->w || !p->q || !p->rec || !p->iov)
 		return -ENOMEM;
-	memset(p->w, 0, sizeof(*p->w) * p->nq);
 	kq_init(p->q, p->nq);
 	if (p->rate_bps) {
 		struct pc_desc *r = mqtx_alloc(sizeof(*r) * p->ring * p->nq, 0);
