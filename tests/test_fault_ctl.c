@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "ctl_snap.h"
@@ -18,7 +19,8 @@ static long injected; /* failures injected over all cases, for the summary */
 /*
  * One command under test: @setup runs first (each must exit 0), then @cmd fails at allocation
  * k = 1, 2, ... until no k-th allocation happens; it then ends with exit code @rc. "@DATA@" in
- * a command is the directory of the test captures.
+ * a command is the directory of the test captures, "@TMP@" a directory of the test's own, a
+ * new one for each run of a command (a file it makes is there in the next run).
  */
 struct fault_case {
 	const char *setup[8];
@@ -249,6 +251,9 @@ static const struct fault_case cases[] = {
 	{ {}, "replay @DATA@/mtu.pcap dev eth0 topspeed mtu-trunc dmac 02:00:00:00:00:09", 0 },
 	{ { "replay @DATA@/mtu.pcap dev eth0 topspeed" }, "replay stop all", 0 },
 	{ {}, "replay @DATA@/raw.pcap dev eth0", 1 },
+	/* A pcap device's file: each failure removes the file its open made, or the next try would
+	 * find it there. */
+	{ {}, "dev add p0 type pcap file @TMP@/fault.pcapng txqueues 2 rate 1gbit up", 0 },
 	{ { "gen dev eth0 count 2", "replay @DATA@/good.pcap dev eth0 topspeed" },
 	  "gen stop all",
 	  0 },
@@ -411,16 +416,27 @@ struct world {
 	struct mqtx_pkt_pool *pool;
 };
 
+static char tmp_dir[] = "/tmp/mqtx-fault-XXXXXX";
+static unsigned tmp_run; /* @TMP@ is tmp_dir/tmp_run */
+
 static void expand(const char *cmd, char *buf, size_t len)
 {
-	const char *at = strstr(cmd, "@DATA@"), *src = getenv("MQTX_SRCDIR");
+	const char *at = strstr(cmd, "@DATA@"), *tmp = strstr(cmd, "@TMP@");
+	const char *src = getenv("MQTX_SRCDIR");
+	char dir[128];
 
-	if (!at) {
+	if (at) {
+		snprintf(buf, len, "%.*s%s/tests/data%s", (int)(at - cmd), cmd, src ? src : ".",
+			 at + 6);
+	} else if (tmp) {
+		snprintf(dir, sizeof(dir), "%s/%u", tmp_dir, tmp_run);
+		assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+		snprintf(buf, len, "%.*s%s%s", (int)(tmp - cmd), cmd, dir, tmp + 5);
+	} else {
 		snprintf(buf, len, "%s", cmd);
-		return;
 	}
-	snprintf(buf, len, "%.*s%s/tests/data%s", (int)(at - cmd), cmd, src ? src : ".", at + 6);
 	assert_null(strstr(buf, "@DATA@"));
+	assert_null(strstr(buf, "@TMP@"));
 }
 
 static int run(struct mqtx_ctl *ctl, const char *cmd, char **out, char **err)
@@ -541,6 +557,7 @@ static void clean_run(const struct fault_case *c, char **state, char **out, long
 	struct world w;
 	long live;
 
+	tmp_run++;
 	world_make(&w, c);
 	live = fi_live();
 	assert_int_equal(run(w.ctl, c->cmd, out, NULL), c->rc);
@@ -604,6 +621,7 @@ static void test_case(void **state)
 	clean_run(c, &ref_state, &ref_out, &ref_kept);
 	assert_int_equal(fi_live(), base);
 
+	tmp_run++;
 	world_make(&w, c);
 	faults = fail_each(&w, c, &out, &kept);
 	assert_true(faults >= 1); /* every command allocates: its words, or its message */
@@ -628,8 +646,11 @@ static void test_case(void **state)
 int main(void)
 {
 	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
+	char line[64];
 	int rc;
 
+	if (!mkdtemp(tmp_dir))
+		return 1;
 	/* Installed before any object exists, so that the live count is exact. */
 	mqtx_set_allocator(&fi_allocator);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -641,5 +662,8 @@ int main(void)
 				     NULL);
 	printf("%zu commands, %ld allocation failures injected\n", sizeof(tests) / sizeof(tests[0]),
 	       injected);
+	snprintf(line, sizeof(line), "rm -rf %s", tmp_dir);
+	if (system(line))
+		rc = 1;
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
@@ -96,7 +97,11 @@ struct dev_add {
 	uint8_t kopt[KIND_OPT_MAX];
 	struct mqtx_hash_cfg hash;
 	bool has_hash, up;
-	int fd; /* the kind's file, opened by a server's client, or -1 */
+	/* A kind that writes a file: its path, and the file open (sent by a server's client, or
+	 * opened here with @opened set, when this open made it @created), or -1. */
+	const char *path;
+	int fd;
+	bool opened, created;
 };
 
 /* A common word of dev add; returns words used, 0 if unknown, -1 after a message. */
@@ -215,7 +220,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 	int rc;
 
 	mqtx__log_capture(why, sizeof(why));
-	if (a->fd >= 0)
+	if (a->kind->file)
 		rc = a->kind->create_fd(&a->cfg, a->kopt, a->fd, dev);
 	else
 		rc = a->kind->create(&a->cfg, a->kopt, dev, &ack);
@@ -237,49 +242,69 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 }
 
 /*
- * The file of a kind that writes one, for a server's client: the one it sent, or, for root
- * alone, an absolute path the library opens (mqtx_ctl_exec_req()). A name is resolved in the
- * server's directory with the server's rights: for anyone else it could make root write where
- * they may not, and the client's relative path means another file there.
+ * The file of a kind that writes one: the one a server's client sent; else the path, opened
+ * here as the client would (kind->file_open), for a local caller or, by an absolute path, for
+ * root (mqtx_ctl_exec_req()). For anyone else a name would be resolved with the server's rights
+ * (it could make root write where they may not), and a relative one in its directory.
  */
 static int add_file(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, char **argv)
 {
-	const char *path = "";
-
-	/* mqtx_ctl_exec_req() let a file come only with a command that names one. */
-	a->fd = c->req && a->kind->file ? c->req->fd : -1;
-	if (!c->req || !a->kind->file || a->fd >= 0)
+	a->fd = -1;
+	if (!a->kind->file)
 		return 0;
-	for (int i = 0; i + 1 < argc && !*path; i++)
+	a->path = "";
+	for (int i = 0; i + 1 < argc && !*a->path; i++)
 		if (!strcmp(argv[i], a->kind->file))
-			path = argv[i + 1];
-	if (c->req->owner != 0) {
+			a->path = argv[i + 1];
+	if (c->req && c->req->fd >= 0) {
+		a->fd = c->req->fd; /* mqtx_ctl_exec_req() closes it */
+		return 0;
+	}
+	if (c->req && c->req->owner != 0) {
 		mqtx_buf_printf(c->err,
 				"dev add: %s: the file must come open with the command (a server "
 				"opens no file by name for a client but root; mqtx sends it)\n",
-				path);
+				a->path);
 		return MQTX_CTL_EPARSE;
 	}
-	if (path[0] != '/') {
+	if (c->req && a->path[0] != '/') {
 		mqtx_buf_printf(c->err,
 				"dev add: %s: a relative path must come open with the command (the "
 				"server's working directory is not the client's; mqtx sends it)\n",
-				path);
+				a->path);
 		return MQTX_CTL_EPARSE;
 	}
+	a->opened = true;
 	return 0;
 }
 
-/* Create the device; a driver that writes a file does it with the command lock released (a
- * file system may be slow), and the name is checked again once the lock is back. */
-static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, struct mqtx_dev **dev)
+/* Open the kind's file by its path; 0, or an exit code after the message. */
+static int add_open(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, char **argv)
 {
-	int rc;
+	char msg[320];
+
+	a->fd = a->kind->file_open(a->path, argc, argv, &a->created, msg, sizeof(msg));
+	if (a->fd >= 0)
+		return 0;
+	a->opened = false;
+	mqtx_buf_printf(c->err, "dev add: %s: %s: %s\n", a->cfg.name, a->kind->kind, msg);
+	return MQTX_CTL_EREFUSED;
+}
+
+/* Create the device. A driver that writes a file has it opened and set up with the command
+ * lock released (a file system may be slow); the name is checked again once the lock is back. */
+static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, char **argv,
+			struct mqtx_dev **dev)
+{
+	int rc = 0;
 
 	if (!a->kind->file)
 		return add_create(c, a, dev);
 	mqtx__ctl_unlock(c->ctl);
-	rc = add_create(c, a, dev);
+	if (a->opened)
+		rc = add_open(c, a, argc, argv);
+	if (!rc)
+		rc = add_create(c, a, dev);
 	mqtx__ctl_relock(c->ctl);
 	if (!rc && mqtx__ctl_find_dev(c->ctl, a->cfg.name)) {
 		mqtx_dev_destroy(*dev);
@@ -287,6 +312,18 @@ static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, struct
 		mqtx_buf_printf(c->err, "dev add: device \"%s\" already exists\n", a->cfg.name);
 		rc = MQTX_CTL_EREFUSED;
 	}
+	return rc;
+}
+
+/* A dev add that failed leaves no file that its own open made; the file it opened is closed
+ * (the device has its own copy). */
+static int add_done(struct dev_add *a, int rc)
+{
+	if (!a->opened)
+		return rc;
+	if (rc && a->created)
+		mqtx__ctl_file_remove(a->path, a->fd);
+	close(a->fd);
 	return rc;
 }
 
@@ -314,15 +351,15 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
 		return MQTX_CTL_EREFUSED;
 	}
-	rc = add_unlocked(c, &a, &dev);
+	rc = add_unlocked(c, &a, argc - 1, argv + 1, &dev);
 	if (rc)
-		return rc;
+		return add_done(&a, rc);
 	rc = mqtx__ctl_add_dev(c->ctl, dev);
 	if (rc) {
 		mqtx_dev_destroy(dev);
-		return mqtx__ctl_errno(c, argv[0], rc);
+		return add_done(&a, mqtx__ctl_errno(c, argv[0], rc));
 	}
-	return MQTX_CTL_OK;
+	return add_done(&a, MQTX_CTL_OK);
 }
 
 struct dev_set {

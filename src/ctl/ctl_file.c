@@ -88,16 +88,21 @@ int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f, struct mq
 	return 0;
 }
 
-void mqtx_ctl_file_close(struct mqtx_ctl_file *f, bool failed)
+void mqtx__ctl_file_remove(const char *path, int fd)
 {
 	struct stat a, b;
 
+	/* Only the file this open created, still at its path (not one put there since). */
+	if (!fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		unlink(path);
+}
+
+void mqtx_ctl_file_close(struct mqtx_ctl_file *f, bool failed)
+{
 	if (f->fd < 0)
 		return;
-	/* Only the file this open created, still at its path (not one put there since). */
-	if (failed && f->created && !fstat(f->fd, &a) && !lstat(f->path, &b) &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		unlink(f->path);
+	if (failed && f->created)
+		mqtx__ctl_file_remove(f->path, f->fd);
 	close(f->fd);
 	*f = (struct mqtx_ctl_file){ .fd = -1 };
 }

@@ -160,6 +160,9 @@ int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
  */
 void mqtx__ctl_remove_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
 
+/** mqtx__ctl_file_remove() - remove @path if it is still the file @fd is open on (ctl_file.c). */
+void mqtx__ctl_file_remove(const char *path, int fd);
+
 /**
  * mqtx__ctl_errno() - "CMD: NAME: what errno @err means" into @c->err.
  * Return: MQTX_CTL_EREFUSED, what a refused request exits with.

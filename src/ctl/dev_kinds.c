@@ -248,13 +248,6 @@ static int pcap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	return 2;
 }
 
-static int pcap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
-		       struct mqtx_extack *ack)
-{
-	(void)ack;
-	return mqtx_pcap_dev_create(base, opt, out);
-}
-
 static int pcap_create_fd(struct mqtx_dev_cfg *base, const void *opt, int fd, struct mqtx_dev **out)
 {
 	return mqtx_pcap_dev_create_fd(base, opt, fd, out);
@@ -294,7 +287,6 @@ static const struct dev_kind dev_kinds[] = {
 	{ .kind = "pcap",
 	  .required = "file",
 	  .parse = pcap_parse,
-	  .create = pcap_create,
 	  .file = "file",
 	  .file_open = pcap_file_open,
 	  .create_fd = pcap_create_fd },

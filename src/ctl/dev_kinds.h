@@ -21,15 +21,18 @@
  *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
  *        is not the driver's, or -1 after a message in @err for a bad value. Strings may point
  *        into @argv: they are used only during the command.
- * @create: required. Build the device from @base (the common options) and @opt. A driver that
- *        logs why it failed, or says it in @ack, gets its message printed (mqtx__log_capture()).
- * @file: optional. The word whose value names a file the driver writes ("file"): a server's
- *        client opens it (@file_open) and passes it open (mqtx_ctl_file_word()); the device is
- *        then built with @create_fd. The command lock is released while such a device is built.
- * @file_open: with @file: open @path for the device as the client, @argv (@argc words after
- *        the device's name) saying how; the descriptor or -errno with "PATH: why" in @msg, and
- *        *@created whether it made the file.
- * @create_fd: with @file: @create on the file @fd, already open (the caller closes it).
+ * @create: required unless @file. Build the device from @base (the common options) and @opt. A
+ *        driver that logs why it failed, or says it in @ack, gets its message printed
+ *        (mqtx__log_capture()).
+ * @file: optional. The word whose value names a file the driver writes ("file"). A server's
+ *        client opens it with @file_open and passes it open (mqtx_ctl_file_word()); for a local
+ *        caller dev add opens it the same way. The device is built with @create_fd, with the
+ *        command lock released; a file that the open made goes again if dev add fails.
+ * @file_open: with @file: open @path for the device, @argv (@argc words after the device's
+ *        name) saying how; the descriptor or -errno with "PATH: why" in @msg, and *@created
+ *        whether it made the file.
+ * @create_fd: with @file: build the device on the file @fd, already open (the caller closes
+ *        it); as @create otherwise.
  * @show: optional. Append the driver's own settings to a dev show line (@flags: MQTX_CTL_F_*;
  *        more lines may follow, each starting with a newline).
  * @show_json: optional. The same as members of the device's JSON object (",\"key\":...").
