@@ -389,21 +389,21 @@ static void test_pcap_open_rules(void **state)
 {
 	struct mqtx_pcap_cfg pc = { .overwrite = true };
 	struct mqtx_dev_cfg c = { .name = "pco", .num_txq = 1 };
-	char target[128], link[128], theirs[128], fifo[128], full[128], mine[128];
+	char target[128], slink[128], hard[128], theirs[128], fifo[128], full[128], mine[128];
 	struct mqtx_dev *dev;
 	uint64_t bytes;
 
 	(void)state;
 	snprintf(target, sizeof(target), "%s/target", dir);
-	snprintf(link, sizeof(link), "%s/link.pcap", dir);
+	snprintf(slink, sizeof(slink), "%s/link.pcap", dir);
 	snprintf(theirs, sizeof(theirs), "%s/theirs.pcap", dir);
 	snprintf(fifo, sizeof(fifo), "%s/fifo.pcap", dir);
 	snprintf(full, sizeof(full), "%s/full", dir);
 	snprintf(mine, sizeof(mine), "%s/mine.pcap", dir);
 	put_file(target, "keep");
-	assert_int_equal(symlink(target, link), 0);
-	refused(link, false, -ELOOP, "link.pcap: a symbolic link, which is not followed");
-	refused(link, true, -ELOOP, "link.pcap: a symbolic link, which is not followed");
+	assert_int_equal(symlink(target, slink), 0);
+	refused(slink, false, -ELOOP, "link.pcap: a symbolic link, which is not followed");
+	refused(slink, true, -ELOOP, "link.pcap: a symbolic link, which is not followed");
 	assert_true(holds(target, "keep"));
 	put_file(theirs, "theirs");
 	assert_int_equal(chown(theirs, 65534, 65534), 0);
@@ -418,6 +418,11 @@ static void test_pcap_open_rules(void **state)
 	refused(full, false, -EINVAL, "full: a character device, not a regular file");
 	refused(full, true, -EINVAL, "full: a character device, not a regular file");
 	assert_int_equal(access(full, F_OK), 0);
+	/* A hard link to a file of one's own is another file: not replaced. */
+	snprintf(hard, sizeof(hard), "%s/hard.pcap", dir);
+	assert_int_equal(link(target, hard), 0);
+	refused(hard, true, -EPERM, "hard.pcap: has 2 links: not replaced");
+	assert_true(holds(target, "keep"));
 	/* The caller's own file: refused as it is, replaced with overwrite. */
 	put_file(mine, "old");
 	refused(mine, false, -EEXIST, "mine.pcap: File exists (add \"overwrite\" to replace it)");

@@ -32,7 +32,8 @@ enum mqtx_pcap_format {
  *        queue stops while a burst of 64 still fits and wakes at a quarter free.
  * @snaplen: bytes of each frame recorded (0: 65535).
  * @overwrite: replace a file that is already there, if it is a regular file of the caller's
- *        own (its effective uid); without, an existing file is refused (-EEXIST).
+ *        own (its effective uid) with no other link; without, an existing file is refused
+ *        (-EEXIST).
  *
  * Timestamps come from the device's clock. Each burst is written to the file at once, in whole
  * records, so the file is valid whenever the process stops, SIGTERM and SIGKILL included. A
@@ -90,7 +91,8 @@ MQTX_API int mqtx_pcap_dev_create_fd(const struct mqtx_dev_cfg *base,
  * (mqtx_pcap_dev_create_fd()). The file is created (O_CREAT | O_EXCL, mode 0666 less the
  * umask), so that no symbolic link, FIFO or file put there is followed or reused. With
  * @overwrite, a regular file already there is opened instead, if it belongs to the caller's
- * effective uid, and emptied. A symbolic link is never followed (O_NOFOLLOW), anything but a
+ * effective uid and has no other name (one link: a hard link put there names another file),
+ * and emptied. A symbolic link is never followed (O_NOFOLLOW), anything but a
  * regular file is refused without being opened for writing, and nothing blocks (O_NONBLOCK).
  * @path: the file; a relative path is the calling process's.
  * @overwrite: replace a regular file of the caller's own that is there.
@@ -100,7 +102,8 @@ MQTX_API int mqtx_pcap_dev_create_fd(const struct mqtx_dev_cfg *base,
  *        followed").
  * Return: the descriptor (write-only, close-on-exec, non-blocking), or -EEXIST (a file is there
  * and @overwrite is false), -ELOOP (a symbolic link), -EINVAL (not a regular file: a FIFO, a
- * device, a directory, a socket), -EPERM (@overwrite and another user's file), or the errno of
+ * device, a directory, a socket), -EPERM (@overwrite and another user's file, or one with other
+ * links), or the errno of
  * open() (-EACCES, -ENOENT, ...). On failure nothing is left behind.
  */
 MQTX_API int mqtx_pcap_open(const char *path, bool overwrite, bool *created, char *msg,

@@ -117,6 +117,11 @@ int mqtx_pcap_open(const char *path, bool overwrite, bool *created, char *msg, s
 		snprintf(msg, msglen, "%s: belongs to uid %u, not to you (uid %u): not replaced",
 			 path, (unsigned)st.st_uid, (unsigned)geteuid());
 		err = -EPERM;
+	} else if (!*created && st.st_nlink != 1) {
+		/* Another name of the same file (a hard link put there) is some other file. */
+		snprintf(msg, msglen, "%s: has %lu links: not replaced", path,
+			 (unsigned long)st.st_nlink);
+		err = -EPERM;
 	} else if (!*created && ftruncate(fd, 0)) {
 		err = -errno;
 		snprintf(msg, msglen, "%s: cannot empty it: %s", path, strerror(-err));
