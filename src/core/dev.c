@@ -19,6 +19,7 @@ static void txq_init(struct mqtx_dev *dev, struct mqtx_txq *txq, uint32_t i)
 	txq->index = i;
 	mqtx_spin_init(&txq->lock);
 	mqtx_spin_init(&txq->xmit_lock);
+	mqtx_spin_init(&txq->busylock);
 	atomic_init(&txq->qdisc, &mqtx__noop_qdisc);
 	/* Stopped until the device comes up. */
 	atomic_init(&txq->state, MQTX_TXQ_DRV_XOFF);
