@@ -63,6 +63,27 @@ static void run_line(const struct config *c, unsigned burst)
 	fflush(stdout);
 }
 
+/* bench/contention SECS THREADS QUEUES BURST: that one configuration alone, one line of
+ * "bench=contention_one" per window, no baseline (bench/ab alternates two libraries with it). */
+static int one_only(char **argv)
+{
+	unsigned t = (unsigned)atoi(argv[2]), q = (unsigned)atoi(argv[3]),
+		 b = (unsigned)atoi(argv[4]);
+	struct bench_result res;
+
+	if (!t || !q || !b || t > BENCH_MAX_THREADS || q > BENCH_MAX_QUEUES ||
+	    b > BENCH_MAX_BURST) {
+		fprintf(stderr, "contention: bad configuration %s %s %s\n", argv[2], argv[3],
+			argv[4]);
+		return 2;
+	}
+	bench_path(BENCH_MQTX, t, q, b, secs, &res);
+	printf("bench=contention_one threads=%u queues=%u burst=%u delivered_mpps=%.3f "
+	       "drop_pct=%.2f cpus_busy=%.2f window_s=%.2f\n",
+	       t, q, b, res.delivered_mpps, res.drop_pct, res.cpus_busy, secs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned bursts[] = { 1, 32 };
@@ -72,6 +93,8 @@ int main(int argc, char **argv)
 	bench_init(argc, argv, &reps, &secs);
 	if (bench_quick())
 		secs = 0.05;
+	if (argc == 5)
+		return one_only(argv);
 	for (unsigned t = 1; t <= 8; t *= 2)
 		cfgs[n++] = (struct config){ t, 1, "shared" };
 	if (cores > 1)

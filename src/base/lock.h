@@ -82,6 +82,41 @@ static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)
 		mqtx__spin_release(l);
 }
 
+/*
+ * A lock whose unlock is one plain store, for a lock that senders do not queue on: a TX
+ * queue's xmit lock, taken inside the queue lock by a direct transmit or by the one runner of a
+ * qdisc, so that at most one sender (and a configuration change) ever waits for it; noqueue
+ * senders queue on the queue's busylock first (core/xmit.c). A waiter polls with backoff and
+ * then yields its CPU between looks, so an owner that lost its CPU gets it back.
+ */
+struct mqtx_rawlock {
+	atomic_uint v;
+};
+
+static inline void mqtx_raw_init(struct mqtx_rawlock *l)
+{
+	atomic_init(&l->v, 0);
+}
+
+static inline bool mqtx_raw_trylock(struct mqtx_rawlock *l)
+{
+	return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
+}
+
+void mqtx__raw_wait(struct mqtx_rawlock *l);
+
+static inline void mqtx_raw_lock(struct mqtx_rawlock *l)
+{
+	if (__builtin_expect(atomic_exchange_explicit(&l->v, 1, memory_order_acquire), 0))
+		mqtx__raw_wait(l);
+}
+
+static inline void mqtx_raw_unlock(struct mqtx_rawlock *l)
+{
+	atomic_store_explicit(&l->v, 0, memory_order_release);
+}
+
 /* Counters with a single writer: a relaxed load and store (a plain add on x86) that readers
  * on other threads may sample without a data race. */
 #define MQTX_CNT_ADD(c, n)                                                                  \

@@ -48,7 +48,7 @@ struct mqtx_txq {
 
 	struct mqtx_spinlock busylock __attribute__((aligned(MQTX_CACHE_LINE)));
 
-	struct mqtx_spinlock xmit_lock __attribute__((aligned(MQTX_CACHE_LINE)));
+	struct mqtx_rawlock xmit_lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	atomic_int xmit_owner;
 	atomic_uint state;
 	struct mqtx_txq *next_sched;

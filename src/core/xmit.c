@@ -61,7 +61,7 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	cum[0] = 0;
 	for (unsigned i = 0; i < n; i++)
 		cum[i + 1] = cum[i] + pkts[i]->len;
-	mqtx_spin_lock(&txq->xmit_lock);
+	mqtx_raw_lock(&txq->xmit_lock);
 	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
 	if (!mqtx__txq_frozen_or_stopped(txq)) {
 		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
@@ -78,7 +78,7 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 		MQTX_CNT_ADD(txq->batches, 1u);
 	}
 	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);
-	mqtx_spin_unlock(&txq->xmit_lock);
+	mqtx_raw_unlock(&txq->xmit_lock);
 	*bytes = cum[sent];
 	return sent;
 }
@@ -259,7 +259,15 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 		drop_pkts(txq, pkts, n, MQTX_DROP_RECURSION);
 		return 0;
 	}
-	sent = hard_xmit(txq, pkts, n, false, &bytes);
+	/* Senders that find the driver busy queue on the busylock, which parks, so that at most
+	 * one of them polls the xmit lock (see struct mqtx_rawlock). */
+	if (atomic_load_explicit(&txq->xmit_lock.v, memory_order_relaxed)) {
+		mqtx_spin_lock(&txq->busylock);
+		sent = hard_xmit(txq, pkts, n, false, &bytes);
+		mqtx_spin_unlock(&txq->busylock);
+	} else {
+		sent = hard_xmit(txq, pkts, n, false, &bytes);
+	}
 	MQTX_CNT_ADD(txq->bypass, sent);
 	if (sent < n)
 		drop_pkts(txq, pkts + sent, n - sent, MQTX_DROP_NOQUEUE);
