@@ -309,7 +309,8 @@ static uint32_t xdp_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
 	return n;
 }
 
-/* The poller's tick: completions of every queue, and kicks for what the kernel left. */
+/* The poller's tick: completions of every queue, and kicks for what the kernel left. A queue
+ * whose lock is taken is skipped: its sender reaps and kicks, or the next tick does. */
 static void xdp_tick(struct mqtx_dev *dev, void *arg)
 {
 	struct xdp_priv *p = arg;
@@ -317,7 +318,8 @@ static void xdp_tick(struct mqtx_dev *dev, void *arg)
 	for (uint32_t i = 0; i < p->nq; i++) {
 		struct xq *x = &p->x[i];
 
-		pthread_mutex_lock(&x->lock);
+		if (pthread_mutex_trylock(&x->lock))
+			continue;
 		xq_kick(dev, p, i);
 		xq_reap(p, mqtx_dev_txq(dev, i), true);
 		pthread_mutex_unlock(&x->lock);
