@@ -279,13 +279,18 @@ static void test_xdp_close_under_traffic(void **state)
 	mqtx_dev_destroy(dev);
 }
 
-/* Library allocations, counted around the default allocator. */
-static atomic_long live_allocs;
+/* Library allocations, counted around the default allocator; allocation number fail_at
+ * (1-based, 0: none) fails. */
+static atomic_long live_allocs, nallocs;
+static long fail_at;
 
 static void *count_alloc(size_t size, size_t align, void *arg)
 {
-	void *p = mqtx_default_alloc(size, align, arg);
+	void *p;
 
+	if (atomic_fetch_add(&nallocs, 1) + 1 == fail_at)
+		return NULL;
+	p = mqtx_default_alloc(size, align, arg);
 	if (p)
 		atomic_fetch_add(&live_allocs, 1);
 	return p;
@@ -311,6 +316,7 @@ static void test_xdp_pool_gone_in_flight(void **state)
 	uint64_t end;
 
 	(void)state;
+	fail_at = 0;
 	mqtx_set_allocator(&a);
 	atomic_store(&live_allocs, 0);
 	assert_int_equal(
@@ -337,6 +343,36 @@ static void test_xdp_pool_gone_in_flight(void **state)
 	mqtx_set_allocator(NULL);
 	mqtx_set_log(NULL, NULL, MQTX_LOG_ERR);
 	assert_int_equal(kt_veth("mqa0", "mqb0", NQ), 0);
+}
+
+/* Each allocation of a device's creation fails in turn: -ENOMEM, and nothing is left. */
+static void test_xdp_create_enomem(void **state)
+{
+	static const struct mqtx_allocator a = { count_alloc, count_free, NULL };
+	struct mqtx_af_xdp_cfg xc = { .ifname = "mqa0", .ring = 64 };
+	struct mqtx_dev_cfg c = { .name = "xdpx", .num_txq = NQ };
+	struct mqtx_dev *dev = NULL;
+	long total;
+
+	(void)state;
+	fail_at = 0;
+	atomic_store(&nallocs, 0);
+	atomic_store(&live_allocs, 0);
+	mqtx_set_allocator(&a);
+	assert_int_equal(mqtx_af_xdp_dev_create(&c, &xc, &dev), 0);
+	total = atomic_load(&nallocs);
+	assert_true(total > 2 * NQ + 3); /* each queue's two rings, the pool's three, the device */
+	mqtx_dev_destroy(dev);
+	assert_int_equal(atomic_load(&live_allocs), 0);
+	for (fail_at = 1; fail_at <= total; fail_at++) {
+		dev = NULL;
+		atomic_store(&nallocs, 0);
+		assert_int_equal(mqtx_af_xdp_dev_create(&c, &xc, &dev), -ENOMEM);
+		assert_null(dev);
+		assert_int_equal(atomic_load(&live_allocs), 0);
+	}
+	fail_at = 0;
+	mqtx_set_allocator(NULL);
 }
 
 /* Set-up errors name the interface and the cause and leave nothing behind. */
@@ -396,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_xdp_caller_pool),
 		cmocka_unit_test(test_xdp_close_under_traffic),
 		cmocka_unit_test(test_xdp_pool_gone_in_flight),
+		cmocka_unit_test(test_xdp_create_enomem),
 		cmocka_unit_test(test_xdp_setup_errors),
 		cmocka_unit_test(test_xdp_deleted),
 	};
