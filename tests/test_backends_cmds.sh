@@ -48,7 +48,7 @@ if $M dev add x0 type af_xdp ifname mqv0 mode copy ring 256 up >"$T/x.log" 2>&1;
 	$M -s dev show x0 | grep -Eq "^    driver: zerocopy 0 .*kernel_packets 100 " &&
 		ok "af_xdp: the kernel took the 100 frames" || fail "af_xdp counters: $($M -s dev show x0)"
 	expect 2 "dev set: x0: the XSK rings of mqv0 are sized at creation \(ring 256\): delete and add the device to change them" -- $M dev set x0 ring 512
-	expect 2 "dev set: x0: mtu 4000 does not fit a UMEM frame of 2048 bytes" -- $M dev set x0 mtu 4000
+	expect 2 "dev set: x0: mtu 4000 does not fit a UMEM frame of 2048 bytes \(1920 of them hold a packet\)" -- $M dev set x0 mtu 4000
 	expect 0 "" -- $M dev del x0
 elif grep -q "not supported\|Operation not supported" "$T/x.log"; then
 	echo "# af_xdp: the kernel has no AF_XDP: $(cat "$T/x.log")"
