@@ -63,11 +63,13 @@ static void dev_usage(struct mqtx_buf *b)
 		"       pairs, then 8 low,high DSCP ranges for UP 0..7 (255,255: none)\n");
 }
 
+/* mqtx's own rule on top of ip link's (mqtx__ctl_ifname_ok()): a word scripts can quote
+ * nowhere, and no word that a command takes for something else. */
 static int valid_name(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n >= MQTX_NAME_MAX || !strcmp(s, "all") || !strcmp(s, "help"))
+	if (!strcmp(s, "all") || !strcmp(s, "help"))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
@@ -162,7 +164,7 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 		if (n == 0 && a->kind->parse)
 			n = a->kind->parse(a->kopt, argc - i, argv + i, err);
 		if (n < 0)
-			return MQTX_CTL_EPARSE;
+			return n == -MQTX_CTL_EHANDLE ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
 		if (n == 0) {
 			mqtx_buf_printf(err, "dev add: what is \"%s\"? Try \"mqtx dev help\".\n",
 					argv[i]);
@@ -239,6 +241,9 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	/* The name is an interface's (a TAP takes it by default): ip link's words first. */
+	if (argc >= 1 && (rc = mqtx__ctl_ifname_check(err, "name", argv[0])))
+		return rc;
 	if (argc < 1 || !valid_name(argv[0])) {
 		mqtx_buf_printf(err, "dev add: invalid device name \"%s\"\n", argc ? argv[0] : "");
 		return MQTX_CTL_EPARSE;

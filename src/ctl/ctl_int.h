@@ -132,6 +132,20 @@ int mqtx__ctl_incomplete(struct mqtx_buf *err);
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
 
+/**
+ * mqtx__ctl_ifname_ok() - whether @name may name a network interface, as iproute2's
+ * check_ifname() has it: 1 to IFNAMSIZ - 1 (15) bytes, no '/' and no blank. Every name that
+ * becomes a device's or an interface's is held to it.
+ */
+bool mqtx__ctl_ifname_ok(const char *name);
+
+/**
+ * mqtx__ctl_ifname_check() - 0 when @name is one (mqtx__ctl_ifname_ok()); else what ip link
+ * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_CTL_EHANDLE):
+ * Error: argument "NAME" is wrong: "KEY" not a valid ifname
+ */
+int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name);
+
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
 

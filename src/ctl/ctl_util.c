@@ -3,6 +3,7 @@
  * device lookup, the error convention, and the parsers more than one command reads. */
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,29 @@ int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why)
 {
 	mqtx_buf_printf(err, "Error: argument \"%s\" is wrong: %s\n", word, why);
 	return MQTX_CTL_EHANDLE;
+}
+
+bool mqtx__ctl_ifname_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* iproute2's check_ifname(): what ip link refuses before asking the kernel. */
+	if (n == 0 || n >= IF_NAMESIZE)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '/' || isspace((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name)
+{
+	char why[64];
+
+	if (mqtx__ctl_ifname_ok(name))
+		return 0;
+	snprintf(why, sizeof(why), "\"%s\" not a valid ifname", key);
+	return mqtx__ctl_invarg(err, name, why);
 }
 
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)

@@ -15,6 +15,7 @@
 #include <mqtx/tc.h>
 
 #include "base/internal.h"
+#include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
 #include "gen/gen.h"
 
@@ -29,6 +30,15 @@ static int bad_value(struct mqtx_buf *err, const char *kind, char **argv, const 
 	mqtx_buf_printf(err, "dev add: invalid %s %s \"%s\"%s%s\n", kind, argv[0], argv[1],
 			want ? ": " : "", want ? want : "");
 	return -1;
+}
+
+/* "ifname IF": an interface's name as ip link takes one (-MQTX_CTL_EHANDLE: exit 255). */
+static int ifname_word(struct mqtx_buf *err, char *v, const char **ifname)
+{
+	if (mqtx__ctl_ifname_check(err, "ifname", v))
+		return -MQTX_CTL_EHANDLE;
+	*ifname = v;
+	return 2;
 }
 
 /* "WORD VALUE" with WORD one of @words (NULL-terminated): which one, or -1. */
@@ -119,7 +129,7 @@ static int tap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	if (!strcmp(argv[0], "vnet_hdr"))
 		return c->vnet_hdr = true, 1;
 	if (argc >= 2 && !strcmp(argv[0], "ifname"))
-		return c->ifname = argv[1], 2;
+		return ifname_word(err, argv[1], &c->ifname);
 	return 0;
 }
 
@@ -149,7 +159,7 @@ static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	if (w < 0)
 		return 0;
 	if (w == 0) {
-		c->ifname = argv[1];
+		return ifname_word(err, argv[1], &c->ifname);
 	} else if (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")) {
 		c->no_bypass = !strcmp(argv[1], "off");
 	} else {
@@ -176,10 +186,8 @@ static int xdp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 
 	if (w < 0)
 		return 0;
-	if (w == 0) {
-		c->ifname = argv[1];
-		return 2;
-	}
+	if (w == 0)
+		return ifname_word(err, argv[1], &c->ifname);
 	if (w == 2) {
 		for (size_t m = 0; m < ARRAY_SIZE(modes); m++)
 			if (!strcmp(argv[1], modes[m]))
