@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include <mqtx/pkt.h>
+
 #include "ctl_fixture.h"
 
 /* @line must fail with @code and exactly @msg, and leave the device list as it was. */
@@ -76,11 +78,65 @@ static void test_ifname_length(void **state)
 	fixture_free(ctl);
 }
 
+/* A driver whose interface is gone: its open says so as the kernel backends do, naming the
+ * device first ("NAME: IF: why"). */
+static int gone_open(struct mqtx_dev *dev)
+{
+	mqtx_log(MQTX_LOG_ERR, "%s: veth7: the interface is gone", mqtx_dev_name(dev));
+	return -ENODEV;
+}
+
+static int gone_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
+		       size_t msglen)
+{
+	(void)set;
+	snprintf(msg, msglen, "%s: veth7: cannot set mtu: no such interface", mqtx_dev_name(dev));
+	return -ENODEV;
+}
+
+static unsigned take_all(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			 unsigned n, bool more)
+{
+	(void)dev, (void)txq, (void)more;
+	mqtx_pkt_free_bulk(pkts, n);
+	return n;
+}
+
+static const struct mqtx_dev_ops gone_ops = {
+	.kind = "gone",
+	.open = gone_open,
+	.xmit_burst = take_all,
+	.change = gone_change,
+};
+
+/* What the library says about a device already names it: the command says the name once. */
+static void test_dev_named_once(void **state)
+{
+	struct mqtx_dev_cfg cfg = { .name = "p0", .ops = &gone_ops, .num_txq = 1 };
+	struct mqtx_ctl *ctl = fixture_ctl();
+	struct mqtx_dev *dev;
+
+	(void)state;
+	assert_int_equal(mqtx_dev_create(&cfg, &dev), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, dev), 0);
+	refused(ctl, "dev set p0 up", MQTX_CTL_EREFUSED,
+		"dev set: p0: veth7: the interface is gone\n");
+	assert_false(mqtx_dev_is_up(dev));
+	refused(ctl, "dev set p0 mtu 1400", MQTX_CTL_EREFUSED,
+		"dev set: p0: veth7: cannot set mtu: no such interface\n");
+	assert_int_equal(mqtx_dev_mtu(dev), 1500);
+	/* A driver's kind, then the device: "tap: NAME: why" (a TAP takes the device's name). */
+	refused(ctl, "dev add t0 type tap txqueues 300", MQTX_CTL_EREFUSED,
+		"dev add: t0: tap: 300 queues, a TAP has at most 256\n");
+	fixture_free(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_name_length),
 		cmocka_unit_test(test_ifname_length),
+		cmocka_unit_test(test_dev_named_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,7 +229,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 		snprintf(why, sizeof(why), "%s", ack.msg);
 	if (!*why)
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
-	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
+	mqtx__ctl_dev_why(c->err, "dev add", a->cfg.name, why);
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -416,7 +416,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return mqtx__ctl_errno(c, argv[0], rc);
 	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
 		mqtx_hasher_free(h);
-		mqtx_buf_printf(c->err, "dev set: %s\n", why);
+		mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
 		return MQTX_CTL_EREFUSED;
 	}
 	if (o.up == 1 && !mqtx_dev_is_up(dev)) {
@@ -425,7 +425,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx__log_capture(NULL, 0);
 		if (rc && *why) {
 			mqtx_hasher_free(h);
-			mqtx_buf_printf(c->err, "dev set: %s: %s\n", argv[0], why);
+			mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
 			return MQTX_CTL_EREFUSED;
 		}
 		if (rc)

@@ -181,6 +181,13 @@ void mqtx__ctl_remove_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
 int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err);
 
 /**
+ * mqtx__ctl_dev_why() - "CMD: NAME: why" into @err, for what the library said (logged, or
+ * wrote into a message) about device @name: the name is said once, also where @why begins with
+ * it ("NAME: ...") or with a driver's kind and then it ("KIND: NAME: ...").
+ */
+void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why);
+
+/**
  * mqtx__ctl_unlock() / mqtx__ctl_relock() - let other commands run while this one waits on
  * something slow that needs nothing of the context (reading a file): nothing looked up before
  * the unlock may be used after the relock without looking it up again.

@@ -285,6 +285,24 @@ int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err)
 	return MQTX_CTL_EREFUSED;
 }
 
+void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why)
+{
+	size_t n = strlen(name);
+	const char *colon = strstr(why, ": ");
+
+	/* The library names the device it logs about, first ("NAME: why") or after the
+	 * driver's kind ("tap: NAME: why"): the command has said it already. */
+	if (!strncmp(why, name, n) && !strncmp(why + n, ": ", 2)) {
+		why += n + 2;
+	} else if (colon && !memchr(why, ' ', (size_t)(colon - why)) &&
+		   !strncmp(colon + 2, name, n) && !strncmp(colon + 2 + n, ": ", 2)) {
+		mqtx_buf_printf(err, "%s: %s: %.*s: %s\n", cmd, name, (int)(colon - why), why,
+				colon + 2 + n + 2);
+		return;
+	}
+	mqtx_buf_printf(err, "%s: %s: %s\n", cmd, name, why);
+}
+
 /* ---- parsers shared by commands ---- */
 
 static int parse_hex_key(const char *s, uint8_t *key, size_t n)
