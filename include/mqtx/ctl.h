@@ -76,8 +76,10 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * reads it with the context's lock released, so that a big file delays no other command.
  * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
  * fails changes nothing. Output that could not be written in full (out of memory) makes the
- * command fail with MQTX_CTL_EREFUSED; a command that changes something makes room for its
- * output before it does, so that such a failure too changes nothing.
+ * command fail with MQTX_CTL_EREFUSED and is withheld: @out is left empty, its @nomem set, and
+ * so is the output of any command that failed after an allocation was refused; a caller never
+ * gets a cut listing. A command that changes something makes room for its output before it
+ * does, so that such a failure too changes nothing.
  */
 MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			   struct mqtx_buf *out, struct mqtx_buf *err);
