@@ -237,6 +237,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct mqtx_buf *err = c->err;
 	struct mqtx_dev *dev = NULL;
+	struct ctl_owner owner;
 	struct dev_add a;
 	int rc;
 
@@ -261,7 +262,8 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 	rc = add_create(c, &a, &dev);
 	if (rc)
 		return rc;
-	rc = mqtx__ctl_add_dev(c->ctl, dev);
+	owner = mqtx__ctl_caller(c);
+	rc = mqtx__ctl_add_dev(c->ctl, dev, &owner);
 	if (rc) {
 		mqtx_dev_destroy(dev);
 		return mqtx__ctl_errno(c, argv[0], rc);
@@ -398,6 +400,8 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	if (!dev)
 		return MQTX_CTL_EPARSE;
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
+	if (!rc)
+		rc = mqtx__ctl_may_change_dev(c, "dev set", dev);
 	if (!rc && (o.xps.txq >= 0 || o.xps.flowcache >= 0))
 		rc = mqtx__xps_set_apply(c, dev, &o.xps);
 	mqtx__xps_set_free(&o.xps);
@@ -458,6 +462,8 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	if (mqtx__ctl_may_change_dev(c, "dev del", dev))
+		return MQTX_CTL_EREFUSED;
 	if (mqtx__tcf_dev_targeted(dev)) {
 		mqtx_buf_printf(c->err,
 				"dev del: %s is the device of a mirred action: delete its filter "

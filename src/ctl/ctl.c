@@ -70,6 +70,8 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
 	mqtx__free(ctl->devs);
+	mqtx__free(ctl->dev_owners);
+	mqtx__free(ctl->blocks);
 	mqtx__free(ctl->cmds);
 	mqtx__free(ctl->watches);
 	pthread_mutex_destroy(&ctl->lock);
