@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include <mqtx/ktxq.h>
 #include <mqtx/pkt.h>
 
 #include "ctl_fixture.h"
@@ -131,12 +132,26 @@ static void test_dev_named_once(void **state)
 	fixture_free(ctl);
 }
 
+/* A device over no kernel interface has none to name. */
+static void test_kdev_ifname(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	bool gone = true;
+
+	(void)state;
+	assert_null(mqtx_kdev_ifname(mqtx_ctl_dev(ctl, "eth0"), &gone));
+	assert_true(gone); /* untouched */
+	assert_null(mqtx_kdev_ifname(NULL, NULL));
+	fixture_free(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_name_length),
 		cmocka_unit_test(test_ifname_length),
 		cmocka_unit_test(test_dev_named_once),
+		cmocka_unit_test(test_kdev_ifname),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,11 +2,13 @@
 // The dev command: add (through a table of driver kinds), set, del, show and stats.
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
+#include <mqtx/ktxq.h>
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
@@ -376,6 +378,48 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 }
 
 /*
+ * "up": open the device, and attach it to its kernel interface again when that one is gone (it
+ * was deleted, and one of the same name made since): the driver does it as it opens. A device
+ * still up over a gone interface goes down first; what its queues hold could not go out any
+ * more. Returns 0, an exit code after a message, or -errno for mqtx__ctl_errno().
+ */
+static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const char *name)
+{
+	bool gone = false, reopen = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
+	char why[256];
+	int rc;
+
+	if (mqtx_dev_is_up(dev)) {
+		if (!ifname || !gone)
+			return 0;
+		/* Nothing to attach to: it stays as it is. */
+		if (!if_nametoindex(ifname)) {
+			mqtx_buf_printf(c->err, "dev set: %s: %s: the interface is gone\n", name,
+					ifname);
+			return MQTX_CTL_EREFUSED;
+		}
+		mqtx_dev_close(dev);
+		reopen = true;
+	}
+	mqtx__log_capture(why, sizeof(why));
+	rc = mqtx_dev_open(dev);
+	mqtx__log_capture(NULL, 0);
+	if (!rc)
+		return 0;
+	if (!*why && !reopen)
+		return rc;
+	if (!*why)
+		snprintf(why, sizeof(why), "%s", mqtx_strerror(rc));
+	mqtx__ctl_dev_why(c->err, "dev set", name, why);
+	if (reopen)
+		mqtx_buf_printf(c->err,
+				"dev set: %s is down now: it was up over %s, which had gone\n",
+				name, ifname);
+	return MQTX_CTL_EREFUSED;
+}
+
+/*
  * Everything that can fail is done before anything changes: the parse checks every value, the
  * new hasher is built, the settings are changed (mqtx_dev_change() changes nothing when it
  * fails; it never comes with up or down) and the device brought up (mqtx_dev_open() changes
@@ -423,17 +467,11 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
 		return MQTX_CTL_EREFUSED;
 	}
-	if (o.up == 1 && !mqtx_dev_is_up(dev)) {
-		mqtx__log_capture(why, sizeof(why));
-		rc = mqtx_dev_open(dev);
-		mqtx__log_capture(NULL, 0);
-		if (rc && *why) {
-			mqtx_hasher_free(h);
-			mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
-			return MQTX_CTL_EREFUSED;
-		}
-		if (rc)
+	if (o.up == 1 && (rc = set_up(c, dev, argv[0]))) {
+		if (rc < 0)
 			goto free_hasher;
+		mqtx_hasher_free(h);
+		return rc;
 	}
 	/* The commit: none of these can fail. */
 	if (h)

@@ -140,13 +140,28 @@ static int tap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 	return mqtx_tap_dev_create(base, opt, out);
 }
 
-static void tap_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+/* The kernel interface a tap, af_packet or af_xdp device sends on, "(gone)" once it was
+ * deleted: then "dev set NAME up" attaches to one of the same name made since. */
+static void kif_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	(void)flags;
-	const char *ifname = mqtx_tap_ifname(dev);
+	bool gone = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
 
+	(void)flags;
 	if (ifname)
-		mqtx_buf_printf(out, " ifname %s", ifname);
+		mqtx_buf_printf(out, " ifname %s%s", ifname, gone ? " (gone)" : "");
+}
+
+static void kif_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	bool gone = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
+
+	if (!ifname)
+		return;
+	mqtx_buf_printf(out, ",\"ifname\":");
+	mqtx__buf_json_str(out, ifname);
+	mqtx_buf_printf(out, ",\"ifname_gone\":%s", gone ? "true" : "false");
 }
 
 /* af_packet: "ifname IF", "bypass on|off". */
@@ -219,9 +234,9 @@ static int xdp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 
 static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	(void)flags;
 	int zc = mqtx_af_xdp_zerocopy(dev);
 
+	kif_show(dev, flags, out);
 	if (zc >= 0)
 		mqtx_buf_printf(out, " mode %s", zc ? "zerocopy" : "copy");
 }
@@ -263,18 +278,22 @@ static const struct dev_kind dev_kinds[] = {
 	  .required = "txqueues",
 	  .parse = tap_parse,
 	  .create = tap_create,
-	  .show = tap_show },
+	  .show = kif_show,
+	  .show_json = kif_show_json },
 	{ .kind = "af_packet",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = afp_parse,
-	  .create = afp_create },
+	  .create = afp_create,
+	  .show = kif_show,
+	  .show_json = kif_show_json },
 	{ .kind = "af_xdp",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = xdp_parse,
 	  .create = xdp_create,
-	  .show = xdp_show },
+	  .show = xdp_show,
+	  .show_json = kif_show_json },
 	{ .kind = "pcap", .required = "file", .parse = pcap_parse, .create = pcap_create },
 	{ .kind = "sim-wifi",
 	  .flags = KIND_F_OWN_QUEUES,

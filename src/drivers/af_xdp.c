@@ -211,13 +211,53 @@ static void xdp_tick(struct mqtx_dev *dev, void *arg)
 
 /* ---- control path ---- */
 
+static int xq_create(struct xdp_priv *p, uint32_t i, enum mqtx_xdp_mode mode, char *msg,
+		     size_t msglen);
+static void xq_destroy(struct xq *x);
+
+/*
+ * The interface was deleted and one of the same name made since (index @ifindex): a UMEM and
+ * a socket on it for every queue, all made before the old ones go, so that a failure leaves
+ * the device as it was. Zero-copy again if the old ones had it and the new interface can.
+ * Device down: nothing else uses the queues.
+ */
+static int xdp_reattach(struct mqtx_dev *dev, struct xdp_priv *p, int ifindex)
+{
+	struct xq *old = p->x, *nx = mqtx_alloc(sizeof(*nx) * p->nq, MQTX_CACHE_LINE);
+	enum mqtx_xdp_mode mode = p->zc ? MQTX_XDP_AUTO : MQTX_XDP_COPY;
+	bool zc = p->zc;
+	uint32_t made = 0;
+	char msg[192];
+	int err = 0;
+
+	if (!nx)
+		return -ENOMEM;
+	memset(nx, 0, sizeof(*nx) * p->nq);
+	p->x = nx; /* xq_create() makes queue i of p->x */
+	for (; made < p->nq && !err; made++)
+		err = xq_create(p, made, made && !p->zc ? MQTX_XDP_COPY : mode, msg, sizeof(msg));
+	if (err) {
+		mqtx_log(MQTX_LOG_ERR, "%s: %s", mqtx_dev_name(dev), msg);
+		p->zc = zc;
+		p->x = old;
+		old = nx; /* what goes: the new */
+	} else {
+		for (uint32_t i = 0; i < p->nq; i++)
+			p->q[i].fd = nx[i].fd;
+		p->ifindex = ifindex;
+	}
+	for (uint32_t i = 0; i < made; i++) /* a queue that failed is destroyed too */
+		xq_destroy(&old[i]);
+	mqtx_free(old);
+	return err;
+}
+
 static int xdp_open(struct mqtx_dev *dev)
 {
 	struct xdp_priv *p = xdp_priv(dev);
-	char name[IF_NAMESIZE];
-	int err;
+	int err, moved = kq_if_moved(p->ifname, p->ifindex);
 
-	if (!if_indextoname((unsigned)p->ifindex, name)) {
+	if (moved < 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is gone", mqtx_dev_name(dev),
 			 p->ifname);
 		return -ENODEV;
@@ -227,6 +267,8 @@ static int xdp_open(struct mqtx_dev *dev)
 			 p->ifname);
 		return -ENETDOWN;
 	}
+	if (moved > 0 && (err = xdp_reattach(dev, p, moved)))
+		return err;
 	/* Completions raise no event on the socket: the poller looks every millisecond. */
 	err = kq_poller_start(&p->poller, dev, p->q, p->nq, 1, xdp_tick, p);
 	if (err)
@@ -530,6 +572,14 @@ int mqtx_af_xdp_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *s
 	else
 		kq_snapshot(&p->q[i], st);
 	return 0;
+}
+
+const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex)
+{
+	if (!is_xdp(dev))
+		return NULL;
+	*ifindex = xdp_priv(dev)->ifindex;
+	return xdp_priv(dev)->ifname;
 }
 
 int mqtx_af_xdp_zerocopy(struct mqtx_dev *dev)
