@@ -432,10 +432,10 @@ static int xdp_rings_up(struct xdp_priv *p, enum mqtx_xdp_mode mode, char *msg, 
 static int xdp_open(struct mqtx_dev *dev)
 {
 	struct xdp_priv *p = xdp_priv(dev);
-	char name[IF_NAMESIZE], msg[192];
-	int err;
+	int err, moved = kq_if_moved(p->ifname, p->ifindex);
+	char msg[192];
 
-	if (!if_indextoname((unsigned)p->ifindex, name)) {
+	if (moved < 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is gone", mqtx_dev_name(dev),
 			 p->ifname);
 		return -ENODEV;
@@ -445,13 +445,27 @@ static int xdp_open(struct mqtx_dev *dev)
 			 p->ifname);
 		return -ENETDOWN;
 	}
+	/* The interface was deleted and one of the same name made since (index @moved): the
+	 * sockets and the UMEM of the old one are of no use; remake them on the new one. Down,
+	 * so nothing else uses them, and stop gave every packet back. */
+	if (moved > 0 && !p->torn) {
+		xdp_rings_down(p);
+		p->torn = true;
+	}
 	if (p->torn) {
-		err = xdp_rings_up(p, p->zc ? MQTX_XDP_ZEROCOPY : MQTX_XDP_COPY, msg, sizeof(msg));
+		/* A new interface may not do zero-copy where the old one did. */
+		err = xdp_rings_up(p,
+				   !p->zc      ? MQTX_XDP_COPY
+				   : moved > 0 ? MQTX_XDP_AUTO
+					       : MQTX_XDP_ZEROCOPY,
+				   msg, sizeof(msg));
 		if (err) {
 			mqtx_log(MQTX_LOG_ERR, "%s: %s", mqtx_dev_name(dev), msg);
 			return err;
 		}
 		p->torn = false;
+		if (moved > 0)
+			p->ifindex = moved;
 	}
 	/* Completions raise no event on the socket: the poller looks every millisecond. */
 	err = kq_poller_start(&p->poller, dev, p->q, p->nq, 1, xdp_tick, p);
@@ -784,6 +798,14 @@ int mqtx_af_xdp_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *s
 	else
 		kq_snapshot(&p->q[i], st);
 	return 0;
+}
+
+const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex)
+{
+	if (!is_xdp(dev))
+		return NULL;
+	*ifindex = xdp_priv(dev)->ifindex;
+	return xdp_priv(dev)->ifname;
 }
 
 int mqtx_af_xdp_zerocopy(struct mqtx_dev *dev)
