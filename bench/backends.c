@@ -2,8 +2,10 @@
 /* Backend benchmark: Mpps of mqtx's af_packet and af_xdp drivers on a veth pair in a network
  * namespace of its own, next to the kernel's own paths measured in the same run: AF_PACKET
  * through the kernel's mq + pfifo_fast, AF_PACKET with the qdisc bypass (sendmmsg, and the
- * TPACKET_V3 TX ring). 64-byte frames (60 without FCS), 1 and 2 threads, each on its own
- * queue; median of 5 runs. One line per result. Needs root; prints a skip line otherwise. */
+ * TPACKET_V3 TX ring). af_xdp twice: frames built in place in the UMEM (a pool of frames the
+ * device adopts), and from an ordinary pool (one copy each). 64-byte frames (60 without FCS),
+ * 1 and 2 threads, each on its own queue; medians of 5 runs, the modes interleaved run by run.
+ * One line per result. Needs root; prints a skip line otherwise. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -31,11 +33,15 @@
 #define RUNS_MAX    5
 #define RING_FRAMES 1024
 
-enum mode { K_QDISC, K_BYPASS, K_TXRING, M_AFP, M_XDP, MODES };
+enum mode { K_QDISC, K_BYPASS, K_TXRING, M_AFP, M_XDP, M_XDP_COPY, MODES };
 
 static const char *const mode_name[MODES] = {
-	"kernel-qdisc", "kernel-bypass", "kernel-txring", "mqtx-af_packet", "mqtx-af_xdp",
+	"kernel-qdisc",	  "kernel-bypass", "kernel-txring",
+	"mqtx-af_packet", "mqtx-af_xdp",   "mqtx-af_xdp-copy",
 };
+
+/* Frames of each af_xdp mode that went out in place and that were copied, over all its runs. */
+static uint64_t in_place[MODES], copied[MODES];
 
 struct worker {
 	enum mode mode;
@@ -157,14 +163,26 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
-static struct mqtx_dev *mk_dev(enum mode m, unsigned nt)
+static void xstat_cb(const char *name, uint64_t v, void *arg)
+{
+	enum mode m = *(enum mode *)arg;
+
+	if (!strcmp(name, "in_place"))
+		in_place[m] += v;
+	else if (!strcmp(name, "copied"))
+		copied[m] += v;
+}
+
+/* @umem: the pool of frames mqtx-af_xdp's device takes as its UMEM. */
+static struct mqtx_dev *mk_dev(enum mode m, unsigned nt, struct mqtx_pkt_pool *umem)
 {
 	struct mqtx_dev_cfg c = { .name = "bench0", .num_txq = nt };
 	struct mqtx_af_packet_cfg ac = { .ifname = "bva" };
 	struct mqtx_af_xdp_cfg xc = { .ifname = "bva", .mode = MQTX_XDP_COPY };
 	struct mqtx_dev *dev = NULL;
-	int err = m == M_AFP ? mqtx_af_packet_dev_create(&c, &ac, &dev)
-			     : mqtx_af_xdp_dev_create(&c, &xc, &dev);
+	int err = m == M_AFP   ? mqtx_af_packet_dev_create(&c, &ac, &dev)
+		  : m == M_XDP ? mqtx_af_xdp_dev_create_with_pool(&c, &xc, umem, &dev)
+			       : mqtx_af_xdp_dev_create(&c, &xc, &dev);
 
 	if (err || mqtx_dev_open(dev)) {
 		fprintf(stderr, "backends: %s: cannot create the device\n", mode_name[m]);
@@ -174,8 +192,10 @@ static struct mqtx_dev *mk_dev(enum mode m, unsigned nt)
 	return dev;
 }
 
-/* One timed run of @m with @nt threads; Mpps taken by the kernel (or by the mqtx driver). */
-static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
+/* One timed run of @m with @nt threads, mqtx's senders taking packets from @pool (@umem for
+ * mqtx-af_xdp); Mpps taken by the kernel (or by the mqtx driver). */
+static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool,
+		       struct mqtx_pkt_pool *umem)
 {
 	struct worker w[2];
 	atomic_bool stop = false;
@@ -192,8 +212,10 @@ static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
 		   "tc qdisc replace dev bva parent 1:2 pfifo_fast");
 	else
 		sh("tc qdisc del dev bva root 2>/dev/null");
+	if (m == M_XDP)
+		pool = umem;
 	if (m >= M_AFP) {
-		dev = mk_dev(m, nt);
+		dev = mk_dev(m, nt, umem);
 		if (!dev)
 			return 0;
 		mqtx_dev_get_stats(dev, &st);
@@ -223,17 +245,25 @@ static double run_once(enum mode m, unsigned nt, struct mqtx_pkt_pool *pool)
 	if (dev) {
 		mqtx_dev_get_stats(dev, &st);
 		sent = st.txq.packets - before;
+		if (m != M_AFP)
+			mqtx_dev_xstats(dev, -1, xstat_cb, &m);
 		mqtx_dev_destroy(dev);
 	}
 	return (double)sent / (t1 - t0) / 1e6;
 }
 
+/* The share of @m's frames that were copied, or -1 for a mode without the counters. */
+static double copied_share(enum mode m)
+{
+	return in_place[m] + copied[m] ? (double)copied[m] / (double)(in_place[m] + copied[m]) : -1;
+}
+
 int main(void)
 {
 	struct mqtx_pool_cfg pc = { .count = 16384 };
-	struct mqtx_pkt_pool *pool;
+	struct mqtx_pkt_pool *pool, *umem;
 	struct mqtx_gen_cfg g;
-	double med[MODES][3];
+	double med[MODES][3], r[MODES][RUNS_MAX];
 
 	if (bench_quick()) {
 		runs = 1;
@@ -253,23 +283,29 @@ int main(void)
 	g.size = FRAME + MQTX_GEN_FCS;
 	if (mqtx_gen_build(&g, 0, frame, sizeof(frame)) != FRAME)
 		return 1;
-	if (mqtx_pool_create(&pc, &pool))
+	if (mqtx_pool_create(&pc, &pool) || mqtx_pool_create_frames(&pc, 2048, &umem))
 		return 1;
 	for (unsigned nt = 1; nt <= 2; nt++) {
-		for (int m = 0; m < MODES; m++) {
-			double r[RUNS_MAX];
-
-			for (unsigned k = 0; k < runs; k++)
-				r[k] = run_once((enum mode)m, nt, pool);
-			med[m][nt] = bench_median(r, runs);
-		}
+		/* Interleaved: each run of every mode meets about the same load. */
+		memset(in_place, 0, sizeof(in_place));
+		memset(copied, 0, sizeof(copied));
+		for (unsigned k = 0; k < runs; k++)
+			for (int m = 0; m < MODES; m++)
+				r[m][k] = run_once((enum mode)m, nt, pool, umem);
 		for (int m = 0; m < MODES; m++)
+			med[m][nt] = bench_median(r[m], runs);
+		for (int m = 0; m < MODES; m++) {
 			printf("bench=backends mode=%s threads=%u frame=64 mpps=%.3f "
-			       "kernel_qdisc_mpps=%.3f ratio=%.2f reps=%u\n",
+			       "kernel_qdisc_mpps=%.3f ratio=%.2f reps=%u",
 			       mode_name[m], nt, med[m][nt], med[K_QDISC][nt],
 			       med[K_QDISC][nt] > 0 ? med[m][nt] / med[K_QDISC][nt] : 0.0, runs);
+			if (copied_share((enum mode)m) >= 0)
+				printf(" copied_share=%.3f", copied_share((enum mode)m));
+			printf("\n");
+		}
 		fflush(stdout);
 	}
+	mqtx_pool_destroy(umem);
 	mqtx_pool_destroy(pool);
 	/* The namespace goes with the process; remove the pair anyway, as we made it. */
 	sh("ip link del bva 2>/dev/null");

@@ -93,6 +93,41 @@ static inline void bench_pin(unsigned i)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/* ---- the whole machine's CPU time (/proc/stat), to say what else ran ---- */
+
+struct bench_stat_cpu {
+	unsigned long long busy, all;
+};
+
+/* The machine's busy and total CPU time so far, in clock ticks (the first line of /proc/stat:
+ * user nice system idle iowait irq softirq steal; idle and iowait are not busy, steal is). */
+static inline void bench_stat_cpu(struct bench_stat_cpu *c)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	c->busy = c->all = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (int i = 0; i < 8; i++)
+			c->all += v[i];
+		c->busy = c->all - v[3] - v[4];
+	}
+	fclose(f);
+}
+
+/* How many CPUs were busy on average between @a and @b, @wall seconds apart: this benchmark's
+ * own threads and everything else on the machine. */
+static inline double bench_cpus_busy(const struct bench_stat_cpu *a, const struct bench_stat_cpu *b,
+				     double wall)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return wall > 0 && hz > 0 ? (double)(b->busy - a->busy) / (double)hz / wall : 0;
+}
+
 /* ---- a busy machine: one CPU-bound process per core ---- */
 
 struct bench_busy {

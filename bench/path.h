@@ -82,6 +82,10 @@ struct bench_job {
 struct bench_result {
 	double mpps, cpu, share;
 	uint64_t pkts, allocs;
+	/* What the device says of the window (mqtx and onelock): taken by the driver, and
+	 * dropped, per second; the slowest sender's packets over the fastest's; the busy CPUs
+	 * of the whole machine (bench_cpus_busy()). */
+	double delivered_mpps, drop_pct, fairness, cpus_busy;
 };
 
 static inline void bench_ceiling_burst(struct bench_job *j, struct mqtx_pkt **b, unsigned n)
@@ -183,8 +187,11 @@ static inline void bench_send_on(enum bench_mode mode, struct mqtx_dev *const *d
 				 struct bench_result *res)
 {
 	static struct bench_job jobs[BENCH_MAX_THREADS];
+	static uint64_t per0[BENCH_MAX_THREADS];
 	atomic_bool go = false, stop = false;
-	uint64_t s0, a0;
+	struct mqtx_dev_stats d0, d1;
+	struct bench_stat_cpu m0, m1;
+	uint64_t s0, a0, lo = UINT64_MAX, hi = 0;
 	double t0, c0, wall;
 
 	for (unsigned t = 0; t < (apart ? threads : 1); t++)
@@ -211,17 +218,37 @@ static inline void bench_send_on(enum bench_mode mode, struct mqtx_dev *const *d
 	}
 	atomic_store_explicit(&go, true, memory_order_release);
 	bench_sleep(secs / 4 < 0.01 ? 0.01 : secs / 4);
+	for (unsigned t = 0; t < threads; t++)
+		per0[t] = atomic_load_explicit(&jobs[t].sent, memory_order_relaxed);
 	s0 = bench_sent(jobs, threads);
+	mqtx_dev_get_stats(devs[0], &d0);
+	bench_stat_cpu(&m0);
 	a0 = bench_alloc_count();
 	c0 = bench_cpu(jobs, threads);
 	t0 = bench_now();
 	bench_sleep(secs);
 	res->pkts = bench_sent(jobs, threads) - s0;
+	mqtx_dev_get_stats(devs[0], &d1);
+	bench_stat_cpu(&m1);
 	res->allocs = bench_alloc_count() - a0;
 	res->cpu = bench_cpu(jobs, threads) - c0;
 	wall = bench_now() - t0;
+	for (unsigned t = 0; t < threads; t++) {
+		uint64_t n = atomic_load_explicit(&jobs[t].sent, memory_order_relaxed) - per0[t];
+
+		lo = n < lo ? n : lo;
+		hi = n > hi ? n : hi;
+	}
 	res->mpps = (double)res->pkts / wall / 1e6;
 	res->share = res->cpu / (wall * (threads < bench_ncpu() ? threads : bench_ncpu()));
+	res->fairness = hi ? (double)lo / (double)hi : 0;
+	res->cpus_busy = bench_cpus_busy(&m0, &m1, wall);
+	res->delivered_mpps = (double)(d1.txq.packets - d0.txq.packets) / wall / 1e6;
+	res->drop_pct = d1.xmit > d0.xmit ? 100.0 *
+						    (double)(mqtx_txq_stats_drops(&d1.txq) -
+							     mqtx_txq_stats_drops(&d0.txq)) /
+						    (double)(d1.xmit - d0.xmit)
+					  : 0;
 	atomic_store(&stop, true);
 	for (unsigned t = 0; t < threads; t++) {
 		pthread_join(jobs[t].th, NULL);

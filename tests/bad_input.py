@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 PRELUDE = ['dev add eth0 type null txqueues 4 up', 'dev add lo1 type null up',
            'dev add s0 type sim txqueues 2 ring 64 up', 'dev add down0 type null txqueues 2']
@@ -24,7 +25,8 @@ def parse(path):
         line = line.rstrip('\n')
         if line.startswith('## '):
             cur = {'title': line[3:], 'line': n, 'cmd': [], 'batch': [], 'config': [],
-                   'files': [], 'exit': None, 'token': [], 'msg': [], 'show': [], 'out': []}
+                   'files': [], 'exit': None, 'token': [], 'msg': [], 'show': [], 'out': [],
+                   'users': []}
             cases.append(cur)
         elif not line or line.startswith('#'):
             continue
@@ -33,7 +35,7 @@ def parse(path):
         else:
             k, v = line[0], line[2:]
             key = {'$': 'cmd', '<': 'batch', 'c': 'config', 'x': 'files', '?': 'token',
-                   '!': 'msg', 's': 'show', 'o': 'out'}.get(k)
+                   '!': 'msg', 's': 'show', 'o': 'out', '@': 'users'}.get(k)
             if k == '=':
                 cur['exit'] = int(v)
             elif key:
@@ -48,7 +50,43 @@ def expand(s, tmp, data):
     return s.replace('@TMP@', tmp).replace('@DATA@', data).replace('@LONG@', 'x' * 70000)
 
 
+GROUP = 4242  # the group of the daemon's clients, in no file: setpriv gives it
+
+
+def run_users(c, args, tmp):
+    """The '@ UID COMMAND' lines, in order, each through mqtx run as UID (a member of GROUP
+    only) against an mqtxd of the case's own, started by root with -g GROUP; the last one is
+    the case's. A copy of mqtx in the case's folder, which every user may enter."""
+    os.chmod(tmp, 0o755)
+    mqtx = os.path.join(tmp, 'mqtx')
+    shutil.copy(args.mqtx, mqtx)
+    os.chmod(mqtx, 0o755)
+    sock = os.path.join(tmp, 'sock')
+    d = subprocess.Popen([args.mqtxd, '-S', sock, '-g', str(GROUP)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):
+            if os.path.exists(sock) or d.poll() is not None:
+                break
+            time.sleep(0.05)
+        p = None
+        for u in c['users']:
+            uid, _, cmd = u.partition(' ')
+            who = [] if uid == '0' else ['setpriv', '--reuid=' + uid,
+                                         '--regid=%d' % GROUP, '--clear-groups']
+            p = subprocess.run(who + [mqtx, '-S', sock] + cmd.split(), capture_output=True,
+                               text=True, timeout=60)
+        out = ''.join(subprocess.run([mqtx, '-S', sock] + cmd.split(), capture_output=True,
+                                     text=True, timeout=60).stdout for cmd in c['show'])
+        return p.returncode, p.stderr, out
+    finally:
+        d.terminate()
+        d.communicate(timeout=30)
+
+
 def run_case(c, args, tmp, data):
+    if c['users']:
+        return run_users(c, args, tmp)
     for f in c['files']:
         name, _, hexbytes = f.partition(' ')
         with open(os.path.join(tmp, name), 'wb') as fh:
@@ -96,6 +134,10 @@ def main():
     passed = failed = 0
     print('1..%d' % len(cases))
     for i, c in enumerate(cases, 1):
+        if c['users'] and os.geteuid() != 0:
+            passed += 1
+            print('ok %d %s # skip: other users need root' % (i, c['title']))
+            continue
         tmp = tempfile.mkdtemp(prefix='mqtx-bad-')
         try:
             rc, err, out = run_case(c, args, tmp, data)

@@ -48,7 +48,7 @@ if $M dev add x0 type af_xdp ifname mqv0 mode copy ring 256 up >"$T/x.log" 2>&1;
 	$M -s dev show x0 | grep -Eq "^    driver: zerocopy 0 .*kernel_packets 100 " &&
 		ok "af_xdp: the kernel took the 100 frames" || fail "af_xdp counters: $($M -s dev show x0)"
 	expect 2 "dev set: x0: the XSK rings of mqv0 are sized at creation \(ring 256\): delete and add the device to change them" -- $M dev set x0 ring 512
-	expect 2 "dev set: x0: mtu 4000 does not fit a UMEM frame of 2048 bytes" -- $M dev set x0 mtu 4000
+	expect 2 "dev set: x0: mtu 4000 does not fit a UMEM frame of 2048 bytes \(1920 of them hold a packet\)" -- $M dev set x0 mtu 4000
 	expect 0 "" -- $M dev del x0
 elif grep -q "not supported\|Operation not supported" "$T/x.log"; then
 	echo "# af_xdp: the kernel has no AF_XDP: $(cat "$T/x.log")"
@@ -76,5 +76,59 @@ if [ -c /dev/net/tun ]; then
 else
 	echo "# tap: no /dev/net/tun"
 fi
+
+# An interface deleted, then made again under its name: dev show says the one attached to is
+# gone, and dev set up attaches to the new one (a device gone down after a failed send, and one
+# still up), its frames then reaching it. Before the new one exists, up changes nothing.
+veth_r() {
+	ip link add mqr0 numtxqueues 2 numrxqueues 2 type veth peer mqr1 numtxqueues 2 \
+		numrxqueues 2 && ip link set mqr0 up && ip link set mqr1 up
+}
+veth_r
+want="g0 g1"
+expect 0 "" -- $M dev add g0 type af_packet ifname mqr0 up
+expect 0 "" -- $M dev add g1 type af_packet ifname mqr0 bypass off up
+if $M dev add gx type af_xdp ifname mqr0 mode copy up >"$T/gx.log" 2>&1; then
+	want="$want gx"
+fi
+if [ -c /dev/net/tun ]; then
+	expect 0 "" -- $M dev add gt type tap ifname mqgt0 txqueues 2 up
+	want="$want gt"
+fi
+ip link del mqr0
+ip link del mqgt0 2>/dev/null
+for d in $want; do
+	$M dev show $d | grep -Eq "^$d: <UP> .* ifname mq(r0|gt0) \(gone\)" &&
+		ok "$d: dev show says its interface is gone" || fail "$d gone: $($M dev show $d)"
+done
+$M -j dev show g0 | grep -q '"ifname":"mqr0","ifname_gone":true' && ok "-j: ifname_gone" ||
+	fail "-j gone: $($M -j dev show g0)"
+expect 2 "dev set: g0: mqr0: the interface is gone" -- $M dev set g0 up
+$M dev show g0 | grep -q "^g0: <UP> " && ok "nothing to attach to: g0 stays as it was" ||
+	fail "g0 after a refused up: $($M dev show g0)"
+# A send finds the interface gone: the device goes down (a helper thread closes it).
+$M gen dev g0 count 5 >/dev/null 2>&1
+for _ in $(seq 100); do $M dev show g0 | grep -q "^g0: <DOWN>" && break; sleep 0.05; done
+# Made again but down: af_packet does not bring it up, and a failed up changes nothing.
+ip link add mqr0 numtxqueues 2 numrxqueues 2 type veth peer mqr1 numtxqueues 2 numrxqueues 2
+expect 2 "dev set: g0: mqr0: the interface is down" -- $M dev set g0 up
+$M dev show g0 | grep -q "^g0: <DOWN> .* ifname mqr0 (gone)$" &&
+	ok "a failed attach leaves g0 as it was" || fail "g0 after a failed up: $($M dev show g0)"
+ip link del mqr0
+veth_r
+[ -c /dev/net/tun ] && ip tuntap add dev mqgt0 mode tap multi_queue
+for d in $want; do
+	$M dev show $d | grep -q "(gone)" && ok "$d: a new interface of the name is another" ||
+		fail "$d: $($M dev show $d)"
+	expect 0 "" -- $M dev set $d up
+	$M dev show $d | grep -Eq "^$d: <UP> .* ifname mq(r0|gt0)( mode copy)?$" &&
+		ok "$d: attached to the new interface" || fail "$d reattached: $($M dev show $d)"
+	$M gen dev $d count 20 >/dev/null 2>&1
+	$M -s dev show $d | grep -Eq "^    driver: .*kernel_packets 20 " &&
+		ok "$d: its frames reach the new interface" || fail "$d sends: $($M -s dev show $d)"
+	expect 0 "" -- $M dev del $d
+done
+ip link del mqr0
+ip link del mqgt0 2>/dev/null
 $M dev show | grep -q . && fail "devices left: $($M dev show)" || ok "nothing left in mqtxd"
 t_end

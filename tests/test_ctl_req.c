@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Commands run for a server's clients (mqtx_ctl_exec_req): the replay file comes open and must be
-// a regular file, it is read without the command lock, and each owner's jobs and pools are capped.
+// Commands run for a server's clients (mqtx_ctl_exec_req): a replay's capture and a pcap device's
+// file come open and must be regular files, used without the command lock; each owner's jobs and
+// pools are capped, and an owner changes only what it made.
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,6 +44,16 @@ static int run_req(struct mqtx_ctl *ctl, const char *line, int fd, unsigned owne
 	mqtx_buf_free(&out);
 	mqtx_buf_free(&err);
 	return rc;
+}
+
+/* A device of owner @owner: what an owner's commands may send on. */
+static void owner_dev(struct mqtx_ctl *ctl, const char *name, unsigned owner)
+{
+	char line[64], *o, *e;
+
+	snprintf(line, sizeof(line), "dev add %s type null txqueues 2 up", name);
+	assert_int_equal(run_req(ctl, line, -1, owner, 0, 0, &o, &e), 0);
+	free(o), free(e);
 }
 
 static int open_data(const char *name)
@@ -125,10 +136,11 @@ static void test_replay_from_fd(void **state)
 	char *o, *e;
 
 	(void)state;
-	assert_int_equal(run_req(ctl, "replay no-such-name.pcap dev eth0 topspeed loop 2", fd, 7, 0,
+	owner_dev(ctl, "r7", 7);
+	assert_int_equal(run_req(ctl, "replay no-such-name.pcap dev r7 topspeed loop 2", fd, 7, 0,
 				 0, &o, &e),
 			 MQTX_CTL_OK);
-	assert_non_null(strstr(o, "replay 1 started on eth0"));
+	assert_non_null(strstr(o, "replay 1 started on r7"));
 	free(o), free(e);
 	o = wait_done(ctl, "replay", 1);
 	assert_non_null(strstr(o, " done sent 20 "));
@@ -327,7 +339,8 @@ static void test_read_without_lock(void **state)
 	struct mqtx_ctl *ctl = fixture_ctl();
 
 	(void)state;
-	assert_int_equal(with_probe(ctl, "replay x dev eth0 topspeed", open_data("good.pcap"),
+	owner_dev(ctl, "r7", 7);
+	assert_int_equal(with_probe(ctl, "replay x dev r7 topspeed", open_data("good.pcap"),
 				    "capture checked"),
 			 MQTX_CTL_OK);
 	assert_int_equal(probe.during, 1);
@@ -359,27 +372,29 @@ static void test_job_limit(void **state)
 	char *o, *e;
 
 	(void)state;
+	owner_dev(ctl, "j7", 7);
+	owner_dev(ctl, "j8", 8);
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(run_req(ctl, "gen dev eth0 rate 10pps", -1, 7, 2, 0, &o, &e), 0);
+		assert_int_equal(run_req(ctl, "gen dev j7 rate 10pps", -1, 7, 2, 0, &o, &e), 0);
 		free(o), free(e);
 	}
-	assert_int_equal(run_req(ctl, "gen dev eth0 rate 10pps", -1, 7, 2, 0, &o, &e),
+	assert_int_equal(run_req(ctl, "gen dev j7 rate 10pps", -1, 7, 2, 0, &o, &e),
 			 MQTX_CTL_EREFUSED);
 	assert_string_equal(e, "gen: uid 7 has 2 generators and replays running, its limit; stop "
 			       "one first\n");
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "replay x dev eth0", open_data("good.pcap"), 7, 2, 0, &o, &e),
+	assert_int_equal(run_req(ctl, "replay x dev j7", open_data("good.pcap"), 7, 2, 0, &o, &e),
 			 MQTX_CTL_EREFUSED);
 	assert_non_null(strstr(e, "replay: uid 7 has 2 generators"));
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev eth0 rate 10pps", -1, 8, 2, 0, &o, &e), 0);
+	assert_int_equal(run_req(ctl, "gen dev j8 rate 10pps", -1, 8, 2, 0, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(fixture_run(ctl, "gen dev eth0 rate 10pps", &o, &e), 0);
+	assert_int_equal(fixture_run(ctl, "gen dev j7 rate 10pps", &o, &e), 0);
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "gen stop 1", -1, 7, 2, 0, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev eth0 rate 10pps", -1, 7, 2, 0, &o, &e), 0);
-	assert_string_equal(o, "gen 5 started on eth0\n");
+	assert_int_equal(run_req(ctl, "gen dev j7 rate 10pps", -1, 7, 2, 0, &o, &e), 0);
+	assert_string_equal(o, "gen 5 started on j7\n");
 	free(o), free(e);
 	fixture_free(ctl);
 }
@@ -392,22 +407,271 @@ static void test_pool_limit(void **state)
 	char *o, *e;
 
 	(void)state;
-	assert_int_equal(run_req(ctl, "gen dev eth0 count 1", -1, 7, 0, 1, &o, &e), 0);
+	owner_dev(ctl, "a7", 7);
+	owner_dev(ctl, "b7", 7);
+	owner_dev(ctl, "c7", 7);
+	owner_dev(ctl, "a8", 8);
+	assert_int_equal(run_req(ctl, "gen dev a7 count 1", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev eth16 count 1", -1, 7, 0, 1, &o, &e),
+	assert_int_equal(run_req(ctl, "gen dev b7 count 1", -1, 7, 0, 1, &o, &e),
 			 MQTX_CTL_EREFUSED);
 	assert_string_equal(e, "gen: uid 7 holds 1 packet pools (one per device its jobs were the "
 			       "first to use), its limit; delete one of those devices first\n");
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev eth0 count 1", -1, 7, 0, 1, &o, &e), 0);
+	assert_int_equal(run_req(ctl, "gen dev a7 count 1", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev eth16 count 1", -1, 8, 0, 1, &o, &e), 0);
+	assert_int_equal(run_req(ctl, "gen dev a8 count 1", -1, 8, 0, 1, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "dev del eth0", -1, 7, 0, 1, &o, &e), 0);
+	assert_int_equal(run_req(ctl, "dev del a7", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "gen dev lo1 count 1", -1, 7, 0, 1, &o, &e), 0);
+	assert_int_equal(run_req(ctl, "gen dev c7 count 1", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
 	fixture_free(ctl);
+}
+
+/* ---- owners: a client changes what it made; root and the admin, anything ---- */
+
+#define UID_A 1001u
+#define UID_B 1002u
+
+/* What the context shows, as a local caller sees it: every device, qdisc, class, filter and
+ * station, with the counters of those nothing sends on (a generator runs on a1). */
+static char *shown(struct mqtx_ctl *ctl)
+{
+	static const char *const shows[] = {
+		"-j dev show",
+		"-s -j dev show a0",
+		"-s qdisc show dev a0",
+		"qdisc show",
+		"class show dev a0",
+		"-s filter show dev a0 egress",
+		"-s filter show dev b0 egress",
+		"filter show block 5",
+		"sta show",
+		"ba show",
+	};
+	size_t len = 0;
+	char *all = NULL;
+
+	for (size_t i = 0; i < sizeof(shows) / sizeof(shows[0]); i++) {
+		char *o, *e;
+		size_t n;
+
+		/* A device that is not there is said so: that is part of the state too. */
+		fixture_run(ctl, shows[i], &o, &e);
+		n = strlen(o) + strlen(e);
+		all = realloc(all, len + n + 1);
+		assert_non_null(all);
+		snprintf(all + len, n + 1, "%s%s", o, e);
+		len += n;
+		free(o), free(e);
+	}
+	return all;
+}
+
+/* @line of @owner is refused with exactly @msg and changes nothing. */
+static void denied(struct mqtx_ctl *ctl, unsigned owner, const char *line, const char *msg)
+{
+	char *before = shown(ctl), *after, *o, *e;
+
+	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_CTL_EREFUSED)
+		fail_msg("uid %u \"%s\": not refused: %s%s", owner, line, o, e);
+	if (strcmp(e, msg))
+		fail_msg("uid %u \"%s\": says \"%s\", not \"%s\"", owner, line, e, msg);
+	assert_string_equal(o, "");
+	after = shown(ctl);
+	if (strcmp(before, after))
+		fail_msg("uid %u \"%s\" was refused, yet the state changed", owner, line);
+	free(before), free(after), free(o), free(e);
+}
+
+static void allowed(struct mqtx_ctl *ctl, unsigned owner, const char *line)
+{
+	char *o, *e;
+
+	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_CTL_OK)
+		fail_msg("uid %u \"%s\": %s", owner, line, e);
+	free(o), free(e);
+}
+
+#define OF_A(what) "Operation not permitted (" what " belongs to uid 1001)\n"
+
+/* Two clients, A (uid 1001) and B (uid 1002): B sees what A made, and every command that would
+ * change or delete it, or use it (send on it, bind to its block, redirect to it), is refused
+ * naming the object and its owner, and changes nothing; A does all of it. */
+static void test_owners(void **state)
+{
+	static const char *const a_setup[] = {
+		"dev add a0 type null txqueues 4 up",
+		"dev add a1 type null up",
+		"dev add w0 type sim-wifi up",
+		"qdisc add dev a0 root handle 1: mq",
+		"qdisc add dev a0 parent 1:2 handle 20: pfifo limit 5",
+		"qdisc add dev a0 ingress_block 5 clsact",
+		"filter add dev a0 egress prio 1 matchall action pass",
+		"filter add block 5 prio 1 matchall action pass",
+		"sta add dev w0 addr 02:00:00:00:00:01",
+		"gen dev a1 rate 10pps",
+	};
+	static const struct {
+		const char *line, *msg;
+	} refusals[] = {
+		{ "dev set a0 down", "dev set: " OF_A("device a0") },
+		{ "dev set a0 txqueues 2 hash toeplitz", "dev set: " OF_A("device a0") },
+		{ "dev set a0 xps 1 0", "dev set: " OF_A("device a0") },
+		{ "dev set w0 acm vo", "dev set: " OF_A("device w0") },
+		{ "dev del a0", "dev del: " OF_A("device a0") },
+		{ "qdisc replace dev a0 root handle 2: pfifo",
+		  "RTNETLINK answers: " OF_A("device a0") },
+		{ "qdisc add dev a0 parent 1:3 pfifo", "RTNETLINK answers: " OF_A("device a0") },
+		{ "qdisc change dev a0 handle 20: pfifo limit 9",
+		  "RTNETLINK answers: " OF_A("device a0") },
+		{ "qdisc del dev a0 parent 1:2", "RTNETLINK answers: " OF_A("device a0") },
+		{ "qdisc del dev a0 root", "RTNETLINK answers: " OF_A("device a0") },
+		{ "qdisc del dev a0 clsact", "RTNETLINK answers: " OF_A("device a0") },
+		{ "class change dev a0 classid 1:1", "RTNETLINK answers: " OF_A("device a0") },
+		{ "filter add dev a0 egress prio 2 matchall action drop",
+		  "RTNETLINK answers: " OF_A("device a0") },
+		{ "filter del dev a0 egress", "RTNETLINK answers: " OF_A("device a0") },
+		{ "filter add block 5 prio 2 matchall action drop",
+		  "RTNETLINK answers: " OF_A("block 5") },
+		{ "filter del block 5 prio 1", "RTNETLINK answers: " OF_A("block 5") },
+		{ "qdisc add dev b0 ingress_block 5 clsact",
+		  "RTNETLINK answers: " OF_A("block 5") },
+		{ "filter add dev b0 egress matchall action mirred egress redirect dev a0",
+		  "Error: mirred: " OF_A("device a0") },
+		{ "sta add dev w0 addr 02:00:00:00:00:02", "sta add: " OF_A("device w0") },
+		{ "sta del dev w0 addr 02:00:00:00:00:01", "sta del: " OF_A("device w0") },
+		{ "sta set dev w0 addr 02:00:00:00:00:01 reserved-tid 3",
+		  "sta set: " OF_A("device w0") },
+		{ "ba start dev w0 sta 02:00:00:00:00:01 tid 0", "ba start: " OF_A("device w0") },
+		{ "gen dev a0 count 1", "gen: " OF_A("device a0") },
+		{ "gen dev a1 count 1", "gen: " OF_A("device a1") },
+		{ "gen stop 1", "gen stop: " OF_A("gen 1") },
+		{ "dev del eth0", "dev del: Operation not permitted (device eth0 belongs to the "
+				  "server)\n" },
+	};
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char *o, *e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(a_setup) / sizeof(a_setup[0]); i++)
+		allowed(ctl, UID_A, a_setup[i]);
+	allowed(ctl, UID_B, "dev add b0 type null up");
+	allowed(ctl, UID_B, "qdisc add dev b0 clsact");
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		denied(ctl, UID_B, refusals[i].line, refusals[i].msg);
+	/* B sees A's objects. */
+	assert_int_equal(run_req(ctl, "-s qdisc show dev a0", -1, UID_B, 0, 0, &o, &e), 0);
+	assert_non_null(strstr(o, "qdisc pfifo 20: parent 1:2 limit 5p"));
+	free(o), free(e);
+	assert_int_equal(run_req(ctl, "filter show block 5", -1, UID_B, 0, 0, &o, &e), 0);
+	assert_non_null(strstr(o, "matchall"));
+	free(o), free(e);
+	/* "gen stop all" stops what the caller may stop: B's none, A's generator runs on. */
+	assert_int_equal(run_req(ctl, "gen stop all", -1, UID_B, 0, 0, &o, &e), 0);
+	assert_string_equal(o, "");
+	free(o), free(e);
+	assert_int_equal(run_req(ctl, "gen show 1", -1, UID_B, 0, 0, &o, &e), 0);
+	assert_non_null(strstr(o, "gen 1 dev a1 running"));
+	free(o), free(e);
+	/* B's own: a filter that redirects to its own device, its own block. */
+	allowed(ctl, UID_B,
+		"filter add dev b0 egress matchall action mirred egress redirect dev b0");
+	allowed(ctl, UID_B, "dev add b1 type null up");
+	allowed(ctl, UID_B, "qdisc add dev b1 ingress_block 7 clsact");
+	allowed(ctl, UID_B, "filter add block 7 matchall action pass");
+	denied(ctl, UID_A, "filter add block 7 prio 9 matchall action drop",
+	       "RTNETLINK answers: Operation not permitted (block 7 belongs to uid 1002)\n");
+	/* A block that went is made again by another: it is the other's now. */
+	allowed(ctl, UID_B, "qdisc del dev b1 clsact");
+	allowed(ctl, UID_B, "qdisc add dev b1 ingress_block 9 clsact");
+	allowed(ctl, UID_B, "qdisc del dev b1 clsact");
+	allowed(ctl, UID_A, "qdisc add dev a1 ingress_block 9 clsact");
+	allowed(ctl, UID_A, "filter add block 9 matchall action pass");
+	denied(ctl, UID_B, "filter add block 9 prio 3 matchall action drop",
+	       "RTNETLINK answers: " OF_A("block 9"));
+	/* A changes and deletes all of its own. */
+	allowed(ctl, UID_A, "filter add block 5 prio 2 matchall action drop");
+	allowed(ctl, UID_A, "gen stop all");
+	allowed(ctl, UID_A, "sta del dev w0 addr 02:00:00:00:00:01");
+	allowed(ctl, UID_A, "qdisc del dev a0 root");
+	fixture_free(ctl);
+}
+
+/* Root (owner 0), the admin and a local caller may change what any client made. */
+static void test_owners_root(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char *o, *e;
+
+	(void)state;
+	allowed(ctl, UID_A, "dev add a0 type null txqueues 4 up");
+	allowed(ctl, UID_A, "gen dev a0 rate 10pps");
+	allowed(ctl, 0, "qdisc add dev a0 root handle 1: mq");
+	allowed(ctl, 0, "gen stop 1");
+	denied(ctl, 1003, "dev set a0 down", "dev set: " OF_A("device a0"));
+	mqtx_ctl_set_admin(ctl, 1003);
+	allowed(ctl, 1003, "dev set a0 down");
+	assert_int_equal(fixture_run(ctl, "dev del a0", &o, &e), 0);
+	free(o), free(e);
+	/* A client's objects are still its own, root's and the admin's are theirs. */
+	allowed(ctl, 0, "dev add r0 type null");
+	denied(ctl, UID_A, "dev del r0",
+	       "dev del: Operation not permitted (device r0 belongs to uid 0)\n");
+	fixture_free(ctl);
+}
+
+/* A pcap device is its maker's like any other device, whether its file came open (a client's)
+ * or was opened by name (root's): another owner may neither change, delete nor load it, nor take
+ * its name with a file of its own, which the library leaves as it was (it removes only what its
+ * own open made); the owner deletes it, and the capture stays. */
+static void test_dev_file_owners(void **state)
+{
+	struct mqtx_ctl *ctl = fixture_ctl();
+	char dir[] = "/tmp/mqtx-req-XXXXXX", a[96], b[96], r[96], line[160], *o, *e;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.pcap", dir);
+	snprintf(b, sizeof(b), "%s/b.pcap", dir);
+	snprintf(r, sizeof(r), "%s/r.pcap", dir);
+	fd = open(a, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(
+		run_req(ctl, "dev add pa type pcap file a.pcap up", fd, UID_A, 0, 0, &o, &e),
+		MQTX_CTL_OK);
+	free(o), free(e);
+	denied(ctl, UID_B, "dev del pa", "dev del: " OF_A("device pa"));
+	denied(ctl, UID_B, "dev set pa down", "dev set: " OF_A("device pa"));
+	denied(ctl, UID_B, "qdisc add dev pa root pfifo", "RTNETLINK answers: " OF_A("device pa"));
+	denied(ctl, UID_B, "gen dev pa count 1", "gen: " OF_A("device pa"));
+	/* B's file, sent with A's device's name: refused, closed, and left where it was. */
+	fd = open(b, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(run_req(ctl, "dev add pa type pcap file b.pcap", fd, UID_B, 0, 0, &o, &e),
+			 MQTX_CTL_EREFUSED);
+	assert_string_equal(e, "dev add: device \"pa\" already exists\n");
+	assert_false(fd_is_open(fd));
+	assert_int_equal(stat(b, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	free(o), free(e);
+	/* Root's, opened by name, is root's. */
+	snprintf(line, sizeof(line), "dev add pr type pcap file %s", r);
+	allowed(ctl, 0, line);
+	denied(ctl, UID_A, "dev del pr",
+	       "dev del: Operation not permitted (device pr belongs to uid 0)\n");
+	allowed(ctl, UID_A, "dev del pa");
+	assert_int_equal(stat(a, &st), 0);
+	assert_int_equal(st.st_size, 24); /* the header */
+	allowed(ctl, 0, "dev del pr");
+	fixture_free(ctl);
+	assert_int_equal(unlink(a), 0);
+	assert_int_equal(unlink(b), 0);
+	assert_int_equal(unlink(r), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -423,6 +687,9 @@ int main(void)
 		cmocka_unit_test(test_read_without_lock),
 		cmocka_unit_test(test_job_limit),
 		cmocka_unit_test(test_pool_limit),
+		cmocka_unit_test(test_owners),
+		cmocka_unit_test(test_owners_root),
+		cmocka_unit_test(test_dev_file_owners),
 	};
 
 	snprintf(data_dir, sizeof(data_dir), "%s/tests/data", src ? src : ".");

@@ -136,6 +136,62 @@ if [ "$(id -u)" -eq 0 ]; then
 		ok "-g: a process not in the group is refused" ||
 		fail "-g, no group: $rc $(cat "$T/out")"
 	kill "$GPID"; wait "$GPID"; GPID=
+	# -g: two members of the group, A (uid 4301) and B (uid 4302). Each changes only what it
+	# made; the other's objects, and the daemon's own (its configuration's), it sees
+	# read-only: every change is refused naming the object and its owner, and changes
+	# nothing. Root changes anything.
+	echo "dev add cfg0 type null up" >"$T/own.conf"
+	"$MQTXD" -S "$T/own.sock" -g 4242 -c "$T/own.conf" >"$T/own.out" 2>&1 &
+	GPID=$!
+	for _ in $(seq 100); do [ -S "$T/own.sock" ] && break; sleep 0.05; done
+	as() { # UID CMD...: mqtx as UID, a member of group 4242 only
+		u=$1; shift
+		setpriv --reuid="$u" --regid=4242 --clear-groups "$T/bin/mqtx" -S "$T/own.sock" "$@"
+	}
+	ownx() { # CODE MESSAGE-REGEX UID CMD...: exit code and the whole output
+		code=$1 pat=$2
+		shift 2
+		out=$(as "$@" 2>&1); rc=$?
+		if [ $rc -eq "$code" ] && printf '%s\n' "$out" | grep -Eqx -- "$pat"; then
+			ok "owners: uid $*: $code"
+		else
+			fail "owners: uid $*: exit $rc (want $code, /$pat/): $out"
+		fi
+	}
+	for c in "dev add a0 type null txqueues 4 up" "qdisc add dev a0 root handle 1: mq" \
+		"qdisc add dev a0 parent 1:2 handle 20: pfifo limit 7" "qdisc add dev a0 clsact" \
+		"filter add dev a0 egress matchall action pass"; do
+		# shellcheck disable=SC2086 # the command is split into words on purpose
+		as 4301 $c >"$T/out" 2>&1 || fail "owners: A: $c: $(cat "$T/out")"
+	done
+	as 4301 gen dev a0 rate 10pps detach >"$T/out" 2>&1 || fail "owners: A's gen: $(cat "$T/out")"
+	as 4302 dev add b0 type null up >"$T/out" 2>&1 || fail "owners: B: $(cat "$T/out")"
+	as 4301 -s qdisc show dev a0 | grep -v "Sent\|backlog" >"$T/a0.before"
+	of_a="Operation not permitted \(device a0 belongs to uid 4301\)"
+	ownx 2 "dev del: $of_a" 4302 dev del a0
+	ownx 2 "dev set: $of_a" 4302 dev set a0 down
+	ownx 2 "RTNETLINK answers: $of_a" 4302 qdisc del dev a0 root
+	ownx 2 "RTNETLINK answers: $of_a" 4302 qdisc replace dev a0 parent 1:2 handle 20: pfifo limit 9
+	ownx 2 "RTNETLINK answers: $of_a" 4302 filter del dev a0 egress
+	ownx 2 "gen: $of_a" 4302 gen dev a0 count 1
+	ownx 2 "gen stop: Operation not permitted \(gen 1 belongs to uid 4301\)" 4302 gen stop 1
+	ownx 0 "" 4302 gen stop all
+	ownx 2 "dev del: Operation not permitted \(device cfg0 belongs to the server\)" 4302 dev del cfg0
+	ownx 2 "dev set: Operation not permitted \(device b0 belongs to uid 4302\)" 4301 dev set b0 down
+	# What B sees of A's, and that all of it is still there.
+	ownx 0 ".*" 4302 qdisc show dev a0
+	as 4302 -s qdisc show dev a0 | grep -v "Sent\|backlog" >"$T/a0.after"
+	cmp -s "$T/a0.before" "$T/a0.after" && grep -q "qdisc pfifo 20: parent 1:2 limit 7p" "$T/a0.after" &&
+		ok "owners: B sees A's qdiscs, unchanged" || fail "owners: a0 changed: $(cat "$T/a0.after")"
+	as 4302 gen show 1 | grep -q "^gen 1 dev a0 running" && ok "owners: A's generator runs on" ||
+		fail "owners: A's generator: $(as 4302 gen show 1 2>&1)"
+	as 4302 dev show a0 | grep -q "^a0: <UP>" && ok "owners: A's device is up" ||
+		fail "owners: a0: $(as 4302 dev show a0 2>&1)"
+	# A deletes its own; root deletes B's and the daemon's.
+	ownx 0 "" 4301 dev del a0
+	expect_rc 0 "owners: root deletes B's device" -- "$MQTX" -S "$T/own.sock" dev del b0
+	expect_rc 0 "owners: and the daemon's" -- "$MQTX" -S "$T/own.sock" dev del cfg0
+	kill "$GPID"; wait "$GPID"; GPID=
 else
 	echo "skip: permission checks need root (a second user)"
 fi

@@ -569,8 +569,9 @@ static void clean_run(const struct fault_case *c, char **state, char **out, long
 }
 
 /*
- * Fail allocation k = 1, 2, ... of the command until it runs without a failure; *@out gets
- * that last run's output and *@kept the blocks it keeps. Returns how many failures there were.
+ * Fail allocation k = 1, 2, ... of the command until it runs without a failure: each failure
+ * is an error, prints nothing, and leaves the state as it was. *@out gets that last run's
+ * output and *@kept the blocks it keeps. Returns how many failures there were.
  */
 static long fail_each(struct world *w, const struct fault_case *c, char **out, long *kept)
 {
@@ -585,9 +586,14 @@ static long fail_each(struct world *w, const struct fault_case *c, char **out, l
 		rc = run(w->ctl, c->cmd, out, NULL);
 		if (!fi_disarm())
 			break;
-		free(*out);
 		if (rc == 0)
 			fail_msg("\"%s\": allocation %ld failed, yet it succeeded", c->cmd, k);
+		/* The whole output or none: a listing cut where memory ran out is withheld. */
+		if (**out)
+			fail_msg("\"%s\": allocation %ld failed, yet %zu bytes of output came: "
+				 "%.60s",
+				 c->cmd, k, strlen(*out), *out);
+		free(*out);
 		/* Out of memory is a refusal, never a parse error, of a command that is good. */
 		if (c->rc == 0 && rc != MQTX_CTL_EREFUSED)
 			fail_msg("\"%s\": allocation %ld failed with exit code %d, not %d", c->cmd,

@@ -107,6 +107,22 @@ run "member: a file in the member's own directory" 0 "" -- $MEMBER dev add c4 ty
 [ "$(stat -c %u "$T/mine/c4.pcap" 2>/dev/null)" = 65534 ] && is_pcap "$T/mine/c4.pcap" &&
 	ok "member: the capture is the member's own file" ||
 	fail "member's capture: $(ls -l "$T/mine" 2>&1)"
+# The member's device is the member's (mqtxd(8), SECURITY): another member of the group may
+# neither delete nor load it, nor take its name with a file of its own, which that member's
+# mqtx removes again; the member deletes it, and the capture stays.
+OTHER="setpriv --reuid=65533 --regid=65533 --groups=$G $T/bin/mqtx -S $S"
+mkdir -m 755 "$T/other"
+chown 65533:65533 "$T/other"
+of_member="Operation not permitted \(device c4 belongs to uid 65534\)"
+run "another member: the member's device is not its to delete" 2 "dev del: $of_member" -- $OTHER dev del c4
+run "another member: nor to send on" 2 "gen: $of_member" -- $OTHER gen dev c4 count 1
+run "another member: nor its name to take" 2 'device "c4" already exists' -- $OTHER dev add c4 type pcap file "$T/other/c4.pcap"
+absent "another member: the file of its refused dev add is removed" "$T/other/c4.pcap"
+run "root: a device on a file of root's" 0 "" -- $M dev add r0 type pcap file "$T/root/r0.pcap"
+run "root's device is not a member's to delete" 2 "dev del: Operation not permitted \(device r0 belongs to uid 0\)" -- $MEMBER dev del r0
+run "the member deletes its own device" 0 "" -- $MEMBER dev del c4
+is_pcap "$T/mine/c4.pcap" && ok "the member's capture stays" || fail "member's capture: $(ls -l "$T/mine" 2>&1)"
+$M dev del r0 >/dev/null 2>&1
 
 # ---- root's own device and another user's symbolic link in a shared (sticky) directory ----
 mkdir "$T/shared"

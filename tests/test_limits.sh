@@ -165,10 +165,15 @@ m dev del mem0 && m dev add again type null txqueues 4096 up && ok "memory given
 stop
 # Output counts too: devices from the configuration are the daemon's, their listing the user's.
 start -c "$T/big.conf" -L memory=2M || exit 1
-m -s dev show >"$T/out" 2>"$T/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "its output was cut short" "$T/err" &&
-	ok "memory: output past the limit is an error, not a silent cut" ||
-	fail "memory output: exit $rc: $(cat "$T/err")"
+for form in -s "-j -s"; do
+	# shellcheck disable=SC2086 # $form is one or two options
+	m $form dev show >"$T/out" 2>"$T/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "its output did not fit and was withheld" "$T/err" &&
+		[ ! -s "$T/out" ] &&
+		ok "memory: $form dev show past the limit is an error and prints nothing" ||
+		fail "memory output ($form): exit $rc, $(wc -c <"$T/out") bytes out:" \
+			"$(cat "$T/err")"
+done
 m dev show big1 >/dev/null && ok "a small reply still fits" || fail "small reply refused"
 stop
 

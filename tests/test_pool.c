@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Packet pool: creation rules and allocation failures, alloc/free/bulk, buffer bounds,
- * exhaustion, and no heap allocation per packet on a warm transmit path. */
+ * exhaustion, pools of frames and holds, and no heap allocation per packet on a warm transmit
+ * path. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <mqtx/sim.h>
@@ -275,6 +277,128 @@ static void test_exhaustion(void **state)
 	exhaust(3); /* a cache smaller than the pool */
 }
 
+/* What mqtx_pool_create_frames() refuses, and the bounds it accepts. */
+static void test_frames_einval(void **state)
+{
+	struct mqtx_pool_cfg cfg = { .count = 4 };
+	struct mqtx_pool_frames f;
+	struct mqtx_pkt_pool *p = (void *)0x1;
+	const uint32_t bad[] = { 0, 256, 511, 3000, 131072 };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(mqtx_pool_create_frames(&cfg, bad[i], &p), -EINVAL);
+	assert_int_equal(mqtx_pool_create_frames(NULL, 2048, &p), -EINVAL);
+	assert_int_equal(mqtx_pool_create_frames(&(struct mqtx_pool_cfg){ 0 }, 2048, &p), -EINVAL);
+	/* Metadata (128), headroom and data room must fit the frame. */
+	cfg.headroom = 1920;
+	assert_int_equal(mqtx_pool_create_frames(&cfg, 2048, &p), -EINVAL);
+	cfg.headroom = 128;
+	cfg.data_room = 1793;
+	assert_int_equal(mqtx_pool_create_frames(&cfg, 2048, &p), -EINVAL);
+	assert_ptr_equal(p, (void *)0x1);
+	cfg.data_room = 1792;
+	assert_int_equal(mqtx_pool_create_frames(&cfg, 2048, &p), 0);
+	mqtx_pool_destroy(p);
+	assert_int_equal(mqtx_pool_create_frames(&(struct mqtx_pool_cfg){ .count = 1 }, 512, &p),
+			 0);
+	mqtx_pool_destroy(p);
+	assert_int_equal(mqtx_pool_create_frames(&(struct mqtx_pool_cfg){ .count = 1 }, 65536, &p),
+			 0);
+	mqtx_pool_destroy(p);
+	/* A pool of packed packets has no frames to tell. */
+	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = 1 }, &p), 0);
+	assert_int_equal(mqtx_pool_frames(p, &f), -EINVAL);
+	assert_int_equal(mqtx_pool_frames(NULL, &f), -EINVAL);
+	mqtx_pool_destroy(p);
+}
+
+/* Packet i is frame i of one page-aligned area: its metadata first, its whole buffer inside
+ * the frame, no two packets in one frame. */
+static void test_frames_layout(void **state)
+{
+	const uint32_t frames[] = { 2048, 4096 };
+
+	(void)state;
+	for (unsigned v = 0; v < 2; v++) {
+		uint32_t fs = frames[v];
+		struct mqtx_pool_cfg cfg = { .count = 9, .cache_size = 4 };
+		struct mqtx_pkt *a[9];
+		struct mqtx_pool_frames f;
+		struct mqtx_pkt_pool *p;
+		bool seen[9] = { false };
+		uint32_t room;
+
+		assert_int_equal(mqtx_pool_create_frames(&cfg, fs, &p), 0);
+		assert_int_equal(mqtx_pool_frames(p, &f), 0);
+		assert_int_equal((uintptr_t)f.base % (uintptr_t)sysconf(_SC_PAGESIZE), 0);
+		assert_int_equal(f.frame, fs);
+		assert_int_equal(f.count, 9);
+		assert_int_equal(f.size, 9 * (size_t)fs);
+		assert_int_equal(f.buf_size, fs - sizeof(struct mqtx_pkt));
+		assert_int_equal(mqtx_pkt_alloc_bulk(p, a, 9), 9);
+		for (unsigned i = 0; i < 9; i++) {
+			size_t off = (size_t)((uint8_t *)a[i] - (uint8_t *)f.base);
+			size_t data = (size_t)(a[i]->data - (uint8_t *)f.base);
+
+			assert_int_equal(off % fs, 0);
+			assert_true(off / fs < 9);
+			assert_false(seen[off / fs]);
+			seen[off / fs] = true;
+			assert_int_equal(mqtx_pkt_headroom(a[i]), 128);
+			assert_int_equal(mqtx_pkt_tailroom(a[i]),
+					 fs - sizeof(struct mqtx_pkt) - 128);
+			assert_int_equal(data / fs, off / fs);
+			assert_int_equal((data + mqtx_pkt_tailroom(a[i]) - 1) / fs, off / fs);
+			/* The whole buffer is writable. */
+			room = mqtx_pkt_tailroom(a[i]);
+			memset(mqtx_pkt_put(a[i], room), (int)i, room);
+		}
+		for (unsigned i = 0; i < 9; i++)
+			for (uint32_t b = 0; b < a[i]->len; b++)
+				assert_int_equal(a[i]->data[b], i);
+		mqtx_pkt_free_bulk(a, 9);
+		assert_int_equal(mqtx_pool_in_use(p), 0);
+		mqtx_pool_destroy(p);
+	}
+}
+
+/* A hold keeps the pool past its creator's destroy; the last release frees it, and every
+ * allocation of a pool of frames is released when one fails. */
+static void test_frames_hold(void **state)
+{
+	struct mqtx_pool_cfg cfg = { .count = 16, .cache_size = 8 };
+	struct mqtx_pkt_pool *p;
+	struct mqtx_pkt *k;
+	unsigned long n, total;
+
+	(void)state;
+	counting_on(0);
+	assert_int_equal(mqtx_pool_create_frames(&cfg, 2048, &p), 0);
+	total = atomic_load(&ca.allocs);
+	mqtx_pool_hold(p);
+	mqtx_pool_hold(p);
+	k = mqtx_pkt_alloc(p);
+	mqtx_pool_destroy(p); /* the creator's */
+	mqtx_pool_destroy(p);
+	assert_int_equal(atomic_load(&ca.frees), 0);
+	/* Still a pool: its packets come and go. */
+	mqtx_pkt_free(k);
+	assert_int_equal(mqtx_pool_in_use(p), 0);
+	assert_non_null(k = mqtx_pkt_alloc(p));
+	mqtx_pkt_free(k);
+	mqtx_pool_destroy(p); /* the last hold */
+	assert_int_equal(atomic_load(&ca.frees), total);
+	for (n = 1; n <= total; n++) {
+		p = (void *)0x1;
+		counting_on(n);
+		assert_int_equal(mqtx_pool_create_frames(&cfg, 2048, &p), -ENOMEM);
+		assert_ptr_equal(p, (void *)0x1);
+		assert_int_equal(atomic_load(&ca.frees), n - 1);
+	}
+	counting_off();
+}
+
 /* Send @n packets through @dev alternating mqtx_dev_xmit and bursts of 32; all must be
  * accepted. */
 static void pump(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, unsigned n,
@@ -371,6 +495,9 @@ int main(void)
 		cmocka_unit_test(test_alloc_free_bulk),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_exhaustion),
+		cmocka_unit_test(test_frames_einval),
+		cmocka_unit_test(test_frames_layout),
+		cmocka_unit_test(test_frames_hold),
 		cmocka_unit_test(test_no_alloc_per_packet_null),
 		cmocka_unit_test(test_no_alloc_per_packet_sim),
 	};

@@ -340,6 +340,29 @@ qdisc add dev D ingress handle 5:
 qdisc add dev D root handle 1: mq
 qdisc add dev D parent 1:1 handle 7: mq
 qdisc add dev D parent ffff:fff1 handle 8: pfifo
+## parent ffff: is a class of qdisc ffff:, never the root: the egress tree stays
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent ffff: pfifo
+qdisc add dev D parent ffff:0 pfifo
+qdisc add dev D parent ffff:1 pfifo
+qdisc replace dev D parent ffff: pfifo limit 5
+qdisc change dev D parent ffff: pfifo
+qdisc replace dev D root handle 2: tbf rate 1mbit burst 10kb latency 10ms
+qdisc add dev D parent ffff: pfifo
+qdisc add dev D parent ffff:1 handle 5: pfifo
+## parent ffff: with an ingress or clsact qdisc there: it takes no child
+4
+qdisc add dev D root handle 1: mq
+qdisc add dev D ingress
+qdisc add dev D parent ffff: pfifo
+qdisc add dev D parent ffff:0 pfifo
+qdisc add dev D parent ffff:1 pfifo
+qdisc replace dev D parent ffff: handle 5: pfifo
+qdisc del dev D ingress
+qdisc add dev D clsact
+qdisc add dev D parent ffff:fff2 pfifo
+qdisc add dev D parent ffff:1 bfifo
 ## handles and parents in hex as strtoul() reads them; what follows a handle's ':' is ignored
 4
 qdisc add dev D root handle 0x1: mq

@@ -57,14 +57,17 @@ static void dropped(const struct conn *c, const char *what)
 }
 
 /* The limit hit during a command is the command's failure, whatever the library made of the
- * allocation it could not get (a refusal, or output cut short). */
-static int over_memory(const struct conn *c, const struct mqtx_buf *out, struct mqtx_buf *err)
+ * allocation it could not get (a refusal, or output that did not fit). Whatever output there
+ * is goes too: past the limit a listing is withheld, never sent cut. */
+static int over_memory(const struct conn *c, struct mqtx_buf *out, struct mqtx_buf *err)
 {
 	mqtx_buf_printf(err,
 			"mqtxd: %s is at its memory limit (%zu MiB, mqtxd --limit memory): "
 			"%s\n",
 			c->who, quota_max() >> 20,
-			out->nomem ? "its output was cut short" : "the command was refused");
+			out->nomem ? "its output did not fit and was withheld"
+				   : "the command was refused");
+	out->len = 0;
 	return MQTX_CTL_EREFUSED;
 }
 

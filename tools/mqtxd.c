@@ -406,6 +406,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mqtxd: cannot start: %s\n", strerror(errno ? errno : ENOMEM));
 		return 1;
 	}
+	/* Root's clients may change everything, and so may the daemon's own user (a daemon of
+	 * one user serves its configuration to that user): the rest only what they made. */
+	mqtx_ctl_set_admin(D.srv.ctl, (unsigned)geteuid());
 	if (claim_socket() || drop_privileges(keep_caps) || (cfg && run_config(cfg)) ||
 	    listen_publish(&D.sock, D.srv.has_group, D.srv.group)) {
 		listen_close(&D.sock);

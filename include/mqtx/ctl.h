@@ -58,7 +58,9 @@ MQTX_API int mqtx_ctl_new(struct mqtx_ctl **out);
 MQTX_API void mqtx_ctl_free(struct mqtx_ctl *ctl);
 
 /**
- * mqtx_ctl_add_dev() - let the context manage @dev under its name (it will destroy it).
+ * mqtx_ctl_add_dev() - let the context manage @dev under its name (it will destroy it). The
+ * device belongs to no client: a server's clients see it, and only root and the admin
+ * (mqtx_ctl_set_admin()) may change it.
  * Return: 0, -EEXIST (name taken), -ENOMEM.
  */
 MQTX_API int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
@@ -78,8 +80,10 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * the lock released too; a relative path is the calling process's.
  * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
  * fails changes nothing. Output that could not be written in full (out of memory) makes the
- * command fail with MQTX_CTL_EREFUSED; a command that changes something makes room for its
- * output before it does, so that such a failure too changes nothing.
+ * command fail with MQTX_CTL_EREFUSED and is withheld: @out is left empty, its @nomem set, and
+ * so is the output of any command that failed after an allocation was refused; a caller never
+ * gets a cut listing. A command that changes something makes room for its output before it
+ * does, so that such a failure too changes nothing.
  */
 MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			   struct mqtx_buf *out, struct mqtx_buf *err);
@@ -91,10 +95,14 @@ MQTX_API int mqtx_ctl_exec(struct mqtx_ctl *ctl, int argc, char **argv, unsigned
  *      (mqtx_ctl_file_open()) and passed to the server (over a Unix socket with SCM_RIGHTS), or
  *      -1 for none. It must be a regular file; the command's FILE word then only names it in
  *      messages.
- * @owner: whose command it is (mqtxd: the client's uid). Generators, replays and packet pools
- *      the command creates belong to @owner and count against the limits below. Only for
- *      owner 0 (root) does the library open a file by name when @fd is -1, and only a pcap
- *      device's, by an absolute path.
+ * @owner: whose command it is (mqtxd: the client's uid). The devices, shared filter blocks,
+ *      generators, replays and packet pools the command creates belong to @owner (the latter
+ *      three count against the limits below), and @owner may change or delete only what
+ *      belongs to it, and what is on its devices (qdiscs, classes, filters, stations, jobs):
+ *      everything else it sees read-only. Owner 0 (root) and the owner given to
+ *      mqtx_ctl_set_admin() may change everything, and so may a local caller (mqtx_ctl_exec()),
+ *      whose objects belong to none of the owners. Only for owner 0 (root) does the library
+ *      open a file by name when @fd is -1, and only a pcap device's, by an absolute path.
  * @who: how messages name @owner ("uid 1000").
  * @max_jobs: most generators and replays @owner may have running at once; 0: no limit.
  * @max_pools: most packet pools (one per device that a job of @owner was the first to use)
@@ -216,13 +224,23 @@ MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, co
  * otherwise refused (MQTX_CTL_EPARSE), and so is a file with a command that names none. A file
  * a driver writes is set up with the context's lock released. @req->owner's limits apply to the
  * generators, replays and pools it creates (MQTX_CTL_EREFUSED past one, with a message naming
- * the limit).
+ * the limit), and a command that would change or delete what another owner made is refused
+ * (MQTX_CTL_EREFUSED, "Operation not permitted", naming the object and its owner) and changes
+ * nothing; see struct mqtx_ctl_req.
  * @req->fd is closed in every case (a replay or a device keeps its own copy).
  * Return: as mqtx_ctl_exec().
  */
 MQTX_API int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags,
 			       const struct mqtx_ctl_req *req, struct mqtx_buf *out,
 			       struct mqtx_buf *err);
+
+/**
+ * mqtx_ctl_set_admin() - let the requests of @owner (mqtx_ctl_exec_req()) change and delete
+ * every object of @ctl, as root's (owner 0) may: a server gives it its own user, so that the
+ * objects its configuration made (which belong to no owner) are not read-only to it. One admin
+ * per context; a later call replaces it.
+ */
+MQTX_API void mqtx_ctl_set_admin(struct mqtx_ctl *ctl, unsigned owner);
 
 /**
  * mqtx_ctl_file_word() - the word of a command that names a file the command reads (the FILE

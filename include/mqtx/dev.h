@@ -259,14 +259,27 @@ MQTX_API uint16_t mqtx_dev_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *p
 /**
  * mqtx_dev_xmit() - send one packet: select its queue, enqueue, run the queue.
  * The packet is consumed in every case. Thread-safe.
+ *
+ * When the queue's qdisc is empty and work-conserving and the queue is running, the packet
+ * goes to the driver at once, with the queue lock held across the driver call. The call may
+ * then wait for another sender's driver call on the same queue: senders sharing a queue feel
+ * the driver's pace as backpressure instead of qdisc drops. With a driver that never stops its
+ * queue, concurrent senders are served in the order they get the lock, not in the qdisc's band
+ * order (as on a PREEMPT_RT Linux, where every sender serialises on the qdisc's lock); a driver
+ * that stops its queue when its ring fills restores qdisc order, since a stopped queue's
+ * packets are queued and dequeued by priority. A driver that transmits from inside its
+ * xmit_burst (into its own device or another) never deadlocks: into the qdisc its own thread
+ * holds, the packet is queued and sent when the outer call's driver call returns; into a
+ * queue whose lock another thread holds, it is sent when the outermost transmit call ends.
  * Return: enum mqtx_xmit_rc.
  */
 MQTX_API int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
 /**
  * mqtx_dev_xmit_burst() - send @n packets; consecutive packets for one queue share one lock
- * hold and one run. Every packet is consumed. Return: how many were accepted (queued or sent);
- * the others were dropped and counted.
+ * hold and one run (one driver call when the qdisc is bypassed, as for mqtx_dev_xmit()).
+ * Every packet is consumed. Return: how many were accepted (queued or sent); the others were
+ * dropped and counted.
  */
 MQTX_API unsigned mqtx_dev_xmit_burst(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n);
 

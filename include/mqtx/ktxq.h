@@ -62,6 +62,16 @@ struct mqtx_ktxq_stats {
  *  or -errno (-ENODEV: no such interface). */
 MQTX_API int mqtx_if_tx_queues(const char *ifname);
 
+/**
+ * mqtx_kdev_ifname() - the kernel interface a tap, af_packet or af_xdp device sends on.
+ * @dev: the device.
+ * @gone: if not NULL, set to whether the interface the device is attached to is gone (deleted;
+ *        an interface of the same name made since is another one, which the device attaches
+ *        to when it is next opened).
+ * Return: the interface's name, or NULL when @dev is not over a kernel interface.
+ */
+MQTX_API const char *mqtx_kdev_ifname(struct mqtx_dev *dev, bool *gone);
+
 #ifdef __cplusplus
 }
 #endif

@@ -88,7 +88,57 @@ struct mqtx_pkt_pool;
  */
 MQTX_API int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out);
 
-/** mqtx_pool_destroy() - free the pool. Every packet must have been returned; NULL is allowed. */
+/**
+ * mqtx_pool_create_frames() - a pool whose packets are the frames of one page-aligned area:
+ * packet i is the @frame bytes at offset i * @frame, its struct mqtx_pkt first, then its
+ * headroom and data room. That is the layout of an AF_XDP UMEM in aligned mode, so a driver
+ * can register the area with the kernel and send each packet where it was built
+ * (mqtx_pool_frames()).
+ * @cfg: as for mqtx_pool_create(), except that @data_room 0 means the rest of the frame.
+ * @frame: bytes per frame, a power of two from 512 to 65536.
+ * @out: the pool.
+ * Return: 0 and *@out; -EINVAL (what mqtx_pool_create() refuses, @frame out of range, or
+ * metadata, headroom and data room larger than @frame); -ENOMEM.
+ */
+MQTX_API int mqtx_pool_create_frames(const struct mqtx_pool_cfg *cfg, uint32_t frame,
+				     struct mqtx_pkt_pool **out);
+
+/**
+ * struct mqtx_pool_frames - the memory of a pool made by mqtx_pool_create_frames().
+ * @base: the first byte of the area, page aligned; packet i is at @base + i * @frame.
+ * @size: bytes of the area, @count * @frame.
+ * @frame: bytes per frame.
+ * @count: frames, one per packet.
+ * @buf_size: bytes of each packet's buffer (headroom and data room), within its frame.
+ */
+struct mqtx_pool_frames {
+	void *base;
+	size_t size;
+	uint32_t frame;
+	uint32_t count;
+	uint32_t buf_size;
+};
+
+/**
+ * mqtx_pool_frames() - where the frames of @pool are, for a driver that gives them to the
+ * kernel (an AF_XDP UMEM): a packet's bytes are at offset pkt->data - @out->base, inside its
+ * own frame.
+ * Return: 0 and *@out; -EINVAL if @pool was not made by mqtx_pool_create_frames().
+ */
+MQTX_API int mqtx_pool_frames(const struct mqtx_pkt_pool *pool, struct mqtx_pool_frames *out);
+
+/**
+ * mqtx_pool_hold() - keep @pool past the mqtx_pool_destroy() of its creator: a device whose
+ * driver sends the pool's packets in place holds it while the kernel may still have some of
+ * them. Each hold is released by one more mqtx_pool_destroy().
+ */
+MQTX_API void mqtx_pool_hold(struct mqtx_pkt_pool *pool);
+
+/**
+ * mqtx_pool_destroy() - release the creator's reference to the pool, or a hold
+ * (mqtx_pool_hold()); the last one frees it, and every packet must have been returned by
+ * then. NULL is allowed.
+ */
 MQTX_API void mqtx_pool_destroy(struct mqtx_pkt_pool *pool);
 
 /** mqtx_pool_count() - packets in the pool; mqtx_pool_in_use() - packets currently allocated. */

@@ -46,9 +46,22 @@ void mqtx_set_allocator(const struct mqtx_allocator *a)
 		allocator = (struct mqtx_allocator){ mqtx_default_alloc, mqtx_default_free, NULL };
 }
 
+/* Allocations this thread was refused: a command that failed for want of memory is told from
+ * one that failed for its input (mqtx__alloc_failures()). */
+static MQTX_TLS unsigned long alloc_failures;
+
 void *mqtx__alloc_aligned(size_t size, size_t align)
 {
-	return allocator.alloc(size, align, allocator.arg);
+	void *p = allocator.alloc(size, align, allocator.arg);
+
+	if (unlikely(!p))
+		alloc_failures++;
+	return p;
+}
+
+unsigned long mqtx__alloc_failures(void)
+{
+	return alloc_failures;
 }
 
 void mqtx__free(void *ptr)

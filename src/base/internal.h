@@ -9,6 +9,8 @@
 
 void *mqtx__alloc_aligned(size_t size, size_t align);
 void mqtx__free(void *ptr);
+/** mqtx__alloc_failures() - how many allocations this thread has been refused so far. */
+unsigned long mqtx__alloc_failures(void);
 
 static inline void *mqtx__alloc(size_t size)
 {

@@ -1,17 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* A small test-and-test-and-set spinlock whose waiters spin briefly, then sleep in futex naps. */
+/* The lock every sender can wait on: a compare-and-swap lock whose waiters poll with backoff,
+ * then park on a futex that unlock wakes, with fairness after a bounded time of barging. */
 #ifndef MQTX_LOCK_H
 #define MQTX_LOCK_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
-/* Queue locks are held for a handful of list operations only; a futex-based mutex costs an
- * extra atomic (and often a system call) on unlock. Here unlock stays one store, and a waiter
- * that cannot get the lock by spinning naps (src/base/lock.c), so a preempted holder gets the
- * CPU back on an oversubscribed or busy machine. */
+/*
+ * The lock word:
+ * - MQTX_LOCK_HELD: owned;
+ * - MQTX_LOCK_WOKEN: a parked waiter was woken and has not yet taken the lock or parked again:
+ *   unlock wakes nobody more until it has (one wake-up system call per waiter's round trip,
+ *   not one per unlock);
+ * - MQTX_LOCK_HANDOFF: the owner passed the lock to a parked waiter without releasing it
+ *   (HELD stays set, so nobody can barge in): set only while the lock is on its way;
+ * - bits 8 and up: how many waiters are parked or about to park.
+ * An uncontended lock and unlock are one compare-and-swap each; the slow paths are in
+ * base/lock.c, with the reasons for each choice.
+ */
+#define MQTX_LOCK_HELD	  0x1u
+#define MQTX_LOCK_WOKEN	  0x2u
+#define MQTX_LOCK_HANDOFF 0x4u
+#define MQTX_LOCK_PARKED  0x100u /* one parked waiter */
+
 struct mqtx_spinlock {
-	atomic_int v;
+	atomic_uint v;
+	/* Written and read by the owner only (in the slow unlock): when the lock must next go to
+	 * a parked waiter rather than to whoever barges in first. */
+	uint64_t fair_at;
 };
 
 static inline void mqtx_cpu_relax(void)
@@ -26,23 +44,75 @@ static inline void mqtx_cpu_relax(void)
 static inline void mqtx_spin_init(struct mqtx_spinlock *l)
 {
 	atomic_init(&l->v, 0);
+	l->fair_at = 0;
 }
 
+/* Take @l if it is free now; never waits. */
 static inline bool mqtx_spin_trylock(struct mqtx_spinlock *l)
+{
+	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
+
+	return !(v & MQTX_LOCK_HELD) &&
+	       atomic_compare_exchange_strong_explicit(&l->v, &v, v | MQTX_LOCK_HELD,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+void mqtx__spin_wait(struct mqtx_spinlock *l);
+void mqtx__spin_release(struct mqtx_spinlock *l);
+
+static inline void mqtx_spin_lock(struct mqtx_spinlock *l)
+{
+	unsigned v = 0;
+
+	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(&l->v, &v, MQTX_LOCK_HELD,
+								      memory_order_acquire,
+								      memory_order_relaxed),
+			     0))
+		mqtx__spin_wait(l);
+}
+
+static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)
+{
+	unsigned v = MQTX_LOCK_HELD;
+
+	/* Anything besides HELD in the word means parked waiters: the slow path. */
+	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(
+				     &l->v, &v, 0, memory_order_release, memory_order_relaxed),
+			     0))
+		mqtx__spin_release(l);
+}
+
+/*
+ * A lock whose unlock is one plain store, for a lock that senders do not queue on: a TX
+ * queue's xmit lock, taken inside the queue lock by a direct transmit or by the one runner of a
+ * qdisc, so that at most one sender (and a configuration change) ever waits for it; noqueue
+ * senders queue on the queue's busylock first (core/xmit.c). A waiter polls with backoff and
+ * then yields its CPU between looks, so an owner that lost its CPU gets it back.
+ */
+struct mqtx_rawlock {
+	atomic_uint v;
+};
+
+static inline void mqtx_raw_init(struct mqtx_rawlock *l)
+{
+	atomic_init(&l->v, 0);
+}
+
+static inline bool mqtx_raw_trylock(struct mqtx_rawlock *l)
 {
 	return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
 	       !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
 }
 
-void mqtx__spin_wait(struct mqtx_spinlock *l);
+void mqtx__raw_wait(struct mqtx_rawlock *l);
 
-static inline void mqtx_spin_lock(struct mqtx_spinlock *l)
+static inline void mqtx_raw_lock(struct mqtx_rawlock *l)
 {
 	if (__builtin_expect(atomic_exchange_explicit(&l->v, 1, memory_order_acquire), 0))
-		mqtx__spin_wait(l);
+		mqtx__raw_wait(l);
 }
 
-static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)
+static inline void mqtx_raw_unlock(struct mqtx_rawlock *l)
 {
 	atomic_store_explicit(&l->v, 0, memory_order_release);
 }

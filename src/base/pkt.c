@@ -2,6 +2,7 @@
 /* Packet pool: one allocation up front, a shared free stack and per-thread caches. */
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <mqtx/pkt.h>
 
@@ -11,6 +12,8 @@
 
 #define POOL_MAX_COUNT (1u << 26)
 #define POOL_MAX_CACHE 4096u
+#define POOL_FRAME_MIN 512u
+#define POOL_FRAME_MAX 65536u
 
 struct pool_cache {
 	atomic_uint len;
@@ -23,9 +26,11 @@ struct mqtx_pkt_pool {
 	uint32_t headroom;
 	uint32_t buf_size;
 	uint32_t cache_size;
+	uint32_t frame; /* 0, or every packet is a frame of this size (mqtx_pool_create_frames) */
 	char *mem;
 	struct mqtx_pkt **cache_mem;
 	atomic_ullong failures;
+	atomic_uint refs; /* the creator's, and one per mqtx_pool_hold() */
 	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	uint32_t free_len;
 	struct mqtx_pkt **free_stack;
@@ -58,21 +63,12 @@ static void pool_slot_release(int slot)
 	pthread_mutex_unlock(&pools_lock);
 }
 
-int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out)
+/* Packets of @elt bytes from @mem on, each at a multiple of @elt; 0 or -EINVAL/-ENOMEM. */
+static int pool_new(const struct mqtx_pool_cfg *cfg, uint32_t room, uint32_t head, size_t elt,
+		    size_t align, uint32_t frame, struct mqtx_pkt_pool **out)
 {
+	uint32_t cache = cfg->cache_size ? cfg->cache_size : 256;
 	struct mqtx_pkt_pool *p;
-	uint32_t room, head, cache;
-	size_t elt;
-
-	if (!cfg || !out || !cfg->count || cfg->count > POOL_MAX_COUNT ||
-	    cfg->cache_size > POOL_MAX_CACHE)
-		return -EINVAL;
-	room = cfg->data_room ? cfg->data_room : 2048;
-	head = cfg->headroom ? cfg->headroom : 128;
-	cache = cfg->cache_size ? cfg->cache_size : 256;
-	if ((uint64_t)room + head > UINT32_MAX / 2)
-		return -EINVAL;
-	elt = ALIGN_UP(sizeof(struct mqtx_pkt) + room + head, MQTX_CACHE_LINE);
 
 	p = mqtx__alloc_aligned(sizeof(*p), MQTX_CACHE_LINE);
 	if (!p)
@@ -83,8 +79,10 @@ int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out
 	p->headroom = head;
 	p->buf_size = room + head;
 	p->cache_size = cache > 1 ? cache : 0;
+	p->frame = frame;
+	atomic_init(&p->refs, 1);
 	mqtx_spin_init(&p->lock);
-	p->mem = mqtx__alloc_aligned(elt * cfg->count, MQTX_CACHE_LINE);
+	p->mem = mqtx__alloc_aligned(ALIGN_UP(elt * cfg->count, align), align);
 	if (!p->mem)
 		goto err_pool;
 	p->free_stack = mqtx__alloc(sizeof(*p->free_stack) * cfg->count);
@@ -124,9 +122,67 @@ err_pool:
 	return -ENOMEM;
 }
 
+static bool pool_cfg_ok(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out)
+{
+	return cfg && out && cfg->count && cfg->count <= POOL_MAX_COUNT &&
+	       cfg->cache_size <= POOL_MAX_CACHE;
+}
+
+int mqtx_pool_create(const struct mqtx_pool_cfg *cfg, struct mqtx_pkt_pool **out)
+{
+	uint32_t room, head;
+
+	if (!pool_cfg_ok(cfg, out))
+		return -EINVAL;
+	room = cfg->data_room ? cfg->data_room : 2048;
+	head = cfg->headroom ? cfg->headroom : 128;
+	if ((uint64_t)room + head > UINT32_MAX / 2)
+		return -EINVAL;
+	return pool_new(cfg, room, head,
+			ALIGN_UP(sizeof(struct mqtx_pkt) + room + head, MQTX_CACHE_LINE),
+			MQTX_CACHE_LINE, 0, out);
+}
+
+int mqtx_pool_create_frames(const struct mqtx_pool_cfg *cfg, uint32_t frame,
+			    struct mqtx_pkt_pool **out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t room, head;
+
+	if (!pool_cfg_ok(cfg, out) || frame < POOL_FRAME_MIN || frame > POOL_FRAME_MAX ||
+	    (frame & (frame - 1)))
+		return -EINVAL;
+	head = cfg->headroom ? cfg->headroom : 128;
+	if (head >= frame - sizeof(struct mqtx_pkt))
+		return -EINVAL;
+	room = cfg->data_room ? cfg->data_room : frame - (uint32_t)sizeof(struct mqtx_pkt) - head;
+	if ((uint64_t)sizeof(struct mqtx_pkt) + head + room > frame)
+		return -EINVAL;
+	/* A UMEM starts on a page (net/xdp/xdp_umem.c xdp_umem_reg()); a frame of a page or less
+	 * then never straddles one. */
+	return pool_new(cfg, room, head, frame, page > 0 ? (size_t)page : 4096, frame, out);
+}
+
+int mqtx_pool_frames(const struct mqtx_pkt_pool *pool, struct mqtx_pool_frames *out)
+{
+	if (!pool || !pool->frame)
+		return -EINVAL;
+	*out = (struct mqtx_pool_frames){ .base = pool->mem,
+					  .size = (size_t)pool->count * pool->frame,
+					  .frame = pool->frame,
+					  .count = pool->count,
+					  .buf_size = pool->buf_size };
+	return 0;
+}
+
+void mqtx_pool_hold(struct mqtx_pkt_pool *pool)
+{
+	atomic_fetch_add(&pool->refs, 1);
+}
+
 void mqtx_pool_destroy(struct mqtx_pkt_pool *pool)
 {
-	if (!pool)
+	if (!pool || atomic_fetch_sub(&pool->refs, 1) != 1)
 		return;
 	pthread_mutex_lock(&pools_lock);
 	if (pool->prev_pool)

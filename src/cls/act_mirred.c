@@ -247,6 +247,7 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 	struct mirred_words mw = { 0 };
 	const char *w = tcf_word(ps);
 	bool done = false;
+	char why[192] = "";
 	int err = 0;
 
 	if (!tcf_matches(w, "egress") && !tcf_matches(w, "ingress") && !tcf_matches(w, "index")) {
@@ -266,7 +267,9 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 		return tcf_perr(ps, TCF_EXIT_REFUSED,
 				"Error: mirred: Specified device does not exist.");
 	if (ps->find_dev)
-		m->dev = ps->find_dev(ps->find_arg, mw.dev);
+		m->dev = ps->find_dev(ps->find_arg, mw.dev, why, sizeof(why));
+	if (!m->dev && why[0])
+		return tcf_perr(ps, TCF_EXIT_REFUSED, "%s", why);
 	if (!m->dev)
 		return tcf_perr(ps, TCF_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
 	/* a mirror reads a verdict word (pipe if none); a redirect steals, whatever follows */

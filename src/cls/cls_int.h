@@ -261,8 +261,9 @@ struct tcf_parse {
 	int i;
 	uint16_t protocol; /* the filter's protocol (flower's eth_type) */
 	uint32_t parent;
-	/* mirred: the device a name stands for (the command layer's table), or NULL */
-	struct mqtx_dev *(*find_dev)(void *arg, const char *name);
+	/* mirred: the device a name stands for (the command layer's table), or NULL and, when
+	 * the device is there but may not be used, why in @why (a whole message) */
+	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
 	void *find_arg;
 	int exit;
 	char err[4096];

@@ -25,7 +25,9 @@ struct tcf_ruleset;
  * @kind: the classifier's name, or NULL.
  * @handle: the handle word, or NULL.
  * @argc, @argv: the classifier's words.
- * @find_dev, @find_arg: how a device name in an action (mirred) is found; NULL: none is.
+ * @find_dev, @find_arg: how a device name in an action (mirred) is found; NULL: none is. It
+ *        returns the device, or NULL: there is none, or, with a message in @why, the caller
+ *        may not send to it (the command is then refused).
  */
 struct tcf_req {
 	int verb;
@@ -34,7 +36,7 @@ struct tcf_req {
 	const char *kind, *handle;
 	int argc;
 	char **argv;
-	struct mqtx_dev *(*find_dev)(void *arg, const char *name);
+	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
 	void *find_arg;
 };
 

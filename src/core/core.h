@@ -32,9 +32,10 @@ struct mqtx_txq_shared_cnt {
 };
 
 /*
- * One TX queue. Lines: read-mostly pointers; the queue lock (protects the qdisc rooted here);
- * the transmit side (xmit lock, state, counters written under the xmit lock); shared
- * counters; BQL.
+ * One TX queue. Lines: read-mostly pointers; the queue lock (protects the qdisc rooted here)
+ * and the thread holding it across a driver call; the busylock (contended enqueuers queue
+ * there first); the transmit side (xmit lock, state, counters written under the xmit lock);
+ * shared counters; BQL.
  */
 struct mqtx_txq {
 	struct mqtx_dev *dev;
@@ -43,8 +44,11 @@ struct mqtx_txq {
 	uint32_t index;
 
 	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
+	atomic_int lock_owner; /* mqtx__tid() of a direct transmit holding @lock, or 0 */
 
-	struct mqtx_spinlock xmit_lock __attribute__((aligned(MQTX_CACHE_LINE)));
+	struct mqtx_spinlock busylock __attribute__((aligned(MQTX_CACHE_LINE)));
+
+	struct mqtx_rawlock xmit_lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	atomic_int xmit_owner;
 	atomic_uint state;
 	struct mqtx_txq *next_sched;
@@ -56,14 +60,16 @@ struct mqtx_txq {
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 
 /* The layout the comment above promises: pointers every path reads on one line, the queue lock
- * alone on the next, the transmit side (written by the thread holding the xmit lock) on one
- * line, shared counters and BQL each on their own. */
+ * and its owner on the next, the busylock alone, the transmit side (written by the thread
+ * holding the xmit lock) on one line, shared counters and BQL each on their own. */
 _Static_assert(offsetof(struct mqtx_txq, index) < MQTX_CACHE_LINE, "read-mostly line");
 _Static_assert(offsetof(struct mqtx_txq, lock) == 1 * MQTX_CACHE_LINE, "queue lock line");
-_Static_assert(offsetof(struct mqtx_txq, xmit_lock) == 2 * MQTX_CACHE_LINE, "xmit line");
-_Static_assert(offsetof(struct mqtx_txq, bypass) + sizeof(atomic_ullong) <= 3 * MQTX_CACHE_LINE,
+_Static_assert(offsetof(struct mqtx_txq, lock_owner) < 2 * MQTX_CACHE_LINE, "owner by the lock");
+_Static_assert(offsetof(struct mqtx_txq, busylock) == 2 * MQTX_CACHE_LINE, "busylock line");
+_Static_assert(offsetof(struct mqtx_txq, xmit_lock) == 3 * MQTX_CACHE_LINE, "xmit line");
+_Static_assert(offsetof(struct mqtx_txq, bypass) + sizeof(atomic_ullong) <= 4 * MQTX_CACHE_LINE,
 	       "the transmit side fits one line");
-_Static_assert(offsetof(struct mqtx_txq, cnt) == 3 * MQTX_CACHE_LINE, "shared counters line");
+_Static_assert(offsetof(struct mqtx_txq, cnt) == 4 * MQTX_CACHE_LINE, "shared counters line");
 _Static_assert(offsetof(struct mqtx_txq, dql) % MQTX_CACHE_LINE == 0, "BQL on its own lines");
 _Static_assert(sizeof(struct mqtx_txq) % MQTX_CACHE_LINE == 0, "queues do not share lines");
 
@@ -207,6 +213,9 @@ static inline bool mqtx__hooked(struct mqtx_dev *dev)
  */
 typedef int (*mqtx__send_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 void mqtx__forward(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send);
+/* The same without the redirect's changes: @pkt keeps its queue and hash (inside a transmit or
+ * receive call only). */
+void mqtx__defer(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send);
 void mqtx__forward_flush(void);
 extern MQTX_TLS unsigned mqtx__fwd_depth;
 extern MQTX_TLS struct mqtx_pkt *mqtx__fwd_head;

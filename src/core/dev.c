@@ -18,7 +18,8 @@ static void txq_init(struct mqtx_dev *dev, struct mqtx_txq *txq, uint32_t i)
 	txq->dev = dev;
 	txq->index = i;
 	mqtx_spin_init(&txq->lock);
-	mqtx_spin_init(&txq->xmit_lock);
+	mqtx_raw_init(&txq->xmit_lock);
+	mqtx_spin_init(&txq->busylock);
 	atomic_init(&txq->qdisc, &mqtx__noop_qdisc);
 	/* Stopped until the device comes up. */
 	atomic_init(&txq->state, MQTX_TXQ_DRV_XOFF);
@@ -329,8 +330,8 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 		mqtx_qdisc_reset(q, MQTX_DROP_DOWN, &to_free);
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 		/* Wait for a noqueue transmit that is still inside the driver. */
-		mqtx_spin_lock(&dev->txq[i].xmit_lock);
-		mqtx_spin_unlock(&dev->txq[i].xmit_lock);
+		mqtx_raw_lock(&dev->txq[i].xmit_lock);
+		mqtx_raw_unlock(&dev->txq[i].xmit_lock);
 	}
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 	if (dev->ops->stop)

@@ -5,6 +5,8 @@
  * locks of the path that classified them held (a classful qdisc's filters run under its
  * lock), and a chain of redirects (A to B to A ...) runs as a loop here, not as a recursion.
  * Each redirect counts on the packet; past MQTX_XMIT_RECURSION_MAX the filter drops it.
+ * The same list holds transmits that a driver made while its caller held a queue lock and
+ * that could not be made then without waiting (core/xmit.c).
  */
 #include "core/core.h"
 
@@ -20,21 +22,26 @@ MQTX_TLS unsigned mqtx__fwd_depth;
 
 void mqtx__forward(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send)
 {
-	struct fwd_cb *cb = (struct fwd_cb *)pkt->cb;
-
 	if (unlikely(!mqtx__fwd_depth)) {
 		/* Not inside a transmit or receive call: there is no end to send it at. */
 		mqtx_warn("redirect to %s outside a transmit or receive: dropped", to->name);
 		mqtx_pkt_free(pkt);
 		return;
 	}
-	_Static_assert(sizeof(struct fwd_cb) <= MQTX_PKT_CB_SIZE, "cb too small");
-	cb->to = to;
-	cb->send = send;
 	/* The other device picks its own queue and hashes with its own hasher. */
 	pkt->flags &=
 		(uint16_t) ~(MQTX_PKT_F_QMAP_SET | MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH);
 	pkt->redirects++;
+	mqtx__defer(to, pkt, send);
+}
+
+void mqtx__defer(struct mqtx_dev *to, struct mqtx_pkt *pkt, mqtx__send_fn send)
+{
+	struct fwd_cb *cb = (struct fwd_cb *)pkt->cb;
+
+	_Static_assert(sizeof(struct fwd_cb) <= MQTX_PKT_CB_SIZE, "cb too small");
+	cb->to = to;
+	cb->send = send;
 	pkt->next = NULL;
 	if (mqtx__fwd_head)
 		fwd_tail->next = pkt;

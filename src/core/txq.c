@@ -61,9 +61,9 @@ void mqtx_dev_lock_all(struct mqtx_dev *dev)
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
 		struct mqtx_txq *txq = &dev->txq[i];
 
-		mqtx_spin_lock(&txq->xmit_lock);
+		mqtx_raw_lock(&txq->xmit_lock);
 		atomic_fetch_or(&txq->state, MQTX_TXQ_FROZEN);
-		mqtx_spin_unlock(&txq->xmit_lock);
+		mqtx_raw_unlock(&txq->xmit_lock);
 	}
 }
 

@@ -61,7 +61,7 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	cum[0] = 0;
 	for (unsigned i = 0; i < n; i++)
 		cum[i + 1] = cum[i] + pkts[i]->len;
-	mqtx_spin_lock(&txq->xmit_lock);
+	mqtx_raw_lock(&txq->xmit_lock);
 	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
 	if (!mqtx__txq_frozen_or_stopped(txq)) {
 		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
@@ -78,7 +78,7 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 		MQTX_CNT_ADD(txq->batches, 1u);
 	}
 	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);
-	mqtx_spin_unlock(&txq->xmit_lock);
+	mqtx_raw_unlock(&txq->xmit_lock);
 	*bytes = cum[sent];
 	return sent;
 }
@@ -212,14 +212,26 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 		mqtx_txq_schedule(q->dev_queue);
 }
 
+/* q->running is written under the queue lock and read without it by an enqueuer deciding
+ * whether to queue on the busylock first: relaxed atomics, a hint only. */
+static inline void set_running(struct mqtx_qdisc *q, bool on)
+{
+	__atomic_store_n(&q->running, on, __ATOMIC_RELAXED);
+}
+
+static inline bool is_running(struct mqtx_qdisc *q)
+{
+	return __atomic_load_n(&q->running, __ATOMIC_RELAXED);
+}
+
 /* Lock held, qdisc in service. Run it unless another thread already is (one dequeuer). */
 static void qdisc_run_locked(struct mqtx_qdisc *q)
 {
 	if (q->running)
 		return;
-	q->running = true;
+	set_running(q, true);
 	qdisc_restart(q);
-	q->running = false;
+	set_running(q, false);
 }
 
 void mqtx__qdisc_run(struct mqtx_qdisc *q)
@@ -247,46 +259,140 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 		drop_pkts(txq, pkts, n, MQTX_DROP_RECURSION);
 		return 0;
 	}
-	sent = hard_xmit(txq, pkts, n, false, &bytes);
+	/* Senders that find the driver busy queue on the busylock, which parks, so that at most
+	 * one of them polls the xmit lock (see struct mqtx_rawlock). */
+	if (atomic_load_explicit(&txq->xmit_lock.v, memory_order_relaxed)) {
+		mqtx_spin_lock(&txq->busylock);
+		sent = hard_xmit(txq, pkts, n, false, &bytes);
+		mqtx_spin_unlock(&txq->busylock);
+	} else {
+		sent = hard_xmit(txq, pkts, n, false, &bytes);
+	}
 	MQTX_CNT_ADD(txq->bypass, sent);
 	if (sent < n)
 		drop_pkts(txq, pkts + sent, n - sent, MQTX_DROP_NOQUEUE);
 	return sent;
 }
 
-/* Lock held: an empty work-conserving qdisc on a running queue is skipped. */
-static unsigned bypass_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
-			    unsigned n)
+/* Queue locks this thread holds across a driver call (direct transmits, nested through
+ * drivers that send): while there is one, this thread never waits for another. */
+static MQTX_TLS unsigned direct_held;
+
+/*
+ * Lock held; the qdisc is empty, in service and not running, the queue neither stopped nor
+ * frozen. The driver gets @pkts with the queue lock still held: there is no moment in which
+ * the qdisc is RUNNING with the lock free, so a sender that arrives meanwhile waits for the
+ * lock instead of enqueueing behind us, then finds the qdisc empty and sends its own packets.
+ * No packet is handed to another core to be sent, and senders feel a ready driver's pace as
+ * backpressure, not as qdisc drops. The lock's owner is recorded for re-entry (txq_xmit()).
+ */
+static void direct_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			unsigned n)
 {
-	struct mqtx_spinlock *lock = mqtx__qdisc_lock(q);
+	struct mqtx_txq *lt = q->dev_queue;
 	uint64_t bytes;
 	unsigned sent;
 
-	q->running = true;
-	mqtx_spin_unlock(lock);
+	atomic_store_explicit(&lt->lock_owner, mqtx__tid(), memory_order_relaxed);
+	direct_held++;
 	sent = hard_xmit(txq, pkts, n, false, &bytes);
+	direct_held--;
+	atomic_store_explicit(&lt->lock_owner, 0, memory_order_relaxed);
 	MQTX_CNT_ADD(txq->bypass, sent);
-	mqtx_spin_lock(lock);
 	q->packets += sent;
 	q->bytes += bytes;
-	/* If others enqueued while we were in the driver (they saw us running), send theirs. */
 	if (sent < n)
 		requeue_refused(q, txq, pkts + sent, n - sent);
 	else if (q->qlen)
-		qdisc_restart(q);
-	q->running = false;
-	return n;
+		qdisc_run_locked(q); /* what our driver sent back into this qdisc meanwhile */
 }
+
+/* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run. */
+static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			    unsigned n, int *rc, struct mqtx_spinlock *busy,
+			    struct mqtx_pkt **to_free)
+{
+	unsigned accepted = 0;
+
+	if ((q->flags & MQTX_QF_CAN_BYPASS) && !q->qlen && !q->requeue.len && !q->running &&
+	    !mqtx__txq_frozen_or_stopped(txq)) {
+		if (unlikely(busy))
+			mqtx_spin_unlock(busy);
+		direct_xmit(q, txq, pkts, n);
+		*rc = MQTX_XMIT_SUCCESS;
+		return n;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		*rc = q->ops->enqueue(q, pkts[i], to_free);
+		accepted += *rc != MQTX_XMIT_DROP;
+	}
+	/* Linux's __dev_xmit_skb(): the busylock is let go before this thread runs the qdisc,
+	 * so that the next enqueuer is the only rival the runner's relocks meet. */
+	if (unlikely(busy))
+		mqtx_spin_unlock(busy);
+	qdisc_run_locked(q);
+	return accepted;
+}
+
+/* Lock held by this thread's outer direct transmit (its driver sent into the same qdisc): the
+ * qdisc is consistent and empty but for what we add; the outer call runs it once its driver
+ * call returns. */
+static unsigned reenter_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			     unsigned n, int *rc)
+{
+	struct mqtx_pkt *to_free = NULL;
+	unsigned accepted = 0;
+
+	if (unlikely(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
+		drop_pkts(txq, pkts, n, MQTX_DROP_RECURSION);
+		*rc = MQTX_XMIT_DROP;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		*rc = q->ops->enqueue(q, pkts[i], &to_free);
+		accepted += *rc != MQTX_XMIT_DROP;
+	}
+	if (unlikely(to_free != NULL))
+		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
+	return accepted;
+}
+
+static int xmit_deferred(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/* Nested in a direct transmit, the queue lock taken by someone else: the packets go when the
+ * outermost section ends, with no lock held (and count one more hop, as a redirect does). */
+static unsigned defer_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n, int *rc)
+{
+	unsigned accepted = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (unlikely(pkts[i]->redirects >= MQTX_XMIT_RECURSION_MAX)) {
+			drop_pkts(txq, &pkts[i], 1, MQTX_DROP_RECURSION);
+			continue;
+		}
+		pkts[i]->redirects++;
+		mqtx__defer(txq->dev, pkts[i], xmit_deferred);
+		accepted++;
+	}
+	*rc = accepted ? MQTX_XMIT_SUCCESS : MQTX_XMIT_DROP;
+	return accepted;
+}
+
 /*
  * Send @n packets that all selected @txq. Returns how many were accepted; *@rc gets the
  * result of the last enqueue (for the single-packet call).
+ *
+ * A thread that holds a queue lock across a driver call (direct_held) never waits for a
+ * queue lock: two threads whose drivers send into each other's devices would deadlock. Into
+ * the qdisc whose lock it holds itself it enqueues (reenter_xmit()); a free lock it takes; a
+ * taken one, or any once something of this section waits already (order), defers.
  */
 static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n, int *rc)
 {
 	struct mqtx_qdisc *q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
+	struct mqtx_spinlock *lock, *busy;
 	struct mqtx_pkt *to_free = NULL;
-	struct mqtx_spinlock *lock;
-	unsigned accepted = 0;
+	unsigned accepted;
 
 	for (;;) {
 		if (unlikely(q == &mqtx__noop_qdisc)) {
@@ -301,34 +407,40 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 			return accepted;
 		}
 		lock = mqtx__qdisc_lock(q);
-		mqtx_spin_lock(lock);
+		busy = NULL;
+		if (unlikely(direct_held)) {
+			if (atomic_load_explicit(&q->dev_queue->lock_owner, memory_order_relaxed) ==
+			    mqtx__tid())
+				return reenter_xmit(q, txq, pkts, n, rc);
+			if (mqtx__fwd_head || !mqtx_spin_trylock(lock))
+				return defer_xmit(txq, pkts, n, rc);
+		} else {
+			/* A runner is in the driver: queue behind the other enqueuers first. */
+			if (is_running(q)) {
+				busy = &q->dev_queue->busylock;
+				mqtx_spin_lock(busy);
+			}
+			mqtx_spin_lock(lock);
+		}
 		if (likely(!(q->flags & MQTX_QF_OUT_OF_SERVICE)))
 			break;
 		/* Being replaced or taken down: follow the queue's current qdisc. */
 		mqtx_spin_unlock(lock);
+		if (busy)
+			mqtx_spin_unlock(busy);
 		mqtx_cpu_relax();
 		q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 	}
-	if ((q->flags & MQTX_QF_CAN_BYPASS) && !q->qlen && !q->requeue.len && !q->running &&
-	    !mqtx__txq_frozen_or_stopped(txq)) {
-		accepted = bypass_xmit(q, txq, pkts, n);
-		*rc = MQTX_XMIT_SUCCESS;
-	} else {
-		for (unsigned i = 0; i < n; i++) {
-			*rc = q->ops->enqueue(q, pkts[i], &to_free);
-			accepted += *rc != MQTX_XMIT_DROP;
-		}
-		qdisc_run_locked(q);
-	}
+	accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
 	mqtx_spin_unlock(lock);
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;
 }
 
-static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
+/* Enter a transmit section without counting the packets as handed to the device again. */
+static bool xmit_nest(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 {
-	MQTX_DEV_PCPU_ADD(dev, xmit, n);
 	if (unlikely(mqtx__xmit_depth >= MQTX_XMIT_RECURSION_MAX)) {
 		mqtx_warn("dead loop on device %s: transmit nested too deeply", dev->name);
 		drop_pkts(&dev->txq[0], pkts, n, MQTX_DROP_RECURSION);
@@ -341,12 +453,30 @@ static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 	return true;
 }
 
+static bool xmit_enter(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
+{
+	MQTX_DEV_PCPU_ADD(dev, xmit, n);
+	return xmit_nest(dev, pkts, n);
+}
+
 static void xmit_leave(void)
 {
 	mqtx__fwd_leave(); /* what filters sent to other devices goes now, in this section */
 	mqtx__rcu_read_unlock();
 	mqtx__xmit_depth--;
 	mqtx__bh_enable(); /* runs what this transmit scheduled */
+}
+
+/* A packet deferred by defer_xmit(): its queue was chosen, its hooks have run. */
+static int xmit_deferred(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	int rc = MQTX_XMIT_DROP;
+
+	if (!xmit_nest(dev, &pkt, 1))
+		return MQTX_XMIT_DROP;
+	txq_xmit(&dev->txq[pkt->queue_mapping], &pkt, 1, &rc);
+	xmit_leave();
+	return rc;
 }
 
 int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)

@@ -78,6 +78,9 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	rc = mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev);
+	if (rc)
+		return rc;
 	mqtx__log_capture(why, sizeof(why));
 	err = mqtx__class_modify(dev, del, flags, c.parent, c.classid, &ack);
 	mqtx__log_capture(NULL, 0);

@@ -2,12 +2,14 @@
 // The dev command: add (through a table of driver kinds), set, del, show and stats.
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
+#include <mqtx/ktxq.h>
 #include <mqtx/loopback.h>
 #include <mqtx/sim.h>
 
@@ -65,11 +67,13 @@ static void dev_usage(struct mqtx_buf *b)
 		"       pairs, then 8 low,high DSCP ranges for UP 0..7 (255,255: none)\n");
 }
 
+/* mqtx's own rule on top of ip link's (mqtx__ctl_ifname_ok()): a word scripts can quote
+ * nowhere, and no word that a command takes for something else. */
 static int valid_name(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n >= MQTX_NAME_MAX || !strcmp(s, "all") || !strcmp(s, "help"))
+	if (!strcmp(s, "all") || !strcmp(s, "help"))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
@@ -169,7 +173,7 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 		if (n == 0 && a->kind->parse)
 			n = a->kind->parse(a->kopt, argc - i, argv + i, err);
 		if (n < 0)
-			return MQTX_CTL_EPARSE;
+			return n == -MQTX_CTL_EHANDLE ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
 		if (n == 0) {
 			mqtx_buf_printf(err, "dev add: what is \"%s\"? Try \"mqtx dev help\".\n",
 					argv[i]);
@@ -237,7 +241,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 		snprintf(why, sizeof(why), "%s", ack.msg);
 	if (!*why)
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
-	mqtx_buf_printf(c->err, "dev add: %s: %s\n", a->cfg.name, why);
+	mqtx__ctl_dev_why(c->err, "dev add", a->cfg.name, why);
 	return MQTX_CTL_EREFUSED;
 }
 
@@ -331,10 +335,14 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
 	struct mqtx_buf *err = c->err;
 	struct mqtx_dev *dev = NULL;
+	struct ctl_owner owner;
 	struct dev_add a;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	/* The name is an interface's (a TAP takes it by default): ip link's words first. */
+	if (argc >= 1 && (rc = mqtx__ctl_ifname_check(err, "name", argv[0])))
+		return rc;
 	if (argc < 1 || !valid_name(argv[0])) {
 		mqtx_buf_printf(err, "dev add: invalid device name \"%s\"\n", argc ? argv[0] : "");
 		return MQTX_CTL_EPARSE;
@@ -354,7 +362,8 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 	rc = add_unlocked(c, &a, argc - 1, argv + 1, &dev);
 	if (rc)
 		return add_done(&a, rc);
-	rc = mqtx__ctl_add_dev(c->ctl, dev);
+	owner = mqtx__ctl_caller(c);
+	rc = mqtx__ctl_add_dev(c->ctl, dev, &owner);
 	if (rc) {
 		mqtx_dev_destroy(dev);
 		return add_done(&a, mqtx__ctl_errno(c, argv[0], rc));
@@ -467,6 +476,48 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 }
 
 /*
+ * "up": open the device, and attach it to its kernel interface again when that one is gone (it
+ * was deleted, and one of the same name made since): the driver does it as it opens. A device
+ * still up over a gone interface goes down first; what its queues hold could not go out any
+ * more. Returns 0, an exit code after a message, or -errno for mqtx__ctl_errno().
+ */
+static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const char *name)
+{
+	bool gone = false, reopen = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
+	char why[256];
+	int rc;
+
+	if (mqtx_dev_is_up(dev)) {
+		if (!ifname || !gone)
+			return 0;
+		/* Nothing to attach to: it stays as it is. */
+		if (!if_nametoindex(ifname)) {
+			mqtx_buf_printf(c->err, "dev set: %s: %s: the interface is gone\n", name,
+					ifname);
+			return MQTX_CTL_EREFUSED;
+		}
+		mqtx_dev_close(dev);
+		reopen = true;
+	}
+	mqtx__log_capture(why, sizeof(why));
+	rc = mqtx_dev_open(dev);
+	mqtx__log_capture(NULL, 0);
+	if (!rc)
+		return 0;
+	if (!*why && !reopen)
+		return rc;
+	if (!*why)
+		snprintf(why, sizeof(why), "%s", mqtx_strerror(rc));
+	mqtx__ctl_dev_why(c->err, "dev set", name, why);
+	if (reopen)
+		mqtx_buf_printf(c->err,
+				"dev set: %s is down now: it was up over %s, which had gone\n",
+				name, ifname);
+	return MQTX_CTL_EREFUSED;
+}
+
+/*
  * Everything that can fail is done before anything changes: the parse checks every value, the
  * new hasher is built, the settings are changed (mqtx_dev_change() changes nothing when it
  * fails; it never comes with up or down) and the device brought up (mqtx_dev_open() changes
@@ -491,6 +542,8 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	if (!dev)
 		return MQTX_CTL_EPARSE;
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
+	if (!rc)
+		rc = mqtx__ctl_may_change_dev(c, "dev set", dev);
 	if (!rc && (o.xps.txq >= 0 || o.xps.flowcache >= 0))
 		rc = mqtx__xps_set_apply(c, dev, &o.xps);
 	mqtx__xps_set_free(&o.xps);
@@ -509,20 +562,14 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return mqtx__ctl_errno(c, argv[0], rc);
 	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
 		mqtx_hasher_free(h);
-		mqtx_buf_printf(c->err, "dev set: %s\n", why);
+		mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
 		return MQTX_CTL_EREFUSED;
 	}
-	if (o.up == 1 && !mqtx_dev_is_up(dev)) {
-		mqtx__log_capture(why, sizeof(why));
-		rc = mqtx_dev_open(dev);
-		mqtx__log_capture(NULL, 0);
-		if (rc && *why) {
-			mqtx_hasher_free(h);
-			mqtx_buf_printf(c->err, "dev set: %s: %s\n", argv[0], why);
-			return MQTX_CTL_EREFUSED;
-		}
-		if (rc)
+	if (o.up == 1 && (rc = set_up(c, dev, argv[0]))) {
+		if (rc < 0)
 			goto free_hasher;
+		mqtx_hasher_free(h);
+		return rc;
 	}
 	/* The commit: none of these can fail. */
 	if (h)
@@ -551,6 +598,8 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	if (mqtx__ctl_may_change_dev(c, "dev del", dev))
+		return MQTX_CTL_EREFUSED;
 	if (mqtx__tcf_dev_targeted(dev)) {
 		mqtx_buf_printf(c->err,
 				"dev del: %s is the device of a mirred action: delete its filter "

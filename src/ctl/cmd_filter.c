@@ -55,10 +55,28 @@ static int parse_failed(const struct mqtx_ctl_call *a, const struct tcf_parse *p
 	return ps->exit ? ps->exit : MQTX_CTL_EPARSE;
 }
 
-/* mirred's device names: the devices of the command's context. */
-static struct mqtx_dev *find_dev(void *arg, const char *name)
+/* mirred's device names: the devices of the command's context that the caller may send to,
+ * those it may change (a redirect feeds the device, and keeps it from being deleted). */
+static struct mqtx_dev *find_dev(void *arg, const char *name, char *why, size_t whylen)
 {
-	return mqtx__ctl_find_dev(arg, name);
+	const struct mqtx_ctl_call *c = arg;
+	struct mqtx_dev *dev = mqtx__ctl_find_dev(c->ctl, name);
+	struct mqtx_buf b;
+
+	if (!dev)
+		return NULL;
+	mqtx_buf_init(&b);
+	if (!mqtx__ctl_may_change_dev(
+		    &(struct mqtx_ctl_call){ .ctl = c->ctl, .req = c->req, .err = &b },
+		    "Error: mirred", dev)) {
+		mqtx_buf_free(&b);
+		return dev;
+	}
+	snprintf(why, whylen, "%.*s", b.len ? (int)b.len - 1 : 0, b.data ? b.data : "");
+	if (!why[0])
+		snprintf(why, whylen, "Error: mirred: Operation not permitted (device %s)", name);
+	mqtx_buf_free(&b);
+	return NULL;
 }
 
 /* ---- add, replace, change, delete ---- */
@@ -102,8 +120,13 @@ static int modify(const struct mqtx_ctl_call *a, int verb)
 		return parse_failed(a, &ps, err);
 	if (c.dev && !(dev = mqtx_ctl_call_dev(a, c.dev)))
 		return MQTX_CTL_EPARSE;
+	/* The filters of a device are its owner's; a shared block's, its maker's. */
+	err = dev ? mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev)
+		  : mqtx__ctl_may_use_block(a, "RTNETLINK answers", c.block);
+	if (err)
+		return err;
 	c.rq.find_dev = find_dev;
-	c.rq.find_arg = a->ctl;
+	c.rq.find_arg = (void *)a;
 	err = mqtx__tcf_prepare(&c.rq, &ps, &pp);
 	if (err)
 		return parse_failed(a, &ps, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "cls/tcf.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "sched/qtree.h"
@@ -516,6 +517,8 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	const struct mqtx_qdisc_ops *ops = NULL;
 	struct mqtx_qreq rq = { .flags = flags };
 	struct mqtx_dev *dev;
+	bool existed[2] = { false, false };
+	struct ctl_block_owner *room = NULL;
 	char why[256];
 	struct qcmd c;
 	void *opt = NULL;
@@ -541,6 +544,23 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		mqtx__free(opt);
 		return MQTX_CTL_EPARSE;
 	}
+	/* The qdiscs of a device are its owner's; a shared block another made is not the
+	 * caller's to bind to (its filters would act on the caller's traffic, and the block
+	 * would outlive its maker's qdiscs). */
+	rc = mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev);
+	for (int i = 0; i < 2 && !rc && !del; i++)
+		rc = mqtx__ctl_may_use_block(a, "RTNETLINK answers", c.blocks[i]);
+	if (!rc && !del && (c.blocks[0] || c.blocks[1]) &&
+	    !(room = mqtx__ctl_blocks_prepare(a->ctl, 2))) {
+		mqtx_buf_printf(a->err, "Out of memory\n");
+		rc = MQTX_CTL_EREFUSED;
+	}
+	if (rc) {
+		mqtx__free(opt);
+		return rc;
+	}
+	for (int i = 0; i < 2; i++)
+		existed[i] = c.blocks[i] && mqtx__tcf_block_exists(c.blocks[i]);
 	mqtx__log_capture(why, sizeof(why));
 	if (del) {
 		err = mqtx__qdisc_delete(dev, c.parent, c.handle, c.kind, &ack);
@@ -556,7 +576,13 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	}
 	mqtx__log_capture(NULL, 0);
 	mqtx__free(opt);
-	return err ? refused(a, err, &ack, &c, why) : MQTX_CTL_OK;
+	if (err) {
+		mqtx__free(room);
+		return refused(a, err, &ack, &c, why);
+	}
+	if (room)
+		mqtx__ctl_blocks_made(a, room, c.blocks, existed, 2);
+	return MQTX_CTL_OK;
 }
 
 /*

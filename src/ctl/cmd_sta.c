@@ -327,6 +327,8 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	if (mqtx__ctl_may_change_dev(c, what, dev))
+		return MQTX_CTL_EREFUSED;
 	if (verb[0] == 'a')
 		err = mqtx_wme_sta_add(dev, a.addr, a.qos != 0, &ack);
 	else if (verb[0] == 'd')
@@ -375,6 +377,8 @@ int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
 		return MQTX_CTL_EPARSE;
+	if (mqtx__ctl_may_change_dev(c, what, dev))
+		return MQTX_CTL_EREFUSED;
 	if (!strcmp(verb, "start"))
 		err = mqtx_wme_ba_start(dev, a.addr, a.tid, &ack);
 	else

@@ -70,6 +70,8 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
 	mqtx__free(ctl->devs);
+	mqtx__free(ctl->dev_owners);
+	mqtx__free(ctl->blocks);
 	mqtx__free(ctl->cmds);
 	mqtx__free(ctl->watches);
 	pthread_mutex_destroy(&ctl->lock);
@@ -178,6 +180,7 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 {
 	const struct mqtx_ctl_cmd *cmd;
 	char *words[argc + 1];
+	unsigned long refused;
 	int rc;
 
 	pthread_mutex_lock(&ctl->lock);
@@ -196,12 +199,21 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 	words[argc] = NULL;
 	c->argc = argc;
 	c->argv = words;
+	refused = mqtx__alloc_failures();
 	rc = cmd->fn(c, cmd->arg);
 	pthread_mutex_unlock(&ctl->lock);
-	/* Cut output is not output: a caller must not take a prefix for the whole. */
-	if (rc == MQTX_CTL_OK && c->out->nomem) {
-		mqtx_buf_printf(c->err, "Out of memory: the output is incomplete\n");
-		rc = MQTX_CTL_EREFUSED;
+	/* Cut output is not output: a caller must not take a prefix for the whole, so none is
+	 * handed back (@nomem stays set to say why), nor what a command printed before it failed
+	 * for want of memory. */
+	if (c->out->nomem || (rc != MQTX_CTL_OK && mqtx__alloc_failures() != refused)) {
+		if (c->out->nomem || c->out->len)
+			mqtx_buf_printf(c->err,
+					"Out of memory: the output did not fit and was withheld\n");
+		if (c->out->nomem)
+			rc = MQTX_CTL_EREFUSED;
+		mqtx__free(c->out->data);
+		c->out->data = NULL;
+		c->out->len = c->out->cap = 0;
 	}
 	return rc;
 }

@@ -15,13 +15,36 @@ struct ctl_watch {
 };
 
 /*
- * The context: its devices, the commands registered after the built-in ones, and the watches
- * told when a device leaves. Everything is under @lock, which a command holds while it runs.
+ * Who made an object of the context (a device, a shared filter block; a job keeps its own):
+ * a server's client (mqtx_ctl_exec_req(): @client, its @id, how messages name it), or nobody,
+ * the server itself (mqtx_ctl_exec(), mqtx_ctl_add_dev()).
+ */
+struct ctl_owner {
+	bool client;
+	unsigned id;
+	char who[32];
+};
+
+/* The owner of a shared filter block, recorded by the command that made the block. */
+struct ctl_block_owner {
+	uint32_t index;
+	struct ctl_owner owner;
+};
+
+/*
+ * The context: its devices and who made each, the owners of the shared blocks its commands
+ * made, the commands registered after the built-in ones, and the watches told when a device
+ * leaves. Everything is under @lock, which a command holds while it runs.
  */
 struct mqtx_ctl {
 	pthread_mutex_t lock;
 	struct mqtx_dev **devs;
+	struct ctl_owner *dev_owners; /* of devs[i]; as many */
 	unsigned ndevs, cap;
+	struct ctl_block_owner *blocks;
+	unsigned nblocks;
+	bool has_admin; /* mqtx_ctl_set_admin() */
+	unsigned admin;
 	struct mqtx_ctl_cmd *cmds; /* registered commands */
 	unsigned ncmds;
 	struct ctl_watch *watches;
@@ -132,6 +155,20 @@ int mqtx__ctl_incomplete(struct mqtx_buf *err);
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
 
+/**
+ * mqtx__ctl_ifname_ok() - whether @name may name a network interface, as iproute2's
+ * check_ifname() has it: 1 to IFNAMSIZ - 1 (15) bytes, no '/' and no blank. Every name that
+ * becomes a device's or an interface's is held to it.
+ */
+bool mqtx__ctl_ifname_ok(const char *name);
+
+/**
+ * mqtx__ctl_ifname_check() - 0 when @name is one (mqtx__ctl_ifname_ok()); else what ip link
+ * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_CTL_EHANDLE):
+ * Error: argument "NAME" is wrong: "KEY" not a valid ifname
+ */
+int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name);
+
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
 
@@ -151,8 +188,61 @@ int mqtx__buf_json_str(struct mqtx_buf *b, const char *s);
 /** mqtx__ctl_find_dev() - the device @name of @ctl, or NULL (no message). */
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name);
 
-/** mqtx__ctl_add_dev() - append @dev to @ctl. Return: 0, -EEXIST, -ENOMEM. */
-int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev);
+/** mqtx__ctl_add_dev() - append @dev, made by @owner (NULL: the server), to @ctl.
+ *  Return: 0, -EEXIST, -ENOMEM. */
+int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev, const struct ctl_owner *owner);
+
+/* ---- who may change what: a client changes what it made; root and the admin, anything ---- */
+
+/** mqtx__ctl_caller() - the owner the objects @c makes get. */
+struct ctl_owner mqtx__ctl_caller(const struct mqtx_ctl_call *c);
+
+/** mqtx__ctl_owns() - whether @c may change or delete what @o made. */
+bool mqtx__ctl_owns(const struct mqtx_ctl_call *c, const struct ctl_owner *o);
+
+/**
+ * mqtx__ctl_eperm() - "LABEL: Operation not permitted (WHAT belongs to OWNER)" into @c->err.
+ * Return: MQTX_CTL_EREFUSED.
+ */
+int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char *what,
+		    const struct ctl_owner *o);
+
+/**
+ * mqtx__ctl_may_change_dev() - 0 when @c may change @dev and what is on it (its qdiscs,
+ * classes, filters, stations, jobs); else the refusal (mqtx__ctl_eperm(), @label first) and
+ * MQTX_CTL_EREFUSED.
+ */
+int mqtx__ctl_may_change_dev(const struct mqtx_ctl_call *c, const char *label,
+			     struct mqtx_dev *dev);
+
+/**
+ * mqtx__ctl_block_owner() - who made the shared block @index, or NULL when no command of @ctl
+ * did (or it has gone since).
+ */
+const struct ctl_owner *mqtx__ctl_block_owner(struct mqtx_ctl *ctl, uint32_t index);
+
+/**
+ * mqtx__ctl_may_use_block() - 0 when @c may change, or bind a qdisc to, the shared block
+ * @index (one that does not exist yet is the caller's to make); else the refusal and
+ * MQTX_CTL_EREFUSED.
+ */
+int mqtx__ctl_may_use_block(const struct mqtx_ctl_call *c, const char *label, uint32_t index);
+
+/**
+ * mqtx__ctl_blocks_prepare() - before a command that may make up to @n shared blocks changes
+ * anything: room for the owners of the blocks that exist and of @n more (free it with
+ * mqtx__free() if the command fails).
+ * Return: the room, or NULL (out of memory).
+ */
+struct ctl_block_owner *mqtx__ctl_blocks_prepare(struct mqtx_ctl *ctl, unsigned n);
+
+/**
+ * mqtx__ctl_blocks_made() - after that command succeeded: the owners of the blocks that still
+ * exist, and @c as the owner of those of @index[0..n) (0: none) that were not there before
+ * (@existed[i]) and are now, go into @room, which becomes the context's. Cannot fail.
+ */
+void mqtx__ctl_blocks_made(const struct mqtx_ctl_call *c, struct ctl_block_owner *room,
+			   const uint32_t *index, const bool *existed, unsigned n);
 
 /**
  * mqtx__ctl_remove_dev() - take @dev out of @ctl after telling every watch that it goes (the
@@ -168,6 +258,13 @@ void mqtx__ctl_file_remove(const char *path, int fd);
  * Return: MQTX_CTL_EREFUSED, what a refused request exits with.
  */
 int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err);
+
+/**
+ * mqtx__ctl_dev_why() - "CMD: NAME: why" into @err, for what the library said (logged, or
+ * wrote into a message) about device @name: the name is said once, also where @why begins with
+ * it ("NAME: ...") or with a driver's kind and then it ("KIND: NAME: ...").
+ */
+void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why);
 
 /**
  * mqtx__ctl_unlock() / mqtx__ctl_relock() - let other commands run while this one waits on

@@ -3,11 +3,13 @@
  * device lookup, the error convention, and the parsers more than one command reads. */
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/internal.h"
+#include "cls/tcf.h"
 #include "ctl/ctl_int.h"
 #include "gen/gen.h"
 
@@ -98,6 +100,29 @@ int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why)
 	return MQTX_CTL_EHANDLE;
 }
 
+bool mqtx__ctl_ifname_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* iproute2's check_ifname(): what ip link refuses before asking the kernel. */
+	if (n == 0 || n >= IF_NAMESIZE)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '/' || isspace((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name)
+{
+	char why[64];
+
+	if (mqtx__ctl_ifname_ok(name))
+		return 0;
+	snprintf(why, sizeof(why), "\"%s\" not a valid ifname", key);
+	return mqtx__ctl_invarg(err, name, why);
+}
+
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
 {
 	mqtx_buf_printf(err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
@@ -130,8 +155,9 @@ struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name)
 	return NULL;
 }
 
-int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
+int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev, const struct ctl_owner *owner)
 {
+	struct ctl_owner *o;
 	struct mqtx_dev **d;
 
 	if (mqtx__ctl_find_dev(ctl, mqtx_dev_name(dev)))
@@ -140,14 +166,23 @@ int mqtx__ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 		unsigned cap = ctl->cap ? ctl->cap * 2 : 8;
 
 		d = mqtx__alloc(cap * sizeof(*d));
-		if (!d)
+		o = mqtx__alloc(cap * sizeof(*o));
+		if (!d || !o) {
+			mqtx__free(d);
+			mqtx__free(o);
 			return -ENOMEM;
-		if (ctl->ndevs)
+		}
+		if (ctl->ndevs) {
 			memcpy(d, ctl->devs, ctl->ndevs * sizeof(*d));
+			memcpy(o, ctl->dev_owners, ctl->ndevs * sizeof(*o));
+		}
 		mqtx__free(ctl->devs);
+		mqtx__free(ctl->dev_owners);
 		ctl->devs = d;
+		ctl->dev_owners = o;
 		ctl->cap = cap;
 	}
+	ctl->dev_owners[ctl->ndevs] = owner ? *owner : (struct ctl_owner){ .client = false };
 	ctl->devs[ctl->ndevs++] = dev;
 	return 0;
 }
@@ -160,9 +195,136 @@ void mqtx__ctl_remove_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 		if (ctl->devs[i] != dev)
 			continue;
 		memmove(&ctl->devs[i], &ctl->devs[i + 1], (ctl->ndevs - i - 1) * sizeof(dev));
+		memmove(&ctl->dev_owners[i], &ctl->dev_owners[i + 1],
+			(ctl->ndevs - i - 1) * sizeof(*ctl->dev_owners));
 		ctl->ndevs--;
 		return;
 	}
+}
+
+/* ---- who may change what ---- */
+
+void mqtx_ctl_set_admin(struct mqtx_ctl *ctl, unsigned owner)
+{
+	pthread_mutex_lock(&ctl->lock);
+	ctl->has_admin = true;
+	ctl->admin = owner;
+	pthread_mutex_unlock(&ctl->lock);
+}
+
+/* Root (owner 0), the admin, and a local caller (no request) may change anything. */
+static bool is_admin(const struct mqtx_ctl_call *c)
+{
+	return !c->req || c->req->owner == 0 ||
+	       (c->ctl->has_admin && c->req->owner == c->ctl->admin);
+}
+
+struct ctl_owner mqtx__ctl_caller(const struct mqtx_ctl_call *c)
+{
+	struct ctl_owner o = { .client = c->req != NULL };
+
+	if (c->req) {
+		o.id = c->req->owner;
+		snprintf(o.who, sizeof(o.who), "%s", c->req->who ? c->req->who : "");
+	}
+	return o;
+}
+
+bool mqtx__ctl_owns(const struct mqtx_ctl_call *c, const struct ctl_owner *o)
+{
+	return is_admin(c) || (o->client && o->id == c->req->owner);
+}
+
+int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char *what,
+		    const struct ctl_owner *o)
+{
+	mqtx_buf_printf(c->err, "%s: Operation not permitted (%s belongs to %s)\n", label, what,
+			!o->client ? "the server"
+			: *o->who  ? o->who
+				   : "another client");
+	return MQTX_CTL_EREFUSED;
+}
+
+static const struct ctl_owner *dev_owner(struct mqtx_ctl *ctl, const struct mqtx_dev *dev)
+{
+	static const struct ctl_owner server = { .client = false };
+
+	for (unsigned i = 0; i < ctl->ndevs; i++)
+		if (ctl->devs[i] == dev)
+			return &ctl->dev_owners[i];
+	return &server; /* not the context's: nobody's to change but an admin */
+}
+
+int mqtx__ctl_may_change_dev(const struct mqtx_ctl_call *c, const char *label, struct mqtx_dev *dev)
+{
+	const struct ctl_owner *o = dev_owner(c->ctl, dev);
+	char what[MQTX_NAME_MAX + 16];
+
+	if (mqtx__ctl_owns(c, o))
+		return 0;
+	snprintf(what, sizeof(what), "device %s", mqtx_dev_name(dev));
+	return mqtx__ctl_eperm(c, label, what, o);
+}
+
+const struct ctl_owner *mqtx__ctl_block_owner(struct mqtx_ctl *ctl, uint32_t index)
+{
+	for (unsigned i = 0; i < ctl->nblocks; i++)
+		if (ctl->blocks[i].index == index)
+			return mqtx__tcf_block_exists(index) ? &ctl->blocks[i].owner : NULL;
+	return NULL;
+}
+
+int mqtx__ctl_may_use_block(const struct mqtx_ctl_call *c, const char *label, uint32_t index)
+{
+	static const struct ctl_owner server = { .client = false };
+	const struct ctl_owner *o;
+	char what[24];
+
+	if (!index || !mqtx__tcf_block_exists(index))
+		return 0;
+	/* A block no command of this context made is the server's (or another context's). */
+	o = mqtx__ctl_block_owner(c->ctl, index);
+	if (!o)
+		o = &server;
+	if (mqtx__ctl_owns(c, o))
+		return 0;
+	snprintf(what, sizeof(what), "block %u", index);
+	return mqtx__ctl_eperm(c, label, what, o);
+}
+
+/* The records stay as long as their blocks: a record of a block that has gone is dropped here
+ * (which nothing shows), before a block of its index can be made again, so the room needed is
+ * the records left and @n more. */
+struct ctl_block_owner *mqtx__ctl_blocks_prepare(struct mqtx_ctl *ctl, unsigned n)
+{
+	unsigned live = 0;
+
+	for (unsigned i = 0; i < ctl->nblocks; i++)
+		if (mqtx__tcf_block_exists(ctl->blocks[i].index))
+			ctl->blocks[live++] = ctl->blocks[i];
+	ctl->nblocks = live;
+	return mqtx__alloc((live + n) * sizeof(struct ctl_block_owner));
+}
+
+void mqtx__ctl_blocks_made(const struct mqtx_ctl_call *c, struct ctl_block_owner *room,
+			   const uint32_t *index, const bool *existed, unsigned n)
+{
+	struct mqtx_ctl *ctl = c->ctl;
+	unsigned used = 0;
+
+	/* The records of the prepare, less the blocks the command let go of: they fit. */
+	for (unsigned i = 0; i < ctl->nblocks; i++)
+		if (mqtx__tcf_block_exists(ctl->blocks[i].index))
+			room[used++] = ctl->blocks[i];
+	for (unsigned k = 0; k < n; k++) {
+		if (!index[k] || existed[k] || !mqtx__tcf_block_exists(index[k]))
+			continue;
+		room[used].index = index[k];
+		room[used++].owner = mqtx__ctl_caller(c);
+	}
+	mqtx__free(ctl->blocks);
+	ctl->blocks = room;
+	ctl->nblocks = used;
 }
 
 int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
@@ -170,7 +332,7 @@ int mqtx_ctl_add_dev(struct mqtx_ctl *ctl, struct mqtx_dev *dev)
 	int err;
 
 	pthread_mutex_lock(&ctl->lock);
-	err = mqtx__ctl_add_dev(ctl, dev);
+	err = mqtx__ctl_add_dev(ctl, dev, NULL);
 	pthread_mutex_unlock(&ctl->lock);
 	return err;
 }
@@ -259,6 +421,24 @@ int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err)
 	mqtx_buf_printf(c->err, "%s %s: %s: %s\n", c->argv[0], c->argc > 1 ? c->argv[1] : "", name,
 			mqtx_strerror(err));
 	return MQTX_CTL_EREFUSED;
+}
+
+void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why)
+{
+	size_t n = strlen(name);
+	const char *colon = strstr(why, ": ");
+
+	/* The library names the device it logs about, first ("NAME: why") or after the
+	 * driver's kind ("tap: NAME: why"): the command has said it already. */
+	if (!strncmp(why, name, n) && !strncmp(why + n, ": ", 2)) {
+		why += n + 2;
+	} else if (colon && !memchr(why, ' ', (size_t)(colon - why)) &&
+		   !strncmp(colon + 2, name, n) && !strncmp(colon + 2 + n, ": ", 2)) {
+		mqtx_buf_printf(err, "%s: %s: %.*s: %s\n", cmd, name, (int)(colon - why), why,
+				colon + 2 + n + 2);
+		return;
+	}
+	mqtx_buf_printf(err, "%s: %s: %s\n", cmd, name, why);
 }
 
 /* ---- parsers shared by commands ---- */

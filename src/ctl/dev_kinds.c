@@ -15,6 +15,7 @@
 #include <mqtx/tc.h>
 
 #include "base/internal.h"
+#include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
 #include "gen/gen.h"
 
@@ -29,6 +30,15 @@ static int bad_value(struct mqtx_buf *err, const char *kind, char **argv, const 
 	mqtx_buf_printf(err, "dev add: invalid %s %s \"%s\"%s%s\n", kind, argv[0], argv[1],
 			want ? ": " : "", want ? want : "");
 	return -1;
+}
+
+/* "ifname IF": an interface's name as ip link takes one (-MQTX_CTL_EHANDLE: exit 255). */
+static int ifname_word(struct mqtx_buf *err, char *v, const char **ifname)
+{
+	if (mqtx__ctl_ifname_check(err, "ifname", v))
+		return -MQTX_CTL_EHANDLE;
+	*ifname = v;
+	return 2;
 }
 
 /* "WORD VALUE" with WORD one of @words (NULL-terminated): which one, or -1. */
@@ -119,7 +129,7 @@ static int tap_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	if (!strcmp(argv[0], "vnet_hdr"))
 		return c->vnet_hdr = true, 1;
 	if (argc >= 2 && !strcmp(argv[0], "ifname"))
-		return c->ifname = argv[1], 2;
+		return ifname_word(err, argv[1], &c->ifname);
 	return 0;
 }
 
@@ -130,13 +140,28 @@ static int tap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 	return mqtx_tap_dev_create(base, opt, out);
 }
 
-static void tap_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+/* The kernel interface a tap, af_packet or af_xdp device sends on, "(gone)" once it was
+ * deleted: then "dev set NAME up" attaches to one of the same name made since. */
+static void kif_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	(void)flags;
-	const char *ifname = mqtx_tap_ifname(dev);
+	bool gone = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
 
+	(void)flags;
 	if (ifname)
-		mqtx_buf_printf(out, " ifname %s", ifname);
+		mqtx_buf_printf(out, " ifname %s%s", ifname, gone ? " (gone)" : "");
+}
+
+static void kif_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	bool gone = false;
+	const char *ifname = mqtx_kdev_ifname(dev, &gone);
+
+	if (!ifname)
+		return;
+	mqtx_buf_printf(out, ",\"ifname\":");
+	mqtx__buf_json_str(out, ifname);
+	mqtx_buf_printf(out, ",\"ifname_gone\":%s", gone ? "true" : "false");
 }
 
 /* af_packet: "ifname IF", "bypass on|off". */
@@ -149,7 +174,7 @@ static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 	if (w < 0)
 		return 0;
 	if (w == 0) {
-		c->ifname = argv[1];
+		return ifname_word(err, argv[1], &c->ifname);
 	} else if (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")) {
 		c->no_bypass = !strcmp(argv[1], "off");
 	} else {
@@ -176,10 +201,8 @@ static int xdp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 
 	if (w < 0)
 		return 0;
-	if (w == 0) {
-		c->ifname = argv[1];
-		return 2;
-	}
+	if (w == 0)
+		return ifname_word(err, argv[1], &c->ifname);
 	if (w == 2) {
 		for (size_t m = 0; m < ARRAY_SIZE(modes); m++)
 			if (!strcmp(argv[1], modes[m]))
@@ -211,9 +234,9 @@ static int xdp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 
 static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
-	(void)flags;
 	int zc = mqtx_af_xdp_zerocopy(dev);
 
+	kif_show(dev, flags, out);
 	if (zc >= 0)
 		mqtx_buf_printf(out, " mode %s", zc ? "zerocopy" : "copy");
 }
@@ -272,18 +295,22 @@ static const struct dev_kind dev_kinds[] = {
 	  .required = "txqueues",
 	  .parse = tap_parse,
 	  .create = tap_create,
-	  .show = tap_show },
+	  .show = kif_show,
+	  .show_json = kif_show_json },
 	{ .kind = "af_packet",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = afp_parse,
-	  .create = afp_create },
+	  .create = afp_create,
+	  .show = kif_show,
+	  .show_json = kif_show_json },
 	{ .kind = "af_xdp",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = xdp_parse,
 	  .create = xdp_create,
-	  .show = xdp_show },
+	  .show = xdp_show,
+	  .show_json = kif_show_json },
 	{ .kind = "pcap",
 	  .required = "file",
 	  .parse = pcap_parse,

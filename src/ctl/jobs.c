@@ -18,14 +18,10 @@
 #define STARTED_MAX	128  /* "KIND ID started on NAME\n" */
 #define FAILED_LINE_MAX 256  /* say_failed()'s line */
 
-static struct job_owner owner_of(const struct mqtx_ctl_call *c)
+/* What counts against the caller's limits: what its owner made, not what it may change. */
+static bool owned_by_caller(const struct mqtx_ctl_call *c, const struct ctl_owner *o)
 {
-	return (struct job_owner){ .set = c->req != NULL, .id = c->req ? c->req->owner : 0 };
-}
-
-static bool owned_by_caller(const struct mqtx_ctl_call *c, struct job_owner o)
-{
-	return c->req && o.set && o.id == c->req->owner;
+	return c->req && o->client && o->id == c->req->owner;
 }
 
 /* Resolve "dev NAME" to an up device; a message and an exit code otherwise. */
@@ -38,6 +34,9 @@ int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_
 	*dev = mqtx_ctl_call_dev(c, name);
 	if (!*dev)
 		return MQTX_CTL_EPARSE;
+	/* A job sends on the device: another's device is not the caller's to load. */
+	if (mqtx__ctl_may_change_dev(c, c->argv[0], *dev))
+		return MQTX_CTL_EREFUSED;
 	if (!mqtx_dev_is_up(*dev)) {
 		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
 		return MQTX_CTL_EREFUSED;
@@ -75,7 +74,7 @@ static struct job_pool *pool_new(struct mqtx_jobs *s, const struct mqtx_ctl_call
 	unsigned held = 0;
 
 	for (tp = s->pools; tp; tp = tp->next)
-		held += owned_by_caller(c, tp->owner);
+		held += owned_by_caller(c, &tp->owner);
 	if (req && req->max_pools && held >= req->max_pools) {
 		mqtx_buf_printf(c->err,
 				"%s: %s holds %u packet pools (one per device its jobs were "
@@ -93,7 +92,7 @@ static struct job_pool *pool_new(struct mqtx_jobs *s, const struct mqtx_ctl_call
 		return NULL;
 	}
 	tp->dev = dev;
-	tp->owner = owner_of(c);
+	tp->owner = mqtx__ctl_caller(c);
 	return tp;
 }
 
@@ -107,7 +106,7 @@ static int job_limit(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 	for (struct job_entry *tj = s->jobs; tj; tj = tj->next) {
 		struct mqtx_job_stats st;
 
-		if (!owned_by_caller(c, tj->owner))
+		if (!owned_by_caller(c, &tj->owner))
 			continue;
 		mqtx__job_stats(tj->job, &st);
 		running += !st.done;
@@ -198,7 +197,7 @@ void mqtx__jobs_commit(struct mqtx_jobs *s, const struct mqtx_ctl_call *c, struc
 	tj->kind = c->argv[0]; /* the registered name: a string that outlives the command */
 	tj->dev = dev;
 	tj->job = job;
-	tj->owner = owner_of(c);
+	tj->owner = mqtx__ctl_caller(c);
 	for (pp = &s->jobs; *pp; pp = &(*pp)->next)
 		;
 	*pp = tj; /* oldest first, for show */
@@ -273,6 +272,13 @@ static void show_job(const struct job_entry *tj, bool json, bool first, struct m
 static bool of_kind(const struct job_entry *tj, const struct mqtx_ctl_call *c)
 {
 	return !strcmp(tj->kind, c->argv[0]);
+}
+
+/* What "KIND stop all" stops, as kill(-1) signals every process the caller may: the jobs the
+ * caller may stop (its own; an admin's: all). "KIND show all" shows every job. */
+static bool in_all(const struct job_entry *tj, const struct mqtx_ctl_call *c, bool stop)
+{
+	return of_kind(tj, c) && (!stop || mqtx__ctl_owns(c, &tj->owner));
 }
 
 static struct job_entry *find_job(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
@@ -368,6 +374,13 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 		tj = find_job(s, c, c->argv[2]);
 		if (!tj)
 			return MQTX_CTL_EREFUSED;
+		if (stop && !mqtx__ctl_owns(c, &tj->owner)) {
+			char label[32], what[48];
+
+			snprintf(label, sizeof(label), "%s stop", c->argv[0]);
+			snprintf(what, sizeof(what), "%s %u", tj->kind, tj->id);
+			return mqtx__ctl_eperm(c, label, what, &tj->owner);
+		}
 		if (stop && stop_room(c, 1))
 			return MQTX_CTL_EREFUSED;
 		list_open(c);
@@ -377,14 +390,14 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 	}
 	n = 0;
 	for (tj = s->jobs; tj; tj = tj->next)
-		n += of_kind(tj, c);
+		n += in_all(tj, c, stop);
 	if (stop && stop_room(c, n))
 		return MQTX_CTL_EREFUSED;
 	count = n;
 	list_open(c);
 	for (tj = s->jobs; tj; tj = next) {
 		next = tj->next;
-		if (of_kind(tj, c))
+		if (in_all(tj, c, stop))
 			show_or_stop(s, tj, stop, c, n-- == count);
 	}
 	list_close(c);

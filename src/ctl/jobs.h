@@ -7,13 +7,8 @@
 #include <mqtx/ctl.h>
 #include <mqtx/gen.h>
 
+#include "ctl/ctl_int.h"
 #include "gen/gen.h"
-
-/* Who created a job or a pool: a server's client (mqtx_ctl_exec_req()), or nobody. */
-struct job_owner {
-	bool set;
-	unsigned id;
-};
 
 struct job_entry {
 	struct job_entry *next;
@@ -21,14 +16,14 @@ struct job_entry {
 	const char *kind; /* "gen" or "replay" */
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
-	struct job_owner owner;
+	struct ctl_owner owner; /* who started it: only they (or an admin) stop it */
 };
 
 struct job_pool {
 	struct job_pool *next;
 	struct mqtx_dev *dev;
 	struct mqtx_pkt_pool *pool;
-	struct job_owner owner;
+	struct ctl_owner owner; /* whose limit it counts against */
 };
 
 struct mqtx_jobs {
@@ -48,7 +43,8 @@ struct job_prep {
 	bool new_pool;
 };
 
-/** mqtx__jobs_dev() - "dev NAME" of a job: 0 and an up device, or a message and an exit code. */
+/** mqtx__jobs_dev() - "dev NAME" of a job: 0 and an up device the caller may change (send
+ *  on), or a message and an exit code. */
 int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_dev **dev);
 
 /** mqtx__ctl_cmd_replay() - the replay command (cmd_replay.c), registered by mqtx_jobs_attach(). */

@@ -21,7 +21,8 @@
 struct afp_priv {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
-	bool bypass;
+	bool bypass, steer; /* steer: the program goes on the interface (bypass off) */
+	uint32_t sndbuf;
 	uint32_t nq;
 	struct kq *q;
 	struct kq_poller poller;
@@ -173,13 +174,61 @@ static void afp_steer_detach(struct afp_priv *a)
 
 /* ---- control path ---- */
 
+static int afp_socket(const struct afp_priv *a, uint32_t i, int *out, char *msg, size_t msglen);
+
+/*
+ * The interface was deleted and one of the same name made since (index @ifindex): new sockets
+ * bound to it, and the steering program on its tc egress hook, all made before the old ones go,
+ * so that a failure leaves the device as it was. Device down.
+ */
+static int afp_reattach(struct mqtx_dev *dev, struct afp_priv *a, int ifindex)
+{
+	struct afp_priv n = *a;
+	int *fd = mqtx_alloc(sizeof(*fd) * a->nq, 0), err = 0;
+	char msg[192];
+
+	if (!fd)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->nq; i++)
+		fd[i] = -1;
+	n.ifindex = ifindex;
+	n.prog_fd = -1;
+	if (n.steer)
+		err = afp_steer_attach(&n, msg, sizeof(msg));
+	for (uint32_t i = 0; i < a->nq && !err; i++)
+		err = afp_socket(&n, i, &fd[i], msg, sizeof(msg));
+	if (err) {
+		mqtx_log(MQTX_LOG_ERR, "%s: %s", mqtx_dev_name(dev), msg);
+		afp_steer_detach(&n);
+	}
+	for (uint32_t i = 0; i < a->nq; i++) {
+		int *keep = err ? &fd[i] : &a->q[i].fd; /* what is closed: the new, or the old */
+
+		if (*keep >= 0)
+			close(*keep);
+		if (!err)
+			a->q[i].fd = fd[i];
+	}
+	mqtx_free(fd);
+	if (err)
+		return err;
+	/* The old hook went with the old interface: only the program is left to close. */
+	if (a->prog_fd >= 0)
+		close(a->prog_fd);
+	a->ifindex = ifindex;
+	a->prog_fd = n.prog_fd;
+	a->hook_created = n.hook_created;
+	a->hook = n.hook;
+	a->tc_opts = n.tc_opts;
+	return 0;
+}
+
 static int afp_open(struct mqtx_dev *dev)
 {
 	struct afp_priv *a = afp_priv(dev);
-	char msg[IF_NAMESIZE];
-	int err;
+	int err, moved = kq_if_moved(a->ifname, a->ifindex);
 
-	if (!if_indextoname((unsigned)a->ifindex, msg)) {
+	if (moved < 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is gone", mqtx_dev_name(dev),
 			 a->ifname);
 		return -ENODEV;
@@ -190,6 +239,8 @@ static int afp_open(struct mqtx_dev *dev)
 			 a->ifname);
 		return -ENETDOWN;
 	}
+	if (moved > 0 && (err = afp_reattach(dev, a, moved)))
+		return err;
 	err = kq_poller_start(&a->poller, dev, a->q, a->nq, -1, NULL, NULL);
 	if (err)
 		mqtx_log(MQTX_LOG_ERR, "%s: cannot start the poller: %s", mqtx_dev_name(dev),
@@ -260,19 +311,19 @@ const struct mqtx_dev_ops mqtx_af_packet_ops = {
 	.change = afp_change,
 };
 
-/* Open and bind the socket of queue @i. 0, or -errno with @msg set. */
-static int afp_socket(struct afp_priv *a, uint32_t i, const struct mqtx_af_packet_cfg *cfg,
-		      char *msg, size_t msglen)
+/* Open and bind the socket of queue @i into *@out (closed by the caller, also on a failure).
+ * 0, or -errno with @msg set. */
+static int afp_socket(const struct afp_priv *a, uint32_t i, int *out, char *msg, size_t msglen)
 {
 	/* Protocol 0: the socket receives nothing, it only sends. */
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = a->ifindex };
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), one = 1;
-	int mark = (int)(MQTX_AFP_MARK_TAG | i), sndbuf = (int)cfg->sndbuf;
+	int mark = (int)(MQTX_AFP_MARK_TAG | i), sndbuf = (int)a->sndbuf;
 	const char *what = "socket";
 
 	if (fd < 0)
 		goto fail;
-	a->q[i].fd = fd;
+	*out = fd;
 	what = "PACKET_QDISC_BYPASS";
 	if (a->bypass && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
 		goto fail;
@@ -325,6 +376,8 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 	snprintf(a->ifname, sizeof(a->ifname), "%s", afp->ifname);
 	a->ifindex = idx;
 	a->bypass = !afp->no_bypass;
+	a->steer = !a->bypass && !afp->no_steer;
+	a->sndbuf = afp->sndbuf;
 	a->prog_fd = -1;
 	a->nq = mqtx_dev_num_txq(dev);
 	a->q = mqtx_alloc(sizeof(*a->q) * a->nq, MQTX_CACHE_LINE);
@@ -333,10 +386,10 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 		return -ENOMEM;
 	}
 	kq_init(a->q, a->nq);
-	if (!a->bypass && !afp->no_steer)
+	if (a->steer)
 		err = afp_steer_attach(a, msg, sizeof(msg));
 	for (uint32_t i = 0; i < a->nq && !err; i++)
-		err = afp_socket(a, i, afp, msg, sizeof(msg));
+		err = afp_socket(a, i, &a->q[i].fd, msg, sizeof(msg));
 	if (err) {
 		mqtx_log(MQTX_LOG_ERR, "af_packet: %s", msg);
 		mqtx_dev_destroy(dev); /* closes the sockets, detaches the program */
@@ -344,6 +397,14 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 	}
 	*out = dev;
 	return 0;
+}
+
+const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex)
+{
+	if (!is_afp(dev))
+		return NULL;
+	*ifindex = afp_priv(dev)->ifindex;
+	return afp_priv(dev)->ifname;
 }
 
 int mqtx_af_packet_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)

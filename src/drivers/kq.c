@@ -328,6 +328,23 @@ int kq_ifindex(const char *ifname, char *msg, size_t msglen)
 	return (int)idx;
 }
 
+bool kq_if_gone(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return ifindex <= 0 || !if_indextoname((unsigned)ifindex, name);
+}
+
+int kq_if_moved(const char *ifname, int ifindex)
+{
+	unsigned idx;
+
+	if (!kq_if_gone(ifindex))
+		return 0;
+	idx = if_nametoindex(ifname);
+	return idx ? (int)idx : -ENODEV;
+}
+
 static int if_ioctl(unsigned long req, struct ifreq *ifr)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;

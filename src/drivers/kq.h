@@ -69,6 +69,20 @@ void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);
 
 /* Interface helpers; each writes "IF: cause" into @msg on an error. */
 int kq_ifindex(const char *ifname, char *msg, size_t msglen);
+/* Whether interface @ifindex, which a device attached to, is gone (deleted: an index is not
+ * given again to another interface while this one may still be in use). */
+bool kq_if_gone(int ifindex);
+/*
+ * Where a device attached to @ifname as @ifindex must attach now (open): 0 while that interface
+ * exists (renamed or not), the index of an interface named @ifname made since it was deleted,
+ * or -ENODEV when there is none.
+ */
+int kq_if_moved(const char *ifname, int ifindex);
+/* The interface of a tap, af_packet or af_xdp device (NULL: not one of its kind) and the index
+ * it is attached to; for mqtx_kdev_ifname() (kdev.c). */
+const char *kq_tap_if(struct mqtx_dev *dev, int *ifindex);
+const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex);
+const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex);
 int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen);
 /* 1 if @ifname is up, 0 if down, -errno. */
 int kq_if_is_up(const char *ifname);

@@ -21,6 +21,7 @@ struct tap_priv {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	bool vnet_hdr;
+	uint32_t sndbuf;
 	bool created; /* mqtx created the TAP: it goes away with the last fd */
 	bool was_up;  /* the TAP was up before open: leave it up at close */
 	uint32_t nq;
@@ -93,17 +94,55 @@ static unsigned tap_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 
 /* ---- control path ---- */
 
+static int tap_attach(const struct tap_priv *t, uint32_t i, int *out, char *msg, size_t msglen);
+
+/*
+ * The TAP was deleted and a TAP of the same name made since (index @ifindex): every queue's fd
+ * attached to it first, then the old ones closed, so that a failure leaves the device as it
+ * was. The new TAP is not mqtx's: it stays when the device goes. Device down.
+ */
+static int tap_reattach(struct mqtx_dev *dev, struct tap_priv *t, int ifindex)
+{
+	int *fd = mqtx_alloc(sizeof(*fd) * t->nq, 0), err = 0;
+	char msg[192];
+
+	if (!fd)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->nq; i++)
+		fd[i] = -1;
+	for (uint32_t i = 0; i < t->nq && !err; i++)
+		err = tap_attach(t, i, &fd[i], msg, sizeof(msg));
+	if (err)
+		mqtx_log(MQTX_LOG_ERR, "%s: %s", mqtx_dev_name(dev), msg);
+	for (uint32_t i = 0; i < t->nq; i++) {
+		int *drop = err ? &fd[i] : &t->q[i].fd; /* the new, or the old */
+
+		if (*drop >= 0)
+			close(*drop);
+		if (!err)
+			t->q[i].fd = fd[i];
+	}
+	mqtx_free(fd);
+	if (err)
+		return err;
+	t->ifindex = ifindex;
+	t->created = false;
+	return 0;
+}
+
 static int tap_open(struct mqtx_dev *dev)
 {
 	struct tap_priv *t = tap_priv(dev);
+	int err, moved = kq_if_moved(t->ifname, t->ifindex);
 	char msg[160];
-	int err;
 
-	if (!if_indextoname((unsigned)t->ifindex, msg)) {
+	if (moved < 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is gone", mqtx_dev_name(dev),
 			 t->ifname);
 		return -ENODEV;
 	}
+	if (moved > 0 && (err = tap_reattach(dev, t, moved)))
+		return err;
 	err = kq_if_set_up(t->ifname, true, &t->was_up, msg, sizeof(msg));
 	if (!err)
 		err = kq_poller_start(&t->poller, dev, t->q, t->nq, -1, NULL, NULL);
@@ -182,20 +221,20 @@ const struct mqtx_dev_ops mqtx_tap_ops = {
 	.change = tap_change,
 };
 
-/* Attach queue fd @i to the TAP (creating it on the first). 0, or -errno with @msg set. */
-static int tap_attach(struct tap_priv *t, uint32_t i, const struct mqtx_tap_cfg *cfg, char *msg,
-		      size_t msglen)
+/* Attach queue @i's fd, into *@out (closed by the caller, also on a failure), to the TAP
+ * (creating it on the first). 0, or -errno with @msg set. */
+static int tap_attach(const struct tap_priv *t, uint32_t i, int *out, char *msg, size_t msglen)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE };
-	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC), sndbuf = (int)cfg->sndbuf;
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC), sndbuf = (int)t->sndbuf;
 
 	if (fd < 0) {
 		snprintf(msg, msglen, "%s: cannot open /dev/net/tun: %s", t->ifname,
 			 errno == ENOENT ? "no TUN/TAP support" : kq_cause(errno, "CAP_NET_ADMIN"));
 		return -errno;
 	}
-	t->q[i].fd = fd;
-	if (cfg->vnet_hdr)
+	*out = fd;
+	if (t->vnet_hdr)
 		ifr.ifr_flags |= IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->ifname);
 	/* drivers/net/tun.c tun_set_iff(): an existing device must be a TAP with the same
@@ -205,7 +244,7 @@ static int tap_attach(struct tap_priv *t, uint32_t i, const struct mqtx_tap_cfg 
 
 		if (err == EINVAL)
 			snprintf(msg, msglen, "%s: exists and is not a multi-queue TAP%s",
-				 t->ifname, cfg->vnet_hdr ? " (or refuses vnet_hdr)" : "");
+				 t->ifname, t->vnet_hdr ? " (or refuses vnet_hdr)" : "");
 		else if (err == E2BIG)
 			snprintf(msg, msglen, "%s: the TAP has no room for queue %u", t->ifname, i);
 		else
@@ -214,7 +253,7 @@ static int tap_attach(struct tap_priv *t, uint32_t i, const struct mqtx_tap_cfg 
 		return -err;
 	}
 	if (sndbuf && ioctl(fd, TUNSETSNDBUF, &sndbuf)) {
-		snprintf(msg, msglen, "%s: cannot set sndbuf %u: %s", t->ifname, cfg->sndbuf,
+		snprintf(msg, msglen, "%s: cannot set sndbuf %u: %s", t->ifname, t->sndbuf,
 			 strerror(errno));
 		return -errno;
 	}
@@ -249,6 +288,7 @@ int mqtx_tap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_tap_c
 	t = tap_priv(dev);
 	snprintf(t->ifname, sizeof(t->ifname), "%s", name);
 	t->vnet_hdr = tc.vnet_hdr;
+	t->sndbuf = tc.sndbuf;
 	t->nq = mqtx_dev_num_txq(dev);
 	t->created = if_nametoindex(name) == 0;
 	t->q = mqtx_alloc(sizeof(*t->q) * t->nq, MQTX_CACHE_LINE);
@@ -258,7 +298,7 @@ int mqtx_tap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_tap_c
 	}
 	kq_init(t->q, t->nq);
 	for (uint32_t i = 0; i < t->nq && !err; i++)
-		err = tap_attach(t, i, &tc, msg, sizeof(msg));
+		err = tap_attach(t, i, &t->q[i].fd, msg, sizeof(msg));
 	if (!err) {
 		t->ifindex = kq_ifindex(t->ifname, msg, sizeof(msg));
 		err = t->ifindex < 0 ? t->ifindex : 0;
@@ -284,6 +324,14 @@ int mqtx_tap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 	else
 		kq_snapshot(&t->q[i], st);
 	return 0;
+}
+
+const char *kq_tap_if(struct mqtx_dev *dev, int *ifindex)
+{
+	if (!is_tap(dev))
+		return NULL;
+	*ifindex = tap_priv(dev)->ifindex;
+	return tap_priv(dev)->ifname;
 }
 
 const char *mqtx_tap_ifname(struct mqtx_dev *dev)

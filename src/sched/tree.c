@@ -415,25 +415,38 @@ static int regraft(struct mqtx_qdisc *q, struct mqtx_qdisc *p, const struct mqtx
 	return 0;
 }
 
-/* The qdisc at @clid (root, ingress or a class) into *@q, its classful parent into *@p. */
-static int locate(struct mqtx_dev *dev, uint32_t clid, const char *nomsg, struct mqtx_qdisc **p,
-		  struct mqtx_qdisc **q, struct mqtx_extack *ack)
+/*
+ * The qdisc at @clid (root, ingress or a class) into *@q, its classful parent into *@p. Where
+ * ingress is differs: tc_get_qdisc() (delete) takes any ffff:X as ingress, tc_modify_qdisc()
+ * only ffff:fff1 itself (@exact), and looks any other ffff:X up as a class of qdisc ffff:, so
+ * that "parent ffff:" never falls through to the root.
+ */
+static int locate(struct mqtx_dev *dev, uint32_t clid, bool exact, const char *nomsg,
+		  struct mqtx_qdisc **p, struct mqtx_qdisc **q, struct mqtx_extack *ack)
 {
+	struct hname b, b2;
+
 	*p = *q = NULL;
 	if (clid == MQTX_H_ROOT) {
 		*q = mqtx__qtree_root(dev);
 		return 0;
 	}
-	if (MQTX_H_MAJ(clid) == MQTX_H_MAJ(MQTX_H_INGRESS)) {
+	if (exact ? clid == MQTX_H_INGRESS : MQTX_H_MAJ(clid) == MQTX_H_MAJ(MQTX_H_INGRESS)) {
 		*q = dev->rxq.qdisc;
 		return 0;
 	}
 	*p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!*p) {
-		struct hname b;
-
 		mqtx_extack_set(ack, "%s (no qdisc %s)", nomsg, hn(MQTX_H_MAJ(clid), &b));
 		return -ENOENT;
+	}
+	/* The running kernel's words (6.18); 6.12 went on, and the graft then found no class
+	 * to take a child ("Operation not supported"). */
+	if ((*p)->flags & MQTX_QF_INGRESS) {
+		mqtx_extack_set(ack,
+				"Cannot add children to ingress/clsact qdisc. (%s %s, parent %s)",
+				(*p)->ops->id, hn((*p)->handle, &b), hn(clid, &b2));
+		return -EOPNOTSUPP;
 	}
 	return leaf_of(*p, clid, ack, q);
 }
@@ -451,7 +464,7 @@ static int modify_locked(struct mqtx_dev *dev, const struct mqtx_qreq *rq, struc
 	int err;
 
 	if (rq->parent) {
-		err = locate(dev, rq->parent, "Failed to find specified qdisc.", &p, &q, ack);
+		err = locate(dev, rq->parent, true, "Failed to find specified qdisc.", &p, &q, ack);
 		if (err)
 			return err;
 		if (q && !q->handle)
@@ -573,8 +586,8 @@ static int delete_locked(struct mqtx_dev *dev, uint32_t clid, uint32_t handle, c
 	int err;
 
 	if (clid) {
-		err = locate(dev, clid, "Failed to find qdisc with specified classid.", &p, &q,
-			     ack);
+		err = locate(dev, clid, false, "Failed to find qdisc with specified classid.", &p,
+			     &q, ack);
 		if (err)
 			return err;
 		if (!q && clid == MQTX_H_ROOT) {
