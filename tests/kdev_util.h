@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -76,18 +77,37 @@ static inline long long __attribute__((format(printf, 1, 2))) kt_num(const char 
 }
 
 /* A counter of @ifname from /proc/net/dev (sysfs shows the namespace it was mounted in):
- * rx_packets, rx_dropped, tx_packets or tx_dropped; -1 if not found. */
+ * rx_packets, rx_dropped, tx_packets or tx_dropped; -1 if not found. Read here rather than
+ * through a shell, so that waiting on it costs no process per look. */
 static inline long long kt_if_stat(const char *ifname, const char *stat)
 {
-	int col = !strcmp(stat, "rx_packets")	? 3
-		  : !strcmp(stat, "rx_dropped") ? 5
-		  : !strcmp(stat, "tx_packets") ? 11
-		  : !strcmp(stat, "tx_dropped") ? 13
-						: 0;
+	/* The columns after "name:": rx bytes packets errs drop fifo frame compressed
+	 * multicast, then tx bytes packets errs drop ... */
+	int col = !strcmp(stat, "rx_packets")	? 1
+		  : !strcmp(stat, "rx_dropped") ? 3
+		  : !strcmp(stat, "tx_packets") ? 9
+		  : !strcmp(stat, "tx_dropped") ? 11
+						: -1;
+	long long v = -1;
+	char line[512];
+	FILE *f;
 
-	return kt_num("awk -F'[: ]+' '{ sub(/^ +/, \"\"); } $1 == \"%s\" { print $%d }' "
-		      "/proc/net/dev",
-		      ifname, col);
+	f = col < 0 ? NULL : fopen("/proc/net/dev", "r");
+	if (!f)
+		return -1;
+	while (v < 0 && fgets(line, sizeof(line), f)) {
+		char *name = line + strspn(line, " "), *p = strchr(line, ':');
+
+		if (!p)
+			continue;
+		*p++ = 0;
+		if (strcmp(name, ifname))
+			continue;
+		for (int i = 0; i <= col; i++)
+			v = strtoll(p, &p, 10);
+	}
+	fclose(f);
+	return v;
 }
 
 /* Into a network namespace of our own, before any thread exists, so that every thread and
@@ -193,6 +213,16 @@ static inline bool kt_log_has(const char *needle)
 
 /* ---- capture on the far side ---- */
 
+/*
+ * The capture's snap length: the longest frame of a run (IMIX's 1518 bytes less the FCS) with
+ * room to spare, and no more. libpcap cuts its TPACKET ring into slots of the snap length
+ * (pcap-linux.c create_ring()): with 4096, 64 MB gave 16071 slots, fewer than a run's 20000
+ * frames, and a capture thread kept off the CPU for a while lost the rest; with 1600 the same
+ * 64 MB has some 40000, twice a run. A longer frame is cut and fails the byte comparison.
+ */
+#define KT_CAP_SNAPLEN 1600
+#define KT_CAP_BUFFER  (64 << 20)
+
 struct kt_frame {
 	uint32_t len;
 	uint8_t *data;
@@ -203,9 +233,14 @@ struct kt_cap {
 	pthread_t thread;
 	atomic_bool stop;
 	pthread_mutex_t lock;
+	pthread_cond_t cond; /* signalled when the thread has emptied the ring */
 	struct kt_frame *f;
 	size_t n, cap;
-	uint64_t pcap_drops;
+	/* The capture socket's own books since the start (pcap_stats(), taken by the capture
+	 * thread each time it has emptied the ring): the frames the filter let in, and those of
+	 * them the kernel could not put into a full ring. Under @lock. */
+	uint64_t recv, drop;
+	struct pcap_stat base;
 };
 
 static inline void kt_cap_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
@@ -224,16 +259,36 @@ static inline void kt_cap_cb(u_char *user, const struct pcap_pkthdr *h, const u_
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Publish the socket's counts, taken after the ring was found empty: every frame counted
+ * before this point is kept (in @c->n) or dropped, unless it is still being written into
+ * the ring, and then n + drop < recv says so. */
+static inline void kt_cap_stats(struct kt_cap *c)
+{
+	struct pcap_stat ps;
+
+	if (pcap_stats(c->p, &ps))
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->recv = ps.ps_recv - c->base.ps_recv;
+	c->drop = ps.ps_drop - c->base.ps_drop;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
 static inline void *kt_cap_thread(void *arg)
 {
 	struct kt_cap *c = arg;
+	struct pollfd pfd = { .fd = pcap_get_selectable_fd(c->p), .events = POLLIN };
 
 	while (!atomic_load(&c->stop)) {
-		if (pcap_dispatch(c->p, -1, kt_cap_cb, (u_char *)c) == 0)
-			usleep(200);
+		if (pcap_dispatch(c->p, -1, kt_cap_cb, (u_char *)c) > 0)
+			continue;
+		kt_cap_stats(c);
+		poll(&pfd, 1, 10); /* a frame wakes it; the timeout only looks at @stop */
 	}
 	while (pcap_dispatch(c->p, -1, kt_cap_cb, (u_char *)c) > 0)
 		;
+	kt_cap_stats(c);
 	return NULL;
 }
 
@@ -242,48 +297,66 @@ static inline int kt_cap_start(struct kt_cap *c, const char *ifname, const char 
 {
 	char ebuf[PCAP_ERRBUF_SIZE];
 	struct bpf_program prog;
+	pthread_condattr_t ca;
 
 	memset(c, 0, sizeof(*c));
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	c->p = pcap_create(ifname, ebuf);
 	if (!c->p)
 		return -1;
-	pcap_set_snaplen(c->p, 4096);
-	pcap_set_buffer_size(c->p, 64 << 20);
+	pcap_set_snaplen(c->p, KT_CAP_SNAPLEN);
+	pcap_set_buffer_size(c->p, KT_CAP_BUFFER);
 	pcap_set_immediate_mode(c->p, 1);
 	if (pcap_activate(c->p) < 0 || pcap_setnonblock(c->p, 1, ebuf) ||
 	    pcap_compile(c->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) ||
 	    pcap_setfilter(c->p, &prog))
-		return -1;
+		goto err_close;
 	pcap_freecode(&prog);
-	return pthread_create(&c->thread, NULL, kt_cap_thread, c) ? -1 : 0;
+	/* What came before the filter is not ours. */
+	if (pcap_stats(c->p, &c->base) || pthread_create(&c->thread, NULL, kt_cap_thread, c))
+		goto err_close;
+	return 0;
+
+err_close:
+	pcap_close(c->p);
+	c->p = NULL;
+	return -1;
 }
 
-static inline size_t kt_cap_count(struct kt_cap *c)
+/* The filter let in @want frames and the thread has taken each of them out of the ring, kept
+ * or counted as dropped. Under @c->lock. */
+static inline bool kt_cap_drained(const struct kt_cap *c, uint64_t want)
 {
-	size_t n;
+	return c->recv >= want && c->n + c->drop >= c->recv;
+}
 
+/*
+ * Wait until the capture socket has counted @want frames and the thread has drained them from
+ * the ring (at most @ms: a failure bound), then stop; @c->n, @c->recv and @c->drop are final.
+ */
+static inline void kt_cap_stop(struct kt_cap *c, uint64_t want, unsigned ms)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
 	pthread_mutex_lock(&c->lock);
-	n = c->n;
+	while (!kt_cap_drained(c, want))
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
 	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-/* Wait until @want frames arrived (at most @ms: a failure bound), then stop. Returns count. */
-static inline size_t kt_cap_stop(struct kt_cap *c, size_t want, unsigned ms)
-{
-	uint64_t end = kt_now_ms() + ms;
-	struct pcap_stat ps;
-
-	while (kt_cap_count(c) < want && kt_now_ms() < end)
-		usleep(1000);
-	usleep(20000); /* a frame beyond @want (a duplicate) has a chance to show */
 	atomic_store(&c->stop, true);
 	pthread_join(c->thread, NULL);
-	if (!pcap_stats(c->p, &ps))
-		c->pcap_drops = ps.ps_drop;
 	pcap_close(c->p);
-	return c->n;
 }
 
 static inline void kt_cap_free(struct kt_cap *c)
@@ -291,6 +364,7 @@ static inline void kt_cap_free(struct kt_cap *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->f[i].data);
 	free(c->f);
+	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
 }
 
@@ -307,12 +381,12 @@ static inline uint64_t kt_frame_seq(const uint8_t *d, uint32_t len)
 }
 
 /*
- * Check frames @f[0..n) against generator @cfg that sent @count frames: every one exactly once,
- * byte-identical to what was generated, each flow's frames in order. Returns 0, or -1 with a
- * message printed.
+ * Check frames @f[0..n) against generator @cfg that sent @count frames: each one of them
+ * byte-identical to what was generated, none seen twice, each flow's frames in order. A frame
+ * missing from @f is not noticed here. Returns 0, or -1 with a message printed.
  */
-static inline int kt_check_frames(const struct kt_frame *f, size_t n,
-				  const struct mqtx_gen_cfg *cfg, uint64_t count)
+static inline int kt_check_kept(const struct kt_frame *f, size_t n, const struct mqtx_gen_cfg *cfg,
+				uint64_t count)
 {
 	uint8_t *seen = calloc(count, 1), buf[4096];
 	int64_t *last = malloc(sizeof(*last) * cfg->flows);
@@ -346,12 +420,21 @@ static inline int kt_check_frames(const struct kt_frame *f, size_t n,
 		}
 		last[seq % cfg->flows] = (int64_t)seq;
 	}
-	if (!rc && n != count) {
-		printf("captured %zu of %llu frames\n", n, (unsigned long long)count);
-		rc = -1;
-	}
 	free(seen);
 	free(last);
+	return rc;
+}
+
+/* The same, and every one of the @count frames is in @f: each exactly once. */
+static inline int kt_check_frames(const struct kt_frame *f, size_t n,
+				  const struct mqtx_gen_cfg *cfg, uint64_t count)
+{
+	int rc = kt_check_kept(f, n, cfg, count);
+
+	if (!rc && n != count) {
+		printf("got %zu of %llu frames\n", n, (unsigned long long)count);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -385,22 +468,74 @@ static inline void kt_gen_exact(struct mqtx_gen_cfg *cfg, unsigned threads)
 	cfg->threads = threads;
 }
 
+/* Wait until @ifname's kernel receive counter has passed @base by @want (at most @ms: a failure
+ * bound). Returns how many it counted since @base. */
+static inline long long kt_wait_rx(const char *ifname, long long base, uint64_t want, unsigned ms)
+{
+	uint64_t end = kt_now_ms() + ms;
+	long long rx;
+
+	while ((rx = kt_if_stat(ifname, "rx_packets") - base) < (long long)want &&
+	       kt_now_ms() < end)
+		usleep(1000);
+	return rx;
+}
+
 /*
- * Run generator @cfg on @dev with a capture on @ifname, the far side: every frame sent, and
- * captured once, intact and in its flow's order; the device's counters conserved, with all of
- * them transmitted. 0, or -1 with a message printed.
+ * What the far side of a run of @cfg got, @rx frames by the kernel's receive counter of
+ * @ifname, checked where each count is kept. The kernel's count: every frame delivered, none
+ * twice. The capture socket's: it was offered each of them, so a frame the kernel counts but
+ * does not hand on fails. The frames the capture kept: each intact, once, in its flow's order.
+ * A capture that overflowed its ring (a thread kept off the CPU longer than the ring lasts)
+ * loses frames of its own; the kernel counts those for it (ps_drop), kept + dropped must equal
+ * offered, and the frames it kept are checked as above: its loss is not the driver's.
+ * 0, or -1 with a message printed.
+ */
+static inline int kt_check_delivered(const struct kt_cap *c, const struct mqtx_gen_cfg *cfg,
+				     const char *ifname, long long rx)
+{
+	if (rx != (long long)cfg->count) {
+		printf("%s: the kernel received %lld of %llu frames\n", ifname, rx,
+		       (unsigned long long)cfg->count);
+		return -1;
+	}
+	if (c->recv != (uint64_t)rx) {
+		printf("%s: the capture was offered %llu of the %lld frames the kernel received\n",
+		       ifname, (unsigned long long)c->recv, rx);
+		return -1;
+	}
+	if (c->n + c->drop != c->recv) {
+		printf("%s: the capture kept %zu and dropped %llu of the %llu it was offered\n",
+		       ifname, c->n, (unsigned long long)c->drop, (unsigned long long)c->recv);
+		return -1;
+	}
+	if (c->drop && !c->n) {
+		printf("%s: the capture kept none of the frames: nothing to compare\n", ifname);
+		return -1;
+	}
+	if (c->drop)
+		printf("note: %s: the capture's ring overflowed: %llu dropped, %zu kept\n", ifname,
+		       (unsigned long long)c->drop, c->n);
+	return kt_check_kept(c->f, c->n, cfg, cfg->count);
+}
+
+/*
+ * Run generator @cfg on @dev with a capture on @ifname, the far side: every frame sent and
+ * received by the kernel once, intact and in its flow's order as far as the capture saw them
+ * (kt_check_delivered()); the device's counters conserved, with all of them transmitted. 0, or
+ * -1 with a message printed.
  */
 static inline int kt_run_captured(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 				  const struct mqtx_gen_cfg *cfg, const char *ifname)
 {
+	long long rx0 = kt_if_stat(ifname, "rx_packets"), rx = 0;
 	struct mqtx_job_stats js;
 	struct mqtx_dev_stats ds;
 	struct kt_cap cap;
-	size_t n;
 	int rc = -1;
 
 	/* The generator's source MAC: nothing of the kernel's own. */
-	if (kt_cap_start(&cap, ifname, "ether src 02:00:00:00:00:01")) {
+	if (rx0 < 0 || kt_cap_start(&cap, ifname, "ether src 02:00:00:00:00:01")) {
 		printf("no capture on %s\n", ifname);
 		return -1;
 	}
@@ -411,9 +546,15 @@ static inline int kt_run_captured(struct mqtx_dev *dev, struct mqtx_pkt_pool *po
 		       (unsigned long long)cfg->count);
 	else
 		rc = 0;
-	n = kt_cap_stop(&cap, rc ? 0 : cfg->count, 10000);
+	/* What mqtx handed over may still be in the kernel's queues (a qdisc, veth's rings): wait
+	 * until the kernel has counted it all, then until the capture has seen as much. */
 	if (!rc)
-		rc = kt_check_frames(cap.f, n, cfg, cfg->count);
+		rx = kt_wait_rx(ifname, rx0, cfg->count, 20000);
+	kt_cap_stop(&cap, rx > 0 ? (uint64_t)rx : 0, 10000);
+	/* Read again once the capture has stopped: a frame too many shows here. */
+	rx = kt_if_stat(ifname, "rx_packets") - rx0;
+	if (!rc)
+		rc = kt_check_delivered(&cap, cfg, ifname, rx);
 	kt_cap_free(&cap);
 	if (rc)
 		return rc;

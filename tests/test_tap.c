@@ -26,9 +26,9 @@ static struct mqtx_dev *mktap(const char *name, uint32_t nq, const struct mqtx_t
 	return dev;
 }
 
-/* 64 flows over 4 queues: the capture on the TAP sees every frame once, as generated, each
- * flow in order, and a BPF program on the TAP's ingress counts on kernel queue i exactly what
- * mqtx sent on its queue i. */
+/* 64 flows over 4 queues: the TAP receives every frame once (its kernel counters), the capture
+ * on it sees them as generated, each flow in order, and a BPF program on the TAP's ingress
+ * counts on kernel queue i exactly what mqtx sent on its queue i. */
 static void test_tap_queues_exact(void **state)
 {
 	struct mqtx_dev *dev = mktap("mqtap0", NQ, NULL);

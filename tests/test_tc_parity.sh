@@ -1,24 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Parity with the real tc: each scenario runs with tc on an ifb device in a private network
-# namespace and with "mqtx -batch" on a null device of as many TX queues; every command's exit
-# code and the output of the show commands must be the same (JSON compared parsed). Needs $MQTX
-# and root; skips (77) only without root or network namespaces.
+# Parity with the real tc: each scenario below runs with tc on an ifb device in a private
+# network namespace and with mqtx on a null device of as many TX queues (tests/tc_parity.py
+# compares, in one process with one mqtxd); every command's exit code and the output of the
+# show commands must be the same (JSON compared parsed). Needs $MQTXD and root; skips (77) only
+# without root or network namespaces.
 set -u
-: "${MQTX:?}"
+: "${MQTXD:?}"
 NS=mqtxpar$$
-D=mqp0
 T=$(mktemp -d /tmp/mqtx-parity.XXXXXX)
-fails=0
 cleanup() {
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-fail() { echo "not ok: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "skip: needs root to create a network namespace"
@@ -37,188 +33,10 @@ X="ip netns exec $NS"
 $X sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 $X sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
 
-# The kernel's device: ifb (this kernel has no dummy) is a plain multiqueue device whose
-# default qdiscs are mq and pfifo_fast (veth and dummy are IFF_NO_QUEUE: noqueue). Its
-# txqueuelen is set to mqtx's 1000, which pfifo/bfifo take as their default limit.
-kdev_add() { # NQ
-	# shellcheck disable=SC2086 # $UP is "up" or nothing
-	$X ip link add "$D" numtxqueues "$1" numrxqueues "$1" type ifb &&
-		$X ip link set "$D" txqueuelen 1000 $UP
-}
-kdev_del() { $X ip link del "$D" 2>/dev/null; }
-
-# Which show commands are compared after each scenario. Not "-j class show": tc 6.1 prints
-# classes as text even with -j (mqtx prints JSON; its form is checked in test_ctl_qdisc).
-SHOWS='qdisc show dev D
--s qdisc show dev D
--j qdisc show dev D
--s -j qdisc show dev D
--d qdisc show dev D
--d -j qdisc show dev D
-class show dev D
--s class show dev D'
-
-# mqtx: run the commands so far that succeeded (a refused command changes nothing), then @cmd.
-mqtx_run() { # CMD -> $T/m.out $T/m.err, returns the exit code
-	{ echo "dev add $D type null txqueues $NQ $UP"; cat "$T/okcmds"; echo "$1"; } >"$T/batch"
-	"$MQTX" -batch "$T/batch" >"$T/m.out" 2>"$T/m.err"
-	rc=$?
-	grep -v '^Command failed ' "$T/m.err" >"$T/m.err2"
-	mv "$T/m.err2" "$T/m.err"
-	return $rc
-}
-
-tc_run() { # CMD -> $T/k.out $T/k.err
-	# shellcheck disable=SC2086 # the command is split into words on purpose
-	$X tc $1 >"$T/k.out" 2>"$T/k.err" </dev/null
-}
-
-# Bring both outputs to what must be equal, then compare: FORM (text|json) TCFILE MQTXFILE.
-# - Automatic handles (8001: up) come from one counter per device in mqtx but from one counter
-#   for the whole kernel in Linux, so their numbers differ: each becomes its rank (A1:, A2:,
-#   ...) and, as tc lists a device's qdiscs in the order of a hash of their handles, the
-#   objects are compared as a sorted list when automatic handles are present.
-# - mqtx's tbf JSON keeps "peakrate", which tc 6.1 prints in text only (see sch_tbf.c).
-# - JSON is compared parsed.
-same() {
-	python3 - "$@" <<'PY'
-import json, re, sys
-form, kfile, mfile = sys.argv[1:4]
-AUTO = re.compile(r'\b(8[0-9a-f]{3}):')
-
-def ranks(text):
-    hs = sorted({int(h, 16) for h in AUTO.findall(text) if int(h, 16) > 0x8000})
-    return {h: 'A%d' % (i + 1) for i, h in enumerate(hs)}
-
-def norm(text, mqtx):
-    rk = ranks(text)
-    text = AUTO.sub(lambda m: rk.get(int(m.group(1), 16), m.group(1)) + ':', text)
-    if form == 'json':
-        v = json.loads(text)
-        for o in v:
-            if mqtx and o.get('kind') == 'tbf':
-                o.get('options', {}).pop('peakrate', None)
-        return sorted(v, key=lambda o: json.dumps(o, sort_keys=True)) if rk else v
-    if not rk:
-        return text
-    blocks = []
-    for line in text.splitlines(keepends=True):
-        if blocks and (line.startswith(' ') or line == '\n'):
-            blocks[-1] += line
-        else:
-            blocks.append(line)
-    return ''.join(sorted(blocks))
-
-k, m = norm(open(kfile).read(), False), norm(open(mfile).read(), True)
-if k != m:
-    if form == 'json':
-        print('#  tc:   ' + json.dumps(k, sort_keys=True))
-        print('#  mqtx: ' + json.dumps(m, sort_keys=True))
-    else:
-        import difflib
-        for l in difflib.unified_diff(k.splitlines(), m.splitlines(), 'tc', 'mqtx', lineterm=''):
-            print('#  ' + l)
-    sys.exit(1)
-PY
-}
-
-# The first line of an error, where tc's is the kernel's answer or tc's own "exit -1" refusal
-# ("Error: ...", "RTNETLINK answers: ...", "Command line is not complete..."): mqtx must say
-# it word for word ("mqtx" for "tc" in a hint), and may then name what it is about in
-# parentheses ("Error: Specified class not found. (class 1:5 of mq has 4 classes)"). Other
-# messages of tc's option parsers may differ (mqtx names the value too); their exit codes may
-# not. For a kind this kernel lacks, tc can only say so: mqtx's answer is then compared by
-# exit code alone.
-same_err() { # CMD
-	k1=$(head -n1 "$T/k.err")
-	m1=$(head -n1 "$T/m.err" | sed 's/"mqtx /"tc /')
-	case "$k1" in
-	"Error: Specified qdisc kind is unknown.")
-		for k in $LACKS; do
-			case " $1 " in *" $k "*) return 0 ;; esac
-		done ;;
-	"Error: "* | "RTNETLINK answers: "* | "Command line is not complete"* | "What is "*) ;;
-	*) return 0 ;;
-	esac
-	case "$m1" in "$k1" | "$k1 ("*")") return 0 ;; esac
-	return 1
-}
-
-# One command in both worlds, compared: exit code, error, and for a show its output too
-# (SHOW is "show" for the listings after each scenario). $NAME is the scenario.
-compare() { # CMD SHOW
-	cmd=$(echo "$1" | sed "s/\bD\b/$D/g")
-	tc_run "$cmd"; krc=$?
-	mqtx_run "$cmd"; mrc=$?
-	if [ "$krc" -ne "$mrc" ]; then
-		fail "$NAME: '$cmd': exit $mrc, tc $krc:" \
-			"mqtx: $(cat "$T/m.err") tc: $(cat "$T/k.err")"
-		return
-	fi
-	if ! same_err "$cmd"; then
-		fail "$NAME: '$cmd': mqtx says '$(head -n1 "$T/m.err")'," \
-			"tc '$(head -n1 "$T/k.err")'"
-		return
-	fi
-	isshow=$2
-	case " $cmd " in *" show "* | *" list "* | *" ls "*) isshow=show ;; esac
-	[ "$krc" -eq 0 ] && [ "$isshow" = cmd ] && echo "$cmd" >>"$T/okcmds"
-	if [ "$isshow" = cmd ]; then
-		ok "$NAME: '$cmd': exit $krc"
-		return
-	fi
-	form=text
-	case "$cmd" in *-j*) form=json ;; esac
-	if out=$(same $form "$T/k.out" "$T/m.out" 2>&1); then
-		ok "$NAME: '$cmd'"
-	else
-		fail "$NAME: '$cmd' differs:"
-		echo "$out"
-	fi
-}
-
-# Whether this kernel has qdisc KIND (it may be built without mqtx's other kinds).
-kernel_has() {
-	$X ip link add mqpprobe type ifb 2>/dev/null || return 1
-	$X tc qdisc add dev mqpprobe root "$1" >/dev/null 2>&1; r=$?
-	$X ip link del mqpprobe
-	return $r
-}
-
 # A scenario: "## NAME", then "NQ [KIND...]" (the kinds it needs the kernel to have; "down":
 # the device starts down), then commands, one a line, up to the next "##"; "# " lines are
-# comments. D is the device; "!up" brings it up in both worlds.
-run_scenario() {
-	UP=up
-	for k in $NEEDS; do
-		if [ "$k" = down ]; then
-			UP=
-		elif ! kernel_has "$k"; then
-			echo "ok: $NAME # skip: this kernel has no $k"
-			return
-		fi
-	done
-	kdev_del
-	if ! kdev_add "$NQ"; then
-		fail "$NAME: cannot create the kernel's device"
-		return
-	fi
-	: >"$T/okcmds"
-	while IFS= read -r c; do
-		if [ "$c" = "!up" ]; then
-			$X ip link set "$D" up
-			echo "dev set $D up" >>"$T/okcmds"
-			continue
-		fi
-		compare "$c" cmd
-	done <"$T/cmds"
-	echo "$SHOWS" | while IFS= read -r c; do
-		compare "$c" show
-	done >"$T/shows"
-	cat "$T/shows"
-	fails=$((fails + $(grep -c '^not ok' "$T/shows")))
-}
-
+# comments. D is the device; "!up" brings it up in both worlds. After each scenario the
+# listings (qdisc and class show, with -s, -j, -d) are compared too.
 scenarios() {
 	cat <<'EOF'
 ## defaults, 4 queues: mq and a pfifo_fast per queue
@@ -670,28 +488,4 @@ qdisc add dev D parent 2:3 handle 30: pfifo limit 5
 EOF
 }
 
-# The kinds of mqtx this kernel lacks (it may be built without them): their refusals by the
-# kernel are compared by exit code only, and scenarios that need them are skipped.
-LACKS=
-for k in prio codel fq_codel mqprio; do
-	kernel_has "$k" || LACKS="$LACKS $k"
-done
-
-# Split the scenarios and run each.
-scenarios >"$T/all"
-n=0
-while :; do
-	n=$((n + 1))
-	awk -v n="$n" '/^## /{s++; if (s == n) { print substr($0, 4) > "/dev/stderr" }; next}
-		s == n && !/^# /' "$T/all" >"$T/block" 2>"$T/name"
-	[ -s "$T/name" ] || break
-	NAME=$(cat "$T/name")
-	NQ=$(head -n1 "$T/block" | cut -d' ' -f1)
-	NEEDS=$(head -n1 "$T/block" | cut -s -d' ' -f2-)
-	tail -n +2 "$T/block" >"$T/cmds"
-	run_scenario
-done
-kdev_del
-
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+scenarios | $X python3 "$(dirname "$0")/tc_parity.py" "$MQTXD"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mqtx: the tc-like tool; talks to mqtxd, or runs commands in-process with -batch.
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,14 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static bool opt_is(const char *a, const char *full, size_t min)
 {
 	size_t n = strlen(a);
@@ -85,12 +94,18 @@ static int job_state(struct backend *b, char **show, char *state, size_t len, st
 	return 0;
 }
 
-/* After a job started: show progress until it ends (or ^C), then its final counters. */
+/*
+ * After a job started: show progress until it ends (or ^C), then its final counters. The job's
+ * state is asked for after 5 ms, then twice as long each time up to every 200 ms: a job that
+ * ends at once (a count of a few frames) returns at once, a long one costs mqtxd 5 asks a
+ * second.
+ */
 static int wait_job(struct backend *b, const char *kind, const struct json *started)
 {
 	char id[24], state[16] = "running", *show[3] = { (char *)kind, "show", id };
 	bool tty = isatty(2), failed = false;
-	unsigned tick = 0;
+	uint64_t progress = 0;
+	unsigned nap = 5;
 	struct result r;
 
 	snprintf(id, sizeof(id), "%.0f", json_num(started, "id", 0));
@@ -109,7 +124,8 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 		if (strcmp(state, "running"))
 			break;
 		/* Progress for people: the show line as it is printed, every second. */
-		if (tick++ % 5 == 0) {
+		if (now_ms() >= progress) {
+			progress = now_ms() + 1000;
 			backend_exec(b, 3, show, 0, &r);
 			if (!r.code && !r.signo) {
 				r.out[strcspn(r.out, "\n")] = '\0';
@@ -117,7 +133,8 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 			}
 			result_free(&r);
 		}
-		sleep_ms(200);
+		sleep_ms(nap);
+		nap = nap < 100 ? nap * 2 : 200;
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
