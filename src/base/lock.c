@@ -9,22 +9,40 @@
 #include "base/lock.h"
 
 /*
- * How long a waiter polls before it parks, in pause instructions (about a microsecond on
- * current x86 cores), and the longest gap between two looks. Short on purpose: an owner that
- * sends packet after packet frees the lock between them, and a waiter still polling then takes
- * it and moves the lock, qdisc and queue lines to its core, on every packet if it can (measured
- * with two senders on one queue: a budget of 256 pauses gave 0.4-0.6 of one sender's rate, 16
- * to 64 gave 0.7-1.1). Parked, it costs the owner one wake-up per round trip and nothing else;
- * fairness comes from the hand-off below. Backoff: every look at the word takes its cache line
- * from the owner, who writes it on every unlock.
+ * A waiter that saw the lock taken and then sees it free does not take it at once: it looks
+ * again GRACE pauses later (a few hundred nanoseconds on current x86 cores) and takes it only
+ * if no acquisition happened meanwhile (@gen). An owner that sends packet after packet frees
+ * the lock for a few tens of nanoseconds between them; a waiter that took it then would move
+ * the lock, qdisc and queue lines to its own core, on nearly every packet (measured with two
+ * senders on one queue at burst 1: 5 million such steals a second, and 0.35 of one sender's
+ * rate). An owner that really left is noticed one grace later. Bursts of 32 leave gaps longer
+ * than the grace (the frames are built outside the lock), so there senders still alternate
+ * and overlap their building with each other's driver calls.
  */
-#define SPIN_BUDGET  32
-#define SPIN_GAP_MAX 32
+#define GRACE 8
 
-/* After this much time of barging (a woken waiter finding the lock taken again), the owner
- * hands the lock to a parked waiter: the eventual fairness of WebKit's WTF::Lock and Rust's
- * parking_lot, which bound a waiter's starvation without paying a hand-off on every unlock. */
-#define FAIR_NS 500000ull
+/*
+ * A waiter's looks at the word. Every look takes the word's cache line from the owner, who
+ * writes it on every unlock (about 100 ns of the owner's time each, measured on 2 cores): the
+ * gaps between looks double, from 1 pause to SPIN_GAP_MAX, then (a woken waiter only) as
+ * yields of the CPU from 1 to YIELDS_MAX. A new waiter looks FIRST_LOOKS times (a little over a
+ * burst's driver call, a couple of microseconds) and parks. A woken one looks WOKEN_LOOKS
+ * times (some hundreds of microseconds) before it parks again: going back to sleep clears
+ * WOKEN, so that the owner's next unlock pays a wake-up system call; a long round trip keeps
+ * those rare, and its yields leave the CPU to an owner that shares its core. With a busy owner
+ * a woken waiter costs it a few per cent; a polling loop of a look per microsecond cost 15 %.
+ */
+#define SPIN_GAP_MAX 64
+#define FIRST_LOOKS  7
+#define YIELDS_MAX   8
+#define WOKEN_LOOKS  48
+
+/* After this much time of barging the owner hands the lock to a parked waiter: the eventual
+ * fairness of WebKit's WTF::Lock and Rust's parking_lot, which bound a waiter's starvation
+ * without paying a hand-off on every unlock. The clock is read once every FAIR_EVERY slow
+ * unlocks. */
+#define FAIR_NS	   500000ull
+#define FAIR_EVERY 64
 
 static void futex_wait(atomic_uint *w, unsigned v)
 {
@@ -50,133 +68,201 @@ static inline bool cas(atomic_uint *w, unsigned *v, unsigned nv)
 						     memory_order_relaxed);
 }
 
-/*
- * Poll until the lock is free and take it, or until the budget is spent. @parked: the caller
- * is counted in the word as a parked waiter (it was woken): taking the lock uncounts it, and
- * a hand-off meant for a parked waiter may be taken. Returns true with the lock held.
- */
-static bool poll_lock(struct mqtx_spinlock *l, bool parked)
+static void relax(unsigned n)
 {
-	unsigned spent = 0, gap = 1;
-	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
+	for (unsigned i = 0; i < n; i++)
+		mqtx_cpu_relax();
+}
 
-	for (;;) {
-		if (parked && (v & MQTX_LOCK_HANDOFF)) {
+/*
+ * Poll politely (see GRACE) until the lock is ours, or until @looks looks are spent. @count:
+ * what the caller is counted as in the word (MQTX_LOCK_POLLER or MQTX_LOCK_PARKED), uncounted
+ * when it takes the lock; a parked waiter may also take a hand-off. Gaps double up to
+ * SPIN_GAP_MAX pauses, then a parked (woken) waiter yields between looks.
+ */
+static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
+{
+	unsigned gap = 1, yields = 1, g = 0,
+		 clear = count == MQTX_LOCK_PARKED ? MQTX_LOCK_WOKEN : 0;
+	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
+	bool seen = false;
+
+	for (unsigned look = 0;; look++) {
+		if (count == MQTX_LOCK_PARKED && (v & MQTX_LOCK_HANDOFF)) {
 			/* Passed to us: HELD stays set. */
-			if (cas(&l->v, &v,
-				(v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - MQTX_LOCK_PARKED))
-				return true;
+			if (cas(&l->v, &v, (v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - count))
+				goto mine;
 			continue;
 		}
 		if (!(v & MQTX_LOCK_HELD)) {
-			unsigned nv = v | MQTX_LOCK_HELD;
-
-			if (parked)
-				nv = (nv & ~MQTX_LOCK_WOKEN) - MQTX_LOCK_PARKED;
-			if (cas(&l->v, &v, nv))
-				return true;
+			if (!seen || atomic_load_explicit(&l->gen, memory_order_relaxed) != g) {
+				/* Free, but maybe only between two of the owner's packets. */
+				seen = true;
+				g = atomic_load_explicit(&l->gen, memory_order_relaxed);
+				relax(GRACE);
+				v = atomic_load_explicit(&l->v, memory_order_relaxed);
+				continue;
+			}
+			if (cas(&l->v, &v, ((v | MQTX_LOCK_HELD) & ~clear) - count))
+				goto mine;
 			continue;
 		}
-		if (spent >= SPIN_BUDGET)
+		if (look >= looks)
 			return false;
-		for (unsigned i = 0; i < gap; i++)
-			mqtx_cpu_relax();
-		spent += gap;
-		gap = gap < SPIN_GAP_MAX ? gap * 2 : gap;
+		if (gap <= SPIN_GAP_MAX) {
+			relax(gap);
+			gap *= 2;
+		} else {
+			for (unsigned i = 0; i < yields; i++)
+				sched_yield();
+			yields = yields < YIELDS_MAX ? yields * 2 : yields;
+		}
 		v = atomic_load_explicit(&l->v, memory_order_relaxed);
+	}
+mine:
+	mqtx__spin_bump(l);
+	return true;
+}
+
+enum settle { SETTLE_SLEEP, SETTLE_TAKEN, SETTLE_FREE };
+
+/*
+ * A parked waiter about to sleep: take the lock if it was handed to us; if it is held, make
+ * sure no WOKEN stays set for us (we may have been the waiter on its way, and with WOKEN left
+ * set no unlock would wake anyone): the unlock of the owner seen holding it then wakes one. If
+ * it is free, neither sleep (it could stay free with every waiter asleep) nor take it at once
+ * (the owner may be between two packets): poll again.
+ */
+static enum settle settle(struct mqtx_spinlock *l)
+{
+	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
+
+	for (;;) {
+		if (v & MQTX_LOCK_HANDOFF) {
+			if (cas(&l->v, &v,
+				(v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - MQTX_LOCK_PARKED)) {
+				mqtx__spin_bump(l);
+				return SETTLE_TAKEN;
+			}
+		} else if (!(v & MQTX_LOCK_HELD)) {
+			return SETTLE_FREE;
+		} else if (!(v & MQTX_LOCK_WOKEN) || cas(&l->v, &v, v & ~MQTX_LOCK_WOKEN)) {
+			return SETTLE_SLEEP;
+		}
 	}
 }
 
 /*
- * The lock was held at the first try. Poll, then park: count ourselves in the word and sleep
- * on it. Any change of the word before the sleep starts (an unlock, another waiter) makes the
- * sleep return at once, so a wake-up cannot be missed; unlock wakes one parked waiter when
- * there is one and none is already on its way (WOKEN). A woken waiter polls again and, if it
- * loses to a thread that barged in, clears WOKEN and parks again: the next unlock wakes one.
+ * The lock was held at the first try. A thread that finds it free takes it (it has not been
+ * waiting: barging keeps a busy owner's lines on its core). Else it counts itself a poller
+ * and polls politely, then parks: it counts itself parked and sleeps on the wake-up word
+ * @seq, which only a waking unlock changes. (Sleeping on the lock word does not work: it
+ * changes on every lock and unlock, so with a busy owner the sleep returns at once, every
+ * time.) @seq is read before the lock is looked at a last time, so an unlock that wakes after
+ * that look changes it and the sleep returns at once: no wake-up is missed. A woken waiter
+ * polls again, politely and yielding, and parks again if the owner keeps the lock busy.
  */
 void mqtx__spin_wait(struct mqtx_spinlock *l)
 {
-	unsigned v;
+	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed), count = MQTX_LOCK_POLLER;
 
-	if (poll_lock(l, false))
-		return;
-	v = atomic_load_explicit(&l->v, memory_order_relaxed);
 	for (;;) {
 		if (!(v & MQTX_LOCK_HELD)) {
-			if (cas(&l->v, &v, v | MQTX_LOCK_HELD))
+			if (cas(&l->v, &v, v | MQTX_LOCK_HELD)) {
+				mqtx__spin_bump(l);
 				return;
+			}
 			continue;
 		}
-		if (cas(&l->v, &v, v + MQTX_LOCK_PARKED))
-			break;
-	}
-	v += MQTX_LOCK_PARKED;
-	for (;;) {
-		futex_wait(&l->v, v);
-		for (;;) {
-			if (poll_lock(l, true))
-				return;
-			/* Still held by another. Clear WOKEN before sleeping again, or no unlock
-			 * would wake anyone: we may have been the one on its way. */
-			v = atomic_load_explicit(&l->v, memory_order_relaxed);
-			if (v & MQTX_LOCK_HANDOFF || !(v & MQTX_LOCK_HELD))
-				continue;
-			if (v & MQTX_LOCK_WOKEN) {
-				if (!cas(&l->v, &v, v & ~MQTX_LOCK_WOKEN))
-					continue;
-				v &= ~MQTX_LOCK_WOKEN;
-			}
+		if ((v & MQTX_LOCK_POLLERS) == MQTX_LOCK_POLLERS) {
+			count = 0; /* too many polling to count: park at once */
 			break;
 		}
+		if (cas(&l->v, &v, v + MQTX_LOCK_POLLER))
+			break;
+	}
+	if (count && poll_lock(l, count, FIRST_LOOKS))
+		return;
+	v = atomic_load_explicit(&l->v, memory_order_relaxed);
+	while (!cas(&l->v, &v, v - count + MQTX_LOCK_PARKED))
+		;
+	for (;;) {
+		unsigned seq = atomic_load_explicit(&l->seq, memory_order_acquire);
+		enum settle st = settle(l);
+
+		if (st == SETTLE_TAKEN)
+			return;
+		if (st == SETTLE_SLEEP)
+			futex_wait(&l->seq, seq);
+		if (poll_lock(l, MQTX_LOCK_PARKED, WOKEN_LOOKS))
+			return;
 	}
 }
 
-/*
- * Unlock with parked waiters (the word is not just HELD). Wake one unless a woken one is on
- * its way. When the fairness deadline has passed, hand the lock over instead of releasing it:
- * the woken waiter owns it the moment it runs, and no barging thread can take it first.
- */
-void mqtx__spin_release(struct mqtx_spinlock *l)
+/* Owner only: has the fairness deadline passed? The clock is read every FAIR_EVERY calls,
+ * and the deadline moves on only once the lock has been handed over (@handed). */
+static bool fair_due(struct mqtx_spinlock *l)
 {
-	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
-	int fair = -1; /* not decided yet: the clock is read once, and only to wake */
+	uint64_t now;
+
+	if (l->fair_left) {
+		l->fair_left--;
+		return false;
+	}
+	l->fair_left = FAIR_EVERY - 1;
+	now = now_ns();
+	if (!l->fair_at)
+		l->fair_at = now + FAIR_NS;
+	return now >= l->fair_at;
+}
+
+/*
+ * Unlock with waiters (the word is not just HELD). With parked ones, wake one unless a woken
+ * one is on its way. Once the fairness deadline has passed, the lock is handed over instead
+ * of released, to the woken waiter (awake and polling: it owns the lock at its next look, and
+ * no barging thread can take it first). With none awake, one is woken first: a hand-off to a
+ * sleeping thread would leave the lock idle for as long as the scheduler takes to run it
+ * (tens of microseconds on a VM whose other CPU is idle).
+ */
+void mqtx__spin_release(struct mqtx_spinlock *l, unsigned v)
+{
+	bool fair = v >= MQTX_LOCK_PARKED && fair_due(l);
 
 	for (;;) {
 		unsigned nv;
 
-		if (v < MQTX_LOCK_PARKED || (v & MQTX_LOCK_WOKEN)) {
-			if (atomic_compare_exchange_weak_explicit(&l->v, &v, v & ~MQTX_LOCK_HELD,
-								  memory_order_release,
-								  memory_order_relaxed))
-				return;
+		if (v >= MQTX_LOCK_PARKED && fair && (v & MQTX_LOCK_WOKEN))
+			nv = v | MQTX_LOCK_HANDOFF;
+		else if (v >= MQTX_LOCK_PARKED && !(v & MQTX_LOCK_WOKEN))
+			nv = (v & ~MQTX_LOCK_HELD) | MQTX_LOCK_WOKEN;
+		else
+			nv = v & ~MQTX_LOCK_HELD;
+		if (!atomic_compare_exchange_weak_explicit(&l->v, &v, nv, memory_order_release,
+							   memory_order_relaxed))
 			continue;
+		if (nv & MQTX_LOCK_HANDOFF) {
+			l->fair_at =
+				0; /* the next deadline starts with the new owner's first look */
+			l->fair_left = 0;
+		} else if (nv & ~v & MQTX_LOCK_WOKEN) {
+			atomic_fetch_add_explicit(&l->seq, 1, memory_order_release);
+			futex_wake_one(&l->seq);
 		}
-		if (fair < 0) {
-			uint64_t now = now_ns();
-
-			fair = l->fair_at && now >= l->fair_at;
-			if (fair || !l->fair_at)
-				l->fair_at = now + FAIR_NS;
-		}
-		nv = fair ? v | MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN
-			  : (v & ~MQTX_LOCK_HELD) | MQTX_LOCK_WOKEN;
-		if (atomic_compare_exchange_weak_explicit(&l->v, &v, nv, memory_order_release,
-							  memory_order_relaxed)) {
-			futex_wake_one(&l->v);
-			return;
-		}
+		return;
 	}
 }
 
-/* The raw lock's wait: the same polling, then a yield between looks (see lock.h for why this
- * lock does not park). */
+/* The raw lock's wait: polls with doubling gaps for RAW_BUDGET pauses, then a yield between
+ * looks (see lock.h for why this lock does not park). */
+#define RAW_BUDGET 64
+
 void mqtx__raw_wait(struct mqtx_rawlock *l)
 {
 	unsigned spent = 0, gap = 1;
 
 	do {
 		while (atomic_load_explicit(&l->v, memory_order_relaxed)) {
-			if (spent >= SPIN_BUDGET) {
+			if (spent >= RAW_BUDGET) {
 				sched_yield();
 				continue;
 			}
