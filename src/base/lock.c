@@ -94,19 +94,22 @@ static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
 				goto mine;
 			continue;
 		}
-		if (!(v & MQTX_LOCK_HELD)) {
-			if (!seen || atomic_load_explicit(&l->gen, memory_order_relaxed) != g) {
-				/* Free, but maybe only between two of the owner's packets. */
-				seen = true;
-				g = atomic_load_explicit(&l->gen, memory_order_relaxed);
-				relax(GRACE);
-				v = atomic_load_explicit(&l->v, memory_order_relaxed);
-				continue;
-			}
+		if (!(v & MQTX_LOCK_HELD) && !seen) {
+			/* Free, but maybe only between two of the owner's packets. */
+			seen = true;
+			g = atomic_load_explicit(&l->gen, memory_order_relaxed);
+			relax(GRACE);
+			v = atomic_load_explicit(&l->v, memory_order_relaxed);
+			continue;
+		}
+		if (!(v & MQTX_LOCK_HELD) &&
+		    atomic_load_explicit(&l->gen, memory_order_relaxed) == g) {
 			if (cas(&l->v, &v, ((v | MQTX_LOCK_HELD) & ~clear) - count))
 				goto mine;
 			continue;
 		}
+		/* Held, or taken and freed again within the grace: the owner is busy. */
+		seen = false;
 		if (look >= looks)
 			return false;
 		if (gap <= SPIN_GAP_MAX) {
