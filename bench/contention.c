@@ -24,7 +24,7 @@ struct sample {
 static void run_line(const struct config *c, unsigned burst)
 {
 	struct sample s[16];
-	double v[7][16];
+	double v[8][16];
 
 	/* The baseline and the configuration alternate: a noisy moment falls on both. */
 	for (unsigned r = 0; r < reps; r++) {
@@ -48,6 +48,7 @@ static void run_line(const struct config *c, unsigned burst)
 		v[4][r] = s[r].fairness;
 		v[5][r] = s[r].busy;
 		v[6][r] = s[r].delivered / (s[r].base > 0 ? s[r].base : 1);
+		v[7][r] = s[r].share;
 	}
 	double base = bench_median(v[0], reps), ratio = bench_median(v[6], reps);
 	double fair_min = 1;
@@ -56,10 +57,12 @@ static void run_line(const struct config *c, unsigned burst)
 		fair_min = s[r].fairness < fair_min ? s[r].fairness : fair_min;
 	printf("bench=contention kind=%s threads=%u queues=%u burst=%u cores=%u "
 	       "delivered_mpps=%.3f offered_mpps=%.3f base_mpps=%.3f vs_one=%.2f drop_pct=%.2f "
-	       "fairness=%.2f fairness_min=%.2f cpus_busy=%.2f window_s=%.2f reps=%u\n",
+	       "fairness=%.2f fairness_min=%.2f cpus_busy=%.2f cpu_share=%.2f window_s=%.2f "
+	       "reps=%u\n",
 	       c->kind, c->threads, c->queues, burst, bench_ncpu(), bench_median(v[2], reps),
 	       bench_median(v[1], reps), base, ratio, bench_median(v[3], reps),
-	       bench_median(v[4], reps), fair_min, bench_median(v[5], reps), secs, reps);
+	       bench_median(v[4], reps), fair_min, bench_median(v[5], reps),
+	       bench_median(v[7], reps), secs, reps);
 	fflush(stdout);
 }
 
@@ -91,8 +94,6 @@ int main(int argc, char **argv)
 	unsigned n = 0, cores = bench_ncpu();
 
 	bench_init(argc, argv, &reps, &secs);
-	if (bench_quick())
-		secs = 0.05;
 	if (argc == 5)
 		return one_only(argv);
 	for (unsigned t = 1; t <= 8; t *= 2)
