@@ -9,7 +9,8 @@
 #include "base/lock.h"
 
 /*
- * A waiter that saw the lock taken and then sees it free does not take it at once: it looks
+ * A polite lock's waiter (the queue locks) that saw the lock taken and then sees it free does
+ * not take it at once: it looks
  * again GRACE pauses later (a few hundred nanoseconds on current x86 cores) and takes it only
  * if no acquisition happened meanwhile (@gen). An owner that sends packet after packet frees
  * the lock for a few tens of nanoseconds between them; a waiter that took it then would move
@@ -94,7 +95,7 @@ static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
 				goto mine;
 			continue;
 		}
-		if (!(v & MQTX_LOCK_HELD) && !seen) {
+		if (!(v & MQTX_LOCK_HELD) && !seen && l->polite) {
 			/* Free, but maybe only between two of the owner's packets. */
 			seen = true;
 			g = atomic_load_explicit(&l->gen, memory_order_relaxed);
@@ -103,7 +104,7 @@ static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
 			continue;
 		}
 		if (!(v & MQTX_LOCK_HELD) &&
-		    atomic_load_explicit(&l->gen, memory_order_relaxed) == g) {
+		    (!l->polite || atomic_load_explicit(&l->gen, memory_order_relaxed) == g)) {
 			if (cas(&l->v, &v, ((v | MQTX_LOCK_HELD) & ~clear) - count))
 				goto mine;
 			continue;

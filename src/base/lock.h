@@ -40,6 +40,11 @@ struct mqtx_spinlock {
 	 * clock is read again, and when the lock must next go to a parked waiter rather than to
 	 * whoever barges in first. */
 	uint32_t fair_left;
+	/* Waiters are polite (see base/lock.c): for a lock whose owner and waiters want the same
+	 * thing done, a TX queue's lock, where the owner's next packet is as good as the waiter's.
+	 * Not for a lock around a shared resource that every thread needs for its own progress (a
+	 * pool's free stack), where a polite waiter would wait for the fairness hand-off. */
+	bool polite;
 	uint64_t fair_at;
 };
 
@@ -58,7 +63,15 @@ static inline void mqtx_spin_init(struct mqtx_spinlock *l)
 	atomic_init(&l->seq, 0);
 	atomic_init(&l->gen, 0);
 	l->fair_left = 0;
+	l->polite = false;
 	l->fair_at = 0;
+}
+
+/* The same, for a lock whose waiters are polite (see @polite). */
+static inline void mqtx_spin_init_polite(struct mqtx_spinlock *l)
+{
+	mqtx_spin_init(l);
+	l->polite = true;
 }
 
 /* The owner's mark of an acquisition that waiters may be watching (see @gen). */

@@ -17,7 +17,7 @@ static void txq_init(struct mqtx_dev *dev, struct mqtx_txq *txq, uint32_t i)
 	memset(txq, 0, sizeof(*txq));
 	txq->dev = dev;
 	txq->index = i;
-	mqtx_spin_init(&txq->lock);
+	mqtx_spin_init_polite(&txq->lock);
 	mqtx_raw_init(&txq->xmit_lock);
 	mqtx_spin_init(&txq->busylock);
 	atomic_init(&txq->qdisc, &mqtx__noop_qdisc);
