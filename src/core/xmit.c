@@ -183,6 +183,9 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 
 	while (quota > 0 && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
 		held = false;
+		if (atomic_load_explicit(&q->dev_queue->state, memory_order_relaxed) &
+		    MQTX_TXQ_MISSED) /* this dequeue answers a run asked for until now */
+			atomic_fetch_and(&q->dev_queue->state, ~MQTX_TXQ_MISSED);
 		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq,
 				  &held);
 		if (!n)
@@ -203,9 +206,13 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 		 * The batch ended on a qdisc holding its packets back (a shaper out of tokens,
 		 * its watchdog armed) where Linux's run, one packet at a time, would have ended
 		 * at that same dequeue. Asking again with nothing new queued would only count
-		 * a second overlimit that Linux does not.
+		 * a second overlimit that Linux does not. Unless a scheduled run came meanwhile
+		 * (the watchdog armed by that dequeue fired during the driver call): it found us
+		 * running and left, and nobody would ask the qdisc again.
 		 */
-		if (held && q->qlen == qlen)
+		if (held && q->qlen == qlen &&
+		    !(atomic_load_explicit(&q->dev_queue->state, memory_order_relaxed) &
+		      MQTX_TXQ_MISSED))
 			return;
 	}
 	if (quota <= 0 && (q->qlen || q->requeue.len))
@@ -242,7 +249,9 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q)
 		return;
 	lock = mqtx__qdisc_lock(q);
 	mqtx_spin_lock(lock);
-	if (!(q->flags & MQTX_QF_OUT_OF_SERVICE))
+	if (q->running) /* the runner is in the driver: it goes round again */
+		atomic_fetch_or(&q->dev_queue->state, MQTX_TXQ_MISSED);
+	else if (!(q->flags & MQTX_QF_OUT_OF_SERVICE))
 		qdisc_run_locked(q);
 	mqtx_spin_unlock(lock);
 }
