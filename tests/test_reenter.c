@@ -21,6 +21,7 @@
 
 #include "cls_fixture.h"
 #include "contend.h"
+#include "core/core.h" /* the graft case waits for MQTX_QF_GRAFTING, under the queue lock */
 
 #define FLOWS		  32
 #define HOPS		  8	 /* kinds of packet a flow has: its hop, or request/reply */
@@ -538,6 +539,123 @@ static void test_mirred_redirect_self_4(void **state)
 	mirred_self(4, 1, true);
 }
 
+/* ---- a driver sends into its own device while a graft waits for the qdisc's runner ---- */
+
+struct gr_priv {
+	atomic_int in_driver; /* the runner's first call has started */
+	uint64_t seen[4];     /* tags in the order taken (one call at a time) */
+	atomic_uint nseen;
+	atomic_ullong rc[3];
+};
+
+/* The first pass waits, inside the call, until a graft has taken the qdisc out of service,
+ * then sends the packet into the same device again. */
+static unsigned gr_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			unsigned n, bool more)
+{
+	struct gr_priv *p = mqtx_dev_priv(dev);
+
+	(void)more;
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_pkt *pkt = pkts[i];
+		unsigned k = atomic_fetch_add(&p->nseen, 1);
+		struct mqtx_qdisc *q = mqtx_txq_active_qdisc(txq);
+		bool grafting = false;
+
+		if (k < 4)
+			p->seen[k] = pkt->user;
+		if (HOP(pkt->user)) {
+			mqtx_pkt_free(pkt);
+			continue;
+		}
+		atomic_store(&p->in_driver, 1);
+		while (!grafting) {
+			sched_yield();
+			mqtx_spin_lock(mqtx__qdisc_lock(q));
+			grafting = q->flags & MQTX_QF_GRAFTING;
+			mqtx_spin_unlock(mqtx__qdisc_lock(q));
+		}
+		pkt->user = TAG(FLOW(pkt->user), 1, SEQ(pkt->user));
+		atomic_fetch_add(&p->rc[mqtx_dev_xmit(dev, pkt)], 1);
+	}
+	return n;
+}
+
+static const struct mqtx_dev_ops gr_ops = {
+	.kind = "graftsend",
+	.priv_size = sizeof(struct gr_priv),
+	.xmit_burst = gr_xmit,
+};
+
+struct gr_run {
+	struct mqtx_dev *dev;
+	struct mqtx_ctl *ctl;
+	struct mqtx_pkt *pkt;
+	int graft_rc;
+};
+
+static void *gr_send_main(void *arg)
+{
+	struct gr_run *r = arg;
+
+	mqtx_dev_xmit(r->dev, r->pkt);
+	return NULL;
+}
+
+static void *gr_graft_main(void *arg)
+{
+	struct gr_run *r = arg;
+	struct gr_priv *p = mqtx_dev_priv(r->dev);
+
+	while (!atomic_load(&p->in_driver))
+		sched_yield();
+	r->graft_rc = fixture_run(r->ctl, "qdisc replace dev g0 root pfifo", NULL, NULL);
+	return NULL;
+}
+
+/*
+ * The sender runs the prio qdisc and is in the driver when a graft replaces prio: the graft
+ * waits for that runner to finish, and the driver, still in its call, sends into the device.
+ * That transmit cannot wait for the new qdisc (it would wait for itself): it goes into prio,
+ * whose backlog the graft moves into pfifo, which sends it.
+ */
+static void test_self_send_during_graft(void **state)
+{
+	struct mqtx_dev_cfg c = {
+		.name = "g0", .ops = &gr_ops, .num_txq = 1, .tx_queue_len = LONGQ
+	};
+	struct mqtx_pkt_pool *pool = mkpool();
+	struct gr_run r = { 0 };
+	struct mqtx_dev_stats st;
+	pthread_t snd, gr;
+	struct gr_priv *p;
+
+	(void)state;
+	assert_int_equal(mqtx_dev_create(&c, &r.dev), 0);
+	p = mqtx_dev_priv(r.dev);
+	assert_int_equal(mqtx_dev_open(r.dev), 0);
+	assert_int_equal(mqtx_ctl_new(&r.ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(r.ctl, r.dev), 0);
+	assert_int_equal(fixture_run(r.ctl, "qdisc replace dev g0 root prio", NULL, NULL), 0);
+	r.pkt = test_udp_pkt(pool, 1, 1, 1, 0);
+	r.pkt->user = TAG(0, 0, 7);
+	assert_int_equal(pthread_create(&gr, NULL, gr_graft_main, &r), 0);
+	assert_int_equal(pthread_create(&snd, NULL, gr_send_main, &r), 0);
+	ct_join(snd, "the sender (in the driver)");
+	ct_join(gr, "the graft");
+	assert_int_equal(r.graft_rc, 0);
+	ct_drain(r.dev, NULL, NULL);
+	assert_int_equal(atomic_load(&p->nseen), 2);
+	assert_int_equal(p->seen[0], TAG(0, 0, 7));
+	assert_int_equal(p->seen[1], TAG(0, 1, 7));
+	assert_int_equal(atomic_load(&p->rc[MQTX_XMIT_SUCCESS]), 1);
+	st = ct_books(r.dev, 2, 0);
+	assert_int_equal(st.txq.packets, 2);
+	assert_string_equal(mqtx_txq_active_qdisc(mqtx_dev_txq(r.dev, 0))->ops->id, "pfifo");
+	mqtx_ctl_free(r.ctl); /* destroys g0 */
+	free_pool(pool);
+}
+
 /* ---- two devices whose drivers send into each other ---- */
 
 struct pp_priv {
@@ -670,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_mirred_mirror_self_4_burst16),
 		cmocka_unit_test(test_mirred_redirect_self_1_burst8),
 		cmocka_unit_test(test_mirred_redirect_self_4),
+		cmocka_unit_test(test_self_send_during_graft),
 		cmocka_unit_test(test_ping_pong_2_burst1),
 		cmocka_unit_test(test_ping_pong_2_burst32),
 		cmocka_unit_test(test_ping_pong_8_burst8),

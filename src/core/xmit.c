@@ -308,6 +308,19 @@ static void direct_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_
 		qdisc_run_locked(q); /* what our driver sent back into this qdisc meanwhile */
 }
 
+/* Lock held: enqueue @pkts; returns how many @q accepted, *@rc the last enqueue's result. */
+static unsigned enqueue_pkts(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsigned n, int *rc,
+			     struct mqtx_pkt **to_free)
+{
+	unsigned accepted = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		*rc = q->ops->enqueue(q, pkts[i], to_free);
+		accepted += *rc != MQTX_XMIT_DROP;
+	}
+	return accepted;
+}
+
 /* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run. */
 static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
 			    unsigned n, int *rc, struct mqtx_spinlock *busy,
@@ -323,10 +336,7 @@ static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
 		*rc = MQTX_XMIT_SUCCESS;
 		return n;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		*rc = q->ops->enqueue(q, pkts[i], to_free);
-		accepted += *rc != MQTX_XMIT_DROP;
-	}
+	accepted = enqueue_pkts(q, pkts, n, rc, to_free);
 	/* Linux's __dev_xmit_skb(): the busylock is let go before this thread runs the qdisc,
 	 * so that the next enqueuer is the only rival the runner's relocks meet. */
 	if (unlikely(busy))
@@ -349,16 +359,25 @@ static unsigned reenter_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct 
 		*rc = MQTX_XMIT_DROP;
 		return 0;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		*rc = q->ops->enqueue(q, pkts[i], &to_free);
-		accepted += *rc != MQTX_XMIT_DROP;
-	}
+	accepted = enqueue_pkts(q, pkts, n, rc, &to_free);
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;
 }
 
 static int xmit_deferred(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/* This thread holds an xmit lock of @dev: it is inside one of @dev's driver calls, perhaps as
+ * the runner of a qdisc that a graft is waiting for. Asked only on the rare path. */
+static bool in_driver_of(struct mqtx_dev *dev)
+{
+	int tid = mqtx__tid();
+
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		if (atomic_load_explicit(&dev->txq[i].xmit_owner, memory_order_relaxed) == tid)
+			return true;
+	return false;
+}
 
 /* Nested in a direct transmit, the queue lock taken by someone else: the packets go when the
  * outermost section ends, with no lock held (and count one more hop, as a redirect does). */
@@ -393,6 +412,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 	struct mqtx_qdisc *q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 	struct mqtx_spinlock *lock, *busy;
 	struct mqtx_pkt *to_free = NULL;
+	bool grafting = false;
 	unsigned accepted;
 
 	for (;;) {
@@ -425,6 +445,16 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		}
 		if (likely(!(q->flags & MQTX_QF_OUT_OF_SERVICE)))
 			break;
+		/*
+		 * Being replaced, and this thread is inside a driver call: it may be the runner
+		 * the graft waits for (mqtx__qdisc_wait_idle()), or hold a queue lock the graft
+		 * takes next, so waiting for the new qdisc would never end. The graft moves what
+		 * the old one holds into the new one, in order: queue the packets there.
+		 */
+		if (!(q->flags & MQTX_QF_DEACTIVATED) && (direct_held || in_driver_of(txq->dev))) {
+			grafting = true;
+			break;
+		}
 		/* Being replaced or taken down: follow the queue's current qdisc. */
 		mqtx_spin_unlock(lock);
 		if (busy)
@@ -432,7 +462,13 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		mqtx_cpu_relax();
 		q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 	}
-	accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
+	if (unlikely(grafting)) {
+		if (busy)
+			mqtx_spin_unlock(busy);
+		accepted = enqueue_pkts(q, pkts, n, rc, &to_free);
+	} else {
+		accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
+	}
 	mqtx_spin_unlock(lock);
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
