@@ -21,7 +21,7 @@
 
 #include "cls_fixture.h"
 #include "contend.h"
-#include "core/core.h" /* the graft case waits for MQTX_QF_GRAFTING, under the queue lock */
+#include "core/core.h" /* two cases wait for states of the core: a graft, a queue lock */
 
 #define FLOWS		  32
 #define HOPS		  8	 /* kinds of packet a flow has: its hop, or request/reply */
@@ -656,6 +656,140 @@ static void test_self_send_during_graft(void **state)
 	free_pool(pool);
 }
 
+/* ---- holding one queue's lock, a thread never waits for another's ---- */
+
+static _Thread_local bool in_q1_call; /* this thread is in queue 1's driver call */
+
+struct ab_priv {
+	atomic_int nested; /* queue 0's driver was called inside queue 1's */
+	atomic_ullong taken[2];
+};
+
+/* Queue 1's driver sends every packet on into queue 0; a call of queue 0's driver made from
+ * inside it waits until another thread holds queue 0's lock and waits for queue 1's. */
+static unsigned ab_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			unsigned n, bool more)
+{
+	struct ab_priv *p = mqtx_dev_priv(dev);
+	unsigned qi = mqtx_txq_index(txq);
+
+	(void)more;
+	if (qi == 0 && in_q1_call) {
+		struct mqtx_txq *t0 = mqtx_dev_txq(dev, 0), *t1 = mqtx_dev_txq(dev, 1);
+		uint64_t until = ct_now() + CT_WAIT_NS;
+
+		atomic_store(&p->nested, 1);
+		while (!(atomic_load(&t0->lock.v) & MQTX_LOCK_HELD) ||
+		       atomic_load(&t1->lock.v) < MQTX_LOCK_PARKED)
+			if (ct_now() > until)
+				break;
+			else
+				sched_yield();
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_pkt *pkt = pkts[i];
+
+		if (qi == 1 && !HOP(pkt->user)) {
+			pkt->user = TAG(FLOW(pkt->user), 1, SEQ(pkt->user));
+			pkt->queue_mapping = 0;
+			in_q1_call = true;
+			mqtx_dev_xmit(dev, pkt);
+			in_q1_call = false;
+			continue;
+		}
+		atomic_fetch_add(&p->taken[qi], 1);
+		mqtx_pkt_free(pkt);
+	}
+	return n;
+}
+
+static const struct mqtx_dev_ops ab_ops = {
+	.kind = "abba",
+	.priv_size = sizeof(struct ab_priv),
+	.xmit_burst = ab_xmit,
+};
+
+struct ab_run {
+	struct mqtx_dev *dev;
+	struct mqtx_pkt *pkt;
+	atomic_bool sent, frozen;
+};
+
+static void *ab_send_main(void *arg)
+{
+	struct ab_run *r = arg;
+
+	mqtx_dev_xmit(r->dev, r->pkt);
+	atomic_store(&r->sent, true);
+	return NULL;
+}
+
+static void *ab_freeze_main(void *arg)
+{
+	struct ab_run *r = arg;
+
+	mqtx_dev_lock_all_queues(r->dev); /* queue locks in index order */
+	mqtx_dev_unlock_all_queues(r->dev);
+	atomic_store(&r->frozen, true);
+	return NULL;
+}
+
+/*
+ * A sender goes straight to queue 1's driver, holding queue 1's lock; the driver sends into
+ * queue 0, whose lock is free, and whose qdisc (prio) cannot be bypassed. Running that qdisc
+ * there would mean dropping queue 0's lock around its driver call and waiting to take it back,
+ * with queue 1's still held: mqtx_dev_lock_all_queues() on another thread takes queue 0's lock
+ * meanwhile and waits for queue 1's, and neither thread moves again. The packet must be queued
+ * and its queue run once the sender's transmit ends, with no lock held.
+ */
+static void test_nested_run_vs_lock_all_queues(void **state)
+{
+	struct mqtx_dev_cfg c = {
+		.name = "ab0", .ops = &ab_ops, .num_txq = 2, .tx_queue_len = LONGQ
+	};
+	struct mqtx_pkt_pool *pool = mkpool();
+	struct ab_run r = { 0 };
+	struct mqtx_dev_stats st;
+	struct mqtx_ctl *ctl;
+	pthread_t snd, frz;
+	struct ab_priv *p;
+	bool freezer;
+
+	(void)state;
+	assert_int_equal(mqtx_dev_create(&c, &r.dev), 0);
+	p = mqtx_dev_priv(r.dev);
+	assert_int_equal(mqtx_dev_open(r.dev), 0);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, r.dev), 0);
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev ab0 root handle 1: mq", NULL, NULL),
+			 0);
+	assert_int_equal(fixture_run(ctl, "qdisc replace dev ab0 parent 1:1 prio", NULL, NULL), 0);
+	r.pkt = test_udp_pkt(pool, 1, 1, 1, 0);
+	r.pkt->user = TAG(0, 0, 3);
+	r.pkt->queue_mapping = 1;
+	r.pkt->flags |= MQTX_PKT_F_QMAP_SET;
+	assert_int_equal(pthread_create(&snd, NULL, ab_send_main, &r), 0);
+	/* The freeze starts once queue 0's driver is called inside queue 1's, if it ever is. */
+	while (!atomic_load(&r.sent) && !atomic_load(&p->nested))
+		sched_yield();
+	freezer = atomic_load(&p->nested);
+	if (freezer)
+		assert_int_equal(pthread_create(&frz, NULL, ab_freeze_main, &r), 0);
+	ct_join(snd, "the sender");
+	if (freezer)
+		ct_join(frz, "the freeze");
+	else
+		ab_freeze_main(&r);
+	assert_true(atomic_load(&r.frozen));
+	ct_drain(r.dev, NULL, NULL);
+	assert_int_equal(atomic_load(&p->taken[0]), 1);
+	assert_int_equal(atomic_load(&p->taken[1]), 0);
+	st = ct_books(r.dev, 2, 0);
+	assert_int_equal(st.txq.packets, 2);
+	mqtx_ctl_free(ctl); /* destroys ab0 */
+	free_pool(pool);
+}
+
 /* ---- two devices whose drivers send into each other ---- */
 
 struct pp_priv {
@@ -789,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_mirred_redirect_self_1_burst8),
 		cmocka_unit_test(test_mirred_redirect_self_4),
 		cmocka_unit_test(test_self_send_during_graft),
+		cmocka_unit_test(test_nested_run_vs_lock_all_queues),
 		cmocka_unit_test(test_ping_pong_2_burst1),
 		cmocka_unit_test(test_ping_pong_2_burst32),
 		cmocka_unit_test(test_ping_pong_8_burst8),

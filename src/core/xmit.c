@@ -280,6 +280,21 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 static MQTX_TLS unsigned direct_held;
 
 /*
+ * Lock held, qdisc in service: run it, unless this thread holds another queue's lock across a
+ * driver call. A run drops this lock around each driver call and waits to take it again, and
+ * waiting for it while holding the other inverts the lock order (a graft and
+ * mqtx_dev_lock_all_queues() hold every queue lock, taken in index order). The queue runs
+ * when this thread's outermost section ends, with no lock held, or its runner goes on.
+ */
+static void run_or_schedule(struct mqtx_qdisc *q)
+{
+	if (likely(!direct_held))
+		qdisc_run_locked(q);
+	else if (!q->running)
+		mqtx_txq_schedule(q->dev_queue);
+}
+
+/*
  * Lock held; the qdisc is empty, in service and not running, the queue neither stopped nor
  * frozen. The driver gets @pkts with the queue lock still held: there is no moment in which
  * the qdisc is RUNNING with the lock free, so a sender that arrives meanwhile waits for the
@@ -305,7 +320,7 @@ static void direct_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_
 	if (sent < n)
 		requeue_refused(q, txq, pkts + sent, n - sent);
 	else if (q->qlen)
-		qdisc_run_locked(q); /* what our driver sent back into this qdisc meanwhile */
+		run_or_schedule(q); /* what our driver sent back into this qdisc meanwhile */
 }
 
 /* Lock held: enqueue @pkts; returns how many @q accepted, *@rc the last enqueue's result. */
@@ -321,7 +336,8 @@ static unsigned enqueue_pkts(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsig
 	return accepted;
 }
 
-/* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run. */
+/* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run it
+ * (run_or_schedule()). */
 static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
 			    unsigned n, int *rc, struct mqtx_spinlock *busy,
 			    struct mqtx_pkt **to_free)
@@ -341,7 +357,7 @@ static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
 	 * so that the next enqueuer is the only rival the runner's relocks meet. */
 	if (unlikely(busy))
 		mqtx_spin_unlock(busy);
-	qdisc_run_locked(q);
+	run_or_schedule(q);
 	return accepted;
 }
 
