@@ -43,7 +43,7 @@ struct ct_order {
 
 static inline void ct_order_see(struct ct_order *o, const struct mqtx_pkt *pkt, unsigned q)
 {
-	unsigned f = (unsigned)(pkt->user >> 32) % CT_MAX_FLOWS;
+	unsigned f = (unsigned)(pkt->user >> 32 & 0x7fffffff) % CT_MAX_FLOWS;
 	uint32_t seq = (uint32_t)pkt->user, *next = &o->next[f][q % CT_MAX_Q];
 
 	if (seq < *next)
@@ -57,8 +57,17 @@ static inline void ct_order_see(struct ct_order *o, const struct mqtx_pkt *pkt, 
 
 /* ---- the checking driver: a null driver that checks order (it never stops its queue) ---- */
 
+/* In pkt->user: the driver has sent this packet into its own device once already. */
+#define CT_AGAIN (1ull << 63)
+
 struct ct_drv {
 	struct ct_order order;
+	/* Re-entry: every packet is sent into the same device once more, from xmit_burst, under
+	 * the queue lock the direct transmit holds (its second passes are checked in @again). */
+	bool resend;
+	bool cross; /* ...into the other of two queues */
+	struct ct_order again;
+	atomic_ullong resent;
 };
 
 static inline unsigned ct_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
@@ -67,9 +76,26 @@ static inline unsigned ct_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	struct ct_drv *d = mqtx_dev_priv(dev);
 
 	(void)more;
-	for (unsigned i = 0; i < n; i++)
-		ct_order_see(&d->order, pkts[i], mqtx_txq_index(txq));
-	mqtx_pkt_free_bulk(pkts, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct mqtx_pkt *pkt = pkts[i];
+
+		if (pkt->user & CT_AGAIN) {
+			ct_order_see(&d->again, pkt, mqtx_txq_index(txq));
+		} else {
+			ct_order_see(&d->order, pkt, mqtx_txq_index(txq));
+			if (d->resend) {
+				pkt->user |= CT_AGAIN;
+				if (d->cross) {
+					pkt->queue_mapping = (uint16_t)(1 - mqtx_txq_index(txq));
+					pkt->flags |= MQTX_PKT_F_QMAP_SET;
+				}
+				atomic_fetch_add(&d->resent, 1);
+				mqtx_dev_xmit(dev, pkt);
+				continue;
+			}
+		}
+		mqtx_pkt_free(pkt);
+	}
 	return n;
 }
 
