@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The queue spinlock: mutual exclusion and no lost update when threads outnumber the CPUs
- * four times over, so waiters go through every stage of the slow path (spin, yield, nap). */
+/* The queue lock: mutual exclusion and no lost update when threads outnumber the CPUs four
+ * times over; a waiter that parks is woken by the unlock; after the fairness deadline the lock
+ * is handed to a parked waiter, which neither a barging lock nor a trylock can take first.
+ * Waits are on conditions, bounded only to report a failure instead of hanging. */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -8,12 +10,50 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "base/lock.h"
 
-#define ROUNDS 100000
+#define ROUNDS	    100000
+#define WAIT_NS	    (30ull * 1000000000ull) /* a bound on failure, never a speed */
+#define BARGE_LIMIT 20000000u		    /* re-takes before the parked waiter must have it */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Waiters parked on @l, or about to park: the count in the lock word. */
+static unsigned parked(struct mqtx_spinlock *l)
+{
+	return atomic_load(&l->v) / MQTX_LOCK_PARKED;
+}
+
+/* The scheduler's state of thread @tid: 'S' while it sleeps (in FUTEX_WAIT here). */
+static char thread_state(int tid)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return p && p[1] == ' ' ? p[2] : '?';
+}
 
 struct shared {
 	struct mqtx_spinlock lock;
@@ -32,7 +72,7 @@ static void *worker(void *arg)
 			atomic_fetch_add(&s->overlaps, 1);
 		s->count++;
 		if (i % 64 == 0)
-			sched_yield(); /* a holder that loses its CPU: the case naps are for */
+			sched_yield(); /* a holder that loses its CPU: its waiters park */
 		atomic_fetch_sub(&s->inside, 1);
 		mqtx_spin_unlock(&s->lock);
 	}
@@ -54,6 +94,8 @@ static void test_oversubscribed(void **state)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 	assert_int_equal(atomic_load(&s.overlaps), 0);
 	assert_int_equal(s.count, (unsigned long)n * ROUNDS);
+	/* Every waiter that parked was counted out again; no bit is left behind. */
+	assert_int_equal(atomic_load(&s.lock.v), 0);
 }
 
 static void test_trylock(void **state)
@@ -72,10 +114,181 @@ static void test_trylock(void **state)
 	mqtx_spin_unlock(&l);
 }
 
+/* ---- a waiter that parks ---- */
+
+struct waiter {
+	struct mqtx_spinlock *l;
+	pthread_t th;
+	atomic_int tid;
+	atomic_int got;	    /* it has held the lock */
+	atomic_int release; /* may let it go (else it holds it until told) */
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+
+	atomic_store(&w->tid, (int)syscall(SYS_gettid));
+	mqtx_spin_lock(w->l);
+	atomic_store(&w->got, 1);
+	while (!atomic_load(&w->release))
+		sched_yield();
+	mqtx_spin_unlock(w->l);
+	return NULL;
+}
+
+static void waiter_start(struct waiter *w, struct mqtx_spinlock *l, bool release)
+{
+	w->l = l;
+	atomic_init(&w->tid, 0);
+	atomic_init(&w->got, 0);
+	atomic_init(&w->release, release);
+	assert_int_equal(pthread_create(&w->th, NULL, waiter_main, w), 0);
+}
+
+/* Until @n waiters are counted parked on @l and each of @w sleeps in the kernel. */
+static void wait_parked(struct mqtx_spinlock *l, struct waiter *w, unsigned n)
+{
+	uint64_t until = mono_ns() + WAIT_NS;
+
+	for (;;) {
+		bool asleep = parked(l) == n;
+
+		for (unsigned i = 0; i < n && asleep; i++)
+			asleep = atomic_load(&w[i].tid) &&
+				 thread_state(atomic_load(&w[i].tid)) == 'S';
+		if (asleep)
+			return;
+		if (mono_ns() > until)
+			fail_msg("%u waiters not parked: word %#x", n, atomic_load(&l->v));
+		sched_yield();
+	}
+}
+
+static void wait_got(struct waiter *w)
+{
+	uint64_t until = mono_ns() + WAIT_NS;
+
+	while (!atomic_load(&w->got)) {
+		if (mono_ns() > until)
+			fail_msg("a parked waiter never got the lock");
+		sched_yield();
+	}
+}
+
+/* Parked waiters sleep until an unlock wakes one; each owner's unlock wakes the next. */
+static void test_parked_woken_by_unlock(void **state)
+{
+	struct mqtx_spinlock l;
+	struct waiter w[3];
+
+	(void)state;
+	mqtx_spin_init(&l);
+	mqtx_spin_lock(&l);
+	for (unsigned i = 0; i < 3; i++)
+		waiter_start(&w[i], &l, true);
+	wait_parked(&l, w, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(atomic_load(&w[i].got), 0);
+	/* Nothing but a wake-up can end their sleep: there is no timeout on it. */
+	mqtx_spin_unlock(&l);
+	for (unsigned i = 0; i < 3; i++) {
+		wait_got(&w[i]);
+		assert_int_equal(pthread_join(w[i].th, NULL), 0);
+	}
+	assert_int_equal(atomic_load(&l.v), 0);
+}
+
+/*
+ * The first wake-up of a parked waiter starts the fairness deadline. Once it has passed, the
+ * unlock hands the lock to the parked waiter: the word stays HELD, so neither the former
+ * owner's trylock nor its lock can take the lock before the waiter has had it.
+ */
+static void test_handoff_after_deadline(void **state)
+{
+	struct mqtx_spinlock l;
+	struct waiter w;
+	uint64_t due;
+
+	(void)state;
+	mqtx_spin_init(&l);
+	/* A first contended unlock: not fair yet, it only wakes, and sets the deadline. */
+	mqtx_spin_lock(&l);
+	waiter_start(&w, &l, true);
+	wait_parked(&l, &w, 1);
+	mqtx_spin_unlock(&l);
+	wait_got(&w);
+	assert_int_equal(pthread_join(w.th, NULL), 0);
+
+	mqtx_spin_lock(&l);
+	due = l.fair_at; /* the owner's to read */
+	assert_true(due != 0);
+	waiter_start(&w, &l, false);
+	wait_parked(&l, &w, 1);
+	/* Hold it until the deadline has passed: the condition the hand-off depends on. */
+	for (uint64_t now = mono_ns(); now < due; now = mono_ns()) {
+		if (due - now > WAIT_NS)
+			fail_msg("the fairness deadline is %llu ns away",
+				 (unsigned long long)(due - now));
+		sched_yield();
+	}
+	mqtx_spin_unlock(&l);
+	/* Handed off: HELD never cleared; the waiter holds it until we have tried. */
+	assert_true(atomic_load(&l.v) & MQTX_LOCK_HELD);
+	assert_false(mqtx_spin_trylock(&l));
+	atomic_store(&w.release, 1);
+	mqtx_spin_lock(&l);
+	assert_int_equal(atomic_load(&w.got), 1);
+	mqtx_spin_unlock(&l);
+	assert_int_equal(pthread_join(w.th, NULL), 0);
+	assert_int_equal(atomic_load(&l.v), 0);
+}
+
+/*
+ * A thread re-takes the lock in a tight loop while another is parked: the parked waiter gets
+ * the lock within a bounded number of re-takes (woken each time the word says nobody is on
+ * the way, then by the hand-off), and whenever the owner saw its unlock hand the lock off,
+ * neither its trylock nor its lock took the lock before the waiter had it. A waiter may also
+ * win a race against the owner first; test_handoff_after_deadline() is the hand-off alone.
+ */
+static void test_barging_owner_yields(void **state)
+{
+	struct mqtx_spinlock l;
+	unsigned i, handoffs = 0;
+	struct waiter w;
+
+	(void)state;
+	mqtx_spin_init(&l);
+	mqtx_spin_lock(&l);
+	waiter_start(&w, &l, true);
+	wait_parked(&l, &w, 1);
+	for (i = 0; i < BARGE_LIMIT && !atomic_load(&w.got); i++) {
+		bool handed;
+
+		mqtx_spin_unlock(&l);
+		handed = atomic_load(&l.v) & MQTX_LOCK_HANDOFF;
+		assert_false(handed && mqtx_spin_trylock(&l));
+		mqtx_spin_lock(&l);
+		if (handed) {
+			handoffs++;
+			assert_int_equal(atomic_load(&w.got), 1);
+		}
+	}
+	mqtx_spin_unlock(&l);
+	if (!atomic_load(&w.got))
+		fail_msg("the parked waiter starved for %u re-takes", i);
+	assert_int_equal(pthread_join(w.th, NULL), 0);
+	assert_int_equal(atomic_load(&l.v), 0);
+	print_message("got the lock after %u re-takes, %u hand-offs seen\n", i, handoffs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trylock),
+		cmocka_unit_test(test_parked_woken_by_unlock),
+		cmocka_unit_test(test_handoff_after_deadline),
+		cmocka_unit_test(test_barging_owner_yields),
 		cmocka_unit_test(test_oversubscribed),
 	};
 

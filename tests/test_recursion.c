@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Transmit recursion: a driver sending into its own device (queued with a qdisc, dropped
- * on a noqueue device by xmit-owner detection) and nesting through a chain of devices
- * deeper than MQTX_XMIT_RECURSION_MAX. No deadlock, every packet accounted for. */
+/* Transmit recursion: a driver sending into its own device (into the qdisc whose lock its
+ * direct transmit holds, or straight to the other queue; dropped on a noqueue device by
+ * xmit-owner detection) and nesting through a chain of devices deeper than
+ * MQTX_XMIT_RECURSION_MAX. No deadlock, every packet accounted for. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 struct loop_priv {
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_dev *next; /* chain: forward here; NULL: send into self */
+	bool other_queue;      /* send into self on the other of two queues */
 	unsigned n;
 	uint64_t seq[256];
 	unsigned inner_rc[3];
@@ -32,7 +34,6 @@ static unsigned loop_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqt
 {
 	struct loop_priv *p = mqtx_dev_priv(dev);
 
-	(void)txq;
 	(void)more;
 	for (unsigned i = 0; i < n; i++) {
 		struct mqtx_pkt *pkt = pkts[i];
@@ -48,6 +49,10 @@ static unsigned loop_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqt
 			struct mqtx_pkt *inner = test_udp_pkt(p->pool, 1, 1, 1, INNER + pkt->user);
 
 			assert_non_null(inner);
+			if (p->other_queue) {
+				inner->queue_mapping = (uint16_t)(1 - mqtx_txq_index(txq));
+				inner->flags |= MQTX_PKT_F_QMAP_SET;
+			}
 			p->inner_rc[mqtx_dev_xmit(dev, inner)]++;
 		}
 		mqtx_pkt_free(pkt);
@@ -77,9 +82,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct mqtx_dev *mkdev(const char *name, uint32_t flags)
+static struct mqtx_dev *mkdev_nq(const char *name, uint32_t flags, uint32_t nq)
 {
-	struct mqtx_dev_cfg cfg = { .name = name, .ops = &loop_ops, .num_txq = 1, .flags = flags };
+	struct mqtx_dev_cfg cfg = { .name = name, .ops = &loop_ops, .num_txq = nq, .flags = flags };
 	struct mqtx_dev *dev;
 
 	assert_int_equal(mqtx_dev_create(&cfg, &dev), 0);
@@ -88,8 +93,15 @@ static struct mqtx_dev *mkdev(const char *name, uint32_t flags)
 	return dev;
 }
 
+static struct mqtx_dev *mkdev(const char *name, uint32_t flags)
+{
+	return mkdev_nq(name, flags, 1);
+}
+
 /* With a qdisc, the inner packet is queued behind the running outer one and sent by the
- * same run after it: no deadlock, nothing dropped. */
+ * same run after it: no deadlock, nothing dropped. The default pfifo_fast is empty when each
+ * outer packet comes, so it goes straight to the driver with the queue lock held (a direct
+ * transmit); the inner one enters the qdisc whose lock its own thread holds. */
 static void test_self_xmit_with_qdisc(void **state)
 {
 	struct mqtx_dev *dev = mkdev("self0", 0);
@@ -98,6 +110,7 @@ static void test_self_xmit_with_qdisc(void **state)
 	struct mqtx_pkt *b[8];
 
 	(void)state;
+	assert_string_equal(mqtx_txq_qdisc(mqtx_dev_txq(dev, 0))->ops->id, "pfifo_fast");
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(mqtx_dev_xmit(dev, test_udp_pkt(pool, 1, 1, 1, i)),
 				 MQTX_XMIT_SUCCESS);
@@ -118,6 +131,50 @@ static void test_self_xmit_with_qdisc(void **state)
 	mqtx_dev_get_stats(dev, &st);
 	assert_int_equal(st.xmit, 22);
 	assert_int_equal(st.txq.packets, 22);
+	assert_int_equal(st.txq.bypass, 11); /* the outer ones */
+	assert_int_equal(test_drops(&st), 0);
+	assert_int_equal(st.txq.qlen, 0);
+	mqtx_dev_destroy(dev);
+}
+
+/* Into the other queue of the device, whose lock is free: the inner packet goes straight to
+ * that queue's driver, nested in the outer call, each right after its outer one. */
+static void test_self_xmit_other_queue(void **state)
+{
+	struct mqtx_dev *dev = mkdev_nq("self2", 0, 2);
+	struct loop_priv *p = mqtx_dev_priv(dev);
+	struct mqtx_dev_stats st;
+	struct mqtx_pkt *b[8];
+
+	(void)state;
+	p->other_queue = true;
+	for (unsigned i = 0; i < 3; i++) {
+		struct mqtx_pkt *pkt = test_udp_pkt(pool, 1, 1, 1, i);
+
+		pkt->queue_mapping = 0;
+		pkt->flags |= MQTX_PKT_F_QMAP_SET;
+		assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		b[i] = test_udp_pkt(pool, 1, 1, 1, 10 + i);
+		b[i]->queue_mapping = 1;
+		b[i]->flags |= MQTX_PKT_F_QMAP_SET;
+	}
+	assert_int_equal(mqtx_dev_xmit_burst(dev, b, 8), 8);
+	assert_int_equal(p->inner_rc[MQTX_XMIT_SUCCESS], 11);
+	assert_int_equal(p->n, 22);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(p->seq[2 * i], i);
+		assert_int_equal(p->seq[2 * i + 1], INNER + i);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(p->seq[6 + 2 * i], 10 + i);
+		assert_int_equal(p->seq[7 + 2 * i], INNER + 10 + i);
+	}
+	mqtx_dev_get_stats(dev, &st);
+	assert_int_equal(st.xmit, 22);
+	assert_int_equal(st.txq.packets, 22);
+	assert_int_equal(st.txq.bypass, 22);
 	assert_int_equal(test_drops(&st), 0);
 	assert_int_equal(st.txq.qlen, 0);
 	mqtx_dev_destroy(dev);
@@ -225,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_xmit_with_qdisc),
+		cmocka_unit_test(test_self_xmit_other_queue),
 		cmocka_unit_test(test_self_xmit_noqueue),
 		cmocka_unit_test(test_chain_noqueue),
 		cmocka_unit_test(test_chain_qdisc),

@@ -5,6 +5,7 @@
  * on failure, not speeds) and in virtual time (exact counts), and nothing here ever calls
  * mqtx_tx_action(): the library alone must get every packet out. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -391,6 +392,105 @@ static void test_tbf_mq_virtual(void **state)
 	tbf_virtual(setup, NQ);
 }
 
+/* ---- tbf's watchdog fires while the qdisc's runner is in the driver ---- */
+
+/* A driver whose first call waits until another thread has moved the virtual clock on. */
+struct slow_priv {
+	atomic_int calls;
+	atomic_int go; /* the first call may return */
+	atomic_ullong taken;
+	uint64_t last; /* the tag of the last packet taken (order check) */
+	bool seen;
+	atomic_ullong bad_order;
+};
+
+static unsigned slow_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			  unsigned n, bool more)
+{
+	struct slow_priv *p = mqtx_dev_priv(dev);
+
+	(void)txq;
+	(void)more;
+	if (atomic_fetch_add(&p->calls, 1) == 0)
+		while (!atomic_load(&p->go))
+			sched_yield();
+	for (unsigned i = 0; i < n; i++) {
+		if (p->seen && pkts[i]->user <= p->last)
+			atomic_fetch_add(&p->bad_order, 1);
+		p->seen = true;
+		p->last = pkts[i]->user;
+	}
+	atomic_fetch_add(&p->taken, n);
+	mqtx_pkt_free_bulk(pkts, n);
+	return n;
+}
+
+static const struct mqtx_dev_ops slow_ops = {
+	.kind = "slow",
+	.priv_size = sizeof(struct slow_priv),
+	.xmit_burst = slow_xmit,
+};
+
+/* The other thread: once the driver is busy, the clock reaches tbf's release time. */
+static void *advance_main(void *arg)
+{
+	struct env *e = arg;
+	struct slow_priv *p = mqtx_dev_priv(e->dev);
+
+	while (!atomic_load(&p->calls))
+		sched_yield();
+	mqtx_clock_advance_to(e->clock, T0 + 8 * MS); /* runs the watchdog, here */
+	atomic_store(&p->go, 1);
+	return NULL;
+}
+
+/*
+ * rate 1mbit, burst 2000: five 1000-byte packets at T0 leave at 0, 0, 8, 16 and 24 ms. The
+ * run's first batch (two packets) ends on a dequeue out of tokens, which arms the watchdog for
+ * 8 ms; while that batch is in the driver another thread moves the clock to 8 ms, and the
+ * watchdog's run finds the qdisc running. The runner must then dequeue again (and re-arm the
+ * watchdog), or the three packets left would wait for a timer that nobody arms any more.
+ */
+static void test_tbf_watchdog_during_driver_call(void **state)
+{
+	static const char *const setup[] = {
+		"qdisc replace dev s0 root handle 1: mq",
+		"qdisc replace dev s0 parent 1:1 tbf rate 1mbit burst 2000 limit 10000",
+		NULL,
+	};
+	struct mqtx_pkt *b[5];
+	struct slow_priv *p;
+	pthread_t adv;
+	struct env e;
+
+	(void)state;
+	env_make(&e, &slow_ops, 0, true, 0, NULL);
+	p = mqtx_dev_priv(e.dev);
+	for (const char *const *l = setup; *l; l++)
+		cmd(&e, *l);
+	for (unsigned i = 0; i < 5; i++) {
+		/* tags 0, 4, 8, ...: all on queue 0 */
+		b[i] = test_udp_pkt(e.pool, 0x0a000100, 1000, 2000, (uint64_t)i * NQ);
+		assert_non_null(b[i]);
+		assert_non_null(mqtx_pkt_put(b[i], 1000 - b[i]->len));
+	}
+	e.sent = 5;
+	assert_int_equal(pthread_create(&adv, NULL, advance_main, &e), 0);
+	assert_int_equal(mqtx_dev_xmit_burst(e.dev, b, 5), 5);
+	assert_int_equal(pthread_join(adv, NULL), 0);
+	/* The third left at 8 ms, by the same run; the watchdog waits for the fourth. */
+	assert_int_equal(atomic_load(&p->taken), 3);
+	assert_int_equal(mqtx_clock_next_timer(e.clock), T0 + 16 * MS);
+	mqtx_clock_advance_to(e.clock, T0 + 16 * MS);
+	assert_int_equal(atomic_load(&p->taken), 4);
+	mqtx_clock_advance_to(e.clock, T0 + 24 * MS);
+	assert_int_equal(atomic_load(&p->taken), 5);
+	assert_int_equal(atomic_load(&p->bad_order), 0);
+	assert_int_equal(conserved(&e), 0);
+	assert_int_equal(mqtx_clock_next_timer(e.clock), UINT64_MAX);
+	env_free(&e, false);
+}
+
 /* ---- a driver's completion wakes its stopped queues (and BQL's) ---- */
 
 static void mq_with(struct env *e, const char *kind)
@@ -564,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_tbf_mq_real),
 		cmocka_unit_test(test_tbf_root_virtual),
 		cmocka_unit_test(test_tbf_mq_virtual),
+		cmocka_unit_test(test_tbf_watchdog_during_driver_call),
 		cmocka_unit_test(test_wake_pfifo_real),
 		cmocka_unit_test(test_wake_codel_real),
 		cmocka_unit_test(test_wake_fq_codel_real),

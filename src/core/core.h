@@ -16,6 +16,11 @@
 
 /* Internal state bit: the queue is on an output list (Linux's __QDISC_STATE_SCHED). */
 #define MQTX_TXQ_SCHED 0x100u
+/* Internal state bit of the queue a qdisc is rooted at, changed under its lock: a run was asked
+ * for while another thread ran the qdisc (its lock dropped around a driver call), so the runner
+ * dequeues once more before it stops (Linux's __QDISC_STATE_MISSED). Not in the qdisc's flags,
+ * which readers holding only the config lock look at. */
+#define MQTX_TXQ_MISSED 0x200u
 
 /* Qdisc flag: a graft is moving this qdisc's backlog; enqueuers wait and look again. */
 #define MQTX_QF_GRAFTING 0x200u

@@ -183,6 +183,9 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 
 	while (quota > 0 && !(q->flags & MQTX_QF_OUT_OF_SERVICE)) {
 		held = false;
+		if (atomic_load_explicit(&q->dev_queue->state, memory_order_relaxed) &
+		    MQTX_TXQ_MISSED) /* this dequeue answers a run asked for until now */
+			atomic_fetch_and(&q->dev_queue->state, ~MQTX_TXQ_MISSED);
 		n = dequeue_batch(q, pkts, quota < MAX_BATCH ? (unsigned)quota : MAX_BATCH, &txq,
 				  &held);
 		if (!n)
@@ -203,9 +206,13 @@ static void qdisc_restart(struct mqtx_qdisc *q)
 		 * The batch ended on a qdisc holding its packets back (a shaper out of tokens,
 		 * its watchdog armed) where Linux's run, one packet at a time, would have ended
 		 * at that same dequeue. Asking again with nothing new queued would only count
-		 * a second overlimit that Linux does not.
+		 * a second overlimit that Linux does not. Unless a scheduled run came meanwhile
+		 * (the watchdog armed by that dequeue fired during the driver call): it found us
+		 * running and left, and nobody would ask the qdisc again.
 		 */
-		if (held && q->qlen == qlen)
+		if (held && q->qlen == qlen &&
+		    !(atomic_load_explicit(&q->dev_queue->state, memory_order_relaxed) &
+		      MQTX_TXQ_MISSED))
 			return;
 	}
 	if (quota <= 0 && (q->qlen || q->requeue.len))
@@ -242,7 +249,9 @@ void mqtx__qdisc_run(struct mqtx_qdisc *q)
 		return;
 	lock = mqtx__qdisc_lock(q);
 	mqtx_spin_lock(lock);
-	if (!(q->flags & MQTX_QF_OUT_OF_SERVICE))
+	if (q->running) /* the runner is in the driver: it goes round again */
+		atomic_fetch_or(&q->dev_queue->state, MQTX_TXQ_MISSED);
+	else if (!(q->flags & MQTX_QF_OUT_OF_SERVICE))
 		qdisc_run_locked(q);
 	mqtx_spin_unlock(lock);
 }
@@ -279,6 +288,21 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 static MQTX_TLS unsigned direct_held;
 
 /*
+ * Lock held, qdisc in service: run it, unless this thread holds another queue's lock across a
+ * driver call. A run drops this lock around each driver call and waits to take it again, and
+ * waiting for it while holding the other inverts the lock order (a graft and
+ * mqtx_dev_lock_all_queues() hold every queue lock, taken in index order). The queue runs
+ * when this thread's outermost section ends, with no lock held, or its runner goes on.
+ */
+static void run_or_schedule(struct mqtx_qdisc *q)
+{
+	if (likely(!direct_held))
+		qdisc_run_locked(q);
+	else if (!q->running)
+		mqtx_txq_schedule(q->dev_queue);
+}
+
+/*
  * Lock held; the qdisc is empty, in service and not running, the queue neither stopped nor
  * frozen. The driver gets @pkts with the queue lock still held: there is no moment in which
  * the qdisc is RUNNING with the lock free, so a sender that arrives meanwhile waits for the
@@ -304,10 +328,24 @@ static void direct_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_
 	if (sent < n)
 		requeue_refused(q, txq, pkts + sent, n - sent);
 	else if (q->qlen)
-		qdisc_run_locked(q); /* what our driver sent back into this qdisc meanwhile */
+		run_or_schedule(q); /* what our driver sent back into this qdisc meanwhile */
 }
 
-/* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run. */
+/* Lock held: enqueue @pkts; returns how many @q accepted, *@rc the last enqueue's result. */
+static unsigned enqueue_pkts(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsigned n, int *rc,
+			     struct mqtx_pkt **to_free)
+{
+	unsigned accepted = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		*rc = q->ops->enqueue(q, pkts[i], to_free);
+		accepted += *rc != MQTX_XMIT_DROP;
+	}
+	return accepted;
+}
+
+/* Lock held, qdisc in service: send directly if it may be bypassed, else enqueue and run it
+ * (run_or_schedule()). */
 static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
 			    unsigned n, int *rc, struct mqtx_spinlock *busy,
 			    struct mqtx_pkt **to_free)
@@ -322,15 +360,12 @@ static unsigned xmit_locked(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct m
 		*rc = MQTX_XMIT_SUCCESS;
 		return n;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		*rc = q->ops->enqueue(q, pkts[i], to_free);
-		accepted += *rc != MQTX_XMIT_DROP;
-	}
+	accepted = enqueue_pkts(q, pkts, n, rc, to_free);
 	/* Linux's __dev_xmit_skb(): the busylock is let go before this thread runs the qdisc,
 	 * so that the next enqueuer is the only rival the runner's relocks meet. */
 	if (unlikely(busy))
 		mqtx_spin_unlock(busy);
-	qdisc_run_locked(q);
+	run_or_schedule(q);
 	return accepted;
 }
 
@@ -348,16 +383,25 @@ static unsigned reenter_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct 
 		*rc = MQTX_XMIT_DROP;
 		return 0;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		*rc = q->ops->enqueue(q, pkts[i], &to_free);
-		accepted += *rc != MQTX_XMIT_DROP;
-	}
+	accepted = enqueue_pkts(q, pkts, n, rc, &to_free);
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;
 }
 
 static int xmit_deferred(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/* This thread holds an xmit lock of @dev: it is inside one of @dev's driver calls, perhaps as
+ * the runner of a qdisc that a graft is waiting for. Asked only on the rare path. */
+static bool in_driver_of(struct mqtx_dev *dev)
+{
+	int tid = mqtx__tid();
+
+	for (uint32_t i = 0; i < dev->num_txq; i++)
+		if (atomic_load_explicit(&dev->txq[i].xmit_owner, memory_order_relaxed) == tid)
+			return true;
+	return false;
+}
 
 /* Nested in a direct transmit, the queue lock taken by someone else: the packets go when the
  * outermost section ends, with no lock held (and count one more hop, as a redirect does). */
@@ -392,6 +436,7 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 	struct mqtx_qdisc *q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 	struct mqtx_spinlock *lock, *busy;
 	struct mqtx_pkt *to_free = NULL;
+	bool grafting = false;
 	unsigned accepted;
 
 	for (;;) {
@@ -424,6 +469,16 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		}
 		if (likely(!(q->flags & MQTX_QF_OUT_OF_SERVICE)))
 			break;
+		/*
+		 * Being replaced, and this thread is inside a driver call: it may be the runner
+		 * the graft waits for (mqtx__qdisc_wait_idle()), or hold a queue lock the graft
+		 * takes next, so waiting for the new qdisc would never end. The graft moves what
+		 * the old one holds into the new one, in order: queue the packets there.
+		 */
+		if (!(q->flags & MQTX_QF_DEACTIVATED) && (direct_held || in_driver_of(txq->dev))) {
+			grafting = true;
+			break;
+		}
 		/* Being replaced or taken down: follow the queue's current qdisc. */
 		mqtx_spin_unlock(lock);
 		if (busy)
@@ -431,7 +486,13 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		mqtx_cpu_relax();
 		q = atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 	}
-	accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
+	if (unlikely(grafting)) {
+		if (busy)
+			mqtx_spin_unlock(busy);
+		accepted = enqueue_pkts(q, pkts, n, rc, &to_free);
+	} else {
+		accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
+	}
 	mqtx_spin_unlock(lock);
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
