@@ -199,48 +199,65 @@ static void test_parked_woken_by_unlock(void **state)
 	assert_int_equal(atomic_load(&l.v), 0);
 }
 
+/* A second thread that takes and releases the lock over and over, counting its turns. */
+struct rival {
+	struct mqtx_spinlock *l;
+	pthread_t th;
+	atomic_ullong turns;
+	atomic_int stop;
+};
+
+static void *rival_main(void *arg)
+{
+	struct rival *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		mqtx_spin_lock(r->l);
+		atomic_fetch_add(&r->turns, 1);
+		mqtx_spin_unlock(r->l);
+	}
+	return NULL;
+}
+
 /*
- * The first wake-up of a parked waiter starts the fairness deadline. Once it has passed, the
- * unlock hands the lock to the parked waiter: the word stays HELD, so neither the former
- * owner's trylock nor its lock can take the lock before the waiter has had it.
+ * Two threads re-take a polite lock in tight loops. The one that waits parks, is woken, finds
+ * the owner busy and keeps polling; once the fairness deadline has passed the owner's unlock
+ * hands the lock to it: HELD is never cleared, so whenever this thread sees a hand-off after
+ * its unlock, neither its trylock nor its lock gets the lock before the rival has had a turn.
+ * Hand-offs must be seen (a bound of WAIT_NS on failure, never a speed).
  */
 static void test_handoff_after_deadline(void **state)
 {
+	struct rival r = { .turns = 0, .stop = 0 };
 	struct mqtx_spinlock l;
-	struct waiter w;
-	uint64_t due;
+	unsigned handoffs = 0;
+	uint64_t until = mono_ns() + WAIT_NS;
 
 	(void)state;
-	mqtx_spin_init(&l);
-	/* A first contended unlock: not fair yet, it only wakes, and sets the deadline. */
+	mqtx_spin_init_polite(&l);
+	r.l = &l;
+	assert_int_equal(pthread_create(&r.th, NULL, rival_main, &r), 0);
 	mqtx_spin_lock(&l);
-	waiter_start(&w, &l, true);
-	wait_parked(&l, &w, 1);
-	mqtx_spin_unlock(&l);
-	wait_got(&w);
-	assert_int_equal(pthread_join(w.th, NULL), 0);
+	while (handoffs < 3) {
+		unsigned long long before = atomic_load(&r.turns);
+		bool handed;
 
-	mqtx_spin_lock(&l);
-	due = l.fair_at; /* the owner's to read */
-	assert_true(due != 0);
-	waiter_start(&w, &l, false);
-	wait_parked(&l, &w, 1);
-	/* Hold it until the deadline has passed: the condition the hand-off depends on. */
-	for (uint64_t now = mono_ns(); now < due; now = mono_ns()) {
-		if (due - now > WAIT_NS)
-			fail_msg("the fairness deadline is %llu ns away",
-				 (unsigned long long)(due - now));
-		sched_yield();
+		mqtx_spin_unlock(&l);
+		handed = atomic_load(&l.v) & MQTX_LOCK_HANDOFF;
+		if (handed)
+			assert_false(mqtx_spin_trylock(&l));
+		mqtx_spin_lock(&l);
+		if (handed) {
+			assert_true(atomic_load(&r.turns) > before);
+			handoffs++;
+		}
+		if (mono_ns() > until)
+			fail_msg("%u hand-offs seen, the rival had %llu turns", handoffs,
+				 (unsigned long long)atomic_load(&r.turns));
 	}
+	atomic_store(&r.stop, 1);
 	mqtx_spin_unlock(&l);
-	/* Handed off: HELD never cleared; the waiter holds it until we have tried. */
-	assert_true(atomic_load(&l.v) & MQTX_LOCK_HELD);
-	assert_false(mqtx_spin_trylock(&l));
-	atomic_store(&w.release, 1);
-	mqtx_spin_lock(&l);
-	assert_int_equal(atomic_load(&w.got), 1);
-	mqtx_spin_unlock(&l);
-	assert_int_equal(pthread_join(w.th, NULL), 0);
+	assert_int_equal(pthread_join(r.th, NULL), 0);
 	assert_int_equal(atomic_load(&l.v), 0);
 }
 

@@ -131,18 +131,20 @@ mine:
 enum settle { SETTLE_SLEEP, SETTLE_TAKEN, SETTLE_FREE };
 
 /*
- * A parked waiter about to sleep: take the lock if it was handed to us; if it is held, make
+ * A parked waiter about to sleep: take the lock if it was handed to us (only a waiter that has
+ * been woken may: a thread that parks while the lock is on its way, the former owner among
+ * them, does not take it from the waiter it was meant for); if it is held, make
  * sure no WOKEN stays set for us (we may have been the waiter on its way, and with WOKEN left
  * set no unlock would wake anyone): the unlock of the owner seen holding it then wakes one. If
  * it is free, neither sleep (it could stay free with every waiter asleep) nor take it at once
  * (the owner may be between two packets): poll again.
  */
-static enum settle settle(struct mqtx_spinlock *l)
+static enum settle settle(struct mqtx_spinlock *l, bool woken)
 {
 	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
 
 	for (;;) {
-		if (v & MQTX_LOCK_HANDOFF) {
+		if ((v & MQTX_LOCK_HANDOFF) && woken) {
 			if (cas(&l->v, &v,
 				(v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - MQTX_LOCK_PARKED)) {
 				mqtx__spin_bump(l);
@@ -190,9 +192,9 @@ void mqtx__spin_wait(struct mqtx_spinlock *l)
 	v = atomic_load_explicit(&l->v, memory_order_relaxed);
 	while (!cas(&l->v, &v, v - count + MQTX_LOCK_PARKED))
 		;
-	for (;;) {
+	for (bool woken = false;; woken = true) {
 		unsigned seq = atomic_load_explicit(&l->seq, memory_order_acquire);
-		enum settle st = settle(l);
+		enum settle st = settle(l, woken);
 
 		if (st == SETTLE_TAKEN)
 			return;
