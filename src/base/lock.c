@@ -37,6 +37,9 @@
 #define FIRST_LOOKS  7
 #define YIELDS_MAX   8
 #define WOKEN_LOOKS  48
+/* Looks a thread that parked during a hand-off leaves it to the awake waiter it was meant for:
+ * past the pause phase, into the yields, so the waiter has had its next look. */
+#define HANDOFF_DEFER 12
 
 /* After this much time of barging the owner hands the lock to a parked waiter: the eventual
  * fairness of WebKit's WTF::Lock and Rust's parking_lot, which bound a waiter's starvation
@@ -81,7 +84,7 @@ static void relax(unsigned n)
  * when it takes the lock; a parked waiter may also take a hand-off. Gaps double up to
  * SPIN_GAP_MAX pauses, then a parked (woken) waiter yields between looks.
  */
-static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
+static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks, unsigned defer)
 {
 	unsigned gap = 1, yields = 1, g = 0,
 		 clear = count == MQTX_LOCK_PARKED ? MQTX_LOCK_WOKEN : 0;
@@ -89,7 +92,7 @@ static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks)
 	bool seen = false;
 
 	for (unsigned look = 0;; look++) {
-		if (count == MQTX_LOCK_PARKED && (v & MQTX_LOCK_HANDOFF)) {
+		if (count == MQTX_LOCK_PARKED && (v & MQTX_LOCK_HANDOFF) && look >= defer) {
 			/* Passed to us: HELD stays set. */
 			if (cas(&l->v, &v, (v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - count))
 				goto mine;
@@ -128,12 +131,13 @@ mine:
 	return true;
 }
 
-enum settle { SETTLE_SLEEP, SETTLE_TAKEN, SETTLE_FREE };
+enum settle { SETTLE_SLEEP, SETTLE_TAKEN, SETTLE_FREE, SETTLE_PENDING };
 
 /*
  * A parked waiter about to sleep: take the lock if it was handed to us (only a waiter that has
- * been woken may: a thread that parks while the lock is on its way, the former owner among
- * them, does not take it from the waiter it was meant for); if it is held, make
+ * been woken may at once: a thread that parks while the lock is on its way, the former owner
+ * among them, leaves it HANDOFF_DEFER looks to the waiter it was meant for, then takes it, so
+ * that a hand-off whose waiter went to sleep is never left pending); if it is held, make
  * sure no WOKEN stays set for us (we may have been the waiter on its way, and with WOKEN left
  * set no unlock would wake anyone): the unlock of the owner seen holding it then wakes one. If
  * it is free, neither sleep (it could stay free with every waiter asleep) nor take it at once
@@ -144,7 +148,9 @@ static enum settle settle(struct mqtx_spinlock *l, bool woken)
 	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
 
 	for (;;) {
-		if ((v & MQTX_LOCK_HANDOFF) && woken) {
+		if (v & MQTX_LOCK_HANDOFF) {
+			if (!woken)
+				return SETTLE_PENDING;
 			if (cas(&l->v, &v,
 				(v & ~(MQTX_LOCK_HANDOFF | MQTX_LOCK_WOKEN)) - MQTX_LOCK_PARKED)) {
 				mqtx__spin_bump(l);
@@ -187,7 +193,7 @@ void mqtx__spin_wait(struct mqtx_spinlock *l)
 		if (cas(&l->v, &v, v + MQTX_LOCK_POLLER))
 			break;
 	}
-	if (count && poll_lock(l, count, FIRST_LOOKS))
+	if (count && poll_lock(l, count, FIRST_LOOKS, 0))
 		return;
 	v = atomic_load_explicit(&l->v, memory_order_relaxed);
 	while (!cas(&l->v, &v, v - count + MQTX_LOCK_PARKED))
@@ -200,7 +206,10 @@ void mqtx__spin_wait(struct mqtx_spinlock *l)
 			return;
 		if (st == SETTLE_SLEEP)
 			futex_wait(&l->seq, seq);
-		if (poll_lock(l, MQTX_LOCK_PARKED, WOKEN_LOOKS))
+		/* A hand-off on its way to another waiter: not ours to sleep through (its waiter
+		 * may be asleep, or be us), nor to take at once. */
+		if (poll_lock(l, MQTX_LOCK_PARKED, WOKEN_LOOKS,
+			      st == SETTLE_PENDING ? HANDOFF_DEFER : 0))
 			return;
 	}
 }
@@ -237,20 +246,23 @@ void mqtx__spin_release(struct mqtx_spinlock *l, unsigned v)
 	for (;;) {
 		unsigned nv;
 
-		if (v >= MQTX_LOCK_PARKED && fair && (v & MQTX_LOCK_WOKEN))
+		if (v >= MQTX_LOCK_PARKED && fair && (v & MQTX_LOCK_WOKEN)) {
 			nv = v | MQTX_LOCK_HANDOFF;
-		else if (v >= MQTX_LOCK_PARKED && !(v & MQTX_LOCK_WOKEN))
+			/* Before the lock is the new owner's: the next deadline starts with its
+			 * first slow unlock. */
+			l->fair_at = 0;
+			l->fair_left = 0;
+		} else if (v >= MQTX_LOCK_PARKED && !(v & MQTX_LOCK_WOKEN)) {
 			nv = (v & ~MQTX_LOCK_HELD) | MQTX_LOCK_WOKEN;
-		else
+		} else {
 			nv = v & ~MQTX_LOCK_HELD;
+		}
 		if (!atomic_compare_exchange_weak_explicit(&l->v, &v, nv, memory_order_release,
 							   memory_order_relaxed))
 			continue;
-		if (nv & MQTX_LOCK_HANDOFF) {
-			l->fair_at =
-				0; /* the next deadline starts with the new owner's first look */
-			l->fair_left = 0;
-		} else if (nv & ~v & MQTX_LOCK_WOKEN) {
+		/* A hand-off wakes too: its awake waiter may be one that had not yet slept when
+		 * it was counted woken, and sleeps now on the old @seq. */
+		if ((nv & ~v & MQTX_LOCK_WOKEN) || (nv & MQTX_LOCK_HANDOFF)) {
 			atomic_fetch_add_explicit(&l->seq, 1, memory_order_release);
 			futex_wake_one(&l->seq);
 		}
