@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mqtx/sim.h>
+
 #include "helpers.h"
 
 #define CT_MAX_FLOWS 64
@@ -121,6 +123,21 @@ static inline void ct_rx_fn(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *ar
 	ct_order_see(&r->order, pkt, pkt->queue_mapping);
 	pthread_mutex_unlock(&r->lock);
 	mqtx_pkt_free(pkt);
+}
+
+/* A sim device of config @c with a @ring-descriptor ring, cabled to a null *@peer whose
+ * receive handler @rx checks the order of what arrives. */
+static inline void ct_sim_create(struct mqtx_dev_cfg *c, unsigned ring, struct ct_rx *rx,
+				 struct mqtx_dev **peer, struct mqtx_dev **dev)
+{
+	struct mqtx_dev_cfg pcfg = { .name = "peer", .ops = &mqtx_null_ops, .num_txq = 1 };
+	struct mqtx_sim_cfg sc = { .ring = ring };
+
+	pthread_mutex_init(&rx->lock, NULL);
+	assert_int_equal(mqtx_dev_create(&pcfg, peer), 0);
+	mqtx_dev_set_rx_handler(*peer, ct_rx_fn, rx);
+	sc.peer = *peer;
+	assert_int_equal(mqtx_sim_dev_create(c, &sc, dev), 0);
 }
 
 /* ---- senders ---- */

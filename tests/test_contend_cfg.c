@@ -55,14 +55,7 @@ static void env_make(struct env *e, enum kind kind)
 	memset(e, 0, sizeof(*e));
 	assert_int_equal(mqtx_pool_create(&pc, &e->pool), 0);
 	if (kind == SIM) {
-		struct mqtx_dev_cfg pcfg = { .name = "peer", .ops = &mqtx_null_ops, .num_txq = 1 };
-		struct mqtx_sim_cfg sc = { .ring = RING };
-
-		pthread_mutex_init(&e->rx.lock, NULL);
-		assert_int_equal(mqtx_dev_create(&pcfg, &e->peer), 0);
-		mqtx_dev_set_rx_handler(e->peer, ct_rx_fn, &e->rx);
-		sc.peer = e->peer;
-		assert_int_equal(mqtx_sim_dev_create(&c, &sc, &e->dev), 0);
+		ct_sim_create(&c, RING, &e->rx, &e->peer, &e->dev);
 	} else {
 		struct ct_drv *d;
 

@@ -144,6 +144,12 @@ static inline void mqtx_raw_lock(struct mqtx_rawlock *l)
 		mqtx__raw_wait(l);
 }
 
+/* Someone holds @l now (a hint: it may be let go the next moment). */
+static inline bool mqtx_raw_is_locked(struct mqtx_rawlock *l)
+{
+	return atomic_load_explicit(&l->v, memory_order_relaxed);
+}
+
 static inline void mqtx_raw_unlock(struct mqtx_rawlock *l)
 {
 	atomic_store_explicit(&l->v, 0, memory_order_release);

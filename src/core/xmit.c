@@ -270,7 +270,7 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 	}
 	/* Senders that find the driver busy queue on the busylock, which parks, so that at most
 	 * one of them polls the xmit lock (see struct mqtx_rawlock). */
-	if (atomic_load_explicit(&txq->xmit_lock.v, memory_order_relaxed)) {
+	if (mqtx_raw_is_locked(&txq->xmit_lock)) {
 		mqtx_spin_lock(&txq->busylock);
 		sent = hard_xmit(txq, pkts, n, false, &bytes);
 		mqtx_spin_unlock(&txq->busylock);
