@@ -223,14 +223,16 @@ static void *rival_main(void *arg)
  * Two threads re-take a polite lock in tight loops. The one that waits parks, is woken, finds
  * the owner busy and keeps polling; once the fairness deadline has passed the owner's unlock
  * hands the lock to it: HELD is never cleared, so whenever this thread sees a hand-off after
- * its unlock, neither its trylock nor its lock gets the lock before the rival has had a turn.
- * Hand-offs must be seen (a bound of WAIT_NS on failure, never a speed).
+ * its unlock, its trylock fails. Its lock may still take the lock back when the rival, off its
+ * CPU, has not looked within HANDOFF_DEFER looks (a hand-off is never left pending); hand-offs
+ * that reached the rival - its lock returned only after the rival's turn - must be seen (a
+ * bound of WAIT_NS on failure, never a speed).
  */
 static void test_handoff_after_deadline(void **state)
 {
 	struct rival r = { .turns = 0, .stop = 0 };
 	struct mqtx_spinlock l;
-	unsigned handoffs = 0;
+	unsigned handoffs = 0, reached = 0;
 	uint64_t until = mono_ns() + WAIT_NS;
 
 	(void)state;
@@ -238,7 +240,7 @@ static void test_handoff_after_deadline(void **state)
 	r.l = &l;
 	assert_int_equal(pthread_create(&r.th, NULL, rival_main, &r), 0);
 	mqtx_spin_lock(&l);
-	while (handoffs < 3) {
+	while (reached < 3) {
 		unsigned long long before = atomic_load(&r.turns);
 		bool handed;
 
@@ -248,12 +250,12 @@ static void test_handoff_after_deadline(void **state)
 			assert_false(mqtx_spin_trylock(&l));
 		mqtx_spin_lock(&l);
 		if (handed) {
-			assert_true(atomic_load(&r.turns) > before);
+			reached += atomic_load(&r.turns) > before;
 			handoffs++;
 		}
 		if (mono_ns() > until)
-			fail_msg("%u hand-offs seen, the rival had %llu turns", handoffs,
-				 (unsigned long long)atomic_load(&r.turns));
+			fail_msg("%u hand-offs seen, %u reached the rival, which had %llu turns",
+				 handoffs, reached, (unsigned long long)atomic_load(&r.turns));
 	}
 	atomic_store(&r.stop, 1);
 	mqtx_spin_unlock(&l);
