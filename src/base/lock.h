@@ -118,8 +118,9 @@ static inline void mqtx_spin_unlock(struct mqtx_spinlock *l)
  * A lock whose unlock is one plain store, for a lock that senders do not queue on: a TX
  * queue's xmit lock, taken inside the queue lock by a direct transmit or by the one runner of a
  * qdisc, so that at most one sender (and a configuration change) ever waits for it; noqueue
- * senders queue on the queue's busylock first (core/xmit.c). A waiter polls with backoff and
- * then yields its CPU between looks, so an owner that lost its CPU gets it back.
+ * senders queue on the queue's busylock first (core/xmit.c). A waiter polls with backoff and,
+ * once the owner has evidently lost its CPU, yields its own between looks, so an owner that
+ * shares its core gets it back.
  */
 struct mqtx_rawlock {
 	atomic_uint v;
