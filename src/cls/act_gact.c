@@ -77,8 +77,8 @@ static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 static int gact_usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, TCF_EXIT_PARSE, "%s", GACT_USAGE);
-	ps->exit = TCF_EXIT_ABORT; /* usage() exits -1 */
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", GACT_USAGE);
+	ps->exit = MQTX_TC_EXIT_ABORT; /* usage() exits -1 */
 	return -EINVAL;
 }
 
@@ -89,18 +89,18 @@ static int parse_random(struct gact *g, struct tcf_parse *ps)
 	if (tcf_next(ps))
 		return -EINVAL;
 	w = tcf_word(ps);
-	if (tcf_matches(w, "netrand"))
+	if (mqtx__tc_matches(w, "netrand"))
 		g->ptype = GACT_NETRAND;
-	else if (tcf_matches(w, "determ"))
+	else if (mqtx__tc_matches(w, "determ"))
 		g->ptype = GACT_DETERM;
 	else
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"random type\"");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"random type\"");
 	if (tcf_next(ps))
 		return -EINVAL;
 	if (tcf_parse_control(ps, &g->pverdict, false))
 		return gact_usage(ps);
-	if (!tcf_word(ps) || tcf_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal probability val  0x%x", g->pval);
+	if (!tcf_word(ps) || mqtx__tc_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal probability val  0x%x", g->pval);
 	ps->i++;
 	return 0;
 }
@@ -111,25 +111,25 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 
 	if (!w)
-		return tcf_perr(ps, TCF_EXIT_ABORT,
+		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 				"Command line is not complete. Try option \"help\"");
-	if (!tcf_matches(w, "index")) {
+	if (!mqtx__tc_matches(w, "index")) {
 		if (tcf_parse_control(ps, &g->verdict, false))
 			return gact_usage(ps);
 		w = tcf_word(ps);
-		if (w && tcf_matches(w, "random")) {
+		if (w && mqtx__tc_matches(w, "random")) {
 			if (parse_random(g, ps))
 				return -EINVAL;
 			w = tcf_word(ps);
-		} else if (w && tcf_matches(w, "help")) {
+		} else if (w && mqtx__tc_matches(w, "help")) {
 			return gact_usage(ps);
 		}
 	}
-	if (w && tcf_matches(w, "index")) {
+	if (w && mqtx__tc_matches(w, "index")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 		ps->i++;
 	}
 	return 0;

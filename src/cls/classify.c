@@ -116,7 +116,7 @@ static void print_hit(struct tcf_print *p, const char *what, const struct tcf_pr
 			(uint32_t)verdict & MQTX_ACT_EXT_MASK);
 	if (f->classid)
 		tp_string(p, TP_ANY, "classid", " classid %s",
-			  tcf_classid_fmt(f->classid, c, sizeof(c)));
+			  mqtx__classid_fmt(f->classid, c, sizeof(c)));
 	if (f->exts.n) {
 		tp_text(p, " actions:");
 		tp_open_array(p, "actions");

@@ -63,35 +63,38 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 	int err;
 
-	if (tcf_matches(w, "match")) {
+	if (mqtx__tc_matches(w, "match")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		em_free(b->match);
 		b->match = NULL;
 		err = em_parse(ps, &b->match);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"ematch\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"ematch\"")
+				      : err;
 	}
-	if (tcf_matches(w, "classid") || !strcmp(w, "flowid"))
+	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid"))
 		return tcf_parse_classid(ps, &b->f.classid);
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		err = tcf_exts_parse(&b->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+				      : err;
 	}
-	if (tcf_matches(w, "police"))
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+	if (mqtx__tc_matches(w, "police"))
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: basic: write \"action police ...\" instead of "
 				"\"police\".");
 	if (strcmp(w, "help"))
-		tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, TCF_EXIT_PARSE, "%s", BASIC_USAGE);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", BASIC_USAGE);
 }
 
 static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 {
-	if (tcf_get_u32(s, h, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.", s);
+	if (mqtx__tc_get_u32(s, h, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.",
+				s);
 	return 0;
 }
 
@@ -125,7 +128,7 @@ static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, s
 	}
 	if (f->classid)
 		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  tcf_classid_fmt(f->classid, buf, sizeof(buf)));
+			  mqtx__classid_fmt(f->classid, buf, sizeof(buf)));
 	if (b->match)
 		em_dump(b->match, p);
 	if (p->stats)

@@ -12,12 +12,7 @@
 
 #include "base/internal.h"
 #include "cls/flower_key.h"
-
-/* tc's exit codes of a failed parse: 1 (the kind's parser refused), 255 (tc exits -1:
- * invarg(), duparg(), an incomplete command, a usage()). */
-#define TCF_EXIT_PARSE	 1
-#define TCF_EXIT_ABORT	 255
-#define TCF_EXIT_REFUSED 2 /* what the kernel would refuse: its one message, nothing after */
+#include "tc/tc.h"
 
 /* ---- the printer (print.c): one sequence of calls, tc's text or its JSON ---- */
 
@@ -282,12 +277,6 @@ static inline const char *tcf_word(const struct tcf_parse *ps)
 /* NEXT_ARG(): move to the value of the current option; -EINVAL (tc's "Command line is not
  * complete", exit 255) when there is none. */
 int tcf_next(struct tcf_parse *ps);
-/* tc's matches(): @w is a non-empty prefix of @full. */
-bool tcf_matches(const char *w, const char *full);
-/* get_u32(base 0) / get_u16 / get_u8 with @base. */
-int tcf_get_u32(const char *s, uint32_t *v, int base);
-int tcf_get_u16(const char *s, uint16_t *v, int base);
-int tcf_get_u8(const char *s, uint8_t *v, int base);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int tcf_proto_parse(const char *s, uint16_t *proto);
 const char *tcf_proto_name(uint16_t proto, char *buf, size_t len);
@@ -300,9 +289,6 @@ int tcf_control_word(const char *w, int *verdict);
 const char *tcf_control_name(int verdict, char *buf, size_t len);
 /* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
 void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix);
-/* A class id word (get_tc_classid) and its spelling (sprint_tc_classid). */
-int tcf_classid_parse(const char *s, uint32_t *h);
-const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len);
 
 /* ---- filters and actions: objects (filter.c) ---- */
 

@@ -188,8 +188,8 @@ static int parse_at(struct tcf_parse *ps, int *off, bool *nexthdr)
 /* VAL MASK: the value as get_u32 reads it, the mask in hex. */
 static int val_mask(struct tcf_parse *ps, uint32_t *val, uint32_t *mask)
 {
-	if (!tcf_word(ps) || tcf_get_u32(tcf_word(ps), val, 0) || tcf_next(ps) ||
-	    tcf_get_u32(tcf_word(ps), mask, 16))
+	if (!tcf_word(ps) || mqtx__tc_get_u32(tcf_word(ps), val, 0) || tcf_next(ps) ||
+	    mqtx__tc_get_u32(tcf_word(ps), mask, 16))
 		return -EINVAL;
 	ps->i++;
 	return 0;
@@ -232,7 +232,7 @@ static int sel_addr(struct u32_filter *u, struct tcf_parse *ps, int family, int 
 	if (slash)
 		*slash++ = 0;
 	if (inet_pton(family, buf, a) != 1 ||
-	    (slash && (tcf_get_u32(slash, &len, 10) || len > nbytes * 8)))
+	    (slash && (mqtx__tc_get_u32(slash, &len, 10) || len > nbytes * 8)))
 		return -EINVAL;
 	ps->i++;
 	for (unsigned w = 0; w < nbytes / 4; w++) {
@@ -356,13 +356,13 @@ static int parse_order(struct u32_filter *u, struct tcf_parse *ps)
 
 	if (tcf_next(ps))
 		return -EINVAL;
-	if (tcf_get_u32(tcf_word(ps), &order, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"order\"");
+	if (mqtx__tc_get_u32(tcf_word(ps), &order, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"order\"");
 	ps->i++;
 	if (U32_NODE(u->f.handle) && order != U32_NODE(u->f.handle))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "\"order\" contradicts \"handle\"");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"order\" contradicts \"handle\"");
 	if (!order || order > 0xFFF)
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: order %u is not a node (1 to 0xfff).", order);
 	u->f.handle = U32_HTID | order;
 	return 0;
@@ -373,40 +373,42 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 	const char *w = tcf_word(ps);
 	int err;
 
-	if (tcf_matches(w, "match")) {
+	if (mqtx__tc_matches(w, "match")) {
 		if (parse_match(u, ps))
-			return ps->exit == TCF_EXIT_ABORT
+			return ps->exit == MQTX_TC_EXIT_ABORT
 				       ? -EINVAL
-				       : tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"match\"");
+				       : tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"match\"");
 		return 0;
 	}
-	if (tcf_matches(w, "classid") || !strcmp(w, "flowid")) {
+	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
 		*terminal = true;
 		return tcf_parse_classid(ps, &u->f.classid);
 	}
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		*terminal = true;
 		if (tcf_next(ps))
 			return -EINVAL;
 		err = tcf_exts_parse(&u->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+				      : err;
 	}
 	if (!strcmp(w, "skip_hw")) {
 		ps->i++;
 		return 0;
 	}
-	if (tcf_matches(w, "order"))
+	if (mqtx__tc_matches(w, "order"))
 		return parse_order(u, ps);
-	if (tcf_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
-	    tcf_matches(w, "hashkey") || !strcmp(w, "sample") || tcf_matches(w, "offset") ||
-	    !strcmp(w, "indev") || !strcmp(w, "skip_sw") || tcf_matches(w, "police"))
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+	if (mqtx__tc_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
+	    mqtx__tc_matches(w, "hashkey") || !strcmp(w, "sample") ||
+	    mqtx__tc_matches(w, "offset") || !strcmp(w, "indev") || !strcmp(w, "skip_sw") ||
+	    mqtx__tc_matches(w, "police"))
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
 				"800:, of one bucket).",
 				w);
 	if (strcmp(w, "help"))
-		tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, TCF_EXIT_PARSE, "%s", U32_USAGE);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", U32_USAGE);
 }
 
 static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
@@ -445,9 +447,9 @@ static int u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps)
 			node = strtoul(s + 1, &end, 16);
 	}
 	if (*end || ht > 0xFFF || hash > 0xFF || node > 0xFFF)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal filter ID");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal filter ID");
 	if ((ht && ht != 0x800) || hash)
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: handle %s: only table 800: bucket 0 exists.", word);
 	*h = node ? U32_HTID | (uint32_t)node : 0;
 	return 0;
@@ -500,7 +502,7 @@ static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, str
 		if (!u->terminal)
 			tp_text(p, "*");
 		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  tcf_classid_fmt(f->classid, b, sizeof(b)));
+			  mqtx__classid_fmt(f->classid, b, sizeof(b)));
 	} else if (u->terminal) {
 		tp_text(p, "terminal flowid ");
 	}

@@ -72,8 +72,9 @@ void tcf_exts_free(struct tcf_exts *e)
 /* tc's new_cmd(): a word that starts another command ends the actions. */
 static bool new_cmd(const char *w)
 {
-	return tcf_matches(w, "change") || tcf_matches(w, "replace") || tcf_matches(w, "delete") ||
-	       tcf_matches(w, "get") || tcf_matches(w, "add");
+	return mqtx__tc_matches(w, "change") || mqtx__tc_matches(w, "replace") ||
+	       mqtx__tc_matches(w, "delete") || mqtx__tc_matches(w, "get") ||
+	       mqtx__tc_matches(w, "add");
 }
 
 static int act_alloc(const struct tcf_action_ops *ops, struct tcf_action **out)
@@ -108,7 +109,7 @@ static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 	if (!err)
 		err = tcf_action_index_take(ops, a->index, &a->index);
 	if (err == -EEXIST)
-		tcf_perr(ps, TCF_EXIT_PARSE,
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 			 "%s: action index %u is taken (actions are not shared between filters)",
 			 ops->kind, a->index);
 	if (err) {
@@ -143,7 +144,7 @@ static int skip_act_options(struct tcf_parse *ps)
 	while ((w = tcf_word(ps))) {
 		if (!strcmp(w, "no_percpu")) {
 			ps->i++;
-		} else if (tcf_matches(w, "hw_stats")) {
+		} else if (mqtx__tc_matches(w, "hw_stats")) {
 			if (tcf_next(ps))
 				return -EINVAL;
 			ps->i++;
@@ -176,7 +177,7 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 			return -EINVAL;
 		expect = false;
 		if (e->n == ACT_MAX)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Too many actions: at most %d",
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Too many actions: at most %d",
 					ACT_MAX);
 		err = parse_one(ps, &a);
 		if (!err) {
@@ -189,13 +190,13 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 		if (err) {
 			if (err == -ENOMEM)
 				return err;
-			tcf_perr(ps, TCF_EXIT_PARSE, "bad action parsing");
-			return tcf_perr(ps, TCF_EXIT_PARSE, "parse_action: bad value (%d:%s)!", at,
-					kind);
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "parse_action: bad value (%d:%s)!",
+					at, kind);
 		}
 	}
 	if (expect)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "bad action empty 1");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
 	return 0;
 }
 

@@ -229,7 +229,7 @@ void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tcf
 		tp_uint(p, TP_ANY, "hw_tc", "hw_tc %llu ", minor - TC_MIN_PRIORITY);
 	else if (f0->classid)
 		tp_string(p, TP_ANY, "classid", "classid %s ",
-			  tcf_classid_fmt(f0->classid, b, sizeof(b)));
+			  mqtx__classid_fmt(f0->classid, b, sizeof(b)));
 	tp_open(p, "keys");
 	keys(p, f);
 	tp_close(p);

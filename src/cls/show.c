@@ -27,7 +27,7 @@ static void head(const struct tcf_show *s, const struct tcf_proto *tp, struct tc
 		tp_bool(p, TP_ANY, "egress", "egress ", true);
 	else if (s->parent)
 		tp_string(p, TP_ANY, "parent", "parent %s ",
-			  tcf_classid_fmt(s->parent, b, sizeof(b)));
+			  mqtx__classid_fmt(s->parent, b, sizeof(b)));
 	if (!s->protocol)
 		tp_string(p, TP_ANY, "protocol", "protocol %s ",
 			  tcf_proto_name(tp->protocol, b, sizeof(b)));

@@ -18,7 +18,6 @@
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 #include <mqtx/tc.h>
 
 static void dev_usage(struct mqtx_buf *b)
@@ -153,19 +152,19 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 			if (i + 1 >= argc || !(a->kind = mqtx__dev_kind(argv[i + 1]))) {
 				mqtx_buf_printf(err, "dev add: unknown type \"%s\"\n",
 						i + 1 < argc ? argv[i + 1] : "");
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			}
 			i++;
 		}
 	}
 	if (!a->kind) {
 		mqtx_buf_printf(err, "dev add: \"type KIND\" is required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a->kind->required && !has_word(argc, argv, a->kind->required)) {
 		mqtx_buf_printf(err, "dev add: type %s needs \"%s\"\n", a->kind->kind,
 				a->kind->required);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	for (int i = 0; i < argc;) {
 		int n = !strcmp(argv[i], "type") ? 2 : add_common(a, argc - i, argv + i, err);
@@ -173,11 +172,11 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 		if (n == 0 && a->kind->parse)
 			n = a->kind->parse(a->kopt, argc - i, argv + i, err);
 		if (n < 0)
-			return n == -MQTX_CTL_EHANDLE ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
+			return n == -MQTX_TC_EXIT_ABORT ? MQTX_TC_EXIT_ABORT : MQTX_TC_EXIT_PARSE;
 		if (n == 0) {
 			mqtx_buf_printf(err, "dev add: what is \"%s\"? Try \"mqtx dev help\".\n",
 					argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		i += n;
 	}
@@ -193,7 +192,7 @@ static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 					"dev add: type %s makes its own queues: no txqueues or "
 					"maxqueues\n",
 					a->kind->kind);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		return 0;
 	}
@@ -210,7 +209,7 @@ static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 	if (a->cfg.real_num_txq > a->cfg.num_txq) {
 		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
 				a->cfg.real_num_txq, a->cfg.num_txq);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -242,7 +241,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 	if (!*why)
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
 	mqtx__ctl_dev_why(c->err, "dev add", a->cfg.name, why);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /*
@@ -269,14 +268,14 @@ static int add_file(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, 
 				"dev add: %s: the file must come open with the command (a server "
 				"opens no file by name for a client but root; mqtx sends it)\n",
 				a->path);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (c->req && a->path[0] != '/') {
 		mqtx_buf_printf(c->err,
 				"dev add: %s: a relative path must come open with the command (the "
 				"server's working directory is not the client's; mqtx sends it)\n",
 				a->path);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a->opened = true;
 	return 0;
@@ -292,7 +291,7 @@ static int add_open(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, 
 		return 0;
 	a->opened = false;
 	mqtx_buf_printf(c->err, "dev add: %s: %s: %s\n", a->cfg.name, a->kind->kind, msg);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* Create the device. A driver that writes a file has it opened and set up with the command
@@ -314,7 +313,7 @@ static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, int ar
 		mqtx_dev_destroy(*dev);
 		*dev = NULL;
 		mqtx_buf_printf(c->err, "dev add: device \"%s\" already exists\n", a->cfg.name);
-		rc = MQTX_CTL_EREFUSED;
+		rc = MQTX_TC_EXIT_REFUSED;
 	}
 	return rc;
 }
@@ -345,7 +344,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return rc;
 	if (argc < 1 || !valid_name(argv[0])) {
 		mqtx_buf_printf(err, "dev add: invalid device name \"%s\"\n", argc ? argv[0] : "");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a.cfg.name = argv[0];
 	rc = add_parse(&a, argc - 1, argv + 1, err);
@@ -357,7 +356,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return rc;
 	if (mqtx__ctl_find_dev(c->ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	rc = add_unlocked(c, &a, argc - 1, argv + 1, &dev);
 	if (rc)
@@ -368,7 +367,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx_dev_destroy(dev);
 		return add_done(&a, mqtx__ctl_errno(c, argv[0], rc));
 	}
-	return add_done(&a, MQTX_CTL_OK);
+	return add_done(&a, MQTX_TC_EXIT_OK);
 }
 
 struct dev_set {
@@ -421,7 +420,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 		} else if (!strcmp(argv[i], "txqueues")) {
 			if (num_opt("txqueues", i + 1 < argc ? argv[i + 1] : NULL, 1,
 				    mqtx_dev_num_txq(dev), &o->txq, err))
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			i += 2;
 		} else if (!strcmp(argv[i], "hash")) {
 			int n;
@@ -431,7 +430,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->hash.l4 = false;
 			n = mqtx__parse_hash_words(argc - i, argv + i, &o->hash, err);
 			if (n < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			o->has_hash = true;
 			i += n;
 		} else {
@@ -442,13 +441,13 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			if (n == 0)
 				n = mqtx__xps_set_word(&o->xps, dev, argc - i, argv + i, err);
 			if (n < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			if (n == 0) {
 				mqtx_buf_printf(err,
 						"dev set: what is \"%s\"? Try \"mqtx dev "
 						"help\".\n",
 						argv[i]);
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			}
 			i += n;
 		}
@@ -457,20 +456,20 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 	if (o->chg.mask && o->up >= 0) {
 		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
 				     "mtu, txqueuelen, ring, coalesce or rate\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* WME settings are all or nothing among themselves (mqtx__wme_set_apply()). */
 	if (o->wme.mask && (o->chg.mask || o->up >= 0 || o->txq || o->has_hash)) {
 		mqtx_buf_printf(err,
 				"dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a "
 				"command of their own\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* One call each, which changes all or nothing. */
 	if ((o->xps.txq >= 0 || o->xps.flowcache >= 0) &&
 	    (o->chg.mask || o->up >= 0 || o->txq || o->has_hash || o->wme.mask)) {
 		mqtx_buf_printf(err, "dev set: give xps or flowcache in a command of its own\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -495,7 +494,7 @@ static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const cha
 		if (!if_nametoindex(ifname)) {
 			mqtx_buf_printf(c->err, "dev set: %s: %s: the interface is gone\n", name,
 					ifname);
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 		mqtx_dev_close(dev);
 		reopen = true;
@@ -514,7 +513,7 @@ static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const cha
 		mqtx_buf_printf(c->err,
 				"dev set: %s is down now: it was up over %s, which had gone\n",
 				name, ifname);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /*
@@ -536,11 +535,11 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 	if (argc < 2) {
 		mqtx_buf_printf(c->err, "dev set: NAME and a setting are required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (!rc)
 		rc = mqtx__ctl_may_change_dev(c, "dev set", dev);
@@ -554,7 +553,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		/* WME selects every one of a Wi-Fi device's queues: none may go out of use. */
 		mqtx_buf_printf(c->err, "dev set: %s: a %s device keeps all its %u queues in use\n",
 				argv[0], k->kind, mqtx_dev_num_txq(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (o.wme.mask)
 		return mqtx__wme_set_apply(c, dev, &o.wme);
@@ -563,7 +562,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
 		mqtx_hasher_free(h);
 		mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (o.up == 1 && (rc = set_up(c, dev, argv[0]))) {
 		if (rc < 0)
@@ -578,7 +577,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx_dev_close(dev);
 	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev))
 		mqtx_dev_set_real_num_txq(dev, o.txq); /* in range: checked by the parse */
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 free_hasher:
 	mqtx_hasher_free(h);
 	return mqtx__ctl_errno(c, argv[0], rc);
@@ -593,23 +592,23 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 				argc ? "dev del: what is \"%s\"?\n"
 				     : "dev del: NAME is required%s\n",
 				argc ? argv[1] : "");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, "dev del", dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (mqtx__tcf_dev_targeted(dev)) {
 		mqtx_buf_printf(c->err,
 				"dev del: %s is the device of a mirred action: delete its filter "
 				"first\n",
 				argv[0]);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	mqtx__ctl_remove_dev(c->ctl, dev); /* jobs on it stop first (the watches) */
 	mqtx_dev_destroy(dev);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 static const char *hash_name(enum mqtx_hash_algo a)
@@ -860,12 +859,12 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 
 	if (argc > 1) {
 		mqtx_buf_printf(c->err, "dev show: what is \"%s\"?\n", argv[1]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (argc == 1) {
 		one = mqtx_ctl_call_dev(c, argv[0]);
 		if (!one)
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		devs = &one;
 		n = 1;
 	}
@@ -883,7 +882,7 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 	}
 	if (flags & MQTX_CTL_F_JSON)
 		mqtx_buf_printf(out, "]\n");
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
@@ -895,7 +894,7 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 	(void)arg;
 	if (!strcmp(verb, "help") || (c->argc > 2 && !strcmp(c->argv[c->argc - 1], "help"))) {
 		dev_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "add"))
 		return dev_add(c, n, rest);
@@ -908,5 +907,5 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 	if (!strcmp(verb, "stats"))
 		return dev_show(c, n, rest, true);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }

@@ -93,10 +93,10 @@ static int test_word(const char *w, const char *v, struct test_args *a)
 			return -EINVAL;
 		a->vlan = (int)x;
 	} else if (!strcmp(w, "mark")) {
-		if (tcf_get_u32(v, &a->mark, 0))
+		if (mqtx__tc_get_u32(v, &a->mark, 0))
 			return -EINVAL;
 	} else if (!strcmp(w, "priority")) {
-		if (tcf_classid_parse(v, &a->priority))
+		if (mqtx__classid_parse(v, &a->priority))
 			return -EINVAL;
 		a->has_priority = true;
 	} else if (!strcmp(w, "size")) {
@@ -121,7 +121,7 @@ static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
 		}
 		if (!v) {
 			mqtx_buf_printf(c->err, "filter test: \"%s\" needs a value\n", c->argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		err = test_word(w, v, a);
 		if (err == -ENOENT) {
@@ -129,23 +129,23 @@ static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
 				c->err,
 				"filter test: what is \"%s\"? Try \"mqtx filter test help\".\n",
 				c->argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (err) {
 			mqtx_buf_printf(c->err, "filter test: invalid %s \"%s\"\n", w, v);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		i++;
 	}
 	if (!a->dev) {
 		mqtx_buf_printf(c->err, "filter test: dev NAME is required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (!a->has_src || !a->has_dst || a->src.family != a->dst.family) {
 		mqtx_buf_printf(
 			c->err,
 			"filter test: --src and --dst of one address family are required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -207,7 +207,7 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
 	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
 	if (!b)
 		return MQTX_ACT_UNSPEC;
-	tcf_classid_fmt(q->handle, h, sizeof(h));
+	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	/* "qdisc prio 40" and the hits' colon */
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
 	tp_open_array(p, "qdisc_filters");
@@ -218,7 +218,7 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN) {
 		verdict_line(p, v, pkt);
 	} else if (v >= 0) {
-		tcf_classid_fmt(res.classid, h, sizeof(h));
+		mqtx__classid_fmt(res.classid, h, sizeof(h));
 		tp_string(p, TP_ANY, "class", "class %s", h);
 	} else {
 		tp_text(p, "no filter matched: its own map decides");
@@ -248,7 +248,7 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_pri
 	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
 	if (!b)
 		return MQTX_ACT_UNSPEC;
-	tcf_classid_fmt(q->handle, h, sizeof(h));
+	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
 	tp_open_array(p, "root_filters");
 	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
@@ -297,7 +297,7 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 			tp_text(p, ": delivered");
 		tp_nl(p);
 		tp_close(p);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	real = atomic_load(&dev->real_num_txq);
 	if (pkt->flags & MQTX_PKT_F_QMAP_SET)
@@ -315,7 +315,7 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 		tp_nl(p);
 	}
 	tp_close(p);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
@@ -332,7 +332,7 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 	for (int i = 0; i < c->argc; i++) {
 		if (!strcmp(c->argv[i], "help") || !strcmp(c->argv[i], "--help")) {
 			mqtx_buf_printf(c->out, "%s", TEST_USAGE);
-			return MQTX_CTL_OK;
+			return MQTX_TC_EXIT_OK;
 		}
 	}
 	rc = test_parse(c, &a);
@@ -340,12 +340,12 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	n = build(&a, frame, sizeof(frame));
 	if (n <= 0) {
 		mqtx_buf_printf(c->err, "filter test: no frame of %u bytes for that flow\n",
 				a.size);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (mqtx_pool_create(&pc, &pool))
 		return mqtx__ctl_errno(c, "filter test", -ENOMEM);

@@ -11,7 +11,6 @@
 #include <mqtx/pkt.h>
 
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
 #include "base/internal.h"
 
 int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e)
@@ -110,12 +109,12 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 			uint32_t seed = a->cfg.seed;
 
 			if (mqtx__parse_hash_words(2, sub, &a->cfg, err) < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			a->cfg.seed = seed;
 			a->has_algo = true;
 		} else if (!v) {
 			mqtx_buf_printf(err, "hash: \"%s\" needs a value\n", argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		} else if (!strcmp(w, "seed")) {
 			if (mqtx__parse_u64(v, &x) || x > UINT32_MAX)
 				goto bad;
@@ -125,7 +124,7 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 			struct mqtx_hash_cfg tmp = a->cfg;
 
 			if (mqtx__parse_hash_words(4, sub, &tmp, err) < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			memcpy(a->cfg.key, tmp.key, sizeof(tmp.key));
 			a->cfg.key_len = tmp.key_len;
 		} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
@@ -145,13 +144,13 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 		} else {
 			mqtx_buf_printf(err, "hash: what is \"%s\"? Try \"mqtx hash help\".\n",
 					argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		i++;
 		continue;
 	bad:
 		mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -222,7 +221,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help") ||
 		    !strcmp(argv[i], "-h")) {
 			hash_usage(out);
-			return MQTX_CTL_OK;
+			return MQTX_TC_EXIT_OK;
 		}
 	}
 	rc = hash_parse(argc, argv, &a, err);
@@ -235,10 +234,10 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 				: !a.has_dst		   ? "no --dst"
 				: a.src.family == AF_INET6 ? "--src is IPv6, --dst IPv4"
 							   : "--src is IPv4, --dst IPv6");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (dev && !a.has_algo)
 		mqtx_dev_hash_cfg(dev, &a.cfg);
 	else
@@ -250,7 +249,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 					? "invalid key for this algorithm (toeplitz-sym needs a "
 					  "symmetric key: one 16-bit value repeated)"
 					: mqtx_strerror(rc));
-		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		return rc == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);
 	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
@@ -258,7 +257,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	/* Asked about a device, the answer is its queue: without it there is no answer. */
 	if (dev && !a.has_algo && dev_queue(dev, frame, len, &q)) {
 		mqtx_buf_printf(err, "hash: %s\n", mqtx_strerror(-ENOMEM));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	hash = ok ? hash : 0;
 	if (dev && !a.has_algo) {
@@ -268,5 +267,5 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		q = ok ? (uint16_t)mqtx_reciprocal_scale(hash, n) : 0;
 	}
 	print_hash(out, c->flags & MQTX_CTL_F_JSON, hash, n, q);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }

@@ -326,11 +326,11 @@ static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const
 {
 	if (c->have_parent) {
 		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
-		return MQTX_CTL_EHANDLE;
+		return MQTX_TC_EXIT_ABORT;
 	}
 	c->have_parent = true;
 	c->parent = v;
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
@@ -349,7 +349,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			c->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 		} else if (!strcmp(w, "ingress_block") || !strcmp(w, "egress_block")) {
 			if (++i >= argc)
 				goto missing;
@@ -358,7 +358,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 						"Error: argument \"%s\" is wrong: invalid %s block "
 						"index value\n",
 						argv[i], w[0] == 'i' ? "ingress" : "egress");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			c->blocks[w[0] == 'e'] = v;
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
@@ -367,7 +367,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (c->have_parent) {
 				mqtx_buf_printf(a->err,
 						"Error: \"ingress\" is a duplicate parent ID\n");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			c->have_parent = true;
 			c->parent = MQTX_H_INGRESS;
@@ -394,7 +394,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 						"Error: duplicate \"handle\": \"handle\" is the "
 						"second value. (%s)\n",
 						argv[i + 1]);
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			if (c->handle)
 				return mqtx__ctl_duparg(a->err, "handle", w);
@@ -403,7 +403,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (mqtx__handle_parse(argv[i], &c->handle))
 				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
-		} else if (mqtx__ctl_matches(w, "help")) {
+		} else if (mqtx__tc_matches(w, "help")) {
 			/* tc prints its usage and goes on with the words that follow */
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 		} else {
@@ -413,7 +413,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			break;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 missing:
 	return mqtx__ctl_incomplete(a->err);
 }
@@ -439,12 +439,12 @@ static int no_parser(struct mqtx_ctl_call *a, const struct qcmd *c)
 		if (!help)
 			mqtx_buf_printf(a->err, "qdisc '%s' does not support option parsing\n",
 					c->kind);
-		return MQTX_CTL_EHANDLE;
+		return MQTX_TC_EXIT_ABORT;
 	}
 	if (!help)
 		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
 				c->kind, c->optv[0]);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
@@ -458,15 +458,15 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 
 	*opt = NULL;
 	if (!ops || !ops->parse || !ops->opt_size)
-		return c->optc ? no_parser(a, c) : MQTX_CTL_OK;
+		return c->optc ? no_parser(a, c) : MQTX_TC_EXIT_OK;
 	*opt = mqtx__zalloc(ops->opt_size);
 	if (!*opt) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	err = ops->parse(c->optc, c->optv, *opt, &ack);
 	if (!err)
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	mqtx__free(*opt);
 	*opt = NULL;
 	if (ack.msg[0])
@@ -475,7 +475,7 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 		mqtx_buf_printf(a->err, "Illegal options for qdisc \"%s\"\n", c->kind);
 	if (err == MQTX_TC_EUSAGE)
 		kind_usage(a, c->kind);
-	return err == MQTX_TC_EFATAL ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
+	return err == MQTX_TC_EFATAL ? MQTX_TC_EXIT_ABORT : MQTX_TC_EXIT_PARSE;
 }
 
 /*
@@ -495,7 +495,7 @@ static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *a
 		/* tc's nl_dump_ext_ack() ends a sentence without one with a full stop */
 		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
 				ack->msg[n - 1] == '.' || ack->msg[n - 1] == ')' ? "" : ".");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (!c->have_parent)
 		snprintf(where, sizeof(where), "handle %x:", c->handle >> 16);
@@ -508,7 +508,7 @@ static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *a
 			c->kind ? " at " : "", where, c->dev);
 	if (why[0])
 		mqtx_buf_printf(a->err, "%s\n", why);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
@@ -537,12 +537,12 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		/* tc sends the request for interface 0, which the kernel does not know. */
 		mqtx__free(opt);
 		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev) {
 		mqtx__free(opt);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* The qdiscs of a device are its owner's; a shared block another made is not the
 	 * caller's to bind to (its filters would act on the caller's traffic, and the block
@@ -553,7 +553,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (!rc && !del && (c.blocks[0] || c.blocks[1]) &&
 	    !(room = mqtx__ctl_blocks_prepare(a->ctl, 2))) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
-		rc = MQTX_CTL_EREFUSED;
+		rc = MQTX_TC_EXIT_REFUSED;
 	}
 	if (rc) {
 		mqtx__free(opt);
@@ -582,7 +582,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	}
 	if (room)
 		mqtx__ctl_blocks_made(a, room, c.blocks, existed, 2);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /*
@@ -593,7 +593,7 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		bool is_parent = mqtx__ctl_matches(w, "parent");
+		bool is_parent = mqtx__tc_matches(w, "parent");
 		uint32_t v;
 
 		if (!strcmp(w, "dev")) {
@@ -607,17 +607,17 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			continue;
 		}
 		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
-		    is_parent || mqtx__ctl_matches(w, "handle")) {
+		    is_parent || mqtx__tc_matches(w, "handle")) {
 			if (s->parent)
 				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
 			if (s->handle)
 				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
-		} else if (mqtx__ctl_matches(w, "help")) {
+		} else if (mqtx__tc_matches(w, "help")) {
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 			continue;
 		} else {
 			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
 		if (!strcmp(w, "root")) {
 			s->parent = MQTX_H_ROOT;
@@ -635,7 +635,7 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			s->handle = v;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* The words of "class show" as tc_class_list() reads them. */
@@ -645,14 +645,14 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 		const char *w = a->argv[i];
 		uint32_t v;
 
-		if (mqtx__ctl_matches(w, "help") && strcmp(w, "dev")) {
+		if (mqtx__tc_matches(w, "help") && strcmp(w, "dev")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
 			continue;
 		}
 		if (!strcmp(w, "root")) {
 			if (s->parent) {
 				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			s->parent = MQTX_H_ROOT;
 			continue;
@@ -660,7 +660,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
 		    strcmp(w, "parent")) {
 			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
 		if (!strcmp(w, "parent") && s->parent)
 			return mqtx__ctl_duparg(a->err, w, w);
@@ -687,7 +687,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 			s->parent = v;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
@@ -702,9 +702,9 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 	if (rc)
 		return rc;
 	if (classes && !devname)
-		return MQTX_CTL_OK; /* Linux dumps the classes of the interface given, or none */
+		return MQTX_TC_EXIT_OK; /* Linux dumps the classes of the interface given, or none */
 	if (devname && !mqtx_ctl_call_dev(a, devname))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	s.all_devs = !devname;
 	if (s.json)
 		mqtx_buf_printf(a->out, "[");
@@ -714,12 +714,12 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 			continue;
 		if (classes ? show_dev_classes(&s) : show_dev_qdiscs(&s)) {
 			mqtx_buf_printf(a->err, "Out of memory\n");
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 	}
 	if (s.json)
 		mqtx_buf_printf(a->out, "]\n");
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
@@ -732,24 +732,24 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 		a->argc--;
 		a->argv++;
 	}
-	if (mqtx__ctl_matches(verb, "add"))
+	if (mqtx__tc_matches(verb, "add"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
-	if (mqtx__ctl_matches(verb, "change"))
+	if (mqtx__tc_matches(verb, "change"))
 		return qdisc_modify(a, 0, false);
-	if (mqtx__ctl_matches(verb, "replace"))
+	if (mqtx__tc_matches(verb, "replace"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
 	/* tc's do_qdisc() order: "l" is link, "ls" lst */
-	if (mqtx__ctl_matches(verb, "link"))
+	if (mqtx__tc_matches(verb, "link"))
 		return qdisc_modify(a, MQTX_QREQ_REPLACE, false);
-	if (mqtx__ctl_matches(verb, "delete"))
+	if (mqtx__tc_matches(verb, "delete"))
 		return qdisc_modify(a, 0, true);
-	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
-	    mqtx__ctl_matches(verb, "lst"))
+	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
+	    mqtx__tc_matches(verb, "lst"))
 		return mqtx__ctl_show(a, false);
-	if (mqtx__ctl_matches(verb, "help")) {
+	if (mqtx__tc_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", qdisc_usage);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_CTL_EHANDLE; /* tc returns -1 */
+	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 }

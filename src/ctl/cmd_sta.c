@@ -74,7 +74,7 @@ static const char *missing_word(const struct sta_args *a, const char *need)
 
 /*
  * Parse @argc words into @a; @need and @allow list the words the command must and may have
- * ("dev addr"). Returns 0, or MQTX_CTL_EPARSE after a message.
+ * ("dev addr"). Returns 0, or MQTX_TC_EXIT_PARSE after a message.
  */
 static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv, const char *need,
 		     const char *allow, struct mqtx_buf *err)
@@ -90,19 +90,19 @@ static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv
 		if (!strstr(allow, word) && !strstr(need, word)) {
 			mqtx_buf_printf(err, "%s: what is \"%s\"? Try \"mqtx %.3s help\".\n", what,
 					argv[i], what);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (i + 1 >= argc) {
 			mqtx_buf_printf(err, "%s: \"%s\" needs a value\n", what, argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (sta_word(a, what, argv[i], argv[i + 1], err))
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 	}
 	missing = missing_word(a, need);
 	if (missing) {
 		mqtx_buf_printf(err, "%s: \"%s\" is required\n", what, missing);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -112,7 +112,7 @@ static int refused(const struct mqtx_ctl_call *c, const char *what, int err,
 		   const struct mqtx_extack *ack)
 {
 	mqtx_buf_printf(c->err, "%s: %s\n", what, ack->msg[0] ? ack->msg : mqtx_strerror(err));
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* ---- sta show, ba show: the stations of a device, sorted by address ---- */
@@ -224,7 +224,7 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
 	if (mqtx_wme_sta_walk(dev, collect, &l) < 0 || l.nomem) {
 		mqtx__free(l.v);
 		mqtx_buf_printf(c->err, "%s show: %s\n", c->argv[0], mqtx_strerror(-ENOMEM));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), by_addr);
@@ -239,7 +239,7 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
 			sta_text(dev, &l.v[i], all, c->out);
 	}
 	mqtx__free(l.v);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* "sta show [ dev NAME [ addr MAC ] ]", "ba show [ dev NAME ]": without dev, every Wi-Fi
@@ -250,25 +250,25 @@ static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, boo
 	struct mqtx_wme_sta_info info;
 	struct mqtx_dev *dev = NULL;
 	unsigned n = 0;
-	int rc = MQTX_CTL_OK;
+	int rc = MQTX_TC_EXIT_OK;
 
 	if (a->has_addr && !a->dev) {
 		mqtx_buf_printf(c->err, "%s show: addr needs \"dev NAME\"\n", c->argv[0]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a->dev && !(dev = mqtx_ctl_call_dev(c, a->dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (dev && !mqtx_wme_enabled(dev)) {
 		mqtx_buf_printf(c->err, "%s show: device %s is not a Wi-Fi device (no WME)\n",
 				c->argv[0], a->dev);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (a->has_addr && mqtx_wme_sta_get(dev, a->addr, &info)) {
 		char mac[18];
 
 		mqtx_buf_printf(c->err, "%s show: unknown station %s on %s\n", c->argv[0],
 				mqtx_wme_mac_format(a->addr, mac), a->dev);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (json)
 		mqtx_buf_printf(c->out, "[");
@@ -305,7 +305,7 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	snprintf(what, sizeof(what), "sta %s", verb);
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		sta_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
 		rc = sta_parse(&a, "sta show", n, rest, " ", " dev addr ", c->err);
@@ -320,22 +320,22 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	else {
 		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx sta help\".\n",
 				verb);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (rc)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (verb[0] == 'a')
 		err = mqtx_wme_sta_add(dev, a.addr, a.qos != 0, &ack);
 	else if (verb[0] == 'd')
 		err = mqtx_wme_sta_del(dev, a.addr, &ack);
 	else
 		err = mqtx_wme_sta_set_reserved_tid(dev, a.addr, a.reserved, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
 }
 
 /* ---- ba ---- */
@@ -361,7 +361,7 @@ int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 	snprintf(what, sizeof(what), "ba %s", verb);
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		ba_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
 		rc = sta_parse(&a, "ba show", n, rest, " ", " dev ", c->err);
@@ -369,19 +369,19 @@ int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 	}
 	if (strcmp(verb, "start") && strcmp(verb, "stop")) {
 		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx ba help\".\n", verb);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	rc = sta_parse(&a, what, n, rest, " dev sta tid ", " ", c->err);
 	if (rc)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (!strcmp(verb, "start"))
 		err = mqtx_wme_ba_start(dev, a.addr, a.tid, &ack);
 	else
 		err = mqtx_wme_ba_stop(dev, a.addr, a.tid, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
 }

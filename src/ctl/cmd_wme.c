@@ -160,7 +160,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 	if (!mqtx_wme_enabled(dev)) {
 		mqtx_buf_printf(c->err, "dev set: device %s is not a Wi-Fi device (no WME)\n",
 				mqtx_dev_name(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if ((s->mask & (WME_SET_BA | WME_SET_BA_DELAY)) && mqtx_sim_wifi_get_cfg(dev, &sw)) {
 		mqtx_buf_printf(
@@ -168,13 +168,13 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			"dev set: %s is not a sim-wifi device: no simulated peer answers its "
 			"block-ack requests\n",
 			mqtx_dev_name(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (s->mask & WME_SET_QOS_MAP)
 		err = mqtx_wme_set_qos_map(dev, s->has_map ? &s->map : NULL, &ack);
 	if (err) {
 		mqtx_buf_printf(c->err, "dev set: %s\n", ack.msg[0] ? ack.msg : mqtx_strerror(err));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	/* The commit: every value was checked by the parse, the device by the tests above. */
 	if (s->mask & WME_SET_ACM)
@@ -190,7 +190,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		mqtx_sim_wifi_set_ba(dev, (s->mask & WME_SET_BA) ? s->ba : sw.ba_mode,
 				     (s->mask & WME_SET_BA_DELAY) ? s->ba_delay_ns
 								  : sw.ba_delay_ns);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* ---- what dev show prints of WME ---- */
@@ -352,28 +352,28 @@ static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 	memset(&q, 0, sizeof(q));
 	if (classify_parse(argc, argv, &q, &name, c->err))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (name && !(dev = mqtx_ctl_call_dev(c, name)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	err = mqtx_wme_classify(dev, &q, &v, &ack);
 	if (err) {
 		mqtx_buf_printf(c->err, "wme classify: %s\n",
 				ack.msg[0] ? ack.msg : mqtx_strerror(err));
 		/* A query that describes no frame is a parse error; a device that cannot answer
 		 * one (no WME, no such station) refuses it. */
-		return err == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		return err == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 	if (!(c->flags & MQTX_CTL_F_JSON)) {
 		mqtx_wme_verdict_format(&v, line, sizeof(line));
 		mqtx_buf_printf(c->out, "%s\n", line);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(c->out,
 			"{\"drop\":%s,\"up\":%u,\"ac\":\"%s\",\"queue\":%u,\"ampdu\":%s,"
 			"\"downgraded\":%s}\n",
 			v.drop ? "true" : "false", v.up, mqtx_wme_ac_name(v.ac), v.queue,
 			v.ampdu ? "true" : "false", v.downgraded ? "true" : "false");
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
@@ -383,10 +383,10 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
 	(void)arg;
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		wme_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
-	if (mqtx__ctl_matches(verb, "classify"))
+	if (mqtx__tc_matches(verb, "classify"))
 		return wme_classify(c, c->argc - 2, c->argv + 2);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }

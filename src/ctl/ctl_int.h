@@ -9,6 +9,8 @@
 #include <mqtx/sim_wifi.h>
 #include <mqtx/wme.h>
 
+#include "tc/tc.h"
+
 struct ctl_watch {
 	mqtx_ctl_gone_fn fn;
 	void *arg;
@@ -145,12 +147,9 @@ const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 
 /* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
 
-/** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
-int mqtx__parse_mac(const char *s, uint8_t mac[6]);
-
 /* tc's ways of leaving at once with exit -1 (255): incomplete_command() when the words end
  * where a value was due, invarg() for a word it cannot read, duparg() for one given twice.
- * Each prints tc's message into @err and returns MQTX_CTL_EHANDLE. */
+ * Each prints tc's message into @err and returns MQTX_TC_EXIT_ABORT. */
 int mqtx__ctl_incomplete(struct mqtx_buf *err);
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
@@ -164,16 +163,13 @@ bool mqtx__ctl_ifname_ok(const char *name);
 
 /**
  * mqtx__ctl_ifname_check() - 0 when @name is one (mqtx__ctl_ifname_ok()); else what ip link
- * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_CTL_EHANDLE):
+ * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_TC_EXIT_ABORT):
  * Error: argument "NAME" is wrong: "KEY" not a valid ifname
  */
 int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name);
 
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
-
-/** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
-bool mqtx__ctl_matches(const char *word, const char *cmd);
 
 /**
  * mqtx__buf_reserve() - make room for @need more bytes in @b, so that appending up to that
@@ -202,7 +198,7 @@ bool mqtx__ctl_owns(const struct mqtx_ctl_call *c, const struct ctl_owner *o);
 
 /**
  * mqtx__ctl_eperm() - "LABEL: Operation not permitted (WHAT belongs to OWNER)" into @c->err.
- * Return: MQTX_CTL_EREFUSED.
+ * Return: MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char *what,
 		    const struct ctl_owner *o);
@@ -210,7 +206,7 @@ int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char
 /**
  * mqtx__ctl_may_change_dev() - 0 when @c may change @dev and what is on it (its qdiscs,
  * classes, filters, stations, jobs); else the refusal (mqtx__ctl_eperm(), @label first) and
- * MQTX_CTL_EREFUSED.
+ * MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_may_change_dev(const struct mqtx_ctl_call *c, const char *label,
 			     struct mqtx_dev *dev);
@@ -224,7 +220,7 @@ const struct ctl_owner *mqtx__ctl_block_owner(struct mqtx_ctl *ctl, uint32_t ind
 /**
  * mqtx__ctl_may_use_block() - 0 when @c may change, or bind a qdisc to, the shared block
  * @index (one that does not exist yet is the caller's to make); else the refusal and
- * MQTX_CTL_EREFUSED.
+ * MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_may_use_block(const struct mqtx_ctl_call *c, const char *label, uint32_t index);
 
@@ -255,7 +251,7 @@ void mqtx__ctl_file_remove(const char *path, int fd);
 
 /**
  * mqtx__ctl_errno() - "CMD: NAME: what errno @err means" into @c->err.
- * Return: MQTX_CTL_EREFUSED, what a refused request exits with.
+ * Return: MQTX_TC_EXIT_REFUSED, what a refused request exits with.
  */
 int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err);
 

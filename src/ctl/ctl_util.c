@@ -11,7 +11,6 @@
 #include "base/internal.h"
 #include "cls/tcf.h"
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
 
 /* ---- text buffers ---- */
 
@@ -91,13 +90,13 @@ int mqtx__buf_json_str(struct mqtx_buf *b, const char *s)
 int mqtx__ctl_incomplete(struct mqtx_buf *err)
 {
 	mqtx_buf_printf(err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+	return MQTX_TC_EXIT_ABORT; /* tc's incomplete_command() exits with -1 */
 }
 
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why)
 {
 	mqtx_buf_printf(err, "Error: argument \"%s\" is wrong: %s\n", word, why);
-	return MQTX_CTL_EHANDLE;
+	return MQTX_TC_EXIT_ABORT;
 }
 
 bool mqtx__ctl_ifname_ok(const char *name)
@@ -126,7 +125,7 @@ int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *na
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
 {
 	mqtx_buf_printf(err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
-	return MQTX_CTL_EHANDLE;
+	return MQTX_TC_EXIT_ABORT;
 }
 
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
@@ -136,13 +135,6 @@ struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
 	a.argc--;
 	a.argv++;
 	return a;
-}
-
-bool mqtx__ctl_matches(const char *word, const char *cmd)
-{
-	size_t n = strlen(word);
-
-	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
 }
 
 /* ---- the context's devices and watches ---- */
@@ -242,7 +234,7 @@ int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char
 			!o->client ? "the server"
 			: *o->who  ? o->who
 				   : "another client");
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 static const struct ctl_owner *dev_owner(struct mqtx_ctl *ctl, const struct mqtx_dev *dev)
@@ -420,7 +412,7 @@ int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err)
 {
 	mqtx_buf_printf(c->err, "%s %s: %s: %s\n", c->argv[0], c->argc > 1 ? c->argv[1] : "", name,
 			mqtx_strerror(err));
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why)
@@ -498,19 +490,4 @@ int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struc
 		}
 	}
 	return i;
-}
-
-int mqtx__parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char c;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 255)
-			return -EINVAL;
-		mac[i] = (uint8_t)v[i];
-	}
-	return 0;
 }

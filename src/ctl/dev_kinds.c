@@ -17,7 +17,6 @@
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 
 _Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
 _Static_assert(sizeof(struct mqtx_tap_cfg) <= KIND_OPT_MAX, "kind options fit");
@@ -32,11 +31,11 @@ static int bad_value(struct mqtx_buf *err, const char *kind, char **argv, const 
 	return -1;
 }
 
-/* "ifname IF": an interface's name as ip link takes one (-MQTX_CTL_EHANDLE: exit 255). */
+/* "ifname IF": an interface's name as ip link takes one (-MQTX_TC_EXIT_ABORT: exit 255). */
 static int ifname_word(struct mqtx_buf *err, char *v, const char **ifname)
 {
 	if (mqtx__ctl_ifname_check(err, "ifname", v))
-		return -MQTX_CTL_EHANDLE;
+		return -MQTX_TC_EXIT_ABORT;
 	*ifname = v;
 	return 2;
 }

@@ -19,7 +19,7 @@
  * @required: optional. A word the command must give for this kind ("ifname"), or NULL.
  * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
  *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
- *        is not the driver's, or -1 after a message in @err for a bad value (-MQTX_CTL_EHANDLE
+ *        is not the driver's, or -1 after a message in @err for a bad value (-MQTX_TC_EXIT_ABORT
  *        where ip link would leave at once with 255: an interface name it refuses). Strings may
  *        point into @argv: they are used only during the command.
  * @create: required unless @file. Build the device from @base (the common options) and @opt. A

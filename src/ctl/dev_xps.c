@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
 
 /* "0,2-3" into @s->cpus, ascending, each once. 0, or -1 after a message naming the list. */
 static int parse_cpus(struct xps_set *s, const char *v, struct mqtx_buf *err)
@@ -106,7 +105,7 @@ int mqtx__xps_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		rc = mqtx_dev_set_flow_cache(dev, (uint32_t)s->flowcache);
 	else
 		rc = mqtx_dev_set_xps(dev, (uint32_t)s->txq, s->cpus, s->ncpus);
-	return rc ? mqtx__ctl_errno(c, mqtx_dev_name(dev), rc) : MQTX_CTL_OK;
+	return rc ? mqtx__ctl_errno(c, mqtx_dev_name(dev), rc) : MQTX_TC_EXIT_OK;
 }
 
 void mqtx__xps_set_free(struct xps_set *s)

@@ -12,7 +12,6 @@
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 
 /* struct swf_opt.edca_set bits: the fields an "edca AC ..." gave. */
 #define EDCA_AIFSN 0x1u
