@@ -135,24 +135,24 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 	return 0;
 }
 
-static void gact_dump(const struct tcf_action *a, struct tcf_print *p)
+static void gact_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct gact *g = tcf_act_priv(a);
 	static const char *const types[] = { "none", "netrand", "determ" };
 
-	tp_string(p, TP_ANY, "kind", "%s ", "gact");
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "gact");
 	tcf_print_control(p, "action ", g->verdict, "");
-	tp_open(p, "prob");
-	tp_nl(p);
-	tp_string(p, TP_ANY, "random_type", "\t random type %s", types[g->ptype]);
+	mqtx__out_open(p, "prob");
+	mqtx__out_nl(p);
+	mqtx__out_str(p, OUT_ANY, "random_type", "\t random type %s", types[g->ptype]);
 	tcf_print_control(p, " ", g->ptype ? g->pverdict : MQTX_ACT_OK, " ");
-	tp_int(p, TP_ANY, "val", "val %lld", g->pval);
-	tp_close(p);
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\t index %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_int(p, OUT_ANY, "val", "val %lld", g->pval);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 const struct tcf_action_ops tcf_gact_ops = {

@@ -301,24 +301,24 @@ static void mirred_destroy(struct tcf_action *a)
 		target_put(m->dev);
 }
 
-static void mirred_dump(const struct tcf_action *a, struct tcf_print *p)
+static void mirred_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct mirred *m = tcf_act_priv(a);
 	char what[32];
 
 	snprintf(what, sizeof(what), "%s %s", m->ingress ? "Ingress" : "Egress",
 		 m->redirect ? "Redirect" : "Mirror");
-	tp_string(p, TP_ANY, "kind", "%s ", "mirred");
-	tp_string(p, TP_FP, NULL, "(%s", what);
-	tp_string(p, TP_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
-	tp_string(p, TP_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
-	tp_string(p, TP_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "mirred");
+	mqtx__out_str(p, OUT_FP, NULL, "(%s", what);
+	mqtx__out_str(p, OUT_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
+	mqtx__out_str(p, OUT_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
+	mqtx__out_str(p, OUT_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
 	tcf_print_control(p, " ", m->verdict, "");
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\tindex %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\tindex %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)

@@ -306,44 +306,45 @@ static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
 	return police_finish(pol, avrate, ps);
 }
 
-static void police_dump(const struct tcf_action *a, struct tcf_print *p)
+static void police_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct police *pol = tcf_act_priv(a);
 	char b[MQTX_TC_BUF];
 
-	tp_string(p, TP_JSON, "kind", NULL, "police");
-	tp_text(p, " police 0x%x ", a->index);
-	tp_uint(p, TP_JSON, "index", NULL, a->index);
+	mqtx__out_str(p, OUT_JSON, "kind", NULL, "police");
+	mqtx__out_text(p, " police 0x%x ", a->index);
+	mqtx__out_uint(p, OUT_JSON, "index", NULL, a->index);
 	if (pol->rate.rate) {
-		tp_string(p, TP_FP, NULL, "rate %s ",
-			  mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
-		tp_uint(p, TP_JSON, "rate", NULL, pol->rate.rate);
-		tp_string(p, TP_FP, NULL, "burst %s ",
-			  mqtx_tc_print_size(b, sizeof(b), pol->burst));
-		tp_uint(p, TP_JSON, "burst", NULL, pol->burst);
+		mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
+			      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
+		mqtx__out_uint(p, OUT_JSON, "rate", NULL, pol->rate.rate);
+		mqtx__out_str(p, OUT_FP, NULL, "burst %s ",
+			      mqtx_tc_print_size(b, sizeof(b), pol->burst));
+		mqtx__out_uint(p, OUT_JSON, "burst", NULL, pol->burst);
 	}
-	tp_string(p, TP_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
-	tp_uint(p, TP_JSON, "mtu", NULL, pol->mtu);
+	mqtx__out_str(p, OUT_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
+	mqtx__out_uint(p, OUT_JSON, "mtu", NULL, pol->mtu);
 	if (pol->peak.rate) {
-		tp_string(p, TP_FP, NULL, "peakrate %s ",
-			  mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
-		tp_uint(p, TP_JSON, "peakrate", NULL, pol->peak.rate);
+		mqtx__out_str(p, OUT_FP, NULL, "peakrate %s ",
+			      mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
+		mqtx__out_uint(p, OUT_JSON, "peakrate", NULL, pol->peak.rate);
 	}
 	tcf_print_control(p, "action ", pol->exceed, "");
 	/* the kernel dumps the conform verdict only when it is not "pass" */
 	if (pol->conform != MQTX_ACT_OK)
 		tcf_print_control(p, "/", pol->conform, " ");
 	else
-		tp_text(p, " ");
-	tp_string(p, TP_FP, NULL, "overhead %s ",
-		  mqtx_tc_print_size(b, sizeof(b), pol->rate.overhead));
-	tp_uint(p, TP_JSON, "overhead", NULL, pol->rate.overhead);
+		mqtx__out_text(p, " ");
+	mqtx__out_str(p, OUT_FP, NULL, "overhead %s ",
+		      mqtx_tc_print_size(b, sizeof(b), pol->rate.overhead));
+	mqtx__out_uint(p, OUT_JSON, "overhead", NULL, pol->rate.overhead);
 	if (pol->atm || p->details)
-		tp_string(p, TP_ANY, "linklayer", "linklayer %s ", pol->atm ? "atm" : "ethernet");
-	tp_nl(p);
-	tp_int(p, TP_ANY, "ref", "\tref %lld ", 1);
-	tp_int(p, TP_ANY, "bind", "bind %lld ", 1);
-	tp_nl(p);
+		mqtx__out_str(p, OUT_ANY, "linklayer", "linklayer %s ",
+			      pol->atm ? "atm" : "ethernet");
+	mqtx__out_nl(p);
+	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", 1);
+	mqtx__out_nl(p);
 }
 
 const struct tcf_action_ops tcf_police_ops = {

@@ -149,29 +149,29 @@ static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 	return 0;
 }
 
-static void skbedit_dump(const struct tcf_action *a, struct tcf_print *p)
+static void skbedit_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct skbedit *e = tcf_act_priv(a);
 	char b[16];
 
-	tp_string(p, TP_ANY, "kind", "%s ", "skbedit");
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "skbedit");
 	if (e->flags & SKBEDIT_QUEUE)
-		tp_uint(p, TP_ANY, "queue_mapping", "queue_mapping %llu", e->queue);
+		mqtx__out_uint(p, OUT_ANY, "queue_mapping", "queue_mapping %llu", e->queue);
 	if (e->flags & SKBEDIT_PRIO)
-		tp_string(p, TP_ANY, "priority", " priority %s",
-			  mqtx__classid_fmt(e->priority, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "priority", " priority %s",
+			      mqtx__classid_fmt(e->priority, b, sizeof(b)));
 	if (e->flags & SKBEDIT_MARK)
-		tp_uint(p, TP_ANY, "mark", " mark %llu", e->mark);
+		mqtx__out_uint(p, OUT_ANY, "mark", " mark %llu", e->mark);
 	if (e->flags & SKBEDIT_MASK) {
 		snprintf(b, sizeof(b), "%#x", e->mask);
-		tp_string(p, TP_ANY, "mask", "/%s", b);
+		mqtx__out_str(p, OUT_ANY, "mask", "/%s", b);
 	}
 	tcf_print_control(p, " ", e->verdict, "");
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\t index %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)

@@ -116,7 +116,7 @@ static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter 
 	return 0;
 }
 
-static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	const struct basic_filter *b = basic_of(f);
 	char buf[16];
@@ -124,15 +124,16 @@ static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, s
 	(void)tp;
 	if (f->handle) { /* tc's print_hex: a string of hex digits in JSON */
 		snprintf(buf, sizeof(buf), "%x", f->handle);
-		tp_string(p, TP_ANY, "handle", "handle 0x%s ", buf);
+		mqtx__out_str(p, OUT_ANY, "handle", "handle 0x%s ", buf);
 	}
 	if (f->classid)
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  mqtx__classid_fmt(f->classid, buf, sizeof(buf)));
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, buf, sizeof(buf)));
 	if (b->match)
 		em_dump(b->match, p);
 	if (p->stats)
-		tp_uint(p, TP_ANY, "rule_hit", "\n  (rule hit %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", "\n  (rule hit %llu)",
+			       atomic_load(&f->hits));
 	tcf_exts_dump(&f->exts, p);
 }
 

@@ -14,38 +14,6 @@
 #include "cls/flower_key.h"
 #include "tc/tc.h"
 
-/* ---- the printer (print.c): one sequence of calls, tc's text or its JSON ---- */
-
-#define TP_FP	0x1u /* text only (iproute2's PRINT_FP) */
-#define TP_JSON 0x2u /* JSON only */
-#define TP_ANY	0x3u
-
-#define TP_DEPTH 16
-
-struct tcf_print {
-	bool json, stats, details;
-	char *buf;
-	size_t len, cap;
-	bool nomem;
-	unsigned depth;
-	bool used[TP_DEPTH]; /* the JSON container at each depth has a member already */
-};
-
-void tp_init(struct tcf_print *p, bool json, bool stats, bool details);
-void tp_free(struct tcf_print *p);
-/* @fmt is a printf format with one conversion of the value (%s, %llu, %llx, %lld). */
-void tp_string(struct tcf_print *p, unsigned t, const char *key, const char *fmt, const char *v);
-void tp_uint(struct tcf_print *p, unsigned t, const char *key, const char *fmt, uint64_t v);
-void tp_int(struct tcf_print *p, unsigned t, const char *key, const char *fmt, int64_t v);
-/* Text: @fmt (no conversion) when @v; JSON: "key": v. */
-void tp_bool(struct tcf_print *p, unsigned t, const char *key, const char *fmt, bool v);
-void tp_text(struct tcf_print *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tp_nl(struct tcf_print *p);
-void tp_open(struct tcf_print *p, const char *key); /* a JSON object (key NULL: a value) */
-void tp_close(struct tcf_print *p);
-void tp_open_array(struct tcf_print *p, const char *key); /* a JSON array */
-void tp_close_array(struct tcf_print *p);
-
 /* ---- actions ---- */
 
 struct tcf_action;
@@ -80,7 +48,7 @@ struct tcf_action_ops {
 	int (*parse)(struct tcf_action *a, struct tcf_parse *ps);
 	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 	int (*probe)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
-	void (*dump)(const struct tcf_action *a, struct tcf_print *p);
+	void (*dump)(const struct tcf_action *a, struct tc_out *p);
 	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
 	void (*destroy)(struct tcf_action *a);
 };
@@ -165,8 +133,8 @@ struct tcf_proto_ops {
 	void (*free_index)(void *index);
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);
-	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
-	void (*dump_head)(const struct tcf_proto *tp, struct tcf_print *p);
+	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	void (*free_filter)(struct tcf_filter *f);
 };
 
@@ -288,7 +256,7 @@ bool tcf_is_control(const char *w);
 int tcf_control_word(const char *w, int *verdict);
 const char *tcf_control_name(int verdict, char *buf, size_t len);
 /* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
-void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix);
+void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix);
 
 /* ---- filters and actions: objects (filter.c) ---- */
 
@@ -301,7 +269,7 @@ void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
 int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
 void tcf_exts_free(struct tcf_exts *e);
 /* tc_print_action(): every action, its counters with -s. */
-void tcf_exts_dump(const struct tcf_exts *e, struct tcf_print *p);
+void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
 /* "classid"/"flowid" at the current word into f->classid. */
 int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 

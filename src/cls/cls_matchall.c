@@ -78,19 +78,19 @@ static int mall_build(struct tcf_root *root, struct mqtx_extack *ack)
 	return -EEXIST;
 }
 
-static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	char b[16];
 
 	(void)tp;
 	if (f->handle)
-		tp_uint(p, TP_ANY, "handle", "handle 0x%llx ", f->handle);
+		mqtx__out_uint(p, OUT_ANY, "handle", "handle 0x%llx ", f->handle);
 	if (f->classid)
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  mqtx__classid_fmt(f->classid, b, sizeof(b)));
-	tp_bool(p, TP_ANY, "not_in_hw", "\n  not_in_hw", true);
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\n  not_in_hw", true);
 	if (p->stats)
-		tp_uint(p, TP_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
 	tcf_exts_dump(&f->exts, p);
 }
 

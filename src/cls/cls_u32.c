@@ -480,60 +480,62 @@ static int u32_build(struct tcf_root *root, struct mqtx_extack *ack)
 
 /* ---- printing ---- */
 
-static void u32_dump_head(const struct tcf_proto *tp, struct tcf_print *p)
+static void u32_dump_head(const struct tcf_proto *tp, struct tc_out *p)
 {
 	(void)tp;
-	tp_string(p, TP_ANY, "fh", "fh %s ", "800:");
-	tp_uint(p, TP_ANY, "ht_divisor", "ht divisor %llu ", 1);
+	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", "800:");
+	mqtx__out_uint(p, OUT_ANY, "ht_divisor", "ht divisor %llu ", 1);
 }
 
-static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	const struct u32_filter *u = u32_of(f);
 	char b[32];
 
 	(void)tp;
 	snprintf(b, sizeof(b), "800::%x", U32_NODE(f->handle));
-	tp_string(p, TP_ANY, "fh", "fh %s ", b);
-	tp_uint(p, TP_ANY, "order", "order %llu ", U32_NODE(f->handle));
-	tp_string(p, TP_ANY, "key_ht", "key ht %s ", "800");
-	tp_string(p, TP_ANY, "bkt", "bkt %s ", "0");
+	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", b);
+	mqtx__out_uint(p, OUT_ANY, "order", "order %llu ", U32_NODE(f->handle));
+	mqtx__out_str(p, OUT_ANY, "key_ht", "key ht %s ", "800");
+	mqtx__out_str(p, OUT_ANY, "bkt", "bkt %s ", "0");
 	if (f->classid) {
 		if (!u->terminal)
-			tp_text(p, "*");
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  mqtx__classid_fmt(f->classid, b, sizeof(b)));
+			mqtx__out_text(p, "*");
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
 	} else if (u->terminal) {
-		tp_text(p, "terminal flowid ");
+		mqtx__out_text(p, "terminal flowid ");
 	}
-	tp_bool(p, TP_ANY, "not_in_hw", "not_in_hw ", true);
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "not_in_hw ", true);
 	if (p->stats) {
-		tp_uint(p, TP_ANY, "rule_hit", "(rule hit %llu ", atomic_load(&f->tries));
-		tp_uint(p, TP_ANY, "success", "success %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", "(rule hit %llu ", atomic_load(&f->tries));
+		mqtx__out_uint(p, OUT_ANY, "success", "success %llu)", atomic_load(&f->hits));
 	}
 	if (u->has_mark) {
-		tp_nl(p);
+		mqtx__out_nl(p);
 		snprintf(b, sizeof(b), "0x%04x", u->mark);
-		tp_string(p, TP_ANY, "fwmark_value", "  mark %s ", b);
+		mqtx__out_str(p, OUT_ANY, "fwmark_value", "  mark %s ", b);
 		snprintf(b, sizeof(b), "0x%04x", u->mark_mask);
-		tp_string(p, TP_ANY, "fwmark_mask", "%s ", b);
-		tp_uint(p, TP_ANY, "fwmark_success", "(success %llu)", atomic_load(&u->mark_hits));
+		mqtx__out_str(p, OUT_ANY, "fwmark_mask", "%s ", b);
+		mqtx__out_uint(p, OUT_ANY, "fwmark_success", "(success %llu)",
+			       atomic_load(&u->mark_hits));
 	}
 	/* one "match" object per key, as tc prints them (the key repeats in JSON) */
 	for (unsigned i = 0; i < u->nkeys; i++) {
 		const struct u32_key *k = &u->keys[i];
 
-		tp_open(p, "match");
-		tp_nl(p);
+		mqtx__out_open(p, "match");
+		mqtx__out_nl(p);
 		snprintf(b, sizeof(b), "%08x", ntohl(k->val));
-		tp_string(p, TP_ANY, "value", "  match %s", b);
+		mqtx__out_str(p, OUT_ANY, "value", "  match %s", b);
 		snprintf(b, sizeof(b), "%08x", ntohl(k->mask));
-		tp_string(p, TP_ANY, "mask", "/%s ", b);
-		tp_string(p, TP_ANY, "offmask", "at %s", k->nexthdr ? "nexthdr+" : "");
-		tp_int(p, TP_ANY, "off", "%lld", k->off);
-		tp_close(p);
+		mqtx__out_str(p, OUT_ANY, "mask", "/%s ", b);
+		mqtx__out_str(p, OUT_ANY, "offmask", "at %s", k->nexthdr ? "nexthdr+" : "");
+		mqtx__out_int(p, OUT_ANY, "off", "%lld", k->off);
+		mqtx__out_close(p);
 		if (p->stats)
-			tp_uint(p, TP_ANY, "success", " (success %llu ) ", atomic_load(&k->hits));
+			mqtx__out_uint(p, OUT_ANY, "success", " (success %llu ) ",
+				       atomic_load(&k->hits));
 	}
 	tcf_exts_dump(&f->exts, p);
 }

@@ -352,10 +352,10 @@ static size_t print_seq(const struct em_tree *tr, unsigned first, unsigned count
 	return n;
 }
 
-void em_dump(const struct em_tree *tr, struct tcf_print *p)
+void em_dump(const struct em_tree *tr, struct tc_out *p)
 {
 	char buf[1024];
 
 	print_seq(tr, tr->first, tr->top, buf, sizeof(buf));
-	tp_string(p, TP_ANY, "ematch", "\n  %s", buf);
+	mqtx__out_str(p, OUT_ANY, "ematch", "\n  %s", buf);
 }

@@ -203,39 +203,40 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 /* ---- printing ---- */
 
 /* print_tcstats2_attr() with the prefix "\t": an action's counters. */
-static void dump_stats(const struct tcf_action *a, struct tcf_print *p)
+static void dump_stats(const struct tcf_action *a, struct tc_out *p)
 {
-	tp_text(p, "\tAction statistics:");
-	tp_nl(p);
-	tp_open(p, "stats");
-	tp_uint(p, TP_ANY, "bytes", "\tSent %llu bytes", atomic_load(&a->st.bytes));
-	tp_uint(p, TP_ANY, "packets", " %llu pkt", atomic_load(&a->st.packets));
-	tp_uint(p, TP_ANY, "drops", " (dropped %llu", atomic_load(&a->st.drops));
-	tp_uint(p, TP_ANY, "overlimits", ", overlimits %llu", atomic_load(&a->st.overlimits));
-	tp_uint(p, TP_ANY, "requeues", " requeues %llu) ", 0);
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "backlog", "\tbacklog %llub", 0);
-	tp_uint(p, TP_ANY, "qlen", " %llup", 0);
-	tp_text(p, " requeues 0");
-	tp_close(p);
-	tp_nl(p);
+	mqtx__out_text(p, "\tAction statistics:");
+	mqtx__out_nl(p);
+	mqtx__out_open(p, "stats");
+	mqtx__out_uint(p, OUT_ANY, "bytes", "\tSent %llu bytes", atomic_load(&a->st.bytes));
+	mqtx__out_uint(p, OUT_ANY, "packets", " %llu pkt", atomic_load(&a->st.packets));
+	mqtx__out_uint(p, OUT_ANY, "drops", " (dropped %llu", atomic_load(&a->st.drops));
+	mqtx__out_uint(p, OUT_ANY, "overlimits", ", overlimits %llu",
+		       atomic_load(&a->st.overlimits));
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu) ", 0);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "backlog", "\tbacklog %llub", 0);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " %llup", 0);
+	mqtx__out_text(p, " requeues 0");
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
 }
 
-void tcf_exts_dump(const struct tcf_exts *e, struct tcf_print *p)
+void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
 {
 	if (!e->n)
 		return;
-	tp_open_array(p, "actions");
+	mqtx__out_open_array(p, "actions");
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct tcf_action *a = e->acts[i];
 
-		tp_open(p, NULL);
-		tp_nl(p);
-		tp_uint(p, TP_ANY, "order", "\taction order %llu: ", i + 1);
+		mqtx__out_open(p, NULL);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "order", "\taction order %llu: ", i + 1);
 		a->ops->dump(a, p);
 		if (p->stats)
 			dump_stats(a, p);
-		tp_close(p);
+		mqtx__out_close(p);
 	}
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 }

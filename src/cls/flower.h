@@ -46,6 +46,6 @@ extern const struct tcf_proto_ops tcf_flower_ops;
 int fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 
 /* flower_dump.c */
-void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
+void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 
 #endif

@@ -183,19 +183,20 @@ const char *tcf_control_name(int verdict, char *buf, size_t len)
 	return buf;
 }
 
-void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix)
+void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix)
 {
 	char b[16];
 
-	tp_string(p, TP_FP, NULL, "%s", prefix);
-	tp_open(p, "control_action");
-	tp_string(p, TP_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
+	mqtx__out_str(p, OUT_FP, NULL, "%s", prefix);
+	mqtx__out_open(p, "control_action");
+	mqtx__out_str(p, OUT_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)
-		tp_uint(p, TP_ANY, "chain", " chain %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+		mqtx__out_uint(p, OUT_ANY, "chain", " chain %llu",
+			       (uint32_t)verdict & MQTX_ACT_EXT_MASK);
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_JUMP)
-		tp_uint(p, TP_ANY, "jump", " %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
-	tp_close(p);
-	tp_string(p, TP_FP, NULL, "%s", suffix);
+		mqtx__out_uint(p, OUT_ANY, "jump", " %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+	mqtx__out_close(p);
+	mqtx__out_str(p, OUT_FP, NULL, "%s", suffix);
 }
 
 /* ---- class ids ---- */

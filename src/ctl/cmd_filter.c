@@ -211,7 +211,8 @@ static int show(const struct mqtx_ctl_call *a)
 	struct show_args sa = { 0 };
 	struct mqtx_tcf_block *b = NULL;
 	struct mqtx_dev *dev = NULL;
-	struct tcf_print p;
+	struct mqtx_buf pb;
+	struct tc_out p;
 	int rc;
 
 	for (int i = 0; i < a->argc; i++) {
@@ -229,9 +230,10 @@ static int show(const struct mqtx_ctl_call *a)
 		mqtx_buf_printf(a->err, "Cannot find block \"%u\"\n", sa.block);
 		return MQTX_TC_EXIT_PARSE;
 	}
-	tp_init(&p, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
-		a->flags & MQTX_CTL_F_DETAILS);
-	tp_open_array(&p, NULL);
+	mqtx_buf_init(&pb);
+	mqtx__out_init(&p, &pb, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
+		       a->flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
 	if (dev) {
 		struct mqtx_extack ack;
 
@@ -250,15 +252,15 @@ static int show(const struct mqtx_ctl_call *a)
 		mqtx__tcf_show(b, &sa.s, &p);
 		mqtx_tcf_block_put(b);
 	}
-	tp_close_array(&p);
-	if (p.json && !p.nomem)
-		mqtx_buf_printf(a->out, "%s\n", p.buf);
-	else if (p.buf && !p.nomem)
-		mqtx_buf_printf(a->out, "%s", p.buf);
-	rc = p.nomem ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_OK;
-	if (p.nomem)
+	mqtx__out_close_array(&p);
+	if (p.json && !pb.nomem)
+		mqtx_buf_printf(a->out, "%s\n", pb.data);
+	else if (pb.data && !pb.nomem)
+		mqtx_buf_printf(a->out, "%s", pb.data);
+	rc = pb.nomem ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_OK;
+	if (pb.nomem)
 		mqtx_buf_printf(a->err, "Out of memory\n");
-	tp_free(&p);
+	mqtx_buf_free(&pb);
 	return rc;
 }
 

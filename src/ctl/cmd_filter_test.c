@@ -181,19 +181,19 @@ static int build(const struct test_args *a, uint8_t *f, size_t cap)
 }
 
 /* The last word: where the packet ends up. */
-static void verdict_line(struct tcf_print *p, int v, const struct mqtx_pkt *pkt)
+static void verdict_line(struct tc_out *p, int v, const struct mqtx_pkt *pkt)
 {
 	const char *what = v == MQTX_ACT_SHOT ? "drop" : v == MQTX_ACT_STOLEN ? "stolen" : "pass";
 
-	tp_string(p, TP_ANY, "verdict", "verdict %s", what);
+	mqtx__out_str(p, OUT_ANY, "verdict", "verdict %s", what);
 	if (v == MQTX_ACT_SHOT)
-		tp_string(p, TP_ANY, "reason", " reason %s",
-			  mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
+		mqtx__out_str(p, OUT_ANY, "reason", " reason %s",
+			      mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
 }
 
 /* The classful qdisc that holds queue @qi's packets, its filters and their class; its
  * filters' verdict (MQTX_ACT_UNSPEC without any). */
-static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tcf_print *p)
+static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	struct mqtx_qdisc *q = dev->txq[qi].qdisc_sleeping;
 	struct mqtx_tcf_result res;
@@ -210,20 +210,20 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
 	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	/* "qdisc prio 40" and the hits' colon */
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	tp_open_array(p, "qdisc_filters");
+	mqtx__out_open_array(p, "qdisc_filters");
 	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	tp_close_array(p);
-	tp_string(p, TP_ANY, "qdisc", "qdisc %s ", q->ops->id);
-	tp_string(p, TP_ANY, "handle", "%s ", h);
+	mqtx__out_close_array(p);
+	mqtx__out_str(p, OUT_ANY, "qdisc", "qdisc %s ", q->ops->id);
+	mqtx__out_str(p, OUT_ANY, "handle", "%s ", h);
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN) {
 		verdict_line(p, v, pkt);
 	} else if (v >= 0) {
 		mqtx__classid_fmt(res.classid, h, sizeof(h));
-		tp_string(p, TP_ANY, "class", "class %s", h);
+		mqtx__out_str(p, OUT_ANY, "class", "class %s", h);
 	} else {
-		tp_text(p, "no filter matched: its own map decides");
+		mqtx__out_text(p, "no filter matched: its own map decides");
 	}
-	tp_nl(p);
+	mqtx__out_nl(p);
 	return v;
 }
 
@@ -232,7 +232,7 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
  * (major:q+1, major:ffe0+tc) chooses it, as mqprio's selection hook does. Returns their verdict
  * (MQTX_ACT_UNSPEC without any), with the queue in the probe when they chose one.
  */
-static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_print *p)
+static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
 	struct mqtx_tcf_result res;
@@ -250,9 +250,9 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_pri
 		return MQTX_ACT_UNSPEC;
 	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	tp_open_array(p, "root_filters");
+	mqtx__out_open_array(p, "root_filters");
 	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 	if (v < 0 || v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN)
 		return v;
 	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
@@ -269,7 +269,7 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_pri
 }
 
 static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct test_args *a,
-	       struct mqtx_pkt *pkt, struct tcf_print *p)
+	       struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	uint32_t parent = a->ingress ? TCF_PARENT_INGRESS : TCF_PARENT_EGRESS;
 	struct mqtx_tcf_block *b = NULL;
@@ -280,11 +280,11 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 	uint16_t qi;
 
 	(void)c;
-	tp_open(p, NULL);
-	tp_open_array(p, "filters");
+	mqtx__out_open(p, NULL);
+	mqtx__out_open_array(p, "filters");
 	if (!mqtx__ctl_filter_block(dev, parent, true, &b, &ack))
 		v = mqtx__tcf_test(b, dev, pkt, &res, a->ingress ? "ingress" : "egress", p);
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 	if (!a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
 		int rv = root_stage(dev, pkt, p);
 
@@ -294,9 +294,9 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN || a->ingress) {
 		verdict_line(p, v, pkt);
 		if (a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN)
-			tp_text(p, ": delivered");
-		tp_nl(p);
-		tp_close(p);
+			mqtx__out_text(p, ": delivered");
+		mqtx__out_nl(p);
+		mqtx__out_close(p);
 		return MQTX_TC_EXIT_OK;
 	}
 	real = atomic_load(&dev->real_num_txq);
@@ -304,17 +304,17 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 		qi = pkt->queue_mapping < real ? pkt->queue_mapping : 0;
 	else
 		qi = mqtx_dev_pick_tx(dev, pkt);
-	tp_uint(p, TP_ANY, "queue", "queue %llu", qi);
-	tp_uint(p, TP_ANY, "txqueues", " txqueues %llu", real);
-	tp_bool(p, TP_ANY, "set_by_filter", " (set by a filter)",
-		(pkt->flags & MQTX_PKT_F_QMAP_SET) != 0);
-	tp_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "queue", "queue %llu", qi);
+	mqtx__out_uint(p, OUT_ANY, "txqueues", " txqueues %llu", real);
+	mqtx__out_bool(p, OUT_ANY, "set_by_filter", " (set by a filter)",
+		       (pkt->flags & MQTX_PKT_F_QMAP_SET) != 0);
+	mqtx__out_nl(p);
 	v = qdisc_stage(dev, qi, pkt, p);
 	if (v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
 		verdict_line(p, v, pkt);
-		tp_nl(p);
+		mqtx__out_nl(p);
 	}
-	tp_close(p);
+	mqtx__out_close(p);
 	return MQTX_TC_EXIT_OK;
 }
 
@@ -325,7 +325,8 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_pkt *pkt;
 	struct mqtx_dev *dev;
-	struct tcf_print p;
+	struct mqtx_buf pb;
+	struct tc_out p;
 	uint8_t frame[2048];
 	int n, rc;
 
@@ -354,17 +355,18 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 	pkt->mark = a.mark;
 	/* as the generator sends it: the priority of its TOS unless one is given */
 	pkt->priority = a.has_priority ? a.priority : mqtx__tos2prio(a.tos);
-	tp_init(&p, c->flags & MQTX_CTL_F_JSON, false, false);
+	mqtx_buf_init(&pb);
+	mqtx__out_init(&p, &pb, c->flags & MQTX_CTL_F_JSON, false, false);
 	mqtx_dev_config_lock(dev);
 	rc = run(c, dev, &a, pkt, &p);
 	mqtx_dev_config_unlock(dev);
 	mqtx_pkt_free(pkt);
 	mqtx_pool_destroy(pool);
-	if (p.nomem) {
+	if (pb.nomem) {
 		rc = mqtx__ctl_errno(c, "filter test", -ENOMEM);
-	} else if (p.buf) {
-		mqtx_buf_printf(c->out, "%s%s", p.buf, p.json ? "\n" : "");
+	} else if (pb.data) {
+		mqtx_buf_printf(c->out, "%s%s", pb.data, p.json ? "\n" : "");
 	}
-	tp_free(&p);
+	mqtx_buf_free(&pb);
 	return rc;
 }

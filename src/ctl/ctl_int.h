@@ -171,16 +171,6 @@ int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *na
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
 
-/**
- * mqtx__buf_reserve() - make room for @need more bytes in @b, so that appending up to that
- * much cannot fail: a command that changes something does this before its commit.
- * Return: 0, or -ENOMEM (and @b->nomem is set).
- */
-int mqtx__buf_reserve(struct mqtx_buf *b, size_t need);
-
-/** mqtx__buf_json_str() - append @s as a JSON string (quoted, escaped). Return: as printf. */
-int mqtx__buf_json_str(struct mqtx_buf *b, const char *s);
-
 /** mqtx__ctl_find_dev() - the device @name of @ctl, or NULL (no message). */
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name);
 

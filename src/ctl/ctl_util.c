@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* What every command shares: text buffers, the context's device list and its watches, the one
+/* What every command shares: the context's device list and its watches, the one
  * device lookup, the error convention, and the parsers more than one command reads. */
 #include <ctype.h>
 #include <errno.h>
@@ -11,81 +11,6 @@
 #include "base/internal.h"
 #include "cls/tcf.h"
 #include "ctl/ctl_int.h"
-
-/* ---- text buffers ---- */
-
-void mqtx_buf_init(struct mqtx_buf *b)
-{
-	b->data = NULL;
-	b->len = b->cap = 0;
-	b->nomem = false;
-}
-
-void mqtx_buf_free(struct mqtx_buf *b)
-{
-	mqtx__free(b->data);
-	mqtx_buf_init(b);
-}
-
-int mqtx__buf_reserve(struct mqtx_buf *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (b->nomem)
-		return -ENOMEM; /* an earlier append is missing: nothing may follow it */
-	if (b->len + need + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + need + 1)
-		cap *= 2;
-	p = mqtx__alloc(cap);
-	if (!p) {
-		b->nomem = true;
-		return -ENOMEM;
-	}
-	if (b->data)
-		memcpy(p, b->data, b->len + 1);
-	else
-		p[0] = 0;
-	mqtx__free(b->data);
-	b->data = p;
-	b->cap = cap;
-	return 0;
-}
-
-int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || mqtx__buf_reserve(b, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
-
-int mqtx__buf_json_str(struct mqtx_buf *b, const char *s)
-{
-	int rc = mqtx_buf_printf(b, "\"");
-
-	for (; *s && !rc; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			rc = mqtx_buf_printf(b, "\\%c", ch);
-		else if (ch < 0x20)
-			rc = mqtx_buf_printf(b, "\\u%04x", ch);
-		else
-			rc = mqtx_buf_printf(b, "%c", ch);
-	}
-	return rc ? rc : mqtx_buf_printf(b, "\"");
-}
 
 int mqtx__ctl_incomplete(struct mqtx_buf *err)
 {

@@ -5,10 +5,12 @@
 #ifndef MQTX_TC_TC_H
 #define MQTX_TC_TC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mqtx/ctl.h>
 #include <mqtx/tc.h>
 
 /* ---- words (values.c) ---- */
@@ -71,5 +73,62 @@ int mqtx__classid_parse(const char *s, uint32_t *h);
 
 /** mqtx__classid_fmt() - tc's spelling of @h ("root", "1:", ":4", "1:a"); returns @buf. */
 const char *mqtx__classid_fmt(uint32_t h, char *buf, size_t len);
+
+/* ---- output (out.c): the growable buffer, and tc's text or JSON from one sequence of calls ---- */
+
+/**
+ * mqtx__buf_reserve() - make room for @need more bytes in @b, so that appending up to that
+ * much cannot fail: a command that changes something does this before its commit.
+ * Return: 0, or -ENOMEM (and @b->nomem is set).
+ */
+int mqtx__buf_reserve(struct mqtx_buf *b, size_t need);
+
+/** mqtx__buf_vprintf() - mqtx_buf_printf() with a va_list. */
+int mqtx__buf_vprintf(struct mqtx_buf *b, const char *fmt, va_list ap);
+
+/** mqtx__buf_json_str() - append @s as a JSON string (quoted, escaped). Return: as printf. */
+int mqtx__buf_json_str(struct mqtx_buf *b, const char *s);
+
+#define OUT_FP	 0x1u /* text only (iproute2's PRINT_FP) */
+#define OUT_JSON 0x2u /* JSON only (PRINT_JSON) */
+#define OUT_ANY	 0x3u /* both (PRINT_ANY) */
+
+#define OUT_DEPTH 16
+
+/*
+ * struct tc_out - where a printer writes: tc's text, or (@json) its JSON, never both. The same
+ * calls make either: a value with a key (its JSON member) and a format (its text, one
+ * conversion). It writes into @buf, which grows, or into a caller's array @mem that does not
+ * (a dump under a qdisc's lock): what does not fit sets @overflow and nothing follows it.
+ * @stats, @details: tc's -s and -d, for the printers to ask.
+ */
+struct tc_out {
+	bool json, stats, details;
+	struct mqtx_buf *buf;
+	char *mem;
+	size_t memlen, memcap;
+	bool overflow;
+	unsigned depth;
+	bool used[OUT_DEPTH]; /* the JSON container at each depth has a member already */
+};
+
+void mqtx__out_init(struct tc_out *p, struct mqtx_buf *buf, bool json, bool stats, bool details);
+/* Into @mem[0..@cap) (made an empty string); @cap 0 is an overflow at once. */
+void mqtx__out_init_fixed(struct tc_out *p, char *mem, size_t cap, bool json);
+/* Whether something written was lost (out of memory, or out of room in @mem). */
+bool mqtx__out_failed(const struct tc_out *p);
+/* @fmt is a printf format with one conversion of the value (%s, %llu, %llx, %lld). */
+void mqtx__out_str(struct tc_out *p, unsigned t, const char *key, const char *fmt, const char *v);
+void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *fmt, uint64_t v);
+void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v);
+/* Text: @fmt (no conversion) when @v; JSON: "key": v. */
+void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *fmt, bool v);
+/* Text only (no JSON): a printf of its own. */
+void mqtx__out_text(struct tc_out *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mqtx__out_nl(struct tc_out *p);
+void mqtx__out_open(struct tc_out *p, const char *key); /* a JSON object (key NULL: a value) */
+void mqtx__out_close(struct tc_out *p);
+void mqtx__out_open_array(struct tc_out *p, const char *key); /* a JSON array */
+void mqtx__out_close_array(struct tc_out *p);
 
 #endif
