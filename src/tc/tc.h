@@ -131,4 +131,24 @@ void mqtx__out_close(struct tc_out *p);
 void mqtx__out_open_array(struct tc_out *p, const char *key); /* a JSON array */
 void mqtx__out_close_array(struct tc_out *p);
 
+/* ---- the dump emitter of qdiscs and classes (dump.c): the mqtx_dump_*() calls ---- */
+
+/*
+ * struct mqtx_dump - a qdisc's options (or statistics) as tc's text and as JSON members
+ * (without braces) at once, into the caller's arrays.
+ * @indent: what starts a text line: "" (options), "  " (xstats, tc's print_xstats).
+ * @midline: text was written on the current line (the next item is set off by a blank).
+ */
+struct mqtx_dump {
+	struct tc_out text, json;
+	unsigned flags; /* MQTX_DUMP_F_* */
+	const char *indent;
+	bool midline;
+};
+
+void mqtx__dump_begin(struct mqtx_dump *d, unsigned flags, const char *indent, char *text,
+		      size_t text_len, char *json, size_t json_len);
+/* The text's length, or -ENOSPC when either array was too small. */
+int mqtx__dump_end(const struct mqtx_dump *d);
+
 #endif
