@@ -77,7 +77,7 @@ static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 static int gact_usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", GACT_USAGE);
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_gact_ops.usage);
 	ps->exit = MQTX_TC_EXIT_ABORT; /* usage() exits -1 */
 	return -EINVAL;
 }
@@ -157,6 +157,7 @@ static void gact_dump(const struct tcf_action *a, struct tc_out *p)
 
 const struct tcf_action_ops tcf_gact_ops = {
 	.kind = "gact",
+	.usage = GACT_USAGE,
 	.priv_size = sizeof(struct gact),
 	.parse = gact_parse,
 	.act = gact_act,

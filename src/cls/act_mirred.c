@@ -253,7 +253,7 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 	if (!mqtx__tc_matches(w, "egress") && !mqtx__tc_matches(w, "ingress") &&
 	    !mqtx__tc_matches(w, "index")) {
 		if (mqtx__tc_matches(w, "help")) {
-			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", MIRRED_USAGE);
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_mirred_ops.usage);
 			ps->exit = MQTX_TC_EXIT_ABORT;
 			return -EINVAL;
 		}
@@ -331,6 +331,7 @@ static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
 
 const struct tcf_action_ops tcf_mirred_ops = {
 	.kind = "mirred",
+	.usage = MIRRED_USAGE,
 	.priv_size = sizeof(struct mirred),
 	.parse = mirred_parse,
 	.act = mirred_act,

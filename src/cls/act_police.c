@@ -244,7 +244,7 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: police: \"%s\" is not supported.",
 				w);
 	} else if (!strcmp(w, "help")) {
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", POLICE_USAGE);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_police_ops.usage);
 		ps->exit = MQTX_TC_EXIT_ABORT;
 		return -EINVAL;
 	} else {
@@ -349,6 +349,7 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 
 const struct tcf_action_ops tcf_police_ops = {
 	.kind = "police",
+	.usage = POLICE_USAGE,
 	.priv_size = sizeof(struct police),
 	.parse = police_parse,
 	.act = police_act,

@@ -60,7 +60,7 @@ static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf
 
 static int usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", SKBEDIT_USAGE);
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
 	ps->exit = MQTX_TC_EXIT_ABORT;
 	return -EINVAL;
 }
@@ -145,7 +145,7 @@ static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 		ps->i++;
 	}
 	if (!e->flags)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", SKBEDIT_USAGE);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
 	return 0;
 }
 
@@ -191,6 +191,7 @@ static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
 
 const struct tcf_action_ops tcf_skbedit_ops = {
 	.kind = "skbedit",
+	.usage = SKBEDIT_USAGE,
 	.priv_size = sizeof(struct skbedit),
 	.parse = skbedit_parse,
 	.act = skbedit_act,

@@ -87,7 +87,7 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 				"\"police\".");
 	if (strcmp(w, "help"))
 		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", BASIC_USAGE);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_basic_ops.usage);
 }
 
 static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)

@@ -41,9 +41,12 @@ struct tcf_stats {
  * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
  *         dev ifb0"); without it the kind's name stands.
  * @destroy: optional. Release what the action holds (freed after a grace period).
+ * @usage: what tc's explain() of the action prints: after "help" and after the refusals that
+ *         call for it (tc's usage()).
  */
 struct tcf_action_ops {
 	const char *kind;
+	const char *usage;
 	size_t priv_size;
 	int (*parse)(struct tcf_action *a, struct tcf_parse *ps);
 	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
@@ -103,7 +106,7 @@ struct tcf_proto;
 /**
  * struct tcf_proto_ops - a classifier kind (cls_*.c, one table each).
  * @kind: tc's name ("flower").
- * @usage: what "help" prints.
+ * @usage: what "help" prints, and what follows the refusals that call for it (tc's explain()).
  * @parse_handle: optional. tc's handle word into *@h (absent: a number, base 0). 0 or
  *         -EINVAL (with tc's message in @ps).
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,

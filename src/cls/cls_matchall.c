@@ -58,7 +58,7 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 		} else {
 			if (strcmp(w, "help"))
 				tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", MALL_USAGE);
+			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_matchall_ops.usage);
 		}
 	}
 	if (err) {

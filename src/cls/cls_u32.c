@@ -408,7 +408,7 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 				w);
 	if (strcmp(w, "help"))
 		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", U32_USAGE);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_u32_ops.usage);
 }
 
 static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)

@@ -41,6 +41,8 @@ static inline struct fl_filter *fl_of(const struct tcf_filter *f)
 }
 
 extern const struct tcf_proto_ops tcf_flower_ops;
+/* What the ops carry as flower's usage (flower_parse.c). */
+extern const char mqtx__fl_usage[];
 
 /* flower_parse.c */
 int fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);

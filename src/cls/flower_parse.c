@@ -8,33 +8,33 @@
 
 #include "cls/flower.h"
 
-#define FL_USAGE                                                               \
-	"Usage: ... flower\t[ MATCH-LIST ] [ verbose ]\n"                      \
-	"\t\t\t[ skip_sw | skip_hw ]\n"                                        \
-	"\t\t\t[ action ACTION-SPEC ] [ classid CLASSID ]\n"                   \
-	"\n"                                                                   \
-	"Where: MATCH-LIST := [ MATCH-LIST ] MATCH\n"                          \
-	"       MATCH      := {\tvlan_id VID |\n"                              \
-	"\t\t\tvlan_prio PRIORITY |\n"                                         \
-	"\t\t\tvlan_ethtype [ ipv4 | ipv6 | ETH-TYPE ] |\n"                    \
-	"\t\t\tdst_mac MASKED-LLADDR |\n"                                      \
-	"\t\t\tsrc_mac MASKED-LLADDR |\n"                                      \
-	"\t\t\tip_proto [tcp | udp | sctp | icmp | icmpv6 | IP-PROTO ] |\n"    \
-	"\t\t\tip_tos MASKED-IP_TOS |\n"                                       \
-	"\t\t\tip_ttl MASKED-IP_TTL |\n"                                       \
-	"\t\t\tdst_ip PREFIX |\n"                                              \
-	"\t\t\tsrc_ip PREFIX |\n"                                              \
-	"\t\t\tdst_port PORT-NUMBER |\n"                                       \
-	"\t\t\tsrc_port PORT-NUMBER |\n"                                       \
-	"\t\t\ttcp_flags MASKED-TCP_FLAGS |\n"                                 \
-	"\t\t\tip_flags IP-FLAGS }\n"                                          \
-	"\tFILTERID := X:Y:Z\n"                                                \
-	"\tMASKED_LLADDR := { LLADDR | LLADDR/MASK | LLADDR/BITS }\n"          \
-	"\tACTION-SPEC := ... look at individual actions\n"                    \
-	"\n"                                                                   \
-	"NOTE:\tCLASSID, IP-PROTO are parsed as hexadecimal input.\n"          \
-	"NOTE:\tThere can be only used one mask per one prio. If user needs\n" \
-	"\tto specify different mask, he has to use different prio.\n"
+/* tc's explain() of f_flower.c, as far as mqtx takes its words. */
+const char mqtx__fl_usage[] = "Usage: ... flower\t[ MATCH-LIST ] [ verbose ]\n"
+			      "\t\t\t[ skip_sw | skip_hw ]\n"
+			      "\t\t\t[ action ACTION-SPEC ] [ classid CLASSID ]\n"
+			      "\n"
+			      "Where: MATCH-LIST := [ MATCH-LIST ] MATCH\n"
+			      "       MATCH      := {\tvlan_id VID |\n"
+			      "\t\t\tvlan_prio PRIORITY |\n"
+			      "\t\t\tvlan_ethtype [ ipv4 | ipv6 | ETH-TYPE ] |\n"
+			      "\t\t\tdst_mac MASKED-LLADDR |\n"
+			      "\t\t\tsrc_mac MASKED-LLADDR |\n"
+			      "\t\t\tip_proto [tcp | udp | sctp | icmp | icmpv6 | IP-PROTO ] |\n"
+			      "\t\t\tip_tos MASKED-IP_TOS |\n"
+			      "\t\t\tip_ttl MASKED-IP_TTL |\n"
+			      "\t\t\tdst_ip PREFIX |\n"
+			      "\t\t\tsrc_ip PREFIX |\n"
+			      "\t\t\tdst_port PORT-NUMBER |\n"
+			      "\t\t\tsrc_port PORT-NUMBER |\n"
+			      "\t\t\ttcp_flags MASKED-TCP_FLAGS |\n"
+			      "\t\t\tip_flags IP-FLAGS }\n"
+			      "\tFILTERID := X:Y:Z\n"
+			      "\tMASKED_LLADDR := { LLADDR | LLADDR/MASK | LLADDR/BITS }\n"
+			      "\tACTION-SPEC := ... look at individual actions\n"
+			      "\n"
+			      "NOTE:\tCLASSID, IP-PROTO are parsed as hexadecimal input.\n"
+			      "NOTE:\tThere can be only used one mask per one prio. If user needs\n"
+			      "\tto specify different mask, he has to use different prio.\n";
 
 #define TC_MIN_PRIORITY 0xFFE0u /* TC_H_MIN_PRIORITY: hw_tc N is class major:ffe0+N */
 
@@ -455,7 +455,7 @@ static int parse_word(struct flp *fp, struct tcf_parse *ps)
 	if (k == ARRAY_SIZE(keys) || !strcmp(w, "help")) {
 		if (strcmp(w, "help"))
 			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", FL_USAGE);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__fl_usage);
 	}
 	if (!keys[k].fn) {
 		if (!strcmp(keys[k].word, "skip_sw"))

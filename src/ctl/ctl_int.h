@@ -56,15 +56,11 @@ struct mqtx_ctl {
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
-/** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
-const char *mqtx__qdisc_usage(const char *kind);
-/** mqtx__qdisc_tc_unparsable() - whether tc knows @kind but has no option parser for it. */
-bool mqtx__qdisc_tc_unparsable(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__ctl_show() - "qdisc show" (@classes false) or "class show" on the words after the
  *  verb (cmd_qdisc.c). Returns an exit code. */
 int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
-/** mqtx__class_usage - what "class help" prints (qdisc_usage.c). */
+/** mqtx__class_usage - what "class help" prints (ctl_util.c). */
 extern const char mqtx__class_usage[];
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);

@@ -416,3 +416,13 @@ int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struc
 	}
 	return i;
 }
+
+/* What "class help" prints (and "help" among the words of class show). */
+const char mqtx__class_usage[] =
+	"Usage: mqtx class [ add | del | change | replace | show ] dev STRING\n"
+	"       [ classid CLASSID ] [ root | parent CLASSID ]\n"
+	"\n"
+	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
+	"                       [ qdisc QHANDLE ]\n"
+	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
+	"they come with their qdisc, not added one by one.\n";
