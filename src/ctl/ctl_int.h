@@ -105,9 +105,10 @@ void mqtx__xps_set_free(struct xps_set *s);
 /**
  * mqtx__xps_show() - the flow cache and the XPS maps of @dev: " flowcache N" on the device's
  * line and a line "    txq Q: xps cpus LIST" per queue with a map; JSON members "flowcache"
- * and "xps" (an array of {"txq", "cpus"}). @line: the part on the device's line (text).
+ * and "xps" (an array of {"txq", "cpus"}). @line: the part on the device's line (and all of
+ * the JSON); else the lines after it (text only).
  */
-void mqtx__xps_show(struct mqtx_dev *dev, bool json, bool line, struct mqtx_buf *out);
+void mqtx__xps_show(struct mqtx_dev *dev, bool line, struct tc_out *p);
 
 /* What "dev set NAME acm ... qosmap ... noadmit ... legacy ... tspec ... ba ..." asks for. */
 struct wme_set {

@@ -199,7 +199,7 @@ int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqt
 
 /* ---- dev show ---- */
 
-void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 {
 	struct mqtx_sim_wifi_cfg c;
 	char b[MQTX_TC_BUF], t[MQTX_TC_BUF];
@@ -225,7 +225,7 @@ void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *
 				mqtx_tc_print_time(b, sizeof(b), c.edca[ac].txop_ns));
 }
 
-void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
 {
 	struct mqtx_sim_wifi_cfg c;
 
@@ -247,6 +247,15 @@ void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
 				(unsigned long long)c.edca[ac].txop_ns);
 	mqtx_buf_printf(out, "]}");
 	mqtx__wme_show(dev, true, out);
+}
+
+/* The medium's settings and WME's: in JSON all of them, in text the details with -d only. */
+void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
+{
+	if (p->json)
+		show_json(dev, p->buf);
+	else
+		show_text(dev, flags, p->buf);
 }
 
 /* ---- dev show -s, dev stats -j: per AC, the medium's counters and WME's ---- */
@@ -293,8 +302,10 @@ static void wme_stats(const struct mqtx_wme_stats *w, bool json, struct mqtx_buf
 			(unsigned long long)w->moved_to_ac);
 }
 
-void mqtx__sim_wifi_stats(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
+void mqtx__sim_wifi_stats(struct mqtx_dev *dev, struct tc_out *p)
 {
+	struct mqtx_buf *out = p->buf;
+	bool json = p->json;
 	struct mqtx_sim_wifi_ac_stats a;
 	struct mqtx_wme_stats w;
 

@@ -245,6 +245,12 @@ void mqtx__out_text(struct tc_out *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+void mqtx__out_end(struct tc_out *p)
+{
+	if (p->json)
+		put(p, "\n");
+}
+
 void mqtx__out_nl(struct tc_out *p)
 {
 	if (!p->json)

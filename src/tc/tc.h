@@ -126,6 +126,8 @@ void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *f
 /* Text only (no JSON): a printf of its own. */
 void mqtx__out_text(struct tc_out *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mqtx__out_nl(struct tc_out *p);
+/* The end of a document: JSON ends its line (text has ended its own). */
+void mqtx__out_end(struct tc_out *p);
 void mqtx__out_open(struct tc_out *p, const char *key); /* a JSON object (key NULL: a value) */
 void mqtx__out_close(struct tc_out *p);
 void mqtx__out_open_array(struct tc_out *p, const char *key); /* a JSON array */
