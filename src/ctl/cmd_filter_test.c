@@ -45,67 +45,58 @@ static const char *strip_dashes(const char *w)
 	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
 }
 
-static int number(const char *v, uint64_t max, uint32_t *out)
+static int parse_proto(const char *v, void *field, const struct tc_opt *o)
 {
-	uint64_t x;
+	uint8_t *proto = field;
 
-	if (mqtx__parse_u64(v, &x) || x > max)
+	if (!strcmp(v, "tcp"))
+		*proto = IPPROTO_TCP;
+	else if (!strcmp(v, "udp"))
+		*proto = IPPROTO_UDP;
+	else if (!strcmp(v, "icmp"))
+		*proto = IPPROTO_ICMP;
+	else if (mqtx__tc_opt_u8(v, proto, o))
 		return -EINVAL;
-	*out = (uint32_t)x;
 	return 0;
 }
 
+/* The DSCP: the upper six bits of the TOS byte (its ECN bits stay). */
+static int parse_dscp(const char *v, void *field, const struct tc_opt *o)
+{
+	uint8_t *tos = field, x;
+
+	if (mqtx__tc_opt_u8(v, &x, o))
+		return -EINVAL;
+	*tos = (uint8_t)(x << 2 | (*tos & 3));
+	return 0;
+}
+
+#define ARG(m) offsetof(struct test_args, m)
+
+static const struct tc_opt test_opts[] = {
+	{ "dev", mqtx__tc_opt_str, ARG(dev) },
+	{ "src", mqtx__ctl_opt_endpoint, ARG(src),
+	  .given = TC_OPT_GIVEN(struct test_args, has_src) },
+	{ "dst", mqtx__ctl_opt_endpoint, ARG(dst),
+	  .given = TC_OPT_GIVEN(struct test_args, has_dst) },
+	{ "sport", mqtx__tc_opt_int, ARG(sport), .max = 65535 },
+	{ "dport", mqtx__tc_opt_int, ARG(dport), .max = 65535 },
+	{ "proto", parse_proto, ARG(proto), .min = 1, .max = 255 },
+	{ "dscp", parse_dscp, ARG(tos), .max = 63 },
+	{ "tos", mqtx__tc_opt_u8, ARG(tos), .max = 255 },
+	{ "vlan", mqtx__tc_opt_int, ARG(vlan), .max = 4095 },
+	{ "mark", mqtx__tc_opt_tc_u32, ARG(mark) },
+	{ "priority", mqtx__tc_opt_classid, ARG(priority),
+	  .given = TC_OPT_GIVEN(struct test_args, has_priority) },
+	{ "size", mqtx__tc_opt_u32, ARG(size), .max = 65535 },
+};
+
+/* One option: 0, -EINVAL (a bad value), -ENOENT (no such option). */
 static int test_word(const char *w, const char *v, struct test_args *a)
 {
-	uint32_t x;
+	const struct tc_opt *o = mqtx__tc_opt_find(test_opts, ARRAY_SIZE(test_opts), w);
 
-	if (!strcmp(w, "dev")) {
-		a->dev = v;
-	} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-		if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
-			return -EINVAL;
-		*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
-	} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
-		if (number(v, 65535, &x))
-			return -EINVAL;
-		*(w[0] == 's' ? &a->sport : &a->dport) = (int)x;
-	} else if (!strcmp(w, "proto")) {
-		if (!strcmp(v, "tcp"))
-			a->proto = IPPROTO_TCP;
-		else if (!strcmp(v, "udp"))
-			a->proto = IPPROTO_UDP;
-		else if (!strcmp(v, "icmp"))
-			a->proto = IPPROTO_ICMP;
-		else if (number(v, 255, &x) || !x)
-			return -EINVAL;
-		else
-			a->proto = (uint8_t)x;
-	} else if (!strcmp(w, "dscp")) {
-		if (number(v, 63, &x))
-			return -EINVAL;
-		a->tos = (uint8_t)(x << 2 | (a->tos & 3));
-	} else if (!strcmp(w, "tos")) {
-		if (number(v, 255, &x))
-			return -EINVAL;
-		a->tos = (uint8_t)x;
-	} else if (!strcmp(w, "vlan")) {
-		if (number(v, 4095, &x))
-			return -EINVAL;
-		a->vlan = (int)x;
-	} else if (!strcmp(w, "mark")) {
-		if (mqtx__tc_get_u32(v, &a->mark, 0))
-			return -EINVAL;
-	} else if (!strcmp(w, "priority")) {
-		if (mqtx__classid_parse(v, &a->priority))
-			return -EINVAL;
-		a->has_priority = true;
-	} else if (!strcmp(w, "size")) {
-		if (number(v, 65535, &a->size))
-			return -EINVAL;
-	} else {
-		return -ENOENT;
-	}
-	return 0;
+	return o ? mqtx__tc_opt_apply(o, v, a) : -ENOENT;
 }
 
 static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)

@@ -56,6 +56,12 @@ int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e)
 	return 0;
 }
 
+int mqtx__ctl_opt_endpoint(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return mqtx__ctl_parse_endpoint(v, field);
+}
+
 /* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
  * of that frame, so it must be the frame a generator would send for that flow. */
 static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
@@ -98,11 +104,34 @@ static const char *strip_dashes(const char *w)
 	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
 }
 
+/* tcp or udp */
+static int parse_proto(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	if (strcmp(v, "tcp") && strcmp(v, "udp"))
+		return -EINVAL;
+	*(uint8_t *)field = v[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
+	return 0;
+}
+
+#define ARG(m) offsetof(struct hash_args, m)
+
+static const struct tc_opt hash_opts[] = {
+	{ "seed", mqtx__tc_opt_u32, ARG(cfg.seed) },
+	{ "src", mqtx__ctl_opt_endpoint, ARG(src),
+	  .given = TC_OPT_GIVEN(struct hash_args, has_src) },
+	{ "dst", mqtx__ctl_opt_endpoint, ARG(dst),
+	  .given = TC_OPT_GIVEN(struct hash_args, has_dst) },
+	{ "proto", parse_proto, ARG(proto) },
+	{ "dev", mqtx__tc_opt_str, ARG(dev) },
+	{ "txqueues", mqtx__tc_opt_u32, ARG(queues), .min = 1, .max = MQTX_MAX_TXQ },
+};
+
 static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_buf *err)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *w = strip_dashes(argv[i]), *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
+		const struct tc_opt *o;
 
 		if (!strcmp(w, "algo")) {
 			char *sub[2] = { "hash", (char *)(v ? v : "") };
@@ -115,10 +144,6 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 		} else if (!v) {
 			mqtx_buf_printf(err, "hash: \"%s\" needs a value\n", argv[i]);
 			return MQTX_TC_EXIT_PARSE;
-		} else if (!strcmp(w, "seed")) {
-			if (mqtx__parse_u64(v, &x) || x > UINT32_MAX)
-				goto bad;
-			a->cfg.seed = (uint32_t)x;
 		} else if (!strcmp(w, "key")) {
 			char *sub[4] = { "hash", "toeplitz", "key", (char *)v };
 			struct mqtx_hash_cfg tmp = a->cfg;
@@ -127,30 +152,17 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 				return MQTX_TC_EXIT_PARSE;
 			memcpy(a->cfg.key, tmp.key, sizeof(tmp.key));
 			a->cfg.key_len = tmp.key_len;
-		} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-			if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
-				goto bad;
-			*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
-		} else if (!strcmp(w, "proto")) {
-			if (strcmp(v, "tcp") && strcmp(v, "udp"))
-				goto bad;
-			a->proto = v[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
-		} else if (!strcmp(w, "dev")) {
-			a->dev = v;
-		} else if (!strcmp(w, "txqueues")) {
-			if (mqtx__parse_u64(v, &x) || !x || x > MQTX_MAX_TXQ)
-				goto bad;
-			a->queues = (uint32_t)x;
+		} else if ((o = mqtx__tc_opt_find(hash_opts, ARRAY_SIZE(hash_opts), w))) {
+			if (mqtx__tc_opt_apply(o, v, a)) {
+				mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
+				return MQTX_TC_EXIT_PARSE;
+			}
 		} else {
 			mqtx_buf_printf(err, "hash: what is \"%s\"? Try \"mqtx hash help\".\n",
 					argv[i]);
 			return MQTX_TC_EXIT_PARSE;
 		}
 		i++;
-		continue;
-	bad:
-		mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
-		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }

@@ -275,6 +275,9 @@ struct ctl_endpoint {
  *  Return: 0 or -EINVAL. */
 int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e);
 
+/* mqtx__ctl_parse_endpoint() as the parser of an option table's row (struct tc_opt). */
+tc_opt_fn mqtx__ctl_opt_endpoint;
+
 /**
  * mqtx__ctl_filter_block() - the filter block of @parent on @dev as "filter" commands find it
  * (the root qdisc's without a parent; TCF_PARENT_EGRESS/INGRESS: clsact's). Config lock held.

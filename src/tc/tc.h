@@ -56,6 +56,43 @@ int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi);
  */
 int mqtx__parse_mac(const char *s, uint8_t mac[6]);
 
+/* ---- table-driven option parsing (opts.c): keyword -> parser -> field ---- */
+
+struct tc_opt;
+
+/* A parser of a table row: @v into @field (the row's place in the caller's struct), within
+ * the row's bounds. Return: 0, or -EINVAL. */
+typedef int tc_opt_fn(const char *v, void *field, const struct tc_opt *o);
+
+/*
+ * struct tc_opt - one option "WORD VALUE" of a command or kind.
+ * @word: the keyword (matched whole).
+ * @parse: reads the value into the field at @off of the caller's struct.
+ * @min, @max: the bounds of a number (0, 0: any the field holds).
+ * @given: TC_OPT_GIVEN(): a bool of the caller's struct set when the option is given; 0: none.
+ */
+struct tc_opt {
+	const char *word;
+	tc_opt_fn *parse;
+	size_t off;
+	uint64_t min, max;
+	size_t given;
+};
+
+#define TC_OPT_GIVEN(type, member) (offsetof(type, member) + 1)
+
+/** mqtx__tc_opt_find() - the row of @t[0..n) for @word, or NULL. */
+const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const char *word);
+
+/** mqtx__tc_opt_apply() - @v into @base as row @o says. Return: 0, or -EINVAL. */
+int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
+
+/* The value parsers of the tables: the word itself (const char *); numbers (mqtx__parse_u64())
+ * within [min, max] into an int, a uint8_t or a uint32_t; tc's get_u32(base 0) into a
+ * uint32_t; a class id (mqtx__classid_parse()) into a uint32_t. */
+tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32,
+	mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid;
+
 /* ---- handles and class ids (handle.c) ---- */
 
 /**
