@@ -195,73 +195,57 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 
 /* ---- what dev show prints of WME ---- */
 
-static void show_tspec_text(const struct mqtx_wme_info *in, struct mqtx_buf *out)
+/* The JSON spelling of a set of ACs: their names ("VO"), an array. */
+static void show_acm(uint8_t acm, struct tc_out *p)
 {
-	bool any = false;
-
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
-		if (!in->tspec_time[ac])
-			continue;
-		mqtx_buf_printf(out, " tspec %s up %u medium-time %u", ac_lower[ac],
-				in->tspec_up[ac], in->tspec_time[ac]);
-		any = true;
-	}
-	if (!any)
-		mqtx_buf_printf(out, " tspec none");
+	mqtx__out_open_array(p, "acm");
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
+		if (acm & (1u << ac))
+			mqtx__out_str(p, OUT_JSON, NULL, NULL,
+				      mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+	mqtx__out_close_array(p);
 }
 
-static void show_json(const struct mqtx_wme_info *in, struct mqtx_buf *out)
-{
-	char qm[160];
-	unsigned n = 0;
-
-	mqtx_buf_printf(out,
-			",\"wme\":{\"aggqueues\":%u,\"agg_in_use\":%u,\"stations\":%u,\"acm\":[",
-			in->num_agg_queues, in->agg_in_use, in->stations);
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		if (in->acm & (1u << ac))
-			mqtx_buf_printf(out, "%s\"%s\"", n++ ? "," : "",
-					mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
-	mqtx_buf_printf(out, "],\"noadmit\":\"%s\",\"legacy\":%s,\"qosmap\":",
-			in->noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop",
-			in->legacy ? "true" : "false");
-	if (in->has_qos_map) {
-		mqtx_wme_qos_map_format(&in->qos_map, qm, sizeof(qm));
-		mqtx_buf_printf(out, "\"%s\"", qm);
-	} else {
-		mqtx_buf_printf(out, "null");
-	}
-	mqtx_buf_printf(out, ",\"tspec\":[");
-	n = 0;
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		if (in->tspec_time[ac])
-			mqtx_buf_printf(out, "%s{\"ac\":\"%s\",\"up\":%u,\"medium_time\":%u}",
-					n++ ? "," : "", mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
-					in->tspec_up[ac], in->tspec_time[ac]);
-	mqtx_buf_printf(out, "]}");
-}
-
-void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
+void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p)
 {
 	struct mqtx_wme_info in;
 	char acm[24], qm[160];
+	bool any = false;
 
 	if (mqtx_wme_get_info(dev, &in))
 		return;
-	if (json) {
-		show_json(&in, out);
-		return;
-	}
-	if (in.has_qos_map)
+	mqtx__out_open(p, "wme");
+	mqtx__out_uint(p, OUT_ANY, "aggqueues", "\n    wme: aggqueues %llu", in.num_agg_queues);
+	mqtx__out_uint(p, OUT_ANY, "agg_in_use", " in-use %llu", in.agg_in_use);
+	mqtx__out_uint(p, OUT_ANY, "stations", " stations %llu", in.stations);
+	mqtx__out_str(p, OUT_FP, NULL, " acm %s", mqtx__wme_acm_format(in.acm, acm));
+	show_acm(in.acm, p);
+	mqtx__out_str(p, OUT_ANY, "noadmit", " noadmit %s",
+		      in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop");
+	mqtx__out_str(p, OUT_FP, NULL, " legacy %s", in.legacy ? "on" : "off");
+	mqtx__out_bool(p, OUT_JSON, "legacy", NULL, in.legacy);
+	if (in.has_qos_map) {
 		mqtx_wme_qos_map_format(&in.qos_map, qm, sizeof(qm));
-	mqtx_buf_printf(out,
-			"\n    wme: aggqueues %u in-use %u stations %u acm %s noadmit %s legacy %s "
-			"qosmap %s",
-			in.num_agg_queues, in.agg_in_use, in.stations,
-			mqtx__wme_acm_format(in.acm, acm),
-			in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop", in.legacy ? "on" : "off",
-			in.has_qos_map ? qm : "none");
-	show_tspec_text(&in, out);
+		mqtx__out_str(p, OUT_ANY, "qosmap", " qosmap %s", qm);
+	} else {
+		mqtx__out_null(p, "qosmap", " qosmap none");
+	}
+	mqtx__out_open_array(p, "tspec");
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		if (!in.tspec_time[ac])
+			continue;
+		mqtx__out_open(p, NULL);
+		mqtx__out_str(p, OUT_FP, NULL, " tspec %s", ac_lower[ac]);
+		mqtx__out_str(p, OUT_JSON, "ac", NULL, mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+		mqtx__out_uint(p, OUT_ANY, "up", " up %llu", in.tspec_up[ac]);
+		mqtx__out_uint(p, OUT_ANY, "medium_time", " medium-time %llu", in.tspec_time[ac]);
+		mqtx__out_close(p);
+		any = true;
+	}
+	mqtx__out_close_array(p);
+	if (!any)
+		mqtx__out_text(p, " tspec none");
+	mqtx__out_close(p);
 }
 
 /* ---- wme classify ---- */

@@ -137,7 +137,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			const struct wme_set *s);
 
 /** mqtx__wme_show() - the WME settings of @dev: a " wme: ..." text line, or a "wme" JSON member. */
-void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
+void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p);
 
 /** mqtx__wme_acm_format() - "vo,vi" or "none" for (1 << AC) bits @acm into @buf (24 bytes). */
 const char *mqtx__wme_acm_format(uint8_t acm, char *buf);

@@ -199,8 +199,10 @@ int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqt
 
 /* ---- dev show ---- */
 
-static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+static void show_text(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
+	struct mqtx_buf *out = p->buf;
+
 	struct mqtx_sim_wifi_cfg c;
 	char b[MQTX_TC_BUF], t[MQTX_TC_BUF];
 
@@ -209,7 +211,7 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 	mqtx_buf_printf(out, " rate %s ring %u ampdu %u ba %s ba-delay %s",
 			mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8), c.ring, c.ampdu_max,
 			ba_modes[c.ba_mode], mqtx_tc_print_time(t, sizeof(t), c.ba_delay_ns));
-	mqtx__wme_show(dev, false, out);
+	mqtx__wme_show(dev, p);
 	if (!(flags & MQTX_CTL_F_DETAILS))
 		return;
 	mqtx_buf_printf(out,
@@ -225,8 +227,10 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 				mqtx_tc_print_time(b, sizeof(b), c.edca[ac].txop_ns));
 }
 
-static void show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void show_json(struct mqtx_dev *dev, struct tc_out *p)
 {
+	struct mqtx_buf *out = p->buf;
+
 	struct mqtx_sim_wifi_cfg c;
 
 	if (mqtx_sim_wifi_get_cfg(dev, &c))
@@ -246,16 +250,16 @@ static void show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
 				c.edca[ac].aifsn, c.edca[ac].cwmin, c.edca[ac].cwmax,
 				(unsigned long long)c.edca[ac].txop_ns);
 	mqtx_buf_printf(out, "]}");
-	mqtx__wme_show(dev, true, out);
+	mqtx__wme_show(dev, p);
 }
 
 /* The medium's settings and WME's: in JSON all of them, in text the details with -d only. */
 void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
 	if (p->json)
-		show_json(dev, p->buf);
+		show_json(dev, p);
 	else
-		show_text(dev, flags, p->buf);
+		show_text(dev, flags, p);
 }
 
 /* ---- dev show -s, dev stats -j: per AC, the medium's counters and WME's ---- */

@@ -41,14 +41,14 @@ static int bounded(const char *v, const struct tc_opt *o, uint64_t limit, uint64
 	return 0;
 }
 
-#define DEFINE_OPT(name, type, limit)                                                \
+#define DEFINE_OPT(name, type, limit)                                               \
 	int mqtx__tc_opt_##name(const char *v, void *field, const struct tc_opt *o) \
-	{                                                                            \
-		uint64_t x;                                                          \
-		if (bounded(v, o, limit, &x))                                        \
-			return -EINVAL;                                              \
-		*(type *)field = (type)x;                                            \
-		return 0;                                                            \
+	{                                                                           \
+		uint64_t x;                                                         \
+		if (bounded(v, o, limit, &x))                                       \
+			return -EINVAL;                                             \
+		*(type *)field = (type)x;                                           \
+		return 0;                                                           \
 	}
 
 DEFINE_OPT(int, int, INT32_MAX)

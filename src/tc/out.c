@@ -234,6 +234,16 @@ void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *f
 	}
 }
 
+void mqtx__out_null(struct tc_out *p, const char *key, const char *text)
+{
+	if (p->json) {
+		member(p, key);
+		put(p, "null");
+	} else if (text) {
+		put(p, "%s", text);
+	}
+}
+
 void mqtx__out_text(struct tc_out *p, const char *fmt, ...)
 {
 	va_list ap;

@@ -160,6 +160,8 @@ void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *f
 void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v);
 /* Text: @fmt (no conversion) when @v; JSON: "key": v. */
 void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *fmt, bool v);
+/* JSON: "key": null; text: @text (no conversion; NULL: nothing). */
+void mqtx__out_null(struct tc_out *p, const char *key, const char *text);
 /* Text only (no JSON): a printf of its own. */
 void mqtx__out_text(struct tc_out *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mqtx__out_nl(struct tc_out *p);
