@@ -150,75 +150,70 @@ static int by_addr(const void *a, const void *b)
 		      ((const struct mqtx_wme_sta_info *)b)->addr, 6);
 }
 
-static void sta_text(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool all,
-		     struct mqtx_buf *out)
+/* A station: its line and its sessions' (with @all every TID's, else the active ones), or its
+ * JSON object with every TID. */
+static void sta_show_one(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool all,
+			 struct tc_out *p)
 {
 	char mac[18];
 
-	mqtx_buf_printf(out, "sta %s dev %s qos %s reserved-tid ",
-			mqtx_wme_mac_format(s->addr, mac), mqtx_dev_name(dev),
-			s->qos ? "on" : "off");
-	mqtx_buf_printf(out, s->reserved_tid < 0 ? "none\n" : "%d\n", s->reserved_tid);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_JSON, "dev", NULL, mqtx_dev_name(dev));
+	mqtx__out_str(p, OUT_ANY, "addr", "sta %s", mqtx_wme_mac_format(s->addr, mac));
+	mqtx__out_str(p, OUT_FP, NULL, " dev %s", mqtx_dev_name(dev));
+	mqtx__out_str(p, OUT_FP, NULL, " qos %s", s->qos ? "on" : "off");
+	mqtx__out_bool(p, OUT_JSON, "qos", NULL, s->qos);
+	if (s->reserved_tid < 0)
+		mqtx__out_null(p, "reserved_tid", " reserved-tid none");
+	else
+		mqtx__out_int(p, OUT_ANY, "reserved_tid", " reserved-tid %lld", s->reserved_tid);
+	mqtx__out_nl(p);
+	mqtx__out_open_array(p, "tids");
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		if (!all && s->ba_state[t] == MQTX_WME_BA_IDLE)
-			continue;
-		mqtx_buf_printf(out, "    tid %u ba %s", t,
-				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		bool shown = all || s->ba_state[t] != MQTX_WME_BA_IDLE;
+		unsigned to = shown ? OUT_ANY : OUT_JSON;
+
+		mqtx__out_open(p, NULL);
+		mqtx__out_uint(p, to, "tid", "    tid %llu", t);
+		mqtx__out_str(p, to, "ba", " ba %s",
+			      mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
 		if (s->ba_queue[t] != MQTX_WME_QUEUE_NONE)
-			mqtx_buf_printf(out, " queue %u", s->ba_queue[t]);
-		mqtx_buf_printf(out, "\n");
+			mqtx__out_uint(p, to, "queue", " queue %llu", s->ba_queue[t]);
+		else
+			mqtx__out_null(p, "queue", NULL);
+		mqtx__out_close(p);
+		if (shown)
+			mqtx__out_nl(p);
 	}
-}
-
-static void sta_json(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool first,
-		     struct mqtx_buf *out)
-{
-	char mac[18];
-
-	mqtx_buf_printf(out, "%s{\"dev\":", first ? "" : ",");
-	mqtx__buf_json_str(out, mqtx_dev_name(dev));
-	mqtx_buf_printf(out, ",\"addr\":\"%s\",\"qos\":%s,\"reserved_tid\":",
-			mqtx_wme_mac_format(s->addr, mac), s->qos ? "true" : "false");
-	mqtx_buf_printf(out, s->reserved_tid < 0 ? "null" : "%d", s->reserved_tid);
-	mqtx_buf_printf(out, ",\"tids\":[");
-	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		mqtx_buf_printf(out, "%s{\"tid\":%u,\"ba\":\"%s\",\"queue\":", t ? "," : "", t,
-				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
-		mqtx_buf_printf(out, s->ba_queue[t] == MQTX_WME_QUEUE_NONE ? "null}" : "%u}",
-				s->ba_queue[t]);
-	}
-	mqtx_buf_printf(out, "]}");
+	mqtx__out_close_array(p);
+	mqtx__out_close(p);
 }
 
 /* "ba show": one line (object) per session that is not idle. */
-static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool json,
-		     unsigned *n, struct mqtx_buf *out)
+static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, struct tc_out *p)
 {
 	char mac[18];
 
 	mqtx_wme_mac_format(s->addr, mac);
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		const char *st = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
-
 		if (s->ba_state[t] == MQTX_WME_BA_IDLE)
 			continue;
-		if (!json) {
-			mqtx_buf_printf(out, "ba dev %s sta %s tid %u %s queue %u\n",
-					mqtx_dev_name(dev), mac, t, st, s->ba_queue[t]);
-			continue;
-		}
-		mqtx_buf_printf(out, "%s{\"dev\":", (*n)++ ? "," : "");
-		mqtx__buf_json_str(out, mqtx_dev_name(dev));
-		mqtx_buf_printf(out, ",\"sta\":\"%s\",\"tid\":%u,\"state\":\"%s\",\"queue\":%u}",
-				mac, t, st, s->ba_queue[t]);
+		mqtx__out_open(p, NULL);
+		mqtx__out_str(p, OUT_ANY, "dev", "ba dev %s", mqtx_dev_name(dev));
+		mqtx__out_str(p, OUT_ANY, "sta", " sta %s", mac);
+		mqtx__out_uint(p, OUT_ANY, "tid", " tid %llu", t);
+		mqtx__out_str(p, OUT_ANY, "state", " %s",
+			      mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		mqtx__out_uint(p, OUT_ANY, "queue", " queue %llu", s->ba_queue[t]);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
 	}
 }
 
 /* Print the stations of @dev (only @a->addr when given); @n counts JSON objects printed. */
 static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct sta_args *a,
-		    bool ba, unsigned *n)
+		    bool ba, struct tc_out *p)
 {
-	bool json = c->flags & MQTX_CTL_F_JSON, all = c->flags & MQTX_CTL_F_DETAILS;
 	struct sta_list l = { 0 };
 
 	if (mqtx_wme_sta_walk(dev, collect, &l) < 0 || l.nomem) {
@@ -232,11 +227,9 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
 		if (a->has_addr && memcmp(l.v[i].addr, a->addr, 6))
 			continue;
 		if (ba)
-			ba_lines(dev, &l.v[i], json, n, c->out);
-		else if (json)
-			sta_json(dev, &l.v[i], (*n)++ == 0, c->out);
+			ba_lines(dev, &l.v[i], p);
 		else
-			sta_text(dev, &l.v[i], all, c->out);
+			sta_show_one(dev, &l.v[i], p->details, p);
 	}
 	mqtx__free(l.v);
 	return MQTX_TC_EXIT_OK;
@@ -246,11 +239,10 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
  * device's. */
 static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, bool ba)
 {
-	bool json = c->flags & MQTX_CTL_F_JSON;
 	struct mqtx_wme_sta_info info;
 	struct mqtx_dev *dev = NULL;
-	unsigned n = 0;
 	int rc = MQTX_TC_EXIT_OK;
+	struct tc_out p;
 
 	if (a->has_addr && !a->dev) {
 		mqtx_buf_printf(c->err, "%s show: addr needs \"dev NAME\"\n", c->argv[0]);
@@ -270,13 +262,14 @@ static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, boo
 				mqtx_wme_mac_format(a->addr, mac), a->dev);
 		return MQTX_TC_EXIT_REFUSED;
 	}
-	if (json)
-		mqtx_buf_printf(c->out, "[");
+	mqtx__out_init(&p, c->out, c->flags & MQTX_CTL_F_JSON, false,
+		       c->flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < c->ctl->ndevs && !rc; i++)
 		if (dev ? c->ctl->devs[i] == dev : mqtx_wme_enabled(c->ctl->devs[i]))
-			rc = show_dev(c, c->ctl->devs[i], a, ba, &n);
-	if (json)
-		mqtx_buf_printf(c->out, "]\n");
+			rc = show_dev(c, c->ctl->devs[i], a, ba, &p);
+	mqtx__out_close_array(&p);
+	mqtx__out_end(&p);
 	return rc;
 }
 
