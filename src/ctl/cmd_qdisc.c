@@ -22,38 +22,29 @@ struct show {
 	bool invisible;		 /* "invisible": the qdiscs Linux hashes hidden too */
 	uint32_t parent, handle; /* "root", "ingress", "parent X:Y", "handle X:" (0: any) */
 	uint32_t classid;	 /* class show's "classid X:Y"; its "qdisc X:" is @handle */
-	unsigned count;		 /* objects printed (JSON commas) */
+	struct tc_out p;	 /* on a->out */
 };
 
 /* The counters; without @basic (a class with queue counters only) no bytes and packets sent,
  * as tc's print_tcstats2_attr() without TCA_STATS_BASIC. */
 static void print_counters(struct show *s, const struct mqtx_qdisc_stats *st, bool basic)
 {
+	struct tc_out *p = &s->p;
 	char b[MQTX_TC_BUF];
 
-	if (s->json) {
-		if (basic)
-			mqtx_buf_printf(s->a->out, ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64,
-					st->bytes, st->packets);
-		mqtx_buf_printf(s->a->out,
-				",\"drops\":%" PRIu64 ",\"overlimits\":%" PRIu64
-				",\"requeues\":%" PRIu64 ",\"backlog\":%" PRIu64 ",\"qlen\":%u",
-				st->drops, st->overlimits, st->requeues, st->backlog, st->qlen);
-		return;
+	if (basic) {
+		mqtx__out_uint(p, OUT_ANY, "bytes", " Sent %llu bytes", st->bytes);
+		mqtx__out_uint(p, OUT_ANY, "packets", " %llu pkt", st->packets);
 	}
-	if (basic)
-		mqtx_buf_printf(s->a->out, " Sent %" PRIu64 " bytes %" PRIu64 " pkt", st->bytes,
-				st->packets);
-	mqtx_tc_print_size(b, sizeof(b), st->backlog);
-	mqtx_buf_printf(s->a->out,
-			" (dropped %" PRIu64 ", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
-			" backlog %s %up requeues %" PRIu64 "\n",
-			st->drops, st->overlimits, st->requeues, b, st->qlen, st->requeues);
-}
-
-static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
-{
-	print_counters(s, st, true);
+	mqtx__out_uint(p, OUT_ANY, "drops", " (dropped %llu", st->drops);
+	mqtx__out_uint(p, OUT_ANY, "overlimits", ", overlimits %llu", st->overlimits);
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu", st->requeues);
+	mqtx__out_text(p, ") \n");
+	mqtx__out_str(p, OUT_FP, NULL, " backlog %s",
+		      mqtx_tc_print_size(b, sizeof(b), st->backlog));
+	mqtx__out_uint(p, OUT_JSON, "backlog", NULL, st->backlog);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " %llup", st->qlen);
+	mqtx__out_uint(p, OUT_FP, NULL, " requeues %llu\n", st->requeues);
 }
 
 /* The xstats of @q (@minor 0) or of its class @minor: tc prints them after the counters. */
@@ -63,42 +54,38 @@ static void print_xstats(struct show *s, struct mqtx_qdisc *q, uint32_t minor)
 	int n = minor ? mqtx_class_dump_xstats(q, minor, text, sizeof(text), json, sizeof(json))
 		      : mqtx_qdisc_dump_xstats(q, text, sizeof(text), json, sizeof(json));
 
-	if (n > 0)
-		mqtx_buf_printf(s->a->out, s->json ? ",%s" : "%s\n", s->json ? json : text);
+	if (n > 0) {
+		mqtx__out_members(&s->p, json);
+		mqtx__out_text(&s->p, "%s\n", text);
+	}
 }
 
-/* The head of a qdisc or class line/object: kind, handle, dev, parent. */
-static void print_head(struct show *s, const char *what, const char *kind, const char *handle,
-		       uint32_t parent)
+/* The head of a qdisc or class line/object: kind, handle, dev, parent. @what: the first
+ * word of the line; @key: the kind's key in JSON. */
+static void print_head(struct show *s, const char *what, const char *key, const char *kind,
+		       const char *handle, uint32_t parent)
 {
-	struct mqtx_buf *o = s->a->out;
+	struct tc_out *p = &s->p;
 	char pb[16];
 
-	if (s->json) {
-		mqtx_buf_printf(o, "%s{\"%s\":\"%s\",\"handle\":\"%s\"", s->count++ ? "," : "",
-				what, kind, handle);
-		if (s->all_devs)
-			mqtx_buf_printf(o, ",\"dev\":\"%s\"", mqtx_dev_name(s->dev));
-		if (parent == MQTX_H_ROOT)
-			mqtx_buf_printf(o, ",\"root\":true");
-		else if (parent)
-			mqtx_buf_printf(o, ",\"parent\":\"%s\"",
-					mqtx__classid_fmt(parent, pb, sizeof(pb)));
-		return;
-	}
-	mqtx_buf_printf(o, "%s %s %s", what, kind, handle);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_FP, NULL, "%s", what);
+	mqtx__out_str(p, OUT_ANY, key, " %s", kind);
+	mqtx__out_str(p, OUT_ANY, "handle", " %s", handle);
 	if (s->all_devs)
-		mqtx_buf_printf(o, " dev %s", mqtx_dev_name(s->dev));
+		mqtx__out_str(p, OUT_ANY, "dev", " dev %s", mqtx_dev_name(s->dev));
 	if (parent == MQTX_H_ROOT)
-		mqtx_buf_printf(o, " root");
+		mqtx__out_bool(p, OUT_ANY, "root", " root", true);
 	else if (parent)
-		mqtx_buf_printf(o, " parent %s", mqtx__classid_fmt(parent, pb, sizeof(pb)));
+		mqtx__out_str(p, OUT_ANY, "parent", " parent %s",
+			      mqtx__classid_fmt(parent, pb, sizeof(pb)));
 }
 
 static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 {
 	char handle[16], text[2048] = "", json[4096] = "";
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
+	struct tc_out *p = &s->p;
 	struct mqtx_qdisc_stats st;
 
 	/* tc's print_qdisc() drops what the filters do not name, after the kernel's dump. */
@@ -108,31 +95,24 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
 	snprintf(handle, sizeof(handle), "%x:", q->handle >> 16);
-	print_head(s, s->json ? "kind" : "qdisc", q->ops->id, handle, q->parent);
-	if (s->json) {
-		if (refcnt != 1)
-			mqtx_buf_printf(s->a->out, ",\"refcnt\":%u", refcnt);
-		if (q->ingress_block)
-			mqtx_buf_printf(s->a->out, ",\"ingress_block\":%u", q->ingress_block);
-		if (q->egress_block)
-			mqtx_buf_printf(s->a->out, ",\"egress_block\":%u", q->egress_block);
-		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
-	} else {
-		if (refcnt != 1)
-			mqtx_buf_printf(s->a->out, " refcnt %u", refcnt);
-		if (q->ingress_block)
-			mqtx_buf_printf(s->a->out, " ingress_block %u", q->ingress_block);
-		if (q->egress_block)
-			mqtx_buf_printf(s->a->out, " egress_block %u", q->egress_block);
-		mqtx_buf_printf(s->a->out, " %s\n", text);
-	}
+	print_head(s, "qdisc", "kind", q->ops->id, handle, q->parent);
+	if (refcnt != 1)
+		mqtx__out_uint(p, OUT_ANY, "refcnt", " refcnt %llu", refcnt);
+	if (q->ingress_block)
+		mqtx__out_uint(p, OUT_ANY, "ingress_block", " ingress_block %llu",
+			       q->ingress_block);
+	if (q->egress_block)
+		mqtx__out_uint(p, OUT_ANY, "egress_block", " egress_block %llu", q->egress_block);
+	mqtx__out_open(p, "options");
+	mqtx__out_members(p, json);
+	mqtx__out_close(p);
+	mqtx__out_text(p, " %s\n", text);
 	if (s->stats) {
 		mqtx_qdisc_tree_stats(q, &st);
-		print_stats(s, &st);
+		print_counters(s, &st, true);
 		print_xstats(s, q, 0);
 	}
-	if (s->json)
-		mqtx_buf_printf(s->a->out, "}");
+	mqtx__out_close(p);
 }
 
 /*
@@ -232,27 +212,22 @@ unlock:
 static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent,
 			     uint32_t leaf)
 {
-	char handle[16], pb[16];
+	char handle[16], pb[16], lb[16];
+	struct tc_out *p = &s->p;
 
 	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
 	mqtx__classid_fmt(s->handle ? m : MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
-	print_head(s, "class", q->ops->id, handle, parent);
+	print_head(s, "class", "class", q->ops->id, handle, parent);
 	if (!parent) /* tc prints the unset parent too */
-		mqtx_buf_printf(s->a->out, s->json ? ",\"parent\":\"%s\"" : " parent %s",
-				mqtx__classid_fmt(0, pb, sizeof(pb)));
-	if (leaf)
-		mqtx_buf_printf(s->a->out, s->json ? ",\"leaf\":\"%x:\"" : " leaf %x:", leaf >> 16);
-	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{}" : " \n");
-}
-
-static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct mqtx_class *c)
-{
-	if (s->stats && c->stats) {
-		print_counters(s, c->stats, !c->queue_only);
-		print_xstats(s, q, c->minor);
+		mqtx__out_str(p, OUT_ANY, "parent", " parent %s",
+			      mqtx__classid_fmt(0, pb, sizeof(pb)));
+	if (leaf) {
+		snprintf(lb, sizeof(lb), "%x:", leaf >> 16);
+		mqtx__out_str(p, OUT_ANY, "leaf", " leaf %s", lb);
 	}
-	if (s->json)
-		mqtx_buf_printf(s->a->out, "}");
+	mqtx__out_open(p, "options");
+	mqtx__out_close(p);
+	mqtx__out_text(p, " \n");
 }
 
 /* One class of a walk; tc prints a class without counters with an empty stats line. */
@@ -265,9 +240,13 @@ static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *
 	if ((s->handle && MQTX_H_MAJ(id) != s->handle) || (s->classid && id != s->classid))
 		return;
 	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
-	if (s->stats && !c->stats && !s->json)
-		mqtx_buf_printf(s->a->out, "\n");
-	print_class_end(s, q, c);
+	if (s->stats && !c->stats)
+		mqtx__out_nl(&s->p);
+	if (s->stats && c->stats) {
+		print_counters(s, c->stats, !c->queue_only);
+		print_xstats(s, q, c->minor);
+	}
+	mqtx__out_close(&s->p);
 }
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
@@ -712,8 +691,8 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 	if (devname && !mqtx_ctl_call_dev(a, devname))
 		return MQTX_TC_EXIT_PARSE;
 	s.all_devs = !devname;
-	if (s.json)
-		mqtx_buf_printf(a->out, "[");
+	mqtx__out_init(&s.p, a->out, s.json, s.stats, s.details);
+	mqtx__out_open_array(&s.p, NULL);
 	for (unsigned i = 0; i < a->ctl->ndevs; i++) {
 		s.dev = a->ctl->devs[i];
 		if (devname && strcmp(mqtx_dev_name(s.dev), devname))
@@ -723,8 +702,8 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 			return MQTX_TC_EXIT_REFUSED;
 		}
 	}
-	if (s.json)
-		mqtx_buf_printf(a->out, "]\n");
+	mqtx__out_close_array(&s.p);
+	mqtx__out_end(&s.p);
 	return MQTX_TC_EXIT_OK;
 }
 

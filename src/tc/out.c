@@ -234,6 +234,16 @@ void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *f
 	}
 }
 
+void mqtx__out_members(struct tc_out *p, const char *json)
+{
+	if (!p->json)
+		return;
+	if (p->used[p->depth])
+		put(p, ",");
+	put(p, "%s", json);
+	p->used[p->depth] = p->used[p->depth] || *json;
+}
+
 void mqtx__out_null(struct tc_out *p, const char *key, const char *text)
 {
 	if (p->json) {

@@ -160,6 +160,9 @@ void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *f
 void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v);
 /* Text: @fmt (no conversion) when @v; JSON: "key": v. */
 void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *fmt, bool v);
+/* JSON only: @json, members made by another printer (a dump), as they are, after a comma when
+ * the current container has members already. */
+void mqtx__out_members(struct tc_out *p, const char *json);
 /* JSON: "key": null; text: @text (no conversion; NULL: nothing). */
 void mqtx__out_null(struct tc_out *p, const char *key, const char *text);
 /* Text only (no JSON): a printf of its own. */
