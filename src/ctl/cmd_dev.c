@@ -687,8 +687,7 @@ static void xstat_one(const char *name, uint64_t value, void *arg)
 {
 	struct tc_out *p = arg;
 
-	mqtx__out_uint(p, OUT_JSON, name, NULL, value);
-	mqtx__out_text(p, " %s %llu", name, (unsigned long long)value);
+	mqtx__out_counter(p, name, value);
 }
 
 /*

@@ -181,17 +181,18 @@ static void hash_usage(struct mqtx_buf *b)
 /* "hash H [queue Q txqueues N]", or its JSON object; @n 0: no queue was asked about. */
 static void print_hash(struct mqtx_buf *out, bool json, uint32_t hash, uint32_t n, uint16_t q)
 {
-	if (json) {
-		mqtx_buf_printf(out, "{\"hash\":%u", hash);
-		if (n)
-			mqtx_buf_printf(out, ",\"queue\":%u,\"txqueues\":%u", q, n);
-		mqtx_buf_printf(out, "}\n");
-		return;
+	struct tc_out p;
+
+	mqtx__out_init(&p, out, json, false, false);
+	mqtx__out_open(&p, NULL);
+	mqtx__out_uint(&p, OUT_ANY, "hash", "hash 0x%08llx", hash);
+	if (n) {
+		mqtx__out_uint(&p, OUT_ANY, "queue", " queue %llu", q);
+		mqtx__out_uint(&p, OUT_ANY, "txqueues", " txqueues %llu", n);
 	}
-	mqtx_buf_printf(out, "hash 0x%08x", hash);
-	if (n)
-		mqtx_buf_printf(out, " queue %u txqueues %u", q, n);
-	mqtx_buf_printf(out, "\n");
+	mqtx__out_close(&p);
+	mqtx__out_end(&p);
+	mqtx__out_nl(&p);
 }
 
 /* The queue the device's own picker chooses (select hooks and traffic classes included). */

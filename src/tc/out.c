@@ -234,6 +234,16 @@ void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *f
 	}
 }
 
+void mqtx__out_counter(struct tc_out *p, const char *name, uint64_t v)
+{
+	if (p->json) {
+		member(p, name);
+		put(p, "%llu", (unsigned long long)v);
+	} else {
+		put(p, " %s %llu", name, (unsigned long long)v);
+	}
+}
+
 void mqtx__out_members(struct tc_out *p, const char *json)
 {
 	if (!p->json)

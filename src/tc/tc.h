@@ -160,6 +160,8 @@ void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *f
 void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v);
 /* Text: @fmt (no conversion) when @v; JSON: "key": v. */
 void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *fmt, bool v);
+/* A counter whose name is its key: " NAME V" in text, "NAME": V in JSON. */
+void mqtx__out_counter(struct tc_out *p, const char *name, uint64_t v);
 /* JSON only: @json, members made by another printer (a dump), as they are, after a comma when
  * the current container has members already. */
 void mqtx__out_members(struct tc_out *p, const char *json);
