@@ -31,7 +31,7 @@
 struct test_args {
 	const char *dev;
 	bool ingress;
-	struct ctl_endpoint src, dst;
+	struct tc_endpoint src, dst;
 	bool has_src, has_dst;
 	int sport, dport; /* -1: the endpoint's */
 	uint8_t proto, tos;
@@ -75,9 +75,9 @@ static int parse_dscp(const char *v, void *field, const struct tc_opt *o)
 
 static const struct tc_opt test_opts[] = {
 	{ "dev", mqtx__tc_opt_str, ARG(dev) },
-	{ "src", mqtx__ctl_opt_endpoint, ARG(src),
+	{ "src", mqtx__tc_opt_endpoint, ARG(src),
 	  .given = TC_OPT_GIVEN(struct test_args, has_src) },
-	{ "dst", mqtx__ctl_opt_endpoint, ARG(dst),
+	{ "dst", mqtx__tc_opt_endpoint, ARG(dst),
 	  .given = TC_OPT_GIVEN(struct test_args, has_dst) },
 	{ "sport", mqtx__tc_opt_int, ARG(sport), .max = 65535 },
 	{ "dport", mqtx__tc_opt_int, ARG(dport), .max = 65535 },

@@ -13,59 +13,10 @@
 #include "ctl/ctl_int.h"
 #include "base/internal.h"
 
-int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e)
-{
-	char host[64];
-	const char *port = NULL;
-	size_t n;
-
-	memset(e, 0, sizeof(*e));
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close || (close[1] && close[1] != ':'))
-			return -EINVAL;
-		n = (size_t)(close - s - 1);
-		memcpy(host, s + 1, n < sizeof(host) ? n : 0);
-		port = close[1] ? close + 2 : NULL;
-	} else if (strchr(s, ':') && strchr(s, ':') == strrchr(s, ':')) {
-		n = (size_t)(strchr(s, ':') - s);
-		memcpy(host, s, n < sizeof(host) ? n : 0);
-		port = strchr(s, ':') + 1;
-	} else {
-		n = strlen(s);
-		memcpy(host, s, n < sizeof(host) ? n : 0);
-	}
-	if (n == 0 || n >= sizeof(host))
-		return -EINVAL;
-	host[n] = '\0';
-	if (inet_pton(AF_INET, host, e->addr) == 1)
-		e->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, e->addr) == 1)
-		e->family = AF_INET6;
-	else
-		return -EINVAL;
-	if (port) {
-		uint64_t v;
-
-		if (mqtx__parse_u64(port, &v) || v > 65535)
-			return -EINVAL;
-		e->port = (uint16_t)v;
-		e->has_port = true;
-	}
-	return 0;
-}
-
-int mqtx__ctl_opt_endpoint(const char *v, void *field, const struct tc_opt *o)
-{
-	(void)o;
-	return mqtx__ctl_parse_endpoint(v, field);
-}
-
 /* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
  * of that frame, so it must be the frame a generator would send for that flow. */
-static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
-		       const struct ctl_endpoint *dst, uint8_t proto)
+static int build_probe(uint8_t *f, size_t cap, const struct tc_endpoint *src,
+		       const struct tc_endpoint *dst, uint8_t proto)
 {
 	struct mqtx_gen_cfg g;
 	uint32_t s, d;
@@ -91,7 +42,7 @@ static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
 }
 
 struct hash_args {
-	struct ctl_endpoint src, dst;
+	struct tc_endpoint src, dst;
 	bool has_src, has_dst, has_algo;
 	uint8_t proto;
 	const char *dev;
@@ -118,9 +69,9 @@ static int parse_proto(const char *v, void *field, const struct tc_opt *o)
 
 static const struct tc_opt hash_opts[] = {
 	{ "seed", mqtx__tc_opt_u32, ARG(cfg.seed) },
-	{ "src", mqtx__ctl_opt_endpoint, ARG(src),
+	{ "src", mqtx__tc_opt_endpoint, ARG(src),
 	  .given = TC_OPT_GIVEN(struct hash_args, has_src) },
-	{ "dst", mqtx__ctl_opt_endpoint, ARG(dst),
+	{ "dst", mqtx__tc_opt_endpoint, ARG(dst),
 	  .given = TC_OPT_GIVEN(struct hash_args, has_dst) },
 	{ "proto", parse_proto, ARG(proto) },
 	{ "dev", mqtx__tc_opt_str, ARG(dev) },

@@ -263,21 +263,6 @@ void mqtx__ctl_relock(struct mqtx_ctl *ctl);
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
 
-/* An address with a port maybe, as "hash" and "filter test" take them. */
-struct ctl_endpoint {
-	int family;
-	uint8_t addr[16];
-	uint16_t port;
-	bool has_port;
-};
-
-/** mqtx__ctl_parse_endpoint() - "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address.
- *  Return: 0 or -EINVAL. */
-int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e);
-
-/* mqtx__ctl_parse_endpoint() as the parser of an option table's row (struct tc_opt). */
-tc_opt_fn mqtx__ctl_opt_endpoint;
-
 /**
  * mqtx__ctl_filter_block() - the filter block of @parent on @dev as "filter" commands find it
  * (the root qdisc's without a parent; TCF_PARENT_EGRESS/INGRESS: clsact's). Config lock held.

@@ -66,3 +66,9 @@ int mqtx__tc_opt_classid(const char *v, void *field, const struct tc_opt *o)
 	(void)o;
 	return mqtx__classid_parse(v, field);
 }
+
+int mqtx__tc_opt_endpoint(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return mqtx__parse_endpoint(v, field);
+}

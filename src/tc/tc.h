@@ -93,6 +93,21 @@ int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
 tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32,
 	mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid;
 
+/* An address with a port maybe, as "hash" and "filter test" take them. */
+struct tc_endpoint {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	bool has_port;
+};
+
+/** mqtx__parse_endpoint() - "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address.
+ *  Return: 0 or -EINVAL. */
+int mqtx__parse_endpoint(const char *s, struct tc_endpoint *e);
+
+/* mqtx__parse_endpoint() as the value parser of an option table's row. */
+tc_opt_fn mqtx__tc_opt_endpoint;
+
 /* ---- handles and class ids (handle.c) ---- */
 
 /**

@@ -191,3 +191,47 @@ int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 	*hi = b;
 	return 0;
 }
+
+/* An address with a port maybe: "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address. */
+int mqtx__parse_endpoint(const char *s, struct tc_endpoint *e)
+{
+	char host[64];
+	const char *port = NULL;
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return -EINVAL;
+		n = (size_t)(close - s - 1);
+		memcpy(host, s + 1, n < sizeof(host) ? n : 0);
+		port = close[1] ? close + 2 : NULL;
+	} else if (strchr(s, ':') && strchr(s, ':') == strrchr(s, ':')) {
+		n = (size_t)(strchr(s, ':') - s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+		port = strchr(s, ':') + 1;
+	} else {
+		n = strlen(s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+	}
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, e->addr) == 1)
+		e->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, e->addr) == 1)
+		e->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (port) {
+		uint64_t v;
+
+		if (mqtx__parse_u64(port, &v) || v > 65535)
+			return -EINVAL;
+		e->port = (uint16_t)v;
+		e->has_port = true;
+	}
+	return 0;
+}
