@@ -147,10 +147,32 @@ struct show_args {
 	struct tcf_show s;
 };
 
+static int parse_protocol(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return tcf_proto_parse(v, field);
+}
+
+#define SHOW(m) offsetof(struct show_args, m)
+
+/* What filter show takes after a word, in the order tc_filter_list() tries them. */
+static const struct tc_opt show_opts[] = {
+	{ "dev", mqtx__tc_opt_str, SHOW(dev) },
+	{ "block", mqtx__tc_opt_tc_u32, SHOW(block), .min = 1, .prefix = true },
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent) },
+	{ "handle", mqtx__tc_opt_ignore }, /* tc takes it and lists every filter anyway */
+	{ "preference", mqtx__tc_opt_tc_u32, SHOW(s.prio), .min = 1, .max = 0xFFFF,
+	  .prefix = true },
+	{ "priority", mqtx__tc_opt_tc_u32, SHOW(s.prio), .min = 1, .max = 0xFFFF, .prefix = true },
+	{ "protocol", parse_protocol, SHOW(s.protocol), .prefix = true },
+	{ "chain", mqtx__tc_opt_tc_u32, SHOW(s.chain),
+	  .given = TC_OPT_GIVEN(struct show_args, s.has_chain), .prefix = true },
+};
+
 static int show_word(const struct mqtx_ctl_call *a, struct show_args *sa, int *i)
 {
 	const char *w = a->argv[*i], *v = *i + 1 < a->argc ? a->argv[*i + 1] : NULL;
-	uint32_t x;
+	const struct tc_opt *o;
 
 	if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "egress")) {
 		if (sa->parent) {
@@ -162,48 +184,20 @@ static int show_word(const struct mqtx_ctl_call *a, struct show_args *sa, int *i
 					   : TCF_PARENT_EGRESS;
 		return 0;
 	}
-	if (!v) {
-		if (strcmp(w, "dev") && !mqtx__tc_matches(w, "block") && strcmp(w, "parent") &&
-		    strcmp(w, "handle") && !mqtx__tc_matches(w, "preference") &&
-		    !mqtx__tc_matches(w, "priority") && !mqtx__tc_matches(w, "protocol") &&
-		    !mqtx__tc_matches(w, "chain"))
-			goto what;
-		mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
+	o = mqtx__tc_opt_find(show_opts, ARRAY_SIZE(show_opts), w);
+	if (!o) {
+		mqtx_buf_printf(a->err, " What is \"%s\"? Try \"mqtx filter help\"\n", w);
 		return MQTX_TC_EXIT_ABORT;
 	}
+	if (!v)
+		return mqtx__ctl_incomplete(a->err);
 	(*i)++;
-	if (!strcmp(w, "dev")) {
-		sa->dev = v;
-	} else if (mqtx__tc_matches(w, "block")) {
-		if (mqtx__tc_get_u32(v, &sa->block, 0) || !sa->block)
-			goto bad;
-	} else if (!strcmp(w, "parent")) {
-		if (mqtx__classid_parse(v, &sa->parent))
-			goto bad;
-	} else if (!strcmp(w, "handle")) {
-		/* tc takes it and lists every filter anyway */
-	} else if (mqtx__tc_matches(w, "preference") || mqtx__tc_matches(w, "priority")) {
-		if (mqtx__tc_get_u32(v, &x, 0) || !x || x > 0xFFFF)
-			goto bad;
-		sa->s.prio = x;
-	} else if (mqtx__tc_matches(w, "protocol")) {
-		if (tcf_proto_parse(v, &sa->s.protocol))
-			goto bad;
-	} else if (mqtx__tc_matches(w, "chain")) {
-		if (mqtx__tc_get_u32(v, &sa->s.chain, 0))
-			goto bad;
-		sa->s.has_chain = true;
-	} else {
-		(*i)--;
-		goto what;
+	if (mqtx__tc_opt_apply(o, v, sa)) {
+		mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid %s value\n", v,
+				w);
+		return MQTX_TC_EXIT_ABORT;
 	}
 	return 0;
-bad:
-	mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid %s value\n", v, w);
-	return MQTX_TC_EXIT_ABORT;
-what:
-	mqtx_buf_printf(a->err, " What is \"%s\"? Try \"mqtx filter help\"\n", w);
-	return MQTX_TC_EXIT_ABORT;
 }
 
 static int show(const struct mqtx_ctl_call *a)

@@ -10,7 +10,7 @@
 const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const char *word)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(t[i].word, word))
+		if (t[i].prefix ? mqtx__tc_matches(word, t[i].word) : !strcmp(t[i].word, word))
 			return &t[i];
 	return NULL;
 }
@@ -57,8 +57,20 @@ DEFINE_OPT(u32, uint32_t, UINT32_MAX)
 
 int mqtx__tc_opt_tc_u32(const char *v, void *field, const struct tc_opt *o)
 {
+	uint32_t x;
+
+	if (mqtx__tc_get_u32(v, &x, 0) || x < o->min || (o->max && x > o->max))
+		return -EINVAL;
+	*(uint32_t *)field = x;
+	return 0;
+}
+
+int mqtx__tc_opt_ignore(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)v;
+	(void)field;
 	(void)o;
-	return mqtx__tc_get_u32(v, field, 0);
+	return 0;
 }
 
 int mqtx__tc_opt_classid(const char *v, void *field, const struct tc_opt *o)

@@ -66,7 +66,8 @@ typedef int tc_opt_fn(const char *v, void *field, const struct tc_opt *o);
 
 /*
  * struct tc_opt - one option "WORD VALUE" of a command or kind.
- * @word: the keyword (matched whole).
+ * @word: the keyword, matched whole, or with @prefix by tc's matches() (the first row whose
+ *        keyword the word begins wins, as tc's chain of matches() does).
  * @parse: reads the value into the field at @off of the caller's struct.
  * @min, @max: the bounds of a number (0, 0: any the field holds).
  * @given: TC_OPT_GIVEN(): a bool of the caller's struct set when the option is given; 0: none.
@@ -77,6 +78,7 @@ struct tc_opt {
 	size_t off;
 	uint64_t min, max;
 	size_t given;
+	bool prefix;
 };
 
 #define TC_OPT_GIVEN(type, member) (offsetof(type, member) + 1)
@@ -88,10 +90,11 @@ const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const c
 int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
 
 /* The value parsers of the tables: the word itself (const char *); numbers (mqtx__parse_u64())
- * within [min, max] into an int, a uint8_t or a uint32_t; tc's get_u32(base 0) into a
- * uint32_t; a class id (mqtx__classid_parse()) into a uint32_t. */
+ * within [min, max] into an int, a uint8_t or a uint32_t; tc's get_u32(base 0) within
+ * [min, max] into a uint32_t; a class id (mqtx__classid_parse()) into a uint32_t; any word,
+ * read and ignored (what tc takes and does nothing with). */
 tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32,
-	mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid;
+	mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid, mqtx__tc_opt_ignore;
 
 /* An address with a port maybe, as "hash" and "filter test" take them. */
 struct tc_endpoint {
