@@ -269,11 +269,93 @@ static int set_parent(struct tcf_cmd *c, struct tcf_parse *ps, const char *w, ui
 	return 0;
 }
 
+/* The keywords of the head that take a value, each with what it does with the value. */
+
+static int head_dev(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->dev)
+		return dup_word(ps, "dev", v);
+	c->dev = v;
+	return 0;
+}
+
+static int head_block(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->block)
+		return dup_word(ps, "block", v);
+	if (mqtx__tc_get_u32(v, &c->block, 0) || !c->block)
+		return bad_word(ps, v, "invalid block index value");
+	return 0;
+}
+
+static int head_parent(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	uint32_t x;
+
+	if (c->parent)
+		return dup_word(ps, "parent", v);
+	if (mqtx__classid_parse(v, &x))
+		return bad_word(ps, v, "Invalid parent ID");
+	c->parent = x;
+	return 0;
+}
+
+static int head_handle(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->rq.handle)
+		return dup_word(ps, "handle", v);
+	c->rq.handle = v;
+	return 0;
+}
+
+static int head_prio(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	uint32_t x;
+
+	if (c->rq.prio)
+		return dup_word(ps, "priority", v);
+	if (mqtx__tc_get_u32(v, &x, 0) || x > 0xFFFF)
+		return bad_word(ps, v, "invalid priority value");
+	c->rq.prio = x;
+	return 0;
+}
+
+static int head_protocol(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->has_protocol)
+		return dup_word(ps, "protocol", v);
+	if (tcf_proto_parse(v, &c->rq.protocol))
+		return bad_word(ps, v, "invalid protocol");
+	c->has_protocol = true;
+	return 0;
+}
+
+static int head_chain(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->has_chain)
+		return dup_word(ps, "chain", v);
+	if (mqtx__tc_get_u32(v, &c->rq.chain, 0))
+		return bad_word(ps, v, "invalid chain index value");
+	c->has_chain = true;
+	return 0;
+}
+
+/* In the order tc_filter_modify() tries them; @prefix: tc's matches(), else the whole word. */
+static const struct {
+	const char *word;
+	bool prefix;
+	int (*fn)(struct tcf_cmd *c, struct tcf_parse *ps, const char *v);
+} head_opts[] = {
+	{ "dev", false, head_dev },	     { "block", true, head_block },
+	{ "parent", false, head_parent },    { "handle", false, head_handle },
+	{ "preference", true, head_prio },   { "priority", true, head_prio },
+	{ "protocol", true, head_protocol }, { "chain", true, head_chain },
+};
+
 /* One keyword of the head at the current word; 1 when it is none (the kind). */
 static int head_word(struct tcf_cmd *c, struct tcf_parse *ps)
 {
-	const char *w = tcf_word(ps), *v;
-	uint32_t x;
+	const char *w = tcf_word(ps);
 
 	if (!strcmp(w, "root"))
 		return set_parent(c, ps, w, MQTX_H_ROOT);
@@ -281,53 +363,15 @@ static int head_word(struct tcf_cmd *c, struct tcf_parse *ps)
 		return set_parent(c, ps, w, TCF_PARENT_INGRESS);
 	if (!strcmp(w, "egress"))
 		return set_parent(c, ps, w, TCF_PARENT_EGRESS);
-	if (strcmp(w, "dev") && !mqtx__tc_matches(w, "block") && strcmp(w, "parent") &&
-	    strcmp(w, "handle") && !mqtx__tc_matches(w, "preference") &&
-	    !mqtx__tc_matches(w, "priority") && !mqtx__tc_matches(w, "protocol") &&
-	    !mqtx__tc_matches(w, "chain"))
-		return 1;
-	if (tcf_next(ps))
-		return -EINVAL;
-	v = tcf_word(ps);
-	if (!strcmp(w, "dev")) {
-		if (c->dev)
-			return dup_word(ps, "dev", v);
-		c->dev = v;
-	} else if (mqtx__tc_matches(w, "block")) {
-		if (c->block)
-			return dup_word(ps, "block", v);
-		if (mqtx__tc_get_u32(v, &c->block, 0) || !c->block)
-			return bad_word(ps, v, "invalid block index value");
-	} else if (!strcmp(w, "parent")) {
-		if (c->parent)
-			return dup_word(ps, "parent", v);
-		if (mqtx__classid_parse(v, &x))
-			return bad_word(ps, v, "Invalid parent ID");
-		c->parent = x;
-	} else if (!strcmp(w, "handle")) {
-		if (c->rq.handle)
-			return dup_word(ps, "handle", v);
-		c->rq.handle = v;
-	} else if (mqtx__tc_matches(w, "preference") || mqtx__tc_matches(w, "priority")) {
-		if (c->rq.prio)
-			return dup_word(ps, "priority", v);
-		if (mqtx__tc_get_u32(v, &x, 0) || x > 0xFFFF)
-			return bad_word(ps, v, "invalid priority value");
-		c->rq.prio = x;
-	} else if (mqtx__tc_matches(w, "protocol")) {
-		if (c->has_protocol)
-			return dup_word(ps, "protocol", v);
-		if (tcf_proto_parse(v, &c->rq.protocol))
-			return bad_word(ps, v, "invalid protocol");
-		c->has_protocol = true;
-	} else {
-		if (c->has_chain)
-			return dup_word(ps, "chain", v);
-		if (mqtx__tc_get_u32(v, &c->rq.chain, 0))
-			return bad_word(ps, v, "invalid chain index value");
-		c->has_chain = true;
+	for (size_t i = 0; i < ARRAY_SIZE(head_opts); i++) {
+		if (head_opts[i].prefix ? !mqtx__tc_matches(w, head_opts[i].word)
+					: strcmp(w, head_opts[i].word))
+			continue;
+		if (tcf_next(ps))
+			return -EINVAL;
+		return head_opts[i].fn(c, ps, tcf_word(ps));
 	}
-	return 0;
+	return 1;
 }
 
 int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, struct tcf_parse *ps)
