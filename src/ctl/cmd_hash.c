@@ -80,7 +80,8 @@ static const struct tc_opt hash_opts[] = {
 
 static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_buf *err)
 {
-	for (int i = 1; i < argc; i++) {
+	/* Every word takes a value after it. */
+	for (int i = 1; i < argc; i += 2) {
 		const char *w = strip_dashes(argv[i]), *v = i + 1 < argc ? argv[i + 1] : NULL;
 		const struct tc_opt *o;
 
@@ -113,7 +114,6 @@ static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_bu
 					argv[i]);
 			return MQTX_TC_EXIT_PARSE;
 		}
-		i++;
 	}
 	return 0;
 }
