@@ -19,6 +19,7 @@
 #include <mqtx/mqtx.h>
 
 #include "gen/gen.h"
+#include "tc/tc.h"
 
 static uint16_t get16(const uint8_t *p)
 {

@@ -70,7 +70,7 @@ static void fail(struct result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	set_result(r, MQTX_CTL_EREFUSED, NULL, 0, msg, strlen(msg));
+	set_result(r, MQTX_TC_EXIT_REFUSED, NULL, 0, msg, strlen(msg));
 }
 
 /* The daemon closes a connection that stayed idle too long: seen as readable (EOF) here. */

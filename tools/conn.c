@@ -68,7 +68,7 @@ static int over_memory(const struct conn *c, struct mqtx_buf *out, struct mqtx_b
 			out->nomem ? "its output did not fit and was withheld"
 				   : "the command was refused");
 	out->len = 0;
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* Run a request of @c; @file (or -1) is the file it reads, closed here. */
@@ -110,7 +110,7 @@ static int read_body(struct conn *c, uint32_t n, struct proto_wait *w, struct pr
 
 	body = malloc(n ? n : 1);
 	if (!body) {
-		reply_err(c->fd, MQTX_CTL_EREFUSED, "mqtxd: out of memory\n", 1000);
+		reply_err(c->fd, MQTX_TC_EXIT_REFUSED, "mqtxd: out of memory\n", 1000);
 		return -1;
 	}
 	if (proto_read(c->fd, body, n, w, fds)) {
@@ -123,7 +123,7 @@ static int read_body(struct conn *c, uint32_t n, struct proto_wait *w, struct pr
 	if (proto_decode_req(body, n, &flags, &argc, argv) || fds->excess ||
 	    fds->n != ((flags & PROTO_REQ_FILE) ? 1u : 0u)) {
 		free(body);
-		reply_err(c->fd, MQTX_CTL_EPARSE, "mqtxd: malformed request\n", 1000);
+		reply_err(c->fd, MQTX_TC_EXIT_PARSE, "mqtxd: malformed request\n", 1000);
 		return -1;
 	}
 	rc = run_request(c, argc, argv, flags & ~PROTO_REQ_FILE, fds->n ? fds->fd[0] : -1);
@@ -166,7 +166,7 @@ static int serve_one(struct conn *c)
 
 		snprintf(msg, sizeof(msg), "mqtxd: request too large (%u bytes, at most %u)\n", n,
 			 MQTX_REQ_MAX);
-		reply_err(c->fd, MQTX_CTL_EPARSE, msg, 1000);
+		reply_err(c->fd, MQTX_TC_EXIT_PARSE, msg, 1000);
 		proto_fds_close(&fds);
 		return -1; /* the stream cannot be resynchronised */
 	}
@@ -261,7 +261,7 @@ void conn_accept(const struct server *srv, int lfd)
 			snprintf(why, sizeof(why), "mqtxd: too many clients, try again\n");
 		}
 	}
-	reply_err(fd, MQTX_CTL_EREFUSED, why, 1000);
+	reply_err(fd, MQTX_TC_EXIT_REFUSED, why, 1000);
 	close(fd);
 	free(c);
 }

@@ -146,7 +146,7 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 	result_free(&r);
 	if (r.signo)
 		return -r.signo;
-	return failed ? MQTX_CTL_EPARSE : 0;
+	return failed ? MQTX_TC_EXIT_PARSE : 0;
 }
 
 /*
@@ -226,7 +226,7 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 	if (skip < argc && !strcmp(argv[skip], "top")) {
 		if (b->ctl) {
 			fprintf(stderr, "mqtx: top shows a running mqtxd; not with -batch\n");
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		return top_main(b, argc, argv);
 	}
@@ -248,20 +248,20 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 
 	if (!f) {
 		fprintf(stderr, "mqtx: cannot open \"%s\": %s\n", file, strerror(errno));
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	bad = batch_read(f, "mqtx", file, &lines, &n);
 	if (f != stdin)
 		fclose(f);
 	if (bad < 0)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (bad && !force) {
 		fprintf(stderr, "mqtx: %s: nothing was run\n", file);
 		batch_free(lines, n);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (bad)
-		ret = MQTX_CTL_EPARSE; /* -force: the good lines run, the bad ones were reported */
+		ret = MQTX_TC_EXIT_PARSE; /* -force: the good lines run, the bad ones were reported */
 	for (size_t i = 0; i < n && !interrupted; i++) {
 		int rc;
 
@@ -317,7 +317,7 @@ static int local_help(int argc, char **argv, unsigned flags)
 		return 0;
 	}
 	if (backend_local(&b))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	code = run_one(&b, argc, argv, flags);
 	backend_local_free(&b);
 	return code;
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 			batch = argv[++i];
 		else if (!strcmp(a, "-timeout") && i + 1 < argc) {
 			if (parse_timeout(argv[++i], &b.timeout_ms))
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 		} else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
 			printf("mqtx utility, libmqtx 0.1.0\n");
 			return 0;
@@ -377,14 +377,14 @@ int main(int argc, char **argv)
 			return 0;
 		} else {
 			fprintf(stderr, "Option \"%s\" is unknown, try \"mqtx -help\".\n", argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 	}
 	argc -= i;
 	argv += i;
 	if (!batch && argc == 0) {
 		usage(stderr);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (!batch && needs_no_daemon(argc, argv))
 		return local_help(argc, argv, flags);
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	if (batch) {
 		if (backend_local(&b)) {
 			fprintf(stderr, "mqtx: out of memory\n");
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 		code = run_batch(&b, batch, flags, force);
 		backend_local_free(&b);
@@ -401,11 +401,11 @@ int main(int argc, char **argv)
 	if (sock ? snprintf(path, sizeof(path), "%s", sock) >= (int)sizeof(path)
 		 : sockpath_default(path, dir, sizeof(dir), false)) {
 		fprintf(stderr, "mqtx: no usable socket path (too long)\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (*dir && sockpath_check_dir(dir, why, sizeof(why))) {
 		fprintf(stderr, "mqtx: %s\n", why);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	b.path = path;
 	code = run_one(&b, argc, argv, flags);

@@ -4,16 +4,17 @@
 #define MQTX_CTL_H
 
 #include <mqtx/dev.h>
+#include <mqtx/tc.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Exit codes, as tc(8): */
-#define MQTX_CTL_OK	  0   /* success */
-#define MQTX_CTL_EPARSE	  1   /* the command line could not be parsed */
-#define MQTX_CTL_EREFUSED 2   /* the request was refused */
-#define MQTX_CTL_EHANDLE  255 /* a malformed handle */
+/* The exit codes of a command are tc's: enum mqtx_tc_exit (<mqtx/tc.h>). Older names: */
+#define MQTX_CTL_OK	  MQTX_TC_EXIT_OK
+#define MQTX_CTL_EPARSE	  MQTX_TC_EXIT_PARSE
+#define MQTX_CTL_EREFUSED MQTX_TC_EXIT_REFUSED
+#define MQTX_CTL_EHANDLE  MQTX_TC_EXIT_ABORT
 
 /* Flags for mqtx_ctl_exec(). */
 #define MQTX_CTL_F_STATS   0x1u /* -s */
@@ -78,9 +79,9 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev(struct mqtx_ctl *ctl, const char *name);
  * reads it with the context's lock released, so that a big file delays no other command. One
  * that writes a file (a pcap device's "file PATH") creates it as mqtx_pcap_open() says, with
  * the lock released too; a relative path is the calling process's.
- * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE. A command that
+ * Return: MQTX_TC_EXIT_OK, MQTX_TC_EXIT_PARSE, MQTX_TC_EXIT_REFUSED or MQTX_TC_EXIT_ABORT. A command that
  * fails changes nothing. Output that could not be written in full (out of memory) makes the
- * command fail with MQTX_CTL_EREFUSED and is withheld: @out is left empty, its @nomem set, and
+ * command fail with MQTX_TC_EXIT_REFUSED and is withheld: @out is left empty, its @nomem set, and
  * so is the output of any command that failed after an allocation was refused; a caller never
  * gets a cut listing. A command that changes something makes room for its output before it
  * does, so that such a failure too changes nothing.
@@ -142,8 +143,8 @@ struct mqtx_ctl_call {
  * typedef mqtx_ctl_cmd_fn - a command of the language (see struct mqtx_ctl_cmd).
  * @call: the command's words and where to write; valid during the call only.
  * @arg: the registration's @arg.
- * Return: MQTX_CTL_OK, MQTX_CTL_EPARSE, MQTX_CTL_EREFUSED or MQTX_CTL_EHANDLE, with a message
- * in @call->err unless MQTX_CTL_OK. A command that fails must change nothing.
+ * Return: MQTX_TC_EXIT_OK, MQTX_TC_EXIT_PARSE, MQTX_TC_EXIT_REFUSED or MQTX_TC_EXIT_ABORT, with a message
+ * in @call->err unless MQTX_TC_EXIT_OK. A command that fails must change nothing.
  */
 typedef int (*mqtx_ctl_cmd_fn)(const struct mqtx_ctl_call *call, void *arg);
 
@@ -211,7 +212,7 @@ MQTX_API struct mqtx_dev *mqtx_ctl_dev_next(struct mqtx_ctl *ctl, const struct m
  * mqtx_ctl_call_dev() - the one device lookup of the commands: the device @name of the context
  * of @call (whose lock the command holds).
  * Return: the device, or NULL after writing tc's message to @call->err
- * ("Cannot find device \"NAME\""); the command then fails with MQTX_CTL_EPARSE, as tc does.
+ * ("Cannot find device \"NAME\""); the command then fails with MQTX_TC_EXIT_PARSE, as tc does.
  */
 MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, const char *name);
 
@@ -221,11 +222,11 @@ MQTX_API struct mqtx_dev *mqtx_ctl_call_dev(const struct mqtx_ctl_call *call, co
  * client (the name would be resolved in the server's directory, with the server's permissions,
  * and could be a FIFO that blocks), except a pcap device's absolute path for owner 0 (root),
  * which it opens as mqtx_pcap_open() says. A command that names a file but comes without it is
- * otherwise refused (MQTX_CTL_EPARSE), and so is a file with a command that names none. A file
+ * otherwise refused (MQTX_TC_EXIT_PARSE), and so is a file with a command that names none. A file
  * a driver writes is set up with the context's lock released. @req->owner's limits apply to the
- * generators, replays and pools it creates (MQTX_CTL_EREFUSED past one, with a message naming
+ * generators, replays and pools it creates (MQTX_TC_EXIT_REFUSED past one, with a message naming
  * the limit), and a command that would change or delete what another owner made is refused
- * (MQTX_CTL_EREFUSED, "Operation not permitted", naming the object and its owner) and changes
+ * (MQTX_TC_EXIT_REFUSED, "Operation not permitted", naming the object and its owner) and changes
  * nothing; see struct mqtx_ctl_req.
  * @req->fd is closed in every case (a replay or a device keeps its own copy).
  * Return: as mqtx_ctl_exec().
@@ -274,8 +275,8 @@ struct mqtx_ctl_file {
  * @f: set in every case (@f->fd -1 when there is nothing to open, or on failure).
  * @err: on failure, the message the command would give ("replay: FILE: why", "dev add: NAME:
  *       pcap: PATH: why").
- * Return: 0; or the exit code the command would have (MQTX_CTL_EPARSE for a capture to read,
- * MQTX_CTL_EREFUSED for a file to write).
+ * Return: 0; or the exit code the command would have (MQTX_TC_EXIT_PARSE for a capture to read,
+ * MQTX_TC_EXIT_REFUSED for a file to write).
  */
 MQTX_API int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f,
 				struct mqtx_buf *err);
@@ -311,8 +312,8 @@ MQTX_API void mqtx_ctl_split_free(char **argv);
 
 /**
  * mqtx_ctl_exec_line() - split @line with mqtx_ctl_split() and run it as mqtx_ctl_exec().
- * An empty or comment line returns MQTX_CTL_OK; a line that cannot be split runs nothing and
- * returns MQTX_CTL_EPARSE (MQTX_CTL_EREFUSED when out of memory) with the message in @err.
+ * An empty or comment line returns MQTX_TC_EXIT_OK; a line that cannot be split runs nothing and
+ * returns MQTX_TC_EXIT_PARSE (MQTX_TC_EXIT_REFUSED when out of memory) with the message in @err.
  */
 MQTX_API int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags,
 				struct mqtx_buf *out, struct mqtx_buf *err);

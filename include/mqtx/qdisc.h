@@ -160,6 +160,9 @@ struct mqtx_class_ops {
  *        xstats, Linux's Qdisc_ops.dump_stats) in tc's order and words with the mqtx_dump_*()
  *        calls; tc shows them with -s on lines of their own (mqtx_dump_nl() starts the next).
  *        Lock held.
+ * @usage: optional. The kind's options as tc's explain() of its q_KIND.c prints them, without
+ *        the last newline: what "qdisc add ... KIND help" prints, and what follows the message
+ *        when @parse returns MQTX_TC_EUSAGE. NULL: the kind has no help.
  */
 struct mqtx_qdisc_ops {
 	const char *id;
@@ -182,6 +185,7 @@ struct mqtx_qdisc_ops {
 	unsigned (*extract)(struct mqtx_qdisc *q, mqtx_pkt_match_fn match, void *arg,
 			    struct mqtx_pkt_list *out);
 	void (*dump_stats)(struct mqtx_qdisc *q, struct mqtx_dump *d);
+	const char *usage;
 };
 
 /**

@@ -12,6 +12,23 @@
 extern "C" {
 #endif
 
+/**
+ * enum mqtx_tc_exit - the exit codes of tc, which every command, filter and qdisc parser of
+ * mqtx returns (the command line tool exits with them).
+ * @MQTX_TC_EXIT_OK: done.
+ * @MQTX_TC_EXIT_PARSE: tc's parser refused a word (its usage may follow the message).
+ * @MQTX_TC_EXIT_REFUSED: the request was refused, as the kernel refuses one ("RTNETLINK
+ *        answers: ..."): its one message, nothing after it.
+ * @MQTX_TC_EXIT_ABORT: tc left at once with exit -1: incomplete_command() where a value was
+ *        due, invarg() for a word it cannot read, duparg() for one given twice.
+ */
+enum mqtx_tc_exit {
+	MQTX_TC_EXIT_OK = 0,
+	MQTX_TC_EXIT_PARSE = 1,
+	MQTX_TC_EXIT_REFUSED = 2,
+	MQTX_TC_EXIT_ABORT = 255,
+};
+
 /** An extended error: a message naming what was wrong (like netlink extack). */
 struct mqtx_extack {
 	char msg[200];
@@ -94,11 +111,11 @@ MQTX_API char *mqtx_tc_print_size(char *buf, size_t len, uint64_t bytes);
 /* ---- option-token helpers for ops->parse (messages go to @ack, naming the token) ---- */
 
 /*
- * What ops->parse returns besides 0 and -EINVAL (a word refused: tc's parser returns -1 and
- * tc exits 1). With MQTX_TC_EUSAGE the kind's usage follows the message (tc's explain() after
- * an unknown word or a missing mandatory option; "help" alone: the usage only, @ack empty),
- * and tc exits 1. MQTX_TC_EFATAL is tc leaving at once with exit -1 (255): its
- * incomplete_command() when the words end where a value was due, invarg(), duparg().
+ * What ops->parse returns besides 0 and -EINVAL (a word refused: tc's parser returns -1, the
+ * exit is MQTX_TC_EXIT_PARSE). With MQTX_TC_EUSAGE the kind's usage (mqtx_qdisc_ops.usage)
+ * follows the message (tc's explain() after an unknown word or a missing mandatory option;
+ * "help" alone: the usage only, @ack empty), and the exit is MQTX_TC_EXIT_PARSE.
+ * MQTX_TC_EFATAL is tc leaving at once: the exit is MQTX_TC_EXIT_ABORT (255).
  */
 #define MQTX_TC_EUSAGE (-EBADRQC)
 #define MQTX_TC_EFATAL (-ECANCELED)

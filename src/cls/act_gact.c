@@ -77,8 +77,8 @@ static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 static int gact_usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, TCF_EXIT_PARSE, "%s", GACT_USAGE);
-	ps->exit = TCF_EXIT_ABORT; /* usage() exits -1 */
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_gact_ops.usage);
+	ps->exit = MQTX_TC_EXIT_ABORT; /* usage() exits -1 */
 	return -EINVAL;
 }
 
@@ -89,18 +89,18 @@ static int parse_random(struct gact *g, struct tcf_parse *ps)
 	if (tcf_next(ps))
 		return -EINVAL;
 	w = tcf_word(ps);
-	if (tcf_matches(w, "netrand"))
+	if (mqtx__tc_matches(w, "netrand"))
 		g->ptype = GACT_NETRAND;
-	else if (tcf_matches(w, "determ"))
+	else if (mqtx__tc_matches(w, "determ"))
 		g->ptype = GACT_DETERM;
 	else
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"random type\"");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"random type\"");
 	if (tcf_next(ps))
 		return -EINVAL;
 	if (tcf_parse_control(ps, &g->pverdict, false))
 		return gact_usage(ps);
-	if (!tcf_word(ps) || tcf_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal probability val  0x%x", g->pval);
+	if (!tcf_word(ps) || mqtx__tc_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal probability val  0x%x", g->pval);
 	ps->i++;
 	return 0;
 }
@@ -111,52 +111,53 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 
 	if (!w)
-		return tcf_perr(ps, TCF_EXIT_ABORT,
+		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 				"Command line is not complete. Try option \"help\"");
-	if (!tcf_matches(w, "index")) {
+	if (!mqtx__tc_matches(w, "index")) {
 		if (tcf_parse_control(ps, &g->verdict, false))
 			return gact_usage(ps);
 		w = tcf_word(ps);
-		if (w && tcf_matches(w, "random")) {
+		if (w && mqtx__tc_matches(w, "random")) {
 			if (parse_random(g, ps))
 				return -EINVAL;
 			w = tcf_word(ps);
-		} else if (w && tcf_matches(w, "help")) {
+		} else if (w && mqtx__tc_matches(w, "help")) {
 			return gact_usage(ps);
 		}
 	}
-	if (w && tcf_matches(w, "index")) {
+	if (w && mqtx__tc_matches(w, "index")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 		ps->i++;
 	}
 	return 0;
 }
 
-static void gact_dump(const struct tcf_action *a, struct tcf_print *p)
+static void gact_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct gact *g = tcf_act_priv(a);
 	static const char *const types[] = { "none", "netrand", "determ" };
 
-	tp_string(p, TP_ANY, "kind", "%s ", "gact");
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "gact");
 	tcf_print_control(p, "action ", g->verdict, "");
-	tp_open(p, "prob");
-	tp_nl(p);
-	tp_string(p, TP_ANY, "random_type", "\t random type %s", types[g->ptype]);
+	mqtx__out_open(p, "prob");
+	mqtx__out_nl(p);
+	mqtx__out_str(p, OUT_ANY, "random_type", "\t random type %s", types[g->ptype]);
 	tcf_print_control(p, " ", g->ptype ? g->pverdict : MQTX_ACT_OK, " ");
-	tp_int(p, TP_ANY, "val", "val %lld", g->pval);
-	tp_close(p);
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\t index %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_int(p, OUT_ANY, "val", "val %lld", g->pval);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 const struct tcf_action_ops tcf_gact_ops = {
 	.kind = "gact",
+	.usage = GACT_USAGE,
 	.priv_size = sizeof(struct gact),
 	.parse = gact_parse,
 	.act = gact_act,

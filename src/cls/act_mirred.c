@@ -183,16 +183,16 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 {
 	const char *w = tcf_word(ps);
 
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		*done = true;
 		return tcf_next(ps);
 	}
-	if ((!mw->egress && tcf_matches(w, "egress")) ||
-	    (!mw->ingress && tcf_matches(w, "ingress"))) {
+	if ((!mw->egress && mqtx__tc_matches(w, "egress")) ||
+	    (!mw->ingress && mqtx__tc_matches(w, "ingress"))) {
 		bool in = w[0] == 'i';
 
 		if (in ? mw->egress : mw->ingress)
-			return tcf_perr(ps, TCF_EXIT_PARSE,
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 					in ? "Can't have both ingress and egress"
 					   : "Can't have both egress and ingress");
 		mw->egress |= !in;
@@ -200,11 +200,11 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 		mw->ok++;
 		return tcf_next(ps);
 	}
-	if (tcf_matches(w, "index")) {
+	if (mqtx__tc_matches(w, "index")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 		mw->iok++;
 		if (!mw->ok) {
 			ps->i++;
@@ -212,25 +212,25 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 			return 0;
 		}
 	} else if (!mw->ok) {
-		tcf_perr(ps, TCF_EXIT_PARSE, "was expecting egress or ingress (%s)", w);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "was expecting egress or ingress (%s)", w);
 		*done = true;
 		return 0;
-	} else if ((!mw->mirror && tcf_matches(w, "mirror")) ||
-		   (!mw->redirect && tcf_matches(w, "redirect"))) {
+	} else if ((!mw->mirror && mqtx__tc_matches(w, "mirror")) ||
+		   (!mw->redirect && mqtx__tc_matches(w, "redirect"))) {
 		bool redir = w[0] == 'r';
 
 		if (redir ? mw->mirror : mw->redirect)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Can't have both mirror and redir");
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Can't have both mirror and redir");
 		mw->mirror |= !redir;
 		mw->redirect |= redir;
 		m->redirect = redir;
 		m->verdict = redir ? MQTX_ACT_STOLEN : MQTX_ACT_PIPE;
 		mw->ok++;
-	} else if ((mw->redirect || mw->mirror) && tcf_matches(w, "dev")) {
+	} else if ((mw->redirect || mw->mirror) && mqtx__tc_matches(w, "dev")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		if (mw->dev)
-			return tcf_perr(ps, TCF_EXIT_ABORT,
+			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 					"Error: duplicate \"dev\": \"%s\" is the second value.",
 					tcf_word(ps));
 		mw->dev = tcf_word(ps);
@@ -250,13 +250,14 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 	char why[192] = "";
 	int err = 0;
 
-	if (!tcf_matches(w, "egress") && !tcf_matches(w, "ingress") && !tcf_matches(w, "index")) {
-		if (tcf_matches(w, "help")) {
-			tcf_perr(ps, TCF_EXIT_PARSE, "%s", MIRRED_USAGE);
-			ps->exit = TCF_EXIT_ABORT;
+	if (!mqtx__tc_matches(w, "egress") && !mqtx__tc_matches(w, "ingress") &&
+	    !mqtx__tc_matches(w, "index")) {
+		if (mqtx__tc_matches(w, "help")) {
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_mirred_ops.usage);
+			ps->exit = MQTX_TC_EXIT_ABORT;
 			return -EINVAL;
 		}
-		return tcf_perr(ps, TCF_EXIT_PARSE, "mirred option not supported %s", w);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred option not supported %s", w);
 	}
 	while (!err && !done && tcf_word(ps))
 		err = direction_word(m, &mw, ps, &a->index, &done);
@@ -264,26 +265,26 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 		return -EINVAL;
 	m->ingress = mw.ingress;
 	if (!mw.dev) /* "mirred index N": an existing action, which mqtx does not share */
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: mirred: Specified device does not exist.");
 	if (ps->find_dev)
 		m->dev = ps->find_dev(ps->find_arg, mw.dev, why, sizeof(why));
 	if (!m->dev && why[0])
-		return tcf_perr(ps, TCF_EXIT_REFUSED, "%s", why);
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", why);
 	if (!m->dev)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
 	/* a mirror reads a verdict word (pipe if none); a redirect steals, whatever follows */
 	w = tcf_word(ps);
 	if (mw.mirror && w && tcf_is_control(w) && tcf_parse_control(ps, &m->verdict, false))
 		return -EINVAL;
 	w = tcf_word(ps);
-	if (w && tcf_matches(w, "index")) {
+	if (w && mqtx__tc_matches(w, "index")) {
 		if (mw.iok)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "mirred: Illegal double index");
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred: Illegal double index");
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "mirred: Illegal \"index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred: Illegal \"index\"");
 		ps->i++;
 	}
 	err = target_get(m->dev);
@@ -300,24 +301,24 @@ static void mirred_destroy(struct tcf_action *a)
 		target_put(m->dev);
 }
 
-static void mirred_dump(const struct tcf_action *a, struct tcf_print *p)
+static void mirred_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct mirred *m = tcf_act_priv(a);
 	char what[32];
 
 	snprintf(what, sizeof(what), "%s %s", m->ingress ? "Ingress" : "Egress",
 		 m->redirect ? "Redirect" : "Mirror");
-	tp_string(p, TP_ANY, "kind", "%s ", "mirred");
-	tp_string(p, TP_FP, NULL, "(%s", what);
-	tp_string(p, TP_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
-	tp_string(p, TP_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
-	tp_string(p, TP_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "mirred");
+	mqtx__out_str(p, OUT_FP, NULL, "(%s", what);
+	mqtx__out_str(p, OUT_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
+	mqtx__out_str(p, OUT_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
+	mqtx__out_str(p, OUT_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
 	tcf_print_control(p, " ", m->verdict, "");
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\tindex %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\tindex %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
@@ -330,6 +331,7 @@ static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
 
 const struct tcf_action_ops tcf_mirred_ops = {
 	.kind = "mirred",
+	.usage = MIRRED_USAGE,
 	.priv_size = sizeof(struct mirred),
 	.parse = mirred_parse,
 	.act = mirred_act,

@@ -129,14 +129,14 @@ static int police_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tc
 
 static int invalid(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", tcf_word(ps),
+	return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", tcf_word(ps),
 			what);
 }
 
 static int duplicate(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: duplicate \"%s\": \"%s\" is the second value.",
-			what, tcf_word(ps));
+	return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+			"Error: duplicate \"%s\": \"%s\" is the second value.", what, tcf_word(ps));
 }
 
 /* get_size_and_cell(): SIZE[/CELL], the cell a power of two (checked, not used). */
@@ -169,10 +169,10 @@ static int parse_slash(struct police *pol, struct tcf_parse *ps)
 	if (slash)
 		*slash++ = 0;
 	if (tcf_control_word(buf, &pol->exceed))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Bad action type %s", buf);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", buf);
 	if (slash && (tcf_control_word(slash, &pol->conform) ||
 		      (pol->conform & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)) {
-		ps->exit = TCF_EXIT_PARSE;
+		ps->exit = MQTX_TC_EXIT_PARSE;
 		return -EINVAL;
 	}
 	ps->i++;
@@ -186,12 +186,12 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 	const char *w = tcf_word(ps);
 	uint64_t v;
 
-	if (tcf_matches(w, "index")) {
+	if (mqtx__tc_matches(w, "index")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"index\"");
-	} else if (tcf_matches(w, "burst") || !strcmp(w, "buffer") || !strcmp(w, "maxburst")) {
+		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
+	} else if (mqtx__tc_matches(w, "burst") || !strcmp(w, "buffer") || !strcmp(w, "maxburst")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		if (pol->burst)
@@ -205,13 +205,13 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 			return duplicate(ps, "mtu/minburst");
 		if (size_cell(tcf_word(ps), &pol->mtu))
 			return invalid(ps, "mtu");
-	} else if (!strcmp(w, "mpu") || tcf_matches(w, "overhead")) {
+	} else if (!strcmp(w, "mpu") || mqtx__tc_matches(w, "overhead")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		if (mqtx_tc_parse_size(tcf_word(ps), &v) || v > 0xFFFF)
 			return invalid(ps, w[0] == 'm' ? "mpu" : "overhead");
 		*(w[0] == 'm' ? &pol->rate.mpu : &pol->rate.overhead) = (uint16_t)v;
-	} else if (!strcmp(w, "rate") || tcf_matches(w, "peakrate") || !strcmp(w, "avrate")) {
+	} else if (!strcmp(w, "rate") || mqtx__tc_matches(w, "peakrate") || !strcmp(w, "avrate")) {
 		uint64_t *r = w[0] == 'r'   ? &pol->rate.rate
 			      : w[0] == 'p' ? &pol->peak.rate
 					    : avrate;
@@ -223,26 +223,29 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 			return duplicate(ps, name);
 		if (mqtx_tc_parse_rate(tcf_word(ps), r))
 			return invalid(ps, name);
-	} else if (tcf_matches(w, "linklayer")) {
+	} else if (mqtx__tc_matches(w, "linklayer")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_matches(tcf_word(ps), "ethernet"))
+		if (mqtx__tc_matches(tcf_word(ps), "ethernet"))
 			pol->atm = false;
-		else if (tcf_matches(tcf_word(ps), "atm") || tcf_matches(tcf_word(ps), "adsl"))
+		else if (mqtx__tc_matches(tcf_word(ps), "atm") ||
+			 mqtx__tc_matches(tcf_word(ps), "adsl"))
 			pol->atm = true;
 		else
 			return invalid(ps, "linklayer");
-	} else if (tcf_matches(w, "reclassify") || tcf_matches(w, "drop") ||
-		   tcf_matches(w, "shot") || tcf_matches(w, "continue") || tcf_matches(w, "pass") ||
-		   tcf_matches(w, "ok") || tcf_matches(w, "pipe") || tcf_matches(w, "goto")) {
+	} else if (mqtx__tc_matches(w, "reclassify") || mqtx__tc_matches(w, "drop") ||
+		   mqtx__tc_matches(w, "shot") || mqtx__tc_matches(w, "continue") ||
+		   mqtx__tc_matches(w, "pass") || mqtx__tc_matches(w, "ok") ||
+		   mqtx__tc_matches(w, "pipe") || mqtx__tc_matches(w, "goto")) {
 		return tcf_parse_control(ps, &pol->exceed, false);
 	} else if (!strcmp(w, "conform-exceed")) {
 		return parse_slash(pol, ps);
-	} else if (tcf_matches(w, "pkts_rate") || tcf_matches(w, "pkts_burst")) {
-		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: police: \"%s\" is not supported.", w);
+	} else if (mqtx__tc_matches(w, "pkts_rate") || mqtx__tc_matches(w, "pkts_burst")) {
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: police: \"%s\" is not supported.",
+				w);
 	} else if (!strcmp(w, "help")) {
-		tcf_perr(ps, TCF_EXIT_PARSE, "%s", POLICE_USAGE);
-		ps->exit = TCF_EXIT_ABORT;
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_police_ops.usage);
+		ps->exit = MQTX_TC_EXIT_ABORT;
 		return -EINVAL;
 	} else {
 		return 1;
@@ -255,15 +258,15 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *ps)
 {
 	if (avrate)
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: police: \"avrate\" is not supported.");
 	if (!pol->rate.rate && !pol->mtu)
-		return tcf_perr(ps, TCF_EXIT_PARSE,
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");
 	if (pol->rate.rate && !pol->burst)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "'burst' requires 'rate'.");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'burst' requires 'rate'.");
 	if (pol->peak.rate && !pol->mtu)
-		return tcf_perr(ps, TCF_EXIT_PARSE,
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				"'mtu' is required, if 'peakrate' is requested.");
 	pol->rate.atm = pol->peak.atm = pol->atm;
 	pol->peak.overhead = pol->rate.overhead;
@@ -298,53 +301,55 @@ static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
 		ok++;
 	}
 	if (!ok)
-		return tcf_perr(ps, TCF_EXIT_ABORT,
+		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 				"Command line is not complete. Try option \"help\"");
 	return police_finish(pol, avrate, ps);
 }
 
-static void police_dump(const struct tcf_action *a, struct tcf_print *p)
+static void police_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct police *pol = tcf_act_priv(a);
 	char b[MQTX_TC_BUF];
 
-	tp_string(p, TP_JSON, "kind", NULL, "police");
-	tp_text(p, " police 0x%x ", a->index);
-	tp_uint(p, TP_JSON, "index", NULL, a->index);
+	mqtx__out_str(p, OUT_JSON, "kind", NULL, "police");
+	mqtx__out_text(p, " police 0x%x ", a->index);
+	mqtx__out_uint(p, OUT_JSON, "index", NULL, a->index);
 	if (pol->rate.rate) {
-		tp_string(p, TP_FP, NULL, "rate %s ",
-			  mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
-		tp_uint(p, TP_JSON, "rate", NULL, pol->rate.rate);
-		tp_string(p, TP_FP, NULL, "burst %s ",
-			  mqtx_tc_print_size(b, sizeof(b), pol->burst));
-		tp_uint(p, TP_JSON, "burst", NULL, pol->burst);
+		mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
+			      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
+		mqtx__out_uint(p, OUT_JSON, "rate", NULL, pol->rate.rate);
+		mqtx__out_str(p, OUT_FP, NULL, "burst %s ",
+			      mqtx_tc_print_size(b, sizeof(b), pol->burst));
+		mqtx__out_uint(p, OUT_JSON, "burst", NULL, pol->burst);
 	}
-	tp_string(p, TP_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
-	tp_uint(p, TP_JSON, "mtu", NULL, pol->mtu);
+	mqtx__out_str(p, OUT_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
+	mqtx__out_uint(p, OUT_JSON, "mtu", NULL, pol->mtu);
 	if (pol->peak.rate) {
-		tp_string(p, TP_FP, NULL, "peakrate %s ",
-			  mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
-		tp_uint(p, TP_JSON, "peakrate", NULL, pol->peak.rate);
+		mqtx__out_str(p, OUT_FP, NULL, "peakrate %s ",
+			      mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
+		mqtx__out_uint(p, OUT_JSON, "peakrate", NULL, pol->peak.rate);
 	}
 	tcf_print_control(p, "action ", pol->exceed, "");
 	/* the kernel dumps the conform verdict only when it is not "pass" */
 	if (pol->conform != MQTX_ACT_OK)
 		tcf_print_control(p, "/", pol->conform, " ");
 	else
-		tp_text(p, " ");
-	tp_string(p, TP_FP, NULL, "overhead %s ",
-		  mqtx_tc_print_size(b, sizeof(b), pol->rate.overhead));
-	tp_uint(p, TP_JSON, "overhead", NULL, pol->rate.overhead);
+		mqtx__out_text(p, " ");
+	mqtx__out_str(p, OUT_FP, NULL, "overhead %s ",
+		      mqtx_tc_print_size(b, sizeof(b), pol->rate.overhead));
+	mqtx__out_uint(p, OUT_JSON, "overhead", NULL, pol->rate.overhead);
 	if (pol->atm || p->details)
-		tp_string(p, TP_ANY, "linklayer", "linklayer %s ", pol->atm ? "atm" : "ethernet");
-	tp_nl(p);
-	tp_int(p, TP_ANY, "ref", "\tref %lld ", 1);
-	tp_int(p, TP_ANY, "bind", "bind %lld ", 1);
-	tp_nl(p);
+		mqtx__out_str(p, OUT_ANY, "linklayer", "linklayer %s ",
+			      pol->atm ? "atm" : "ethernet");
+	mqtx__out_nl(p);
+	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", 1);
+	mqtx__out_nl(p);
 }
 
 const struct tcf_action_ops tcf_police_ops = {
 	.kind = "police",
+	.usage = POLICE_USAGE,
 	.priv_size = sizeof(struct police),
 	.parse = police_parse,
 	.act = police_act,

@@ -60,8 +60,8 @@ static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf
 
 static int usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, TCF_EXIT_PARSE, "%s", SKBEDIT_USAGE);
-	ps->exit = TCF_EXIT_ABORT;
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
+	ps->exit = MQTX_TC_EXIT_ABORT;
 	return -EINVAL;
 }
 
@@ -70,17 +70,17 @@ static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 	char buf[32], *slash;
 
 	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mark");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	strcpy(buf, tcf_word(ps));
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if (tcf_get_u32(buf, &e->mark, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mark");
+	if (mqtx__tc_get_u32(buf, &e->mark, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	e->mask = 0xFFFFFFFFu;
 	if (slash) {
-		if (tcf_get_u32(slash, &e->mask, 0))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal mask");
+		if (mqtx__tc_get_u32(slash, &e->mask, 0))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mask");
 		e->flags |= SKBEDIT_MASK;
 	}
 	e->flags |= SKBEDIT_MARK;
@@ -93,26 +93,26 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 	uint32_t v;
 
-	if (tcf_matches(w, "queue_mapping")) {
+	if (mqtx__tc_matches(w, "queue_mapping")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &v, 10) || v > 65535)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal queue_mapping");
+		if (mqtx__tc_get_u32(tcf_word(ps), &v, 10) || v > 65535)
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal queue_mapping");
 		e->queue = (uint16_t)v;
 		e->flags |= SKBEDIT_QUEUE;
-	} else if (tcf_matches(w, "priority")) {
+	} else if (mqtx__tc_matches(w, "priority")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_classid_parse(tcf_word(ps), &e->priority))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal priority");
+		if (mqtx__classid_parse(tcf_word(ps), &e->priority))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal priority");
 		e->flags |= SKBEDIT_PRIO;
-	} else if (tcf_matches(w, "mark")) {
+	} else if (mqtx__tc_matches(w, "mark")) {
 		if (tcf_next(ps) || parse_mark(e, ps))
 			return -EINVAL;
-	} else if (tcf_matches(w, "ptype") || tcf_matches(w, "inheritdsfield")) {
-		return tcf_perr(ps, TCF_EXIT_REFUSED, "Error: skbedit: \"%s\" is not supported.",
-				w);
-	} else if (tcf_matches(w, "help")) {
+	} else if (mqtx__tc_matches(w, "ptype") || mqtx__tc_matches(w, "inheritdsfield")) {
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				"Error: skbedit: \"%s\" is not supported.", w);
+	} else if (mqtx__tc_matches(w, "help")) {
 		return usage(ps);
 	} else {
 		return 1;
@@ -137,41 +137,41 @@ static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 	if (w && tcf_is_control(w) && tcf_parse_control(ps, &e->verdict, false))
 		return -EINVAL;
 	w = tcf_word(ps);
-	if (w && tcf_matches(w, "index")) {
+	if (w && mqtx__tc_matches(w, "index")) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "skbedit: Illegal \"index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbedit: Illegal \"index\"");
 		ps->i++;
 	}
 	if (!e->flags)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "%s", SKBEDIT_USAGE);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
 	return 0;
 }
 
-static void skbedit_dump(const struct tcf_action *a, struct tcf_print *p)
+static void skbedit_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct skbedit *e = tcf_act_priv(a);
 	char b[16];
 
-	tp_string(p, TP_ANY, "kind", "%s ", "skbedit");
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "skbedit");
 	if (e->flags & SKBEDIT_QUEUE)
-		tp_uint(p, TP_ANY, "queue_mapping", "queue_mapping %llu", e->queue);
+		mqtx__out_uint(p, OUT_ANY, "queue_mapping", "queue_mapping %llu", e->queue);
 	if (e->flags & SKBEDIT_PRIO)
-		tp_string(p, TP_ANY, "priority", " priority %s",
-			  tcf_classid_fmt(e->priority, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "priority", " priority %s",
+			      mqtx__classid_fmt(e->priority, b, sizeof(b)));
 	if (e->flags & SKBEDIT_MARK)
-		tp_uint(p, TP_ANY, "mark", " mark %llu", e->mark);
+		mqtx__out_uint(p, OUT_ANY, "mark", " mark %llu", e->mark);
 	if (e->flags & SKBEDIT_MASK) {
 		snprintf(b, sizeof(b), "%#x", e->mask);
-		tp_string(p, TP_ANY, "mask", "/%s", b);
+		mqtx__out_str(p, OUT_ANY, "mask", "/%s", b);
 	}
 	tcf_print_control(p, " ", e->verdict, "");
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "index", "\t index %llu", a->index);
-	tp_int(p, TP_ANY, "ref", " ref %lld", 1);
-	tp_int(p, TP_ANY, "bind", " bind %lld", 1);
-	tp_nl(p);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_nl(p);
 }
 
 static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
@@ -184,13 +184,14 @@ static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " queue_mapping %u", e->queue);
 	if (e->flags & SKBEDIT_PRIO && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " priority %s",
-				      tcf_classid_fmt(e->priority, b, sizeof(b)));
+				      mqtx__classid_fmt(e->priority, b, sizeof(b)));
 	if (e->flags & SKBEDIT_MARK && n < len)
 		snprintf(buf + n, len - n, " mark %u/%#x", e->mark, e->mask);
 }
 
 const struct tcf_action_ops tcf_skbedit_ops = {
 	.kind = "skbedit",
+	.usage = SKBEDIT_USAGE,
 	.priv_size = sizeof(struct skbedit),
 	.parse = skbedit_parse,
 	.act = skbedit_act,

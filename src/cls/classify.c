@@ -99,27 +99,27 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 
 /* ---- "filter test" ---- */
 
-static void print_hit(struct tcf_print *p, const char *what, const struct tcf_proto *tp,
+static void print_hit(struct tc_out *p, const char *what, const struct tcf_proto *tp,
 		      const struct tcf_filter *f, int verdict)
 {
 	char b[16], c[16];
 
-	tp_open(p, NULL);
-	tp_string(p, TP_ANY, "hook", "%s:", what);
-	tp_uint(p, TP_ANY, "chain", " chain %llu", tp->chain);
-	tp_uint(p, TP_ANY, "pref", " pref %llu", tp->prio);
-	tp_string(p, TP_ANY, "kind", " %s", tp->ops->kind);
-	tp_uint(p, TP_ANY, "handle", " handle 0x%llx", f->handle);
-	tp_string(p, TP_ANY, "verdict", " -> %s", tcf_control_name(verdict, b, sizeof(b)));
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_ANY, "hook", "%s:", what);
+	mqtx__out_uint(p, OUT_ANY, "chain", " chain %llu", tp->chain);
+	mqtx__out_uint(p, OUT_ANY, "pref", " pref %llu", tp->prio);
+	mqtx__out_str(p, OUT_ANY, "kind", " %s", tp->ops->kind);
+	mqtx__out_uint(p, OUT_ANY, "handle", " handle 0x%llx", f->handle);
+	mqtx__out_str(p, OUT_ANY, "verdict", " -> %s", tcf_control_name(verdict, b, sizeof(b)));
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN && verdict > 0)
-		tp_uint(p, TP_ANY, "goto_chain", " chain %llu",
-			(uint32_t)verdict & MQTX_ACT_EXT_MASK);
+		mqtx__out_uint(p, OUT_ANY, "goto_chain", " chain %llu",
+			       (uint32_t)verdict & MQTX_ACT_EXT_MASK);
 	if (f->classid)
-		tp_string(p, TP_ANY, "classid", " classid %s",
-			  tcf_classid_fmt(f->classid, c, sizeof(c)));
+		mqtx__out_str(p, OUT_ANY, "classid", " classid %s",
+			      mqtx__classid_fmt(f->classid, c, sizeof(c)));
 	if (f->exts.n) {
-		tp_text(p, " actions:");
-		tp_open_array(p, "actions");
+		mqtx__out_text(p, " actions:");
+		mqtx__out_open_array(p, "actions");
 		for (unsigned i = 0; i < f->exts.n; i++) {
 			const struct tcf_action *a = f->exts.acts[i];
 			char brief[96];
@@ -128,16 +128,16 @@ static void print_hit(struct tcf_print *p, const char *what, const struct tcf_pr
 				a->ops->brief(a, brief, sizeof(brief));
 			else
 				snprintf(brief, sizeof(brief), "%s", a->ops->kind);
-			tp_string(p, TP_ANY, NULL, i ? ", %s" : " %s", brief);
+			mqtx__out_str(p, OUT_ANY, NULL, i ? ", %s" : " %s", brief);
 		}
-		tp_close_array(p);
+		mqtx__out_close_array(p);
 	}
-	tp_nl(p);
-	tp_close(p);
+	mqtx__out_nl(p);
+	mqtx__out_close(p);
 }
 
 int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
-		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p)
+		   struct mqtx_tcf_result *res, const char *what, struct tc_out *p)
 {
 	const struct tcf_ruleset *rs;
 	struct tcf_trace tr = { 0 };

@@ -63,35 +63,38 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 	int err;
 
-	if (tcf_matches(w, "match")) {
+	if (mqtx__tc_matches(w, "match")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		em_free(b->match);
 		b->match = NULL;
 		err = em_parse(ps, &b->match);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"ematch\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"ematch\"")
+				      : err;
 	}
-	if (tcf_matches(w, "classid") || !strcmp(w, "flowid"))
+	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid"))
 		return tcf_parse_classid(ps, &b->f.classid);
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		err = tcf_exts_parse(&b->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+				      : err;
 	}
-	if (tcf_matches(w, "police"))
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+	if (mqtx__tc_matches(w, "police"))
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: basic: write \"action police ...\" instead of "
 				"\"police\".");
 	if (strcmp(w, "help"))
-		tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, TCF_EXIT_PARSE, "%s", BASIC_USAGE);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_basic_ops.usage);
 }
 
 static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 {
-	if (tcf_get_u32(s, h, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.", s);
+	if (mqtx__tc_get_u32(s, h, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.",
+				s);
 	return 0;
 }
 
@@ -113,7 +116,7 @@ static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter 
 	return 0;
 }
 
-static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	const struct basic_filter *b = basic_of(f);
 	char buf[16];
@@ -121,15 +124,16 @@ static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, s
 	(void)tp;
 	if (f->handle) { /* tc's print_hex: a string of hex digits in JSON */
 		snprintf(buf, sizeof(buf), "%x", f->handle);
-		tp_string(p, TP_ANY, "handle", "handle 0x%s ", buf);
+		mqtx__out_str(p, OUT_ANY, "handle", "handle 0x%s ", buf);
 	}
 	if (f->classid)
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  tcf_classid_fmt(f->classid, buf, sizeof(buf)));
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, buf, sizeof(buf)));
 	if (b->match)
 		em_dump(b->match, p);
 	if (p->stats)
-		tp_uint(p, TP_ANY, "rule_hit", "\n  (rule hit %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", "\n  (rule hit %llu)",
+			       atomic_load(&f->hits));
 	tcf_exts_dump(&f->exts, p);
 }
 

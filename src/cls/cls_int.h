@@ -12,44 +12,7 @@
 
 #include "base/internal.h"
 #include "cls/flower_key.h"
-
-/* tc's exit codes of a failed parse: 1 (the kind's parser refused), 255 (tc exits -1:
- * invarg(), duparg(), an incomplete command, a usage()). */
-#define TCF_EXIT_PARSE	 1
-#define TCF_EXIT_ABORT	 255
-#define TCF_EXIT_REFUSED 2 /* what the kernel would refuse: its one message, nothing after */
-
-/* ---- the printer (print.c): one sequence of calls, tc's text or its JSON ---- */
-
-#define TP_FP	0x1u /* text only (iproute2's PRINT_FP) */
-#define TP_JSON 0x2u /* JSON only */
-#define TP_ANY	0x3u
-
-#define TP_DEPTH 16
-
-struct tcf_print {
-	bool json, stats, details;
-	char *buf;
-	size_t len, cap;
-	bool nomem;
-	unsigned depth;
-	bool used[TP_DEPTH]; /* the JSON container at each depth has a member already */
-};
-
-void tp_init(struct tcf_print *p, bool json, bool stats, bool details);
-void tp_free(struct tcf_print *p);
-/* @fmt is a printf format with one conversion of the value (%s, %llu, %llx, %lld). */
-void tp_string(struct tcf_print *p, unsigned t, const char *key, const char *fmt, const char *v);
-void tp_uint(struct tcf_print *p, unsigned t, const char *key, const char *fmt, uint64_t v);
-void tp_int(struct tcf_print *p, unsigned t, const char *key, const char *fmt, int64_t v);
-/* Text: @fmt (no conversion) when @v; JSON: "key": v. */
-void tp_bool(struct tcf_print *p, unsigned t, const char *key, const char *fmt, bool v);
-void tp_text(struct tcf_print *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tp_nl(struct tcf_print *p);
-void tp_open(struct tcf_print *p, const char *key); /* a JSON object (key NULL: a value) */
-void tp_close(struct tcf_print *p);
-void tp_open_array(struct tcf_print *p, const char *key); /* a JSON array */
-void tp_close_array(struct tcf_print *p);
+#include "tc/tc.h"
 
 /* ---- actions ---- */
 
@@ -78,14 +41,17 @@ struct tcf_stats {
  * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
  *         dev ifb0"); without it the kind's name stands.
  * @destroy: optional. Release what the action holds (freed after a grace period).
+ * @usage: what tc's explain() of the action prints: after "help" and after the refusals that
+ *         call for it (tc's usage()).
  */
 struct tcf_action_ops {
 	const char *kind;
+	const char *usage;
 	size_t priv_size;
 	int (*parse)(struct tcf_action *a, struct tcf_parse *ps);
 	int (*act)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 	int (*probe)(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
-	void (*dump)(const struct tcf_action *a, struct tcf_print *p);
+	void (*dump)(const struct tcf_action *a, struct tc_out *p);
 	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
 	void (*destroy)(struct tcf_action *a);
 };
@@ -140,7 +106,7 @@ struct tcf_proto;
 /**
  * struct tcf_proto_ops - a classifier kind (cls_*.c, one table each).
  * @kind: tc's name ("flower").
- * @usage: what "help" prints.
+ * @usage: what "help" prints, and what follows the refusals that call for it (tc's explain()).
  * @parse_handle: optional. tc's handle word into *@h (absent: a number, base 0). 0 or
  *         -EINVAL (with tc's message in @ps).
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
@@ -170,8 +136,8 @@ struct tcf_proto_ops {
 	void (*free_index)(void *index);
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);
-	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
-	void (*dump_head)(const struct tcf_proto *tp, struct tcf_print *p);
+	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	void (*free_filter)(struct tcf_filter *f);
 };
 
@@ -282,12 +248,6 @@ static inline const char *tcf_word(const struct tcf_parse *ps)
 /* NEXT_ARG(): move to the value of the current option; -EINVAL (tc's "Command line is not
  * complete", exit 255) when there is none. */
 int tcf_next(struct tcf_parse *ps);
-/* tc's matches(): @w is a non-empty prefix of @full. */
-bool tcf_matches(const char *w, const char *full);
-/* get_u32(base 0) / get_u16 / get_u8 with @base. */
-int tcf_get_u32(const char *s, uint32_t *v, int base);
-int tcf_get_u16(const char *s, uint16_t *v, int base);
-int tcf_get_u8(const char *s, uint8_t *v, int base);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int tcf_proto_parse(const char *s, uint16_t *proto);
 const char *tcf_proto_name(uint16_t proto, char *buf, size_t len);
@@ -299,10 +259,7 @@ bool tcf_is_control(const char *w);
 int tcf_control_word(const char *w, int *verdict);
 const char *tcf_control_name(int verdict, char *buf, size_t len);
 /* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
-void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix);
-/* A class id word (get_tc_classid) and its spelling (sprint_tc_classid). */
-int tcf_classid_parse(const char *s, uint32_t *h);
-const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len);
+void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix);
 
 /* ---- filters and actions: objects (filter.c) ---- */
 
@@ -315,7 +272,7 @@ void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
 int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
 void tcf_exts_free(struct tcf_exts *e);
 /* tc_print_action(): every action, its counters with -s. */
-void tcf_exts_dump(const struct tcf_exts *e, struct tcf_print *p);
+void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
 /* "classid"/"flowid" at the current word into f->classid. */
 int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 

@@ -29,8 +29,9 @@ static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 
 static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 {
-	if (tcf_get_u32(s, h, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.", s);
+	if (mqtx__tc_get_u32(s, h, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.",
+				s);
 	return 0;
 }
 
@@ -43,21 +44,21 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 	if (!f)
 		return -ENOMEM;
 	while (!err && (w = tcf_word(ps))) {
-		if (tcf_matches(w, "classid") || !strcmp(w, "flowid")) {
+		if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
 			err = tcf_parse_classid(ps, &f->classid);
-		} else if (tcf_matches(w, "action")) {
+		} else if (mqtx__tc_matches(w, "action")) {
 			err = tcf_next(ps) ? -EINVAL : tcf_exts_parse(&f->exts, ps);
 			if (err == -EINVAL)
-				tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"");
+				tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"");
 		} else if (!strcmp(w, "skip_hw")) {
 			ps->i++;
 		} else if (!strcmp(w, "skip_sw")) {
-			err = tcf_perr(ps, TCF_EXIT_PARSE,
+			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				       "matchall: \"skip_sw\": there is no hardware to offload to");
 		} else {
 			if (strcmp(w, "help"))
-				tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-			err = tcf_perr(ps, TCF_EXIT_PARSE, "%s", MALL_USAGE);
+				tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_matchall_ops.usage);
 		}
 	}
 	if (err) {
@@ -77,19 +78,19 @@ static int mall_build(struct tcf_root *root, struct mqtx_extack *ack)
 	return -EEXIST;
 }
 
-static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	char b[16];
 
 	(void)tp;
 	if (f->handle)
-		tp_uint(p, TP_ANY, "handle", "handle 0x%llx ", f->handle);
+		mqtx__out_uint(p, OUT_ANY, "handle", "handle 0x%llx ", f->handle);
 	if (f->classid)
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  tcf_classid_fmt(f->classid, b, sizeof(b)));
-	tp_bool(p, TP_ANY, "not_in_hw", "\n  not_in_hw", true);
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\n  not_in_hw", true);
 	if (p->stats)
-		tp_uint(p, TP_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
 	tcf_exts_dump(&f->exts, p);
 }
 

@@ -188,8 +188,8 @@ static int parse_at(struct tcf_parse *ps, int *off, bool *nexthdr)
 /* VAL MASK: the value as get_u32 reads it, the mask in hex. */
 static int val_mask(struct tcf_parse *ps, uint32_t *val, uint32_t *mask)
 {
-	if (!tcf_word(ps) || tcf_get_u32(tcf_word(ps), val, 0) || tcf_next(ps) ||
-	    tcf_get_u32(tcf_word(ps), mask, 16))
+	if (!tcf_word(ps) || mqtx__tc_get_u32(tcf_word(ps), val, 0) || tcf_next(ps) ||
+	    mqtx__tc_get_u32(tcf_word(ps), mask, 16))
 		return -EINVAL;
 	ps->i++;
 	return 0;
@@ -232,7 +232,7 @@ static int sel_addr(struct u32_filter *u, struct tcf_parse *ps, int family, int 
 	if (slash)
 		*slash++ = 0;
 	if (inet_pton(family, buf, a) != 1 ||
-	    (slash && (tcf_get_u32(slash, &len, 10) || len > nbytes * 8)))
+	    (slash && (mqtx__tc_get_u32(slash, &len, 10) || len > nbytes * 8)))
 		return -EINVAL;
 	ps->i++;
 	for (unsigned w = 0; w < nbytes / 4; w++) {
@@ -356,13 +356,13 @@ static int parse_order(struct u32_filter *u, struct tcf_parse *ps)
 
 	if (tcf_next(ps))
 		return -EINVAL;
-	if (tcf_get_u32(tcf_word(ps), &order, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"order\"");
+	if (mqtx__tc_get_u32(tcf_word(ps), &order, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"order\"");
 	ps->i++;
 	if (U32_NODE(u->f.handle) && order != U32_NODE(u->f.handle))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "\"order\" contradicts \"handle\"");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"order\" contradicts \"handle\"");
 	if (!order || order > 0xFFF)
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: order %u is not a node (1 to 0xfff).", order);
 	u->f.handle = U32_HTID | order;
 	return 0;
@@ -373,40 +373,42 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 	const char *w = tcf_word(ps);
 	int err;
 
-	if (tcf_matches(w, "match")) {
+	if (mqtx__tc_matches(w, "match")) {
 		if (parse_match(u, ps))
-			return ps->exit == TCF_EXIT_ABORT
+			return ps->exit == MQTX_TC_EXIT_ABORT
 				       ? -EINVAL
-				       : tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"match\"");
+				       : tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"match\"");
 		return 0;
 	}
-	if (tcf_matches(w, "classid") || !strcmp(w, "flowid")) {
+	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
 		*terminal = true;
 		return tcf_parse_classid(ps, &u->f.classid);
 	}
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		*terminal = true;
 		if (tcf_next(ps))
 			return -EINVAL;
 		err = tcf_exts_parse(&u->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+				      : err;
 	}
 	if (!strcmp(w, "skip_hw")) {
 		ps->i++;
 		return 0;
 	}
-	if (tcf_matches(w, "order"))
+	if (mqtx__tc_matches(w, "order"))
 		return parse_order(u, ps);
-	if (tcf_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
-	    tcf_matches(w, "hashkey") || !strcmp(w, "sample") || tcf_matches(w, "offset") ||
-	    !strcmp(w, "indev") || !strcmp(w, "skip_sw") || tcf_matches(w, "police"))
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+	if (mqtx__tc_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
+	    mqtx__tc_matches(w, "hashkey") || !strcmp(w, "sample") ||
+	    mqtx__tc_matches(w, "offset") || !strcmp(w, "indev") || !strcmp(w, "skip_sw") ||
+	    mqtx__tc_matches(w, "police"))
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
 				"800:, of one bucket).",
 				w);
 	if (strcmp(w, "help"))
-		tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, TCF_EXIT_PARSE, "%s", U32_USAGE);
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_u32_ops.usage);
 }
 
 static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
@@ -445,9 +447,9 @@ static int u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps)
 			node = strtoul(s + 1, &end, 16);
 	}
 	if (*end || ht > 0xFFF || hash > 0xFF || node > 0xFFF)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal filter ID");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal filter ID");
 	if ((ht && ht != 0x800) || hash)
-		return tcf_perr(ps, TCF_EXIT_REFUSED,
+		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				"Error: u32: handle %s: only table 800: bucket 0 exists.", word);
 	*h = node ? U32_HTID | (uint32_t)node : 0;
 	return 0;
@@ -478,60 +480,62 @@ static int u32_build(struct tcf_root *root, struct mqtx_extack *ack)
 
 /* ---- printing ---- */
 
-static void u32_dump_head(const struct tcf_proto *tp, struct tcf_print *p)
+static void u32_dump_head(const struct tcf_proto *tp, struct tc_out *p)
 {
 	(void)tp;
-	tp_string(p, TP_ANY, "fh", "fh %s ", "800:");
-	tp_uint(p, TP_ANY, "ht_divisor", "ht divisor %llu ", 1);
+	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", "800:");
+	mqtx__out_uint(p, OUT_ANY, "ht_divisor", "ht divisor %llu ", 1);
 }
 
-static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p)
+static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
 {
 	const struct u32_filter *u = u32_of(f);
 	char b[32];
 
 	(void)tp;
 	snprintf(b, sizeof(b), "800::%x", U32_NODE(f->handle));
-	tp_string(p, TP_ANY, "fh", "fh %s ", b);
-	tp_uint(p, TP_ANY, "order", "order %llu ", U32_NODE(f->handle));
-	tp_string(p, TP_ANY, "key_ht", "key ht %s ", "800");
-	tp_string(p, TP_ANY, "bkt", "bkt %s ", "0");
+	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", b);
+	mqtx__out_uint(p, OUT_ANY, "order", "order %llu ", U32_NODE(f->handle));
+	mqtx__out_str(p, OUT_ANY, "key_ht", "key ht %s ", "800");
+	mqtx__out_str(p, OUT_ANY, "bkt", "bkt %s ", "0");
 	if (f->classid) {
 		if (!u->terminal)
-			tp_text(p, "*");
-		tp_string(p, TP_ANY, "flowid", "flowid %s ",
-			  tcf_classid_fmt(f->classid, b, sizeof(b)));
+			mqtx__out_text(p, "*");
+		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
+			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
 	} else if (u->terminal) {
-		tp_text(p, "terminal flowid ");
+		mqtx__out_text(p, "terminal flowid ");
 	}
-	tp_bool(p, TP_ANY, "not_in_hw", "not_in_hw ", true);
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "not_in_hw ", true);
 	if (p->stats) {
-		tp_uint(p, TP_ANY, "rule_hit", "(rule hit %llu ", atomic_load(&f->tries));
-		tp_uint(p, TP_ANY, "success", "success %llu)", atomic_load(&f->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", "(rule hit %llu ", atomic_load(&f->tries));
+		mqtx__out_uint(p, OUT_ANY, "success", "success %llu)", atomic_load(&f->hits));
 	}
 	if (u->has_mark) {
-		tp_nl(p);
+		mqtx__out_nl(p);
 		snprintf(b, sizeof(b), "0x%04x", u->mark);
-		tp_string(p, TP_ANY, "fwmark_value", "  mark %s ", b);
+		mqtx__out_str(p, OUT_ANY, "fwmark_value", "  mark %s ", b);
 		snprintf(b, sizeof(b), "0x%04x", u->mark_mask);
-		tp_string(p, TP_ANY, "fwmark_mask", "%s ", b);
-		tp_uint(p, TP_ANY, "fwmark_success", "(success %llu)", atomic_load(&u->mark_hits));
+		mqtx__out_str(p, OUT_ANY, "fwmark_mask", "%s ", b);
+		mqtx__out_uint(p, OUT_ANY, "fwmark_success", "(success %llu)",
+			       atomic_load(&u->mark_hits));
 	}
 	/* one "match" object per key, as tc prints them (the key repeats in JSON) */
 	for (unsigned i = 0; i < u->nkeys; i++) {
 		const struct u32_key *k = &u->keys[i];
 
-		tp_open(p, "match");
-		tp_nl(p);
+		mqtx__out_open(p, "match");
+		mqtx__out_nl(p);
 		snprintf(b, sizeof(b), "%08x", ntohl(k->val));
-		tp_string(p, TP_ANY, "value", "  match %s", b);
+		mqtx__out_str(p, OUT_ANY, "value", "  match %s", b);
 		snprintf(b, sizeof(b), "%08x", ntohl(k->mask));
-		tp_string(p, TP_ANY, "mask", "/%s ", b);
-		tp_string(p, TP_ANY, "offmask", "at %s", k->nexthdr ? "nexthdr+" : "");
-		tp_int(p, TP_ANY, "off", "%lld", k->off);
-		tp_close(p);
+		mqtx__out_str(p, OUT_ANY, "mask", "/%s ", b);
+		mqtx__out_str(p, OUT_ANY, "offmask", "at %s", k->nexthdr ? "nexthdr+" : "");
+		mqtx__out_int(p, OUT_ANY, "off", "%lld", k->off);
+		mqtx__out_close(p);
 		if (p->stats)
-			tp_uint(p, TP_ANY, "success", " (success %llu ) ", atomic_load(&k->hits));
+			mqtx__out_uint(p, OUT_ANY, "success", " (success %llu ) ",
+				       atomic_load(&k->hits));
 	}
 	tcf_exts_dump(&f->exts, p);
 }

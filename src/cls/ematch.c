@@ -132,7 +132,7 @@ static int lex(struct lexer *lx, struct tcf_parse *ps)
 				continue;
 			}
 			if (lx->n == EM_TOKENS || used + len + 1 > sizeof(lx->buf))
-				return tcf_perr(ps, TCF_EXIT_PARSE,
+				return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 						"ematch: the expression is too long");
 			memcpy(lx->buf + used, c, len);
 			lx->buf[used + len] = 0;
@@ -157,7 +157,7 @@ static const char *take(struct lexer *lx)
 
 static int bad(struct lexer *lx, const char *what, const char *tok)
 {
-	return tcf_perr(lx->ps, TCF_EXIT_PARSE, "ematch: %s \"%s\"", what, tok ? tok : "(end)");
+	return tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "ematch: %s \"%s\"", what, tok ? tok : "(end)");
 }
 
 static int name_of(const char *const *names, unsigned n, const char *w)
@@ -183,7 +183,7 @@ static int parse_meta(struct lexer *lx, struct em_term *e)
 	e->id = (uint8_t)id;
 	while ((w = peek(lx)) && (!strcmp(w, "shift") || !strcmp(w, "mask"))) {
 		take(lx);
-		if (tcf_get_u32(take(lx), &v, 0) || (w[0] == 's' && v > 63))
+		if (mqtx__tc_get_u32(take(lx), &v, 0) || (w[0] == 's' && v > 63))
 			return bad(lx, w[0] == 's' ? "bad shift after" : "bad mask after", w);
 		if (w[0] == 's')
 			e->shift = (uint8_t)v;
@@ -196,7 +196,7 @@ static int parse_meta(struct lexer *lx, struct em_term *e)
 		return bad(lx, "expected eq, lt or gt, not", w);
 	e->op = (uint8_t)op;
 	w = take(lx);
-	if (tcf_get_u32(w, &v, 0))
+	if (mqtx__tc_get_u32(w, &v, 0))
 		return bad(lx, "bad value", w);
 	e->value = v;
 	w = take(lx);
@@ -286,7 +286,7 @@ int em_parse(struct tcf_parse *ps, struct em_tree **out)
 
 	err = lex(&lx, ps);
 	if (!err && !lx.n)
-		err = tcf_perr(ps, TCF_EXIT_PARSE, "ematch: an empty expression");
+		err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "ematch: an empty expression");
 	if (!err)
 		err = parse_seq(&lx, all, &n, &first, &count, 0);
 	if (!err && peek(&lx))
@@ -352,10 +352,10 @@ static size_t print_seq(const struct em_tree *tr, unsigned first, unsigned count
 	return n;
 }
 
-void em_dump(const struct em_tree *tr, struct tcf_print *p)
+void em_dump(const struct em_tree *tr, struct tc_out *p)
 {
 	char buf[1024];
 
 	print_seq(tr, tr->first, tr->top, buf, sizeof(buf));
-	tp_string(p, TP_ANY, "ematch", "\n  %s", buf);
+	mqtx__out_str(p, OUT_ANY, "ematch", "\n  %s", buf);
 }

@@ -13,6 +13,6 @@ void em_free(struct em_tree *tr);
 /* Whether @pkt matches; a NULL tree matches everything. Lock-free, read-only. */
 bool em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt);
 /* print_ematch(): "\n  meta(priority eq 5) AND ..." */
-void em_dump(const struct em_tree *tr, struct tcf_print *p);
+void em_dump(const struct em_tree *tr, struct tc_out *p);
 
 #endif

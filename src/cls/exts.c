@@ -72,8 +72,9 @@ void tcf_exts_free(struct tcf_exts *e)
 /* tc's new_cmd(): a word that starts another command ends the actions. */
 static bool new_cmd(const char *w)
 {
-	return tcf_matches(w, "change") || tcf_matches(w, "replace") || tcf_matches(w, "delete") ||
-	       tcf_matches(w, "get") || tcf_matches(w, "add");
+	return mqtx__tc_matches(w, "change") || mqtx__tc_matches(w, "replace") ||
+	       mqtx__tc_matches(w, "delete") || mqtx__tc_matches(w, "get") ||
+	       mqtx__tc_matches(w, "add");
 }
 
 static int act_alloc(const struct tcf_action_ops *ops, struct tcf_action **out)
@@ -108,7 +109,7 @@ static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 	if (!err)
 		err = tcf_action_index_take(ops, a->index, &a->index);
 	if (err == -EEXIST)
-		tcf_perr(ps, TCF_EXIT_PARSE,
+		tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 			 "%s: action index %u is taken (actions are not shared between filters)",
 			 ops->kind, a->index);
 	if (err) {
@@ -143,7 +144,7 @@ static int skip_act_options(struct tcf_parse *ps)
 	while ((w = tcf_word(ps))) {
 		if (!strcmp(w, "no_percpu")) {
 			ps->i++;
-		} else if (tcf_matches(w, "hw_stats")) {
+		} else if (mqtx__tc_matches(w, "hw_stats")) {
 			if (tcf_next(ps))
 				return -EINVAL;
 			ps->i++;
@@ -176,7 +177,7 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 			return -EINVAL;
 		expect = false;
 		if (e->n == ACT_MAX)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Too many actions: at most %d",
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Too many actions: at most %d",
 					ACT_MAX);
 		err = parse_one(ps, &a);
 		if (!err) {
@@ -189,52 +190,53 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 		if (err) {
 			if (err == -ENOMEM)
 				return err;
-			tcf_perr(ps, TCF_EXIT_PARSE, "bad action parsing");
-			return tcf_perr(ps, TCF_EXIT_PARSE, "parse_action: bad value (%d:%s)!", at,
-					kind);
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "parse_action: bad value (%d:%s)!",
+					at, kind);
 		}
 	}
 	if (expect)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "bad action empty 1");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
 	return 0;
 }
 
 /* ---- printing ---- */
 
 /* print_tcstats2_attr() with the prefix "\t": an action's counters. */
-static void dump_stats(const struct tcf_action *a, struct tcf_print *p)
+static void dump_stats(const struct tcf_action *a, struct tc_out *p)
 {
-	tp_text(p, "\tAction statistics:");
-	tp_nl(p);
-	tp_open(p, "stats");
-	tp_uint(p, TP_ANY, "bytes", "\tSent %llu bytes", atomic_load(&a->st.bytes));
-	tp_uint(p, TP_ANY, "packets", " %llu pkt", atomic_load(&a->st.packets));
-	tp_uint(p, TP_ANY, "drops", " (dropped %llu", atomic_load(&a->st.drops));
-	tp_uint(p, TP_ANY, "overlimits", ", overlimits %llu", atomic_load(&a->st.overlimits));
-	tp_uint(p, TP_ANY, "requeues", " requeues %llu) ", 0);
-	tp_nl(p);
-	tp_uint(p, TP_ANY, "backlog", "\tbacklog %llub", 0);
-	tp_uint(p, TP_ANY, "qlen", " %llup", 0);
-	tp_text(p, " requeues 0");
-	tp_close(p);
-	tp_nl(p);
+	mqtx__out_text(p, "\tAction statistics:");
+	mqtx__out_nl(p);
+	mqtx__out_open(p, "stats");
+	mqtx__out_uint(p, OUT_ANY, "bytes", "\tSent %llu bytes", atomic_load(&a->st.bytes));
+	mqtx__out_uint(p, OUT_ANY, "packets", " %llu pkt", atomic_load(&a->st.packets));
+	mqtx__out_uint(p, OUT_ANY, "drops", " (dropped %llu", atomic_load(&a->st.drops));
+	mqtx__out_uint(p, OUT_ANY, "overlimits", ", overlimits %llu",
+		       atomic_load(&a->st.overlimits));
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu) ", 0);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "backlog", "\tbacklog %llub", 0);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " %llup", 0);
+	mqtx__out_text(p, " requeues 0");
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
 }
 
-void tcf_exts_dump(const struct tcf_exts *e, struct tcf_print *p)
+void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
 {
 	if (!e->n)
 		return;
-	tp_open_array(p, "actions");
+	mqtx__out_open_array(p, "actions");
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct tcf_action *a = e->acts[i];
 
-		tp_open(p, NULL);
-		tp_nl(p);
-		tp_uint(p, TP_ANY, "order", "\taction order %llu: ", i + 1);
+		mqtx__out_open(p, NULL);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "order", "\taction order %llu: ", i + 1);
 		a->ops->dump(a, p);
 		if (p->stats)
 			dump_stats(a, p);
-		tp_close(p);
+		mqtx__out_close(p);
 	}
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 }

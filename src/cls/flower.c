@@ -259,6 +259,7 @@ static int fl_build(struct tcf_root *root, struct mqtx_extack *ack)
 
 const struct tcf_proto_ops tcf_flower_ops = {
 	.kind = "flower",
+	.usage = mqtx__fl_usage,
 	.parse = fl_parse,
 	.build = fl_build,
 	.free_index = fl_free_index,

@@ -41,11 +41,13 @@ static inline struct fl_filter *fl_of(const struct tcf_filter *f)
 }
 
 extern const struct tcf_proto_ops tcf_flower_ops;
+/* What the ops carry as flower's usage (flower_parse.c). */
+extern const char mqtx__fl_usage[];
 
 /* flower_parse.c */
 int fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 
 /* flower_dump.c */
-void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tcf_print *p);
+void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 
 #endif

@@ -28,16 +28,16 @@ static int mask_bits(const uint8_t *m, size_t len)
 	return bits;
 }
 
-static void line(struct tcf_print *p, const char *key, const char *v)
+static void line(struct tc_out *p, const char *key, const char *v)
 {
 	char fmt[64];
 
 	snprintf(fmt, sizeof(fmt), "  %s %%s", key);
-	tp_nl(p);
-	tp_string(p, TP_ANY, key, fmt, v);
+	mqtx__out_nl(p);
+	mqtx__out_str(p, OUT_ANY, key, fmt, v);
 }
 
-static void mac(struct tcf_print *p, const char *key, const uint8_t *a, const uint8_t *m)
+static void mac(struct tc_out *p, const char *key, const uint8_t *a, const uint8_t *m)
 {
 	char out[64];
 	int n = snprintf(out, sizeof(out), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
@@ -52,7 +52,7 @@ static void mac(struct tcf_print *p, const char *key, const uint8_t *a, const ui
 	line(p, key, out);
 }
 
-static void addr(struct tcf_print *p, const char *key, int af, const void *a, const void *m)
+static void addr(struct tc_out *p, const char *key, int af, const void *a, const void *m)
 {
 	size_t len = af == AF_INET ? 4 : 16;
 	char out[INET6_ADDRSTRLEN * 2 + 2], mb[INET6_ADDRSTRLEN];
@@ -69,15 +69,15 @@ static void addr(struct tcf_print *p, const char *key, int af, const void *a, co
 }
 
 /* print_masked_u8/be16(): "  name V[/0xM]" in text, "name": V and "name_mask": M in JSON. */
-static void masked(struct tcf_print *p, const char *key, unsigned v, unsigned m, unsigned max)
+static void masked(struct tc_out *p, const char *key, unsigned v, unsigned m, unsigned max)
 {
 	char out[32], mk[40], fmt[48];
 
 	if (p->json) {
-		tp_uint(p, TP_JSON, key, NULL, v);
+		mqtx__out_uint(p, OUT_JSON, key, NULL, v);
 		if (m != max) {
 			snprintf(mk, sizeof(mk), "%s_mask", key);
-			tp_uint(p, TP_JSON, mk, NULL, m);
+			mqtx__out_uint(p, OUT_JSON, mk, NULL, m);
 		}
 		return;
 	}
@@ -86,18 +86,18 @@ static void masked(struct tcf_print *p, const char *key, unsigned v, unsigned m,
 	else
 		snprintf(out, sizeof(out), "%u", v);
 	snprintf(fmt, sizeof(fmt), "\n  %s %%s", key);
-	tp_string(p, TP_FP, NULL, fmt, out);
+	mqtx__out_str(p, OUT_FP, NULL, fmt, out);
 }
 
-static void range(struct tcf_print *p, const char *key, unsigned min, unsigned max)
+static void range(struct tc_out *p, const char *key, unsigned min, unsigned max)
 {
 	char out[32];
 
 	if (p->json) {
-		tp_open(p, key);
-		tp_uint(p, TP_JSON, "start", NULL, min);
-		tp_uint(p, TP_JSON, "end", NULL, max);
-		tp_close(p);
+		mqtx__out_open(p, key);
+		mqtx__out_uint(p, OUT_JSON, "start", NULL, min);
+		mqtx__out_uint(p, OUT_JSON, "end", NULL, max);
+		mqtx__out_close(p);
 		return;
 	}
 	snprintf(out, sizeof(out), "%u-%u", min, max);
@@ -138,7 +138,7 @@ static const char *ip_proto_name(uint8_t p, char *buf, size_t len)
 	return buf;
 }
 
-static void ip_flags(struct tcf_print *p, const struct fl_filter *f, const struct fl_key *k)
+static void ip_flags(struct tc_out *p, const struct fl_filter *f, const struct fl_key *k)
 {
 	static const struct {
 		uint8_t bit;
@@ -152,20 +152,20 @@ static void ip_flags(struct tcf_print *p, const struct fl_filter *f, const struc
 		if (!(f->mask.ip_flags & flags[i].bit))
 			continue;
 		if (!count++) {
-			tp_nl(p);
-			tp_text(p, "  ip_flags ");
-			tp_open(p, "ip_flags");
+			mqtx__out_nl(p);
+			mqtx__out_text(p, "  ip_flags ");
+			mqtx__out_open(p, "ip_flags");
 		} else {
-			tp_text(p, "/");
+			mqtx__out_text(p, "/");
 		}
-		tp_bool(p, TP_JSON, flags[i].name, NULL, on);
-		tp_text(p, "%s%s", on ? "" : "no", flags[i].name);
+		mqtx__out_bool(p, OUT_JSON, flags[i].name, NULL, on);
+		mqtx__out_text(p, "%s%s", on ? "" : "no", flags[i].name);
 	}
 	if (count)
-		tp_close(p);
+		mqtx__out_close(p);
 }
 
-static void keys(struct tcf_print *p, const struct fl_filter *f)
+static void keys(struct tc_out *p, const struct fl_filter *f)
 {
 	const struct fl_key *k = &f->given; /* tc shows the key as it was given */
 	uint16_t eth = ntohs(k->n_proto);
@@ -173,12 +173,12 @@ static void keys(struct tcf_print *p, const struct fl_filter *f)
 	char b[32];
 
 	if (f->present & FLK_VLAN_ID) {
-		tp_nl(p);
-		tp_uint(p, TP_ANY, "vlan_id", "  vlan_id %llu", k->vlan_id);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "vlan_id", "  vlan_id %llu", k->vlan_id);
 	}
 	if (f->present & FLK_VLAN_PRIO) {
-		tp_nl(p);
-		tp_uint(p, TP_ANY, "vlan_prio", "  vlan_prio %llu", k->vlan_prio);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "vlan_prio", "  vlan_prio %llu", k->vlan_prio);
 	}
 	if (f->present & FLK_VLAN_ETHTYPE)
 		line(p, "vlan_ethtype", tcf_proto_name(f->vlan_ethtype, b, sizeof(b)));
@@ -216,7 +216,7 @@ static void keys(struct tcf_print *p, const struct fl_filter *f)
 		ip_flags(p, f, k);
 }
 
-void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tcf_print *p)
+void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_out *p)
 {
 	const struct fl_filter *f = fl_of(f0);
 	uint32_t minor = f0->classid & 0xFFFF;
@@ -224,22 +224,22 @@ void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tcf
 
 	(void)tp;
 	if (f0->handle)
-		tp_uint(p, TP_ANY, "handle", "handle 0x%llx ", f0->handle);
+		mqtx__out_uint(p, OUT_ANY, "handle", "handle 0x%llx ", f0->handle);
 	if (f0->classid && minor >= TC_MIN_PRIORITY && minor < TC_MIN_PRIORITY + 16)
-		tp_uint(p, TP_ANY, "hw_tc", "hw_tc %llu ", minor - TC_MIN_PRIORITY);
+		mqtx__out_uint(p, OUT_ANY, "hw_tc", "hw_tc %llu ", minor - TC_MIN_PRIORITY);
 	else if (f0->classid)
-		tp_string(p, TP_ANY, "classid", "classid %s ",
-			  tcf_classid_fmt(f0->classid, b, sizeof(b)));
-	tp_open(p, "keys");
+		mqtx__out_str(p, OUT_ANY, "classid", "classid %s ",
+			      mqtx__classid_fmt(f0->classid, b, sizeof(b)));
+	mqtx__out_open(p, "keys");
 	keys(p, f);
-	tp_close(p);
+	mqtx__out_close(p);
 	if (f->skip_hw) {
-		tp_nl(p);
-		tp_bool(p, TP_ANY, "skip_hw", "  skip_hw", true);
+		mqtx__out_nl(p);
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "  skip_hw", true);
 	}
-	tp_nl(p);
-	tp_bool(p, TP_ANY, "not_in_hw", "  not_in_hw", true);
+	mqtx__out_nl(p);
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
 	if (p->stats)
-		tp_uint(p, TP_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
+		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
 	tcf_exts_dump(&f0->exts, p);
 }

@@ -8,33 +8,33 @@
 
 #include "cls/flower.h"
 
-#define FL_USAGE                                                               \
-	"Usage: ... flower\t[ MATCH-LIST ] [ verbose ]\n"                      \
-	"\t\t\t[ skip_sw | skip_hw ]\n"                                        \
-	"\t\t\t[ action ACTION-SPEC ] [ classid CLASSID ]\n"                   \
-	"\n"                                                                   \
-	"Where: MATCH-LIST := [ MATCH-LIST ] MATCH\n"                          \
-	"       MATCH      := {\tvlan_id VID |\n"                              \
-	"\t\t\tvlan_prio PRIORITY |\n"                                         \
-	"\t\t\tvlan_ethtype [ ipv4 | ipv6 | ETH-TYPE ] |\n"                    \
-	"\t\t\tdst_mac MASKED-LLADDR |\n"                                      \
-	"\t\t\tsrc_mac MASKED-LLADDR |\n"                                      \
-	"\t\t\tip_proto [tcp | udp | sctp | icmp | icmpv6 | IP-PROTO ] |\n"    \
-	"\t\t\tip_tos MASKED-IP_TOS |\n"                                       \
-	"\t\t\tip_ttl MASKED-IP_TTL |\n"                                       \
-	"\t\t\tdst_ip PREFIX |\n"                                              \
-	"\t\t\tsrc_ip PREFIX |\n"                                              \
-	"\t\t\tdst_port PORT-NUMBER |\n"                                       \
-	"\t\t\tsrc_port PORT-NUMBER |\n"                                       \
-	"\t\t\ttcp_flags MASKED-TCP_FLAGS |\n"                                 \
-	"\t\t\tip_flags IP-FLAGS }\n"                                          \
-	"\tFILTERID := X:Y:Z\n"                                                \
-	"\tMASKED_LLADDR := { LLADDR | LLADDR/MASK | LLADDR/BITS }\n"          \
-	"\tACTION-SPEC := ... look at individual actions\n"                    \
-	"\n"                                                                   \
-	"NOTE:\tCLASSID, IP-PROTO are parsed as hexadecimal input.\n"          \
-	"NOTE:\tThere can be only used one mask per one prio. If user needs\n" \
-	"\tto specify different mask, he has to use different prio.\n"
+/* tc's explain() of f_flower.c, as far as mqtx takes its words. */
+const char mqtx__fl_usage[] = "Usage: ... flower\t[ MATCH-LIST ] [ verbose ]\n"
+			      "\t\t\t[ skip_sw | skip_hw ]\n"
+			      "\t\t\t[ action ACTION-SPEC ] [ classid CLASSID ]\n"
+			      "\n"
+			      "Where: MATCH-LIST := [ MATCH-LIST ] MATCH\n"
+			      "       MATCH      := {\tvlan_id VID |\n"
+			      "\t\t\tvlan_prio PRIORITY |\n"
+			      "\t\t\tvlan_ethtype [ ipv4 | ipv6 | ETH-TYPE ] |\n"
+			      "\t\t\tdst_mac MASKED-LLADDR |\n"
+			      "\t\t\tsrc_mac MASKED-LLADDR |\n"
+			      "\t\t\tip_proto [tcp | udp | sctp | icmp | icmpv6 | IP-PROTO ] |\n"
+			      "\t\t\tip_tos MASKED-IP_TOS |\n"
+			      "\t\t\tip_ttl MASKED-IP_TTL |\n"
+			      "\t\t\tdst_ip PREFIX |\n"
+			      "\t\t\tsrc_ip PREFIX |\n"
+			      "\t\t\tdst_port PORT-NUMBER |\n"
+			      "\t\t\tsrc_port PORT-NUMBER |\n"
+			      "\t\t\ttcp_flags MASKED-TCP_FLAGS |\n"
+			      "\t\t\tip_flags IP-FLAGS }\n"
+			      "\tFILTERID := X:Y:Z\n"
+			      "\tMASKED_LLADDR := { LLADDR | LLADDR/MASK | LLADDR/BITS }\n"
+			      "\tACTION-SPEC := ... look at individual actions\n"
+			      "\n"
+			      "NOTE:\tCLASSID, IP-PROTO are parsed as hexadecimal input.\n"
+			      "NOTE:\tThere can be only used one mask per one prio. If user needs\n"
+			      "\tto specify different mask, he has to use different prio.\n";
 
 #define TC_MIN_PRIORITY 0xFFE0u /* TC_H_MIN_PRIORITY: hw_tc N is class major:ffe0+N */
 
@@ -52,20 +52,6 @@ static bool is_vlan(uint16_t t)
 
 /* ---- values ---- */
 
-/* ll_addr_a2n(): six hex bytes separated by ':'. */
-static int parse_mac(const char *s, uint8_t *mac)
-{
-	unsigned v[6];
-	char tail;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &tail) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)v[i];
-	return 0;
-}
-
 /* MAC[/BITS | /MASK] */
 static int parse_masked_mac(const char *s, uint8_t *key, uint8_t *mask)
 {
@@ -78,12 +64,12 @@ static int parse_masked_mac(const char *s, uint8_t *key, uint8_t *mask)
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if (parse_mac(buf, key))
+	if (mqtx__parse_mac(buf, key))
 		return -EINVAL;
 	memset(mask, 0xFF, 6);
 	if (!slash)
 		return 0;
-	if (!tcf_get_u32(slash, &bits, 10)) {
+	if (!mqtx__tc_get_u32(slash, &bits, 10)) {
 		if (bits > 48)
 			return -EINVAL;
 		for (unsigned i = 0; i < 48; i++)
@@ -91,7 +77,7 @@ static int parse_masked_mac(const char *s, uint8_t *key, uint8_t *mask)
 				mask[i / 8] &= (uint8_t) ~(0x80u >> (i % 8));
 		return 0;
 	}
-	return parse_mac(slash, mask);
+	return mqtx__parse_mac(slash, mask);
 }
 
 /* get_prefix(): ADDR[/LEN] of @family (AF_UNSPEC: either), its address and mask. */
@@ -114,7 +100,7 @@ static int parse_prefix(const char *s, int family, int *got, uint8_t *addr, uint
 		return -EINVAL;
 	max = *got == AF_INET ? 32 : 128;
 	len = max;
-	if (slash && (tcf_get_u32(slash, &len, 10) || len > max))
+	if (slash && (mqtx__tc_get_u32(slash, &len, 10) || len > max))
 		return -ERANGE; /* an address with a bad prefix length */
 	memset(mask, 0, max / 8);
 	for (uint32_t i = 0; i < len; i++)
@@ -127,7 +113,7 @@ static int parse_prefix(const char *s, int family, int *got, uint8_t *addr, uint
 
 static int bad(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"%s\"", what);
+	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"%s\"", what);
 }
 
 static int key_mac(struct flp *fp, struct tcf_parse *ps, const char *w)
@@ -151,11 +137,11 @@ static int key_vlan(struct flp *fp, struct tcf_parse *ps, const char *w)
 
 	if (!strcmp(w, "vlan_ethtype")) {
 		if (!is_vlan(fp->eth_type))
-			return tcf_perr(ps, TCF_EXIT_PARSE,
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 					"Can't set \"vlan_ethtype\" if ethertype isn't 802.1Q or "
 					"802.1AD");
 		if (tcf_proto_parse(v, &fp->vlan_ethtype))
-			return tcf_perr(ps, TCF_EXIT_ABORT,
+			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 					"Error: argument \"%s\" is wrong: invalid vlan_ethtype", v);
 		fp->eth_type = fp->vlan_ethtype;
 		f->vlan_ethtype = fp->vlan_ethtype;
@@ -163,16 +149,16 @@ static int key_vlan(struct flp *fp, struct tcf_parse *ps, const char *w)
 		return 0;
 	}
 	if (!is_vlan(fp->tc_proto))
-		return tcf_perr(ps, TCF_EXIT_PARSE,
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				"Can't set \"%s\" if ethertype isn't 802.1Q or 802.1AD", w);
 	if (!strcmp(w, "vlan_id")) {
-		if (tcf_get_u16(v, &id, 10) || id > 0xFFF)
+		if (mqtx__tc_get_u16(v, &id, 10) || id > 0xFFF)
 			return bad(ps, w);
 		f->key.vlan_id = id;
 		f->mask.vlan_id = 0xFFF;
 		f->present |= FLK_VLAN_ID;
 	} else {
-		if (tcf_get_u8(v, &pr, 10) || pr > 7)
+		if (mqtx__tc_get_u8(v, &pr, 10) || pr > 7)
 			return bad(ps, w);
 		f->key.vlan_prio = pr;
 		f->mask.vlan_prio = 7;
@@ -189,19 +175,19 @@ static int key_ip_proto(struct flp *fp, struct tcf_parse *ps, const char *w)
 	(void)w;
 	if (fp->eth_type != 0x0800 && fp->eth_type != 0x86DD)
 		goto eth_type;
-	if (tcf_matches(v, "tcp"))
+	if (mqtx__tc_matches(v, "tcp"))
 		p = 6;
-	else if (tcf_matches(v, "udp"))
+	else if (mqtx__tc_matches(v, "udp"))
 		p = 17;
-	else if (tcf_matches(v, "sctp"))
+	else if (mqtx__tc_matches(v, "sctp"))
 		p = 132;
-	else if (tcf_matches(v, "icmp") && fp->eth_type == 0x0800)
+	else if (mqtx__tc_matches(v, "icmp") && fp->eth_type == 0x0800)
 		p = 1;
-	else if (tcf_matches(v, "icmpv6") && fp->eth_type == 0x86DD)
+	else if (mqtx__tc_matches(v, "icmpv6") && fp->eth_type == 0x86DD)
 		p = 58;
-	else if (tcf_matches(v, "icmp") || tcf_matches(v, "icmpv6"))
+	else if (mqtx__tc_matches(v, "icmp") || mqtx__tc_matches(v, "icmpv6"))
 		goto eth_type;
-	else if (tcf_get_u8(v, &p, 16))
+	else if (mqtx__tc_get_u8(v, &p, 16))
 		return bad(ps, "ip_proto");
 	fp->ip_proto = p;
 	fp->f->key.ip_proto = p;
@@ -209,7 +195,7 @@ static int key_ip_proto(struct flp *fp, struct tcf_parse *ps, const char *w)
 	fp->f->present |= FLK_IP_PROTO;
 	return 0;
 eth_type:
-	tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"eth_type\" for ip proto");
+	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"eth_type\" for ip proto");
 	return bad(ps, "ip_proto");
 }
 
@@ -226,8 +212,8 @@ static int key_tos_ttl(struct flp *fp, struct tcf_parse *ps, const char *w)
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if ((tcf_get_u8(buf, &v, 10) && tcf_get_u8(buf, &v, 16)) ||
-	    (slash && tcf_get_u8(slash, &m, 16)))
+	if ((mqtx__tc_get_u8(buf, &v, 10) && mqtx__tc_get_u8(buf, &v, 16)) ||
+	    (slash && mqtx__tc_get_u8(slash, &m, 16)))
 		return bad(ps, w);
 	if (tos) {
 		fp->f->key.tos = v;
@@ -255,7 +241,7 @@ static int key_ip(struct flp *fp, struct tcf_parse *ps, const char *w)
 		return bad(ps, w);
 	/* get_prefix() of the protocol's family says it, and nothing follows */
 	if (parse_prefix(tcf_word(ps), want, &got, addr, mask) || got != want)
-		return tcf_perr(ps, TCF_EXIT_PARSE,
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				"Error: %s prefix is expected rather than \"%s\".",
 				want == AF_INET ? "inet" : "inet6", tcf_word(ps));
 	if (got == AF_INET) {
@@ -284,10 +270,11 @@ static int key_port(struct flp *fp, struct tcf_parse *ps, const char *w)
 	strcpy(buf, tcf_word(ps));
 	if ((sep = strchr(buf, '-'))) {
 		*sep++ = 0;
-		if (tcf_get_u16(buf, &min, 10) || tcf_get_u16(sep, &max, 10) || !min)
+		if (mqtx__tc_get_u16(buf, &min, 10) || mqtx__tc_get_u16(sep, &max, 10) || !min)
 			return bad(ps, w);
 		if (max <= min) {
-			tcf_perr(ps, TCF_EXIT_PARSE, "max value should be greater than min value");
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				 "max value should be greater than min value");
 			return bad(ps, w);
 		}
 		*(dst ? &f->dport_min : &f->sport_min) = min;
@@ -297,9 +284,9 @@ static int key_port(struct flp *fp, struct tcf_parse *ps, const char *w)
 	}
 	if ((sep = strchr(buf, '/'))) {
 		*sep++ = 0;
-		if (tcf_get_u16(buf, &min, 0) || tcf_get_u16(sep, &mask, 0))
+		if (mqtx__tc_get_u16(buf, &min, 0) || mqtx__tc_get_u16(sep, &mask, 0))
 			return bad(ps, w);
-	} else if (tcf_get_u16(buf, &min, 10) || !min) {
+	} else if (mqtx__tc_get_u16(buf, &min, 10) || !min) {
 		return bad(ps, w);
 	}
 	*(dst ? &f->key.dport : &f->key.sport) = htons(min);
@@ -320,8 +307,8 @@ static int key_tcp_flags(struct flp *fp, struct tcf_parse *ps, const char *w)
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if (tcf_get_u16(buf, &v, 16) || v > 0xFFF ||
-	    (slash && (tcf_get_u16(slash, &m, 16) || m > 0xFFF)))
+	if (mqtx__tc_get_u16(buf, &v, 16) || v > 0xFFF ||
+	    (slash && (mqtx__tc_get_u16(slash, &m, 16) || m > 0xFFF)))
 		return bad(ps, w);
 	fp->f->key.tcp_flags = htons(v);
 	fp->f->mask.tcp_flags = htons(m);
@@ -360,7 +347,7 @@ static int key_ip_flags(struct flp *fp, struct tcf_parse *ps, const char *w)
 static int key_classid(struct flp *fp, struct tcf_parse *ps, const char *w)
 {
 	(void)w;
-	if (tcf_classid_parse(tcf_word(ps), &fp->f->f.classid))
+	if (mqtx__classid_parse(tcf_word(ps), &fp->f->f.classid))
 		return bad(ps, "classid");
 	return 0;
 }
@@ -370,10 +357,10 @@ static int key_hw_tc(struct flp *fp, struct tcf_parse *ps, const char *w)
 	uint32_t tc;
 
 	(void)w;
-	if (tcf_get_u32(tcf_word(ps), &tc, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal TC index");
+	if (mqtx__tc_get_u32(tcf_word(ps), &tc, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal TC index");
 	if (tc >= 16)
-		return tcf_perr(ps, TCF_EXIT_PARSE, "TC index exceeds max range");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "TC index exceeds max range");
 	fp->f->f.classid = (ps->parent & 0xFFFF0000u) | (TC_MIN_PRIORITY + tc);
 	return 0;
 }
@@ -382,7 +369,7 @@ static int key_hw_tc(struct flp *fp, struct tcf_parse *ps, const char *w)
 static int key_unsupported(struct flp *fp, struct tcf_parse *ps, const char *w)
 {
 	(void)fp;
-	return tcf_perr(ps, TCF_EXIT_REFUSED,
+	return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 			"Error: flower: \"%s\" is not supported (matches: mac addresses, "
 			"one VLAN tag, ip_proto, tos, ttl, addresses, ports, tcp_flags, "
 			"ip_flags).",
@@ -455,23 +442,24 @@ static int parse_word(struct flp *fp, struct tcf_parse *ps)
 	size_t k;
 	int err;
 
-	if (tcf_matches(w, "action")) {
+	if (mqtx__tc_matches(w, "action")) {
 		if (tcf_next(ps))
 			return -EINVAL;
 		err = tcf_exts_parse(&fp->f->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"action\"") : err;
+		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+				      : err;
 	}
 	for (k = 0; k < ARRAY_SIZE(keys); k++)
-		if (tcf_matches(w, keys[k].word))
+		if (mqtx__tc_matches(w, keys[k].word))
 			break;
 	if (k == ARRAY_SIZE(keys) || !strcmp(w, "help")) {
 		if (strcmp(w, "help"))
-			tcf_perr(ps, TCF_EXIT_PARSE, "What is \"%s\"?", w);
-		return tcf_perr(ps, TCF_EXIT_PARSE, "%s", FL_USAGE);
+			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__fl_usage);
 	}
 	if (!keys[k].fn) {
 		if (!strcmp(keys[k].word, "skip_sw"))
-			return tcf_perr(ps, TCF_EXIT_REFUSED,
+			return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 					"Error: flower: \"skip_sw\": there is no hardware to "
 					"offload to.");
 		fp->f->skip_hw |= !strcmp(keys[k].word, "skip_hw");

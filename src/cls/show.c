@@ -9,61 +9,61 @@
 #include "cls/tcf.h"
 
 /* The start of an entry: "filter [dev X ][parent P ]protocol P pref N KIND chain C ". */
-static void head(const struct tcf_show *s, const struct tcf_proto *tp, struct tcf_print *p)
+static void head(const struct tcf_show *s, const struct tcf_proto *tp, struct tc_out *p)
 {
 	char b[24];
 
-	tp_open(p, NULL);
-	tp_text(p, "filter ");
+	mqtx__out_open(p, NULL);
+	mqtx__out_text(p, "filter ");
 	if (s->dev)
-		tp_string(p, TP_ANY, "dev", "dev %s ", s->dev);
+		mqtx__out_str(p, OUT_ANY, "dev", "dev %s ", s->dev);
 	if (s->block)
-		tp_uint(p, TP_ANY, "block", "block %llu ", s->block);
+		mqtx__out_uint(p, OUT_ANY, "block", "block %llu ", s->block);
 	if (s->parent == MQTX_H_ROOT)
-		tp_bool(p, TP_ANY, "root", "root ", true);
+		mqtx__out_bool(p, OUT_ANY, "root", "root ", true);
 	else if (s->parent == TCF_PARENT_INGRESS)
-		tp_bool(p, TP_ANY, "ingress", "ingress ", true);
+		mqtx__out_bool(p, OUT_ANY, "ingress", "ingress ", true);
 	else if (s->parent == TCF_PARENT_EGRESS)
-		tp_bool(p, TP_ANY, "egress", "egress ", true);
+		mqtx__out_bool(p, OUT_ANY, "egress", "egress ", true);
 	else if (s->parent)
-		tp_string(p, TP_ANY, "parent", "parent %s ",
-			  tcf_classid_fmt(s->parent, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "parent", "parent %s ",
+			      mqtx__classid_fmt(s->parent, b, sizeof(b)));
 	if (!s->protocol)
-		tp_string(p, TP_ANY, "protocol", "protocol %s ",
-			  tcf_proto_name(tp->protocol, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "protocol", "protocol %s ",
+			      tcf_proto_name(tp->protocol, b, sizeof(b)));
 	if (!s->prio)
-		tp_uint(p, TP_ANY, "pref", "pref %llu ", tp->prio);
-	tp_string(p, TP_ANY, "kind", "%s ", tp->ops->kind);
+		mqtx__out_uint(p, OUT_ANY, "pref", "pref %llu ", tp->prio);
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", tp->ops->kind);
 	if (!s->has_chain)
-		tp_uint(p, TP_ANY, "chain", "chain %llu ", tp->chain);
+		mqtx__out_uint(p, OUT_ANY, "chain", "chain %llu ", tp->chain);
 }
 
-static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct tcf_print *p)
+static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct tc_out *p)
 {
 	/* The kernel dumps the priority itself first, without options. */
 	head(s, tp, p);
-	tp_nl(p);
-	tp_close(p);
+	mqtx__out_nl(p);
+	mqtx__out_close(p);
 	/* what a classifier dumps of itself besides its filters (u32's hash table) */
 	if (tp->ops->dump_head) {
 		head(s, tp, p);
-		tp_open(p, "options");
+		mqtx__out_open(p, "options");
 		tp->ops->dump_head(tp, p);
-		tp_close(p);
-		tp_nl(p);
-		tp_close(p);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
+		mqtx__out_close(p);
 	}
 	for (unsigned i = 0; i < tp->root->n; i++) {
 		head(s, tp, p);
-		tp_open(p, "options");
+		mqtx__out_open(p, "options");
 		tp->ops->dump(tp, tp->root->filters[i], p);
-		tp_close(p);
-		tp_nl(p);
-		tp_close(p);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
+		mqtx__out_close(p);
 	}
 }
 
-void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tcf_print *p)
+void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p)
 {
 	const struct tcf_ruleset *rs;
 

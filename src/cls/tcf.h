@@ -7,7 +7,7 @@
 #include <mqtx/cls.h>
 #include <mqtx/dev.h>
 
-struct tcf_print;
+struct tc_out;
 struct tcf_parse;
 struct tcf_proto;
 struct tcf_proto_ops;
@@ -105,7 +105,7 @@ struct tcf_show {
 };
 
 /** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p. */
-void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tcf_print *p);
+void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
 
 /** mqtx__tcf_block_find() - a reference to the shared block @index if it exists (put it with
  *  mqtx_tcf_block_put()). Return: 0 and *@out; -ENOENT. */
@@ -121,7 +121,7 @@ bool mqtx__tcf_block_exists(uint32_t index);
  * the packet's queue_mapping and priority are what the actions would make them.
  */
 int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_pkt *pkt,
-		   struct mqtx_tcf_result *res, const char *what, struct tcf_print *p);
+		   struct mqtx_tcf_result *res, const char *what, struct tc_out *p);
 
 /** mqtx__tcf_dev_targeted() - whether a mirred action sends to @dev (which must then stay). */
 bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);

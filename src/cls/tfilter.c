@@ -22,8 +22,8 @@ static int parse_handle(const struct tcf_proto_ops *ops, const char *s, uint32_t
 {
 	if (ops->parse_handle)
 		return ops->parse_handle(s, h, ps);
-	if (tcf_get_u32(s, h, 0))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"handle\"");
+	if (mqtx__tc_get_u32(s, h, 0))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"handle\"");
 	return 0;
 }
 
@@ -38,10 +38,10 @@ static int parse_words(const struct tcf_req *rq, struct tcf_parse *ps,
 	*f = NULL;
 	if (!rq->kind) {
 		if (rq->handle)
-			return tcf_perr(ps, TCF_EXIT_ABORT,
+			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 					"Must specify filter type when using \"handle\"");
 		if (rq->argc)
-			return tcf_perr(ps, TCF_EXIT_ABORT,
+			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 					"Garbage instead of arguments \"%s ...\". Try \"tc filter "
 					"help\".",
 					rq->argv[0]);
@@ -51,11 +51,11 @@ static int parse_words(const struct tcf_req *rq, struct tcf_parse *ps,
 	if (!*ops) {
 		/* tc's stand-in for a kind it does not know; the kernel refuses it then. */
 		if (rq->argc)
-			return tcf_perr(ps, TCF_EXIT_PARSE,
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 					"Unknown filter \"%s\", hence option \"%s\" is unparsable",
 					rq->kind, rq->argv[0]);
-		if (rq->handle && tcf_get_u32(rq->handle, &h, 16))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Unparsable filter ID \"%s\"",
+		if (rq->handle && mqtx__tc_get_u32(rq->handle, &h, 16))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Unparsable filter ID \"%s\"",
 					rq->handle);
 		return 0;
 	}
@@ -252,28 +252,110 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 
 static int dup_word(struct tcf_parse *ps, const char *key, const char *v)
 {
-	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: duplicate \"%s\": \"%s\" is the second value.",
-			key, v);
+	return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+			"Error: duplicate \"%s\": \"%s\" is the second value.", key, v);
 }
 
 static int bad_word(struct tcf_parse *ps, const char *v, const char *msg)
 {
-	return tcf_perr(ps, TCF_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", v, msg);
+	return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", v, msg);
 }
 
 static int set_parent(struct tcf_cmd *c, struct tcf_parse *ps, const char *w, uint32_t parent)
 {
 	if (c->parent)
-		return tcf_perr(ps, TCF_EXIT_ABORT, "Error: \"%s\" is duplicate parent ID", w);
+		return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: \"%s\" is duplicate parent ID", w);
 	c->parent = parent;
 	return 0;
 }
 
+/* The keywords of the head that take a value, each with what it does with the value. */
+
+static int head_dev(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->dev)
+		return dup_word(ps, "dev", v);
+	c->dev = v;
+	return 0;
+}
+
+static int head_block(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->block)
+		return dup_word(ps, "block", v);
+	if (mqtx__tc_get_u32(v, &c->block, 0) || !c->block)
+		return bad_word(ps, v, "invalid block index value");
+	return 0;
+}
+
+static int head_parent(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	uint32_t x;
+
+	if (c->parent)
+		return dup_word(ps, "parent", v);
+	if (mqtx__classid_parse(v, &x))
+		return bad_word(ps, v, "Invalid parent ID");
+	c->parent = x;
+	return 0;
+}
+
+static int head_handle(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->rq.handle)
+		return dup_word(ps, "handle", v);
+	c->rq.handle = v;
+	return 0;
+}
+
+static int head_prio(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	uint32_t x;
+
+	if (c->rq.prio)
+		return dup_word(ps, "priority", v);
+	if (mqtx__tc_get_u32(v, &x, 0) || x > 0xFFFF)
+		return bad_word(ps, v, "invalid priority value");
+	c->rq.prio = x;
+	return 0;
+}
+
+static int head_protocol(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->has_protocol)
+		return dup_word(ps, "protocol", v);
+	if (tcf_proto_parse(v, &c->rq.protocol))
+		return bad_word(ps, v, "invalid protocol");
+	c->has_protocol = true;
+	return 0;
+}
+
+static int head_chain(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
+{
+	if (c->has_chain)
+		return dup_word(ps, "chain", v);
+	if (mqtx__tc_get_u32(v, &c->rq.chain, 0))
+		return bad_word(ps, v, "invalid chain index value");
+	c->has_chain = true;
+	return 0;
+}
+
+/* In the order tc_filter_modify() tries them; @prefix: tc's matches(), else the whole word. */
+static const struct {
+	const char *word;
+	bool prefix;
+	int (*fn)(struct tcf_cmd *c, struct tcf_parse *ps, const char *v);
+} head_opts[] = {
+	{ "dev", false, head_dev },	     { "block", true, head_block },
+	{ "parent", false, head_parent },    { "handle", false, head_handle },
+	{ "preference", true, head_prio },   { "priority", true, head_prio },
+	{ "protocol", true, head_protocol }, { "chain", true, head_chain },
+};
+
 /* One keyword of the head at the current word; 1 when it is none (the kind). */
 static int head_word(struct tcf_cmd *c, struct tcf_parse *ps)
 {
-	const char *w = tcf_word(ps), *v;
-	uint32_t x;
+	const char *w = tcf_word(ps);
 
 	if (!strcmp(w, "root"))
 		return set_parent(c, ps, w, MQTX_H_ROOT);
@@ -281,52 +363,15 @@ static int head_word(struct tcf_cmd *c, struct tcf_parse *ps)
 		return set_parent(c, ps, w, TCF_PARENT_INGRESS);
 	if (!strcmp(w, "egress"))
 		return set_parent(c, ps, w, TCF_PARENT_EGRESS);
-	if (strcmp(w, "dev") && !tcf_matches(w, "block") && strcmp(w, "parent") &&
-	    strcmp(w, "handle") && !tcf_matches(w, "preference") && !tcf_matches(w, "priority") &&
-	    !tcf_matches(w, "protocol") && !tcf_matches(w, "chain"))
-		return 1;
-	if (tcf_next(ps))
-		return -EINVAL;
-	v = tcf_word(ps);
-	if (!strcmp(w, "dev")) {
-		if (c->dev)
-			return dup_word(ps, "dev", v);
-		c->dev = v;
-	} else if (tcf_matches(w, "block")) {
-		if (c->block)
-			return dup_word(ps, "block", v);
-		if (tcf_get_u32(v, &c->block, 0) || !c->block)
-			return bad_word(ps, v, "invalid block index value");
-	} else if (!strcmp(w, "parent")) {
-		if (c->parent)
-			return dup_word(ps, "parent", v);
-		if (tcf_classid_parse(v, &x))
-			return bad_word(ps, v, "Invalid parent ID");
-		c->parent = x;
-	} else if (!strcmp(w, "handle")) {
-		if (c->rq.handle)
-			return dup_word(ps, "handle", v);
-		c->rq.handle = v;
-	} else if (tcf_matches(w, "preference") || tcf_matches(w, "priority")) {
-		if (c->rq.prio)
-			return dup_word(ps, "priority", v);
-		if (tcf_get_u32(v, &x, 0) || x > 0xFFFF)
-			return bad_word(ps, v, "invalid priority value");
-		c->rq.prio = x;
-	} else if (tcf_matches(w, "protocol")) {
-		if (c->has_protocol)
-			return dup_word(ps, "protocol", v);
-		if (tcf_proto_parse(v, &c->rq.protocol))
-			return bad_word(ps, v, "invalid protocol");
-		c->has_protocol = true;
-	} else {
-		if (c->has_chain)
-			return dup_word(ps, "chain", v);
-		if (tcf_get_u32(v, &c->rq.chain, 0))
-			return bad_word(ps, v, "invalid chain index value");
-		c->has_chain = true;
+	for (size_t i = 0; i < ARRAY_SIZE(head_opts); i++) {
+		if (head_opts[i].prefix ? !mqtx__tc_matches(w, head_opts[i].word)
+					: strcmp(w, head_opts[i].word))
+			continue;
+		if (tcf_next(ps))
+			return -EINVAL;
+		return head_opts[i].fn(c, ps, tcf_word(ps));
 	}
-	return 0;
+	return 1;
 }
 
 int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, struct tcf_parse *ps)
@@ -401,7 +446,7 @@ int mqtx_tcf_change(struct mqtx_tcf_block *b, int verb, int argc, char **argv,
 		return -EINVAL;
 	err = mqtx__tcf_parse_head(argc, argv, verb, &c, &ps);
 	if (!err && (c.dev || c.block || c.parent))
-		err = tcf_perr(&ps, TCF_EXIT_PARSE,
+		err = tcf_perr(&ps, MQTX_TC_EXIT_PARSE,
 			       "the block is given: \"dev\", \"block\" and a parent do not apply");
 	if (!err)
 		err = mqtx__tcf_prepare(&c.rq, &ps, &pp);

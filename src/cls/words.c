@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "cls/cls_int.h"
-#include "sched/qtree.h"
 
 void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv)
 {
@@ -27,7 +26,7 @@ int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 
 	/* tc stops at once where it exits -1, and the kernel's refusal is the last word: nothing
 	 * more is printed after either. */
-	if (ps->exit == TCF_EXIT_ABORT || ps->exit == TCF_EXIT_REFUSED)
+	if (ps->exit == MQTX_TC_EXIT_ABORT || ps->exit == MQTX_TC_EXIT_REFUSED)
 		return -EINVAL;
 	if (!ps->exit)
 		ps->exit = exit;
@@ -47,60 +46,9 @@ int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 int tcf_next(struct tcf_parse *ps)
 {
 	if (ps->i + 1 >= ps->argc)
-		return tcf_perr(ps, TCF_EXIT_ABORT,
+		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 				"Command line is not complete. Try option \"help\"");
 	ps->i++;
-	return 0;
-}
-
-bool tcf_matches(const char *w, const char *full)
-{
-	size_t n = strlen(w);
-
-	return n && n <= strlen(full) && !memcmp(w, full, n);
-}
-
-/* get_u32() and friends: strtoul in @base, the whole word, within @max. */
-static int get_unsigned(const char *s, unsigned long max, int base, unsigned long *v)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoul(s, &end, base);
-	if (end == s || *end || errno || *v > max)
-		return -EINVAL;
-	return 0;
-}
-
-int tcf_get_u32(const char *s, uint32_t *v, int base)
-{
-	unsigned long x;
-
-	if (get_unsigned(s, 0xFFFFFFFFul, base, &x))
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-int tcf_get_u16(const char *s, uint16_t *v, int base)
-{
-	unsigned long x;
-
-	if (get_unsigned(s, 0xFFFFul, base, &x))
-		return -EINVAL;
-	*v = (uint16_t)x;
-	return 0;
-}
-
-int tcf_get_u8(const char *s, uint8_t *v, int base)
-{
-	unsigned long x;
-
-	if (get_unsigned(s, 0xFFul, base, &x))
-		return -EINVAL;
-	*v = (uint8_t)x;
 	return 0;
 }
 
@@ -124,7 +72,7 @@ int tcf_proto_parse(const char *s, uint16_t *proto)
 			return 0;
 		}
 	}
-	return tcf_get_u16(s, proto, 0);
+	return mqtx__tc_get_u16(s, proto, 0);
 }
 
 const char *tcf_proto_name(uint16_t proto, char *buf, size_t len)
@@ -156,7 +104,7 @@ static int control_of(const char *w, int *verdict, bool allow_num)
 	long n;
 
 	for (size_t i = 0; i < ARRAY_SIZE(controls); i++) {
-		if (tcf_matches(w, controls[i].word)) {
+		if (mqtx__tc_matches(w, controls[i].word)) {
 			*verdict = controls[i].verdict;
 			return 0;
 		}
@@ -188,22 +136,22 @@ int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num)
 	uint32_t n;
 
 	if (!w || control_of(w, verdict, allow_num))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Bad action type %s", w ? w : "");
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", w ? w : "");
 	if (*verdict == MQTX_ACT_GOTO_CHAIN) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (!tcf_matches(tcf_word(ps), "chain"))
-			return tcf_perr(ps, TCF_EXIT_PARSE, "\"chain index\" expected");
+		if (!mqtx__tc_matches(tcf_word(ps), "chain"))
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"chain index\" expected");
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"chain index\"");
+		if (mqtx__tc_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"chain index\"");
 		*verdict |= (int)n;
 	} else if (*verdict == MQTX_ACT_JUMP) {
 		if (tcf_next(ps))
 			return -EINVAL;
-		if (tcf_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
-			return tcf_perr(ps, TCF_EXIT_PARSE, "Invalid \"jump count\" (%s)",
+		if (mqtx__tc_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
+			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Invalid \"jump count\" (%s)",
 					tcf_word(ps));
 		*verdict |= (int)n;
 	}
@@ -235,39 +183,30 @@ const char *tcf_control_name(int verdict, char *buf, size_t len)
 	return buf;
 }
 
-void tcf_print_control(struct tcf_print *p, const char *prefix, int verdict, const char *suffix)
+void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix)
 {
 	char b[16];
 
-	tp_string(p, TP_FP, NULL, "%s", prefix);
-	tp_open(p, "control_action");
-	tp_string(p, TP_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
+	mqtx__out_str(p, OUT_FP, NULL, "%s", prefix);
+	mqtx__out_open(p, "control_action");
+	mqtx__out_str(p, OUT_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)
-		tp_uint(p, TP_ANY, "chain", " chain %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+		mqtx__out_uint(p, OUT_ANY, "chain", " chain %llu",
+			       (uint32_t)verdict & MQTX_ACT_EXT_MASK);
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_JUMP)
-		tp_uint(p, TP_ANY, "jump", " %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
-	tp_close(p);
-	tp_string(p, TP_FP, NULL, "%s", suffix);
+		mqtx__out_uint(p, OUT_ANY, "jump", " %llu", (uint32_t)verdict & MQTX_ACT_EXT_MASK);
+	mqtx__out_close(p);
+	mqtx__out_str(p, OUT_FP, NULL, "%s", suffix);
 }
 
 /* ---- class ids ---- */
-
-int tcf_classid_parse(const char *s, uint32_t *h)
-{
-	return mqtx__classid_parse(s, h);
-}
-
-const char *tcf_classid_fmt(uint32_t h, char *buf, size_t len)
-{
-	return mqtx__classid_fmt(h, buf, len);
-}
 
 int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid)
 {
 	if (tcf_next(ps))
 		return -EINVAL;
-	if (tcf_classid_parse(tcf_word(ps), classid))
-		return tcf_perr(ps, TCF_EXIT_PARSE, "Illegal \"classid\"");
+	if (mqtx__classid_parse(tcf_word(ps), classid))
+		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"classid\"");
 	ps->i++;
 	return 0;
 }

@@ -27,12 +27,12 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 			c->dev = a->argv[i];
 		} else if (!strcmp(w, "handle")) {
 			mqtx_buf_printf(a->err, "Error: try \"classid\" instead of \"handle\"\n");
-			return MQTX_CTL_EHANDLE;
+			return MQTX_TC_EXIT_ABORT;
 		} else if (!strcmp(w, "root")) {
 			if (c->parent) {
 				mqtx_buf_printf(a->err,
 						"Error: \"root\" is duplicate parent ID.\n");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			c->parent = MQTX_H_ROOT;
 		} else if (!strcmp(w, "classid") || !strcmp(w, "parent")) {
@@ -45,14 +45,14 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 				return mqtx__ctl_invarg(a->err, a->argv[i],
 							w[0] == 'c' ? "invalid class ID"
 								    : "invalid parent ID");
-		} else if (mqtx__ctl_matches(w, "help")) {
+		} else if (mqtx__tc_matches(w, "help")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage); /* and tc goes on */
 		} else {
 			c->kind = w;
 			break;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
@@ -69,15 +69,15 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (c.kind) {
 		/* Only a kind with class options (htb, hfsc...) parses them; mqtx has none. */
 		mqtx_buf_printf(a->err, "Error: Qdisc \"%s\" is classless.\n", c.kind);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (!c.dev) {
 		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	rc = mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev);
 	if (rc)
 		return rc;
@@ -86,7 +86,7 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	mqtx__log_capture(NULL, 0);
 	if (ack.msg[0]) {
 		mqtx_buf_printf(a->err, "Error: %s\n", ack.msg);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	/* tc's line, then the request it was, as for a qdisc, then why */
 	if (c.classid || c.parent)
@@ -99,7 +99,7 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 			c.classid || c.parent ? id : "", c.dev);
 	if (why[0])
 		mqtx_buf_printf(a->err, "%s\n", why);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
@@ -113,21 +113,21 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 		a->argv++;
 	}
 	/* tc's do_class() order */
-	if (mqtx__ctl_matches(verb, "add"))
+	if (mqtx__tc_matches(verb, "add"))
 		return class_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
-	if (mqtx__ctl_matches(verb, "change"))
+	if (mqtx__tc_matches(verb, "change"))
 		return class_modify(a, 0, false);
-	if (mqtx__ctl_matches(verb, "replace"))
+	if (mqtx__tc_matches(verb, "replace"))
 		return class_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
-	if (mqtx__ctl_matches(verb, "delete"))
+	if (mqtx__tc_matches(verb, "delete"))
 		return class_modify(a, 0, true);
-	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
-	    mqtx__ctl_matches(verb, "lst"))
+	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
+	    mqtx__tc_matches(verb, "lst"))
 		return mqtx__ctl_show(a, true);
-	if (mqtx__ctl_matches(verb, "help")) {
+	if (mqtx__tc_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", mqtx__class_usage);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
-	return MQTX_CTL_EHANDLE; /* tc returns -1 */
+	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 }

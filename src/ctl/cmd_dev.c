@@ -18,7 +18,6 @@
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 #include <mqtx/tc.h>
 
 static void dev_usage(struct mqtx_buf *b)
@@ -153,19 +152,19 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 			if (i + 1 >= argc || !(a->kind = mqtx__dev_kind(argv[i + 1]))) {
 				mqtx_buf_printf(err, "dev add: unknown type \"%s\"\n",
 						i + 1 < argc ? argv[i + 1] : "");
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			}
 			i++;
 		}
 	}
 	if (!a->kind) {
 		mqtx_buf_printf(err, "dev add: \"type KIND\" is required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a->kind->required && !has_word(argc, argv, a->kind->required)) {
 		mqtx_buf_printf(err, "dev add: type %s needs \"%s\"\n", a->kind->kind,
 				a->kind->required);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	for (int i = 0; i < argc;) {
 		int n = !strcmp(argv[i], "type") ? 2 : add_common(a, argc - i, argv + i, err);
@@ -173,11 +172,11 @@ static int add_parse(struct dev_add *a, int argc, char **argv, struct mqtx_buf *
 		if (n == 0 && a->kind->parse)
 			n = a->kind->parse(a->kopt, argc - i, argv + i, err);
 		if (n < 0)
-			return n == -MQTX_CTL_EHANDLE ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
+			return n == -MQTX_TC_EXIT_ABORT ? MQTX_TC_EXIT_ABORT : MQTX_TC_EXIT_PARSE;
 		if (n == 0) {
 			mqtx_buf_printf(err, "dev add: what is \"%s\"? Try \"mqtx dev help\".\n",
 					argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		i += n;
 	}
@@ -193,7 +192,7 @@ static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 					"dev add: type %s makes its own queues: no txqueues or "
 					"maxqueues\n",
 					a->kind->kind);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		return 0;
 	}
@@ -210,7 +209,7 @@ static int add_queues(struct dev_add *a, struct mqtx_buf *err)
 	if (a->cfg.real_num_txq > a->cfg.num_txq) {
 		mqtx_buf_printf(err, "dev add: txqueues %u is more than maxqueues %u\n",
 				a->cfg.real_num_txq, a->cfg.num_txq);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -242,7 +241,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 	if (!*why)
 		return mqtx__ctl_errno(c, a->cfg.name, rc);
 	mqtx__ctl_dev_why(c->err, "dev add", a->cfg.name, why);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /*
@@ -269,14 +268,14 @@ static int add_file(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, 
 				"dev add: %s: the file must come open with the command (a server "
 				"opens no file by name for a client but root; mqtx sends it)\n",
 				a->path);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (c->req && a->path[0] != '/') {
 		mqtx_buf_printf(c->err,
 				"dev add: %s: a relative path must come open with the command (the "
 				"server's working directory is not the client's; mqtx sends it)\n",
 				a->path);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a->opened = true;
 	return 0;
@@ -292,7 +291,7 @@ static int add_open(const struct mqtx_ctl_call *c, struct dev_add *a, int argc, 
 		return 0;
 	a->opened = false;
 	mqtx_buf_printf(c->err, "dev add: %s: %s: %s\n", a->cfg.name, a->kind->kind, msg);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* Create the device. A driver that writes a file has it opened and set up with the command
@@ -314,7 +313,7 @@ static int add_unlocked(const struct mqtx_ctl_call *c, struct dev_add *a, int ar
 		mqtx_dev_destroy(*dev);
 		*dev = NULL;
 		mqtx_buf_printf(c->err, "dev add: device \"%s\" already exists\n", a->cfg.name);
-		rc = MQTX_CTL_EREFUSED;
+		rc = MQTX_TC_EXIT_REFUSED;
 	}
 	return rc;
 }
@@ -345,7 +344,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return rc;
 	if (argc < 1 || !valid_name(argv[0])) {
 		mqtx_buf_printf(err, "dev add: invalid device name \"%s\"\n", argc ? argv[0] : "");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a.cfg.name = argv[0];
 	rc = add_parse(&a, argc - 1, argv + 1, err);
@@ -357,7 +356,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		return rc;
 	if (mqtx__ctl_find_dev(c->ctl, argv[0])) {
 		mqtx_buf_printf(err, "dev add: device \"%s\" already exists\n", argv[0]);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	rc = add_unlocked(c, &a, argc - 1, argv + 1, &dev);
 	if (rc)
@@ -368,7 +367,7 @@ static int dev_add(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx_dev_destroy(dev);
 		return add_done(&a, mqtx__ctl_errno(c, argv[0], rc));
 	}
-	return add_done(&a, MQTX_CTL_OK);
+	return add_done(&a, MQTX_TC_EXIT_OK);
 }
 
 struct dev_set {
@@ -421,7 +420,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 		} else if (!strcmp(argv[i], "txqueues")) {
 			if (num_opt("txqueues", i + 1 < argc ? argv[i + 1] : NULL, 1,
 				    mqtx_dev_num_txq(dev), &o->txq, err))
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			i += 2;
 		} else if (!strcmp(argv[i], "hash")) {
 			int n;
@@ -431,7 +430,7 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->hash.l4 = false;
 			n = mqtx__parse_hash_words(argc - i, argv + i, &o->hash, err);
 			if (n < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			o->has_hash = true;
 			i += n;
 		} else {
@@ -442,13 +441,13 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			if (n == 0)
 				n = mqtx__xps_set_word(&o->xps, dev, argc - i, argv + i, err);
 			if (n < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			if (n == 0) {
 				mqtx_buf_printf(err,
 						"dev set: what is \"%s\"? Try \"mqtx dev "
 						"help\".\n",
 						argv[i]);
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			}
 			i += n;
 		}
@@ -457,20 +456,20 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 	if (o->chg.mask && o->up >= 0) {
 		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
 				     "mtu, txqueuelen, ring, coalesce or rate\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* WME settings are all or nothing among themselves (mqtx__wme_set_apply()). */
 	if (o->wme.mask && (o->chg.mask || o->up >= 0 || o->txq || o->has_hash)) {
 		mqtx_buf_printf(err,
 				"dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a "
 				"command of their own\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* One call each, which changes all or nothing. */
 	if ((o->xps.txq >= 0 || o->xps.flowcache >= 0) &&
 	    (o->chg.mask || o->up >= 0 || o->txq || o->has_hash || o->wme.mask)) {
 		mqtx_buf_printf(err, "dev set: give xps or flowcache in a command of its own\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -495,7 +494,7 @@ static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const cha
 		if (!if_nametoindex(ifname)) {
 			mqtx_buf_printf(c->err, "dev set: %s: %s: the interface is gone\n", name,
 					ifname);
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 		mqtx_dev_close(dev);
 		reopen = true;
@@ -514,7 +513,7 @@ static int set_up(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const cha
 		mqtx_buf_printf(c->err,
 				"dev set: %s is down now: it was up over %s, which had gone\n",
 				name, ifname);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /*
@@ -536,11 +535,11 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 	if (argc < 2) {
 		mqtx_buf_printf(c->err, "dev set: NAME and a setting are required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	rc = set_parse(&o, dev, argc - 1, argv + 1, c->err);
 	if (!rc)
 		rc = mqtx__ctl_may_change_dev(c, "dev set", dev);
@@ -554,7 +553,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		/* WME selects every one of a Wi-Fi device's queues: none may go out of use. */
 		mqtx_buf_printf(c->err, "dev set: %s: a %s device keeps all its %u queues in use\n",
 				argv[0], k->kind, mqtx_dev_num_txq(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (o.wme.mask)
 		return mqtx__wme_set_apply(c, dev, &o.wme);
@@ -563,7 +562,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 	if (o.chg.mask && (rc = mqtx_dev_change(dev, &o.chg, why, sizeof(why)))) {
 		mqtx_hasher_free(h);
 		mqtx__ctl_dev_why(c->err, "dev set", argv[0], why);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (o.up == 1 && (rc = set_up(c, dev, argv[0]))) {
 		if (rc < 0)
@@ -578,7 +577,7 @@ static int dev_set(const struct mqtx_ctl_call *c, int argc, char **argv)
 		mqtx_dev_close(dev);
 	if (o.txq && o.txq != mqtx_dev_real_num_txq(dev))
 		mqtx_dev_set_real_num_txq(dev, o.txq); /* in range: checked by the parse */
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 free_hasher:
 	mqtx_hasher_free(h);
 	return mqtx__ctl_errno(c, argv[0], rc);
@@ -593,23 +592,23 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 				argc ? "dev del: what is \"%s\"?\n"
 				     : "dev del: NAME is required%s\n",
 				argc ? argv[1] : "");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	dev = mqtx_ctl_call_dev(c, argv[0]);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, "dev del", dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (mqtx__tcf_dev_targeted(dev)) {
 		mqtx_buf_printf(c->err,
 				"dev del: %s is the device of a mirred action: delete its filter "
 				"first\n",
 				argv[0]);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	mqtx__ctl_remove_dev(c->ctl, dev); /* jobs on it stop first (the watches) */
 	mqtx_dev_destroy(dev);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 static const char *hash_name(enum mqtx_hash_algo a)
@@ -622,20 +621,18 @@ static const char *hash_name(enum mqtx_hash_algo a)
 /* The hash options after the algorithm, as "dev set ... hash" takes them: every one that is set
  * (seed always; the key when one was given; l4 where it counts, with Toeplitz: jhash always
  * hashes the ports). JSON has every field. */
-static void show_hash_opts(const struct mqtx_hash_cfg *hc, bool json, struct mqtx_buf *out)
+static void show_hash_opts(const struct mqtx_hash_cfg *hc, struct tc_out *p)
 {
-	mqtx_buf_printf(out, json ? ",\"seed\":%u" : " seed 0x%x", hc->seed);
+	char key[2 * sizeof(hc->key) + 1];
+
+	mqtx__out_uint(p, OUT_ANY, "seed", " seed 0x%llx", hc->seed);
 	if (hc->key_len) {
-		mqtx_buf_printf(out, json ? ",\"key\":\"" : " key ");
-		for (unsigned i = 0; i < hc->key_len; i++)
-			mqtx_buf_printf(out, "%02x", hc->key[i]);
-		if (json)
-			mqtx_buf_printf(out, "\"");
+		for (unsigned i = 0; i < hc->key_len && i < sizeof(hc->key); i++)
+			snprintf(key + 2 * i, 3, "%02x", hc->key[i]);
+		mqtx__out_str(p, OUT_ANY, "key", " key %s", key);
 	}
-	if (json)
-		mqtx_buf_printf(out, ",\"l4\":%s", hc->l4 ? "true" : "false");
-	else if (hc->l4 && hc->algo != MQTX_HASH_JHASH)
-		mqtx_buf_printf(out, " l4");
+	mqtx__out_bool(p, OUT_JSON, "l4", NULL, hc->l4);
+	mqtx__out_bool(p, OUT_FP, NULL, " l4", hc->l4 && hc->algo != MQTX_HASH_JHASH);
 }
 
 static void state_words(uint32_t st, char *buf, size_t len)
@@ -647,53 +644,50 @@ static void state_words(uint32_t st, char *buf, size_t len)
 		buf[strlen(buf) - 1] = '\0';
 }
 
-/* "dropped N (reason n ...)" for a per-reason array. */
-static void show_drops(const uint64_t *drops, struct mqtx_buf *out)
+/* "dropped N (reason n ...)" for a per-reason array; JSON: the total as @key (NULL: none). */
+static void show_drops(const uint64_t *drops, const char *key, struct tc_out *p)
 {
 	uint64_t total = 0;
 	bool any = false;
 
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
 		total += drops[r];
-	mqtx_buf_printf(out, "dropped %llu", (unsigned long long)total);
+	mqtx__out_uint(p, key ? OUT_ANY : OUT_FP, key, "dropped %llu", total);
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
 		if (!drops[r])
 			continue;
-		mqtx_buf_printf(out, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
-				(unsigned long long)drops[r]);
+		mqtx__out_text(p, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
+			       (unsigned long long)drops[r]);
 		any = true;
 	}
-	mqtx_buf_printf(out, "%s", any ? ")" : "");
+	mqtx__out_text(p, "%s", any ? ")" : "");
 }
 
-static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
+/* A queue: its line, or its JSON object left open (the caller adds to it and closes it). */
+static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct tc_out *p)
 {
 	char state[48];
 
 	state_words(st->state, state, sizeof(state));
-	mqtx_buf_printf(out, "    txq %u: state %s packets %llu bytes %llu ", i, state,
-			(unsigned long long)st->packets, (unsigned long long)st->bytes);
-	show_drops(st->drops, out);
-	mqtx_buf_printf(out, " requeues %llu qlen %llu backlog %llub bql limit %u inflight %u\n",
-			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
-			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
+	mqtx__out_open(p, NULL);
+	mqtx__out_uint(p, OUT_ANY, "queue", "    txq %llu: ", i);
+	mqtx__out_str(p, OUT_ANY, "state", "state %s ", state);
+	mqtx__out_uint(p, OUT_ANY, "packets", "packets %llu ", st->packets);
+	mqtx__out_uint(p, OUT_ANY, "bytes", "bytes %llu ", st->bytes);
+	show_drops(st->drops, "drops", p);
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu", st->requeues);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " qlen %llu", st->qlen);
+	mqtx__out_uint(p, OUT_ANY, "backlog", " backlog %llub", st->backlog);
+	mqtx__out_uint(p, OUT_ANY, "bql_limit", " bql limit %llu", st->bql_limit);
+	mqtx__out_uint(p, OUT_ANY, "bql_inflight", " inflight %llu", st->bql_inflight);
+	mqtx__out_nl(p);
 }
-
-struct xstat_out {
-	struct mqtx_buf *out;
-	bool json;
-	unsigned n;
-};
 
 static void xstat_one(const char *name, uint64_t value, void *arg)
 {
-	struct xstat_out *x = arg;
+	struct tc_out *p = arg;
 
-	if (x->json)
-		mqtx_buf_printf(x->out, "%s\"%s\":%llu", x->n++ ? "," : "", name,
-				(unsigned long long)value);
-	else
-		mqtx_buf_printf(x->out, " %s %llu", name, (unsigned long long)value);
+	mqtx__out_counter(p, name, value);
 }
 
 /*
@@ -701,135 +695,106 @@ static void xstat_one(const char *name, uint64_t value, void *arg)
  * the drivers over the kernel, what the kernel did with the frames and each errno it refused
  * them with, next to mqtx's counters. Nothing for a driver that has none.
  */
-static void show_xstats(struct mqtx_dev *dev, int txq, bool json, struct mqtx_buf *out)
+static void show_xstats(struct mqtx_dev *dev, int txq, struct tc_out *p)
 {
-	struct xstat_out x = { .out = out, .json = json };
-
 	if (!mqtx_dev_ops(dev)->get_xstats)
 		return;
-	mqtx_buf_printf(out, json ? ",\"xstats\":{" : txq < 0 ? "    driver:" : "      driver:");
-	mqtx_dev_xstats(dev, txq, xstat_one, &x);
-	mqtx_buf_printf(out, json ? "}" : "\n");
+	mqtx__out_open(p, "xstats");
+	mqtx__out_text(p, "%s", txq < 0 ? "    driver:" : "      driver:");
+	mqtx_dev_xstats(dev, txq, xstat_one, p);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
 }
 
-static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+/* The device's totals, text only (JSON has the queues'). */
+static void show_totals(struct mqtx_dev *dev, struct tc_out *p)
 {
-	const struct dev_kind *k = mqtx__dev_kind_of(dev);
-	struct mqtx_hash_cfg hc;
 	struct mqtx_dev_stats ds;
 
-	mqtx_dev_hash_cfg(dev, &hc);
-	mqtx_buf_printf(out,
-			"%s: <%s> kind %s txqueues %u maxqueues %u txqueuelen %u mtu %u hash %s",
-			mqtx_dev_name(dev), mqtx_dev_is_up(dev) ? "UP" : "DOWN",
-			mqtx_dev_ops(dev)->kind, mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
-			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
-	show_hash_opts(&hc, false, out);
-	mqtx__xps_show(dev, false, true, out);
-	if (k && k->show)
-		k->show(dev, flags, out);
-	mqtx_buf_printf(out, "\n");
-	mqtx__xps_show(dev, false, false, out);
-	if (!(flags & MQTX_CTL_F_STATS))
+	if (p->json)
 		return;
 	mqtx_dev_get_stats(dev, &ds);
-	mqtx_buf_printf(out, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
-			(unsigned long long)ds.txq.bytes);
-	show_drops(ds.txq.drops, out);
-	mqtx_buf_printf(out, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
-			(unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
-			(unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
-			(unsigned long long)ds.txq.backlog);
-	mqtx_buf_printf(out, "    RX: packets %llu bytes %llu ", (unsigned long long)ds.rx_packets,
-			(unsigned long long)ds.rx_bytes);
-	show_drops(ds.rx_drop_reasons, out);
-	mqtx_buf_printf(out, "\n");
-	show_xstats(dev, -1, false, out);
-	if (k && k->stats)
-		k->stats(dev, false, out);
+	mqtx__out_text(p, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
+		       (unsigned long long)ds.txq.bytes);
+	show_drops(ds.txq.drops, NULL, p);
+	mqtx__out_text(p, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
+		       (unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
+		       (unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
+		       (unsigned long long)ds.txq.backlog);
+	mqtx__out_text(p, "    RX: packets %llu bytes %llu ", (unsigned long long)ds.rx_packets,
+		       (unsigned long long)ds.rx_bytes);
+	show_drops(ds.rx_drop_reasons, NULL, p);
+	mqtx__out_nl(p);
+}
+
+/* The queues of @dev, each with its driver's counters when @xstats. */
+static void show_queues(struct mqtx_dev *dev, bool xstats, struct tc_out *p)
+{
+	mqtx__out_open_array(p, "queues");
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
-		show_txq(&st, i, out);
-		show_xstats(dev, (int)i, false, out);
+		show_txq(&st, i, p);
+		if (xstats)
+			show_xstats(dev, (int)i, p);
+		mqtx__out_close(p);
 	}
+	mqtx__out_close_array(p);
 }
 
-/* A queue's JSON object, open: the caller adds to it and closes it. */
-static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
+/* The head of a device's line, or of its JSON object (left open). */
+static void show_head(struct mqtx_dev *dev, struct tc_out *p)
 {
-	char state[48];
+	bool up = mqtx_dev_is_up(dev);
 
-	state_words(st->state, state, sizeof(state));
-	mqtx_buf_printf(out,
-			"%s{\"queue\":%u,\"state\":\"%s\",\"packets\":%llu,\"bytes\":%llu,"
-			"\"drops\":%llu,\"requeues\":%llu,\"qlen\":%llu,\"backlog\":%llu,"
-			"\"bql_limit\":%u,\"bql_inflight\":%u",
-			i ? "," : "", i, state, (unsigned long long)st->packets,
-			(unsigned long long)st->bytes, (unsigned long long)mqtx_txq_stats_drops(st),
-			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
-			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_ANY, "name", "%s: ", mqtx_dev_name(dev));
+	mqtx__out_str(p, OUT_FP, NULL, "<%s> ", up ? "UP" : "DOWN");
+	mqtx__out_bool(p, OUT_JSON, "up", NULL, up);
+	mqtx__out_str(p, OUT_ANY, "kind", "kind %s ", mqtx_dev_ops(dev)->kind);
+	mqtx__out_uint(p, OUT_ANY, "txqueues", "txqueues %llu ", mqtx_dev_real_num_txq(dev));
 }
 
-static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct mqtx_buf *out)
+static void show_dev(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
 	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 	struct mqtx_hash_cfg hc;
 
 	mqtx_dev_hash_cfg(dev, &hc);
-	mqtx_buf_printf(out,
-			"%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
-			"\"maxqueues\":%u,\"txqueuelen\":%u,\"mtu\":%u,\"hash\":\"%s\"",
-			first ? "" : ",", mqtx_dev_name(dev),
-			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
-			mqtx_dev_real_num_txq(dev), mqtx_dev_num_txq(dev),
-			mqtx_dev_tx_queue_len(dev), mqtx_dev_mtu(dev), hash_name(hc.algo));
-	show_hash_opts(&hc, true, out);
-	mqtx__xps_show(dev, true, false, out);
-	if (k && k->show_json)
-		k->show_json(dev, out);
+	show_head(dev, p);
+	mqtx__out_uint(p, OUT_ANY, "maxqueues", "maxqueues %llu ", mqtx_dev_num_txq(dev));
+	mqtx__out_uint(p, OUT_ANY, "txqueuelen", "txqueuelen %llu ", mqtx_dev_tx_queue_len(dev));
+	mqtx__out_uint(p, OUT_ANY, "mtu", "mtu %llu ", mqtx_dev_mtu(dev));
+	mqtx__out_str(p, OUT_ANY, "hash", "hash %s", hash_name(hc.algo));
+	show_hash_opts(&hc, p);
+	mqtx__xps_show(dev, true, p);
+	if (k && k->show)
+		k->show(dev, flags, p);
+	mqtx__out_nl(p);
+	mqtx__xps_show(dev, false, p);
 	if (flags & MQTX_CTL_F_STATS) {
-		show_xstats(dev, -1, true, out);
+		show_totals(dev, p);
+		show_xstats(dev, -1, p);
 		if (k && k->stats)
-			k->stats(dev, true, out);
-		mqtx_buf_printf(out, ",\"queues\":[");
-		for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
-			struct mqtx_txq_stats st;
-
-			mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
-			json_txq(&st, i, out);
-			show_xstats(dev, (int)i, true, out);
-			mqtx_buf_printf(out, "}");
-		}
-		mqtx_buf_printf(out, "]");
+			k->stats(dev, p);
+		show_queues(dev, true, p);
 	}
-	mqtx_buf_printf(out, "}");
+	mqtx__out_close(p);
 }
 
 /* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
-static void stats_json(struct mqtx_dev *dev, bool first, struct mqtx_buf *out)
+static void stats_json(struct mqtx_dev *dev, struct tc_out *p)
 {
 	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 
-	mqtx_buf_printf(out,
-			"%s{\"name\":\"%s\",\"up\":%s,\"kind\":\"%s\",\"txqueues\":%u,"
-			"\"txqueuelen\":%u,\"now\":%llu,\"queues\":[",
-			first ? "" : ",", mqtx_dev_name(dev),
-			mqtx_dev_is_up(dev) ? "true" : "false", mqtx_dev_ops(dev)->kind,
-			mqtx_dev_real_num_txq(dev), mqtx_dev_tx_queue_len(dev),
-			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
-	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
-		struct mqtx_txq_stats st;
-
-		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
-		json_txq(&st, i, out);
-		mqtx_buf_printf(out, "}");
-	}
-	mqtx_buf_printf(out, "]");
+	show_head(dev, p);
+	mqtx__out_uint(p, OUT_JSON, "txqueuelen", NULL, mqtx_dev_tx_queue_len(dev));
+	mqtx__out_uint(p, OUT_JSON, "now", NULL, mqtx_clock_now(mqtx_dev_clock(dev)));
+	show_queues(dev, false, p);
 	if (k && k->stats)
-		k->stats(dev, true, out);
-	mqtx_buf_printf(out, "}");
+		k->stats(dev, p);
+	mqtx__out_close(p);
 }
 
 /* "dev stats": one line per device and per queue, fixed fields, for scripts. */
@@ -857,33 +822,33 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 	struct mqtx_dev *one, **devs = c->ctl->devs;
 	unsigned n = c->ctl->ndevs, flags = c->flags;
 	struct mqtx_buf *out = c->out;
+	struct tc_out p;
 
 	if (argc > 1) {
 		mqtx_buf_printf(c->err, "dev show: what is \"%s\"?\n", argv[1]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (argc == 1) {
 		one = mqtx_ctl_call_dev(c, argv[0]);
 		if (!one)
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		devs = &one;
 		n = 1;
 	}
-	if (flags & MQTX_CTL_F_JSON)
-		mqtx_buf_printf(out, "[");
+	mqtx__out_init(&p, out, flags & MQTX_CTL_F_JSON, flags & MQTX_CTL_F_STATS,
+		       flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < n; i++) {
-		if (stats && (flags & MQTX_CTL_F_JSON))
-			stats_json(devs[i], i == 0, out);
+		if (stats && p.json)
+			stats_json(devs[i], &p);
 		else if (stats)
 			show_stats(devs[i], out);
-		else if (flags & MQTX_CTL_F_JSON)
-			show_json(devs[i], flags, i == 0, out);
 		else
-			show_text(devs[i], flags, out);
+			show_dev(devs[i], flags, &p);
 	}
-	if (flags & MQTX_CTL_F_JSON)
-		mqtx_buf_printf(out, "]\n");
-	return MQTX_CTL_OK;
+	mqtx__out_close_array(&p);
+	mqtx__out_end(&p);
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
@@ -895,7 +860,7 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 	(void)arg;
 	if (!strcmp(verb, "help") || (c->argc > 2 && !strcmp(c->argv[c->argc - 1], "help"))) {
 		dev_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "add"))
 		return dev_add(c, n, rest);
@@ -908,5 +873,5 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 	if (!strcmp(verb, "stats"))
 		return dev_show(c, n, rest, true);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }

@@ -41,7 +41,7 @@ static int refused(const struct mqtx_ctl_call *a, int err, const struct mqtx_ext
 		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
 				strerror_r(-err, buf, sizeof(buf)));
 	mqtx_buf_printf(a->err, "We have an error talking to the kernel\n");
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* A parse that failed: tc's lines, tc's exit code. */
@@ -49,10 +49,10 @@ static int parse_failed(const struct mqtx_ctl_call *a, const struct tcf_parse *p
 {
 	if (err == -ENOMEM) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	mqtx_buf_printf(a->err, "%s", ps->err);
-	return ps->exit ? ps->exit : MQTX_CTL_EPARSE;
+	return ps->exit ? ps->exit : MQTX_TC_EXIT_PARSE;
 }
 
 /* mirred's device names: the devices of the command's context that the caller may send to,
@@ -119,7 +119,7 @@ static int modify(const struct mqtx_ctl_call *a, int verb)
 	if (err)
 		return parse_failed(a, &ps, err);
 	if (c.dev && !(dev = mqtx_ctl_call_dev(a, c.dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	/* The filters of a device are its owner's; a shared block's, its maker's. */
 	err = dev ? mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev)
 		  : mqtx__ctl_may_use_block(a, "RTNETLINK answers", c.block);
@@ -136,7 +136,7 @@ static int modify(const struct mqtx_ctl_call *a, int verb)
 	}
 	err = apply(a, dev, &c, &pp, &ack);
 	mqtx__tcf_prep_free(&pp);
-	return err ? refused(a, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(a, err, &ack) : MQTX_TC_EXIT_OK;
 }
 
 /* ---- show ---- */
@@ -147,63 +147,57 @@ struct show_args {
 	struct tcf_show s;
 };
 
+static int parse_protocol(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return tcf_proto_parse(v, field);
+}
+
+#define SHOW(m) offsetof(struct show_args, m)
+
+/* What filter show takes after a word, in the order tc_filter_list() tries them. */
+static const struct tc_opt show_opts[] = {
+	{ "dev", mqtx__tc_opt_str, SHOW(dev) },
+	{ "block", mqtx__tc_opt_tc_u32, SHOW(block), .min = 1, .prefix = true },
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent) },
+	{ "handle", mqtx__tc_opt_ignore }, /* tc takes it and lists every filter anyway */
+	{ "preference", mqtx__tc_opt_tc_u32, SHOW(s.prio), .min = 1, .max = 0xFFFF,
+	  .prefix = true },
+	{ "priority", mqtx__tc_opt_tc_u32, SHOW(s.prio), .min = 1, .max = 0xFFFF, .prefix = true },
+	{ "protocol", parse_protocol, SHOW(s.protocol), .prefix = true },
+	{ "chain", mqtx__tc_opt_tc_u32, SHOW(s.chain),
+	  .given = TC_OPT_GIVEN(struct show_args, s.has_chain), .prefix = true },
+};
+
 static int show_word(const struct mqtx_ctl_call *a, struct show_args *sa, int *i)
 {
 	const char *w = a->argv[*i], *v = *i + 1 < a->argc ? a->argv[*i + 1] : NULL;
-	uint32_t x;
+	const struct tc_opt *o;
 
 	if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "egress")) {
 		if (sa->parent) {
 			mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", w);
-			return MQTX_CTL_EHANDLE;
+			return MQTX_TC_EXIT_ABORT;
 		}
 		sa->parent = w[0] == 'r'   ? MQTX_H_ROOT
 			     : w[0] == 'i' ? TCF_PARENT_INGRESS
 					   : TCF_PARENT_EGRESS;
 		return 0;
 	}
-	if (!v) {
-		if (strcmp(w, "dev") && !mqtx__ctl_matches(w, "block") && strcmp(w, "parent") &&
-		    strcmp(w, "handle") && !mqtx__ctl_matches(w, "preference") &&
-		    !mqtx__ctl_matches(w, "priority") && !mqtx__ctl_matches(w, "protocol") &&
-		    !mqtx__ctl_matches(w, "chain"))
-			goto what;
-		mqtx_buf_printf(a->err, "Command line is not complete. Try option \"help\"\n");
-		return MQTX_CTL_EHANDLE;
+	o = mqtx__tc_opt_find(show_opts, ARRAY_SIZE(show_opts), w);
+	if (!o) {
+		mqtx_buf_printf(a->err, " What is \"%s\"? Try \"mqtx filter help\"\n", w);
+		return MQTX_TC_EXIT_ABORT;
 	}
+	if (!v)
+		return mqtx__ctl_incomplete(a->err);
 	(*i)++;
-	if (!strcmp(w, "dev")) {
-		sa->dev = v;
-	} else if (mqtx__ctl_matches(w, "block")) {
-		if (tcf_get_u32(v, &sa->block, 0) || !sa->block)
-			goto bad;
-	} else if (!strcmp(w, "parent")) {
-		if (tcf_classid_parse(v, &sa->parent))
-			goto bad;
-	} else if (!strcmp(w, "handle")) {
-		/* tc takes it and lists every filter anyway */
-	} else if (mqtx__ctl_matches(w, "preference") || mqtx__ctl_matches(w, "priority")) {
-		if (tcf_get_u32(v, &x, 0) || !x || x > 0xFFFF)
-			goto bad;
-		sa->s.prio = x;
-	} else if (mqtx__ctl_matches(w, "protocol")) {
-		if (tcf_proto_parse(v, &sa->s.protocol))
-			goto bad;
-	} else if (mqtx__ctl_matches(w, "chain")) {
-		if (tcf_get_u32(v, &sa->s.chain, 0))
-			goto bad;
-		sa->s.has_chain = true;
-	} else {
-		(*i)--;
-		goto what;
+	if (mqtx__tc_opt_apply(o, v, sa)) {
+		mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid %s value\n", v,
+				w);
+		return MQTX_TC_EXIT_ABORT;
 	}
 	return 0;
-bad:
-	mqtx_buf_printf(a->err, "Error: argument \"%s\" is wrong: invalid %s value\n", v, w);
-	return MQTX_CTL_EHANDLE;
-what:
-	mqtx_buf_printf(a->err, " What is \"%s\"? Try \"mqtx filter help\"\n", w);
-	return MQTX_CTL_EHANDLE;
 }
 
 static int show(const struct mqtx_ctl_call *a)
@@ -211,11 +205,12 @@ static int show(const struct mqtx_ctl_call *a)
 	struct show_args sa = { 0 };
 	struct mqtx_tcf_block *b = NULL;
 	struct mqtx_dev *dev = NULL;
-	struct tcf_print p;
+	struct mqtx_buf pb;
+	struct tc_out p;
 	int rc;
 
 	for (int i = 0; i < a->argc; i++) {
-		if (mqtx__ctl_matches(a->argv[i], "help")) {
+		if (mqtx__tc_matches(a->argv[i], "help")) {
 			mqtx_buf_printf(a->err, "%s", FILTER_USAGE);
 			continue;
 		}
@@ -224,14 +219,15 @@ static int show(const struct mqtx_ctl_call *a)
 			return rc;
 	}
 	if (sa.dev && !(dev = mqtx_ctl_call_dev(a, sa.dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (!dev && sa.block && mqtx__tcf_block_find(sa.block, &b)) {
 		mqtx_buf_printf(a->err, "Cannot find block \"%u\"\n", sa.block);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
-	tp_init(&p, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
-		a->flags & MQTX_CTL_F_DETAILS);
-	tp_open_array(&p, NULL);
+	mqtx_buf_init(&pb);
+	mqtx__out_init(&p, &pb, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
+		       a->flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
 	if (dev) {
 		struct mqtx_extack ack;
 
@@ -250,15 +246,15 @@ static int show(const struct mqtx_ctl_call *a)
 		mqtx__tcf_show(b, &sa.s, &p);
 		mqtx_tcf_block_put(b);
 	}
-	tp_close_array(&p);
-	if (p.json && !p.nomem)
-		mqtx_buf_printf(a->out, "%s\n", p.buf);
-	else if (p.buf && !p.nomem)
-		mqtx_buf_printf(a->out, "%s", p.buf);
-	rc = p.nomem ? MQTX_CTL_EREFUSED : MQTX_CTL_OK;
-	if (p.nomem)
+	mqtx__out_close_array(&p);
+	if (p.json && !pb.nomem)
+		mqtx_buf_printf(a->out, "%s\n", pb.data);
+	else if (pb.data && !pb.nomem)
+		mqtx_buf_printf(a->out, "%s", pb.data);
+	rc = pb.nomem ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_OK;
+	if (pb.nomem)
 		mqtx_buf_printf(a->err, "Out of memory\n");
-	tp_free(&p);
+	mqtx_buf_free(&pb);
 	return rc;
 }
 
@@ -277,23 +273,23 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 		a->argc--;
 		a->argv++;
 	}
-	if (mqtx__ctl_matches(verb, "add"))
+	if (mqtx__tc_matches(verb, "add"))
 		return modify(a, MQTX_TCF_ADD);
-	if (mqtx__ctl_matches(verb, "change"))
+	if (mqtx__tc_matches(verb, "change"))
 		return modify(a, MQTX_TCF_CHANGE);
-	if (mqtx__ctl_matches(verb, "replace"))
+	if (mqtx__tc_matches(verb, "replace"))
 		return modify(a, MQTX_TCF_REPLACE);
-	if (mqtx__ctl_matches(verb, "delete"))
+	if (mqtx__tc_matches(verb, "delete"))
 		return modify(a, MQTX_TCF_DELETE);
-	if (mqtx__ctl_matches(verb, "show") || mqtx__ctl_matches(verb, "list") ||
+	if (mqtx__tc_matches(verb, "show") || mqtx__tc_matches(verb, "list") ||
 	    !strcmp(verb, "lst"))
 		return show(a);
 	if (!strcmp(verb, "test"))
 		return mqtx__ctl_filter_test(a);
-	if (mqtx__ctl_matches(verb, "help")) {
+	if (mqtx__tc_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", FILTER_USAGE);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx filter help\".\n", verb);
-	return MQTX_CTL_EHANDLE;
+	return MQTX_TC_EXIT_ABORT;
 }

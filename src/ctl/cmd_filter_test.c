@@ -31,7 +31,7 @@
 struct test_args {
 	const char *dev;
 	bool ingress;
-	struct ctl_endpoint src, dst;
+	struct tc_endpoint src, dst;
 	bool has_src, has_dst;
 	int sport, dport; /* -1: the endpoint's */
 	uint8_t proto, tos;
@@ -45,67 +45,58 @@ static const char *strip_dashes(const char *w)
 	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
 }
 
-static int number(const char *v, uint64_t max, uint32_t *out)
+static int parse_proto(const char *v, void *field, const struct tc_opt *o)
 {
-	uint64_t x;
+	uint8_t *proto = field;
 
-	if (mqtx__parse_u64(v, &x) || x > max)
+	if (!strcmp(v, "tcp"))
+		*proto = IPPROTO_TCP;
+	else if (!strcmp(v, "udp"))
+		*proto = IPPROTO_UDP;
+	else if (!strcmp(v, "icmp"))
+		*proto = IPPROTO_ICMP;
+	else if (mqtx__tc_opt_u8(v, proto, o))
 		return -EINVAL;
-	*out = (uint32_t)x;
 	return 0;
 }
 
+/* The DSCP: the upper six bits of the TOS byte (its ECN bits stay). */
+static int parse_dscp(const char *v, void *field, const struct tc_opt *o)
+{
+	uint8_t *tos = field, x;
+
+	if (mqtx__tc_opt_u8(v, &x, o))
+		return -EINVAL;
+	*tos = (uint8_t)(x << 2 | (*tos & 3));
+	return 0;
+}
+
+#define ARG(m) offsetof(struct test_args, m)
+
+static const struct tc_opt test_opts[] = {
+	{ "dev", mqtx__tc_opt_str, ARG(dev) },
+	{ "src", mqtx__tc_opt_endpoint, ARG(src),
+	  .given = TC_OPT_GIVEN(struct test_args, has_src) },
+	{ "dst", mqtx__tc_opt_endpoint, ARG(dst),
+	  .given = TC_OPT_GIVEN(struct test_args, has_dst) },
+	{ "sport", mqtx__tc_opt_int, ARG(sport), .max = 65535 },
+	{ "dport", mqtx__tc_opt_int, ARG(dport), .max = 65535 },
+	{ "proto", parse_proto, ARG(proto), .min = 1, .max = 255 },
+	{ "dscp", parse_dscp, ARG(tos), .max = 63 },
+	{ "tos", mqtx__tc_opt_u8, ARG(tos), .max = 255 },
+	{ "vlan", mqtx__tc_opt_int, ARG(vlan), .max = 4095 },
+	{ "mark", mqtx__tc_opt_tc_u32, ARG(mark) },
+	{ "priority", mqtx__tc_opt_classid, ARG(priority),
+	  .given = TC_OPT_GIVEN(struct test_args, has_priority) },
+	{ "size", mqtx__tc_opt_u32, ARG(size), .max = 65535 },
+};
+
+/* One option: 0, -EINVAL (a bad value), -ENOENT (no such option). */
 static int test_word(const char *w, const char *v, struct test_args *a)
 {
-	uint32_t x;
+	const struct tc_opt *o = mqtx__tc_opt_find(test_opts, ARRAY_SIZE(test_opts), w);
 
-	if (!strcmp(w, "dev")) {
-		a->dev = v;
-	} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-		if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
-			return -EINVAL;
-		*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
-	} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
-		if (number(v, 65535, &x))
-			return -EINVAL;
-		*(w[0] == 's' ? &a->sport : &a->dport) = (int)x;
-	} else if (!strcmp(w, "proto")) {
-		if (!strcmp(v, "tcp"))
-			a->proto = IPPROTO_TCP;
-		else if (!strcmp(v, "udp"))
-			a->proto = IPPROTO_UDP;
-		else if (!strcmp(v, "icmp"))
-			a->proto = IPPROTO_ICMP;
-		else if (number(v, 255, &x) || !x)
-			return -EINVAL;
-		else
-			a->proto = (uint8_t)x;
-	} else if (!strcmp(w, "dscp")) {
-		if (number(v, 63, &x))
-			return -EINVAL;
-		a->tos = (uint8_t)(x << 2 | (a->tos & 3));
-	} else if (!strcmp(w, "tos")) {
-		if (number(v, 255, &x))
-			return -EINVAL;
-		a->tos = (uint8_t)x;
-	} else if (!strcmp(w, "vlan")) {
-		if (number(v, 4095, &x))
-			return -EINVAL;
-		a->vlan = (int)x;
-	} else if (!strcmp(w, "mark")) {
-		if (tcf_get_u32(v, &a->mark, 0))
-			return -EINVAL;
-	} else if (!strcmp(w, "priority")) {
-		if (tcf_classid_parse(v, &a->priority))
-			return -EINVAL;
-		a->has_priority = true;
-	} else if (!strcmp(w, "size")) {
-		if (number(v, 65535, &a->size))
-			return -EINVAL;
-	} else {
-		return -ENOENT;
-	}
-	return 0;
+	return o ? mqtx__tc_opt_apply(o, v, a) : -ENOENT;
 }
 
 static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
@@ -121,7 +112,7 @@ static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
 		}
 		if (!v) {
 			mqtx_buf_printf(c->err, "filter test: \"%s\" needs a value\n", c->argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		err = test_word(w, v, a);
 		if (err == -ENOENT) {
@@ -129,23 +120,23 @@ static int test_parse(const struct mqtx_ctl_call *c, struct test_args *a)
 				c->err,
 				"filter test: what is \"%s\"? Try \"mqtx filter test help\".\n",
 				c->argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (err) {
 			mqtx_buf_printf(c->err, "filter test: invalid %s \"%s\"\n", w, v);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		i++;
 	}
 	if (!a->dev) {
 		mqtx_buf_printf(c->err, "filter test: dev NAME is required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (!a->has_src || !a->has_dst || a->src.family != a->dst.family) {
 		mqtx_buf_printf(
 			c->err,
 			"filter test: --src and --dst of one address family are required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -181,19 +172,19 @@ static int build(const struct test_args *a, uint8_t *f, size_t cap)
 }
 
 /* The last word: where the packet ends up. */
-static void verdict_line(struct tcf_print *p, int v, const struct mqtx_pkt *pkt)
+static void verdict_line(struct tc_out *p, int v, const struct mqtx_pkt *pkt)
 {
 	const char *what = v == MQTX_ACT_SHOT ? "drop" : v == MQTX_ACT_STOLEN ? "stolen" : "pass";
 
-	tp_string(p, TP_ANY, "verdict", "verdict %s", what);
+	mqtx__out_str(p, OUT_ANY, "verdict", "verdict %s", what);
 	if (v == MQTX_ACT_SHOT)
-		tp_string(p, TP_ANY, "reason", " reason %s",
-			  mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
+		mqtx__out_str(p, OUT_ANY, "reason", " reason %s",
+			      mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
 }
 
 /* The classful qdisc that holds queue @qi's packets, its filters and their class; its
  * filters' verdict (MQTX_ACT_UNSPEC without any). */
-static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tcf_print *p)
+static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	struct mqtx_qdisc *q = dev->txq[qi].qdisc_sleeping;
 	struct mqtx_tcf_result res;
@@ -207,23 +198,23 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
 	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
 	if (!b)
 		return MQTX_ACT_UNSPEC;
-	tcf_classid_fmt(q->handle, h, sizeof(h));
+	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	/* "qdisc prio 40" and the hits' colon */
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	tp_open_array(p, "qdisc_filters");
+	mqtx__out_open_array(p, "qdisc_filters");
 	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	tp_close_array(p);
-	tp_string(p, TP_ANY, "qdisc", "qdisc %s ", q->ops->id);
-	tp_string(p, TP_ANY, "handle", "%s ", h);
+	mqtx__out_close_array(p);
+	mqtx__out_str(p, OUT_ANY, "qdisc", "qdisc %s ", q->ops->id);
+	mqtx__out_str(p, OUT_ANY, "handle", "%s ", h);
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN) {
 		verdict_line(p, v, pkt);
 	} else if (v >= 0) {
-		tcf_classid_fmt(res.classid, h, sizeof(h));
-		tp_string(p, TP_ANY, "class", "class %s", h);
+		mqtx__classid_fmt(res.classid, h, sizeof(h));
+		mqtx__out_str(p, OUT_ANY, "class", "class %s", h);
 	} else {
-		tp_text(p, "no filter matched: its own map decides");
+		mqtx__out_text(p, "no filter matched: its own map decides");
 	}
-	tp_nl(p);
+	mqtx__out_nl(p);
 	return v;
 }
 
@@ -232,7 +223,7 @@ static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, 
  * (major:q+1, major:ffe0+tc) chooses it, as mqprio's selection hook does. Returns their verdict
  * (MQTX_ACT_UNSPEC without any), with the queue in the probe when they chose one.
  */
-static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_print *p)
+static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
 	struct mqtx_tcf_result res;
@@ -248,11 +239,11 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_pri
 	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
 	if (!b)
 		return MQTX_ACT_UNSPEC;
-	tcf_classid_fmt(q->handle, h, sizeof(h));
+	mqtx__classid_fmt(q->handle, h, sizeof(h));
 	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	tp_open_array(p, "root_filters");
+	mqtx__out_open_array(p, "root_filters");
 	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 	if (v < 0 || v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN)
 		return v;
 	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
@@ -269,7 +260,7 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tcf_pri
 }
 
 static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct test_args *a,
-	       struct mqtx_pkt *pkt, struct tcf_print *p)
+	       struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	uint32_t parent = a->ingress ? TCF_PARENT_INGRESS : TCF_PARENT_EGRESS;
 	struct mqtx_tcf_block *b = NULL;
@@ -280,11 +271,11 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 	uint16_t qi;
 
 	(void)c;
-	tp_open(p, NULL);
-	tp_open_array(p, "filters");
+	mqtx__out_open(p, NULL);
+	mqtx__out_open_array(p, "filters");
 	if (!mqtx__ctl_filter_block(dev, parent, true, &b, &ack))
 		v = mqtx__tcf_test(b, dev, pkt, &res, a->ingress ? "ingress" : "egress", p);
-	tp_close_array(p);
+	mqtx__out_close_array(p);
 	if (!a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
 		int rv = root_stage(dev, pkt, p);
 
@@ -294,28 +285,28 @@ static int run(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN || a->ingress) {
 		verdict_line(p, v, pkt);
 		if (a->ingress && v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN)
-			tp_text(p, ": delivered");
-		tp_nl(p);
-		tp_close(p);
-		return MQTX_CTL_OK;
+			mqtx__out_text(p, ": delivered");
+		mqtx__out_nl(p);
+		mqtx__out_close(p);
+		return MQTX_TC_EXIT_OK;
 	}
 	real = atomic_load(&dev->real_num_txq);
 	if (pkt->flags & MQTX_PKT_F_QMAP_SET)
 		qi = pkt->queue_mapping < real ? pkt->queue_mapping : 0;
 	else
 		qi = mqtx_dev_pick_tx(dev, pkt);
-	tp_uint(p, TP_ANY, "queue", "queue %llu", qi);
-	tp_uint(p, TP_ANY, "txqueues", " txqueues %llu", real);
-	tp_bool(p, TP_ANY, "set_by_filter", " (set by a filter)",
-		(pkt->flags & MQTX_PKT_F_QMAP_SET) != 0);
-	tp_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "queue", "queue %llu", qi);
+	mqtx__out_uint(p, OUT_ANY, "txqueues", " txqueues %llu", real);
+	mqtx__out_bool(p, OUT_ANY, "set_by_filter", " (set by a filter)",
+		       (pkt->flags & MQTX_PKT_F_QMAP_SET) != 0);
+	mqtx__out_nl(p);
 	v = qdisc_stage(dev, qi, pkt, p);
 	if (v != MQTX_ACT_SHOT && v != MQTX_ACT_STOLEN) {
 		verdict_line(p, v, pkt);
-		tp_nl(p);
+		mqtx__out_nl(p);
 	}
-	tp_close(p);
-	return MQTX_CTL_OK;
+	mqtx__out_close(p);
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
@@ -325,14 +316,15 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 	struct mqtx_pkt_pool *pool;
 	struct mqtx_pkt *pkt;
 	struct mqtx_dev *dev;
-	struct tcf_print p;
+	struct mqtx_buf pb;
+	struct tc_out p;
 	uint8_t frame[2048];
 	int n, rc;
 
 	for (int i = 0; i < c->argc; i++) {
 		if (!strcmp(c->argv[i], "help") || !strcmp(c->argv[i], "--help")) {
 			mqtx_buf_printf(c->out, "%s", TEST_USAGE);
-			return MQTX_CTL_OK;
+			return MQTX_TC_EXIT_OK;
 		}
 	}
 	rc = test_parse(c, &a);
@@ -340,12 +332,12 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	n = build(&a, frame, sizeof(frame));
 	if (n <= 0) {
 		mqtx_buf_printf(c->err, "filter test: no frame of %u bytes for that flow\n",
 				a.size);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (mqtx_pool_create(&pc, &pool))
 		return mqtx__ctl_errno(c, "filter test", -ENOMEM);
@@ -354,17 +346,18 @@ int mqtx__ctl_filter_test(const struct mqtx_ctl_call *c)
 	pkt->mark = a.mark;
 	/* as the generator sends it: the priority of its TOS unless one is given */
 	pkt->priority = a.has_priority ? a.priority : mqtx__tos2prio(a.tos);
-	tp_init(&p, c->flags & MQTX_CTL_F_JSON, false, false);
+	mqtx_buf_init(&pb);
+	mqtx__out_init(&p, &pb, c->flags & MQTX_CTL_F_JSON, false, false);
 	mqtx_dev_config_lock(dev);
 	rc = run(c, dev, &a, pkt, &p);
 	mqtx_dev_config_unlock(dev);
 	mqtx_pkt_free(pkt);
 	mqtx_pool_destroy(pool);
-	if (p.nomem) {
+	if (pb.nomem) {
 		rc = mqtx__ctl_errno(c, "filter test", -ENOMEM);
-	} else if (p.buf) {
-		mqtx_buf_printf(c->out, "%s%s", p.buf, p.json ? "\n" : "");
+	} else if (pb.data) {
+		mqtx_buf_printf(c->out, "%s%s", pb.data, p.json ? "\n" : "");
 	}
-	tp_free(&p);
+	mqtx_buf_free(&pb);
 	return rc;
 }

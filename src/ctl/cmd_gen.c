@@ -18,7 +18,7 @@
 static int bad(struct mqtx_buf *err, const char *cmd, const char *what, const char *tok)
 {
 	mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", cmd, what, tok ? tok : "");
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }
 
 /*
@@ -34,7 +34,7 @@ static int parse_duration(struct mqtx_gen_cfg *cfg, const char *v, struct mqtx_b
 		strtod(v, &end);
 	if (end != v && !*end) {
 		mqtx_buf_printf(err, "gen: duration needs a unit (s, ms, us): \"%s\"\n", v);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (mqtx_tc_parse_time(v, &cfg->duration_ns) || !cfg->duration_ns)
 		return bad(err, "gen", "duration (a time such as 10s, 500ms)", v);
@@ -62,7 +62,7 @@ static int parse_addr(struct mqtx_gen_cfg *cfg, const char *w, const char *v, in
 				"gen: invalid %s \"%s\": an IPv6 range may vary only in its "
 				"last 32 bits\n",
 				w, v);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (rc)
 		return bad(err, "gen", w, v);
@@ -85,7 +85,7 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], bool size_gi
 				"gen: src and dst must be of one address family (src IPv%d, "
 				"dst IPv%d)\n",
 				af[0] == AF_INET6 ? 6 : 4, af[1] == AF_INET6 ? 6 : 4);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	cfg->ipv6 = af[0] == AF_INET6 || af[1] == AF_INET6;
 	if (cfg->ipv6 && !af[0]) {
@@ -102,7 +102,7 @@ static int settle_family(struct mqtx_gen_cfg *cfg, const int af[2], bool size_gi
 		mqtx_buf_printf(err, "gen: size %u cannot hold the %s/%s headers (at least %u)\n",
 				cfg->size, cfg->ipv6 ? "IPv6" : "IPv4",
 				cfg->proto == IPPROTO_TCP ? "TCP" : "UDP", mqtx_gen_min_size(cfg));
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -114,7 +114,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int a
 	uint64_t x;
 
 	if (!v)
-		return mqtx_buf_printf(err, "gen: \"%s\" needs a value\n", w), MQTX_CTL_EPARSE;
+		return mqtx_buf_printf(err, "gen: \"%s\" needs a value\n", w), MQTX_TC_EXIT_PARSE;
 	if (!strcmp(w, "flows")) {
 		if (mqtx__parse_u64(v, &x) || !x || x > UINT32_MAX)
 			return bad(err, "gen", "flows", v);
@@ -165,7 +165,7 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int a
 			return bad(err, "gen", w, v);
 	} else {
 		mqtx_buf_printf(err, "gen: what is \"%s\"? Try \"mqtx gen help\".\n", w);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -207,7 +207,7 @@ static int gen_sta(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const ch
 
 	if (mqtx_wme_mac_parse(sta, cfg->dst_mac, &ack)) {
 		mqtx_buf_printf(c->err, "gen: %s\n", ack.msg);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	err = mqtx_wme_sta_get(dev, cfg->dst_mac, &info);
 	if (err == -EOPNOTSUPP)
@@ -215,7 +215,7 @@ static int gen_sta(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const ch
 				mqtx_dev_name(dev));
 	else if (err)
 		mqtx_buf_printf(c->err, "gen: unknown station %s on %s\n", sta, mqtx_dev_name(dev));
-	return err ? MQTX_CTL_EREFUSED : 0;
+	return err ? MQTX_TC_EXIT_REFUSED : 0;
 }
 
 static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
@@ -239,13 +239,13 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 		return mqtx__jobs_admin(s, c);
 	if (argc < 2 || !strcmp(argv[1], "help")) {
 		gen_usage(argc < 2 ? err : out);
-		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
+		return argc < 2 ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_OK;
 	}
 	mqtx_gen_cfg_default(&cfg);
 	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "help")) {
 			gen_usage(out);
-			return MQTX_CTL_OK;
+			return MQTX_TC_EXIT_OK;
 		}
 		if (!strcmp(argv[i], "detach")) {
 			i--; /* the tool's word: return at once; the library always does */
@@ -269,7 +269,7 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	}
 	if (sta && dmac) {
 		mqtx_buf_printf(err, "gen: give sta or dmac, not both\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	rc = settle_family(&cfg, af, size_given, err);
 	if (!rc)
@@ -282,7 +282,7 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	if (cfg.size > max) {
 		mqtx_buf_printf(err, "gen: size %u is larger than the device allows (%u)\n",
 				cfg.size, max);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	rc = mqtx__jobs_prepare(s, c, dev, &prep);
 	if (rc)
@@ -291,10 +291,10 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 		mqtx__jobs_abort(&prep);
 		mqtx_buf_printf(err, "gen: cannot start the generator on %s (out of resources)\n",
 				mqtx_dev_name(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	mqtx__jobs_commit(s, c, &prep, dev, job);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx_jobs_attach(struct mqtx_jobs *s, struct mqtx_ctl *ctl)

@@ -11,56 +11,12 @@
 #include <mqtx/pkt.h>
 
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
 #include "base/internal.h"
-
-int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e)
-{
-	char host[64];
-	const char *port = NULL;
-	size_t n;
-
-	memset(e, 0, sizeof(*e));
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close || (close[1] && close[1] != ':'))
-			return -EINVAL;
-		n = (size_t)(close - s - 1);
-		memcpy(host, s + 1, n < sizeof(host) ? n : 0);
-		port = close[1] ? close + 2 : NULL;
-	} else if (strchr(s, ':') && strchr(s, ':') == strrchr(s, ':')) {
-		n = (size_t)(strchr(s, ':') - s);
-		memcpy(host, s, n < sizeof(host) ? n : 0);
-		port = strchr(s, ':') + 1;
-	} else {
-		n = strlen(s);
-		memcpy(host, s, n < sizeof(host) ? n : 0);
-	}
-	if (n == 0 || n >= sizeof(host))
-		return -EINVAL;
-	host[n] = '\0';
-	if (inet_pton(AF_INET, host, e->addr) == 1)
-		e->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, e->addr) == 1)
-		e->family = AF_INET6;
-	else
-		return -EINVAL;
-	if (port) {
-		uint64_t v;
-
-		if (mqtx__parse_u64(port, &v) || v > 65535)
-			return -EINVAL;
-		e->port = (uint16_t)v;
-		e->has_port = true;
-	}
-	return 0;
-}
 
 /* The generator's frame of the flow @src -> @dst: what the hash reads is the dissector's view
  * of that frame, so it must be the frame a generator would send for that flow. */
-static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
-		       const struct ctl_endpoint *dst, uint8_t proto)
+static int build_probe(uint8_t *f, size_t cap, const struct tc_endpoint *src,
+		       const struct tc_endpoint *dst, uint8_t proto)
 {
 	struct mqtx_gen_cfg g;
 	uint32_t s, d;
@@ -86,7 +42,7 @@ static int build_probe(uint8_t *f, size_t cap, const struct ctl_endpoint *src,
 }
 
 struct hash_args {
-	struct ctl_endpoint src, dst;
+	struct tc_endpoint src, dst;
 	bool has_src, has_dst, has_algo;
 	uint8_t proto;
 	const char *dev;
@@ -99,59 +55,65 @@ static const char *strip_dashes(const char *w)
 	return w[0] == '-' && w[1] == '-' ? w + 2 : w;
 }
 
+/* tcp or udp */
+static int parse_proto(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	if (strcmp(v, "tcp") && strcmp(v, "udp"))
+		return -EINVAL;
+	*(uint8_t *)field = v[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
+	return 0;
+}
+
+#define ARG(m) offsetof(struct hash_args, m)
+
+static const struct tc_opt hash_opts[] = {
+	{ "seed", mqtx__tc_opt_u32, ARG(cfg.seed) },
+	{ "src", mqtx__tc_opt_endpoint, ARG(src),
+	  .given = TC_OPT_GIVEN(struct hash_args, has_src) },
+	{ "dst", mqtx__tc_opt_endpoint, ARG(dst),
+	  .given = TC_OPT_GIVEN(struct hash_args, has_dst) },
+	{ "proto", parse_proto, ARG(proto) },
+	{ "dev", mqtx__tc_opt_str, ARG(dev) },
+	{ "txqueues", mqtx__tc_opt_u32, ARG(queues), .min = 1, .max = MQTX_MAX_TXQ },
+};
+
 static int hash_parse(int argc, char **argv, struct hash_args *a, struct mqtx_buf *err)
 {
-	for (int i = 1; i < argc; i++) {
+	/* Every word takes a value after it. */
+	for (int i = 1; i < argc; i += 2) {
 		const char *w = strip_dashes(argv[i]), *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
+		const struct tc_opt *o;
 
 		if (!strcmp(w, "algo")) {
 			char *sub[2] = { "hash", (char *)(v ? v : "") };
 			uint32_t seed = a->cfg.seed;
 
 			if (mqtx__parse_hash_words(2, sub, &a->cfg, err) < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			a->cfg.seed = seed;
 			a->has_algo = true;
 		} else if (!v) {
 			mqtx_buf_printf(err, "hash: \"%s\" needs a value\n", argv[i]);
-			return MQTX_CTL_EPARSE;
-		} else if (!strcmp(w, "seed")) {
-			if (mqtx__parse_u64(v, &x) || x > UINT32_MAX)
-				goto bad;
-			a->cfg.seed = (uint32_t)x;
+			return MQTX_TC_EXIT_PARSE;
 		} else if (!strcmp(w, "key")) {
 			char *sub[4] = { "hash", "toeplitz", "key", (char *)v };
 			struct mqtx_hash_cfg tmp = a->cfg;
 
 			if (mqtx__parse_hash_words(4, sub, &tmp, err) < 0)
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			memcpy(a->cfg.key, tmp.key, sizeof(tmp.key));
 			a->cfg.key_len = tmp.key_len;
-		} else if (!strcmp(w, "src") || !strcmp(w, "dst")) {
-			if (mqtx__ctl_parse_endpoint(v, w[0] == 's' ? &a->src : &a->dst))
-				goto bad;
-			*(w[0] == 's' ? &a->has_src : &a->has_dst) = true;
-		} else if (!strcmp(w, "proto")) {
-			if (strcmp(v, "tcp") && strcmp(v, "udp"))
-				goto bad;
-			a->proto = v[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
-		} else if (!strcmp(w, "dev")) {
-			a->dev = v;
-		} else if (!strcmp(w, "txqueues")) {
-			if (mqtx__parse_u64(v, &x) || !x || x > MQTX_MAX_TXQ)
-				goto bad;
-			a->queues = (uint32_t)x;
+		} else if ((o = mqtx__tc_opt_find(hash_opts, ARRAY_SIZE(hash_opts), w))) {
+			if (mqtx__tc_opt_apply(o, v, a)) {
+				mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
+				return MQTX_TC_EXIT_PARSE;
+			}
 		} else {
 			mqtx_buf_printf(err, "hash: what is \"%s\"? Try \"mqtx hash help\".\n",
 					argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
-		i++;
-		continue;
-	bad:
-		mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", w, v);
-		return MQTX_CTL_EPARSE;
 	}
 	return 0;
 }
@@ -170,17 +132,18 @@ static void hash_usage(struct mqtx_buf *b)
 /* "hash H [queue Q txqueues N]", or its JSON object; @n 0: no queue was asked about. */
 static void print_hash(struct mqtx_buf *out, bool json, uint32_t hash, uint32_t n, uint16_t q)
 {
-	if (json) {
-		mqtx_buf_printf(out, "{\"hash\":%u", hash);
-		if (n)
-			mqtx_buf_printf(out, ",\"queue\":%u,\"txqueues\":%u", q, n);
-		mqtx_buf_printf(out, "}\n");
-		return;
+	struct tc_out p;
+
+	mqtx__out_init(&p, out, json, false, false);
+	mqtx__out_open(&p, NULL);
+	mqtx__out_uint(&p, OUT_ANY, "hash", "hash 0x%08llx", hash);
+	if (n) {
+		mqtx__out_uint(&p, OUT_ANY, "queue", " queue %llu", q);
+		mqtx__out_uint(&p, OUT_ANY, "txqueues", " txqueues %llu", n);
 	}
-	mqtx_buf_printf(out, "hash 0x%08x", hash);
-	if (n)
-		mqtx_buf_printf(out, " queue %u txqueues %u", q, n);
-	mqtx_buf_printf(out, "\n");
+	mqtx__out_close(&p);
+	mqtx__out_end(&p);
+	mqtx__out_nl(&p);
 }
 
 /* The queue the device's own picker chooses (select hooks and traffic classes included). */
@@ -222,7 +185,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help") ||
 		    !strcmp(argv[i], "-h")) {
 			hash_usage(out);
-			return MQTX_CTL_OK;
+			return MQTX_TC_EXIT_OK;
 		}
 	}
 	rc = hash_parse(argc, argv, &a, err);
@@ -235,10 +198,10 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 				: !a.has_dst		   ? "no --dst"
 				: a.src.family == AF_INET6 ? "--src is IPv6, --dst IPv4"
 							   : "--src is IPv4, --dst IPv6");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (dev && !a.has_algo)
 		mqtx_dev_hash_cfg(dev, &a.cfg);
 	else
@@ -250,7 +213,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 					? "invalid key for this algorithm (toeplitz-sym needs a "
 					  "symmetric key: one 16-bit value repeated)"
 					: mqtx_strerror(rc));
-		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		return rc == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 	len = (size_t)build_probe(frame, sizeof(frame), &a.src, &a.dst, a.proto);
 	ok = mqtx_hasher_hash(h, frame, len, &hash, NULL);
@@ -258,7 +221,7 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 	/* Asked about a device, the answer is its queue: without it there is no answer. */
 	if (dev && !a.has_algo && dev_queue(dev, frame, len, &q)) {
 		mqtx_buf_printf(err, "hash: %s\n", mqtx_strerror(-ENOMEM));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	hash = ok ? hash : 0;
 	if (dev && !a.has_algo) {
@@ -268,5 +231,5 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg)
 		q = ok ? (uint16_t)mqtx_reciprocal_scale(hash, n) : 0;
 	}
 	print_hash(out, c->flags & MQTX_CTL_F_JSON, hash, n, q);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }

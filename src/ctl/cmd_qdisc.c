@@ -22,38 +22,29 @@ struct show {
 	bool invisible;		 /* "invisible": the qdiscs Linux hashes hidden too */
 	uint32_t parent, handle; /* "root", "ingress", "parent X:Y", "handle X:" (0: any) */
 	uint32_t classid;	 /* class show's "classid X:Y"; its "qdisc X:" is @handle */
-	unsigned count;		 /* objects printed (JSON commas) */
+	struct tc_out p;	 /* on a->out */
 };
 
 /* The counters; without @basic (a class with queue counters only) no bytes and packets sent,
  * as tc's print_tcstats2_attr() without TCA_STATS_BASIC. */
 static void print_counters(struct show *s, const struct mqtx_qdisc_stats *st, bool basic)
 {
+	struct tc_out *p = &s->p;
 	char b[MQTX_TC_BUF];
 
-	if (s->json) {
-		if (basic)
-			mqtx_buf_printf(s->a->out, ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64,
-					st->bytes, st->packets);
-		mqtx_buf_printf(s->a->out,
-				",\"drops\":%" PRIu64 ",\"overlimits\":%" PRIu64
-				",\"requeues\":%" PRIu64 ",\"backlog\":%" PRIu64 ",\"qlen\":%u",
-				st->drops, st->overlimits, st->requeues, st->backlog, st->qlen);
-		return;
+	if (basic) {
+		mqtx__out_uint(p, OUT_ANY, "bytes", " Sent %llu bytes", st->bytes);
+		mqtx__out_uint(p, OUT_ANY, "packets", " %llu pkt", st->packets);
 	}
-	if (basic)
-		mqtx_buf_printf(s->a->out, " Sent %" PRIu64 " bytes %" PRIu64 " pkt", st->bytes,
-				st->packets);
-	mqtx_tc_print_size(b, sizeof(b), st->backlog);
-	mqtx_buf_printf(s->a->out,
-			" (dropped %" PRIu64 ", overlimits %" PRIu64 " requeues %" PRIu64 ") \n"
-			" backlog %s %up requeues %" PRIu64 "\n",
-			st->drops, st->overlimits, st->requeues, b, st->qlen, st->requeues);
-}
-
-static void print_stats(struct show *s, const struct mqtx_qdisc_stats *st)
-{
-	print_counters(s, st, true);
+	mqtx__out_uint(p, OUT_ANY, "drops", " (dropped %llu", st->drops);
+	mqtx__out_uint(p, OUT_ANY, "overlimits", ", overlimits %llu", st->overlimits);
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu", st->requeues);
+	mqtx__out_text(p, ") \n");
+	mqtx__out_str(p, OUT_FP, NULL, " backlog %s",
+		      mqtx_tc_print_size(b, sizeof(b), st->backlog));
+	mqtx__out_uint(p, OUT_JSON, "backlog", NULL, st->backlog);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " %llup", st->qlen);
+	mqtx__out_uint(p, OUT_FP, NULL, " requeues %llu\n", st->requeues);
 }
 
 /* The xstats of @q (@minor 0) or of its class @minor: tc prints them after the counters. */
@@ -63,42 +54,38 @@ static void print_xstats(struct show *s, struct mqtx_qdisc *q, uint32_t minor)
 	int n = minor ? mqtx_class_dump_xstats(q, minor, text, sizeof(text), json, sizeof(json))
 		      : mqtx_qdisc_dump_xstats(q, text, sizeof(text), json, sizeof(json));
 
-	if (n > 0)
-		mqtx_buf_printf(s->a->out, s->json ? ",%s" : "%s\n", s->json ? json : text);
+	if (n > 0) {
+		mqtx__out_members(&s->p, json);
+		mqtx__out_text(&s->p, "%s\n", text);
+	}
 }
 
-/* The head of a qdisc or class line/object: kind, handle, dev, parent. */
-static void print_head(struct show *s, const char *what, const char *kind, const char *handle,
-		       uint32_t parent)
+/* The head of a qdisc or class line/object: kind, handle, dev, parent. @what: the first
+ * word of the line; @key: the kind's key in JSON. */
+static void print_head(struct show *s, const char *what, const char *key, const char *kind,
+		       const char *handle, uint32_t parent)
 {
-	struct mqtx_buf *o = s->a->out;
+	struct tc_out *p = &s->p;
 	char pb[16];
 
-	if (s->json) {
-		mqtx_buf_printf(o, "%s{\"%s\":\"%s\",\"handle\":\"%s\"", s->count++ ? "," : "",
-				what, kind, handle);
-		if (s->all_devs)
-			mqtx_buf_printf(o, ",\"dev\":\"%s\"", mqtx_dev_name(s->dev));
-		if (parent == MQTX_H_ROOT)
-			mqtx_buf_printf(o, ",\"root\":true");
-		else if (parent)
-			mqtx_buf_printf(o, ",\"parent\":\"%s\"",
-					mqtx__classid_fmt(parent, pb, sizeof(pb)));
-		return;
-	}
-	mqtx_buf_printf(o, "%s %s %s", what, kind, handle);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_FP, NULL, "%s", what);
+	mqtx__out_str(p, OUT_ANY, key, " %s", kind);
+	mqtx__out_str(p, OUT_ANY, "handle", " %s", handle);
 	if (s->all_devs)
-		mqtx_buf_printf(o, " dev %s", mqtx_dev_name(s->dev));
+		mqtx__out_str(p, OUT_ANY, "dev", " dev %s", mqtx_dev_name(s->dev));
 	if (parent == MQTX_H_ROOT)
-		mqtx_buf_printf(o, " root");
+		mqtx__out_bool(p, OUT_ANY, "root", " root", true);
 	else if (parent)
-		mqtx_buf_printf(o, " parent %s", mqtx__classid_fmt(parent, pb, sizeof(pb)));
+		mqtx__out_str(p, OUT_ANY, "parent", " parent %s",
+			      mqtx__classid_fmt(parent, pb, sizeof(pb)));
 }
 
 static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 {
 	char handle[16], text[2048] = "", json[4096] = "";
 	uint32_t refcnt = mqtx__qdisc_refcnt(s->dev, q);
+	struct tc_out *p = &s->p;
 	struct mqtx_qdisc_stats st;
 
 	/* tc's print_qdisc() drops what the filters do not name, after the kernel's dump. */
@@ -108,31 +95,24 @@ static void print_qdisc(struct show *s, struct mqtx_qdisc *q)
 				    json, sizeof(json)) < 0)
 		text[0] = json[0] = 0;
 	snprintf(handle, sizeof(handle), "%x:", q->handle >> 16);
-	print_head(s, s->json ? "kind" : "qdisc", q->ops->id, handle, q->parent);
-	if (s->json) {
-		if (refcnt != 1)
-			mqtx_buf_printf(s->a->out, ",\"refcnt\":%u", refcnt);
-		if (q->ingress_block)
-			mqtx_buf_printf(s->a->out, ",\"ingress_block\":%u", q->ingress_block);
-		if (q->egress_block)
-			mqtx_buf_printf(s->a->out, ",\"egress_block\":%u", q->egress_block);
-		mqtx_buf_printf(s->a->out, ",\"options\":{%s}", json);
-	} else {
-		if (refcnt != 1)
-			mqtx_buf_printf(s->a->out, " refcnt %u", refcnt);
-		if (q->ingress_block)
-			mqtx_buf_printf(s->a->out, " ingress_block %u", q->ingress_block);
-		if (q->egress_block)
-			mqtx_buf_printf(s->a->out, " egress_block %u", q->egress_block);
-		mqtx_buf_printf(s->a->out, " %s\n", text);
-	}
+	print_head(s, "qdisc", "kind", q->ops->id, handle, q->parent);
+	if (refcnt != 1)
+		mqtx__out_uint(p, OUT_ANY, "refcnt", " refcnt %llu", refcnt);
+	if (q->ingress_block)
+		mqtx__out_uint(p, OUT_ANY, "ingress_block", " ingress_block %llu",
+			       q->ingress_block);
+	if (q->egress_block)
+		mqtx__out_uint(p, OUT_ANY, "egress_block", " egress_block %llu", q->egress_block);
+	mqtx__out_open(p, "options");
+	mqtx__out_members(p, json);
+	mqtx__out_close(p);
+	mqtx__out_text(p, " %s\n", text);
 	if (s->stats) {
 		mqtx_qdisc_tree_stats(q, &st);
-		print_stats(s, &st);
+		print_counters(s, &st, true);
 		print_xstats(s, q, 0);
 	}
-	if (s->json)
-		mqtx_buf_printf(s->a->out, "}");
+	mqtx__out_close(p);
 }
 
 /*
@@ -232,27 +212,22 @@ unlock:
 static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent,
 			     uint32_t leaf)
 {
-	char handle[16], pb[16];
+	char handle[16], pb[16], lb[16];
+	struct tc_out *p = &s->p;
 
 	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
 	mqtx__classid_fmt(s->handle ? m : MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
-	print_head(s, "class", q->ops->id, handle, parent);
+	print_head(s, "class", "class", q->ops->id, handle, parent);
 	if (!parent) /* tc prints the unset parent too */
-		mqtx_buf_printf(s->a->out, s->json ? ",\"parent\":\"%s\"" : " parent %s",
-				mqtx__classid_fmt(0, pb, sizeof(pb)));
-	if (leaf)
-		mqtx_buf_printf(s->a->out, s->json ? ",\"leaf\":\"%x:\"" : " leaf %x:", leaf >> 16);
-	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{}" : " \n");
-}
-
-static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct mqtx_class *c)
-{
-	if (s->stats && c->stats) {
-		print_counters(s, c->stats, !c->queue_only);
-		print_xstats(s, q, c->minor);
+		mqtx__out_str(p, OUT_ANY, "parent", " parent %s",
+			      mqtx__classid_fmt(0, pb, sizeof(pb)));
+	if (leaf) {
+		snprintf(lb, sizeof(lb), "%x:", leaf >> 16);
+		mqtx__out_str(p, OUT_ANY, "leaf", " leaf %s", lb);
 	}
-	if (s->json)
-		mqtx_buf_printf(s->a->out, "}");
+	mqtx__out_open(p, "options");
+	mqtx__out_close(p);
+	mqtx__out_text(p, " \n");
 }
 
 /* One class of a walk; tc prints a class without counters with an empty stats line. */
@@ -265,9 +240,13 @@ static void print_class(struct mqtx_qdisc *q, const struct mqtx_class *c, void *
 	if ((s->handle && MQTX_H_MAJ(id) != s->handle) || (s->classid && id != s->classid))
 		return;
 	print_class_head(s, q, c->minor, c->parent, c->leaf ? c->leaf->handle : 0);
-	if (s->stats && !c->stats && !s->json)
-		mqtx_buf_printf(s->a->out, "\n");
-	print_class_end(s, q, c);
+	if (s->stats && !c->stats)
+		mqtx__out_nl(&s->p);
+	if (s->stats && c->stats) {
+		print_counters(s, c->stats, !c->queue_only);
+		print_xstats(s, q, c->minor);
+	}
+	mqtx__out_close(&s->p);
 }
 
 static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
@@ -326,11 +305,11 @@ static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const
 {
 	if (c->have_parent) {
 		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
-		return MQTX_CTL_EHANDLE;
+		return MQTX_TC_EXIT_ABORT;
 	}
 	c->have_parent = true;
 	c->parent = v;
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
@@ -349,7 +328,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			c->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (set_parent(a, c, MQTX_H_ROOT, "root"))
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 		} else if (!strcmp(w, "ingress_block") || !strcmp(w, "egress_block")) {
 			if (++i >= argc)
 				goto missing;
@@ -358,7 +337,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 						"Error: argument \"%s\" is wrong: invalid %s block "
 						"index value\n",
 						argv[i], w[0] == 'i' ? "ingress" : "egress");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			c->blocks[w[0] == 'e'] = v;
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
@@ -367,7 +346,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (c->have_parent) {
 				mqtx_buf_printf(a->err,
 						"Error: \"ingress\" is a duplicate parent ID\n");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			c->have_parent = true;
 			c->parent = MQTX_H_INGRESS;
@@ -394,7 +373,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 						"Error: duplicate \"handle\": \"handle\" is the "
 						"second value. (%s)\n",
 						argv[i + 1]);
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			if (c->handle)
 				return mqtx__ctl_duparg(a->err, "handle", w);
@@ -403,7 +382,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (mqtx__handle_parse(argv[i], &c->handle))
 				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
-		} else if (mqtx__ctl_matches(w, "help")) {
+		} else if (mqtx__tc_matches(w, "help")) {
 			/* tc prints its usage and goes on with the words that follow */
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 		} else {
@@ -413,38 +392,44 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			break;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 missing:
 	return mqtx__ctl_incomplete(a->err);
 }
 
-/* The usage of @kind after a refusal that calls for it (and for "help"). */
-static void kind_usage(struct mqtx_ctl_call *a, const char *kind)
+/* The usage a kind carries in its ops, after a refusal that calls for it (and for "help"). */
+static void kind_usage(struct mqtx_ctl_call *a, const struct mqtx_qdisc_ops *ops)
 {
-	const char *u = mqtx__qdisc_usage(kind);
+	if (ops && ops->usage)
+		mqtx_buf_printf(a->err, "%s\n", ops->usage);
+}
 
-	if (u)
-		mqtx_buf_printf(a->err, "%s\n", u);
+/* tc 6.1 prints pfifo_fast (q_prio.c) but has no parser for it: options are refused with exit
+ * -1; a kind it does not know at all refuses them with exit 1. */
+static bool tc_unparsable(const char *kind)
+{
+	return !strcmp(kind, "pfifo_fast");
 }
 
 /* A kind without an option parser given words: tc's answers (tc_qdisc_modify()), with its
  * exit codes; "help" gets the usage instead of tc's refusal. */
-static int no_parser(struct mqtx_ctl_call *a, const struct qcmd *c)
+static int no_parser(struct mqtx_ctl_call *a, const struct qcmd *c,
+		     const struct mqtx_qdisc_ops *ops)
 {
-	bool help = !strcmp(c->optv[0], "help") && mqtx__qdisc_usage(c->kind);
+	bool help = !strcmp(c->optv[0], "help") && ops && ops->usage;
 
 	if (help)
-		kind_usage(a, c->kind);
-	if (mqtx__qdisc_tc_unparsable(c->kind)) {
+		kind_usage(a, ops);
+	if (tc_unparsable(c->kind)) {
 		if (!help)
 			mqtx_buf_printf(a->err, "qdisc '%s' does not support option parsing\n",
 					c->kind);
-		return MQTX_CTL_EHANDLE;
+		return MQTX_TC_EXIT_ABORT;
 	}
 	if (!help)
 		mqtx_buf_printf(a->err, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n",
 				c->kind, c->optv[0]);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }
 
 /* The kind's options into a fresh buffer (*@opt NULL for a kind that takes none). As tc, the
@@ -458,15 +443,15 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 
 	*opt = NULL;
 	if (!ops || !ops->parse || !ops->opt_size)
-		return c->optc ? no_parser(a, c) : MQTX_CTL_OK;
+		return c->optc ? no_parser(a, c, ops) : MQTX_TC_EXIT_OK;
 	*opt = mqtx__zalloc(ops->opt_size);
 	if (!*opt) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	err = ops->parse(c->optc, c->optv, *opt, &ack);
 	if (!err)
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	mqtx__free(*opt);
 	*opt = NULL;
 	if (ack.msg[0])
@@ -474,8 +459,8 @@ static int parse_opts(struct mqtx_ctl_call *a, const struct qcmd *c,
 	else if (err != MQTX_TC_EUSAGE)
 		mqtx_buf_printf(a->err, "Illegal options for qdisc \"%s\"\n", c->kind);
 	if (err == MQTX_TC_EUSAGE)
-		kind_usage(a, c->kind);
-	return err == MQTX_TC_EFATAL ? MQTX_CTL_EHANDLE : MQTX_CTL_EPARSE;
+		kind_usage(a, ops);
+	return err == MQTX_TC_EFATAL ? MQTX_TC_EXIT_ABORT : MQTX_TC_EXIT_PARSE;
 }
 
 /*
@@ -495,7 +480,7 @@ static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *a
 		/* tc's nl_dump_ext_ack() ends a sentence without one with a full stop */
 		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
 				ack->msg[n - 1] == '.' || ack->msg[n - 1] == ')' ? "" : ".");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (!c->have_parent)
 		snprintf(where, sizeof(where), "handle %x:", c->handle >> 16);
@@ -508,7 +493,7 @@ static int refused(struct mqtx_ctl_call *a, int err, const struct mqtx_extack *a
 			c->kind ? " at " : "", where, c->dev);
 	if (why[0])
 		mqtx_buf_printf(a->err, "%s\n", why);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
@@ -537,12 +522,12 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 		/* tc sends the request for interface 0, which the kernel does not know. */
 		mqtx__free(opt);
 		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	dev = mqtx_ctl_call_dev(a, c.dev);
 	if (!dev) {
 		mqtx__free(opt);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* The qdiscs of a device are its owner's; a shared block another made is not the
 	 * caller's to bind to (its filters would act on the caller's traffic, and the block
@@ -553,7 +538,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	if (!rc && !del && (c.blocks[0] || c.blocks[1]) &&
 	    !(room = mqtx__ctl_blocks_prepare(a->ctl, 2))) {
 		mqtx_buf_printf(a->err, "Out of memory\n");
-		rc = MQTX_CTL_EREFUSED;
+		rc = MQTX_TC_EXIT_REFUSED;
 	}
 	if (rc) {
 		mqtx__free(opt);
@@ -582,7 +567,7 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	}
 	if (room)
 		mqtx__ctl_blocks_made(a, room, c.blocks, existed, 2);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /*
@@ -593,7 +578,7 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		bool is_parent = mqtx__ctl_matches(w, "parent");
+		bool is_parent = mqtx__tc_matches(w, "parent");
 		uint32_t v;
 
 		if (!strcmp(w, "dev")) {
@@ -607,17 +592,17 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			continue;
 		}
 		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
-		    is_parent || mqtx__ctl_matches(w, "handle")) {
+		    is_parent || mqtx__tc_matches(w, "handle")) {
 			if (s->parent)
 				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
 			if (s->handle)
 				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
-		} else if (mqtx__ctl_matches(w, "help")) {
+		} else if (mqtx__tc_matches(w, "help")) {
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 			continue;
 		} else {
 			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
 		if (!strcmp(w, "root")) {
 			s->parent = MQTX_H_ROOT;
@@ -635,7 +620,7 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			s->handle = v;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* The words of "class show" as tc_class_list() reads them. */
@@ -645,14 +630,14 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 		const char *w = a->argv[i];
 		uint32_t v;
 
-		if (mqtx__ctl_matches(w, "help") && strcmp(w, "dev")) {
+		if (mqtx__tc_matches(w, "help") && strcmp(w, "dev")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
 			continue;
 		}
 		if (!strcmp(w, "root")) {
 			if (s->parent) {
 				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
-				return MQTX_CTL_EHANDLE;
+				return MQTX_TC_EXIT_ABORT;
 			}
 			s->parent = MQTX_H_ROOT;
 			continue;
@@ -660,7 +645,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
 		    strcmp(w, "parent")) {
 			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
-			return MQTX_CTL_EHANDLE; /* tc returns -1 */
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
 		if (!strcmp(w, "parent") && s->parent)
 			return mqtx__ctl_duparg(a->err, w, w);
@@ -687,7 +672,7 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 			s->parent = v;
 		}
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
@@ -702,24 +687,24 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 	if (rc)
 		return rc;
 	if (classes && !devname)
-		return MQTX_CTL_OK; /* Linux dumps the classes of the interface given, or none */
+		return MQTX_TC_EXIT_OK; /* Linux dumps the classes of the interface given, or none */
 	if (devname && !mqtx_ctl_call_dev(a, devname))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	s.all_devs = !devname;
-	if (s.json)
-		mqtx_buf_printf(a->out, "[");
+	mqtx__out_init(&s.p, a->out, s.json, s.stats, s.details);
+	mqtx__out_open_array(&s.p, NULL);
 	for (unsigned i = 0; i < a->ctl->ndevs; i++) {
 		s.dev = a->ctl->devs[i];
 		if (devname && strcmp(mqtx_dev_name(s.dev), devname))
 			continue;
 		if (classes ? show_dev_classes(&s) : show_dev_qdiscs(&s)) {
 			mqtx_buf_printf(a->err, "Out of memory\n");
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 	}
-	if (s.json)
-		mqtx_buf_printf(a->out, "]\n");
-	return MQTX_CTL_OK;
+	mqtx__out_close_array(&s.p);
+	mqtx__out_end(&s.p);
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
@@ -732,24 +717,24 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 		a->argc--;
 		a->argv++;
 	}
-	if (mqtx__ctl_matches(verb, "add"))
+	if (mqtx__tc_matches(verb, "add"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
-	if (mqtx__ctl_matches(verb, "change"))
+	if (mqtx__tc_matches(verb, "change"))
 		return qdisc_modify(a, 0, false);
-	if (mqtx__ctl_matches(verb, "replace"))
+	if (mqtx__tc_matches(verb, "replace"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_REPLACE, false);
 	/* tc's do_qdisc() order: "l" is link, "ls" lst */
-	if (mqtx__ctl_matches(verb, "link"))
+	if (mqtx__tc_matches(verb, "link"))
 		return qdisc_modify(a, MQTX_QREQ_REPLACE, false);
-	if (mqtx__ctl_matches(verb, "delete"))
+	if (mqtx__tc_matches(verb, "delete"))
 		return qdisc_modify(a, 0, true);
-	if (mqtx__ctl_matches(verb, "list") || mqtx__ctl_matches(verb, "show") ||
-	    mqtx__ctl_matches(verb, "lst"))
+	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
+	    mqtx__tc_matches(verb, "lst"))
 		return mqtx__ctl_show(a, false);
-	if (mqtx__ctl_matches(verb, "help")) {
+	if (mqtx__tc_matches(verb, "help")) {
 		mqtx_buf_printf(a->out, "%s", qdisc_usage);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_CTL_EHANDLE; /* tc returns -1 */
+	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 }

@@ -117,7 +117,7 @@ static void replay_usage(struct mqtx_buf *b)
 static int bad(struct mqtx_buf *err, const char *what, const char *tok)
 {
 	mqtx_buf_printf(err, "replay: invalid %s \"%s\"\n", what, tok ? tok : "");
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }
 
 /* A positive number (tcpreplay's --pps, --mbps), at most @max. */
@@ -139,7 +139,7 @@ static int parse_time(const char *w, const char *v, bool zero_ok, uint64_t *ns,
 		strtod(v, &end);
 	if (end != v && !*end) {
 		mqtx_buf_printf(err, "replay: %s needs a unit (s, ms, us): \"%s\"\n", w, v);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (mqtx_tc_parse_time(v, ns) || (!*ns && !zero_ok))
 		return bad(err, w, v);
@@ -154,7 +154,7 @@ static int set_timing(struct rargs *a, const char *w, struct mqtx_buf *err)
 				"replay: \"%s\" and \"%s\" cannot be combined: give one of speed "
 				"(--multiplier), rate (--pps, --mbps) and topspeed\n",
 				a->timing, w);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a->timing = w;
 	return 0;
@@ -179,7 +179,7 @@ static int timing_opt(struct rargs *a, enum rword what, const char *w, const cha
 		if (!(cfg->speed >= MQTX_REPLAY_SPEED_MIN && cfg->speed <= MQTX_REPLAY_SPEED_MAX)) {
 			mqtx_buf_printf(err, "replay: speed \"%s\" is out of range (%g to %g)\n", v,
 					MQTX_REPLAY_SPEED_MIN, MQTX_REPLAY_SPEED_MAX);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		return 0;
 	case R_RATE:
@@ -272,17 +272,17 @@ static int replay_opts(int argc, char **argv, struct rargs *a, struct mqtx_buf *
 		if (k == ARRAY_SIZE(rwords)) {
 			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
 					argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (rwords[k].value) {
 			v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
 			if (!v) {
 				mqtx_buf_printf(err, "replay: \"%s\" needs a value\n", argv[i]);
-				return MQTX_CTL_EPARSE;
+				return MQTX_TC_EXIT_PARSE;
 			}
 		} else if (eq) {
 			mqtx_buf_printf(err, "replay: \"%.*s\" takes no value\n", (int)n, argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		rc = replay_opt(a, rwords[k].what, rwords[k].word, v, err);
 		if (rc)
@@ -292,7 +292,7 @@ static int replay_opts(int argc, char **argv, struct rargs *a, struct mqtx_buf *
 		/* tcpreplay: "--loopdelay-ms must appear in combination with loop" */
 		mqtx_buf_printf(err, "replay: \"%s\" needs \"loop\" (or \"--loop\")\n",
 				a->loopdelay);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -314,7 +314,7 @@ static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *c
 				"replay: %s: the file must come open with the command (a "
 				"server opens no file by name for its clients; mqtx sends it)\n",
 				cfg->path);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	mqtx__ctl_unlock(c->ctl);
 	if (req) {
@@ -330,7 +330,7 @@ static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *c
 		if (fd >= 0)
 			close(fd);
 		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	cfg->fd = fd;
 	return 0;
@@ -355,10 +355,10 @@ static int start_replay(struct mqtx_jobs *s, const struct mqtx_ctl_call *c,
 	if (rc) {
 		mqtx__jobs_abort(&prep);
 		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
-		return rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		return rc == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 	mqtx__jobs_commit(s, c, &prep, dev, job);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
@@ -374,7 +374,7 @@ int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 		return mqtx__jobs_admin(s, c);
 	if (argc < 2 || !strcmp(argv[1], "help") || (argc > 2 && !strcmp(argv[argc - 1], "help"))) {
 		replay_usage(argc < 2 ? c->err : c->out);
-		return argc < 2 ? MQTX_CTL_EPARSE : MQTX_CTL_OK;
+		return argc < 2 ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_OK;
 	}
 	cfg.path = argv[1];
 	rc = replay_opts(argc, argv, &a, c->err);

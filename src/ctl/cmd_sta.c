@@ -74,7 +74,7 @@ static const char *missing_word(const struct sta_args *a, const char *need)
 
 /*
  * Parse @argc words into @a; @need and @allow list the words the command must and may have
- * ("dev addr"). Returns 0, or MQTX_CTL_EPARSE after a message.
+ * ("dev addr"). Returns 0, or MQTX_TC_EXIT_PARSE after a message.
  */
 static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv, const char *need,
 		     const char *allow, struct mqtx_buf *err)
@@ -90,19 +90,19 @@ static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv
 		if (!strstr(allow, word) && !strstr(need, word)) {
 			mqtx_buf_printf(err, "%s: what is \"%s\"? Try \"mqtx %.3s help\".\n", what,
 					argv[i], what);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (i + 1 >= argc) {
 			mqtx_buf_printf(err, "%s: \"%s\" needs a value\n", what, argv[i]);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (sta_word(a, what, argv[i], argv[i + 1], err))
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 	}
 	missing = missing_word(a, need);
 	if (missing) {
 		mqtx_buf_printf(err, "%s: \"%s\" is required\n", what, missing);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return 0;
 }
@@ -112,7 +112,7 @@ static int refused(const struct mqtx_ctl_call *c, const char *what, int err,
 		   const struct mqtx_extack *ack)
 {
 	mqtx_buf_printf(c->err, "%s: %s\n", what, ack->msg[0] ? ack->msg : mqtx_strerror(err));
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 /* ---- sta show, ba show: the stations of a device, sorted by address ---- */
@@ -150,81 +150,76 @@ static int by_addr(const void *a, const void *b)
 		      ((const struct mqtx_wme_sta_info *)b)->addr, 6);
 }
 
-static void sta_text(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool all,
-		     struct mqtx_buf *out)
+/* A station: its line and its sessions' (with @all every TID's, else the active ones), or its
+ * JSON object with every TID. */
+static void sta_show_one(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool all,
+			 struct tc_out *p)
 {
 	char mac[18];
 
-	mqtx_buf_printf(out, "sta %s dev %s qos %s reserved-tid ",
-			mqtx_wme_mac_format(s->addr, mac), mqtx_dev_name(dev),
-			s->qos ? "on" : "off");
-	mqtx_buf_printf(out, s->reserved_tid < 0 ? "none\n" : "%d\n", s->reserved_tid);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_JSON, "dev", NULL, mqtx_dev_name(dev));
+	mqtx__out_str(p, OUT_ANY, "addr", "sta %s", mqtx_wme_mac_format(s->addr, mac));
+	mqtx__out_str(p, OUT_FP, NULL, " dev %s", mqtx_dev_name(dev));
+	mqtx__out_str(p, OUT_FP, NULL, " qos %s", s->qos ? "on" : "off");
+	mqtx__out_bool(p, OUT_JSON, "qos", NULL, s->qos);
+	if (s->reserved_tid < 0)
+		mqtx__out_null(p, "reserved_tid", " reserved-tid none");
+	else
+		mqtx__out_int(p, OUT_ANY, "reserved_tid", " reserved-tid %lld", s->reserved_tid);
+	mqtx__out_nl(p);
+	mqtx__out_open_array(p, "tids");
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		if (!all && s->ba_state[t] == MQTX_WME_BA_IDLE)
-			continue;
-		mqtx_buf_printf(out, "    tid %u ba %s", t,
-				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		bool shown = all || s->ba_state[t] != MQTX_WME_BA_IDLE;
+		unsigned to = shown ? OUT_ANY : OUT_JSON;
+
+		mqtx__out_open(p, NULL);
+		mqtx__out_uint(p, to, "tid", "    tid %llu", t);
+		mqtx__out_str(p, to, "ba", " ba %s",
+			      mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
 		if (s->ba_queue[t] != MQTX_WME_QUEUE_NONE)
-			mqtx_buf_printf(out, " queue %u", s->ba_queue[t]);
-		mqtx_buf_printf(out, "\n");
+			mqtx__out_uint(p, to, "queue", " queue %llu", s->ba_queue[t]);
+		else
+			mqtx__out_null(p, "queue", NULL);
+		mqtx__out_close(p);
+		if (shown)
+			mqtx__out_nl(p);
 	}
-}
-
-static void sta_json(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool first,
-		     struct mqtx_buf *out)
-{
-	char mac[18];
-
-	mqtx_buf_printf(out, "%s{\"dev\":", first ? "" : ",");
-	mqtx__buf_json_str(out, mqtx_dev_name(dev));
-	mqtx_buf_printf(out, ",\"addr\":\"%s\",\"qos\":%s,\"reserved_tid\":",
-			mqtx_wme_mac_format(s->addr, mac), s->qos ? "true" : "false");
-	mqtx_buf_printf(out, s->reserved_tid < 0 ? "null" : "%d", s->reserved_tid);
-	mqtx_buf_printf(out, ",\"tids\":[");
-	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		mqtx_buf_printf(out, "%s{\"tid\":%u,\"ba\":\"%s\",\"queue\":", t ? "," : "", t,
-				mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
-		mqtx_buf_printf(out, s->ba_queue[t] == MQTX_WME_QUEUE_NONE ? "null}" : "%u}",
-				s->ba_queue[t]);
-	}
-	mqtx_buf_printf(out, "]}");
+	mqtx__out_close_array(p);
+	mqtx__out_close(p);
 }
 
 /* "ba show": one line (object) per session that is not idle. */
-static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool json,
-		     unsigned *n, struct mqtx_buf *out)
+static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, struct tc_out *p)
 {
 	char mac[18];
 
 	mqtx_wme_mac_format(s->addr, mac);
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		const char *st = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
-
 		if (s->ba_state[t] == MQTX_WME_BA_IDLE)
 			continue;
-		if (!json) {
-			mqtx_buf_printf(out, "ba dev %s sta %s tid %u %s queue %u\n",
-					mqtx_dev_name(dev), mac, t, st, s->ba_queue[t]);
-			continue;
-		}
-		mqtx_buf_printf(out, "%s{\"dev\":", (*n)++ ? "," : "");
-		mqtx__buf_json_str(out, mqtx_dev_name(dev));
-		mqtx_buf_printf(out, ",\"sta\":\"%s\",\"tid\":%u,\"state\":\"%s\",\"queue\":%u}",
-				mac, t, st, s->ba_queue[t]);
+		mqtx__out_open(p, NULL);
+		mqtx__out_str(p, OUT_ANY, "dev", "ba dev %s", mqtx_dev_name(dev));
+		mqtx__out_str(p, OUT_ANY, "sta", " sta %s", mac);
+		mqtx__out_uint(p, OUT_ANY, "tid", " tid %llu", t);
+		mqtx__out_str(p, OUT_ANY, "state", " %s",
+			      mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
+		mqtx__out_uint(p, OUT_ANY, "queue", " queue %llu", s->ba_queue[t]);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
 	}
 }
 
 /* Print the stations of @dev (only @a->addr when given); @n counts JSON objects printed. */
 static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const struct sta_args *a,
-		    bool ba, unsigned *n)
+		    bool ba, struct tc_out *p)
 {
-	bool json = c->flags & MQTX_CTL_F_JSON, all = c->flags & MQTX_CTL_F_DETAILS;
 	struct sta_list l = { 0 };
 
 	if (mqtx_wme_sta_walk(dev, collect, &l) < 0 || l.nomem) {
 		mqtx__free(l.v);
 		mqtx_buf_printf(c->err, "%s show: %s\n", c->argv[0], mqtx_strerror(-ENOMEM));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), by_addr);
@@ -232,51 +227,49 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
 		if (a->has_addr && memcmp(l.v[i].addr, a->addr, 6))
 			continue;
 		if (ba)
-			ba_lines(dev, &l.v[i], json, n, c->out);
-		else if (json)
-			sta_json(dev, &l.v[i], (*n)++ == 0, c->out);
+			ba_lines(dev, &l.v[i], p);
 		else
-			sta_text(dev, &l.v[i], all, c->out);
+			sta_show_one(dev, &l.v[i], p->details, p);
 	}
 	mqtx__free(l.v);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* "sta show [ dev NAME [ addr MAC ] ]", "ba show [ dev NAME ]": without dev, every Wi-Fi
  * device's. */
 static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, bool ba)
 {
-	bool json = c->flags & MQTX_CTL_F_JSON;
 	struct mqtx_wme_sta_info info;
 	struct mqtx_dev *dev = NULL;
-	unsigned n = 0;
-	int rc = MQTX_CTL_OK;
+	int rc = MQTX_TC_EXIT_OK;
+	struct tc_out p;
 
 	if (a->has_addr && !a->dev) {
 		mqtx_buf_printf(c->err, "%s show: addr needs \"dev NAME\"\n", c->argv[0]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (a->dev && !(dev = mqtx_ctl_call_dev(c, a->dev)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (dev && !mqtx_wme_enabled(dev)) {
 		mqtx_buf_printf(c->err, "%s show: device %s is not a Wi-Fi device (no WME)\n",
 				c->argv[0], a->dev);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (a->has_addr && mqtx_wme_sta_get(dev, a->addr, &info)) {
 		char mac[18];
 
 		mqtx_buf_printf(c->err, "%s show: unknown station %s on %s\n", c->argv[0],
 				mqtx_wme_mac_format(a->addr, mac), a->dev);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
-	if (json)
-		mqtx_buf_printf(c->out, "[");
+	mqtx__out_init(&p, c->out, c->flags & MQTX_CTL_F_JSON, false,
+		       c->flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < c->ctl->ndevs && !rc; i++)
 		if (dev ? c->ctl->devs[i] == dev : mqtx_wme_enabled(c->ctl->devs[i]))
-			rc = show_dev(c, c->ctl->devs[i], a, ba, &n);
-	if (json)
-		mqtx_buf_printf(c->out, "]\n");
+			rc = show_dev(c, c->ctl->devs[i], a, ba, &p);
+	mqtx__out_close_array(&p);
+	mqtx__out_end(&p);
 	return rc;
 }
 
@@ -305,7 +298,7 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	snprintf(what, sizeof(what), "sta %s", verb);
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		sta_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
 		rc = sta_parse(&a, "sta show", n, rest, " ", " dev addr ", c->err);
@@ -320,22 +313,22 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	else {
 		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx sta help\".\n",
 				verb);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (rc)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (verb[0] == 'a')
 		err = mqtx_wme_sta_add(dev, a.addr, a.qos != 0, &ack);
 	else if (verb[0] == 'd')
 		err = mqtx_wme_sta_del(dev, a.addr, &ack);
 	else
 		err = mqtx_wme_sta_set_reserved_tid(dev, a.addr, a.reserved, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
 }
 
 /* ---- ba ---- */
@@ -361,7 +354,7 @@ int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 	snprintf(what, sizeof(what), "ba %s", verb);
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		ba_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
 		rc = sta_parse(&a, "ba show", n, rest, " ", " dev ", c->err);
@@ -369,19 +362,19 @@ int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 	}
 	if (strcmp(verb, "start") && strcmp(verb, "stop")) {
 		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx ba help\".\n", verb);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	rc = sta_parse(&a, what, n, rest, " dev sta tid ", " ", c->err);
 	if (rc)
 		return rc;
 	dev = mqtx_ctl_call_dev(c, a.dev);
 	if (!dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (!strcmp(verb, "start"))
 		err = mqtx_wme_ba_start(dev, a.addr, a.tid, &ack);
 	else
 		err = mqtx_wme_ba_stop(dev, a.addr, a.tid, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_CTL_OK;
+	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
 }

@@ -160,7 +160,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 	if (!mqtx_wme_enabled(dev)) {
 		mqtx_buf_printf(c->err, "dev set: device %s is not a Wi-Fi device (no WME)\n",
 				mqtx_dev_name(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if ((s->mask & (WME_SET_BA | WME_SET_BA_DELAY)) && mqtx_sim_wifi_get_cfg(dev, &sw)) {
 		mqtx_buf_printf(
@@ -168,13 +168,13 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			"dev set: %s is not a sim-wifi device: no simulated peer answers its "
 			"block-ack requests\n",
 			mqtx_dev_name(dev));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (s->mask & WME_SET_QOS_MAP)
 		err = mqtx_wme_set_qos_map(dev, s->has_map ? &s->map : NULL, &ack);
 	if (err) {
 		mqtx_buf_printf(c->err, "dev set: %s\n", ack.msg[0] ? ack.msg : mqtx_strerror(err));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	/* The commit: every value was checked by the parse, the device by the tests above. */
 	if (s->mask & WME_SET_ACM)
@@ -190,78 +190,62 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		mqtx_sim_wifi_set_ba(dev, (s->mask & WME_SET_BA) ? s->ba : sw.ba_mode,
 				     (s->mask & WME_SET_BA_DELAY) ? s->ba_delay_ns
 								  : sw.ba_delay_ns);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* ---- what dev show prints of WME ---- */
 
-static void show_tspec_text(const struct mqtx_wme_info *in, struct mqtx_buf *out)
+/* The JSON spelling of a set of ACs: their names ("VO"), an array. */
+static void show_acm(uint8_t acm, struct tc_out *p)
 {
-	bool any = false;
-
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
-		if (!in->tspec_time[ac])
-			continue;
-		mqtx_buf_printf(out, " tspec %s up %u medium-time %u", ac_lower[ac],
-				in->tspec_up[ac], in->tspec_time[ac]);
-		any = true;
-	}
-	if (!any)
-		mqtx_buf_printf(out, " tspec none");
+	mqtx__out_open_array(p, "acm");
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
+		if (acm & (1u << ac))
+			mqtx__out_str(p, OUT_JSON, NULL, NULL,
+				      mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+	mqtx__out_close_array(p);
 }
 
-static void show_json(const struct mqtx_wme_info *in, struct mqtx_buf *out)
-{
-	char qm[160];
-	unsigned n = 0;
-
-	mqtx_buf_printf(out,
-			",\"wme\":{\"aggqueues\":%u,\"agg_in_use\":%u,\"stations\":%u,\"acm\":[",
-			in->num_agg_queues, in->agg_in_use, in->stations);
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		if (in->acm & (1u << ac))
-			mqtx_buf_printf(out, "%s\"%s\"", n++ ? "," : "",
-					mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
-	mqtx_buf_printf(out, "],\"noadmit\":\"%s\",\"legacy\":%s,\"qosmap\":",
-			in->noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop",
-			in->legacy ? "true" : "false");
-	if (in->has_qos_map) {
-		mqtx_wme_qos_map_format(&in->qos_map, qm, sizeof(qm));
-		mqtx_buf_printf(out, "\"%s\"", qm);
-	} else {
-		mqtx_buf_printf(out, "null");
-	}
-	mqtx_buf_printf(out, ",\"tspec\":[");
-	n = 0;
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		if (in->tspec_time[ac])
-			mqtx_buf_printf(out, "%s{\"ac\":\"%s\",\"up\":%u,\"medium_time\":%u}",
-					n++ ? "," : "", mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
-					in->tspec_up[ac], in->tspec_time[ac]);
-	mqtx_buf_printf(out, "]}");
-}
-
-void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
+void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p)
 {
 	struct mqtx_wme_info in;
 	char acm[24], qm[160];
+	bool any = false;
 
 	if (mqtx_wme_get_info(dev, &in))
 		return;
-	if (json) {
-		show_json(&in, out);
-		return;
-	}
-	if (in.has_qos_map)
+	mqtx__out_open(p, "wme");
+	mqtx__out_uint(p, OUT_ANY, "aggqueues", "\n    wme: aggqueues %llu", in.num_agg_queues);
+	mqtx__out_uint(p, OUT_ANY, "agg_in_use", " in-use %llu", in.agg_in_use);
+	mqtx__out_uint(p, OUT_ANY, "stations", " stations %llu", in.stations);
+	mqtx__out_str(p, OUT_FP, NULL, " acm %s", mqtx__wme_acm_format(in.acm, acm));
+	show_acm(in.acm, p);
+	mqtx__out_str(p, OUT_ANY, "noadmit", " noadmit %s",
+		      in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop");
+	mqtx__out_str(p, OUT_FP, NULL, " legacy %s", in.legacy ? "on" : "off");
+	mqtx__out_bool(p, OUT_JSON, "legacy", NULL, in.legacy);
+	if (in.has_qos_map) {
 		mqtx_wme_qos_map_format(&in.qos_map, qm, sizeof(qm));
-	mqtx_buf_printf(out,
-			"\n    wme: aggqueues %u in-use %u stations %u acm %s noadmit %s legacy %s "
-			"qosmap %s",
-			in.num_agg_queues, in.agg_in_use, in.stations,
-			mqtx__wme_acm_format(in.acm, acm),
-			in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop", in.legacy ? "on" : "off",
-			in.has_qos_map ? qm : "none");
-	show_tspec_text(&in, out);
+		mqtx__out_str(p, OUT_ANY, "qosmap", " qosmap %s", qm);
+	} else {
+		mqtx__out_null(p, "qosmap", " qosmap none");
+	}
+	mqtx__out_open_array(p, "tspec");
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		if (!in.tspec_time[ac])
+			continue;
+		mqtx__out_open(p, NULL);
+		mqtx__out_str(p, OUT_FP, NULL, " tspec %s", ac_lower[ac]);
+		mqtx__out_str(p, OUT_JSON, "ac", NULL, mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+		mqtx__out_uint(p, OUT_ANY, "up", " up %llu", in.tspec_up[ac]);
+		mqtx__out_uint(p, OUT_ANY, "medium_time", " medium-time %llu", in.tspec_time[ac]);
+		mqtx__out_close(p);
+		any = true;
+	}
+	mqtx__out_close_array(p);
+	if (!any)
+		mqtx__out_text(p, " tspec none");
+	mqtx__out_close(p);
 }
 
 /* ---- wme classify ---- */
@@ -352,28 +336,28 @@ static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 	memset(&q, 0, sizeof(q));
 	if (classify_parse(argc, argv, &q, &name, c->err))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	if (name && !(dev = mqtx_ctl_call_dev(c, name)))
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	err = mqtx_wme_classify(dev, &q, &v, &ack);
 	if (err) {
 		mqtx_buf_printf(c->err, "wme classify: %s\n",
 				ack.msg[0] ? ack.msg : mqtx_strerror(err));
 		/* A query that describes no frame is a parse error; a device that cannot answer
 		 * one (no WME, no such station) refuses it. */
-		return err == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		return err == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 	if (!(c->flags & MQTX_CTL_F_JSON)) {
 		mqtx_wme_verdict_format(&v, line, sizeof(line));
 		mqtx_buf_printf(c->out, "%s\n", line);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(c->out,
 			"{\"drop\":%s,\"up\":%u,\"ac\":\"%s\",\"queue\":%u,\"ampdu\":%s,"
 			"\"downgraded\":%s}\n",
 			v.drop ? "true" : "false", v.up, mqtx_wme_ac_name(v.ac), v.queue,
 			v.ampdu ? "true" : "false", v.downgraded ? "true" : "false");
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
@@ -383,10 +367,10 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
 	(void)arg;
 	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
 		wme_usage(c->out);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
-	if (mqtx__ctl_matches(verb, "classify"))
+	if (mqtx__tc_matches(verb, "classify"))
 		return wme_classify(c, c->argc - 2, c->argv + 2);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
-	return MQTX_CTL_EPARSE;
+	return MQTX_TC_EXIT_PARSE;
 }

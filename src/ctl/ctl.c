@@ -83,11 +83,11 @@ static const struct mqtx_ctl_cmd *lookup(struct mqtx_ctl *ctl, const char *word,
 {
 	for (size_t i = 0; i < ARRAY_SIZE(builtin); i++)
 		if (exact ? !strcmp(word, builtin[i].name)
-			  : mqtx__ctl_matches(word, builtin[i].name))
+			  : mqtx__tc_matches(word, builtin[i].name))
 			return &builtin[i];
 	for (unsigned i = 0; i < ctl->ncmds; i++)
 		if (exact ? !strcmp(word, ctl->cmds[i].name)
-			  : mqtx__ctl_matches(word, ctl->cmds[i].name))
+			  : mqtx__tc_matches(word, ctl->cmds[i].name))
 			return &ctl->cmds[i];
 	return NULL;
 }
@@ -148,7 +148,7 @@ static int cmd_help(const struct mqtx_ctl_call *c, void *arg)
 	for (unsigned i = 0; i < c->ctl->ncmds; i++)
 		if (c->ctl->cmds[i].help)
 			mqtx_buf_printf(c->out, "%s\n", c->ctl->cmds[i].help);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* Leading options as tc takes them: -s[tatistics], -j[son], -d[etails]. */
@@ -159,11 +159,11 @@ static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
 
 		if (*o == '-')
 			o++;
-		if (mqtx__ctl_matches(o, "statistics"))
+		if (mqtx__tc_matches(o, "statistics"))
 			flags |= MQTX_CTL_F_STATS;
-		else if (mqtx__ctl_matches(o, "json"))
+		else if (mqtx__tc_matches(o, "json"))
 			flags |= MQTX_CTL_F_JSON;
-		else if (mqtx__ctl_matches(o, "details"))
+		else if (mqtx__tc_matches(o, "details"))
 			flags |= MQTX_CTL_F_DETAILS;
 		else {
 			*bad = true;
@@ -191,7 +191,7 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 		if (mqtx_qdisc_lookup(argv[0])) /* "mqtx tbf help" */
 			mqtx_buf_printf(c->err, "A qdisc's options: mqtx qdisc add %s help\n",
 					argv[0]);
-		return MQTX_CTL_EHANDLE; /* tc's do_cmd() returns -1 */
+		return MQTX_TC_EXIT_ABORT; /* tc's do_cmd() returns -1 */
 	}
 	/* Every command sees its full name first, whatever prefix was typed. */
 	words[0] = (char *)cmd->name;
@@ -205,12 +205,12 @@ static int dispatch(struct mqtx_ctl *ctl, int argc, char **argv, struct mqtx_ctl
 	/* Cut output is not output: a caller must not take a prefix for the whole, so none is
 	 * handed back (@nomem stays set to say why), nor what a command printed before it failed
 	 * for want of memory. */
-	if (c->out->nomem || (rc != MQTX_CTL_OK && mqtx__alloc_failures() != refused)) {
+	if (c->out->nomem || (rc != MQTX_TC_EXIT_OK && mqtx__alloc_failures() != refused)) {
 		if (c->out->nomem || c->out->len)
 			mqtx_buf_printf(c->err,
 					"Out of memory: the output did not fit and was withheld\n");
 		if (c->out->nomem)
-			rc = MQTX_CTL_EREFUSED;
+			rc = MQTX_TC_EXIT_REFUSED;
 		mqtx__free(c->out->data);
 		c->out->data = NULL;
 		c->out->len = c->out->cap = 0;
@@ -227,11 +227,11 @@ static int exec_call(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flags
 	c.flags = take_options(&argc, &argv, flags, &bad);
 	if (bad) {
 		mqtx_buf_printf(err, "Option \"%s\" is unknown, try \"mqtx help\".\n", argv[0]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (argc < 1) {
 		mqtx_buf_printf(err, "Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	return dispatch(ctl, argc, argv, &c);
 }
@@ -252,7 +252,7 @@ int mqtx_ctl_exec_req(struct mqtx_ctl *ctl, int argc, char **argv, unsigned flag
 				"A file came with \"%s\", a command that names none (only \"replay "
 				"FILE\" and \"dev add NAME type pcap file PATH\" do)\n",
 				argc ? argv[0] : "");
-		rc = MQTX_CTL_EPARSE;
+		rc = MQTX_TC_EXIT_PARSE;
 	} else {
 		rc = exec_call(ctl, argc, argv, flags, req, out, err);
 	}
@@ -351,8 +351,8 @@ int mqtx_ctl_exec_line(struct mqtx_ctl *ctl, const char *line, unsigned flags, s
 
 	rc = mqtx_ctl_split(line, &n, &words, err);
 	if (rc)
-		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
-	rc = n ? mqtx_ctl_exec(ctl, n, words, flags, out, err) : MQTX_CTL_OK;
+		return rc == -ENOMEM ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_PARSE;
+	rc = n ? mqtx_ctl_exec(ctl, n, words, flags, out, err) : MQTX_TC_EXIT_OK;
 	mqtx_ctl_split_free(words);
 	return rc;
 }

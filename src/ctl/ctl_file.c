@@ -14,7 +14,7 @@
 /* As the replay command reads its words: "replay FILE ...", not show, stop or help. */
 static bool replay_file(int argc, char **argv)
 {
-	return argc >= 2 && mqtx__ctl_matches(argv[0], "replay") && strcmp(argv[1], "show") &&
+	return argc >= 2 && mqtx__tc_matches(argv[0], "replay") && strcmp(argv[1], "show") &&
 	       strcmp(argv[1], "stop") && strcmp(argv[argc - 1], "help");
 }
 
@@ -25,7 +25,7 @@ static int dev_add_file(int argc, char **argv, const struct dev_kind **kind)
 {
 	const struct dev_kind *k = NULL;
 
-	if (argc < 3 || !mqtx__ctl_matches(argv[0], "dev") || strcmp(argv[1], "add") ||
+	if (argc < 3 || !mqtx__tc_matches(argv[0], "dev") || strcmp(argv[1], "add") ||
 	    !strcmp(argv[argc - 1], "help"))
 		return -1;
 	for (int i = 3; i + 1 < argc; i++)
@@ -71,7 +71,7 @@ int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f, struct mq
 		fd = open(argv[word], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0) {
 			mqtx_buf_printf(err, "replay: %s: %s\n", argv[word], strerror(errno));
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 	} else {
 		dev_add_file(argc - i, argv + i, &k);
@@ -80,7 +80,7 @@ int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f, struct mq
 		if (fd < 0) {
 			/* As dev add says a driver's refusal: "dev add: NAME: KIND: why". */
 			mqtx_buf_printf(err, "dev add: %s: %s: %s\n", argv[i + 2], k->kind, msg);
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		}
 	}
 	f->fd = fd;

@@ -9,6 +9,8 @@
 #include <mqtx/sim_wifi.h>
 #include <mqtx/wme.h>
 
+#include "tc/tc.h"
+
 struct ctl_watch {
 	mqtx_ctl_gone_fn fn;
 	void *arg;
@@ -54,15 +56,11 @@ struct mqtx_ctl {
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg);
-/** mqtx__qdisc_usage() - the options of the built-in qdisc @kind for "help", or NULL. */
-const char *mqtx__qdisc_usage(const char *kind);
-/** mqtx__qdisc_tc_unparsable() - whether tc knows @kind but has no option parser for it. */
-bool mqtx__qdisc_tc_unparsable(const char *kind);
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__ctl_show() - "qdisc show" (@classes false) or "class show" on the words after the
  *  verb (cmd_qdisc.c). Returns an exit code. */
 int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
-/** mqtx__class_usage - what "class help" prints (qdisc_usage.c). */
+/** mqtx__class_usage - what "class help" prints (ctl_util.c). */
 extern const char mqtx__class_usage[];
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
@@ -107,9 +105,10 @@ void mqtx__xps_set_free(struct xps_set *s);
 /**
  * mqtx__xps_show() - the flow cache and the XPS maps of @dev: " flowcache N" on the device's
  * line and a line "    txq Q: xps cpus LIST" per queue with a map; JSON members "flowcache"
- * and "xps" (an array of {"txq", "cpus"}). @line: the part on the device's line (text).
+ * and "xps" (an array of {"txq", "cpus"}). @line: the part on the device's line (and all of
+ * the JSON); else the lines after it (text only).
  */
-void mqtx__xps_show(struct mqtx_dev *dev, bool json, bool line, struct mqtx_buf *out);
+void mqtx__xps_show(struct mqtx_dev *dev, bool line, struct tc_out *p);
 
 /* What "dev set NAME acm ... qosmap ... noadmit ... legacy ... tspec ... ba ..." asks for. */
 struct wme_set {
@@ -138,19 +137,16 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			const struct wme_set *s);
 
 /** mqtx__wme_show() - the WME settings of @dev: a " wme: ..." text line, or a "wme" JSON member. */
-void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
+void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p);
 
 /** mqtx__wme_acm_format() - "vo,vi" or "none" for (1 << AC) bits @acm into @buf (24 bytes). */
 const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 
 /* ---- helpers for the commands (ctl_util.c); the command lock is held ---- */
 
-/** mqtx__parse_mac() - "02:00:00:00:00:01" into @mac. Return 0 or -EINVAL. */
-int mqtx__parse_mac(const char *s, uint8_t mac[6]);
-
 /* tc's ways of leaving at once with exit -1 (255): incomplete_command() when the words end
  * where a value was due, invarg() for a word it cannot read, duparg() for one given twice.
- * Each prints tc's message into @err and returns MQTX_CTL_EHANDLE. */
+ * Each prints tc's message into @err and returns MQTX_TC_EXIT_ABORT. */
 int mqtx__ctl_incomplete(struct mqtx_buf *err);
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
@@ -164,26 +160,13 @@ bool mqtx__ctl_ifname_ok(const char *name);
 
 /**
  * mqtx__ctl_ifname_check() - 0 when @name is one (mqtx__ctl_ifname_ok()); else what ip link
- * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_CTL_EHANDLE):
+ * says of the value of its word @key ("name", "ifname"), with its exit code (MQTX_TC_EXIT_ABORT):
  * Error: argument "NAME" is wrong: "KEY" not a valid ifname
  */
 int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *name);
 
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
-
-/** mqtx__ctl_matches() - tc's matches(): @word is a non-empty prefix of @cmd. */
-bool mqtx__ctl_matches(const char *word, const char *cmd);
-
-/**
- * mqtx__buf_reserve() - make room for @need more bytes in @b, so that appending up to that
- * much cannot fail: a command that changes something does this before its commit.
- * Return: 0, or -ENOMEM (and @b->nomem is set).
- */
-int mqtx__buf_reserve(struct mqtx_buf *b, size_t need);
-
-/** mqtx__buf_json_str() - append @s as a JSON string (quoted, escaped). Return: as printf. */
-int mqtx__buf_json_str(struct mqtx_buf *b, const char *s);
 
 /** mqtx__ctl_find_dev() - the device @name of @ctl, or NULL (no message). */
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name);
@@ -202,7 +185,7 @@ bool mqtx__ctl_owns(const struct mqtx_ctl_call *c, const struct ctl_owner *o);
 
 /**
  * mqtx__ctl_eperm() - "LABEL: Operation not permitted (WHAT belongs to OWNER)" into @c->err.
- * Return: MQTX_CTL_EREFUSED.
+ * Return: MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char *what,
 		    const struct ctl_owner *o);
@@ -210,7 +193,7 @@ int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char
 /**
  * mqtx__ctl_may_change_dev() - 0 when @c may change @dev and what is on it (its qdiscs,
  * classes, filters, stations, jobs); else the refusal (mqtx__ctl_eperm(), @label first) and
- * MQTX_CTL_EREFUSED.
+ * MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_may_change_dev(const struct mqtx_ctl_call *c, const char *label,
 			     struct mqtx_dev *dev);
@@ -224,7 +207,7 @@ const struct ctl_owner *mqtx__ctl_block_owner(struct mqtx_ctl *ctl, uint32_t ind
 /**
  * mqtx__ctl_may_use_block() - 0 when @c may change, or bind a qdisc to, the shared block
  * @index (one that does not exist yet is the caller's to make); else the refusal and
- * MQTX_CTL_EREFUSED.
+ * MQTX_TC_EXIT_REFUSED.
  */
 int mqtx__ctl_may_use_block(const struct mqtx_ctl_call *c, const char *label, uint32_t index);
 
@@ -255,7 +238,7 @@ void mqtx__ctl_file_remove(const char *path, int fd);
 
 /**
  * mqtx__ctl_errno() - "CMD: NAME: what errno @err means" into @c->err.
- * Return: MQTX_CTL_EREFUSED, what a refused request exits with.
+ * Return: MQTX_TC_EXIT_REFUSED, what a refused request exits with.
  */
 int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err);
 
@@ -279,18 +262,6 @@ void mqtx__ctl_relock(struct mqtx_ctl *ctl);
  * @h (algo, seed, key, l4 only). Returns the words used, or -1 after a message in @err.
  */
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err);
-
-/* An address with a port maybe, as "hash" and "filter test" take them. */
-struct ctl_endpoint {
-	int family;
-	uint8_t addr[16];
-	uint16_t port;
-	bool has_port;
-};
-
-/** mqtx__ctl_parse_endpoint() - "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address.
- *  Return: 0 or -EINVAL. */
-int mqtx__ctl_parse_endpoint(const char *s, struct ctl_endpoint *e);
 
 /**
  * mqtx__ctl_filter_block() - the filter block of @parent on @dev as "filter" commands find it

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* What every command shares: text buffers, the context's device list and its watches, the one
+/* What every command shares: the context's device list and its watches, the one
  * device lookup, the error convention, and the parsers more than one command reads. */
 #include <ctype.h>
 #include <errno.h>
@@ -11,93 +11,17 @@
 #include "base/internal.h"
 #include "cls/tcf.h"
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
-
-/* ---- text buffers ---- */
-
-void mqtx_buf_init(struct mqtx_buf *b)
-{
-	b->data = NULL;
-	b->len = b->cap = 0;
-	b->nomem = false;
-}
-
-void mqtx_buf_free(struct mqtx_buf *b)
-{
-	mqtx__free(b->data);
-	mqtx_buf_init(b);
-}
-
-int mqtx__buf_reserve(struct mqtx_buf *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (b->nomem)
-		return -ENOMEM; /* an earlier append is missing: nothing may follow it */
-	if (b->len + need + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + need + 1)
-		cap *= 2;
-	p = mqtx__alloc(cap);
-	if (!p) {
-		b->nomem = true;
-		return -ENOMEM;
-	}
-	if (b->data)
-		memcpy(p, b->data, b->len + 1);
-	else
-		p[0] = 0;
-	mqtx__free(b->data);
-	b->data = p;
-	b->cap = cap;
-	return 0;
-}
-
-int mqtx_buf_printf(struct mqtx_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || mqtx__buf_reserve(b, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
-
-int mqtx__buf_json_str(struct mqtx_buf *b, const char *s)
-{
-	int rc = mqtx_buf_printf(b, "\"");
-
-	for (; *s && !rc; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			rc = mqtx_buf_printf(b, "\\%c", ch);
-		else if (ch < 0x20)
-			rc = mqtx_buf_printf(b, "\\u%04x", ch);
-		else
-			rc = mqtx_buf_printf(b, "%c", ch);
-	}
-	return rc ? rc : mqtx_buf_printf(b, "\"");
-}
 
 int mqtx__ctl_incomplete(struct mqtx_buf *err)
 {
 	mqtx_buf_printf(err, "Command line is not complete. Try option \"help\"\n");
-	return MQTX_CTL_EHANDLE; /* tc's incomplete_command() exits with -1 */
+	return MQTX_TC_EXIT_ABORT; /* tc's incomplete_command() exits with -1 */
 }
 
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why)
 {
 	mqtx_buf_printf(err, "Error: argument \"%s\" is wrong: %s\n", word, why);
-	return MQTX_CTL_EHANDLE;
+	return MQTX_TC_EXIT_ABORT;
 }
 
 bool mqtx__ctl_ifname_ok(const char *name)
@@ -126,7 +50,7 @@ int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *na
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
 {
 	mqtx_buf_printf(err, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, val);
-	return MQTX_CTL_EHANDLE;
+	return MQTX_TC_EXIT_ABORT;
 }
 
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
@@ -136,13 +60,6 @@ struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
 	a.argc--;
 	a.argv++;
 	return a;
-}
-
-bool mqtx__ctl_matches(const char *word, const char *cmd)
-{
-	size_t n = strlen(word);
-
-	return n && n <= strlen(cmd) && !memcmp(word, cmd, n);
 }
 
 /* ---- the context's devices and watches ---- */
@@ -242,7 +159,7 @@ int mqtx__ctl_eperm(const struct mqtx_ctl_call *c, const char *label, const char
 			!o->client ? "the server"
 			: *o->who  ? o->who
 				   : "another client");
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 static const struct ctl_owner *dev_owner(struct mqtx_ctl *ctl, const struct mqtx_dev *dev)
@@ -420,7 +337,7 @@ int mqtx__ctl_errno(const struct mqtx_ctl_call *c, const char *name, int err)
 {
 	mqtx_buf_printf(c->err, "%s %s: %s: %s\n", c->argv[0], c->argc > 1 ? c->argv[1] : "", name,
 			mqtx_strerror(err));
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 void mqtx__ctl_dev_why(struct mqtx_buf *err, const char *cmd, const char *name, const char *why)
@@ -500,17 +417,12 @@ int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struc
 	return i;
 }
 
-int mqtx__parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char c;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 255)
-			return -EINVAL;
-		mac[i] = (uint8_t)v[i];
-	}
-	return 0;
-}
+/* What "class help" prints (and "help" among the words of class show). */
+const char mqtx__class_usage[] =
+	"Usage: mqtx class [ add | del | change | replace | show ] dev STRING\n"
+	"       [ classid CLASSID ] [ root | parent CLASSID ]\n"
+	"\n"
+	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
+	"                       [ qdisc QHANDLE ]\n"
+	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
+	"they come with their qdisc, not added one by one.\n";

@@ -17,7 +17,6 @@
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 
 _Static_assert(sizeof(struct mqtx_sim_cfg) <= KIND_OPT_MAX, "kind options fit");
 _Static_assert(sizeof(struct mqtx_tap_cfg) <= KIND_OPT_MAX, "kind options fit");
@@ -32,11 +31,11 @@ static int bad_value(struct mqtx_buf *err, const char *kind, char **argv, const 
 	return -1;
 }
 
-/* "ifname IF": an interface's name as ip link takes one (-MQTX_CTL_EHANDLE: exit 255). */
+/* "ifname IF": an interface's name as ip link takes one (-MQTX_TC_EXIT_ABORT: exit 255). */
 static int ifname_word(struct mqtx_buf *err, char *v, const char **ifname)
 {
 	if (mqtx__ctl_ifname_check(err, "ifname", v))
-		return -MQTX_CTL_EHANDLE;
+		return -MQTX_TC_EXIT_ABORT;
 	*ifname = v;
 	return 2;
 }
@@ -103,7 +102,8 @@ static int sim_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 }
 
 /* The model as it runs, in the words and units dev add takes. */
-static void sim_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+/* Text only: the sim's settings are not in its JSON. */
+static void sim_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
 	(void)flags;
 	struct mqtx_sim_cfg c;
@@ -111,13 +111,13 @@ static void sim_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
 
 	if (mqtx_sim_get_cfg(dev, &c))
 		return;
-	mqtx_buf_printf(out, " ring %u", c.ring);
+	mqtx__out_text(p, " ring %u", c.ring);
 	if (c.rate_bps)
-		mqtx_buf_printf(out, " rate %s", mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
+		mqtx__out_text(p, " rate %s", mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
 	if (c.rate_pps)
-		mqtx_buf_printf(out, " rate %llupps", (unsigned long long)c.rate_pps);
-	mqtx_buf_printf(out, " stop_thresh %u wake_thresh %u coalesce %s", c.stop_thresh,
-			c.wake_thresh, mqtx_tc_print_time(b, sizeof(b), c.coalesce_ns));
+		mqtx__out_text(p, " rate %llupps", (unsigned long long)c.rate_pps);
+	mqtx__out_text(p, " stop_thresh %u wake_thresh %u coalesce %s", c.stop_thresh,
+		       c.wake_thresh, mqtx_tc_print_time(b, sizeof(b), c.coalesce_ns));
 }
 
 /* tap: "ifname IF" (absent: the device's name), "vnet_hdr". */
@@ -142,26 +142,16 @@ static int tap_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 
 /* The kernel interface a tap, af_packet or af_xdp device sends on, "(gone)" once it was
  * deleted: then "dev set NAME up" attaches to one of the same name made since. */
-static void kif_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+static void kif_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
 	bool gone = false;
 	const char *ifname = mqtx_kdev_ifname(dev, &gone);
 
 	(void)flags;
-	if (ifname)
-		mqtx_buf_printf(out, " ifname %s%s", ifname, gone ? " (gone)" : "");
-}
-
-static void kif_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
-{
-	bool gone = false;
-	const char *ifname = mqtx_kdev_ifname(dev, &gone);
-
 	if (!ifname)
 		return;
-	mqtx_buf_printf(out, ",\"ifname\":");
-	mqtx__buf_json_str(out, ifname);
-	mqtx_buf_printf(out, ",\"ifname_gone\":%s", gone ? "true" : "false");
+	mqtx__out_str(p, OUT_ANY, "ifname", " ifname %s", ifname);
+	mqtx__out_bool(p, OUT_ANY, "ifname_gone", " (gone)", gone);
 }
 
 /* af_packet: "ifname IF", "bypass on|off". */
@@ -232,13 +222,13 @@ static int xdp_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_de
 	return mqtx_af_xdp_dev_create(base, opt, out);
 }
 
-static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+static void xdp_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
 	int zc = mqtx_af_xdp_zerocopy(dev);
 
-	kif_show(dev, flags, out);
+	kif_show(dev, flags, p);
 	if (zc >= 0)
-		mqtx_buf_printf(out, " mode %s", zc ? "zerocopy" : "copy");
+		mqtx__out_str(p, OUT_FP, NULL, " mode %s", zc ? "zerocopy" : "copy");
 }
 
 /* pcap: "file PATH", "format pcap|pcapng", "rate RATE" (tc's bit rates), "overwrite". */
@@ -295,22 +285,19 @@ static const struct dev_kind dev_kinds[] = {
 	  .required = "txqueues",
 	  .parse = tap_parse,
 	  .create = tap_create,
-	  .show = kif_show,
-	  .show_json = kif_show_json },
+	  .show = kif_show },
 	{ .kind = "af_packet",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = afp_parse,
 	  .create = afp_create,
-	  .show = kif_show,
-	  .show_json = kif_show_json },
+	  .show = kif_show },
 	{ .kind = "af_xdp",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
 	  .parse = xdp_parse,
 	  .create = xdp_create,
-	  .show = xdp_show,
-	  .show_json = kif_show_json },
+	  .show = xdp_show },
 	{ .kind = "pcap",
 	  .required = "file",
 	  .parse = pcap_parse,
@@ -322,7 +309,6 @@ static const struct dev_kind dev_kinds[] = {
 	  .parse = mqtx__sim_wifi_parse,
 	  .create = mqtx__sim_wifi_create,
 	  .show = mqtx__sim_wifi_show,
-	  .show_json = mqtx__sim_wifi_show_json,
 	  .stats = mqtx__sim_wifi_stats },
 };
 

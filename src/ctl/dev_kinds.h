@@ -6,6 +6,8 @@
 #include <mqtx/ctl.h>
 #include <mqtx/tc.h>
 
+#include "tc/tc.h"
+
 #define KIND_OPT_MAX 256
 
 /* struct dev_kind.flags */
@@ -19,7 +21,7 @@
  * @required: optional. A word the command must give for this kind ("ifname"), or NULL.
  * @parse: optional. Offered every word dev add does not know: consume it (and its value) into
  *        @opt (KIND_OPT_MAX bytes, zeroed) and return how many words were used, 0 if the word
- *        is not the driver's, or -1 after a message in @err for a bad value (-MQTX_CTL_EHANDLE
+ *        is not the driver's, or -1 after a message in @err for a bad value (-MQTX_TC_EXIT_ABORT
  *        where ip link would leave at once with 255: an interface name it refuses). Strings may
  *        point into @argv: they are used only during the command.
  * @create: required unless @file. Build the device from @base (the common options) and @opt. A
@@ -34,11 +36,11 @@
  *        whether it made the file.
  * @create_fd: with @file: build the device on the file @fd, already open (the caller closes
  *        it); as @create otherwise.
- * @show: optional. Append the driver's own settings to a dev show line (@flags: MQTX_CTL_F_*;
- *        more lines may follow, each starting with a newline).
- * @show_json: optional. The same as members of the device's JSON object (",\"key\":...").
- * @stats: optional. The driver's counters for dev show -s: text lines, or with @json members
- *        of the device's JSON object (dev show -s -j and dev stats -j, what top reads).
+ * @show: optional. The driver's own settings, with the printer @p: appended to the dev show
+ *        line (@flags: MQTX_CTL_F_*; more lines may follow, each starting with a newline), or
+ *        members of the device's JSON object.
+ * @stats: optional. The driver's counters for dev show -s: text lines, or members of the
+ *        device's JSON object (dev show -s -j and dev stats -j, what top reads).
  */
 struct dev_kind {
 	const char *kind;
@@ -51,9 +53,8 @@ struct dev_kind {
 	int (*file_open)(const char *path, int argc, char **argv, bool *created, char *msg,
 			 size_t msglen);
 	int (*create_fd)(struct mqtx_dev_cfg *base, const void *opt, int fd, struct mqtx_dev **out);
-	void (*show)(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out);
-	void (*show_json)(struct mqtx_dev *dev, struct mqtx_buf *out);
-	void (*stats)(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
+	void (*show)(struct mqtx_dev *dev, unsigned flags, struct tc_out *p);
+	void (*stats)(struct mqtx_dev *dev, struct tc_out *p);
 };
 
 /** mqtx__dev_kind() - the kind named @name, or NULL. */
@@ -63,9 +64,8 @@ const struct dev_kind *mqtx__dev_kind(const char *name);
 int mqtx__sim_wifi_parse(void *opt, int argc, char **argv, struct mqtx_buf *err);
 int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
 			  struct mqtx_extack *ack);
-void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out);
-void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out);
-void mqtx__sim_wifi_stats(struct mqtx_dev *dev, bool json, struct mqtx_buf *out);
+void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p);
+void mqtx__sim_wifi_stats(struct mqtx_dev *dev, struct tc_out *p);
 
 /** mqtx__dev_kind_of() - the kind of @dev's driver, or NULL (a driver dev add cannot build). */
 const struct dev_kind *mqtx__dev_kind_of(struct mqtx_dev *dev);

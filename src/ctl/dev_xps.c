@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ctl/ctl_int.h"
-#include "gen/gen.h"
 
 /* "0,2-3" into @s->cpus, ascending, each once. 0, or -1 after a message naming the list. */
 static int parse_cpus(struct xps_set *s, const char *v, struct mqtx_buf *err)
@@ -106,7 +105,7 @@ int mqtx__xps_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 		rc = mqtx_dev_set_flow_cache(dev, (uint32_t)s->flowcache);
 	else
 		rc = mqtx_dev_set_xps(dev, (uint32_t)s->txq, s->cpus, s->ncpus);
-	return rc ? mqtx__ctl_errno(c, mqtx_dev_name(dev), rc) : MQTX_CTL_OK;
+	return rc ? mqtx__ctl_errno(c, mqtx_dev_name(dev), rc) : MQTX_TC_EXIT_OK;
 }
 
 void mqtx__xps_set_free(struct xps_set *s)
@@ -130,36 +129,32 @@ static void print_cpus(const unsigned *cpus, int n, struct mqtx_buf *out)
 	}
 }
 
-void mqtx__xps_show(struct mqtx_dev *dev, bool json, bool line, struct mqtx_buf *out)
+void mqtx__xps_show(struct mqtx_dev *dev, bool line, struct tc_out *p)
 {
 	uint32_t fc = mqtx_dev_flow_cache(dev);
 	unsigned cpus[MQTX_XPS_CPUS_MAX];
-	bool any = false;
 
-	if (!json && line) {
-		if (fc)
-			mqtx_buf_printf(out, " flowcache %u", fc);
-		return;
+	if (line) {
+		mqtx__out_uint(p, fc ? OUT_ANY : OUT_JSON, "flowcache", " flowcache %llu", fc);
+		mqtx__out_open_array(p, "xps");
 	}
-	if (json)
-		mqtx_buf_printf(out, ",\"flowcache\":%u,\"xps\":[", fc);
 	for (uint32_t q = 0; q < mqtx_dev_num_txq(dev); q++) {
 		int n = mqtx_dev_xps(dev, q, cpus, MQTX_XPS_CPUS_MAX);
 
-		if (n <= 0)
+		/* The maps: JSON members of the device's object, text lines after its line. */
+		if (n <= 0 || line == !p->json)
 			continue;
-		if (json) {
-			mqtx_buf_printf(out, "%s{\"txq\":%u,\"cpus\":[", any ? "," : "", q);
-			for (int i = 0; i < n; i++)
-				mqtx_buf_printf(out, i ? ",%u" : "%u", cpus[i]);
-			mqtx_buf_printf(out, "]}");
-		} else {
-			mqtx_buf_printf(out, "    txq %u: xps cpus ", q);
-			print_cpus(cpus, n, out);
-			mqtx_buf_printf(out, "\n");
-		}
-		any = true;
+		mqtx__out_open(p, NULL);
+		mqtx__out_uint(p, OUT_ANY, "txq", "    txq %llu: xps cpus ", q);
+		mqtx__out_open_array(p, "cpus");
+		for (int i = 0; i < n; i++)
+			mqtx__out_uint(p, OUT_JSON, NULL, NULL, cpus[i]);
+		mqtx__out_close_array(p);
+		if (!p->json)
+			print_cpus(cpus, n, p->buf);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
 	}
-	if (json)
-		mqtx_buf_printf(out, "]");
+	if (line)
+		mqtx__out_close_array(p);
 }

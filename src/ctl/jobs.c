@@ -29,17 +29,17 @@ int mqtx__jobs_dev(const struct mqtx_ctl_call *c, const char *name, struct mqtx_
 {
 	if (!name) {
 		mqtx_buf_printf(c->err, "%s: \"dev NAME\" is required\n", c->argv[0]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	*dev = mqtx_ctl_call_dev(c, name);
 	if (!*dev)
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	/* A job sends on the device: another's device is not the caller's to load. */
 	if (mqtx__ctl_may_change_dev(c, c->argv[0], *dev))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	if (!mqtx_dev_is_up(*dev)) {
 		mqtx_buf_printf(c->err, "%s: device \"%s\" is down\n", c->argv[0], name);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	return 0;
 }
@@ -117,7 +117,7 @@ static int job_limit(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 			"%s: %s has %u generators and replays running, its limit; stop "
 			"one first\n",
 			c->argv[0], c->req->who, running);
-	return MQTX_CTL_EREFUSED;
+	return MQTX_TC_EXIT_REFUSED;
 }
 
 static void job_unlink_free(struct mqtx_jobs *s, struct job_entry *tj)
@@ -167,7 +167,7 @@ int mqtx__jobs_prepare(struct mqtx_jobs *s, const struct mqtx_ctl_call *c, struc
 	rc = job_limit(s, c);
 	if (rc)
 		return rc;
-	rc = MQTX_CTL_EREFUSED;
+	rc = MQTX_TC_EXIT_REFUSED;
 	p->pool = find_pool(s, dev);
 	if (!p->pool) {
 		p->pool = pool_new(s, c, dev);
@@ -364,16 +364,16 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 	if (c->argc > 3) {
 		mqtx_buf_printf(c->err, "%s %s: what is \"%s\"?\n", c->argv[0], c->argv[1],
 				c->argv[3]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (stop && c->argc == 2) {
 		mqtx_buf_printf(c->err, "%s stop: give a job id or \"all\"\n", c->argv[0]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (c->argc == 3 && strcmp(c->argv[2], "all")) {
 		tj = find_job(s, c, c->argv[2]);
 		if (!tj)
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		if (stop && !mqtx__ctl_owns(c, &tj->owner)) {
 			char label[32], what[48];
 
@@ -382,17 +382,17 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 			return mqtx__ctl_eperm(c, label, what, &tj->owner);
 		}
 		if (stop && stop_room(c, 1))
-			return MQTX_CTL_EREFUSED;
+			return MQTX_TC_EXIT_REFUSED;
 		list_open(c);
 		show_or_stop(s, tj, stop, c, true);
 		list_close(c);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	n = 0;
 	for (tj = s->jobs; tj; tj = tj->next)
 		n += in_all(tj, c, stop);
 	if (stop && stop_room(c, n))
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	count = n;
 	list_open(c);
 	for (tj = s->jobs; tj; tj = next) {
@@ -401,7 +401,7 @@ int mqtx__jobs_admin(struct mqtx_jobs *s, const struct mqtx_ctl_call *c)
 			show_or_stop(s, tj, stop, c, n-- == count);
 	}
 	list_close(c);
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 static void release_pool(struct job_pool **pp)

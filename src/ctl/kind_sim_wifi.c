@@ -12,7 +12,6 @@
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include "gen/gen.h"
 
 /* struct swf_opt.edca_set bits: the fields an "edca AC ..." gave. */
 #define EDCA_AIFSN 0x1u
@@ -200,8 +199,10 @@ int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqt
 
 /* ---- dev show ---- */
 
-void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+static void show_text(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
+	struct mqtx_buf *out = p->buf;
+
 	struct mqtx_sim_wifi_cfg c;
 	char b[MQTX_TC_BUF], t[MQTX_TC_BUF];
 
@@ -210,7 +211,7 @@ void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *
 	mqtx_buf_printf(out, " rate %s ring %u ampdu %u ba %s ba-delay %s",
 			mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8), c.ring, c.ampdu_max,
 			ba_modes[c.ba_mode], mqtx_tc_print_time(t, sizeof(t), c.ba_delay_ns));
-	mqtx__wme_show(dev, false, out);
+	mqtx__wme_show(dev, p);
 	if (!(flags & MQTX_CTL_F_DETAILS))
 		return;
 	mqtx_buf_printf(out,
@@ -226,8 +227,10 @@ void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *
 				mqtx_tc_print_time(b, sizeof(b), c.edca[ac].txop_ns));
 }
 
-void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+static void show_json(struct mqtx_dev *dev, struct tc_out *p)
 {
+	struct mqtx_buf *out = p->buf;
+
 	struct mqtx_sim_wifi_cfg c;
 
 	if (mqtx_sim_wifi_get_cfg(dev, &c))
@@ -247,66 +250,82 @@ void mqtx__sim_wifi_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
 				c.edca[ac].aifsn, c.edca[ac].cwmin, c.edca[ac].cwmax,
 				(unsigned long long)c.edca[ac].txop_ns);
 	mqtx_buf_printf(out, "]}");
-	mqtx__wme_show(dev, true, out);
+	mqtx__wme_show(dev, p);
+}
+
+/* The medium's settings and WME's: in JSON all of them, in text the details with -d only. */
+void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
+{
+	if (p->json)
+		show_json(dev, p);
+	else
+		show_text(dev, flags, p);
 }
 
 /* ---- dev show -s, dev stats -j: per AC, the medium's counters and WME's ---- */
 
 static void ac_stats(unsigned ac, const struct mqtx_sim_wifi_ac_stats *a,
-		     const struct mqtx_wme_stats *w, bool json, struct mqtx_buf *out)
+		     const struct mqtx_wme_stats *w, struct tc_out *p)
 {
-	const char *fmt = json ? "%s{\"ac\":\"%s\",\"frames\":%llu,\"bytes\":%llu,\"txops\":%llu,"
-				 "\"airtime_ns\":%llu,\"ampdus\":%llu,\"ampdu_frames\":%llu,"
-				 "\"lat_sum_ns\":%llu,\"lat_max_ns\":%llu,\"collisions\":%llu,"
-				 "\"queued\":%llu,\"selected\":%llu,\"downgraded\":%llu,"
-				 "\"noadmit\":%llu,\"ampdu\":%llu}"
-			       : "%s    ac %s: frames %llu bytes %llu txops %llu airtime_ns %llu "
-				 "ampdus %llu ampdu_frames %llu lat_sum_ns %llu lat_max_ns %llu "
-				 "collisions %llu queued %llu selected %llu downgraded %llu "
-				 "noadmit %llu ampdu %llu\n";
+	const struct {
+		const char *name;
+		uint64_t v;
+	} c[] = {
+		{ "frames", a->frames },	 { "bytes", a->bytes },
+		{ "txops", a->txops },		 { "airtime_ns", a->airtime_ns },
+		{ "ampdus", a->ampdus },	 { "ampdu_frames", a->ampdu_frames },
+		{ "lat_sum_ns", a->lat_sum_ns }, { "lat_max_ns", a->lat_max_ns },
+		{ "collisions", a->collisions }, { "queued", a->queued },
+		{ "selected", w->selected[ac] }, { "downgraded", w->downgraded[ac] },
+		{ "noadmit", w->noadmit[ac] },	 { "ampdu", w->ampdu[ac] },
+	};
 
-	mqtx_buf_printf(out, fmt, json && ac ? "," : "", mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
-			(unsigned long long)a->frames, (unsigned long long)a->bytes,
-			(unsigned long long)a->txops, (unsigned long long)a->airtime_ns,
-			(unsigned long long)a->ampdus, (unsigned long long)a->ampdu_frames,
-			(unsigned long long)a->lat_sum_ns, (unsigned long long)a->lat_max_ns,
-			(unsigned long long)a->collisions, (unsigned long long)a->queued,
-			(unsigned long long)w->selected[ac], (unsigned long long)w->downgraded[ac],
-			(unsigned long long)w->noadmit[ac], (unsigned long long)w->ampdu[ac]);
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_ANY, "ac", "    ac %s:", mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+		mqtx__out_counter(p, c[i].name, c[i].v);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
 }
 
-static void wme_stats(const struct mqtx_wme_stats *w, bool json, struct mqtx_buf *out)
+static void wme_stats(const struct mqtx_wme_stats *w, struct tc_out *p)
 {
-	const char *fmt =
-		json ? ",\"wme_stats\":{\"mgmt\":%llu,\"nonqos\":%llu,\"eapol\":%llu,"
-		       "\"ba_requested\":%llu,\"ba_accepted\":%llu,\"ba_refused\":%llu,"
-		       "\"ba_timeouts\":%llu,\"ba_stopped\":%llu,\"ba_pool_full\":%llu,"
-		       "\"moved_to_agg\":%llu,\"moved_to_ac\":%llu}"
-		     : "    wme: mgmt %llu nonqos %llu eapol %llu ba_requested %llu "
-		       "ba_accepted %llu ba_refused %llu ba_timeouts %llu ba_stopped %llu "
-		       "ba_pool_full %llu moved_to_agg %llu moved_to_ac %llu\n";
+	const struct {
+		const char *name;
+		uint64_t v;
+	} c[] = {
+		{ "mgmt", w->mgmt },
+		{ "nonqos", w->nonqos },
+		{ "eapol", w->eapol },
+		{ "ba_requested", w->ba_requested },
+		{ "ba_accepted", w->ba_accepted },
+		{ "ba_refused", w->ba_refused },
+		{ "ba_timeouts", w->ba_timeouts },
+		{ "ba_stopped", w->ba_stopped },
+		{ "ba_pool_full", w->ba_pool_full },
+		{ "moved_to_agg", w->moved_to_agg },
+		{ "moved_to_ac", w->moved_to_ac },
+	};
 
-	mqtx_buf_printf(out, fmt, (unsigned long long)w->mgmt, (unsigned long long)w->nonqos,
-			(unsigned long long)w->eapol, (unsigned long long)w->ba_requested,
-			(unsigned long long)w->ba_accepted, (unsigned long long)w->ba_refused,
-			(unsigned long long)w->ba_timeouts, (unsigned long long)w->ba_stopped,
-			(unsigned long long)w->ba_pool_full, (unsigned long long)w->moved_to_agg,
-			(unsigned long long)w->moved_to_ac);
+	mqtx__out_open(p, "wme_stats");
+	mqtx__out_text(p, "    wme:");
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+		mqtx__out_counter(p, c[i].name, c[i].v);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
 }
 
-void mqtx__sim_wifi_stats(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
+void mqtx__sim_wifi_stats(struct mqtx_dev *dev, struct tc_out *p)
 {
 	struct mqtx_sim_wifi_ac_stats a;
 	struct mqtx_wme_stats w;
 
 	if (mqtx_wme_get_stats(dev, &w))
 		return;
-	if (json)
-		mqtx_buf_printf(out, ",\"ac\":[");
+	mqtx__out_open_array(p, "ac");
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
 		if (!mqtx_sim_wifi_ac_stats(dev, (enum mqtx_wme_ac)ac, &a))
-			ac_stats(ac, &a, &w, json, out);
-	if (json)
-		mqtx_buf_printf(out, "]");
-	wme_stats(&w, json, out);
+			ac_stats(ac, &a, &w, p);
+	mqtx__out_close_array(p);
+	wme_stats(&w, p);
 }

@@ -181,26 +181,4 @@ uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, 
  */
 void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned n);
 
-/* ---- value parsers shared by the commands; times and sizes are tc's (qdisc/tcunits.h) ---- */
-
-/** mqtx__parse_u64() - a decimal or 0x number. Return 0 or -EINVAL. */
-int mqtx__parse_u64(const char *s, uint64_t *v);
-/**
- * mqtx__parse_rate() - a tc rate (mqtx_tc_parse_rate_bits(): "10mbit", "125kbps", a bare
- * number is bit/s) or a packet rate (mqtx_tc_parse_rate_pps(): "1000pps", "2kpps"). Sets
- * exactly one of *@bps (bits per second) and *@pps, the other to 0.
- * Return: 0, or -EINVAL (malformed, zero, above 1e15).
- */
-int mqtx__parse_rate(const char *s, uint64_t *bps, uint64_t *pps);
-/** mqtx__parse_ipv4_range() - "A" or "A-B" (host order, A <= B). */
-int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi);
-/**
- * mqtx__parse_ipv6_range() - "A" or "A-B" (IPv6, A <= B): @base gets A, *@lo and *@hi the last
- * 32 bits of A and B. Return 0, -EINVAL (malformed), -ERANGE (A and B differ before their last
- * 32 bits).
- */
-int mqtx__parse_ipv6_range(const char *s, uint8_t base[16], uint32_t *lo, uint32_t *hi);
-/** mqtx__parse_port_range() - "P" or "P-Q" (P <= Q). */
-int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi);
-
 #endif

@@ -73,6 +73,7 @@ static void bfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 
 const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops = {
 	.id = "bfifo",
+	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),
 	.opt_size = sizeof(struct mqtx_fifo_opt),
 	.enqueue = bfifo_enqueue,

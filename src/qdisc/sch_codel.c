@@ -261,6 +261,9 @@ int mqtx_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
 
 const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {
 	.id = "codel",
+	.usage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n"
+		 "\t\t [ interval TIME ] [ ecn | noecn ]\n"
+		 "\t\t [ ce_threshold TIME ]",
 	.priv_size = sizeof(struct codel_priv),
 	.opt_size = sizeof(struct codel_opt),
 	.enqueue = codel_enqueue,

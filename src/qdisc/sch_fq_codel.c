@@ -602,6 +602,12 @@ uint32_t mqtx_fq_codel_flow_backlog(struct mqtx_qdisc *q, uint32_t idx)
 
 const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops = {
 	.id = "fq_codel",
+	.usage = "Usage: ... fq_codel\t[ limit PACKETS ] [ flows NUMBER ]\n"
+		 "[ memory_limit BYTES ]\n"
+		 "[ target TIME ] [ interval TIME ]\n"
+		 "[ quantum BYTES ] [ [no]ecn ]\n"
+		 "[ ce_threshold TIME ]\n"
+		 "[ drop_batch SIZE ]",
 	.priv_size = sizeof(struct fqc_priv),
 	.opt_size = sizeof(struct fqc_opt),
 	.enqueue = fqc_enqueue,

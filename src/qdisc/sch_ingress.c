@@ -206,6 +206,7 @@ static const struct mqtx_class_ops ingress_class_ops = {
 
 const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {
 	.id = "ingress",
+	.usage = "Usage: ... ingress [ rate RATE burst BYTES ]",
 	.priv_size = sizeof(struct ingress_priv),
 	.opt_size = sizeof(struct ingress_opt),
 	.static_flags = MQTX_QF_INGRESS | MQTX_QF_INGRESS_BLOCK,

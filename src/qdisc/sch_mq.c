@@ -114,6 +114,7 @@ static const struct mqtx_class_ops mq_class_ops = {
 
 const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
 	.id = "mq",
+	.usage = "Usage: ... mq  (no options: one class per TX queue)",
 	.priv_size = sizeof(struct mqtx_mq_priv),
 	.static_flags = MQTX_QF_MQROOT,
 	.enqueue = mqtx__mq_enqueue,

@@ -11,6 +11,7 @@ static struct mqtx_pkt *noqueue_dequeue(struct mqtx_qdisc *q)
 
 const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops = {
 	.id = "noqueue",
+	.usage = "Usage: ... noqueue  (no options: packets go straight to the driver)",
 	.dequeue = noqueue_dequeue,
 	.peek = noqueue_dequeue,
 };

@@ -20,6 +20,7 @@ static int pfifo_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack
 
 const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops = {
 	.id = "pfifo",
+	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),
 	.opt_size = sizeof(struct mqtx_fifo_opt),
 	.enqueue = pfifo_enqueue,

@@ -25,6 +25,7 @@ static int phd_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 
 const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops = {
 	.id = "pfifo_head_drop",
+	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),
 	.opt_size = sizeof(struct mqtx_fifo_opt),
 	.enqueue = phd_enqueue,

@@ -417,6 +417,7 @@ static const struct mqtx_class_ops prio_class_ops = {
 
 const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
 	.id = "prio",
+	.usage = "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]",
 	.priv_size = sizeof(struct prio_priv),
 	.opt_size = sizeof(struct prio_opt),
 	/* mqtx's: one filter block shared by many prios (every queue's under mq). */

@@ -566,6 +566,8 @@ static const struct mqtx_class_ops tbf_class_ops = {
 
 const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {
 	.id = "tbf",
+	.usage = "Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ]\n"
+		 "\t[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]",
 	.priv_size = sizeof(struct tbf_priv),
 	.opt_size = sizeof(struct tbf_opt),
 	.enqueue = tbf_enqueue,

@@ -536,6 +536,10 @@ static void wme_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 
 const struct mqtx_qdisc_ops mqtx_wme_qdisc_ops = {
 	.id = "wme",
+	.usage =
+		"Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"
+		"        [ fifo | fq_codel ] [ target TIME ] [ interval TIME ]\n"
+		"        [ quantum BYTES ] [ flows NUMBER ] [ ecn | noecn ]",
 	.priv_size = sizeof(struct wme_priv),
 	.opt_size = sizeof(struct wme_qopt),
 	.static_flags = MQTX_QF_CAN_BYPASS,

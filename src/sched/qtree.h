@@ -5,21 +5,7 @@
 
 #include <mqtx/qdisc.h>
 
-/**
- * mqtx__handle_parse() - a qdisc handle as tc(8) reads it: a hex major as strtoul() takes it
- * ("1:", "8001", "0x10:", "ffff:"), what follows a ':' ignored ("1:2" is 1:); "none" is 0.
- * Return: 0, or -EINVAL (no digits, anything but ':' after them, major above ffff).
- */
-int mqtx__handle_parse(const char *s, uint32_t *h);
-
-/**
- * mqtx__classid_parse() - a class id: "root", "none", "X:Y", "X:", ":Y" or "X", each number
- * hex as strtoul() takes it ("0x1:0x3"). Return: 0, or -EINVAL.
- */
-int mqtx__classid_parse(const char *s, uint32_t *h);
-
-/** mqtx__classid_fmt() - tc's spelling of @h ("root", "1:", ":4", "1:a"); returns @buf. */
-const char *mqtx__classid_fmt(uint32_t h, char *buf, size_t len);
+#include "tc/tc.h"
 
 /**
  * mqtx__qdisc_drain() - lock held: everything @q holds onto the tail of @l, in the order it

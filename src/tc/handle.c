@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/qtree.h"
+#include "tc/tc.h"
+#include <mqtx/qdisc.h>
 
 /*
  * tc reads handles with strtoul(s, &end, 16) into a 32-bit variable (get_qdisc_handle() and

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* tc(8) units: the parsers and printers of iproute2's tc_util.c/utils.c, rewritten for mqtx. */
+/* tc(8) units: rates, sizes and times read and spelled as iproute2's tc_util.c/utils.c do, and
+ * the option helpers of a qdisc's parser. */
 #include "base/internal.h"
 #include <mqtx/tc.h>
 
@@ -86,16 +87,22 @@ static int parse_scaled(const char *s, const struct unit *units, size_t n, doubl
 	return -EINVAL;
 }
 
+/* @v as a u64 (truncated), or -EINVAL when it does not fit. */
+static int to_u64(double v, uint64_t *out)
+{
+	if (v >= 18446744073709549568.0)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
 int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec)
 {
 	double bits;
 
 	if (parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), 1., &bits))
 		return -EINVAL;
-	if (bits / 8 >= 18446744073709549568.0)
-		return -EINVAL;
-	*bytes_per_sec = (uint64_t)(bits / 8);
-	return 0;
+	return to_u64(bits / 8, bytes_per_sec);
 }
 
 int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec)
@@ -104,10 +111,7 @@ int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec)
 
 	if (parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), 1., &bits))
 		return -EINVAL;
-	if (bits >= 18446744073709549568.0)
-		return -EINVAL;
-	*bits_per_sec = (uint64_t)bits;
-	return 0;
+	return to_u64(bits, bits_per_sec);
 }
 
 /* Packet rates (not tc's; pktgen and trafgen count packets): the number as tc reads one. */
@@ -125,20 +129,17 @@ int mqtx_tc_parse_rate_pps(const char *s, uint64_t *pps)
 	/* A bare number is a bit rate, never packets. */
 	if (n < 3 || strcasecmp(s + n - 3, "pps"))
 		return -EINVAL;
-	if (parse_scaled(s, pps_units, ARRAY_SIZE(pps_units), 1., &v) ||
-	    v >= 18446744073709549568.0)
+	if (parse_scaled(s, pps_units, ARRAY_SIZE(pps_units), 1., &v))
 		return -EINVAL;
-	*pps = (uint64_t)v;
-	return 0;
+	return to_u64(v, pps);
 }
 
 int mqtx_tc_parse_time(const char *s, uint64_t *ns)
 {
 	double us;
 
-	if (parse_scaled(s, time_units, ARRAY_SIZE(time_units), 1., &us))
-		return -EINVAL;
-	if (us * 1000. >= 18446744073709549568.0)
+	if (parse_scaled(s, time_units, ARRAY_SIZE(time_units), 1., &us) ||
+	    us * 1000. >= 18446744073709549568.0)
 		return -EINVAL;
 	*ns = (uint64_t)llround(us * 1000.);
 	return 0;
@@ -148,9 +149,7 @@ int mqtx_tc_parse_size(const char *s, uint64_t *bytes)
 {
 	double b;
 
-	if (parse_scaled(s, size_units, ARRAY_SIZE(size_units), 1., &b))
-		return -EINVAL;
-	if (b > (double)UINT32_MAX)
+	if (parse_scaled(s, size_units, ARRAY_SIZE(size_units), 1., &b) || b > (double)UINT32_MAX)
 		return -EINVAL;
 	*bytes = (uint64_t)b;
 	return 0;

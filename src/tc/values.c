@@ -1,13 +1,64 @@
 // SPDX-License-Identifier: MIT
-// Value parsers of the gen/replay/dev commands: numbers, rates (tc's and pps), address ranges.
+/* tc's words and values: the prefix matcher, numbers in a base, MAC addresses, and the rates,
+ * address and port ranges of the gen/replay/dev commands. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/gen.h"
-#include "base/internal.h"
-#include <mqtx/tc.h>
+#include "tc/tc.h"
+
+bool mqtx__tc_matches(const char *word, const char *full)
+{
+	size_t n = strlen(word);
+
+	return n && n <= strlen(full) && !memcmp(word, full, n);
+}
+
+/* get_u32() and friends: strtoul in @base, the whole word, within @max. */
+static int get_unsigned(const char *s, unsigned long max, int base, unsigned long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, base);
+	if (end == s || *end || errno || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+#define DEFINE_GET(name, type, max)                               \
+	int mqtx__tc_get_##name(const char *s, type *v, int base) \
+	{                                                         \
+		unsigned long x;                                  \
+		if (get_unsigned(s, max, base, &x))               \
+			return -EINVAL;                           \
+		*v = (type)x;                                     \
+		return 0;                                         \
+	}
+
+DEFINE_GET(u32, uint32_t, 0xFFFFFFFFul)
+DEFINE_GET(u16, uint16_t, 0xFFFFul)
+DEFINE_GET(u8, uint8_t, 0xFFul)
+
+int mqtx__parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char c;
+
+	/* ll_addr_a2n() reads each part with "%x" and refuses one above 255. */
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &c) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 255)
+			return -EINVAL;
+		mac[i] = (uint8_t)v[i];
+	}
+	return 0;
+}
 
 int mqtx__parse_u64(const char *s, uint64_t *v)
 {
@@ -138,5 +189,49 @@ int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 		return -EINVAL;
 	*lo = a;
 	*hi = b;
+	return 0;
+}
+
+/* An address with a port maybe: "A", "A:P", "[A6]", "[A6]:P" or a bare IPv6 address. */
+int mqtx__parse_endpoint(const char *s, struct tc_endpoint *e)
+{
+	char host[64];
+	const char *port = NULL;
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return -EINVAL;
+		n = (size_t)(close - s - 1);
+		memcpy(host, s + 1, n < sizeof(host) ? n : 0);
+		port = close[1] ? close + 2 : NULL;
+	} else if (strchr(s, ':') && strchr(s, ':') == strrchr(s, ':')) {
+		n = (size_t)(strchr(s, ':') - s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+		port = strchr(s, ':') + 1;
+	} else {
+		n = strlen(s);
+		memcpy(host, s, n < sizeof(host) ? n : 0);
+	}
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, e->addr) == 1)
+		e->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, e->addr) == 1)
+		e->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (port) {
+		uint64_t v;
+
+		if (mqtx__parse_u64(port, &v) || v > 65535)
+			return -EINVAL;
+		e->port = (uint16_t)v;
+		e->has_port = true;
+	}
 	return 0;
 }
