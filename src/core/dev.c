@@ -5,10 +5,6 @@
 #include <stdio.h>
 
 #include "core/core.h"
-/* The one knot between the layers, as in Linux (dev_open -> dev_activate): bringing a device
- * up attaches its default qdiscs, and bringing it down or destroying it purges and frees its
- * qdiscs. */
-#include "sched/qtree.h"
 
 #define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
 
@@ -190,8 +186,6 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 
 void mqtx_dev_destroy(struct mqtx_dev *dev)
 {
-	struct mqtx_qdisc *q;
-
 	if (!dev)
 		return;
 	pthread_mutex_lock(&dev->fail_lock);
@@ -204,17 +198,7 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx__rcu_synchronize();
 	if (dev->ops->uninit)
 		dev->ops->uninit(dev);
-	for (uint32_t i = 0; i < dev->num_txq; i++) {
-		q = dev->txq[i].qdisc_sleeping;
-		if (!q)
-			continue;
-		/* A shared qdisc is attached to several queues: destroy it once. */
-		for (uint32_t j = i; j < dev->num_txq; j++)
-			if (dev->txq[j].qdisc_sleeping == q)
-				dev->txq[j].qdisc_sleeping = NULL;
-		mqtx_qdisc_destroy(q);
-	}
-	mqtx__qtree_release(dev);
+	mqtx__qtree_clear(dev);
 	mqtx_qdisc_destroy(dev->rxq.qdisc);
 	mqtx_hasher_free(atomic_load(&dev->hasher));
 	mqtx__free(atomic_load(&dev->select_hook));
