@@ -244,9 +244,9 @@ static void test_select_cap_and_hook(void **state)
 
 	(void)state;
 	mqtx_dev_open(f->dev);
-	mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2), 0);
 	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 1));
-	mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)7);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)7), 0);
 	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 2));
 	assert_int_equal(f->rec->q[0], 2);
 	assert_int_equal(f->rec->q[1], 0); /* capped */
@@ -260,6 +260,33 @@ static void test_select_cap_and_hook(void **state)
 	arp->data[13] = 0x06;
 	assert_int_equal(mqtx_dev_select_queue(f->dev, arp), 0);
 	mqtx_pkt_free(arp);
+	unmake(f);
+}
+
+static void *no_memory(size_t size, size_t align, void *arg)
+{
+	(void)size;
+	(void)align;
+	(void)arg;
+	return NULL;
+}
+
+/* Out of memory, setting a selector fails and the one in place keeps choosing. */
+static void test_select_hook_no_memory(void **state)
+{
+	static const struct mqtx_allocator none = { no_memory, mqtx_default_free, NULL };
+	struct fixture *f = make(4, &rec_ops);
+	int err;
+
+	(void)state;
+	mqtx_dev_open(f->dev);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2), 0);
+	mqtx_set_allocator(&none);
+	err = mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)3);
+	mqtx_set_allocator(NULL);
+	assert_int_equal(err, -ENOMEM);
+	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 1));
+	assert_int_equal(f->rec->q[0], 2);
 	unmake(f);
 }
 
@@ -585,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_real_num_txq),
 		cmocka_unit_test(test_real_num_txq_live),
 		cmocka_unit_test(test_select_cap_and_hook),
+		cmocka_unit_test(test_select_hook_no_memory),
 		cmocka_unit_test(test_same_flow_same_queue),
 		cmocka_unit_test(test_stop_start_wake),
 		cmocka_unit_test(test_requeue_order),

@@ -181,10 +181,10 @@ typedef uint16_t (*mqtx_select_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, v
 
 /**
  * mqtx_dev_set_select_queue() - the application's selector, used before the driver's
- * ops->select_queue and the default picker. NULL restores them. Safe under traffic. Out of
- * memory, the previous selector stays and an error is logged.
+ * ops->select_queue and the default picker. NULL restores them. Safe under traffic.
+ * Return: 0, or -ENOMEM (the previous selector stays).
  */
-MQTX_API void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
+MQTX_API int mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
 
 /**
  * mqtx_dev_set_hash() - choose the flow hash of the default picker (see <mqtx/flow.h>).

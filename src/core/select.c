@@ -40,17 +40,14 @@ void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg)
 	pthread_mutex_unlock(&dev->config_lock);
 }
 
-void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg)
+int mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg)
 {
 	struct mqtx_select_hook *h = NULL, *old;
 
 	if (fn) {
 		h = mqtx__alloc(sizeof(*h));
-		if (!h) {
-			mqtx_err("%s: no memory for the select hook; keeping the old one",
-				 dev->name);
-			return;
-		}
+		if (!h)
+			return -ENOMEM;
 		h->fn = fn;
 		h->arg = arg;
 	}
@@ -61,6 +58,7 @@ void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *ar
 		mqtx__rcu_synchronize();
 		mqtx__free(old);
 	}
+	return 0;
 }
 
 /* The queue range of @pkt's traffic class: [*qoffset, *qoffset + *qcount). */
