@@ -102,7 +102,7 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 		err = mqtx__qdisc_create_at(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, NULL, ack,
 					    &pl->qs[i]);
 		if (!err && !noq)
-			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE;
 	}
 out:
 	if (err)
