@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include <mqtx/ktxq.h>
+
 #include "core/core.h"
 
 #define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
@@ -74,6 +76,44 @@ int mqtx_dev_xstats(struct mqtx_dev *dev, int txq, mqtx_xstat_fn fn, void *arg)
 	if (txq >= (int)dev->num_txq)
 		return -EINVAL;
 	dev->ops->get_xstats(dev, txq < 0 ? NULL : &dev->txq[txq], fn, arg);
+	return 0;
+}
+
+/* Add @s into the sum @st (@last_errno: the latest queue's that has one). */
+static void ktxq_add(struct mqtx_ktxq_stats *st, const struct mqtx_ktxq_stats *s)
+{
+	st->packets += s->packets;
+	st->bytes += s->bytes;
+	st->completed += s->completed;
+	st->calls += s->calls;
+	st->busy += s->busy;
+	st->stops += s->stops;
+	st->wakes += s->wakes;
+	st->errors += s->errors;
+	st->flushed += s->flushed;
+	for (int e = 0; e < MQTX_KERR_MAX; e++)
+		st->err[e] += s->err[e];
+	if (s->last_errno)
+		st->last_errno = s->last_errno;
+}
+
+int mqtx_dev_ktxq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
+{
+	struct mqtx_ktxq_stats q;
+
+	if (!dev->ops->ktxq_stats)
+		return -EOPNOTSUPP;
+	if (i >= (int)dev->num_txq)
+		return -EINVAL;
+	if (i >= 0) {
+		dev->ops->ktxq_stats(dev, &dev->txq[i], st);
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	for (uint32_t n = 0; n < dev->num_txq; n++) {
+		dev->ops->ktxq_stats(dev, &dev->txq[n], &q);
+		ktxq_add(st, &q);
+	}
 	return 0;
 }
 
