@@ -121,6 +121,7 @@ struct mqtx_dev {
 	struct mqtx_txq *txq;
 
 	pthread_mutex_t config_lock;	/* every configuration change; first in lock order */
+	_Atomic uintptr_t config_owner; /* the holder's token (dev.c), 0: none */
 	pthread_mutex_t tx_global_lock; /* lock_all / unlock_all */
 
 	struct mqtx_hasher *_Atomic hasher;	      /* RCU */
@@ -264,6 +265,11 @@ void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);
+/* config.c: the config lock, recording its holder; mqtx__config_held(): whether this thread
+ * holds it (a reader of counters the caller may call with it held, mqtx_dev_config_lock()). */
+void mqtx__config_lock(struct mqtx_dev *dev);
+void mqtx__config_unlock(struct mqtx_dev *dev);
+bool mqtx__config_held(struct mqtx_dev *dev);
 
 /* qdisc_end.c */
 /**

@@ -140,7 +140,7 @@ int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, c
 		snprintf(msg, msglen, "%s: txqueuelen must be at least 1", dev->name);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (dev->ops->change) {
 		err = dev->ops->change(dev, set, msg, msglen);
 	} else if (set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)) {
@@ -152,7 +152,7 @@ int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, c
 		dev->mtu = set->mtu;
 	if (!err && (set->mask & MQTX_DEV_SET_TXQUEUELEN))
 		dev->tx_queue_len = set->tx_queue_len;
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return err;
 }
 
@@ -277,7 +277,7 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 
 	/* A failure's closing thread takes the config lock: wait for it before taking it. */
 	fail_join(dev);
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (atomic_load(&dev->up)) {
 		err = -EALREADY;
 		goto unlock;
@@ -304,7 +304,7 @@ abort_defaults:
 	if (attach)
 		mqtx__qtree_abort(dev, &dflt);
 unlock:
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return err;
 }
 
@@ -327,9 +327,9 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 {
 	struct mqtx_pkt *to_free = NULL;
 
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (!atomic_load(&dev->up)) {
-		pthread_mutex_unlock(&dev->config_lock);
+		mqtx__config_unlock(dev);
 		return -EALREADY;
 	}
 	atomic_store(&dev->up, false);
@@ -360,7 +360,7 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 	if (dev->ops->stop)
 		dev->ops->stop(dev);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return 0;
 }
 
@@ -449,7 +449,7 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 
 	if (!n || n > dev->num_txq)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_load(&dev->real_num_txq);
 	mqtx__dev_setup_tc(dev, n); /* netif_setup_tc(): the classes fit before the count shrinks */
 	atomic_store(&dev->real_num_txq, n);
@@ -459,7 +459,7 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 		/* ...so nothing enters the queues that went out of use any more. */
 		purge_tail_queues(dev, n, old);
 	}
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return 0;
 }
 
@@ -476,19 +476,4 @@ uint32_t mqtx_txq_index(const struct mqtx_txq *txq)
 struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq)
 {
 	return txq->dev;
-}
-
-bool mqtx_dev_config_trylock(struct mqtx_dev *dev)
-{
-	return pthread_mutex_trylock(&dev->config_lock) == 0;
-}
-
-void mqtx_dev_config_lock(struct mqtx_dev *dev)
-{
-	pthread_mutex_lock(&dev->config_lock);
-}
-
-void mqtx_dev_config_unlock(struct mqtx_dev *dev)
-{
-	pthread_mutex_unlock(&dev->config_lock);
 }
