@@ -54,7 +54,7 @@ static void test_afp_steered(void **state)
 		struct mqtx_ktxq_stats ks;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &ts);
-		assert_int_equal(mqtx_af_packet_txq_stats(dev, (int)i, &ks), 0);
+		assert_int_equal(mqtx_dev_ktxq_stats(dev, (int)i, &ks), 0);
 		assert_int_equal(ks.packets, ts.packets);
 		assert_int_equal(kt_veth_rxq("mqb0", i) - rxq[i], ts.packets);
 		used += ts.packets > 0;
@@ -134,7 +134,7 @@ static void test_afp_errnos(void **state)
 	assert_true(kt_conserved(dev, &ds));
 	assert_int_equal(ds.txq.drops[MQTX_DROP_KERNEL], 2);
 	assert_int_equal(ds.txq.packets, 0);
-	assert_int_equal(mqtx_af_packet_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
 	assert_int_equal(ks.err[MQTX_KERR_EMSGSIZE], 1);
 	assert_int_equal(ks.err[MQTX_KERR_ENETDOWN], 1);
 	assert_true(mqtx_dev_is_up(dev));

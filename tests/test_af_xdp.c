@@ -86,7 +86,7 @@ static void run_exact(struct mqtx_dev *dev, struct mqtx_pkt_pool *from, unsigned
 		struct mqtx_ktxq_stats ks;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &ts);
-		assert_int_equal(mqtx_af_xdp_txq_stats(dev, (int)i, &ks), 0);
+		assert_int_equal(mqtx_dev_ktxq_stats(dev, (int)i, &ks), 0);
 		assert_int_equal(ks.packets, ts.packets);
 		assert_int_equal(ks.completed, ts.packets); /* the completion ring gave all back */
 		assert_int_equal(ts.bql_inflight, 0);
@@ -131,7 +131,7 @@ static void test_xdp_small_ring(void **state)
 
 	(void)state;
 	run_exact(dev, pool, 1);
-	assert_int_equal(mqtx_af_xdp_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
 	assert_true(ks.stops > 0);
 	assert_int_equal(ks.wakes, ks.stops); /* every stop was woken */
 	mqtx_dev_destroy(dev);
@@ -237,7 +237,7 @@ static void stop_and_check(struct mqtx_dev *dev, struct mqtx_job *job, struct mq
 	mqtx__job_free(job);
 	assert_true(kt_conserved(dev, &ds));
 	assert_int_equal(ds.xmit, js.sent + js.dropped);
-	assert_int_equal(mqtx_af_xdp_txq_stats(dev, -1, ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, ks), 0);
 	assert_int_equal(ks->packets, ds.txq.packets);
 	assert_int_equal(ks->packets, ks->completed + ks->flushed);
 }
@@ -268,7 +268,7 @@ static void test_xdp_close_under_traffic(void **state)
 	kt_gen_exact(&cfg, 2);
 	assert_int_equal(kt_gen_run(dev, own, &cfg, &js), 0);
 	assert_int_equal(js.sent, cfg.count);
-	assert_int_equal(mqtx_af_xdp_txq_stats(dev, -1, &ks2), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks2), 0);
 	assert_int_equal(ks2.packets - ks.packets, cfg.count);
 	assert_int_equal(ks2.completed - ks.completed, cfg.count);
 	assert_int_equal(ks2.flushed, ks.flushed);

@@ -244,9 +244,9 @@ static void test_select_cap_and_hook(void **state)
 
 	(void)state;
 	mqtx_dev_open(f->dev);
-	mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2), 0);
 	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 1));
-	mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)7);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)7), 0);
 	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 2));
 	assert_int_equal(f->rec->q[0], 2);
 	assert_int_equal(f->rec->q[1], 0); /* capped */
@@ -260,6 +260,64 @@ static void test_select_cap_and_hook(void **state)
 	arp->data[13] = 0x06;
 	assert_int_equal(mqtx_dev_select_queue(f->dev, arp), 0);
 	mqtx_pkt_free(arp);
+	unmake(f);
+}
+
+static void *no_memory(size_t size, size_t align, void *arg)
+{
+	(void)size;
+	(void)align;
+	(void)arg;
+	return NULL;
+}
+
+/* Out of memory, setting a selector fails and the one in place keeps choosing. */
+static void test_select_hook_no_memory(void **state)
+{
+	static const struct mqtx_allocator none = { no_memory, mqtx_default_free, NULL };
+	struct fixture *f = make(4, &rec_ops);
+	int err;
+
+	(void)state;
+	mqtx_dev_open(f->dev);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)2), 0);
+	mqtx_set_allocator(&none);
+	err = mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)3);
+	mqtx_set_allocator(NULL);
+	assert_int_equal(err, -ENOMEM);
+	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 1));
+	assert_int_equal(f->rec->q[0], 2);
+	unmake(f);
+}
+
+/* The readers of counters under the caller's own config lock: they do not take it again
+ * (before, this deadlocked), and they read what is there. */
+static void test_stats_under_config_lock(void **state)
+{
+	struct fixture *f = make(4, &rec_ops);
+	struct mqtx_dev_stats ds;
+	struct mqtx_txq_stats ts;
+
+	(void)state;
+	mqtx_dev_open(f->dev);
+	assert_int_equal(mqtx_dev_set_select_queue(f->dev, select_fixed, (void *)(uintptr_t)1), 0);
+	mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, 1));
+	mqtx_dev_config_lock(f->dev);
+	mqtx_dev_get_stats(f->dev, &ds);
+	mqtx_txq_get_stats(mqtx_dev_txq(f->dev, 1), &ts);
+	assert_true(mqtx_dev_all_tx_empty(f->dev));
+	mqtx_dev_config_unlock(f->dev);
+	assert_int_equal(ds.xmit, 1);
+	assert_int_equal(ds.txq.packets, 1);
+	assert_int_equal(ts.packets, 1);
+	assert_true(mqtx_dev_config_trylock(f->dev));
+	mqtx_dev_get_stats(f->dev, &ds);
+	mqtx_dev_config_unlock(f->dev);
+	assert_int_equal(ds.txq.packets, 1);
+	/* Released: the next reader takes the lock itself, and lets it go. */
+	mqtx_dev_get_stats(f->dev, &ds);
+	assert_true(mqtx_dev_config_trylock(f->dev));
+	mqtx_dev_config_unlock(f->dev);
 	unmake(f);
 }
 
@@ -585,6 +643,8 @@ int main(void)
 		cmocka_unit_test(test_real_num_txq),
 		cmocka_unit_test(test_real_num_txq_live),
 		cmocka_unit_test(test_select_cap_and_hook),
+		cmocka_unit_test(test_select_hook_no_memory),
+		cmocka_unit_test(test_stats_under_config_lock),
 		cmocka_unit_test(test_same_flow_same_queue),
 		cmocka_unit_test(test_stop_start_wake),
 		cmocka_unit_test(test_requeue_order),

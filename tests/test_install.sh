@@ -82,9 +82,11 @@ tool_srcs() {
 	meson introspect "$BUILD" --targets | python3 -c '
 import json, sys
 for t in json.load(sys.stdin):
-    if t["name"] == sys.argv[1] and t["type"] == "executable":
+    # the tool, and the parser library it links (tools/meson.build)
+    if (t["name"], t["type"]) in ((sys.argv[1], "executable"),
+                                  ("mqtx_tool_parsers", "static library")):
         print(" ".join(s for g in t["target_sources"] for s in g.get("sources", [])))
-' "$1"
+' "$1" | tr "\n" " "
 }
 for tool in mqtx mqtxd; do
 	srcs=$(tool_srcs $tool)

@@ -39,6 +39,33 @@ static void xmit_on(struct mqtx_dev *dev, const struct mqtx_gen_cfg *cfg, uint64
 	assert_int_equal(mqtx_dev_xmit(dev, pkt), MQTX_XMIT_SUCCESS);
 }
 
+/* The driver's counters through the one accessor of every driver: each queue's, their sum, the
+ * same through the older pcap-only call, and the refusals. */
+static void check_ktxq_stats(struct mqtx_dev *dev, uint64_t per_queue)
+{
+	struct mqtx_dev_cfg nc = { .name = "nul0", .num_txq = 1, .ops = &mqtx_null_ops };
+	struct mqtx_ktxq_stats ks, old;
+	struct mqtx_dev *null_dev;
+	uint64_t stops = 0;
+
+	for (int i = 0; i < NQ; i++) {
+		assert_int_equal(mqtx_dev_ktxq_stats(dev, i, &ks), 0);
+		assert_int_equal(ks.packets, per_queue);
+		assert_int_equal(ks.completed, per_queue);
+		stops += ks.stops;
+	}
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
+	assert_int_equal(ks.packets, per_queue * NQ);
+	assert_int_equal(ks.stops, stops);
+	assert_int_equal(mqtx_pcap_txq_stats(dev, -1, &old), 0);
+	assert_memory_equal(&old, &ks, sizeof(ks));
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, NQ, &ks), -EINVAL);
+	assert_int_equal(mqtx_dev_create(&nc, &null_dev), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(null_dev, 0, &ks), -EOPNOTSUPP);
+	assert_int_equal(mqtx_pcap_txq_stats(null_dev, 0, &ks), -EINVAL);
+	mqtx_dev_destroy(null_dev);
+}
+
 /* pcapng through a 1 Gbit/s wire in virtual time: tshark shows one interface per queue named
  * "pc0:txN" with as many frames as mqtx's queue counters, and each frame's timestamp is
  * exactly when the wire started it. */
@@ -75,6 +102,7 @@ static void test_pcapng_queues_and_times(void **state)
 	assert_true(kt_conserved(dev, &ds));
 	assert_int_equal(ds.txq.packets, 100 * NQ);
 	assert_true(ds.txq.stops > 0);
+	check_ktxq_stats(dev, 100);
 	mqtx_dev_destroy(dev);
 	mqtx_clock_free(clock);
 
@@ -268,7 +296,7 @@ static void full_disk(bool ng)
 	assert_true(nospace > 0 && written > 0);
 	assert_int_equal(written + nospace, 200);
 	assert_int_equal(mqtx_txq_stats_drops(&ds.txq), nospace);
-	assert_int_equal(mqtx_pcap_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
 	assert_int_equal(ks.packets, written);
 	assert_int_equal(ks.errors, nospace);
 	assert_int_equal(ks.last_errno, ENOSPC);
@@ -285,7 +313,7 @@ static void full_disk(bool ng)
 	assert_true(kt_conserved(dev, &ds));
 	assert_int_equal(ds.txq.packets, written + 10);
 	assert_int_equal(ds.txq.drops[MQTX_DROP_NOSPACE], nospace);
-	assert_int_equal(mqtx_pcap_txq_stats(dev, -1, &ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
 	assert_int_equal(ks.completed, written + 10);
 	mqtx_dev_destroy(dev);
 	mqtx_clock_free(clock);

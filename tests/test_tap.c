@@ -46,7 +46,7 @@ static void test_tap_queues_exact(void **state)
 		struct mqtx_ktxq_stats ks;
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &ts);
-		assert_int_equal(mqtx_tap_txq_stats(dev, (int)i, &ks), 0);
+		assert_int_equal(mqtx_dev_ktxq_stats(dev, (int)i, &ks), 0);
 		/* tun_get_user() records the fd's queue as the rx queue: queue_mapping = i + 1 */
 		assert_int_equal(kt_qcount_get(qc, i + 1), ts.packets);
 		assert_int_equal(ks.packets, ts.packets);
@@ -79,7 +79,7 @@ static void test_tap_errno_counted(void **state)
 	assert_true(kt_conserved(dev, &ds));
 	assert_int_equal(ds.txq.drops[MQTX_DROP_KERNEL], 1);
 	assert_int_equal(ds.txq.packets, 0);
-	assert_int_equal(mqtx_tap_txq_stats(dev, 1, &ks), 0);
+	assert_int_equal(mqtx_dev_ktxq_stats(dev, 1, &ks), 0);
 	assert_int_equal(ks.err[MQTX_KERR_EINVAL], 1);
 	assert_int_equal(ks.last_errno, EINVAL);
 	assert_true(kt_log_has("mqtap1: txq 1: the kernel refused a frame: EINVAL"));

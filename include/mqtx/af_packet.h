@@ -62,6 +62,7 @@ MQTX_API int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base,
 
 /**
  * mqtx_af_packet_txq_stats() - kernel-side counters of queue @i (@i < 0: the sum).
+ * Deprecated: mqtx_dev_ktxq_stats() gives the same for every driver over a kernel interface.
  * Return: 0; -EINVAL if @dev is not an af_packet device or @i >= num_txq.
  */
 MQTX_API int mqtx_af_packet_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);

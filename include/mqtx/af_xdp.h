@@ -87,6 +87,7 @@ MQTX_API int mqtx_af_xdp_dev_create_with_pool(const struct mqtx_dev_cfg *base,
  * mqtx_af_xdp_txq_stats() - kernel-side counters of queue @i (@i < 0: the sum). errors and
  * err[] count the kernel's refusals of sends (per send call, since a frame on the TX ring is
  * no longer the caller's) plus XDP_STATISTICS tx_invalid_descs.
+ * Deprecated: mqtx_dev_ktxq_stats() gives the same for every driver over a kernel interface.
  * Return: 0; -EINVAL if @dev is not an af_xdp device or @i >= num_txq.
  */
 MQTX_API int mqtx_af_xdp_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);

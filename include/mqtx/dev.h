@@ -181,10 +181,10 @@ typedef uint16_t (*mqtx_select_fn)(struct mqtx_dev *dev, struct mqtx_pkt *pkt, v
 
 /**
  * mqtx_dev_set_select_queue() - the application's selector, used before the driver's
- * ops->select_queue and the default picker. NULL restores them. Safe under traffic. Out of
- * memory, the previous selector stays and an error is logged.
+ * ops->select_queue and the default picker. NULL restores them. Safe under traffic.
+ * Return: 0, or -ENOMEM (the previous selector stays).
  */
-MQTX_API void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
+MQTX_API int mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg);
 
 /**
  * mqtx_dev_set_hash() - choose the flow hash of the default picker (see <mqtx/flow.h>).
@@ -337,12 +337,17 @@ MQTX_API struct mqtx_qdisc *mqtx_txq_active_qdisc(struct mqtx_txq *txq);
 /**
  * mqtx_dev_all_tx_empty() - exactly: no packet in any queue's qdisc or requeue list, and the
  * driver reports nothing in flight on any queue (ops->inflight).
+ * Takes the device's config lock, so that a configuration change (a close purging the queues,
+ * a graft moving backlogs) is seen whole, or reads under it when the calling thread already
+ * holds it (mqtx_dev_config_lock()). Not under a queue lock, which comes after it.
  */
 MQTX_API bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev);
 
 /**
  * mqtx_dev_config_lock() / mqtx_dev_config_unlock() - the device's configuration mutex (the
- * rtnl of mqtx): every configuration change of the device holds it.
+ * rtnl of mqtx): every configuration change of the device holds it. Not recursive; the
+ * readers of counters (mqtx_dev_get_stats(), mqtx_txq_get_stats(), mqtx_dev_all_tx_empty())
+ * may be called with it held: they see that this thread holds it and do not take it again.
  */
 MQTX_API void mqtx_dev_config_lock(struct mqtx_dev *dev);
 MQTX_API void mqtx_dev_config_unlock(struct mqtx_dev *dev);
@@ -443,7 +448,12 @@ struct mqtx_txq_stats {
 	uint32_t bql_limit, bql_inflight;
 };
 
-/** mqtx_txq_get_stats() - a snapshot of one queue's counters. */
+/**
+ * mqtx_txq_get_stats() - a snapshot of one queue's counters.
+ * Takes the device's config lock, so that a configuration change (a close purging the queues,
+ * a graft moving backlogs) is seen whole, or reads under it when the calling thread already
+ * holds it (mqtx_dev_config_lock()). Not under a queue lock, which comes after it.
+ */
 MQTX_API void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st);
 
 /**
@@ -463,7 +473,12 @@ struct mqtx_dev_stats {
 	uint64_t rx_drop_reasons[MQTX_DROP_REASON_MAX];
 };
 
-/** mqtx_dev_get_stats() - a snapshot of the device totals (queue by queue, not atomically). */
+/**
+ * mqtx_dev_get_stats() - a snapshot of the device totals (queue by queue, not atomically).
+ * Takes the device's config lock, so that a configuration change (a close purging the queues,
+ * a graft moving backlogs) is seen whole, or reads under it when the calling thread already
+ * holds it (mqtx_dev_config_lock()). Not under a queue lock, which comes after it.
+ */
 MQTX_API void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st);
 
 /** mqtx_txq_stats_drops() - total drops of a snapshot. */

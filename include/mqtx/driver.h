@@ -72,7 +72,12 @@ struct mqtx_dev_settings {
  *        -EINVAL (out of range) or the kernel's -errno, and write into @msg (@msglen bytes) a
  *        message naming the interface and the cause. Absent: ring, coalesce and rate are
  *        refused, mtu and tx_queue_len are recorded by the core.
+ * @ktxq_stats: optional. What the kernel (or the file) below the driver did with the frames of
+ *        queue @txq, into @st (<mqtx/ktxq.h>); mqtx_dev_ktxq_stats() asks it for one queue or
+ *        for each in turn. Any thread, device up or down; must not wait for the data path.
  */
+struct mqtx_ktxq_stats;
+
 struct mqtx_dev_ops {
 	const char *kind;
 	size_t priv_size;
@@ -88,6 +93,7 @@ struct mqtx_dev_ops {
 			   void *arg);
 	int (*change)(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
 		      size_t msglen);
+	void (*ktxq_stats)(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st);
 };
 
 /**

@@ -58,6 +58,16 @@ struct mqtx_ktxq_stats {
 	int last_errno;
 };
 
+/**
+ * mqtx_dev_ktxq_stats() - the kernel-side counters of queue @i of a device over a kernel
+ * interface or a file (tap, af_packet, af_xdp, pcap), through its driver's ops->ktxq_stats.
+ * @dev: the device.
+ * @i: the queue, or < 0 for the sum over all queues (@last_errno: the last queue's that has one).
+ * @st: filled in.
+ * Return: 0; -EOPNOTSUPP if the driver keeps no such counters; -EINVAL if @i >= num_txq.
+ */
+MQTX_API int mqtx_dev_ktxq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);
+
 /** mqtx_if_tx_queues() - how many TX queues interface @ifname has (ethtool's channel count),
  *  or -errno (-ENODEV: no such interface). */
 MQTX_API int mqtx_if_tx_queues(const char *ifname);

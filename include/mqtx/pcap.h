@@ -39,7 +39,7 @@ enum mqtx_pcap_format {
  * records, so the file is valid whenever the process stops, SIGTERM and SIGKILL included. A
  * frame the file system does not take whole is dropped, counted as MQTX_DROP_NOSPACE (ENOSPC,
  * EDQUOT) or MQTX_DROP_WRITE (any other errno: EIO, EFBIG past RLIMIT_FSIZE, ...), with the
- * errno in the queue's counters (mqtx_pcap_txq_stats()), and what was written of its record is
+ * errno in the queue's counters (mqtx_dev_ktxq_stats()), and what was written of its record is
  * cut off again: the file holds exactly the frames counted as transmitted. The device stays up
  * and writes again when the file system takes frames again. The first refusal since the device
  * came up is logged (MQTX_LOG_WARN), and when it goes down, how many frames were dropped in
@@ -113,6 +113,7 @@ MQTX_API int mqtx_pcap_open(const char *path, bool overwrite, bool *created, cha
  * mqtx_pcap_txq_stats() - counters of queue @i (@i < 0: the sum): packets written, completed
  * by the wire, stops and wakes, frames the file system refused (@errors, by errno in @err and
  * @last_errno; each is also a drop of the queue, MQTX_DROP_NOSPACE or MQTX_DROP_WRITE).
+ * Deprecated: mqtx_dev_ktxq_stats() gives the same for every driver over a kernel interface.
  * Return: 0; -EINVAL if @dev is not a pcap device or @i >= num_txq.
  */
 MQTX_API int mqtx_pcap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);

@@ -17,7 +17,6 @@ extern "C" {
 #define MQTX_QF_CAN_BYPASS  0x004u /* work-conserving: an empty one may be bypassed */
 #define MQTX_QF_MQROOT	    0x008u /* mq/mqprio root: no enqueue of its own */
 #define MQTX_QF_ONETXQUEUE  0x010u /* every packet is for dev_queue: may bulk-dequeue */
-#define MQTX_QF_NOPARENT    0x040u
 #define MQTX_QF_DEACTIVATED 0x100u /* the device is going down: enqueue drops */
 /* The kind takes a shared filter block by index (tc's ingress_block / egress_block before the
  * kind): it reads struct mqtx_qdisc.ingress_block / .egress_block in its init. */

@@ -50,6 +50,7 @@ MQTX_API int mqtx_tap_dev_create(const struct mqtx_dev_cfg *base, const struct m
 
 /**
  * mqtx_tap_txq_stats() - kernel-side counters of queue @i (@i < 0: the sum over all queues).
+ * Deprecated: mqtx_dev_ktxq_stats() gives the same for every driver over a kernel interface.
  * Return: 0; -EINVAL if @dev is not a tap device or @i >= num_txq.
  */
 MQTX_API int mqtx_tap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st);

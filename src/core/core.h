@@ -121,6 +121,7 @@ struct mqtx_dev {
 	struct mqtx_txq *txq;
 
 	pthread_mutex_t config_lock;	/* every configuration change; first in lock order */
+	_Atomic uintptr_t config_owner; /* the holder's token (dev.c), 0: none */
 	pthread_mutex_t tx_global_lock; /* lock_all / unlock_all */
 
 	struct mqtx_hasher *_Atomic hasher;	      /* RCU */
@@ -264,5 +265,52 @@ void mqtx__count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason r, uint64_t n)
 
 /* dev.c */
 void mqtx__qdisc_wait_idle(struct mqtx_qdisc *q);
+/* config.c: the config lock, recording its holder; mqtx__config_held(): whether this thread
+ * holds it (a reader of counters the caller may call with it held, mqtx_dev_config_lock()). */
+void mqtx__config_lock(struct mqtx_dev *dev);
+void mqtx__config_unlock(struct mqtx_dev *dev);
+bool mqtx__config_held(struct mqtx_dev *dev);
+
+/* qdisc_end.c */
+/**
+ * mqtx__qtree_clear() - a down device's root deleted: every queue back to no qdisc (Linux's
+ * noop, which no dump lists), the root freed; mqtx_dev_open() attaches the defaults. Config
+ * lock held, the device down. Cannot fail.
+ */
+void mqtx__qtree_clear(struct mqtx_dev *dev);
+
+/** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
+ *  their TX queues). */
+void mqtx__qtree_release(struct mqtx_dev *dev);
+
+/*
+ * The one call up the layers (scripts/layers, KNOT): mqtx_dev_open() attaches the default
+ * qdiscs, as Linux's dev_open() -> dev_activate() -> attach_default_qdiscs() does. The plan is
+ * the sched layer's (sched/plan.c, sched/default.c); nothing else in core calls above it.
+ */
+/**
+ * struct mqtx_qplan - a prepared change of every TX queue's qdisc: all new objects exist, none
+ * is attached yet. Commit it (cannot fail) or abort it (frees what it made).
+ * @qs, @old: per-queue new and old qdiscs (2 * num_txq slots).
+ * @root: the new MQROOT object, or NULL. @single: a new qdisc shared by every queue, or NULL.
+ */
+struct mqtx_qplan {
+	struct mqtx_qdisc **qs, **old;
+	struct mqtx_qdisc *root;
+	struct mqtx_qdisc *single;
+};
+
+/**
+ * mqtx__qtree_prepare_defaults() - prepare what mqtx_dev_open() attaches when the queues have
+ * no qdisc: mq at the root of a multiqueue device, the default kind on each queue otherwise,
+ * noqueue for MQTX_DEV_F_NO_QUEUE. Changes nothing. Config lock held. Return: 0 or -ENOMEM.
+ */
+int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/** mqtx__qtree_commit() - attach a prepared plan (grafting under traffic). Cannot fail. */
+void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
+
+/** mqtx__qtree_abort() - free a prepared plan that will not be committed. */
+void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
 #endif

@@ -4,11 +4,9 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include <mqtx/ktxq.h>
+
 #include "core/core.h"
-/* The one knot between the layers, as in Linux (dev_open -> dev_activate): bringing a device
- * up attaches its default qdiscs, and bringing it down or destroying it purges and frees its
- * qdiscs. */
-#include "sched/qtree.h"
 
 #define BQL_HOLD_NS MQTX_NSEC_PER_SEC /* Linux initialises every queue's DQL with HZ */
 
@@ -81,6 +79,44 @@ int mqtx_dev_xstats(struct mqtx_dev *dev, int txq, mqtx_xstat_fn fn, void *arg)
 	return 0;
 }
 
+/* Add @s into the sum @st (@last_errno: the latest queue's that has one). */
+static void ktxq_add(struct mqtx_ktxq_stats *st, const struct mqtx_ktxq_stats *s)
+{
+	st->packets += s->packets;
+	st->bytes += s->bytes;
+	st->completed += s->completed;
+	st->calls += s->calls;
+	st->busy += s->busy;
+	st->stops += s->stops;
+	st->wakes += s->wakes;
+	st->errors += s->errors;
+	st->flushed += s->flushed;
+	for (int e = 0; e < MQTX_KERR_MAX; e++)
+		st->err[e] += s->err[e];
+	if (s->last_errno)
+		st->last_errno = s->last_errno;
+}
+
+int mqtx_dev_ktxq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
+{
+	struct mqtx_ktxq_stats q;
+
+	if (!dev->ops->ktxq_stats)
+		return -EOPNOTSUPP;
+	if (i >= (int)dev->num_txq)
+		return -EINVAL;
+	if (i >= 0) {
+		dev->ops->ktxq_stats(dev, &dev->txq[i], st);
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	for (uint32_t n = 0; n < dev->num_txq; n++) {
+		dev->ops->ktxq_stats(dev, &dev->txq[n], &q);
+		ktxq_add(st, &q);
+	}
+	return 0;
+}
+
 int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
 		    size_t msglen)
 {
@@ -104,7 +140,7 @@ int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, c
 		snprintf(msg, msglen, "%s: txqueuelen must be at least 1", dev->name);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (dev->ops->change) {
 		err = dev->ops->change(dev, set, msg, msglen);
 	} else if (set->mask & (MQTX_DEV_SET_RING | MQTX_DEV_SET_COALESCE | MQTX_DEV_SET_RATE)) {
@@ -116,7 +152,7 @@ int mqtx_dev_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, c
 		dev->mtu = set->mtu;
 	if (!err && (set->mask & MQTX_DEV_SET_TXQUEUELEN))
 		dev->tx_queue_len = set->tx_queue_len;
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return err;
 }
 
@@ -190,8 +226,6 @@ int mqtx_dev_create(const struct mqtx_dev_cfg *cfg, struct mqtx_dev **out)
 
 void mqtx_dev_destroy(struct mqtx_dev *dev)
 {
-	struct mqtx_qdisc *q;
-
 	if (!dev)
 		return;
 	pthread_mutex_lock(&dev->fail_lock);
@@ -204,17 +238,7 @@ void mqtx_dev_destroy(struct mqtx_dev *dev)
 	mqtx__rcu_synchronize();
 	if (dev->ops->uninit)
 		dev->ops->uninit(dev);
-	for (uint32_t i = 0; i < dev->num_txq; i++) {
-		q = dev->txq[i].qdisc_sleeping;
-		if (!q)
-			continue;
-		/* A shared qdisc is attached to several queues: destroy it once. */
-		for (uint32_t j = i; j < dev->num_txq; j++)
-			if (dev->txq[j].qdisc_sleeping == q)
-				dev->txq[j].qdisc_sleeping = NULL;
-		mqtx_qdisc_destroy(q);
-	}
-	mqtx__qtree_release(dev);
+	mqtx__qtree_clear(dev);
 	mqtx_qdisc_destroy(dev->rxq.qdisc);
 	mqtx_hasher_free(atomic_load(&dev->hasher));
 	mqtx__free(atomic_load(&dev->select_hook));
@@ -253,7 +277,7 @@ int mqtx_dev_open(struct mqtx_dev *dev)
 
 	/* A failure's closing thread takes the config lock: wait for it before taking it. */
 	fail_join(dev);
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (atomic_load(&dev->up)) {
 		err = -EALREADY;
 		goto unlock;
@@ -280,7 +304,7 @@ abort_defaults:
 	if (attach)
 		mqtx__qtree_abort(dev, &dflt);
 unlock:
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return err;
 }
 
@@ -303,9 +327,9 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 {
 	struct mqtx_pkt *to_free = NULL;
 
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (!atomic_load(&dev->up)) {
-		pthread_mutex_unlock(&dev->config_lock);
+		mqtx__config_unlock(dev);
 		return -EALREADY;
 	}
 	atomic_store(&dev->up, false);
@@ -336,7 +360,7 @@ int mqtx_dev_close(struct mqtx_dev *dev)
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
 	if (dev->ops->stop)
 		dev->ops->stop(dev);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return 0;
 }
 
@@ -425,7 +449,7 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 
 	if (!n || n > dev->num_txq)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_load(&dev->real_num_txq);
 	mqtx__dev_setup_tc(dev, n); /* netif_setup_tc(): the classes fit before the count shrinks */
 	atomic_store(&dev->real_num_txq, n);
@@ -435,7 +459,7 @@ int mqtx_dev_set_real_num_txq(struct mqtx_dev *dev, uint32_t n)
 		/* ...so nothing enters the queues that went out of use any more. */
 		purge_tail_queues(dev, n, old);
 	}
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return 0;
 }
 
@@ -452,19 +476,4 @@ uint32_t mqtx_txq_index(const struct mqtx_txq *txq)
 struct mqtx_dev *mqtx_txq_dev(const struct mqtx_txq *txq)
 {
 	return txq->dev;
-}
-
-bool mqtx_dev_config_trylock(struct mqtx_dev *dev)
-{
-	return pthread_mutex_trylock(&dev->config_lock) == 0;
-}
-
-void mqtx_dev_config_lock(struct mqtx_dev *dev)
-{
-	pthread_mutex_lock(&dev->config_lock);
-}
-
-void mqtx_dev_config_unlock(struct mqtx_dev *dev)
-{
-	pthread_mutex_unlock(&dev->config_lock);
 }

@@ -10,9 +10,9 @@ void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h)
 {
 	struct mqtx_hasher *old;
 
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_exchange_explicit(&dev->hasher, h, memory_order_acq_rel);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	if (old) {
 		mqtx__rcu_synchronize();
 		mqtx_hasher_free(old);
@@ -35,32 +35,30 @@ int mqtx_dev_set_hash(struct mqtx_dev *dev, const struct mqtx_hash_cfg *cfg)
 
 void mqtx_dev_hash_cfg(struct mqtx_dev *dev, struct mqtx_hash_cfg *cfg)
 {
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	*cfg = *mqtx_hasher_cfg(atomic_load(&dev->hasher));
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 }
 
-void mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg)
+int mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg)
 {
 	struct mqtx_select_hook *h = NULL, *old;
 
 	if (fn) {
 		h = mqtx__alloc(sizeof(*h));
-		if (!h) {
-			mqtx_err("%s: no memory for the select hook; keeping the old one",
-				 dev->name);
-			return;
-		}
+		if (!h)
+			return -ENOMEM;
 		h->fn = fn;
 		h->arg = arg;
 	}
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_exchange_explicit(&dev->select_hook, h, memory_order_acq_rel);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	if (old) {
 		mqtx__rcu_synchronize();
 		mqtx__free(old);
 	}
+	return 0;
 }
 
 /* The queue range of @pkt's traffic class: [*qoffset, *qoffset + *qcount). */

@@ -323,7 +323,7 @@ int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
 
 	if (!n || n > 64)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	if (atomic_load(&dev->workers)) {
 		err = -EBUSY;
 		goto out;
@@ -345,14 +345,14 @@ int mqtx_dev_start_workers(struct mqtx_dev *dev, unsigned n)
 	}
 	if (err) {
 		atomic_store(&dev->workers, ws);
-		pthread_mutex_unlock(&dev->config_lock);
+		mqtx__config_unlock(dev);
 		ws->n = started;
 		mqtx_dev_stop_workers(dev);
 		return err;
 	}
 	atomic_store_explicit(&dev->workers, ws, memory_order_release);
 out:
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return err;
 }
 
@@ -361,9 +361,9 @@ void mqtx_dev_stop_workers(struct mqtx_dev *dev)
 	struct mqtx_workers *ws;
 	struct mqtx_txq *txq, *next;
 
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	ws = atomic_exchange(&dev->workers, NULL);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	if (!ws)
 		return;
 	/* After this no scheduler can still be appending to a worker's list. */

@@ -126,11 +126,26 @@ struct mqtx_qdisc *mqtx_txq_active_qdisc(struct mqtx_txq *txq)
 	return atomic_load_explicit(&txq->qdisc, memory_order_acquire);
 }
 
+/* The readers of counters below take the config lock, unless the caller already holds it
+ * (mqtx_dev_config_lock()): either way no configuration change is half done while they read. */
+static bool config_enter(struct mqtx_dev *dev)
+{
+	if (mqtx__config_held(dev))
+		return false;
+	mqtx__config_lock(dev);
+	return true;
+}
+
+static void config_leave(struct mqtx_dev *dev, bool taken)
+{
+	if (taken)
+		mqtx__config_unlock(dev);
+}
+
 bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev)
 {
-	bool empty = true;
+	bool empty = true, taken = config_enter(dev);
 
-	pthread_mutex_lock(&dev->config_lock);
 	for (uint32_t i = 0; i < dev->num_txq && empty; i++) {
 		struct mqtx_txq *txq = &dev->txq[i];
 		struct mqtx_qdisc *q = txq->qdisc_sleeping;
@@ -146,7 +161,7 @@ bool mqtx_dev_all_tx_empty(struct mqtx_dev *dev)
 		if (empty && dev->ops->inflight)
 			empty = !dev->ops->inflight(dev, txq);
 	}
-	pthread_mutex_unlock(&dev->config_lock);
+	config_leave(dev, taken);
 	return empty;
 }
 
@@ -309,17 +324,19 @@ static void txq_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
 
 void mqtx_txq_get_stats(struct mqtx_txq *txq, struct mqtx_txq_stats *st)
 {
-	pthread_mutex_lock(&txq->dev->config_lock);
+	bool taken = config_enter(txq->dev);
+
 	txq_stats(txq, st);
-	pthread_mutex_unlock(&txq->dev->config_lock);
+	config_leave(txq->dev, taken);
 }
 
 void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
 {
 	struct mqtx_txq_stats t;
+	bool taken;
 
 	memset(st, 0, sizeof(*st));
-	pthread_mutex_lock(&dev->config_lock);
+	taken = config_enter(dev);
 	for (uint32_t i = 0; i < dev->num_txq; i++) {
 		txq_stats(&dev->txq[i], &t);
 		st->txq.packets += t.packets;
@@ -335,7 +352,7 @@ void mqtx_dev_get_stats(struct mqtx_dev *dev, struct mqtx_dev_stats *st)
 		st->txq.backlog += t.backlog;
 		st->txq.bql_inflight += t.bql_inflight;
 	}
-	pthread_mutex_unlock(&dev->config_lock);
+	config_leave(dev, taken);
 	for (int s = 0; s <= MQTX_MAX_TSLOTS; s++) {
 		st->xmit += MQTX_CNT_READ(dev->pcpu[s].xmit);
 		st->select_capped += MQTX_CNT_READ(dev->pcpu[s].capped);

@@ -95,11 +95,11 @@ int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, u
 	for (unsigned i = 0; i < n; i++)
 		if (cpus[i] >= MQTX_XPS_CPUS_MAX)
 			return -EINVAL;
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_load(&dev->xps);
 	x = xps_build(dev, old, txq, cpus, n);
 	if (!x) {
-		pthread_mutex_unlock(&dev->config_lock);
+		mqtx__config_unlock(dev);
 		return -ENOMEM; /* the old map stays in use */
 	}
 	if (!x->ncpus) { /* an empty map costs the picker nothing */
@@ -108,7 +108,7 @@ int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, u
 	}
 	atomic_store_explicit(&dev->xps, x, memory_order_release);
 	steered_update(dev);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	if (old != x) {
 		mqtx__rcu_synchronize();
 		mqtx__free(old);
@@ -123,7 +123,7 @@ int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, unsigned ma
 
 	if (txq >= dev->num_txq)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	x = atomic_load(&dev->xps);
 	for (unsigned c = 0; x && c < x->words * 64; c++) {
 		if (!has_cpu(txq_mask(x, txq), c))
@@ -132,7 +132,7 @@ int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, unsigned ma
 			cpus[n] = c;
 		n++;
 	}
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return (int)n;
 }
 
@@ -180,10 +180,10 @@ int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries)
 			return -ENOMEM;
 		fc->mask = entries - 1;
 	}
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	old = atomic_exchange_explicit(&dev->flows, fc, memory_order_acq_rel);
 	steered_update(dev);
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	if (old) {
 		mqtx__rcu_synchronize();
 		mqtx__free(old);
@@ -196,10 +196,10 @@ uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev)
 	struct mqtx_flow_cache *fc;
 	uint32_t n;
 
-	pthread_mutex_lock(&dev->config_lock);
+	mqtx__config_lock(dev);
 	fc = atomic_load_explicit(&dev->flows, memory_order_acquire);
 	n = fc ? fc->mask + 1 : 0;
-	pthread_mutex_unlock(&dev->config_lock);
+	mqtx__config_unlock(dev);
 	return n;
 }
 

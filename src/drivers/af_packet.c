@@ -268,6 +268,11 @@ static void afp_uninit(struct mqtx_dev *dev)
 	a->q = NULL;
 }
 
+static void afp_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
+{
+	kq_snapshot(&afp_priv(dev)->q[mqtx_txq_index(txq)], st);
+}
+
 static void afp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
 			   void *arg)
 {
@@ -277,7 +282,7 @@ static void afp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 	if (txq) {
 		kq_snapshot(&a->q[mqtx_txq_index(txq)], &st);
 	} else {
-		kq_sum(a->q, a->nq, &st);
+		mqtx_dev_ktxq_stats(dev, -1, &st);
 		kq_emit_if(a->ifname, emit, arg);
 	}
 	kq_emit(&st, emit, arg);
@@ -309,6 +314,7 @@ const struct mqtx_dev_ops mqtx_af_packet_ops = {
 	.xmit_burst = afp_xmit_burst,
 	.get_xstats = afp_get_xstats,
 	.change = afp_change,
+	.ktxq_stats = afp_ktxq_stats,
 };
 
 /* Open and bind the socket of queue @i into *@out (closed by the caller, also on a failure).
@@ -407,16 +413,8 @@ const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex)
 	return afp_priv(dev)->ifname;
 }
 
+/* Kept for callers of the first releases: mqtx_dev_ktxq_stats() serves every driver. */
 int mqtx_af_packet_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 {
-	struct afp_priv *a;
-
-	if (!is_afp(dev) || i >= (int)mqtx_dev_num_txq(dev))
-		return -EINVAL;
-	a = afp_priv(dev);
-	if (i < 0)
-		kq_sum(a->q, a->nq, st);
-	else
-		kq_snapshot(&a->q[i], st);
-	return 0;
+	return is_afp(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }

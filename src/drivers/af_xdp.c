@@ -553,6 +553,11 @@ static void xdp_uninit(struct mqtx_dev *dev)
 	p->pool = NULL;
 }
 
+static void xdp_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
+{
+	kq_snapshot(&xdp_priv(dev)->q[mqtx_txq_index(txq)], st);
+}
+
 static void xdp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
 			   void *arg)
 {
@@ -577,7 +582,7 @@ static void xdp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 		kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
 		emit("queue_id", p->q0 + mqtx_txq_index(txq), arg);
 	} else {
-		kq_sum(p->q, p->nq, &st);
+		mqtx_dev_ktxq_stats(dev, -1, &st);
 		emit("zerocopy", p->zc, arg);
 		kq_emit_if(p->ifname, emit, arg);
 	}
@@ -625,6 +630,7 @@ const struct mqtx_dev_ops mqtx_af_xdp_ops = {
 	.inflight = xdp_inflight,
 	.get_xstats = xdp_get_xstats,
 	.change = xdp_change,
+	.ktxq_stats = xdp_ktxq_stats,
 };
 
 /* Check @cfg against the interface and @pool (NULL: the device makes its own); fills @frame.
@@ -786,18 +792,10 @@ int mqtx_af_xdp_dev_create_with_pool(const struct mqtx_dev_cfg *base,
 	return xdp_create(base, xdp, pool, out);
 }
 
+/* Kept for callers of the first releases: mqtx_dev_ktxq_stats() serves every driver. */
 int mqtx_af_xdp_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 {
-	struct xdp_priv *p;
-
-	if (!is_xdp(dev) || i >= (int)mqtx_dev_num_txq(dev))
-		return -EINVAL;
-	p = xdp_priv(dev);
-	if (i < 0)
-		kq_sum(p->q, p->nq, st);
-	else
-		kq_snapshot(&p->q[i], st);
-	return 0;
+	return is_xdp(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }
 
 const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex)

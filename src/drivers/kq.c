@@ -222,29 +222,6 @@ void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st)
 	st->last_errno = atomic_load_explicit(&q->last_errno, memory_order_relaxed);
 }
 
-void kq_sum(const struct kq *q, uint32_t nq, struct mqtx_ktxq_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	for (uint32_t i = 0; i < nq; i++) {
-		struct mqtx_ktxq_stats s;
-
-		kq_snapshot(&q[i], &s);
-		st->packets += s.packets;
-		st->bytes += s.bytes;
-		st->completed += s.completed;
-		st->calls += s.calls;
-		st->busy += s.busy;
-		st->stops += s.stops;
-		st->wakes += s.wakes;
-		st->errors += s.errors;
-		st->flushed += s.flushed;
-		for (int e = 0; e < MQTX_KERR_MAX; e++)
-			st->err[e] += s.err[e];
-		if (s.last_errno)
-			st->last_errno = s.last_errno;
-	}
-}
-
 void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg)
 {
 	emit("kernel_packets", st->packets, arg);

@@ -62,7 +62,6 @@ void kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q, struct
 bool kq_check_gone(struct mqtx_dev *dev, int ifindex, int err);
 
 void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st);
-void kq_sum(const struct kq *q, uint32_t nq, struct mqtx_ktxq_stats *st);
 void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg);
 /* The kernel's own counters of interface @ifname (sysfs), for get_xstats on the device. */
 void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);

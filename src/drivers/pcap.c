@@ -485,6 +485,11 @@ static void pc_uninit(struct mqtx_dev *dev)
 	pthread_mutex_destroy(&p->wlock);
 }
 
+static void pc_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
+{
+	kq_snapshot(&pc_priv(dev)->q[mqtx_txq_index(txq)], st);
+}
+
 static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit, void *arg)
 {
 	struct pc_priv *p = pc_priv(dev);
@@ -494,7 +499,7 @@ static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat
 		kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
 		emit("on_wire", pc_inflight(dev, txq), arg);
 	} else {
-		kq_sum(p->q, p->nq, &st);
+		mqtx_dev_ktxq_stats(dev, -1, &st);
 		emit("rate_bps", p->rate_bps, arg);
 	}
 	kq_emit(&st, emit, arg);
@@ -536,6 +541,7 @@ const struct mqtx_dev_ops mqtx_pcap_ops = {
 	.inflight = pc_inflight,
 	.get_xstats = pc_get_xstats,
 	.change = pc_change,
+	.ktxq_stats = pc_ktxq_stats,
 };
 
 /* The wires and the scratch records. 0, or -ENOMEM (pc_uninit() frees what was had). */
@@ -693,16 +699,8 @@ int mqtx_pcap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap
 	return err;
 }
 
+/* Kept for callers of the first releases: mqtx_dev_ktxq_stats() serves every driver. */
 int mqtx_pcap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 {
-	struct pc_priv *p;
-
-	if (!is_pc(dev) || i >= (int)mqtx_dev_num_txq(dev))
-		return -EINVAL;
-	p = pc_priv(dev);
-	if (i < 0)
-		kq_sum(p->q, p->nq, st);
-	else
-		kq_snapshot(&p->q[i], st);
-	return 0;
+	return is_pc(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }

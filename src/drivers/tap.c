@@ -179,6 +179,11 @@ static void tap_uninit(struct mqtx_dev *dev)
 	t->q = NULL;
 }
 
+static void tap_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
+{
+	kq_snapshot(&tap_priv(dev)->q[mqtx_txq_index(txq)], st);
+}
+
 static void tap_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
 			   void *arg)
 {
@@ -188,7 +193,7 @@ static void tap_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 	if (txq) {
 		kq_snapshot(&t->q[mqtx_txq_index(txq)], &st);
 	} else {
-		kq_sum(t->q, t->nq, &st);
+		mqtx_dev_ktxq_stats(dev, -1, &st);
 		/* The TAP receives what mqtx writes: its rx counters are the far side's view. */
 		kq_emit_if(t->ifname, emit, arg);
 	}
@@ -219,6 +224,7 @@ const struct mqtx_dev_ops mqtx_tap_ops = {
 	.xmit_burst = tap_xmit_burst,
 	.get_xstats = tap_get_xstats,
 	.change = tap_change,
+	.ktxq_stats = tap_ktxq_stats,
 };
 
 /* Attach queue @i's fd, into *@out (closed by the caller, also on a failure), to the TAP
@@ -312,18 +318,10 @@ int mqtx_tap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_tap_c
 	return 0;
 }
 
+/* Kept for callers of the first releases: mqtx_dev_ktxq_stats() serves every driver. */
 int mqtx_tap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 {
-	struct tap_priv *t;
-
-	if (!is_tap(dev) || i >= (int)mqtx_dev_num_txq(dev))
-		return -EINVAL;
-	t = tap_priv(dev);
-	if (i < 0)
-		kq_sum(t->q, t->nq, st);
-	else
-		kq_snapshot(&t->q[i], st);
-	return 0;
+	return is_tap(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }
 
 const char *kq_tap_if(struct mqtx_dev *dev, int *ifindex)

@@ -39,7 +39,7 @@ int mqtx__mq_init_children(struct mqtx_qdisc *q, struct mqtx_extack *ack)
 		if (err)
 			return err; /* destroy frees what was made */
 		c->parent = MQTX_H_MAKE(q->handle, i + 1);
-		c->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+		c->flags |= MQTX_QF_ONETXQUEUE;
 		mp->child[i] = c;
 	}
 	return 0;

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: MIT
 /* Default qdiscs: the default kind (net.core.default_qdisc, per device or global), what a
  * queue, a class or a device gets when nothing else is configured. The only sched code that
- * names qdisc kinds (the knot with the qdisc layer: Linux's attach_default_qdiscs too). */
+ * names qdisc kinds: it finds them by name in the registry of the qdisc layer above, in one
+ * function (named_kind()), the second hop of the knot that mqtx_dev_open() starts
+ * (scripts/layers; Linux's attach_default_qdiscs() names mq_qdisc_ops too). */
 #include <errno.h>
 
 #include "core/core.h"
-#include "qdisc/kinds.h"
 #include "sched/qtree.h"
 
 static const struct mqtx_qdisc_ops *_Atomic global_dflt;
 
-static int check_default_kind(const char *kind, const struct mqtx_qdisc_ops **out)
+/* The kind named @id. Built-in kinds are always found (and cannot be registered again). */
+static __attribute__((noinline)) const struct mqtx_qdisc_ops *named_kind(const char *id)
 {
-	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup(kind);
+	return mqtx_qdisc_lookup(id);
+}
+
+static int check_default_kind(const char *id, const struct mqtx_qdisc_ops **out)
+{
+	const struct mqtx_qdisc_ops *ops = named_kind(id);
 
 	if (!ops)
 		return -ENOENT;
@@ -52,7 +59,7 @@ const char *mqtx_default_qdisc(struct mqtx_dev *dev)
 
 	if (!ops)
 		ops = atomic_load(&global_dflt);
-	return ops ? ops->id : mqtx_pfifo_fast_qdisc_ops.id;
+	return ops ? ops->id : "pfifo_fast";
 }
 
 const struct mqtx_qdisc_ops *mqtx_qdisc_default_ops(struct mqtx_dev *dev, uint32_t i)
@@ -61,9 +68,9 @@ const struct mqtx_qdisc_ops *mqtx_qdisc_default_ops(struct mqtx_dev *dev, uint32
 
 	/* get_default_qdisc_ops(): inactive tail queues keep pfifo_fast. */
 	if (i >= mqtx_dev_real_num_txq(dev))
-		return &mqtx_pfifo_fast_qdisc_ops;
+		return named_kind("pfifo_fast");
 	ops = dev->qtree.dflt ? dev->qtree.dflt : atomic_load(&global_dflt);
-	return ops ? ops : &mqtx_pfifo_fast_qdisc_ops;
+	return ops ? ops : named_kind("pfifo_fast");
 }
 
 const struct mqtx_qdisc_ops *mqtx__default_class_ops(struct mqtx_dev *dev, struct mqtx_qdisc *p,
@@ -72,7 +79,7 @@ const struct mqtx_qdisc_ops *mqtx__default_class_ops(struct mqtx_dev *dev, struc
 	/* A TX queue's class gets the queue's default; any other class a plain pfifo. */
 	if (p->flags & MQTX_QF_MQROOT)
 		return mqtx_qdisc_default_ops(dev, MQTX_H_MIN(clid) - 1);
-	return &mqtx_pfifo_qdisc_ops;
+	return named_kind("pfifo");
 }
 
 /* Prepare the default configuration (attach_default_qdiscs()) into @pl. */
@@ -84,18 +91,18 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 	if (err)
 		return err;
 	if (dev->num_txq > 1 && !noq) {
-		err = mqtx__qdisc_create_at(dev, &dev->txq[0], &mqtx_mq_qdisc_ops, 0, MQTX_H_ROOT,
+		err = mqtx__qdisc_create_at(dev, &dev->txq[0], named_kind("mq"), 0, MQTX_H_ROOT,
 					    NULL, NULL, ack, &pl->root);
 		goto out;
 	}
 	for (uint32_t i = 0; i < dev->num_txq && !err; i++) {
 		const struct mqtx_qdisc_ops *ops =
-			noq ? &mqtx_noqueue_qdisc_ops : mqtx_qdisc_default_ops(dev, i);
+			noq ? named_kind("noqueue") : mqtx_qdisc_default_ops(dev, i);
 
 		err = mqtx__qdisc_create_at(dev, &dev->txq[i], ops, 0, MQTX_H_ROOT, NULL, NULL, ack,
 					    &pl->qs[i]);
 		if (!err && !noq)
-			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+			pl->qs[i]->flags |= MQTX_QF_ONETXQUEUE;
 	}
 out:
 	if (err)

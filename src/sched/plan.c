@@ -67,29 +67,3 @@ int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
 		(*out)->parent = parent;
 	return err;
 }
-
-void mqtx__qtree_clear(struct mqtx_dev *dev)
-{
-	for (uint32_t i = 0; i < dev->num_txq; i++) {
-		struct mqtx_qdisc *q = dev->txq[i].qdisc_sleeping;
-
-		if (!q)
-			continue;
-		/* A shared qdisc is attached to several queues: destroy it once. */
-		for (uint32_t j = i; j < dev->num_txq; j++)
-			if (dev->txq[j].qdisc_sleeping == q)
-				dev->txq[j].qdisc_sleeping = NULL;
-		mqtx_qdisc_destroy(q);
-	}
-	mqtx__qtree_release(dev);
-}
-
-void mqtx__qtree_release(struct mqtx_dev *dev)
-{
-	struct mqtx_qdisc *root = dev->qtree.root;
-
-	dev->qtree.root = NULL;
-	if (root && root->ops->detach)
-		root->ops->detach(root);
-	mqtx_qdisc_destroy(root);
-}

@@ -9,17 +9,6 @@
 
 /* ---- helpers ---- */
 
-int mqtx_qdisc_drop(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, enum mqtx_drop_reason reason,
-		    struct mqtx_pkt **to_free)
-{
-	q->drops++;
-	/* A receive drop belongs to the receive side (and a received packet's queue_mapping is
-	 * the sender's, which may be beyond this device's queues). */
-	pkt->drop_reason = (uint8_t)reason | ((q->flags & MQTX_QF_INGRESS) ? MQTX_PKT_DROP_RX : 0);
-	mqtx_pkt_link(pkt, to_free);
-	return MQTX_XMIT_DROP;
-}
-
 int mqtx_qdisc_stolen(struct mqtx_qdisc *q, struct mqtx_pkt *pkt)
 {
 	if (q->flags & MQTX_QF_INGRESS)
@@ -32,29 +21,6 @@ int mqtx_qdisc_stolen(struct mqtx_qdisc *q, struct mqtx_pkt *pkt)
 uint64_t mqtx_qdisc_now(const struct mqtx_qdisc *q)
 {
 	return mqtx_clock_now(q->dev->clock);
-}
-
-/* Lock held. Drop everything @q holds (requeue list and queue) for @r onto *@to_free. */
-void mqtx_qdisc_reset(struct mqtx_qdisc *q, enum mqtx_drop_reason r, struct mqtx_pkt **to_free)
-{
-	struct mqtx_pkt *pkt, *reset_list = NULL;
-
-	if (!q->ops->enqueue || (q->flags & MQTX_QF_BUILTIN))
-		return;
-	while ((pkt = mqtx_pkt_list_pop(&q->requeue)))
-		mqtx_qdisc_drop(q, pkt, r, to_free);
-	if (q->ops->reset) {
-		q->ops->reset(q, &reset_list);
-		while ((pkt = reset_list)) {
-			reset_list = pkt->next;
-			mqtx_qdisc_drop(q, pkt, r, to_free);
-		}
-	} else {
-		while ((pkt = q->ops->dequeue(q)))
-			mqtx_qdisc_drop(q, pkt, r, to_free);
-	}
-	q->qlen = 0;
-	q->backlog = 0;
 }
 
 /*
@@ -128,21 +94,6 @@ int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 		      struct mqtx_extack *ack, struct mqtx_qdisc **out)
 {
 	return mqtx__qdisc_new(dev, dev_queue, ops, handle, opt, 0, 0, ack, out);
-}
-
-void mqtx_qdisc_destroy(struct mqtx_qdisc *q)
-{
-	struct mqtx_pkt *to_free = NULL;
-
-	if (!q || (q->flags & MQTX_QF_BUILTIN))
-		return;
-	/* No lock: nothing on the data path can reach @q any more (the caller's contract), and
-	 * the caller may hold the lock @q was rooted at (a qdisc freeing a child). */
-	mqtx_qdisc_reset(q, MQTX_DROP_RESET, &to_free);
-	mqtx__drops_free(q->dev, to_free, MQTX_DROP_KEEP);
-	if (q->ops->destroy)
-		q->ops->destroy(q);
-	mqtx__free(q);
 }
 
 struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq)

@@ -7,6 +7,10 @@
 
 #include "tc/tc.h"
 
+/* A plan of every TX queue's qdisc, its commit and abort: core/core.h (mqtx_dev_open() uses
+ * them). */
+struct mqtx_qplan;
+
 /**
  * mqtx__qdisc_drain() - lock held: everything @q holds onto the tail of @l, in the order it
  * would send it as far as it can tell: its requeue list, what its dequeue gives, then what it
@@ -84,27 +88,8 @@ struct mqtx_qdisc *mqtx__qdisc_find(struct mqtx_dev *dev, uint32_t h);
 const struct mqtx_qdisc_ops *mqtx__default_class_ops(struct mqtx_dev *dev, struct mqtx_qdisc *p,
 						     uint32_t clid);
 
-/**
- * struct mqtx_qplan - a prepared change of every TX queue's qdisc: all new objects exist, none
- * is attached yet. Commit it (cannot fail) or abort it (frees what it made).
- * @qs, @old: per-queue new and old qdiscs (2 * num_txq slots).
- * @root: the new MQROOT object, or NULL. @single: a new qdisc shared by every queue, or NULL.
- */
-struct mqtx_qplan {
-	struct mqtx_qdisc **qs, **old;
-	struct mqtx_qdisc *root;
-	struct mqtx_qdisc *single;
-};
-
-/**
- * mqtx__qtree_prepare_defaults() - prepare what mqtx_dev_open() attaches when the queues have
- * no qdisc: mq at the root of a multiqueue device, the default kind on each queue otherwise,
- * noqueue for MQTX_DEV_F_NO_QUEUE. Changes nothing. Config lock held. Return: 0 or -ENOMEM.
- */
-int mqtx__qtree_prepare_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl);
-
-/** mqtx__qtree_plan_defaults() - the same, with a message in @ack (a root delete puts the
- *  defaults back). */
+/** mqtx__qtree_plan_defaults() - mqtx__qtree_prepare_defaults() (core/core.h) with a message
+ *  in @ack (a root delete puts the defaults back). */
 int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struct mqtx_extack *ack);
 
 /** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
@@ -123,22 +108,5 @@ int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
 			  const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
 			  const void *opt, const uint32_t *blocks, struct mqtx_extack *ack,
 			  struct mqtx_qdisc **out);
-
-/** mqtx__qtree_commit() - attach a prepared plan (grafting under traffic). Cannot fail. */
-void mqtx__qtree_commit(struct mqtx_dev *dev, struct mqtx_qplan *pl);
-
-/** mqtx__qtree_abort() - free a prepared plan that will not be committed. */
-void mqtx__qtree_abort(struct mqtx_dev *dev, struct mqtx_qplan *pl);
-
-/**
- * mqtx__qtree_clear() - a down device's root deleted: every queue back to no qdisc (Linux's
- * noop, which no dump lists), the root freed; mqtx_dev_open() attaches the defaults. Config
- * lock held, the device down. Cannot fail.
- */
-void mqtx__qtree_clear(struct mqtx_dev *dev);
-
-/** mqtx__qtree_release() - mqtx_dev_destroy(): free the root object (children are freed with
- *  their TX queues). */
-void mqtx__qtree_release(struct mqtx_dev *dev);
 
 #endif

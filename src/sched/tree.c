@@ -153,7 +153,7 @@ static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t min
 		for (uint32_t i = 0; i < dev->num_txq; i++)
 			qs[i] = dev->txq[i].qdisc_sleeping;
 		qs[minor - 1] = new;
-		new->flags |= MQTX_QF_ONETXQUEUE | MQTX_QF_NOPARENT;
+		new->flags |= MQTX_QF_ONETXQUEUE;
 		mqtx_dev_graft_all(dev, qs, qs + dev->num_txq);
 		cl->graft(p, minor, new, &old);
 		for (uint32_t i = 0; i < dev->num_txq; i++)
