@@ -399,17 +399,37 @@ static void test_ba_needs_extract(void **state)
 	assert_non_null(strstr(ack.msg, "qdisc pfifo on TX queue 2"));
 }
 
+/* What the driver took (the stack's transmitted count) is delivered, expired before the air,
+ * or still on the rings. */
+static void check_driver_books(struct env *e)
+{
+	struct mqtx_dev_stats ds;
+	uint64_t sum = 0;
+
+	mqtx_dev_get_stats(e->dev, &ds);
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		struct mqtx_sim_wifi_ac_stats a;
+
+		assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, (enum mqtx_wme_ac)ac, &a), 0);
+		sum += a.frames + a.expired + a.queued;
+	}
+	assert_int_equal(sum, ds.txq.packets);
+}
+
 /*
- * Late voice is dropped where it waits. 450 voice frames sent at once, each 118 us on the air:
- * 193 go to the ring (256 descriptors, stopped below 64 free), 257 wait in the VO qdisc (its
- * limit raised to 500). The ring wakes with 64 free after each 64 frames: the qdisc is drained
- * 64 at a time at 118 us, 7.670 ms and 15.222 ms; at 22.774 ms the other 65 have waited more
- * than the 20 ms VO deadline and are dropped as expired. Exactly 385 delivered, 65 expired.
+ * 450 voice frames at once; VO queue limit raised to 500; no backoff, so each 100-byte frame
+ * takes 118 us and frame k starts at 34 + 118 k us. The ring takes 193 (it stops with 63
+ * free), then 64 more at each wake (118 us, 7.670 ms, 15.222 ms): 385 reach the ring. Frame
+ * 169 starts at 19.976 ms, within the 20 ms deadline; frame 170 would start at 20.094 ms: it
+ * and the 214 behind it on the ring expire there, never sent, and the 65 left in the qdisc are
+ * dropped as expired when the freed ring takes them. Before the driver checked, the whole
+ * ring went out: the last frames 45 ms late.
  */
 static void test_deadline_end_to_end(void **state)
 {
 	struct env *e = *state;
 	struct mqtx_sim_wifi_cfg sw = { 0 };
+	struct mqtx_sim_wifi_ac_stats a;
 
 	fixed_edca(&sw);
 	mkdev(e, &sw, 0);
@@ -418,14 +438,58 @@ static void test_deadline_end_to_end(void **state)
 	for (unsigned i = 0; i < 450; i++)
 		assert_int_equal(send(e, 1, DSCP_VO, 100, i), MQTX_XMIT_SUCCESS);
 	assert_int_equal(qlen(e, MQTX_WME_AC_VO), 257);
-	mqtx_clock_advance_to(e->clock, T0 + 22774 * US - 1);
+	mqtx_clock_advance_to(e->clock, T0 + 20094 * US - 1);
+	assert_int_equal(e->d.n, 170);
 	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 0);
-	mqtx_clock_advance_to(e->clock, T0 + 22774 * US);
+	mqtx_clock_advance_to(e->clock, T0 + 20094 * US);
 	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 65);
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	assert_int_equal(a.expired, 215);
+	assert_int_equal(a.queued, 0);
 	mqtx_clock_advance(e->clock, 100 * MS);
-	check_in_order(e, 385);
-	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 65);
+	check_in_order(e, 170);
+	assert_int_equal(e->d.at[169], T0 + (34 + 169 * 118 + 84) * US);
+	for (unsigned i = 0; i < e->d.n; i++)
+		assert_true(e->d.lat[i] - 84 * US <= 20 * MS); /* started within the deadline */
 	check_conservation(e->dev, 450);
+	check_driver_books(e);
+}
+
+/*
+ * At 1 Mbit/s with the default ring of 256 and default EDCA, a 100-byte voice frame holds the
+ * medium 1036 us + SIFS + ACK, alone in its TXOP (1504 us): a full ring is a quarter of a
+ * second. 600 voice frames in bursts of 50 every 10 ms: no frame starts later than its 20 ms
+ * deadline, and every frame is accounted for at the stack and in the driver.
+ */
+static void test_deadline_slow_rate(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = { .rate_bps = 1000000 };
+	uint64_t air =
+		mqtx_sim_wifi_ppdu_ns(1000000, 124) + MQTX_SIM_WIFI_SIFS_NS + MQTX_SIM_WIFI_ACK_NS;
+	struct mqtx_sim_wifi_ac_stats a;
+
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	assert_int_equal(air, 1080 * US);
+	for (unsigned b = 0; b < 12; b++) {
+		for (unsigned i = 0; i < 50; i++)
+			send(e, 1, DSCP_VO, 100, b * 50 + i);
+		mqtx_clock_advance(e->clock, 10 * MS);
+	}
+	mqtx_clock_advance(e->clock, 1000 * MS);
+	assert_true(e->d.n > 0);
+	for (unsigned i = 0; i < e->d.n; i++) {
+		assert_int_equal(e->d.ac[i], MQTX_WME_AC_VO);
+		assert_true(e->d.lat[i] - air <= 20 * MS);
+		assert_true(i == 0 || e->d.user[i] > e->d.user[i - 1]);
+	}
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	assert_true(a.expired > 0);
+	assert_int_equal(a.queued, 0);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VO), 0);
+	check_conservation(e->dev, 600);
+	check_driver_books(e);
 }
 
 struct lat {
@@ -520,6 +584,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ba_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ba_needs_extract, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_end_to_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deadline_slow_rate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_latency_under_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_as_background_waits, setup, teardown),
 	};

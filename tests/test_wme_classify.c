@@ -313,15 +313,14 @@ static void test_acm_chains(void **state)
 	set_acm(e, "be");
 	assert_string_equal(cls(e, 0, 18), "up 2 ac BK queue 3"); /* 3 -> 2 */
 	assert_string_equal(cls(e, 0, 46), "up 6 ac VO queue 0");
-	/* Nothing below: dropped (2008), or sent on BK (current Linux) by policy. */
+	/* Nothing below: sent on BK (current Linux, the default), or dropped (2008) by policy. */
 	set_acm(e, "vo,vi,be,bk");
-	assert_string_equal(cls(e, 0, 46), "drop no-admissible-ac");
-	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
-	assert_string_equal(cls(e, MQTX_WME_Q_NONQOS, 46), "up 0 ac BE queue 2"); /* no WMM */
-	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_BK, &ack), 0);
 	assert_string_equal(cls(e, 0, 46), "up 2 ac BK queue 3");
 	assert_string_equal(cls(e, 0, 8), "up 1 ac BK queue 3");
 	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_DROP, &ack), 0);
+	assert_string_equal(cls(e, 0, 46), "drop no-admissible-ac");
+	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
+	assert_string_equal(cls(e, MQTX_WME_Q_NONQOS, 46), "up 0 ac BE queue 2"); /* no WMM */
 	set_acm(e, "bk");
 	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
 	assert_string_equal(cls(e, 0, 0), "up 0 ac BE queue 2");
@@ -390,6 +389,14 @@ static void test_reserved_tid(void **state)
 
 	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 6, &ack), 0);
 	assert_string_equal(cls(e, 0, 46), "up 7 ac VO queue 0");
+	/* One reservation at a time (ieee80211_reserve_tid(): -EALREADY); the same one again is
+	 * no change. */
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 0, &ack), -EALREADY);
+	assert_string_equal(ack.msg, "station 02:00:00:00:00:01 already has reserved TID 6 (set "
+				     "none first)");
+	assert_string_equal(cls(e, 0, 0), "up 0 ac BE queue 2");
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 6, &ack), 0);
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), -1, &ack), 0);
 	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 0, &ack), 0);
 	assert_string_equal(cls(e, 0, 0), "up 3 ac BE queue 2");
 	assert_string_equal(cls(e, 0, 8), "up 1 ac BK queue 3");
@@ -435,6 +442,7 @@ static void test_noadmit_drop_counted(void **state)
 
 	assert_int_equal(mqtx_dev_open(e->dev), 0);
 	set_acm(e, "vo,vi,be,bk");
+	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_DROP, &ack), 0);
 	assert_int_equal(mqtx_dev_xmit(e->dev, wifi_frame(e->pool, sta_mac(1), 46, 100, 0)),
 			 MQTX_XMIT_DROP);
 	for (unsigned i = 0; i < 4; i++)

@@ -190,27 +190,34 @@ static void sta_json(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bo
 	mqtx_buf_printf(out, "]}");
 }
 
-/* "ba show": one line (object) per session that is not idle. */
-static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool json,
+/* "ba show": one line (object) per session that is not idle; with -s (@st) also each TID
+ * with ADDBA requests since the last accepted one, and their count. */
+static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, bool json, bool st,
 		     unsigned *n, struct mqtx_buf *out)
 {
 	char mac[18];
 
 	mqtx_wme_mac_format(s->addr, mac);
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		const char *st = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
+		const char *name = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
+		unsigned req = t < MQTX_WME_NUM_UP ? s->addba_requests[t] : 0;
+		bool idle = s->ba_state[t] == MQTX_WME_BA_IDLE;
 
-		if (s->ba_state[t] == MQTX_WME_BA_IDLE)
+		if (idle && !(st && req))
 			continue;
 		if (!json) {
-			mqtx_buf_printf(out, "ba dev %s sta %s tid %u %s queue %u\n",
-					mqtx_dev_name(dev), mac, t, st, s->ba_queue[t]);
+			mqtx_buf_printf(out, "ba dev %s sta %s tid %u %s", mqtx_dev_name(dev), mac,
+					t, name);
+			mqtx_buf_printf(out, idle ? "" : " queue %u", s->ba_queue[t]);
+			mqtx_buf_printf(out, st ? " addba-requests %u\n" : "\n", req);
 			continue;
 		}
 		mqtx_buf_printf(out, "%s{\"dev\":", (*n)++ ? "," : "");
 		mqtx__buf_json_str(out, mqtx_dev_name(dev));
-		mqtx_buf_printf(out, ",\"sta\":\"%s\",\"tid\":%u,\"state\":\"%s\",\"queue\":%u}",
-				mac, t, st, s->ba_queue[t]);
+		mqtx_buf_printf(out, ",\"sta\":\"%s\",\"tid\":%u,\"state\":\"%s\",\"queue\":", mac,
+				t, name);
+		mqtx_buf_printf(out, idle ? "null" : "%u", s->ba_queue[t]);
+		mqtx_buf_printf(out, st ? ",\"addba_requests\":%u}" : "}", req);
 	}
 }
 
@@ -232,7 +239,7 @@ static int show_dev(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const s
 		if (a->has_addr && memcmp(l.v[i].addr, a->addr, 6))
 			continue;
 		if (ba)
-			ba_lines(dev, &l.v[i], json, n, c->out);
+			ba_lines(dev, &l.v[i], json, c->flags & MQTX_CTL_F_STATS, n, c->out);
 		else if (json)
 			sta_json(dev, &l.v[i], (*n)++ == 0, c->out);
 		else
@@ -343,8 +350,8 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 static void ba_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(b, "Usage: mqtx ba { start | stop } dev NAME sta MAC tid TID\n"
-			   "       mqtx [ -j ] ba show [ dev NAME ]\n"
-			   "TID := 0..15. A session starts when the peer accepts it (starting "
+			   "       mqtx [ -j ] [ -s ] ba show [ dev NAME ]\n"
+			   "TID := 0..7. A session starts when the peer accepts it (starting "
 			   "until then).\n");
 }
 

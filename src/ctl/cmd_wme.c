@@ -79,6 +79,29 @@ static int set_tspec(struct wme_set *s, int argc, char **argv, struct mqtx_buf *
 	return 4;
 }
 
+/* "role { default | ap | sta [ bssid MAC ] }". */
+static int set_role(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct mqtx_extack ack = { "" };
+	int r;
+
+	for (r = MQTX_WME_ROLE_DEFAULT; r <= MQTX_WME_ROLE_AP; r++)
+		if (argc > 1 && !strcmp(argv[1], mqtx_wme_role_name((enum mqtx_wme_role)r)))
+			break;
+	if (r > MQTX_WME_ROLE_AP)
+		return set_bad(err, "role", argc > 1 ? argv[1] : NULL, "default, sta or ap");
+	s->role = (enum mqtx_wme_role)r;
+	s->mask |= WME_SET_ROLE;
+	if (r != MQTX_WME_ROLE_STA || argc < 3 || strcmp(argv[2], "bssid"))
+		return 2;
+	if (mqtx_wme_mac_parse(argc > 3 ? argv[3] : "", s->bssid, &ack)) {
+		mqtx_buf_printf(err, "dev set: %s\n", ack.msg);
+		return -1;
+	}
+	s->has_bssid = true;
+	return 4;
+}
+
 /* Values given by the library's parsers: their message names the bad part. */
 static int set_list(struct wme_set *s, const char *w, const char *v, struct mqtx_buf *err)
 {
@@ -112,6 +135,8 @@ int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf
 		return set_list(s, w, v, err);
 	if (!strcmp(w, "tspec"))
 		return set_tspec(s, argc, argv, err);
+	if (!strcmp(w, "role"))
+		return set_role(s, argc, argv, err);
 	if (!strcmp(w, "noadmit")) {
 		if (!v || (strcmp(v, "drop") && strcmp(v, "bk")))
 			return set_bad(err, w, v, "drop or bk");
@@ -155,6 +180,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 {
 	struct mqtx_extack ack = { "" };
 	struct mqtx_sim_wifi_cfg sw;
+	struct mqtx_wme_info old;
 	int err = 0;
 
 	if (!mqtx_wme_enabled(dev)) {
@@ -170,8 +196,17 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			mqtx_dev_name(dev));
 		return MQTX_CTL_EREFUSED;
 	}
-	if (s->mask & WME_SET_QOS_MAP)
+	mqtx_wme_get_info(dev, &old);
+	/* Role sta keeps the BSSID the device has unless the command gives one; the library
+	 * checks it. */
+	if (s->mask & WME_SET_ROLE)
+		err = mqtx_wme_set_role(dev, s->role, s->has_bssid ? s->bssid : old.bssid, &ack);
+	if (!err && (s->mask & WME_SET_QOS_MAP)) {
 		err = mqtx_wme_set_qos_map(dev, s->has_map ? &s->map : NULL, &ack);
+		/* Back to the role it had, which was valid: nothing changes. */
+		if (err && (s->mask & WME_SET_ROLE))
+			mqtx_wme_set_role(dev, old.role, old.bssid, NULL);
+	}
 	if (err) {
 		mqtx_buf_printf(c->err, "dev set: %s\n", ack.msg[0] ? ack.msg : mqtx_strerror(err));
 		return MQTX_CTL_EREFUSED;
@@ -222,9 +257,12 @@ static void show_json(const struct mqtx_wme_info *in, struct mqtx_buf *out)
 		if (in->acm & (1u << ac))
 			mqtx_buf_printf(out, "%s\"%s\"", n++ ? "," : "",
 					mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
-	mqtx_buf_printf(out, "],\"noadmit\":\"%s\",\"legacy\":%s,\"qosmap\":",
+	mqtx_buf_printf(out, "],\"noadmit\":\"%s\",\"legacy\":%s,\"role\":\"%s\",",
 			in->noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop",
-			in->legacy ? "true" : "false");
+			in->legacy ? "true" : "false", mqtx_wme_role_name(in->role));
+	if (in->role == MQTX_WME_ROLE_STA)
+		mqtx_buf_printf(out, "\"bssid\":\"%s\",", mqtx_wme_mac_format(in->bssid, qm));
+	mqtx_buf_printf(out, "\"qosmap\":");
 	if (in->has_qos_map) {
 		mqtx_wme_qos_map_format(&in->qos_map, qm, sizeof(qm));
 		mqtx_buf_printf(out, "\"%s\"", qm);
@@ -262,6 +300,9 @@ void mqtx__wme_show(struct mqtx_dev *dev, bool json, struct mqtx_buf *out)
 			in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop", in.legacy ? "on" : "off",
 			in.has_qos_map ? qm : "none");
 	show_tspec_text(&in, out);
+	mqtx_buf_printf(out, " role %s", mqtx_wme_role_name(in.role));
+	if (in.role == MQTX_WME_ROLE_STA)
+		mqtx_buf_printf(out, " bssid %s", mqtx_wme_mac_format(in.bssid, qm));
 }
 
 /* ---- wme classify ---- */

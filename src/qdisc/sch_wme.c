@@ -162,6 +162,10 @@ static struct mqtx_pkt *wme_dequeue_inner(struct mqtx_qdisc *q)
 	/* Freed on the spot under the lock, as CoDel's victims are. */
 	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
+	/* The deadline bounds the time to the start of transmission, not to the driver: a
+	 * driver that keeps frames in a ring checks it again before the air. */
+	if (pkt)
+		pkt->expires = p->deadline[ac_of(pkt)] ? pkt->tstamp + p->deadline[ac_of(pkt)] : 0;
 	return pkt;
 }
 
@@ -377,6 +381,21 @@ static void codel_params(struct mqtx_qdisc *q, const struct wme_qopt *o,
 		cp->ecn = o->ecn;
 }
 
+/* Lock held or not yet in use. Only a qdisc without deadlines may be bypassed: a bypassed frame
+ * would reach the driver without its expiry. */
+static void set_bypass(struct mqtx_qdisc *q)
+{
+	struct wme_priv *p = mqtx_qdisc_priv(q);
+	bool any = false;
+
+	for (unsigned ac = 0; ac < NUM_AC; ac++)
+		any |= p->deadline[ac] != 0;
+	if (any)
+		q->flags &= ~MQTX_QF_CAN_BYPASS;
+	else
+		q->flags |= MQTX_QF_CAN_BYPASS;
+}
+
 static int wme_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
 {
 	struct wme_priv *p = mqtx_qdisc_priv(q);
@@ -398,6 +417,7 @@ static int wme_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 		if (o->has_deadline & (1u << ac))
 			p->deadline[ac] = o->deadline[ac];
 	}
+	set_bypass(q);
 	if (!o || !o->fq)
 		return 0;
 	codel_params(q, o, NULL, &cp);
@@ -484,6 +504,7 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 		if (o->has_deadline & (1u << ac))
 			p->deadline[ac] = o->deadline[ac];
 	}
+	set_bypass(q);
 	/* Everything comes out in arrival order and goes back into the new arrangement. */
 	mqtx_pkt_list_init(&all);
 	wme_extract(q, match_all, NULL, &all);
