@@ -5,24 +5,11 @@
  * AIFSN below 2 for a station. */
 #include "wme_util.h"
 
-struct fenv {
-	struct mqtx_clock *clock;
-	struct mqtx_pkt_pool *pool;
-	struct mqtx_dev *dev;
-};
-
 static int fsetup(void **state)
 {
-	static struct fenv e;
-	struct mqtx_dev_cfg c = { .name = "wl0" };
-	struct mqtx_extack ack = { "" };
+	static struct wifi_env e;
 
-	memset(&e, 0, sizeof(e));
-	assert_int_equal(test_env_virtual(T0, 1024, &e.clock, &e.pool), 0);
-	c.clock = e.clock;
-	assert_int_equal(mqtx_sim_wifi_dev_create(&c, NULL, NULL, &e.dev, &ack), 0);
-	assert_int_equal(mqtx_wme_sta_add(e.dev, sta_mac(1), true, &ack), 0);
-	assert_int_equal(mqtx_wme_sta_add(e.dev, sta_mac(2), true, &ack), 0);
+	wifi_env_new(&e, true);
 	assert_int_equal(mqtx_dev_open(e.dev), 0);
 	*state = &e;
 	return 0;
@@ -30,7 +17,7 @@ static int fsetup(void **state)
 
 static int fteardown(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 
 	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	return 0;
@@ -38,7 +25,7 @@ static int fteardown(void **state)
 
 /* A frame to station 1 of Ethertype @proto with a 46-byte payload whose first bytes would read
  * as an IPv4 header with DSCP EF if anything took them for one. */
-static struct mqtx_pkt *proto_frame(struct fenv *e, unsigned proto)
+static struct mqtx_pkt *proto_frame(struct wifi_env *e, unsigned proto)
 {
 	struct mqtx_pkt *p = wifi_frame(e->pool, sta_mac(1), 46, 60, 0);
 
@@ -51,7 +38,7 @@ static struct mqtx_pkt *proto_frame(struct fenv *e, unsigned proto)
  * classified as any other Ethertype: UP 0, BE, not counted as EAPOL. */
 static void test_preauth_is_data(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_wme_stats ws;
 	struct mqtx_pkt *p;
 
@@ -68,7 +55,7 @@ static void test_preauth_is_data(void **state)
 	assert_int_equal(ws.selected[MQTX_WME_AC_BE], 1);
 }
 
-static void sta_info(struct fenv *e, uint8_t n, struct mqtx_wme_sta_info *si)
+static void sta_info(struct wifi_env *e, uint8_t n, struct mqtx_wme_sta_info *si)
 {
 	assert_int_equal(mqtx_wme_sta_get(e->dev, sta_mac(n), si), 0);
 }
@@ -76,7 +63,7 @@ static void sta_info(struct fenv *e, uint8_t n, struct mqtx_wme_sta_info *si)
 /* TIDs 8..15 and the reserved TID: -EINVAL, as ieee80211_start_tx_ba_session() gives. */
 static void test_ba_refused_tids(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_sta_info si;
 
@@ -102,7 +89,7 @@ static void test_ba_refused_tids(void **state)
  * session down): its frames go back to the AC queue ahead of newer ones, nothing lost. */
 static void test_reserve_stops_session(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_sta_info si;
 	struct mqtx_wme_stats ws;
@@ -116,9 +103,9 @@ static void test_reserve_stops_session(void **state)
 	assert_int_equal(mqtx_wme_ba_start(e->dev, sta_mac(1), 6, &ack), 0);
 	/* The peer has not answered yet: the frames wait, stopped, on the aggregation queue. */
 	for (unsigned i = 0; i < 10; i++)
-		assert_int_equal(mqtx_dev_xmit(e->dev, wifi_frame(e->pool, sta_mac(1), DSCP_VO, 100,
-								  i)),
-				 MQTX_XMIT_SUCCESS);
+		assert_int_equal(
+			mqtx_dev_xmit(e->dev, wifi_frame(e->pool, sta_mac(1), DSCP_VO, 100, i)),
+			MQTX_XMIT_SUCCESS);
 	sta_info(e, 1, &si);
 	assert_int_equal(si.ba_state[6], MQTX_WME_BA_STARTING);
 	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 6, &ack), 0);
@@ -142,7 +129,7 @@ static void test_reserve_stops_session(void **state)
 }
 
 /* Start, and let the simulated peer refuse: one ADDBA request that went unanswered. */
-static int start_refused(struct fenv *e, unsigned tid)
+static int start_refused(struct wifi_env *e, unsigned tid)
 {
 	struct mqtx_extack ack = { "" };
 	int err = mqtx_wme_ba_start(e->dev, sta_mac(1), tid, &ack);
@@ -158,7 +145,7 @@ static int start_refused(struct fenv *e, unsigned tid)
  */
 static void test_addba_retries(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_sta_info si;
 	struct mqtx_wme_stats ws;
@@ -211,7 +198,7 @@ static void test_addba_retries(void **state)
  * choice of the 2008 code. */
 static void test_noadmit_default_bk(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_cfg zero = { 0 };
 	struct mqtx_wme_info in;
@@ -229,7 +216,7 @@ static void test_noadmit_default_bk(void **state)
 }
 
 /* Classify a frame to @dst with DSCP @dscp through the device's selection. */
-static uint16_t pick(struct fenv *e, const uint8_t *dst, unsigned dscp, uint32_t *up)
+static uint16_t pick(struct wifi_env *e, const uint8_t *dst, unsigned dscp, uint32_t *up)
 {
 	struct mqtx_pkt *p = wifi_frame(e->pool, dst, dscp, 100, 0);
 	uint16_t q = mqtx_wme_select_queue(e->dev, p);
@@ -245,7 +232,7 @@ static const uint8_t group[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
  * downgraded; role ap: peers by receiver, group frames to BE, no downgrade of its own. */
 static void test_roles(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_info in;
 	uint32_t up;
@@ -297,7 +284,7 @@ static void keep_log(enum mqtx_log_level level, const char *msg, void *arg)
  * (ieee80211_sta_wmm_params()); an AP keeps AIFSN 1. */
 static void test_edca_by_role(void **state)
 {
-	struct fenv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_sim_wifi_cfg sw = { 0 }, got;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_sim_wifi_edca d;
