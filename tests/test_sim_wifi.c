@@ -492,6 +492,73 @@ static void test_deadline_slow_rate(void **state)
 	check_driver_books(e);
 }
 
+/* Queue @n frames of station 1 with DSCP @dscp, the medium still. */
+static void fill(struct env *e, unsigned dscp, unsigned n, uint64_t user)
+{
+	for (unsigned i = 0; i < n; i++)
+		send(e, 1, dscp, 100, user + i);
+}
+
+static uint64_t ac_frames(struct env *e, enum mqtx_wme_ac ac)
+{
+	struct mqtx_sim_wifi_ac_stats a;
+
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, ac, &a), 0);
+	return a.frames;
+}
+
+static uint64_t qdisc_drops(struct env *e, uint16_t queue)
+{
+	struct mqtx_txq_stats st;
+
+	mqtx_txq_get_stats(mqtx_dev_txq(e->dev, queue), &st);
+	return st.drops[MQTX_DROP_QDISC];
+}
+
+/*
+ * fq_codel with the radio's table (mac80211's local->fq): the queues of the device share one
+ * limit of 8192 frames. 5000 video and 4000 best-effort frames at once, the medium still: the
+ * rings take 193 of each, the qdiscs would hold 8614; the radio keeps 8192 and drops 422, from
+ * the queue whose enqueue went over. With a table per queue, nothing is dropped.
+ */
+static void test_fq_codel_radio_limit(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = { 0 };
+
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	qchange(e, MQTX_WME_AC_VI, "vi limit 100000 deadline 0 fq_codel");
+	qchange(e, MQTX_WME_AC_BE, "be limit 100000 fq_codel radio");
+	fill(e, DSCP_VI, 5000, 0);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI), 4807);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_VI), 0);
+	fill(e, DSCP_BE, 4000, 5000);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI) + qlen(e, MQTX_WME_AC_BE), 8192);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_BE), 422);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_VI), 0);
+	mqtx_clock_advance(e->clock, 10000 * MS);
+	check_conservation(e->dev, 9000);
+	check_driver_books(e);
+	/* CoDel (20 ms target) drops some of what waits seconds: sent or dropped, all of them. */
+	assert_int_equal(ac_frames(e, MQTX_WME_AC_VI) + ac_frames(e, MQTX_WME_AC_BE) +
+				 drops(e, MQTX_DROP_AQM),
+			 9000 - 422);
+	/* Each queue's own table: no radio-wide limit. */
+	qchange(e, MQTX_WME_AC_VI, "queue");
+	qchange(e, MQTX_WME_AC_BE, "queue");
+	fill(e, DSCP_VI, 5000, 0);
+	fill(e, DSCP_BE, 4000, 5000);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI) + qlen(e, MQTX_WME_AC_BE), 8614);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_BE), 422);
+	mqtx_clock_advance(e->clock, 10000 * MS);
+	check_conservation(e->dev, 18000);
+	check_driver_books(e);
+	assert_int_equal(ac_frames(e, MQTX_WME_AC_VI) + ac_frames(e, MQTX_WME_AC_BE) +
+				 drops(e, MQTX_DROP_AQM),
+			 18000 - 422);
+}
+
 struct lat {
 	uint64_t vo_max, vo_mean, bulk_mean, bulk_max;
 	unsigned vo_n, bulk_n;
@@ -585,6 +652,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ba_needs_extract, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_end_to_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_slow_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fq_codel_radio_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_latency_under_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_as_background_waits, setup, teardown),
 	};

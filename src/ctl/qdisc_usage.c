@@ -36,7 +36,7 @@ static const struct {
 	{ "mq", "Usage: ... mq  (no options: one class per TX queue)" },
 	{ "wme",
 	  "Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"
-	  "        [ fifo | fq_codel ] [ target TIME ] [ interval TIME ]\n"
+	  "        [ fifo | fq_codel [ radio | queue ] ] [ target TIME ] [ interval TIME ]\n"
 	  "        [ quantum BYTES ] [ flows NUMBER ] [ ecn | noecn ]" },
 };
 
