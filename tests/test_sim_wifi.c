@@ -157,26 +157,7 @@ static void test_txop_limit(void **state)
 /* Change the wme qdisc of TX queue @queue with tc-style options. */
 static void qchange(struct env *e, uint16_t queue, const char *opts)
 {
-	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup("wme");
-	struct mqtx_extack ack = { "" };
-	struct mqtx_pkt *to_free = NULL;
-	char buf[128], *argv[16], *save = NULL;
-	struct mqtx_qdisc *q;
-	int argc = 0;
-	void *opt;
-
-	snprintf(buf, sizeof(buf), "%s", opts);
-	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	opt = calloc(1, ops->opt_size);
-	assert_int_equal(ops->parse(argc, argv, opt, &ack), 0);
-	mqtx_dev_config_lock(e->dev);
-	q = mqtx_txq_qdisc(mqtx_dev_txq(e->dev, queue));
-	assert_ptr_equal(q->ops, ops);
-	assert_int_equal(ops->change(q, opt, &to_free, &ack), 0);
-	mqtx_dev_config_unlock(e->dev);
-	mqtx_qdisc_free_dropped(e->dev, to_free);
-	free(opt);
+	wme_qchange(e->dev, queue, opts);
 }
 
 static uint32_t qlen(struct env *e, uint16_t queue)

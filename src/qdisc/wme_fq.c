@@ -231,9 +231,13 @@ static struct wme_flow *flow_of(struct wme_fq *fq, const struct mqtx_pkt *pkt)
 	f = &fq->flows[mqtx_reciprocal_scale(mqtx_jhash(&key, sizeof(key), 0), fq->nflows)];
 	if (!fq->radio || mine(fq, f))
 		return f;
-	/* Free: it becomes this queue's; another queue's: the default flow (fq_flow_classify()
-	 * gives the tin's default_flow when the flow belongs to another tin). */
-	if (atomic_compare_exchange_strong_explicit(&f->owner, &none, fq, memory_order_acq_rel,
+	/* Another queue's: the default flow (fq_flow_classify() gives the tin's default_flow
+	 * when the flow belongs to another tin). Free: it becomes this queue's, unless frames wait
+	 * in the default flow, which may be of this very flow (a TID's frames pass between an AC
+	 * queue and an aggregation queue): they must not be overtaken, so the default flow takes
+	 * this one too until it is empty. */
+	if (!fq->dflt.q.len &&
+	    atomic_compare_exchange_strong_explicit(&f->owner, &none, fq, memory_order_acq_rel,
 						    memory_order_acquire))
 		return f;
 	return &fq->dflt;
