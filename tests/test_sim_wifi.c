@@ -473,6 +473,46 @@ static void test_deadline_slow_rate(void **state)
 	check_driver_books(e);
 }
 
+/*
+ * A frame the driver refused for want of descriptors goes back to the stack and comes again
+ * later: past its deadline by then, it never reaches the ring, a drop of its queue
+ * (MQTX_DROP_EXPIRED) counted by the driver as expired_requeued. A ring of 4 that stops only
+ * when full, 1 Mbit/s (1080 us a frame), a 1 ms VO deadline, 8 frames in one burst.
+ */
+static void test_deadline_requeued(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = {
+		.rate_bps = 1000000, .ring = 4, .stop_thresh = 1, .wake_thresh = 4
+	};
+	struct mqtx_sim_wifi_ac_stats a;
+	struct mqtx_sim_wifi_stats st;
+	struct mqtx_pkt *b[8];
+
+	fixed_edca(&sw);
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	qchange(e, MQTX_WME_AC_VO, "vo deadline 1ms");
+	for (unsigned i = 0; i < 8; i++)
+		b[i] = wifi_frame(e->pool, sta_mac(1), DSCP_VO, 100, i);
+	e->sent += 8;
+	assert_int_equal(mqtx_dev_xmit_burst(e->dev, b, 8), 8);
+	mqtx_clock_advance(e->clock, 100 * MS);
+	assert_int_equal(mqtx_sim_wifi_stats(e->dev, &st), 0);
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	/* The ring took 4 and refused 4; the first went at once, the 3 behind it expired on the
+	 * ring, and the 4 refused came back when it emptied, past the deadline too. */
+	assert_int_equal(st.refused, 4);
+	assert_int_equal(a.frames, 1);
+	assert_int_equal(a.expired, 3);
+	assert_int_equal(a.expired_requeued, 4);
+	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 4);
+	for (unsigned i = 0; i < e->d.n; i++)
+		assert_true(e->d.lat[i] - 1080 * US <= 1 * MS);
+	check_conservation(e->dev, 8);
+	check_driver_books(e);
+}
+
 /* Queue @n frames of station 1 with DSCP @dscp, the medium still. */
 static void fill(struct env *e, unsigned dscp, unsigned n, uint64_t user)
 {
@@ -636,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deadline_end_to_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_slow_rate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fq_codel_radio_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deadline_requeued, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_latency_under_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_as_background_waits, setup, teardown),
 	};
