@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* sim-wifi and WME end to end in virtual time: exact air times, EDCA priority, TXOPs,
  * A-MPDUs, block-ack sessions that move frames in order (accepted, refused, timed out,
- * stopped), pool exhaustion, deadline drops, and voice latency under background load. */
+ * stopped), pool exhaustion, deadlines up to the start of transmission (in the qdisc, on the
+ * ring, after a requeue), the radio-wide fq_codel limit, and voice latency under background
+ * load. */
 #include "wme_util.h"
 
 struct env {
