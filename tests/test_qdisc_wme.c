@@ -51,8 +51,15 @@ static void test_defaults_and_dump(void **state)
 					 "be limit 1000p bk limit 4000p fifo");
 	assert_int_equal(tq_change(&T, "vo limit 8 deadline 5ms bk be limit 2000 fq_codel"), 0);
 	assert_string_equal(tq_dump(&T), "vo limit 8p deadline 5ms vi limit 128p deadline 50ms "
-					 "be limit 2000p bk limit 2000p fq_codel flows 1024 "
+					 "be limit 2000p bk limit 2000p fq_codel radio flows 4096 "
 					 "quantum 300 target 20ms interval 100ms ecn");
+	/* The radio's table has mac80211's 4096 flows; "flows" sizes a queue's own. */
+	assert_int_equal(tq_change(&T, "radio flows 16"), -EINVAL);
+	assert_non_null(strstr(T.err, "the radio's table has 4096 flows"));
+	assert_int_equal(tq_change(&T, "flows 16"), 0);
+	assert_non_null(strstr(tq_dump(&T), "fq_codel queue flows 16 "));
+	assert_int_equal(tq_change(&T, "radio"), 0);
+	assert_non_null(strstr(tq_dump(&T), "fq_codel radio flows 4096 "));
 	assert_non_null(strstr(tq_json(&T), "\"vo_deadline\":5000"));
 	assert_int_equal(tq_change(&T, "deadline 0 fifo"), 0);
 	assert_string_equal(tq_dump(&T), "vo limit 8p vi limit 128p be limit 2000p "

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* sim-wifi and WME end to end in virtual time: exact air times, EDCA priority, TXOPs,
  * A-MPDUs, block-ack sessions that move frames in order (accepted, refused, timed out,
- * stopped), pool exhaustion, deadline drops, and voice latency under background load. */
+ * stopped), pool exhaustion, deadlines up to the start of transmission (in the qdisc, on the
+ * ring, after a requeue), the radio-wide fq_codel limit, and voice latency under background
+ * load. */
 #include "wme_util.h"
 
 struct env {
@@ -157,26 +159,7 @@ static void test_txop_limit(void **state)
 /* Change the wme qdisc of TX queue @queue with tc-style options. */
 static void qchange(struct env *e, uint16_t queue, const char *opts)
 {
-	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup("wme");
-	struct mqtx_extack ack = { "" };
-	struct mqtx_pkt *to_free = NULL;
-	char buf[128], *argv[16], *save = NULL;
-	struct mqtx_qdisc *q;
-	int argc = 0;
-	void *opt;
-
-	snprintf(buf, sizeof(buf), "%s", opts);
-	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	opt = calloc(1, ops->opt_size);
-	assert_int_equal(ops->parse(argc, argv, opt, &ack), 0);
-	mqtx_dev_config_lock(e->dev);
-	q = mqtx_txq_qdisc(mqtx_dev_txq(e->dev, queue));
-	assert_ptr_equal(q->ops, ops);
-	assert_int_equal(ops->change(q, opt, &to_free, &ack), 0);
-	mqtx_dev_config_unlock(e->dev);
-	mqtx_qdisc_free_dropped(e->dev, to_free);
-	free(opt);
+	wme_qchange(e->dev, queue, opts);
 }
 
 static uint32_t qlen(struct env *e, uint16_t queue)
@@ -399,17 +382,37 @@ static void test_ba_needs_extract(void **state)
 	assert_non_null(strstr(ack.msg, "qdisc pfifo on TX queue 2"));
 }
 
+/* What the driver took (the stack's transmitted count) is delivered, expired before the air,
+ * or still on the rings. */
+static void check_driver_books(struct env *e)
+{
+	struct mqtx_dev_stats ds;
+	uint64_t sum = 0;
+
+	mqtx_dev_get_stats(e->dev, &ds);
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		struct mqtx_sim_wifi_ac_stats a;
+
+		assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, (enum mqtx_wme_ac)ac, &a), 0);
+		sum += a.frames + a.expired + a.queued;
+	}
+	assert_int_equal(sum, ds.txq.packets);
+}
+
 /*
- * Late voice is dropped where it waits. 450 voice frames sent at once, each 118 us on the air:
- * 193 go to the ring (256 descriptors, stopped below 64 free), 257 wait in the VO qdisc (its
- * limit raised to 500). The ring wakes with 64 free after each 64 frames: the qdisc is drained
- * 64 at a time at 118 us, 7.670 ms and 15.222 ms; at 22.774 ms the other 65 have waited more
- * than the 20 ms VO deadline and are dropped as expired. Exactly 385 delivered, 65 expired.
+ * 450 voice frames at once; VO queue limit raised to 500; no backoff, so each 100-byte frame
+ * takes 118 us and frame k starts at 34 + 118 k us. The ring takes 193 (it stops with 63
+ * free), then 64 more at each wake (118 us, 7.670 ms, 15.222 ms): 385 reach the ring. Frame
+ * 169 starts at 19.976 ms, within the 20 ms deadline; frame 170 would start at 20.094 ms: it
+ * and the 214 behind it on the ring expire there, never sent, and the 65 left in the qdisc are
+ * dropped as expired when the freed ring takes them. Before the driver checked, the whole
+ * ring went out: the last frames 45 ms late.
  */
 static void test_deadline_end_to_end(void **state)
 {
 	struct env *e = *state;
 	struct mqtx_sim_wifi_cfg sw = { 0 };
+	struct mqtx_sim_wifi_ac_stats a;
 
 	fixed_edca(&sw);
 	mkdev(e, &sw, 0);
@@ -418,14 +421,167 @@ static void test_deadline_end_to_end(void **state)
 	for (unsigned i = 0; i < 450; i++)
 		assert_int_equal(send(e, 1, DSCP_VO, 100, i), MQTX_XMIT_SUCCESS);
 	assert_int_equal(qlen(e, MQTX_WME_AC_VO), 257);
-	mqtx_clock_advance_to(e->clock, T0 + 22774 * US - 1);
+	mqtx_clock_advance_to(e->clock, T0 + 20094 * US - 1);
+	assert_int_equal(e->d.n, 170);
 	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 0);
-	mqtx_clock_advance_to(e->clock, T0 + 22774 * US);
+	mqtx_clock_advance_to(e->clock, T0 + 20094 * US);
 	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 65);
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	assert_int_equal(a.expired, 215);
+	assert_int_equal(a.queued, 0);
 	mqtx_clock_advance(e->clock, 100 * MS);
-	check_in_order(e, 385);
-	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 65);
+	check_in_order(e, 170);
+	assert_int_equal(e->d.at[169], T0 + (34 + 169 * 118 + 84) * US);
+	for (unsigned i = 0; i < e->d.n; i++)
+		assert_true(e->d.lat[i] - 84 * US <= 20 * MS); /* started within the deadline */
 	check_conservation(e->dev, 450);
+	check_driver_books(e);
+}
+
+/*
+ * At 1 Mbit/s with the default ring of 256 and default EDCA, a 100-byte voice frame holds the
+ * medium 1036 us + SIFS + ACK, alone in its TXOP (1504 us): a full ring is a quarter of a
+ * second. 600 voice frames in bursts of 50 every 10 ms: no frame starts later than its 20 ms
+ * deadline, and every frame is accounted for at the stack and in the driver.
+ */
+static void test_deadline_slow_rate(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = { .rate_bps = 1000000 };
+	uint64_t air =
+		mqtx_sim_wifi_ppdu_ns(1000000, 124) + MQTX_SIM_WIFI_SIFS_NS + MQTX_SIM_WIFI_ACK_NS;
+	struct mqtx_sim_wifi_ac_stats a;
+
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	assert_int_equal(air, 1080 * US);
+	for (unsigned b = 0; b < 12; b++) {
+		for (unsigned i = 0; i < 50; i++)
+			send(e, 1, DSCP_VO, 100, b * 50 + i);
+		mqtx_clock_advance(e->clock, 10 * MS);
+	}
+	mqtx_clock_advance(e->clock, 1000 * MS);
+	assert_true(e->d.n > 0);
+	for (unsigned i = 0; i < e->d.n; i++) {
+		assert_int_equal(e->d.ac[i], MQTX_WME_AC_VO);
+		assert_true(e->d.lat[i] - air <= 20 * MS);
+		assert_true(i == 0 || e->d.user[i] > e->d.user[i - 1]);
+	}
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	assert_true(a.expired > 0);
+	assert_int_equal(a.queued, 0);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VO), 0);
+	check_conservation(e->dev, 600);
+	check_driver_books(e);
+}
+
+/*
+ * A frame the driver refused for want of descriptors goes back to the stack and comes again
+ * later: past its deadline by then, it never reaches the ring, a drop of its queue
+ * (MQTX_DROP_EXPIRED) counted by the driver as expired_requeued. A ring of 4 that stops only
+ * when full, 1 Mbit/s (1080 us a frame), a 1 ms VO deadline, 8 frames in one burst.
+ */
+static void test_deadline_requeued(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = {
+		.rate_bps = 1000000, .ring = 4, .stop_thresh = 1, .wake_thresh = 4
+	};
+	struct mqtx_sim_wifi_ac_stats a;
+	struct mqtx_sim_wifi_stats st;
+	struct mqtx_pkt *b[8];
+
+	fixed_edca(&sw);
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	qchange(e, MQTX_WME_AC_VO, "vo deadline 1ms");
+	for (unsigned i = 0; i < 8; i++)
+		b[i] = wifi_frame(e->pool, sta_mac(1), DSCP_VO, 100, i);
+	e->sent += 8;
+	assert_int_equal(mqtx_dev_xmit_burst(e->dev, b, 8), 8);
+	mqtx_clock_advance(e->clock, 100 * MS);
+	assert_int_equal(mqtx_sim_wifi_stats(e->dev, &st), 0);
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, MQTX_WME_AC_VO, &a), 0);
+	/* The ring took 4 and refused 4; the first went at once, the 3 behind it expired on the
+	 * ring, and the 4 refused came back when it emptied, past the deadline too. */
+	assert_int_equal(st.refused, 4);
+	assert_int_equal(a.frames, 1);
+	assert_int_equal(a.expired, 3);
+	assert_int_equal(a.expired_requeued, 4);
+	assert_int_equal(drops(e, MQTX_DROP_EXPIRED), 4);
+	for (unsigned i = 0; i < e->d.n; i++)
+		assert_true(e->d.lat[i] - 1080 * US <= 1 * MS);
+	check_conservation(e->dev, 8);
+	check_driver_books(e);
+}
+
+/* Queue @n frames of station 1 with DSCP @dscp, the medium still. */
+static void fill(struct env *e, unsigned dscp, unsigned n, uint64_t user)
+{
+	for (unsigned i = 0; i < n; i++)
+		send(e, 1, dscp, 100, user + i);
+}
+
+static uint64_t ac_frames(struct env *e, enum mqtx_wme_ac ac)
+{
+	struct mqtx_sim_wifi_ac_stats a;
+
+	assert_int_equal(mqtx_sim_wifi_ac_stats(e->dev, ac, &a), 0);
+	return a.frames;
+}
+
+/* Ten seconds of air for what @sent frames of VI and BE left: every one counted, and all but
+ * the @limited overlimit drops sent or dropped by CoDel (20 ms target: some of what waited
+ * seconds). */
+static void drain_accounted(struct env *e, uint64_t sent, uint64_t limited)
+{
+	mqtx_clock_advance(e->clock, 10000 * MS);
+	check_conservation(e->dev, sent);
+	check_driver_books(e);
+	assert_int_equal(ac_frames(e, MQTX_WME_AC_VI) + ac_frames(e, MQTX_WME_AC_BE) +
+				 drops(e, MQTX_DROP_AQM),
+			 sent - limited);
+}
+
+static uint64_t qdisc_drops(struct env *e, uint16_t queue)
+{
+	struct mqtx_txq_stats st;
+
+	mqtx_txq_get_stats(mqtx_dev_txq(e->dev, queue), &st);
+	return st.drops[MQTX_DROP_QDISC];
+}
+
+/*
+ * fq_codel with the radio's table (mac80211's local->fq): the queues of the device share one
+ * limit of 8192 frames. 5000 video and 4000 best-effort frames at once, the medium still: the
+ * rings take 193 of each, the qdiscs would hold 8614; the radio keeps 8192 and drops 422, from
+ * the queue whose enqueue went over. With a table per queue, nothing is dropped.
+ */
+static void test_fq_codel_radio_limit(void **state)
+{
+	struct env *e = *state;
+	struct mqtx_sim_wifi_cfg sw = { 0 };
+
+	mkdev(e, &sw, 0);
+	add_sta(e, 1, true);
+	qchange(e, MQTX_WME_AC_VI, "vi limit 100000 deadline 0 fq_codel");
+	qchange(e, MQTX_WME_AC_BE, "be limit 100000 fq_codel radio");
+	fill(e, DSCP_VI, 5000, 0);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI), 4807);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_VI), 0);
+	fill(e, DSCP_BE, 4000, 5000);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI) + qlen(e, MQTX_WME_AC_BE), 8192);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_BE), 422);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_VI), 0);
+	drain_accounted(e, 9000, 422);
+	/* Each queue's own table: no radio-wide limit. */
+	qchange(e, MQTX_WME_AC_VI, "queue");
+	qchange(e, MQTX_WME_AC_BE, "queue");
+	fill(e, DSCP_VI, 5000, 0);
+	fill(e, DSCP_BE, 4000, 5000);
+	assert_int_equal(qlen(e, MQTX_WME_AC_VI) + qlen(e, MQTX_WME_AC_BE), 8614);
+	assert_int_equal(qdisc_drops(e, MQTX_WME_AC_BE), 422);
+	drain_accounted(e, 18000, 422);
 }
 
 struct lat {
@@ -520,6 +676,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ba_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ba_needs_extract, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_end_to_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deadline_slow_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fq_codel_radio_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deadline_requeued, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_latency_under_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_voice_as_background_waits, setup, teardown),
 	};

@@ -202,38 +202,25 @@ static void test_legacy(void **state)
 
 /* ---- with a device ---- */
 
-struct denv {
-	struct mqtx_clock *clock;
-	struct mqtx_pkt_pool *pool;
-	struct mqtx_dev *dev;
-};
-
 static int dsetup(void **state)
 {
-	static struct denv e;
-	struct mqtx_dev_cfg c = { .name = "wl0" };
-	struct mqtx_extack ack = { "" };
+	static struct wifi_env e;
 
-	memset(&e, 0, sizeof(e));
-	assert_int_equal(test_env_virtual(T0, 1024, &e.clock, &e.pool), 0);
-	c.clock = e.clock;
-	assert_int_equal(mqtx_sim_wifi_dev_create(&c, NULL, NULL, &e.dev, &ack), 0);
-	assert_int_equal(mqtx_wme_sta_add(e.dev, sta_mac(1), true, &ack), 0);
-	assert_int_equal(mqtx_wme_sta_add(e.dev, sta_mac(2), false, &ack), 0);
+	wifi_env_new(&e, false);
 	*state = &e;
 	return 0;
 }
 
 static int dteardown(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 
 	assert_int_equal(test_env_free(e->dev, e->pool, e->clock), 0);
 	return 0;
 }
 
 /* Classify for station 1 (QoS): "up U ac AC queue Q" or "drop no-admissible-ac". */
-static const char *cls(struct denv *e, uint32_t flags, unsigned dscp)
+static const char *cls(struct wifi_env *e, uint32_t flags, unsigned dscp)
 {
 	static char line[64];
 	struct mqtx_wme_query q = { .flags = flags | MQTX_WME_Q_DSCP, .dscp = (uint8_t)dscp };
@@ -252,7 +239,7 @@ static const char *cls(struct denv *e, uint32_t flags, unsigned dscp)
 	return line;
 }
 
-static void set_acm(struct denv *e, const char *list)
+static void set_acm(struct wifi_env *e, const char *list)
 {
 	struct mqtx_extack ack = { "" };
 	uint8_t mask;
@@ -263,7 +250,7 @@ static void set_acm(struct denv *e, const char *list)
 
 static void test_peers_and_kinds(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_wme_query q = { .flags = MQTX_WME_Q_STA | MQTX_WME_Q_DSCP, .dscp = 46 };
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_verdict v;
@@ -294,7 +281,7 @@ static void test_peers_and_kinds(void **state)
 /* Each downgrade chain of ieee80211_downgrade_queue(). */
 static void test_acm_chains(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 
 	set_acm(e, "vo");
@@ -313,15 +300,14 @@ static void test_acm_chains(void **state)
 	set_acm(e, "be");
 	assert_string_equal(cls(e, 0, 18), "up 2 ac BK queue 3"); /* 3 -> 2 */
 	assert_string_equal(cls(e, 0, 46), "up 6 ac VO queue 0");
-	/* Nothing below: dropped (2008), or sent on BK (current Linux) by policy. */
+	/* Nothing below: sent on BK (current Linux, the default), or dropped (2008) by policy. */
 	set_acm(e, "vo,vi,be,bk");
-	assert_string_equal(cls(e, 0, 46), "drop no-admissible-ac");
-	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
-	assert_string_equal(cls(e, MQTX_WME_Q_NONQOS, 46), "up 0 ac BE queue 2"); /* no WMM */
-	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_BK, &ack), 0);
 	assert_string_equal(cls(e, 0, 46), "up 2 ac BK queue 3");
 	assert_string_equal(cls(e, 0, 8), "up 1 ac BK queue 3");
 	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_DROP, &ack), 0);
+	assert_string_equal(cls(e, 0, 46), "drop no-admissible-ac");
+	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
+	assert_string_equal(cls(e, MQTX_WME_Q_NONQOS, 46), "up 0 ac BE queue 2"); /* no WMM */
 	set_acm(e, "bk");
 	assert_string_equal(cls(e, 0, 8), "drop no-admissible-ac");
 	assert_string_equal(cls(e, 0, 0), "up 0 ac BE queue 2");
@@ -348,7 +334,7 @@ static void test_mac_parse(void **state)
 
 static void test_acm_parse(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_info info;
 	uint8_t mask = 0xff;
@@ -370,7 +356,7 @@ static void test_acm_parse(void **state)
 /* An admitted stream keeps its AC for its own UP only. */
 static void test_tspec(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 
 	set_acm(e, "vo");
@@ -385,11 +371,19 @@ static void test_tspec(void **state)
 
 static void test_reserved_tid(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 
 	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 6, &ack), 0);
 	assert_string_equal(cls(e, 0, 46), "up 7 ac VO queue 0");
+	/* One reservation at a time (ieee80211_reserve_tid(): -EALREADY); the same one again is
+	 * no change. */
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 0, &ack), -EALREADY);
+	assert_string_equal(ack.msg, "station 02:00:00:00:00:01 already has reserved TID 6 (set "
+				     "none first)");
+	assert_string_equal(cls(e, 0, 0), "up 0 ac BE queue 2");
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 6, &ack), 0);
+	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), -1, &ack), 0);
 	assert_int_equal(mqtx_wme_sta_set_reserved_tid(e->dev, sta_mac(1), 0, &ack), 0);
 	assert_string_equal(cls(e, 0, 0), "up 3 ac BE queue 2");
 	assert_string_equal(cls(e, 0, 8), "up 1 ac BK queue 3");
@@ -401,7 +395,7 @@ static void test_reserved_tid(void **state)
 
 static void test_device_qos_map_and_legacy(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_qos_map m;
 	struct mqtx_wme_info info;
@@ -427,7 +421,7 @@ static void test_device_qos_map_and_legacy(void **state)
  * queue; the others of the same burst go on; with the BK policy it is sent. */
 static void test_noadmit_drop_counted(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_stats ws;
 	struct mqtx_txq_stats ts;
@@ -435,6 +429,7 @@ static void test_noadmit_drop_counted(void **state)
 
 	assert_int_equal(mqtx_dev_open(e->dev), 0);
 	set_acm(e, "vo,vi,be,bk");
+	assert_int_equal(mqtx_wme_set_noadmit(e->dev, MQTX_WME_NOADMIT_DROP, &ack), 0);
 	assert_int_equal(mqtx_dev_xmit(e->dev, wifi_frame(e->pool, sta_mac(1), 46, 100, 0)),
 			 MQTX_XMIT_DROP);
 	for (unsigned i = 0; i < 4; i++)
@@ -470,7 +465,7 @@ static void count_sta(const struct mqtx_wme_sta_info *info, void *arg)
 
 static void test_stations(void **state)
 {
-	struct denv *e = *state;
+	struct wifi_env *e = *state;
 	struct mqtx_dev_cfg c = { .name = "nul0", .ops = &mqtx_null_ops, .num_txq = 4 };
 	static const uint8_t group[6] = { 0x01, 0, 0x5e, 0, 0, 1 };
 	struct mqtx_wme_cfg wc = { .max_stations = 2 };

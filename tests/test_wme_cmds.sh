@@ -49,7 +49,7 @@ start || exit 1
 # ---- dev add type sim-wifi ----
 expect 0 "" -- $M dev add w0 type sim-wifi acm vo noadmit drop up
 expect 0 "w0: <UP> kind sim-wifi txqueues 8 maxqueues 8 txqueuelen 1000 mtu 1500 hash jhash seed 0x0 rate 54Mbit ring 256 ampdu 32 ba accept ba-delay 100us
-    wme: aggqueues 4 in-use 0 stations 0 acm vo noadmit drop legacy off qosmap none tspec none" -- $M dev show w0
+    wme: aggqueues 4 in-use 0 stations 0 acm vo noadmit drop legacy off qosmap none tspec none role default" -- $M dev show w0
 expect 0 "" -- $M dev add w2 type sim-wifi aggqueues 0 rate 24mbit ring 64 ba silent edca be aifsn 2 cwmin 7
 $M -d dev show w2 | grep -qx "w2: <DOWN> kind sim-wifi txqueues 4 .* rate 24Mbit ring 64 ampdu 32 ba silent ba-delay 100us" &&
 	ok "aggqueues 0: the 4 AC queues only" || fail "w2: $($M -d dev show w2)"
@@ -143,7 +143,7 @@ expect 0 "up 2 ac BK queue 3" -- $M wme classify dev w0 dscp 46
 expect 0 "" -- $M dev set w0 acm vo noadmit drop tspec vo up 6
 expect 0 "up 6 ac VO queue 0" -- $M wme classify dev w0 dscp 46
 expect 0 "up 5 ac VI queue 1" -- $M wme classify dev w0 dscp 56
-$M dev show w0 | grep -qx "    wme: aggqueues 4 in-use 1 stations 2 acm vo noadmit drop legacy off qosmap none tspec vo up 6 medium-time 31250" &&
+$M dev show w0 | grep -qx "    wme: aggqueues 4 in-use 1 stations 2 acm vo noadmit drop legacy off qosmap none tspec vo up 6 medium-time 31250 role default" &&
 	ok "dev show: ACM, policy and TSPEC" || fail "dev show: $($M dev show w0)"
 refused 1 'dev set: unknown access category "xx" in "vo,xx" \(vo, vi, be, bk\)' -- $M dev set w0 acm vo,xx
 refused 1 'dev set: tspec: UP 4 is not of AC VO' -- $M dev set w0 tspec vo up 4
@@ -163,7 +163,7 @@ expect 0 "" -- $M sta set dev w0 addr $A1 reserved-tid none
 # ---- the QoS Map ----
 QM=53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63
 expect 0 "" -- $M dev set w0 qosmap $QM
-$M dev show w0 | grep -q " qosmap $QM tspec none$" && ok "dev show: the QoS map" || fail "qosmap: $($M dev show w0)"
+$M dev show w0 | grep -q " qosmap $QM tspec none role default$" && ok "dev show: the QoS map" || fail "qosmap: $($M dev show w0)"
 expect 0 "up 2 ac BK queue 3" -- $M wme classify dev w0 dscp 53
 expect 0 "up 0 ac BE queue 2" -- $M wme classify dev w0 dscp 10
 expect 0 "up 1 ac BK queue 3" -- $M wme classify dev w0 dscp 5
@@ -184,8 +184,31 @@ expect 0 "" -- $M ba start dev w0 sta $A1 tid 5
 i=0
 while [ $i -lt 400 ] && $M ba show | grep -q .; do sleep 0.05; i=$((i + 1)); done
 expect 0 "" -- $M ba show
-$M -s dev show w0 | grep -qx "    wme: mgmt 0 nonqos 0 eapol 0 ba_requested 2 ba_accepted 1 ba_refused 1 ba_timeouts 0 ba_stopped 1 ba_pool_full 0 moved_to_agg 0 moved_to_ac 0" &&
+$M -s dev show w0 | grep -qx "    wme: mgmt 0 nonqos 0 eapol 0 ba_requested 2 ba_accepted 1 ba_refused 1 ba_timeouts 0 ba_stopped 1 ba_pool_full 0 moved_to_agg 0 moved_to_ac 0 ba_busy 0" &&
 	ok "dev show -s: the sessions counted" || fail "session counters: $($M -s dev show w0)"
+expect 0 "ba dev w0 sta $A1 tid 5 idle addba-requests 1" -- $M -s ba show dev w0
+refused 2 'ba start: tid 8 is a TSPEC TID \(8-15\): no block-ack session' -- $M ba start dev w0 sta $A1 tid 8
+expect 0 "" -- $M sta set dev w0 addr $A1 reserved-tid 3
+refused 2 "ba start: tid 3 is the reserved TID of $A1: no block-ack session" -- $M ba start dev w0 sta $A1 tid 3
+refused 2 "sta set: station $A1 already has reserved TID 3 \(set none first\)" -- $M sta set dev w0 addr $A1 reserved-tid 4
+expect 0 "" -- $M sta set dev w0 addr $A1 reserved-tid none
+
+# ---- roles ----
+expect 0 "up 0 ac BE queue 2" -- $M wme classify dev w0 multicast dscp 46
+refused 2 'dev set: role sta needs the AP.s unicast address \(bssid\)' -- $M dev set w0 role sta
+refused 1 'dev set: invalid role "client" \(default, sta or ap\)' -- $M dev set w0 role client
+expect 0 "" -- $M dev set w0 role sta bssid $A1
+$M dev show w0 | grep -q " role sta bssid $A1$" && ok "dev show: role sta and its AP" || fail "role: $($M dev show w0)"
+expect 0 "up 6 ac VO queue 0" -- $M wme classify dev w0 multicast dscp 46
+expect 0 "" -- $M dev set w0 role ap
+expect 0 "up 0 ac BE queue 2" -- $M wme classify dev w0 multicast dscp 46
+expect 0 "" -- $M dev set w0 role default
+expect 0 "" -- $M dev add w5 type sim-wifi role ap edca vi cwmax 31
+$M -d dev show w5 | grep -qx "    edca VO aifsn 1 cwmin 3 cwmax 7 txop 1.5ms" &&
+	$M -d dev show w5 | grep -qx "    edca VI aifsn 1 cwmin 7 cwmax 31 txop 3ms" &&
+	ok "role ap: the AP's EDCA defaults" || fail "w5: $($M -d dev show w5)"
+refused 2 'dev add: w6: role sta needs the AP.s unicast address \(bssid\)' -- $M dev add w6 type sim-wifi role sta
+expect 0 "" -- $M dev del w5
 
 # ---- traffic to a station, counted per AC (exact: every frame is delivered) ----
 expect 0 "" -- $M dev add w3 type sim-wifi up
@@ -199,17 +222,17 @@ out=$($M -s dev show w3)
 for want in "VO: frames 20 bytes 1200 " "VI: frames 30 bytes 1800 " "BE: frames 5 bytes 300 " "BK: frames 7 bytes 420 "; do
 	printf '%s\n' "$out" | grep -q "^    ac $want" && ok "gen to $A1: ac $want" || fail "ac $want: $out"
 done
-printf '%s\n' "$out" | grep -Eq '^    ac VO: .* queued 0 selected 20 downgraded 0 noadmit 0 ampdu 0$' &&
+printf '%s\n' "$out" | grep -Eq '^    ac VO: .* queued 0 selected 20 downgraded 0 noadmit 0 ampdu 0 expired 0 expired_requeued 0$' &&
 	ok "WME selected VO 20" || fail "selected: $out"
 printf '%s\n' "$out" | grep -q '^    wme: mgmt 0 nonqos 5 ' && ok "a frame to no station: BE, nonqos" ||
 	fail "nonqos: $out"
 printf '%s\n' "$out" | grep -q '^    TX: packets 62 bytes 3720 dropped 0 ' && ok "TX: all 62 sent" || fail "TX: $out"
-# the drop: no AC admits VO's frames
-expect 0 "" -- $M dev set w3 acm vo,vi,be,bk
+# the drop: no AC admits VO's frames, and the policy is the 2008 one (current Linux: BK)
+expect 0 "" -- $M dev set w3 acm vo,vi,be,bk noadmit drop
 $M gen dev w3 count 4 dscp 46 sta $A1 >/dev/null 2>&1
 drain w3
 out=$($M -s dev show w3)
-printf '%s\n' "$out" | grep -Eq '^    ac VO: frames 20 .* noadmit 4 ampdu 0$' && ok "ACM: 4 frames dropped at VO" ||
+printf '%s\n' "$out" | grep -Eq '^    ac VO: frames 20 .* noadmit 4 ampdu 0 expired 0 expired_requeued 0$' && ok "ACM: 4 frames dropped at VO" ||
 	fail "noadmit: $out"
 printf '%s\n' "$out" | grep -q '^    TX: packets 62 bytes 3720 dropped 4 (noadmit 4) ' && ok "TX: 4 drops, noadmit" ||
 	fail "TX drops: $out"

@@ -101,6 +101,52 @@ static inline void record_done(struct mqtx_dev *dev, const struct mqtx_pkt *pkt,
 	d->n++;
 }
 
+/* A sim-wifi device "wl0" with the default model on a virtual clock at T0, and stations 1
+ * (QoS-capable) and 2 (QoS-capable as @qos2). */
+struct wifi_env {
+	struct mqtx_clock *clock;
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_dev *dev;
+};
+
+static inline void wifi_env_new(struct wifi_env *e, bool qos2)
+{
+	struct mqtx_dev_cfg c = { .name = "wl0" };
+	struct mqtx_extack ack = { "" };
+
+	memset(e, 0, sizeof(*e));
+	assert_int_equal(test_env_virtual(T0, 1024, &e->clock, &e->pool), 0);
+	c.clock = e->clock;
+	assert_int_equal(mqtx_sim_wifi_dev_create(&c, NULL, NULL, &e->dev, &ack), 0);
+	assert_int_equal(mqtx_wme_sta_add(e->dev, sta_mac(1), true, &ack), 0);
+	assert_int_equal(mqtx_wme_sta_add(e->dev, sta_mac(2), qos2, &ack), 0);
+}
+
+/* Change the wme qdisc of TX queue @queue of @dev with tc-style options. */
+static inline void wme_qchange(struct mqtx_dev *dev, uint16_t queue, const char *opts)
+{
+	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup("wme");
+	struct mqtx_extack ack = { "" };
+	struct mqtx_pkt *to_free = NULL;
+	char buf[128], *argv[16], *save = NULL;
+	struct mqtx_qdisc *q;
+	int argc = 0;
+	void *opt;
+
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	opt = calloc(1, ops->opt_size);
+	assert_int_equal(ops->parse(argc, argv, opt, &ack), 0);
+	mqtx_dev_config_lock(dev);
+	q = mqtx_txq_qdisc(mqtx_dev_txq(dev, queue));
+	assert_ptr_equal(q->ops, ops);
+	assert_int_equal(ops->change(q, opt, &to_free, &ack), 0);
+	mqtx_dev_config_unlock(dev);
+	mqtx_qdisc_free_dropped(dev, to_free);
+	free(opt);
+}
+
 /* Every frame handed to the device was delivered by the driver, dropped with a reason, or is
  * still queued. */
 static inline void check_conservation(struct mqtx_dev *dev, uint64_t handed)

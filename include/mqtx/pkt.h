@@ -45,6 +45,9 @@ extern "C" {
  *        receive-side drop); counted when the dropped packet is freed.
  * @redirects: how many times a filter redirected or mirrored it to another device; past
  *        MQTX_XMIT_RECURSION_MAX it is dropped as a loop (MQTX_DROP_RECURSION).
+ * @expires: when the packet is worth nothing any more, in ns of the device clock (0: never);
+ *        set by a qdisc with a deadline (wme) as it hands the packet on, so that a driver that
+ *        keeps packets before the wire (sim-wifi) can drop them there once past it.
  */
 struct mqtx_pkt {
 	struct mqtx_pkt *next;
@@ -62,7 +65,8 @@ struct mqtx_pkt {
 	uint8_t cb[MQTX_PKT_CB_SIZE];
 	uint8_t drop_reason;
 	uint8_t redirects;
-	uint8_t pad_[14];
+	uint8_t pad_[6];
+	uint64_t expires;
 	uint8_t buf[];
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 

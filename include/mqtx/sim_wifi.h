@@ -22,7 +22,9 @@ extern "C" {
  * 0..CW, frozen while another AC holds the medium); the earliest wins a TXOP; ACs that would
  * start in the same slot collide internally: the higher priority wins, the others double CW
  * (at most CWmax) and draw again. A TXOP sends one PPDU, or with a TXOP limit as many as fit,
- * each followed by SIFS and an ACK (a BlockAck after an A-MPDU). Frames of an aggregation queue
+ * each followed by SIFS and an ACK (a BlockAck after an A-MPDU). A frame past its expiry
+ * (pkt->expires, which the wme qdisc sets from its AC's deadline) when its PPDU would start is
+ * not sent: the deadline bounds the time from enqueue to the start of transmission. Frames of an aggregation queue
  * (MQTX_PKT_F_AMPDU) travel as A-MPDUs of up to ampdu_max frames. Frames are delivered when
  * their TXOP ends. PHY: OFDM (802.11a/g), 20 us preamble and header, 4 us symbols of
  * rate x 4 us bits (16 service + 6 tail bits per PPDU); an MPDU is the Ethernet frame + 24
@@ -50,15 +52,25 @@ extern "C" {
 #define MQTX_SIM_WIFI_BA_TIMEOUT_DEFAULT 1000000000ull /* mac80211 ADDBA_RESP_INTERVAL */
 
 /**
- * struct mqtx_sim_wifi_edca - one AC's EDCA parameters. @aifsn 1..15 (2..15 for a station),
- * @cwmin <= @cwmax (each 2^n - 1, n 0..15), @txop_ns the TXOP limit (0: one PPDU per TXOP).
- * All zero: the 802.11 default of the AC (dot11EDCATable, OFDM PHY): VO 2/3/7/1504 us,
- * VI 2/7/15/3008 us, BE 3/15/1023/0, BK 7/15/1023/0.
+ * struct mqtx_sim_wifi_edca - one AC's EDCA parameters. @aifsn 1..15 (a non-AP station, any
+ * role but ap, uses 2 for 1, as mac80211 does, and logs a warning at open), @cwmin <= @cwmax
+ * (each 2^n - 1, n 0..15), @txop_ns the TXOP limit (0: one PPDU per TXOP). All zero: the
+ * default of the AC for the device's WME role (mqtx_sim_wifi_edca_default()).
  */
 struct mqtx_sim_wifi_edca {
 	uint32_t aifsn, cwmin, cwmax;
 	uint64_t txop_ns;
 };
+
+/**
+ * mqtx_sim_wifi_edca_default() - the EDCA parameters of @ac by default for @role into *@e: a
+ * non-AP station's (roles default and sta; dot11EDCATable, OFDM PHY: VO 2/3/7/1504 us, VI
+ * 2/7/15/3008 us, BE 3/15/1023/0, BK 7/15/1023/0) or an AP's own (role ap; hostapd's defaults:
+ * VO 1/3/7/1500 us, VI 1/7/15/3000 us, BE 3/15/63/0, BK 7/15/1023/0), as aifsn/cwmin/cwmax/txop.
+ * Return: 0; -EINVAL (@ac or @role out of range).
+ */
+MQTX_API int mqtx_sim_wifi_edca_default(enum mqtx_wme_role role, enum mqtx_wme_ac ac,
+					struct mqtx_sim_wifi_edca *e);
 
 /** How the simulated peer answers an ADDBA request. */
 enum mqtx_sim_wifi_ba_mode {
@@ -144,11 +156,16 @@ MQTX_API int mqtx_sim_wifi_set_ba(struct mqtx_dev *dev, enum mqtx_sim_wifi_ba_mo
  * and SIFS included; @ampdus, @ampdu_frames: A-MPDUs sent and the frames in them.
  * @lat_sum_ns, @lat_max_ns: delay of delivered frames from their selection (pkt->tstamp; the
  * driver's arrival when unset) to the end of their TXOP. @collisions: internal collisions
- * lost. @queued: frames taken and waiting for the medium now.
+ * lost. @queued: frames taken and waiting for the medium now. @expired: frames taken that
+ * were past their expiry (pkt->expires, the wme qdisc's deadline) when their turn for the air
+ * came, and so never sent (the stack counted them as sent: delivered + expired + queued = what
+ * the driver took). @expired_requeued: frames that came to the driver already past it (after a
+ * requeue), refused before the ring and counted as drops of their queue (MQTX_DROP_EXPIRED).
  */
 struct mqtx_sim_wifi_ac_stats {
 	uint64_t frames, bytes, txops, airtime_ns, ampdus, ampdu_frames;
 	uint64_t lat_sum_ns, lat_max_ns, collisions, queued;
+	uint64_t expired, expired_requeued;
 };
 
 /** mqtx_sim_wifi_ac_stats() - the counters of @ac. Return: 0; -EINVAL. */

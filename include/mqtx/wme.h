@@ -18,8 +18,9 @@ extern "C" {
  * TID (the 2008 design: ampdu_queues beyond hw.queues). Its driver selects queues with
  * mqtx_wme_select_queue(), which follows current Linux (cfg80211_classify8021d() in
  * net/wireless/util.c, ieee80211_select_queue() and ieee80211_downgrade_queue() in
- * net/mac80211/wme.c) and keeps what the 2008 rewrite dropped: a frame that no AC admits is
- * dropped and counted (MQTX_DROP_NO_ADMIT), and starting or stopping a block-ack session moves a
+ * net/mac80211/wme.c) and keeps, as options, what the 2008 rewrite dropped: a frame that no AC
+ * admits can be dropped and counted (MQTX_DROP_NO_ADMIT; current Linux sends it on BK, the
+ * default), and starting or stopping a block-ack session moves a
  * station's waiting frames between the AC queue and its aggregation queue in order.
  *
  * Locking: configuration calls take the device's config lock, then the WME lock (between the
@@ -139,8 +140,26 @@ MQTX_API unsigned mqtx_wme_classify8021d(const void *frame, size_t len, uint32_t
 
 /** What to do with a frame when admission control allows it on no AC. */
 enum mqtx_wme_noadmit {
-	MQTX_WME_NOADMIT_DROP = 0, /* drop and count it (the 2008 mac80211) */
-	MQTX_WME_NOADMIT_BK = 1,   /* send it on BK anyway (current mac80211) */
+	MQTX_WME_NOADMIT_BK = 0,   /* send it on BK anyway (current mac80211; the default) */
+	MQTX_WME_NOADMIT_DROP = 1, /* drop and count it (the 2008 mac80211) */
+};
+
+/**
+ * enum mqtx_wme_role - whose side of the link the device plays, as a mac80211 interface type.
+ * @MQTX_WME_ROLE_DEFAULT: mqtx's own mix: the peer is looked up by the frame's receiver and a
+ *        group frame goes to BE with UP 0 (as an AP does), while ACM and TSPECs apply and the
+ *        EDCA defaults are a non-AP station's (as a client does).
+ * @MQTX_WME_ROLE_STA: a non-AP station (NL80211_IFTYPE_STATION): every frame, group frames
+ *        included, goes to the AP's station (the BSSID), classified and downgraded by ACM;
+ *        non-AP EDCA defaults, AIFSN at least 2.
+ * @MQTX_WME_ROLE_AP: an AP (NL80211_IFTYPE_AP): peer lookup by receiver, group frames to BE;
+ *        no ACM downgrade of its own (mac80211 keeps wmm_acm for a client only); the AP's
+ *        EDCA parameter set (hostapd's defaults), AIFSN 1 allowed.
+ */
+enum mqtx_wme_role {
+	MQTX_WME_ROLE_DEFAULT = 0,
+	MQTX_WME_ROLE_STA = 1,
+	MQTX_WME_ROLE_AP = 2,
 };
 
 /**
@@ -151,6 +170,7 @@ enum mqtx_wme_noadmit {
  * @noadmit: enum mqtx_wme_noadmit.
  * @legacy: classify with the 2008 classifier (see mqtx_wme_classify8021d()).
  * @max_stations: 1..MQTX_WME_MAX_STATIONS (0: 1024).
+ * @role: enum mqtx_wme_role; @bssid: the AP's address, for MQTX_WME_ROLE_STA (unicast).
  */
 struct mqtx_wme_cfg {
 	uint32_t num_agg_queues;
@@ -158,6 +178,8 @@ struct mqtx_wme_cfg {
 	enum mqtx_wme_noadmit noadmit;
 	bool legacy;
 	uint32_t max_stations;
+	enum mqtx_wme_role role;
+	uint8_t bssid[6];
 };
 
 /** enum mqtx_wme_ampdu_action - what mqtx_wme_ops.ampdu_action is asked to do. */
@@ -215,16 +237,18 @@ MQTX_API bool mqtx_wme_enabled(const struct mqtx_dev *dev);
 
 /**
  * mqtx_wme_select_queue() - the select_queue of a Wi-Fi driver (mqtx_dev_ops.select_queue).
- * Management frames (MQTX_PKT_F_MGMT) go to VO with UP 7. A frame for a group address, or for
- * a station that is unknown or not QoS-capable, goes to BE with UP 0. EAPOL and pre-auth
- * frames get UP 7, others mqtx_wme_classify8021d() with the device's QoS map and classifier.
- * While the UP's AC requires admission (ACM), an admitted TSPEC for that AC and UP keeps it;
- * else it steps down VO -> VI -> BE -> BK (UP 6,7 -> 5; 4,5 -> 3; 0,3 -> 2); below BK the
- * frame is dropped (MQTX_DROP_NO_ADMIT, counted on the queue of its first AC) or sent on BK,
- * as the device's policy says. A station's reserved TID swaps within its AC (0<->3, 1<->2,
- * 4<->5, 6<->7). The queue is the AC's, or the aggregation queue of the station's session for
- * the TID (MQTX_PKT_F_AMPDU set). Sets pkt->priority to the UP and pkt->tstamp to now. Returns
- * the queue or MQTX_TXQ_DROP. Fast path: no lock; inside the transmit path's RCU section.
+ * Management frames (MQTX_PKT_F_MGMT) go to VO with UP 7. The peer is the station of the
+ * frame's receiver (role default and ap; a group address has none), or the AP's station
+ * (role sta, group frames included); a frame with no peer, or a peer that is not QoS-capable,
+ * goes to BE with UP 0. EAPOL frames (the control port protocol) get UP 7; others,
+ * pre-authentication (0x88C7) included, mqtx_wme_classify8021d() with the device's QoS map and
+ * classifier. Except in role ap: while the UP's AC requires admission (ACM), an admitted TSPEC
+ * for that AC and UP keeps it; else it steps down VO -> VI -> BE -> BK (UP 6,7 -> 5; 4,5 -> 3;
+ * 0,3 -> 2); below BK the frame is sent on BK or dropped (MQTX_DROP_NO_ADMIT, counted on the
+ * queue of its first AC), as the device's policy says. A station's reserved TID swaps within
+ * its AC (0<->3, 1<->2, 4<->5, 6<->7). The queue is the AC's, or the aggregation queue of the
+ * station's session for the TID (MQTX_PKT_F_AMPDU set). Sets pkt->priority to the UP and
+ * pkt->tstamp to now. Returns the queue or MQTX_TXQ_DROP. Fast path: no lock; inside the transmit path's RCU section.
  */
 MQTX_API uint16_t mqtx_wme_select_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
@@ -274,6 +298,24 @@ MQTX_API int mqtx_wme_set_acm(struct mqtx_dev *dev, uint8_t ac_mask, struct mqtx
 MQTX_API int mqtx_wme_set_noadmit(struct mqtx_dev *dev, enum mqtx_wme_noadmit policy,
 				  struct mqtx_extack *ack);
 
+/**
+ * mqtx_wme_set_role() - the role of @dev (enum mqtx_wme_role) and, for MQTX_WME_ROLE_STA, the
+ * address of its AP (@bssid; ignored otherwise, may be NULL). The EDCA defaults of a driver
+ * that follows the role (sim-wifi) change at its next open.
+ * Return: 0; -EOPNOTSUPP; -EINVAL (unknown role, or role sta without a unicast @bssid).
+ */
+MQTX_API int mqtx_wme_set_role(struct mqtx_dev *dev, enum mqtx_wme_role role,
+			       const uint8_t bssid[6], struct mqtx_extack *ack);
+
+/**
+ * mqtx_wme_get_role() - the role of @dev, for drivers (no lock: any context).
+ * Return: the role; MQTX_WME_ROLE_DEFAULT without WME.
+ */
+MQTX_API enum mqtx_wme_role mqtx_wme_get_role(const struct mqtx_dev *dev);
+
+/** mqtx_wme_role_name() - "default", "sta", "ap"; "?" out of range. */
+MQTX_API const char *mqtx_wme_role_name(enum mqtx_wme_role role);
+
 /** mqtx_wme_set_legacy() - classify with the 2008 classifier (true) or current Linux's.
  *  Return: 0; -EOPNOTSUPP. */
 MQTX_API int mqtx_wme_set_legacy(struct mqtx_dev *dev, bool legacy, struct mqtx_extack *ack);
@@ -299,7 +341,7 @@ MQTX_API int mqtx_wme_set_tspec(struct mqtx_dev *dev, enum mqtx_wme_ac ac, unsig
  * struct mqtx_wme_info - a device's WME settings.
  * @acm: (1 << AC) bits; @acm_up: the same as mac80211's per-UP bits; @noadmit, @legacy;
  * @has_qos_map and @qos_map; @tspec_up, @tspec_time: per AC, the admitted stream (time 0:
- * none); @num_agg_queues, @agg_in_use: the pool; @stations: how many.
+ * none); @num_agg_queues, @agg_in_use: the pool; @stations: how many; @role and @bssid.
  */
 struct mqtx_wme_info {
 	uint8_t acm, acm_up;
@@ -309,6 +351,8 @@ struct mqtx_wme_info {
 	uint8_t tspec_up[MQTX_WME_NUM_AC];
 	uint32_t tspec_time[MQTX_WME_NUM_AC];
 	uint32_t num_agg_queues, agg_in_use, stations;
+	enum mqtx_wme_role role;
+	uint8_t bssid[6];
 };
 
 /** mqtx_wme_get_info() - the settings of @dev. Return: 0; -EOPNOTSUPP. */
@@ -333,8 +377,11 @@ MQTX_API int mqtx_wme_sta_del(struct mqtx_dev *dev, const uint8_t addr[6], struc
 
 /**
  * mqtx_wme_sta_set_reserved_tid() - the station's reserved TID (0..7; -1: none): frames of
- * that UP use the other UP of its AC (mac80211's ieee80211_reserve_tid()).
- * Return: 0; -EOPNOTSUPP; -ENOENT; -EINVAL (@tid outside -1..7).
+ * that UP use the other UP of its AC (mac80211's ieee80211_reserve_tid()). A block-ack
+ * session of that TID ends first (its frames back on the AC queue, in order); setting the TID
+ * already reserved does nothing.
+ * Return: 0; -EOPNOTSUPP; -ENOENT; -EINVAL (@tid outside -1..7); -EALREADY (another TID is
+ * reserved: set none first).
  */
 MQTX_API int mqtx_wme_sta_set_reserved_tid(struct mqtx_dev *dev, const uint8_t addr[6], int tid,
 					   struct mqtx_extack *ack);
@@ -351,7 +398,8 @@ MQTX_API const char *mqtx_wme_ba_state_name(enum mqtx_wme_ba_state s);
 
 /**
  * struct mqtx_wme_sta_info - one station. @addr, @qos, @reserved_tid (-1: none); per TID
- * @ba_state and @ba_queue (MQTX_WME_QUEUE_NONE when idle).
+ * @ba_state and @ba_queue (MQTX_WME_QUEUE_NONE when idle); per TID 0..7 @addba_requests,
+ * the ADDBA requests sent since the last one accepted.
  */
 struct mqtx_wme_sta_info {
 	uint8_t addr[6];
@@ -359,6 +407,7 @@ struct mqtx_wme_sta_info {
 	int8_t reserved_tid;
 	uint8_t ba_state[MQTX_WME_NUM_TIDS];
 	uint16_t ba_queue[MQTX_WME_NUM_TIDS];
+	uint8_t addba_requests[MQTX_WME_NUM_UP];
 };
 
 /** mqtx_wme_sta_get() - station @addr. Return: 0; -EOPNOTSUPP; -ENOENT. */
@@ -375,17 +424,21 @@ MQTX_API int mqtx_wme_sta_walk(struct mqtx_dev *dev, mqtx_wme_sta_fn fn, void *a
 /* ---- block-ack sessions and aggregation queues ---- */
 
 /**
- * mqtx_wme_ba_start() - start a block-ack session with station @addr for @tid (0..15). An
+ * mqtx_wme_ba_start() - start a block-ack session with station @addr for @tid (0..7). An
  * aggregation queue is taken from the pool and stopped; then, with every TX queue held still
  * (mqtx_dev_lock_all_queues(), after a grace period so that no frame selected before is still
  * on its way), the frames of the station and TID that wait on the AC queue move to it, in
  * order, ahead of later ones; from then on the TID's frames go there (MQTX_PKT_F_AMPDU). The
  * driver is asked to send the ADDBA request; the queue starts when it reports the session
  * accepted (mqtx_wme_ba_done()), and a refusal or timeout ends it as mqtx_wme_ba_stop() does.
+ * As ieee80211_start_tx_ba_session() (net/mac80211/agg-tx.c): TIDs 8..15 (TSPEC streams) and
+ * the station's reserved TID are refused; after more than 3 ADDBA requests for the TID since
+ * the last accepted one, a new one must wait until 15 s after the last, and after more than
+ * 15 the TID is refused until a session is accepted or the station is added again (-EBUSY).
  * Return: 0; -EOPNOTSUPP (no WME, no ampdu_action, or a qdisc of the AC or aggregation queue
- * without the extract hook); -EINVAL (@tid outside 0..15, station not QoS-capable); -ENOENT
- * (unknown station); -EALREADY (a session for that TID is starting or running); -ENETDOWN
- * (device down); -ENOSPC (every aggregation queue is in use: nothing changes, the TID keeps
+ * without the extract hook); -EINVAL (@tid outside 0..7, the reserved TID, station not
+ * QoS-capable); -ENOENT (unknown station); -EALREADY (a session for that TID is starting or
+ * running); -EBUSY (too many ADDBA requests); -ENETDOWN (device down); -ENOSPC (every aggregation queue is in use: nothing changes, the TID keeps
  * the AC queue); the driver's error. Each with a message in @ack naming the input.
  */
 MQTX_API int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
@@ -488,7 +541,8 @@ MQTX_API int mqtx_wme_verdict_format(const struct mqtx_wme_verdict *v, char *buf
  * @mgmt, @nonqos, @eapol: frames of those kinds;
  * @ba_requested, @ba_accepted, @ba_refused, @ba_timeouts, @ba_stopped: sessions;
  * @ba_pool_full: sessions refused because no aggregation queue was free;
- * @moved_to_agg, @moved_to_ac: frames moved when sessions started and ended.
+ * @moved_to_agg, @moved_to_ac: frames moved when sessions started and ended;
+ * @ba_busy: starts refused for too many ADDBA requests (-EBUSY).
  */
 struct mqtx_wme_stats {
 	uint64_t selected[MQTX_WME_NUM_AC], downgraded[MQTX_WME_NUM_AC];
@@ -496,6 +550,7 @@ struct mqtx_wme_stats {
 	uint64_t mgmt, nonqos, eapol;
 	uint64_t ba_requested, ba_accepted, ba_refused, ba_timeouts, ba_stopped, ba_pool_full;
 	uint64_t moved_to_agg, moved_to_ac;
+	uint64_t ba_busy;
 };
 
 /** mqtx_wme_get_stats() - a snapshot of the counters of @dev. Return: 0; -EOPNOTSUPP. */

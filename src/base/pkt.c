@@ -234,6 +234,7 @@ static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
 	pkt->tstamp = 0;
 	pkt->user = 0;
 	pkt->redirects = 0;
+	pkt->expires = 0;
 }
 
 /* Move up to @n packets between the shared stack and @objs; returns how many moved. */

@@ -189,22 +189,31 @@ static void sta_show_one(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s
 	mqtx__out_close(p);
 }
 
-/* "ba show": one line (object) per session that is not idle. */
+/* "ba show": one line (object) per session that is not idle; with -s also each TID with ADDBA
+ * requests since the last accepted one, and their count. */
 static void ba_lines(struct mqtx_dev *dev, const struct mqtx_wme_sta_info *s, struct tc_out *p)
 {
 	char mac[18];
 
 	mqtx_wme_mac_format(s->addr, mac);
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		if (s->ba_state[t] == MQTX_WME_BA_IDLE)
+		const char *name = mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]);
+		unsigned req = t < MQTX_WME_NUM_UP ? s->addba_requests[t] : 0;
+		bool idle = s->ba_state[t] == MQTX_WME_BA_IDLE;
+
+		if (idle && !(p->stats && req))
 			continue;
 		mqtx__out_open(p, NULL);
 		mqtx__out_str(p, OUT_ANY, "dev", "ba dev %s", mqtx_dev_name(dev));
 		mqtx__out_str(p, OUT_ANY, "sta", " sta %s", mac);
 		mqtx__out_uint(p, OUT_ANY, "tid", " tid %llu", t);
-		mqtx__out_str(p, OUT_ANY, "state", " %s",
-			      mqtx_wme_ba_state_name((enum mqtx_wme_ba_state)s->ba_state[t]));
-		mqtx__out_uint(p, OUT_ANY, "queue", " queue %llu", s->ba_queue[t]);
+		mqtx__out_str(p, OUT_ANY, "state", " %s", name);
+		if (idle)
+			mqtx__out_null(p, "queue", NULL);
+		else
+			mqtx__out_uint(p, OUT_ANY, "queue", " queue %llu", s->ba_queue[t]);
+		if (p->stats)
+			mqtx__out_uint(p, OUT_ANY, "addba_requests", " addba-requests %llu", req);
 		mqtx__out_close(p);
 		mqtx__out_nl(p);
 	}
@@ -262,7 +271,7 @@ static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, boo
 				mqtx_wme_mac_format(a->addr, mac), a->dev);
 		return MQTX_TC_EXIT_REFUSED;
 	}
-	mqtx__out_init(&p, c->out, c->flags & MQTX_CTL_F_JSON, false,
+	mqtx__out_init(&p, c->out, c->flags & MQTX_CTL_F_JSON, c->flags & MQTX_CTL_F_STATS,
 		       c->flags & MQTX_CTL_F_DETAILS);
 	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < c->ctl->ndevs && !rc; i++)
@@ -336,8 +345,8 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 static void ba_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(b, "Usage: mqtx ba { start | stop } dev NAME sta MAC tid TID\n"
-			   "       mqtx [ -j ] ba show [ dev NAME ]\n"
-			   "TID := 0..15. A session starts when the peer accepts it (starting "
+			   "       mqtx [ -j ] [ -s ] ba show [ dev NAME ]\n"
+			   "TID := 0..7. A session starts when the peer accepts it (starting "
 			   "until then).\n");
 }
 

@@ -79,6 +79,29 @@ static int set_tspec(struct wme_set *s, int argc, char **argv, struct mqtx_buf *
 	return 4;
 }
 
+/* "role { default | ap | sta [ bssid MAC ] }". */
+static int set_role(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err)
+{
+	struct mqtx_extack ack = { "" };
+	int r;
+
+	for (r = MQTX_WME_ROLE_DEFAULT; r <= MQTX_WME_ROLE_AP; r++)
+		if (argc > 1 && !strcmp(argv[1], mqtx_wme_role_name((enum mqtx_wme_role)r)))
+			break;
+	if (r > MQTX_WME_ROLE_AP)
+		return set_bad(err, "role", argc > 1 ? argv[1] : NULL, "default, sta or ap");
+	s->role = (enum mqtx_wme_role)r;
+	s->mask |= WME_SET_ROLE;
+	if (r != MQTX_WME_ROLE_STA || argc < 3 || strcmp(argv[2], "bssid"))
+		return 2;
+	if (mqtx_wme_mac_parse(argc > 3 ? argv[3] : "", s->bssid, &ack)) {
+		mqtx_buf_printf(err, "dev set: %s\n", ack.msg);
+		return -1;
+	}
+	s->has_bssid = true;
+	return 4;
+}
+
 /* Values given by the library's parsers: their message names the bad part. */
 static int set_list(struct wme_set *s, const char *w, const char *v, struct mqtx_buf *err)
 {
@@ -112,6 +135,8 @@ int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf
 		return set_list(s, w, v, err);
 	if (!strcmp(w, "tspec"))
 		return set_tspec(s, argc, argv, err);
+	if (!strcmp(w, "role"))
+		return set_role(s, argc, argv, err);
 	if (!strcmp(w, "noadmit")) {
 		if (!v || (strcmp(v, "drop") && strcmp(v, "bk")))
 			return set_bad(err, w, v, "drop or bk");
@@ -155,6 +180,7 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 {
 	struct mqtx_extack ack = { "" };
 	struct mqtx_sim_wifi_cfg sw;
+	struct mqtx_wme_info old;
 	int err = 0;
 
 	if (!mqtx_wme_enabled(dev)) {
@@ -170,8 +196,17 @@ int mqtx__wme_set_apply(const struct mqtx_ctl_call *c, struct mqtx_dev *dev,
 			mqtx_dev_name(dev));
 		return MQTX_TC_EXIT_REFUSED;
 	}
-	if (s->mask & WME_SET_QOS_MAP)
+	mqtx_wme_get_info(dev, &old);
+	/* Role sta keeps the BSSID the device has unless the command gives one; the library
+	 * checks it. */
+	if (s->mask & WME_SET_ROLE)
+		err = mqtx_wme_set_role(dev, s->role, s->has_bssid ? s->bssid : old.bssid, &ack);
+	if (!err && (s->mask & WME_SET_QOS_MAP)) {
 		err = mqtx_wme_set_qos_map(dev, s->has_map ? &s->map : NULL, &ack);
+		/* Back to the role it had, which was valid: nothing changes. */
+		if (err && (s->mask & WME_SET_ROLE))
+			mqtx_wme_set_role(dev, old.role, old.bssid, NULL);
+	}
 	if (err) {
 		mqtx_buf_printf(c->err, "dev set: %s\n", ack.msg[0] ? ack.msg : mqtx_strerror(err));
 		return MQTX_TC_EXIT_REFUSED;
@@ -206,6 +241,14 @@ static void show_acm(uint8_t acm, struct tc_out *p)
 	mqtx__out_close_array(p);
 }
 
+/* The role (and a station's BSSID): in JSON after "legacy", in text at the end of the line. */
+static void show_role(const struct mqtx_wme_info *in, unsigned t, char *buf, struct tc_out *p)
+{
+	mqtx__out_str(p, t, "role", " role %s", mqtx_wme_role_name(in->role));
+	if (in->role == MQTX_WME_ROLE_STA)
+		mqtx__out_str(p, t, "bssid", " bssid %s", mqtx_wme_mac_format(in->bssid, buf));
+}
+
 void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p)
 {
 	struct mqtx_wme_info in;
@@ -224,6 +267,7 @@ void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p)
 		      in.noadmit == MQTX_WME_NOADMIT_BK ? "bk" : "drop");
 	mqtx__out_str(p, OUT_FP, NULL, " legacy %s", in.legacy ? "on" : "off");
 	mqtx__out_bool(p, OUT_JSON, "legacy", NULL, in.legacy);
+	show_role(&in, OUT_JSON, qm, p);
 	if (in.has_qos_map) {
 		mqtx_wme_qos_map_format(&in.qos_map, qm, sizeof(qm));
 		mqtx__out_str(p, OUT_ANY, "qosmap", " qosmap %s", qm);
@@ -245,6 +289,7 @@ void mqtx__wme_show(struct mqtx_dev *dev, struct tc_out *p)
 	mqtx__out_close_array(p);
 	if (!any)
 		mqtx__out_text(p, " tspec none");
+	show_role(&in, OUT_FP, qm, p);
 	mqtx__out_close(p);
 }
 

@@ -79,6 +79,7 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg);
 #define WME_SET_TSPEC	 0x10u
 #define WME_SET_BA	 0x20u /* the simulated peer's answer (sim-wifi) */
 #define WME_SET_BA_DELAY 0x40u
+#define WME_SET_ROLE	 0x80u
 
 /* What "dev set NAME xps TXQ CPUS" or "dev set NAME flowcache N" asks for (one per command). */
 struct xps_set {
@@ -121,6 +122,9 @@ struct wme_set {
 	uint32_t tspec_time;	    /* 0: removed */
 	enum mqtx_sim_wifi_ba_mode ba;
 	uint64_t ba_delay_ns;
+	enum mqtx_wme_role role;
+	bool has_bssid;
+	uint8_t bssid[6];
 };
 
 /**

@@ -28,15 +28,6 @@ struct swf_opt {
 
 _Static_assert(sizeof(struct swf_opt) <= KIND_OPT_MAX, "kind options fit");
 
-/* The 802.11 defaults of each AC for an OFDM PHY (dot11EDCATable, IEEE 802.11-2016 Table
- * 9-155): what an "edca AC" that names only some fields keeps for the others. */
-static const struct mqtx_sim_wifi_edca edca_default[MQTX_WME_NUM_AC] = {
-	[MQTX_WME_AC_VO] = { 2, 3, 7, 1504000 },
-	[MQTX_WME_AC_VI] = { 2, 7, 15, 3008000 },
-	[MQTX_WME_AC_BE] = { 3, 15, 1023, 0 },
-	[MQTX_WME_AC_BK] = { 7, 15, 1023, 0 },
-};
-
 static const char *const ba_modes[] = { "accept", "refuse", "silent" };
 
 static int bad(struct mqtx_buf *err, const char *w, const char *v, const char *want)
@@ -85,12 +76,29 @@ static int parse_edca(struct swf_opt *o, int argc, char **argv, struct mqtx_buf 
 	return i;
 }
 
-/* WME's words: "aggqueues N", "stations N", "acm LIST", "noadmit drop|bk", "legacy on|off". */
+/* WME's words: "aggqueues N", "stations N", "acm LIST", "noadmit drop|bk", "legacy on|off",
+ * "role default|sta|ap", "bssid MAC". */
 static int parse_wme(struct swf_opt *o, const char *w, const char *v, struct mqtx_buf *err)
 {
 	struct mqtx_extack ack = { "" };
 	uint32_t x;
 
+	if (!strcmp(w, "role")) {
+		for (x = MQTX_WME_ROLE_DEFAULT; x <= MQTX_WME_ROLE_AP; x++)
+			if (!strcmp(v, mqtx_wme_role_name((enum mqtx_wme_role)x)))
+				break;
+		if (x > MQTX_WME_ROLE_AP)
+			return bad(err, w, v, "default, sta or ap");
+		o->wme.role = (enum mqtx_wme_role)x;
+		return 2;
+	}
+	if (!strcmp(w, "bssid")) {
+		if (mqtx_wme_mac_parse(v, o->wme.bssid, &ack)) {
+			mqtx_buf_printf(err, "dev add: %s\n", ack.msg);
+			return -1;
+		}
+		return 2;
+	}
 	if (!strcmp(w, "aggqueues") || !strcmp(w, "stations")) {
 		bool agg = w[0] == 'a';
 
@@ -179,18 +187,17 @@ int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqt
 	struct mqtx_sim_wifi_cfg sw = o->sw;
 	struct mqtx_wme_cfg wme = o->wme;
 
-	/* An AC given some EDCA fields keeps the 802.11 default of the others. */
+	/* An AC given some EDCA fields keeps the default of the others, the role's. */
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
-		struct mqtx_sim_wifi_edca *e = &sw.edca[ac];
-		const struct mqtx_sim_wifi_edca *d = &edca_default[ac];
+		struct mqtx_sim_wifi_edca *e = &sw.edca[ac], d;
 		unsigned set = o->edca_set[ac];
 
-		if (!set)
+		if (!set || mqtx_sim_wifi_edca_default(wme.role, (enum mqtx_wme_ac)ac, &d))
 			continue;
-		e->aifsn = (set & EDCA_AIFSN) ? e->aifsn : d->aifsn;
-		e->cwmin = (set & EDCA_CWMIN) ? e->cwmin : d->cwmin;
-		e->cwmax = (set & EDCA_CWMAX) ? e->cwmax : d->cwmax;
-		e->txop_ns = (set & EDCA_TXOP) ? e->txop_ns : d->txop_ns;
+		e->aifsn = (set & EDCA_AIFSN) ? e->aifsn : d.aifsn;
+		e->cwmin = (set & EDCA_CWMIN) ? e->cwmin : d.cwmin;
+		e->cwmax = (set & EDCA_CWMAX) ? e->cwmax : d.cwmax;
+		e->txop_ns = (set & EDCA_TXOP) ? e->txop_ns : d.txop_ns;
 	}
 	if (!o->has_agg)
 		wme.num_agg_queues = MQTX_SIM_WIFI_AGG_DEFAULT;
@@ -278,6 +285,7 @@ static void ac_stats(unsigned ac, const struct mqtx_sim_wifi_ac_stats *a,
 		{ "collisions", a->collisions }, { "queued", a->queued },
 		{ "selected", w->selected[ac] }, { "downgraded", w->downgraded[ac] },
 		{ "noadmit", w->noadmit[ac] },	 { "ampdu", w->ampdu[ac] },
+		{ "expired", a->expired },	 { "expired_requeued", a->expired_requeued },
 	};
 
 	mqtx__out_open(p, NULL);
@@ -305,6 +313,7 @@ static void wme_stats(const struct mqtx_wme_stats *w, struct tc_out *p)
 		{ "ba_pool_full", w->ba_pool_full },
 		{ "moved_to_agg", w->moved_to_agg },
 		{ "moved_to_ac", w->moved_to_ac },
+		{ "ba_busy", w->ba_busy },
 	};
 
 	mqtx__out_open(p, "wme_stats");

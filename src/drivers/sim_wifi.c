@@ -55,15 +55,16 @@ static void swf_round(void *arg, uint64_t now)
 	struct mqtx_dev *dev = mqtx_dev_from_priv(s);
 	struct swf_answer ans[SWF_MAX_Q];
 	uint32_t pk[SWF_MAX_Q], by[SWF_MAX_Q];
-	struct mqtx_pkt_list done;
+	struct mqtx_pkt_list done, expired;
 	struct mqtx_pkt *p;
 	uint64_t next;
 	unsigned nans;
 
 	mqtx_pkt_list_init(&done);
+	mqtx_pkt_list_init(&expired);
 	mqtx_bh_disable();
 	pthread_mutex_lock(&s->lock);
-	next = mqtx__swf_air_run(s, dev, now, &done);
+	next = mqtx__swf_air_run(s, dev, now, &done, &expired);
 	nans = take_answers(s, now, ans);
 	memcpy(pk, s->comp_pkts, s->nq * sizeof(pk[0]));
 	memcpy(by, s->comp_bytes, s->nq * sizeof(by[0]));
@@ -86,6 +87,8 @@ static void swf_round(void *arg, uint64_t now)
 		}
 		mqtx_pkt_free(p);
 	}
+	/* Taken, so counted as sent by the stack: the driver's own expired counter has them. */
+	mqtx_pkt_free_list(expired.head);
 	mqtx_bh_enable();
 	for (unsigned i = 0; i < nans; i++)
 		mqtx_wme_ba_done(dev, &ans[i].s, ans[i].status);
@@ -112,6 +115,13 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	for (unsigned i = 0; i < take; i++) {
 		struct mqtx_pkt *p = pkts[i];
 
+		/* A frame that comes back late (requeued after a full ring) never reaches the
+		 * ring: a drop of the queue, counted by its reason. */
+		if (p->expires && now > p->expires) {
+			s->ac[s->q_ac[q]].st.expired_requeued++;
+			mqtx_txq_drop_taken(txq, p, MQTX_DROP_EXPIRED);
+			continue;
+		}
 		p->queue_mapping = q;
 		if (!p->tstamp)
 			p->tstamp = now;
@@ -212,13 +222,39 @@ static void swf_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn
 		emit("ampdus", a.ampdus, arg);
 		emit("lat_max_ns", a.lat_max_ns, arg);
 		emit("collisions", a.collisions, arg);
+		emit("expired", a.expired, arg);
+		emit("expired_requeued", a.expired_requeued, arg);
 	}
 }
 
 /* ---- control path ---- */
 
-/* Fill the defaults of @c in place and check it; 0 or -EINVAL with a message. */
-static int swf_resolve(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, struct mqtx_extack *ack)
+/*
+ * A non-AP station takes the AP's EDCA parameters with AIFSN at least 2: mac80211 raises a
+ * smaller one and says so ("AP has invalid WMM params", ieee80211_sta_wmm_params() in
+ * net/mac80211/mlme.c). @warn: log it (at open, where it takes effect).
+ */
+static void raise_aifsn(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, enum mqtx_wme_role role,
+			bool warn)
+{
+	if (role == MQTX_WME_ROLE_AP)
+		return;
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		if (c->edca[ac].aifsn != 1)
+			continue;
+		c->edca[ac].aifsn = 2;
+		if (warn)
+			mqtx_log(MQTX_LOG_WARN,
+				 "sim-wifi: %s: AIFSN 1 for %s is invalid for a non-AP station "
+				 "(role %s): using 2, as mac80211 does",
+				 mqtx_dev_name(dev), mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
+				 mqtx_wme_role_name(role));
+	}
+}
+
+/* Fill the defaults of @c for @role in place and check it; 0 or -EINVAL with a message. */
+static int swf_resolve(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, enum mqtx_wme_role role,
+		       struct mqtx_extack *ack)
 {
 	if (!c->rate_bps)
 		c->rate_bps = MQTX_SIM_WIFI_RATE_DEFAULT;
@@ -239,7 +275,7 @@ static int swf_resolve(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *c, struct
 				       "sim-wifi: thresholds stop %u wake %u: want "
 				       "stop <= wake <= ring %u",
 				       c->stop_thresh, c->wake_thresh, c->ring);
-	mqtx__swf_edca_defaults(c);
+	mqtx__swf_edca_defaults(c, role);
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
 		const struct mqtx_sim_wifi_edca *e = &c->edca[ac];
 
@@ -298,10 +334,12 @@ static int swf_open(struct mqtx_dev *dev)
 {
 	struct swf_priv *s = swf(dev);
 	struct mqtx_sim_wifi_cfg run = s->cfg;
-	int err = swf_resolve(dev, &run, NULL);
+	enum mqtx_wme_role role = mqtx_wme_get_role(dev);
+	int err = swf_resolve(dev, &run, role, NULL);
 
 	if (err)
 		return err;
+	raise_aifsn(dev, &run, role, true);
 	pthread_mutex_lock(&s->lock);
 	s->run = run;
 	s->rng = run.seed;
@@ -382,7 +420,7 @@ int mqtx_sim_wifi_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_
 		return mqtx_extack_set(ack, "%u aggregation queues: at most %u", wc.num_agg_queues,
 				       MQTX_WME_MAX_AGG_QUEUES);
 	/* Checked before anything exists, so that a bad model creates nothing. */
-	err = swf_resolve(NULL, &sc, ack);
+	err = swf_resolve(NULL, &sc, wc.role, ack);
 	if (err)
 		return err;
 	c.ops = &mqtx_sim_wifi_ops;
@@ -412,7 +450,7 @@ int mqtx_sim_wifi_configure(struct mqtx_dev *dev, const struct mqtx_sim_wifi_cfg
 	if (!is_swf(dev))
 		return mqtx_extack_set(ack, "%s is not a sim-wifi device",
 				       dev ? mqtx_dev_name(dev) : "(none)");
-	err = swf_resolve(dev, &c, ack);
+	err = swf_resolve(dev, &c, mqtx_wme_get_role(dev), ack);
 	if (err)
 		return err;
 	mqtx_dev_config_lock(dev);
@@ -430,12 +468,17 @@ int mqtx_sim_wifi_configure(struct mqtx_dev *dev, const struct mqtx_sim_wifi_cfg
 
 int mqtx_sim_wifi_get_cfg(struct mqtx_dev *dev, struct mqtx_sim_wifi_cfg *sw)
 {
+	int err;
+
 	if (!is_swf(dev))
 		return -EINVAL;
 	mqtx_dev_config_lock(dev);
 	*sw = swf(dev)->cfg;
 	mqtx_dev_config_unlock(dev);
-	return swf_resolve(dev, sw, NULL);
+	err = swf_resolve(dev, sw, mqtx_wme_get_role(dev), NULL);
+	if (!err)
+		raise_aifsn(dev, sw, mqtx_wme_get_role(dev), false);
+	return err;
 }
 
 int mqtx_sim_wifi_set_ba(struct mqtx_dev *dev, enum mqtx_sim_wifi_ba_mode mode, uint64_t delay_ns)

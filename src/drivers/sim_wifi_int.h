@@ -59,14 +59,15 @@ struct swf_priv {
 };
 
 /* sim_wifi_air.c, medium lock held. */
-/* Resolve the EDCA defaults of @c in place. */
-void mqtx__swf_edca_defaults(struct mqtx_sim_wifi_cfg *c);
+/* Resolve the EDCA defaults of @c in place, those of @role. */
+void mqtx__swf_edca_defaults(struct mqtx_sim_wifi_cfg *c, enum mqtx_wme_role role);
 /* Reset the medium (open). */
 void mqtx__swf_air_reset(struct swf_priv *s);
-/* Run the medium up to @now: TXOPs that end by then deliver their frames onto @done (their
+/* Run the medium up to @now: TXOPs that end by then deliver their frames onto @done, and
+ * frames past their expiry when their turn for the air came go onto @expired (both with their
  * descriptors freed, queues woken). Returns when the medium needs to run next. */
 uint64_t mqtx__swf_air_run(struct swf_priv *s, struct mqtx_dev *dev, uint64_t now,
-			   struct mqtx_pkt_list *done);
+			   struct mqtx_pkt_list *done, struct mqtx_pkt_list *expired);
 /* When the medium needs to run next, without running it. */
 uint64_t mqtx__swf_air_next(struct swf_priv *s);
 

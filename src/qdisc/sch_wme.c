@@ -37,6 +37,7 @@ static const char *const ac_names[NUM_AC] = { "vo", "vi", "be", "bk" };
 struct wme_qopt {
 	uint8_t has_limit, has_deadline; /* AC bits */
 	bool has_mode, fq, has_target, has_interval, has_quantum, has_flows, has_ecn, ecn;
+	bool has_table, radio; /* fq_codel's table: the radio's (default) or the queue's own */
 	uint32_t limit[NUM_AC], quantum, flows;
 	uint64_t deadline[NUM_AC], target, interval;
 };
@@ -97,10 +98,10 @@ static int wme_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	p->n[ac]++;
 	q->qlen++;
 	q->backlog += pkt->len;
-	if (p->n[ac] <= p->limit[ac])
+	if (p->n[ac] <= p->limit[ac] && !wme_fq_over(p->fq))
 		return MQTX_XMIT_SUCCESS;
-	/* Over the AC's limit: the head of the fattest flow goes, as fq_codel and mac80211's fq
-	 * drop. */
+	/* Over the AC's limit, or the radio's (fq_tin_enqueue()): the head of the fattest flow
+	 * goes, as fq_codel and mac80211's fq drop. */
 	victim = wme_fq_drop_fattest(p->fq, pkt, &own);
 	p->n[ac_of(victim)]--;
 	q->qlen--;
@@ -162,6 +163,10 @@ static struct mqtx_pkt *wme_dequeue_inner(struct mqtx_qdisc *q)
 	/* Freed on the spot under the lock, as CoDel's victims are. */
 	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
+	/* The deadline bounds the time to the start of transmission, not to the driver: a
+	 * driver that keeps frames in a ring checks it again before the air. */
+	if (pkt)
+		pkt->expires = p->deadline[ac_of(pkt)] ? pkt->tstamp + p->deadline[ac_of(pkt)] : 0;
 	return pkt;
 }
 
@@ -308,6 +313,11 @@ static int parse_one(int argc, char **argv, int *i, struct wme_qopt *o, struct a
 		o->fq = a[1] == 'q';
 		return 0;
 	}
+	if (!strcmp(a, "radio") || !strcmp(a, "queue")) {
+		o->has_table = true;
+		o->radio = a[0] == 'r';
+		return 0;
+	}
 	if (!strcmp(a, "target") || !strcmp(a, "interval")) {
 		bool t = a[0] == 't';
 
@@ -355,6 +365,16 @@ static int wme_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 	if (c.acs && !c.used)
 		return mqtx_extack_set(ack, "an access category must be followed by \"limit\" or "
 					    "\"deadline\"");
+	/* "flows" sizes a table of the queue's own: the radio's has mac80211's 4096. */
+	if (o->has_flows && o->has_table && o->radio)
+		return mqtx_extack_set(ack,
+				       "\"flows\": the radio's table has %u flows; use "
+				       "\"queue\" for a table of the queue's own",
+				       WME_RADIO_FLOWS);
+	if (o->has_flows && !o->has_table) {
+		o->has_table = true;
+		o->radio = false;
+	}
 	return 0;
 }
 
@@ -375,6 +395,33 @@ static void codel_params(struct mqtx_qdisc *q, const struct wme_qopt *o,
 		cp->interval = mqtx_codel_ns2time(o->interval);
 	if (o && o->has_ecn)
 		cp->ecn = o->ecn;
+}
+
+/* Lock held or not yet in use. Only a qdisc without deadlines may be bypassed: a bypassed frame
+ * would reach the driver without its expiry. */
+static void set_bypass(struct mqtx_qdisc *q)
+{
+	struct wme_priv *p = mqtx_qdisc_priv(q);
+	bool any = false;
+
+	for (unsigned ac = 0; ac < NUM_AC; ac++)
+		any |= p->deadline[ac] != 0;
+	if (any)
+		q->flags &= ~MQTX_QF_CAN_BYPASS;
+	else
+		q->flags |= MQTX_QF_CAN_BYPASS;
+}
+
+/* A new table for @q: the radio's (shared with the device's other queues) or its own. */
+static int new_fq(struct mqtx_qdisc *q, bool radio, uint32_t flows, uint32_t quantum,
+		  const struct mqtx_codel_params *cp, struct wme_fq **out, struct mqtx_extack *ack)
+{
+	int err = radio ? wme_fq_new_radio(q->dev, quantum, cp, out)
+			: wme_fq_new(flows, quantum, cp, out);
+
+	if (err)
+		mqtx_extack_set(ack, "wme: no memory for the flows");
+	return err ? -ENOMEM : 0;
 }
 
 static int wme_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
@@ -398,15 +445,12 @@ static int wme_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 		if (o->has_deadline & (1u << ac))
 			p->deadline[ac] = o->deadline[ac];
 	}
+	set_bypass(q);
 	if (!o || !o->fq)
 		return 0;
 	codel_params(q, o, NULL, &cp);
-	if (wme_fq_new(o->has_flows ? o->flows : WME_FQ_FLOWS,
-		       o->has_quantum ? o->quantum : WME_FQ_QUANTUM, &cp, &p->fq)) {
-		mqtx_extack_set(ack, "wme: no memory for the flows");
-		return -ENOMEM;
-	}
-	return 0;
+	return new_fq(q, !o->has_table || o->radio, o->has_flows ? o->flows : WME_FQ_FLOWS,
+		      o->has_quantum ? o->quantum : WME_FQ_QUANTUM, &cp, &p->fq, ack);
 }
 
 /* Lock held. Put every packet of @all back, into the current mode's queue, in order. */
@@ -460,22 +504,33 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	struct mqtx_codel_params cp;
 	struct mqtx_pkt_list all;
 
-	if (!fq && (o->has_flows || o->has_quantum || o->has_target || o->has_interval))
-		return mqtx_extack_set(ack, "flows, quantum, target and interval need fq_codel");
+	bool radio = o->has_table ? o->radio : p->fq ? wme_fq_radio(p->fq) : true;
+	int err;
+
+	if (!fq &&
+	    (o->has_flows || o->has_quantum || o->has_target || o->has_interval || o->has_table))
+		return mqtx_extack_set(ack, "flows, quantum, target, interval, radio and queue "
+					    "need fq_codel");
+	if (radio && o->has_flows)
+		return mqtx_extack_set(ack,
+				       "\"flows\": the radio's table has %u flows; use "
+				       "\"queue\" for a table of the queue's own",
+				       WME_RADIO_FLOWS);
 	codel_params(q, o, p->fq ? wme_fq_params(p->fq) : NULL, &cp);
-	/* New flows are allocated before the lock: a switch to fq_codel or another flow count. */
-	if (fq && (!p->fq || (o->has_flows && o->flows != wme_fq_flows(p->fq)))) {
+	/* New flows are allocated before the lock: a switch to fq_codel, to the other table or
+	 * to another flow count. */
+	if (fq && (!p->fq || radio != wme_fq_radio(p->fq) ||
+		   (o->has_flows && o->flows != wme_fq_flows(p->fq)))) {
 		uint32_t quantum = o->has_quantum ? o->quantum
 				   : p->fq	  ? wme_fq_quantum(p->fq)
 						  : WME_FQ_QUANTUM;
+		uint32_t flows = o->has_flows			 ? o->flows
+				 : p->fq && !wme_fq_radio(p->fq) ? wme_fq_flows(p->fq)
+								 : WME_FQ_FLOWS;
 
-		if (wme_fq_new(o->has_flows ? o->flows
-			       : p->fq	    ? wme_fq_flows(p->fq)
-					    : WME_FQ_FLOWS,
-			       quantum, &cp, &nfq)) {
-			mqtx_extack_set(ack, "wme: no memory for the flows");
-			return -ENOMEM;
-		}
+		err = new_fq(q, radio, flows, quantum, &cp, &nfq, ack);
+		if (err)
+			return err;
 	}
 	mqtx_qdisc_lock(q);
 	for (unsigned ac = 0; ac < NUM_AC; ac++) {
@@ -484,6 +539,7 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 		if (o->has_deadline & (1u << ac))
 			p->deadline[ac] = o->deadline[ac];
 	}
+	set_bypass(q);
 	/* Everything comes out in arrival order and goes back into the new arrangement. */
 	mqtx_pkt_list_init(&all);
 	wme_extract(q, match_all, NULL, &all);
@@ -527,6 +583,7 @@ static void wme_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		return;
 	}
 	mqtx_dump_str(d, "mode", "%s", "fq_codel");
+	mqtx_dump_str(d, "table", "%s", wme_fq_radio(p->fq) ? "radio" : "queue");
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, wme_fq_flows(p->fq));
 	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, wme_fq_quantum(p->fq));
 	mqtx_codel_dump_times(wme_fq_params(p->fq), d);
@@ -538,7 +595,7 @@ const struct mqtx_qdisc_ops mqtx_wme_qdisc_ops = {
 	.id = "wme",
 	.usage =
 		"Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"
-		"        [ fifo | fq_codel ] [ target TIME ] [ interval TIME ]\n"
+		"        [ fifo | fq_codel [ radio | queue ] ] [ target TIME ] [ interval TIME ]\n"
 		"        [ quantum BYTES ] [ flows NUMBER ] [ ecn | noecn ]",
 	.priv_size = sizeof(struct wme_priv),
 	.opt_size = sizeof(struct wme_qopt),

@@ -14,6 +14,12 @@
 #define WME_FQ_FLOWS	   1024u
 #define WME_FQ_FLOWS_MAX   65536u
 
+/* A radio's table, shared by the device's queues (mac80211's local->fq: fq_init(..., 4096);
+ * fq->limit 8192 packets, fq->memory_limit 16 MiB, here of frame bytes). */
+#define WME_RADIO_FLOWS	 4096u
+#define WME_RADIO_LIMIT	 8192u
+#define WME_RADIO_MEMORY (16u << 20)
+
 /* Arrival order of a queued packet, in its control block after CoDel's stamp (cb[0..3]). */
 #define WME_SEQ_OFF 8
 
@@ -46,7 +52,14 @@ struct wme_fq_hooks {
 
 int wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
 	       struct wme_fq **out);
+/* A queue's view of the table of radio @key (its device), made by the first queue that asks and
+ * freed with the last. */
+int wme_fq_new_radio(const void *key, uint32_t quantum, const struct mqtx_codel_params *cp,
+		     struct wme_fq **out);
 void wme_fq_free(struct wme_fq *fq);
+bool wme_fq_radio(const struct wme_fq *fq);
+/* The radio's table holds more than its limits allow (false for a queue's own table). */
+bool wme_fq_over(const struct wme_fq *fq);
 void wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp);
 uint32_t wme_fq_flows(const struct wme_fq *fq);
 uint32_t wme_fq_quantum(const struct wme_fq *fq);

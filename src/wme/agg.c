@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Block-ack sessions: aggregation queues from a pool, taken and given back with every TX queue
- * held still, and the station's waiting frames moved between the AC queue and the aggregation
- * queue in order: the requeueing the 2008 select_queue rewrite of net/mac80211/wme.c lost
- * (ieee80211_ht_agg_queue_add/remove, ieee80211_requeue), done as current mac80211 splices
- * its pending frames (net/mac80211/agg-tx.c). */
+/* Block-ack sessions and the reserved TID: aggregation queues from a pool, taken and given back
+ * with every TX queue held still, and the station's waiting frames moved between the AC queue
+ * and the aggregation queue in order: the requeueing the 2008 select_queue rewrite of
+ * net/mac80211/wme.c lost (ieee80211_ht_agg_queue_add/remove, ieee80211_requeue), done as
+ * current mac80211 splices its pending frames (net/mac80211/agg-tx.c). */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -77,13 +77,39 @@ static int check_qdiscs(struct mqtx_dev *dev, uint16_t ac, uint16_t q, struct mq
 	return 0;
 }
 
+/* Too many ADDBA requests for @tid lately: -EBUSY as ieee80211_start_tx_ba_session() gives. */
+static int addba_busy(struct mqtx_wme *w, const struct wme_sta *sta, unsigned tid,
+		      struct mqtx_extack *ack)
+{
+	uint64_t now = mqtx_clock_now(mqtx_dev_clock(w->dev)), last = sta->addba_req_time[tid];
+	unsigned n = sta->addba_req_num[tid];
+	char mac[18];
+
+	if (n > WME_ADDBA_MAX) {
+		w->ba_busy++;
+		mqtx_extack_set(ack,
+				"%u block-ack requests for %s tid %u went unanswered: given up", n,
+				mqtx__wme_mac(sta->addr, mac), tid);
+		return -EBUSY;
+	}
+	if (n > WME_ADDBA_BURST && now - last < WME_ADDBA_PERIOD_NS) {
+		w->ba_busy++;
+		mqtx_extack_set(ack,
+				"%u block-ack requests for %s tid %u failed: the next one waits "
+				"until 15 s after the last",
+				n, mqtx__wme_mac(sta->addr, mac), tid);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* Config and WME locks held: validate a start. Returns the free queue or -errno. */
 static int start_checks(struct mqtx_wme *w, const struct wme_sta *sta, const uint8_t *addr,
 			unsigned tid, struct mqtx_extack *ack)
 {
 	struct mqtx_dev *dev = w->dev;
 	char mac[18];
-	int bit;
+	int bit, err;
 
 	uint64_t all = w->num_agg == 64 ? ~0ull : (1ull << w->num_agg) - 1, avail;
 
@@ -104,12 +130,20 @@ static int start_checks(struct mqtx_wme *w, const struct wme_sta *sta, const uin
 	if (!sta->qos)
 		return mqtx_extack_set(ack, "station %s is not QoS-capable: no block-ack session",
 				       mqtx__wme_mac(addr, mac));
+	/* ieee80211_start_tx_ba_session() refuses the reserved TID with -EINVAL. */
+	if (atomic_load(&((struct wme_sta *)sta)->reserved_tid) == (int8_t)tid)
+		return mqtx_extack_set(ack,
+				       "tid %u is the reserved TID of %s: no block-ack session",
+				       tid, mqtx__wme_mac(addr, mac));
 	if (sta->ba_state[tid] != MQTX_WME_BA_IDLE) {
 		mqtx_extack_set(ack, "a block-ack session for %s tid %u is already %s",
 				mqtx__wme_mac(addr, mac), tid,
 				mqtx_wme_ba_state_name(sta->ba_state[tid]));
 		return -EALREADY;
 	}
+	err = addba_busy(w, sta, tid, ack);
+	if (err)
+		return err;
 	avail = all & ~w->pool;
 	bit = avail ? __builtin_ctzll(avail) : -1;
 	if (bit < 0) {
@@ -136,6 +170,11 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 
 	if (tid >= MQTX_WME_NUM_TIDS)
 		return mqtx_extack_set(ack, "tid %u outside 0-15", tid);
+	/* TIDs 8-15 are TSPEC streams: ieee80211_start_tx_ba_session() refuses them (-EINVAL,
+	 * tid >= IEEE80211_FIRST_TSPEC_TSID), and no frame of this model ever uses one. */
+	if (tid >= MQTX_WME_NUM_UP)
+		return mqtx_extack_set(ack, "tid %u is a TSPEC TID (8-15): no block-ack session",
+				       tid);
 	w = mqtx__wme_lock(dev, ack);
 	if (!w)
 		return -EOPNOTSUPP;
@@ -154,8 +193,7 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 	sta->ba_state[tid] = MQTX_WME_BA_STARTING;
 	sta->ba_queue[tid] = (uint16_t)q;
 	sta->ba_id[tid] = ++w->ba_seq;
-	if (tid < MQTX_WME_NUM_UP)
-		atomic_store_explicit(&sta->tid_queue[tid], (uint16_t)q, memory_order_release);
+	atomic_store_explicit(&sta->tid_queue[tid], (uint16_t)q, memory_order_release);
 	w->ba_requested++;
 	/* Every selection that still saw the AC queue has enqueued there once the grace period
 	 * is over; with all queues held, what waits there is all that came before. */
@@ -174,6 +212,10 @@ int mqtx_wme_ba_start(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 		mqtx_extack_set(
 			ack, "the driver of %s refused a block-ack session for %s tid %u: %s",
 			mqtx_dev_name(dev), mqtx__wme_mac(addr, mac), tid, mqtx_strerror(err));
+	} else {
+		/* The request went out (ieee80211_send_addba_with_timeout() counts it). */
+		sta->addba_req_num[tid]++;
+		sta->addba_req_time[tid] = mqtx_clock_now(mqtx_dev_clock(dev));
 	}
 out:
 	mqtx__wme_unlock(w);
@@ -218,6 +260,15 @@ void mqtx__wme_ba_teardown(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid
 	sta->ba_queue[tid] = MQTX_WME_QUEUE_NONE;
 }
 
+void mqtx__wme_ba_end(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid)
+{
+	struct mqtx_wme_ba_session bs = mqtx__wme_session(sta, tid);
+
+	mqtx__wme_ba_teardown(w, sta, tid);
+	w->ba_stopped++;
+	w->ops->ampdu_action(w->dev, MQTX_WME_AMPDU_TX_STOP, &bs);
+}
+
 int mqtx_wme_ba_stop(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 		     struct mqtx_extack *ack)
 {
@@ -241,11 +292,55 @@ int mqtx_wme_ba_stop(struct mqtx_dev *dev, const uint8_t addr[6], unsigned tid,
 		mqtx_extack_set(ack, "no block-ack session for %s tid %u", mqtx__wme_mac(addr, mac),
 				tid);
 	} else {
-		struct mqtx_wme_ba_session bs = mqtx__wme_session(sta, tid);
+		mqtx__wme_ba_end(w, sta, tid);
+	}
+	mqtx__wme_unlock(w);
+	return err;
+}
 
-		mqtx__wme_ba_teardown(w, sta, tid);
-		w->ba_stopped++;
-		w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_STOP, &bs);
+/* WME lock held: the reservation of @tid on @s, as ieee80211_reserve_tid() and
+ * ieee80211_unreserve_tid() in net/mac80211/tx.c make it. */
+static int reserve_tid(struct mqtx_wme *w, struct wme_sta *s, int tid, struct mqtx_extack *ack)
+{
+	int cur = atomic_load(&s->reserved_tid);
+	char mac[18];
+
+	if (tid == cur || tid < 0) {
+		atomic_store(&s->reserved_tid, (int8_t)tid);
+		return 0;
+	}
+	if (cur >= 0) {
+		mqtx_extack_set(ack, "station %s already has reserved TID %d (set none first)",
+				mqtx__wme_mac(s->addr, mac), cur);
+		return -EALREADY;
+	}
+	/* A session on the TID ends first: its frames go back to the AC queue in order. */
+	if (s->ba_state[tid] != MQTX_WME_BA_IDLE)
+		mqtx__wme_ba_end(w, s, (unsigned)tid);
+	atomic_store(&s->reserved_tid, (int8_t)tid);
+	return 0;
+}
+
+int mqtx_wme_sta_set_reserved_tid(struct mqtx_dev *dev, const uint8_t addr[6], int tid,
+				  struct mqtx_extack *ack)
+{
+	struct mqtx_wme *w;
+	struct wme_sta *s;
+	char mac[18];
+	int err;
+
+	if (tid < -1 || tid > 7)
+		return mqtx_extack_set(ack, "reserved tid %d outside 0-7", tid);
+	w = mqtx__wme_lock(dev, ack);
+	if (!w)
+		return -EOPNOTSUPP;
+	s = mqtx__wme_sta_find(w, addr);
+	if (s) {
+		err = reserve_tid(w, s, tid, ack);
+	} else {
+		err = -ENOENT;
+		mqtx_extack_set(ack, "unknown station %s on %s", mqtx__wme_mac(addr, mac),
+				mqtx_dev_name(dev));
 	}
 	mqtx__wme_unlock(w);
 	return err;
@@ -286,6 +381,8 @@ int mqtx_wme_ba_done(struct mqtx_dev *dev, const struct mqtx_wme_ba_session *s,
 		err = -ENOENT;
 	} else if (status == MQTX_WME_BA_ACCEPTED) {
 		sta->ba_state[tid] = MQTX_WME_BA_OPERATIONAL;
+		/* ieee80211_process_addba_resp(): an accepted session clears the count. */
+		sta->addba_req_num[tid] = 0;
 		w->ba_accepted++;
 		mqtx_wme_wake_queue(dev, sta->ba_queue[tid], MQTX_WME_STOP_AGG);
 	} else {

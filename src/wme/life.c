@@ -22,13 +22,8 @@ int mqtx_wme_sta_del(struct mqtx_dev *dev, const uint8_t addr[6], struct mqtx_ex
 	}
 	/* Its sessions end first, so that their frames are back on the AC queues. */
 	for (unsigned t = 0; t < MQTX_WME_NUM_TIDS; t++) {
-		if (s->ba_state[t] != MQTX_WME_BA_IDLE) {
-			struct mqtx_wme_ba_session bs = mqtx__wme_session(s, t);
-
-			mqtx__wme_ba_teardown(w, s, t);
-			w->ba_stopped++;
-			w->ops->ampdu_action(dev, MQTX_WME_AMPDU_TX_STOP, &bs);
-		}
+		if (s->ba_state[t] != MQTX_WME_BA_IDLE)
+			mqtx__wme_ba_end(w, s, t);
 	}
 	mqtx__wme_sta_unlink(w, s);
 	mqtx__wme_unlock(w);

@@ -61,6 +61,11 @@ static int admit(struct mqtx_wme *w, unsigned up, struct wme_decision *d, bool *
 {
 	uint32_t acm = w ? atomic_load_explicit(&w->acm_up, memory_order_relaxed) : 0;
 
+	/* mac80211 fills wmm_acm from the AP's WMM Parameter element, on a client only
+	 * (ieee80211_sta_wmm_params() in net/mac80211/mlme.c): an AP downgrades nothing. */
+	if (w && atomic_load_explicit(&w->role, memory_order_relaxed) == MQTX_WME_ROLE_AP)
+		acm = 0;
+
 	*tspec = false;
 	while (acm & (1u << up)) {
 		unsigned ac = mqtx_wme_up_to_ac(up);
@@ -73,8 +78,9 @@ static int admit(struct mqtx_wme *w, unsigned up, struct wme_decision *d, bool *
 		}
 		next = downgrade(up);
 		if (next < 0) {
-			/* Every lower AC requires admission too. The 2008 code dropped the frame;
-			 * current mac80211 sends it on BK, calling the AP's setting unreasonable. */
+			/* Every lower AC requires admission too. Current mac80211 sends it on BK
+			 * (ieee80211_downgrade_queue(), calling the AP's setting unreasonable), the
+			 * default; the 2008 code dropped it, the other choice. */
 			if (atomic_load_explicit(&w->noadmit, memory_order_relaxed) ==
 			    MQTX_WME_NOADMIT_DROP)
 				return -1;
@@ -84,6 +90,24 @@ static int admit(struct mqtx_wme *w, unsigned up, struct wme_decision *d, bool *
 		d->v.downgraded = true;
 	}
 	return (int)up;
+}
+
+/*
+ * The receiving station, as ieee80211_lookup_ra_sta() (net/mac80211/tx.c) finds it: an AP
+ * (and the default role) by the frame's destination, none for a group address; a non-AP
+ * station sends everything, group frames included, to its AP (the BSSID).
+ */
+static struct wme_sta *lookup_peer(struct mqtx_wme *w, const struct wme_frame *f)
+{
+	uint8_t ap[6];
+
+	if (!w || f->len < 6)
+		return NULL;
+	if (atomic_load_explicit(&w->role, memory_order_relaxed) == MQTX_WME_ROLE_STA) {
+		mqtx__wme_bssid(w, ap);
+		return mqtx__wme_sta_find(w, ap);
+	}
+	return (f->data[0] & 1) ? NULL : mqtx__wme_sta_find(w, f->data);
 }
 
 void mqtx__wme_decide(struct mqtx_wme *w, const struct wme_frame *f, enum wme_peer peer,
@@ -104,8 +128,7 @@ void mqtx__wme_decide(struct mqtx_wme *w, const struct wme_frame *f, enum wme_pe
 		return;
 	}
 	if (peer == WME_PEER_LOOKUP) {
-		if (w && f->len >= 6 && !(f->data[0] & 1))
-			sta = mqtx__wme_sta_find(w, f->data);
+		sta = lookup_peer(w, f);
 		qos = sta && sta->qos;
 	} else {
 		qos = peer == WME_PEER_QOS;
@@ -118,7 +141,10 @@ void mqtx__wme_decide(struct mqtx_wme *w, const struct wme_frame *f, enum wme_pe
 		return;
 	}
 	proto = ethertype(f->data, f->len);
-	if (proto == MQTX_WME_ETH_P_EAPOL || proto == MQTX_WME_ETH_P_PREAUTH) {
+	/* Only the control port protocol (EAPOL) gets UP 7 (ieee80211_select_queue() compares
+	 * skb->protocol with sdata->control_port_protocol); 802.11i pre-authentication (0x88C7)
+	 * travels as data through the bridge and is classified like any other Ethertype. */
+	if (proto == MQTX_WME_ETH_P_EAPOL) {
 		d->kind = WME_KIND_EAPOL;
 		up = 7;
 	} else {

@@ -95,31 +95,6 @@ void mqtx__wme_sta_unlink(struct mqtx_wme *w, struct wme_sta *sta)
 	w->nsta--;
 }
 
-int mqtx_wme_sta_set_reserved_tid(struct mqtx_dev *dev, const uint8_t addr[6], int tid,
-				  struct mqtx_extack *ack)
-{
-	struct mqtx_wme *w;
-	struct wme_sta *s;
-	char mac[18];
-	int err = 0;
-
-	if (tid < -1 || tid > 7)
-		return mqtx_extack_set(ack, "reserved tid %d outside 0-7", tid);
-	w = mqtx__wme_lock(dev, ack);
-	if (!w)
-		return -EOPNOTSUPP;
-	s = mqtx__wme_sta_find(w, addr);
-	if (s)
-		atomic_store(&s->reserved_tid, (int8_t)tid);
-	else
-		err = -ENOENT;
-	mqtx__wme_unlock(w);
-	if (err)
-		mqtx_extack_set(ack, "unknown station %s on %s", mqtx__wme_mac(addr, mac),
-				mqtx_dev_name(dev));
-	return err;
-}
-
 static void fill_info(const struct wme_sta *s, struct mqtx_wme_sta_info *info)
 {
 	memcpy(info->addr, s->addr, 6);
@@ -127,6 +102,7 @@ static void fill_info(const struct wme_sta *s, struct mqtx_wme_sta_info *info)
 	info->reserved_tid = atomic_load(&((struct wme_sta *)s)->reserved_tid);
 	memcpy(info->ba_state, s->ba_state, sizeof(info->ba_state));
 	memcpy(info->ba_queue, s->ba_queue, sizeof(info->ba_queue));
+	memcpy(info->addba_requests, s->addba_req_num, sizeof(info->addba_requests));
 }
 
 int mqtx_wme_sta_get(struct mqtx_dev *dev, const uint8_t addr[6], struct mqtx_wme_sta_info *info)

@@ -47,6 +47,39 @@ void mqtx__wme_unlock(struct mqtx_wme *w)
 	mqtx_dev_config_unlock(w->dev);
 }
 
+static uint64_t mac_to_u64(const uint8_t a[6])
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < 6; i++)
+		v = v << 8 | a[i];
+	return v;
+}
+
+static void u64_to_mac(uint64_t v, uint8_t a[6])
+{
+	for (int i = 5; i >= 0; i--, v >>= 8)
+		a[i] = (uint8_t)v;
+}
+
+static int check_role(enum mqtx_wme_role role, const uint8_t *bssid, struct mqtx_extack *ack)
+{
+	static const uint8_t zero[6];
+	char mac[18];
+
+	if ((unsigned)role > MQTX_WME_ROLE_AP)
+		return mqtx_extack_set(ack, "unknown role %d (default, sta or ap)", (int)role);
+	if (role != MQTX_WME_ROLE_STA)
+		return 0;
+	if (!bssid || !memcmp(bssid, zero, 6))
+		return mqtx_extack_set(ack, "role sta needs the AP's unicast address (bssid)");
+	if (bssid[0] & 1)
+		return mqtx_extack_set(ack,
+				       "role sta needs the AP's unicast address (bssid), not %s",
+				       mqtx_wme_mac_format(bssid, mac));
+	return 0;
+}
+
 static int check_cfg(struct mqtx_dev *dev, const struct mqtx_wme_cfg *c, struct mqtx_extack *ack)
 {
 	uint32_t nq = mqtx_dev_num_txq(dev);
@@ -65,9 +98,9 @@ static int check_cfg(struct mqtx_dev *dev, const struct mqtx_wme_cfg *c, struct 
 				       MQTX_WME_MAX_STATIONS);
 	if (c->acm & ~0xfu)
 		return mqtx_extack_set(ack, "ACM bits 0x%x beyond the 4 ACs", c->acm);
-	if ((unsigned)c->noadmit > MQTX_WME_NOADMIT_BK)
+	if ((unsigned)c->noadmit > MQTX_WME_NOADMIT_DROP)
 		return mqtx_extack_set(ack, "unknown noadmit policy %d", (int)c->noadmit);
-	return 0;
+	return check_role(c->role, c->bssid, ack);
 }
 
 static uint32_t acm_to_up(uint8_t ac_mask)
@@ -112,6 +145,8 @@ int mqtx_wme_attach(struct mqtx_dev *dev, const struct mqtx_wme_cfg *cfg,
 	atomic_init(&w->acm_up, acm_to_up(cfg->acm));
 	atomic_init(&w->noadmit, cfg->noadmit);
 	atomic_init(&w->legacy, cfg->legacy);
+	atomic_init(&w->role, cfg->role);
+	atomic_init(&w->bssid, cfg->role == MQTX_WME_ROLE_STA ? mac_to_u64(cfg->bssid) : 0);
 	pthread_mutex_init(&w->lock, NULL);
 	mqtx_spin_init(&w->reason_lock);
 	/* One wme qdisc per queue (under mq): per-AC limits and deadlines, and the extract hook
@@ -175,7 +210,7 @@ int mqtx_wme_set_noadmit(struct mqtx_dev *dev, enum mqtx_wme_noadmit policy,
 {
 	struct mqtx_wme *w;
 
-	if ((unsigned)policy > MQTX_WME_NOADMIT_BK)
+	if ((unsigned)policy > MQTX_WME_NOADMIT_DROP)
 		return mqtx_extack_set(ack, "unknown noadmit policy %d (drop or bk)", (int)policy);
 	w = mqtx__wme_lock(dev, ack);
 	if (!w)
@@ -183,6 +218,41 @@ int mqtx_wme_set_noadmit(struct mqtx_dev *dev, enum mqtx_wme_noadmit policy,
 	atomic_store(&w->noadmit, policy);
 	mqtx__wme_unlock(w);
 	return 0;
+}
+
+int mqtx_wme_set_role(struct mqtx_dev *dev, enum mqtx_wme_role role, const uint8_t bssid[6],
+		      struct mqtx_extack *ack)
+{
+	struct mqtx_wme *w;
+
+	if (check_role(role, bssid, ack))
+		return -EINVAL;
+	w = mqtx__wme_lock(dev, ack);
+	if (!w)
+		return -EOPNOTSUPP;
+	atomic_store(&w->bssid, role == MQTX_WME_ROLE_STA ? mac_to_u64(bssid) : 0);
+	atomic_store(&w->role, role);
+	mqtx__wme_unlock(w);
+	return 0;
+}
+
+enum mqtx_wme_role mqtx_wme_get_role(const struct mqtx_dev *dev)
+{
+	struct mqtx_wme *w = mqtx__wme(dev);
+
+	return w ? (enum mqtx_wme_role)atomic_load(&w->role) : MQTX_WME_ROLE_DEFAULT;
+}
+
+const char *mqtx_wme_role_name(enum mqtx_wme_role role)
+{
+	static const char *const names[] = { "default", "sta", "ap" };
+
+	return (unsigned)role <= MQTX_WME_ROLE_AP ? names[role] : "?";
+}
+
+void mqtx__wme_bssid(struct mqtx_wme *w, uint8_t addr[6])
+{
+	u64_to_mac(atomic_load_explicit(&w->bssid, memory_order_relaxed), addr);
 }
 
 int mqtx_wme_set_legacy(struct mqtx_dev *dev, bool legacy, struct mqtx_extack *ack)
@@ -269,6 +339,8 @@ int mqtx_wme_get_info(struct mqtx_dev *dev, struct mqtx_wme_info *info)
 	info->num_agg_queues = w->num_agg;
 	info->agg_in_use = (uint32_t)__builtin_popcountll(w->pool);
 	info->stations = w->nsta;
+	info->role = (enum mqtx_wme_role)atomic_load(&w->role);
+	mqtx__wme_bssid(w, info->bssid);
 	mqtx__wme_unlock(w);
 	return 0;
 }
@@ -301,6 +373,7 @@ int mqtx_wme_get_stats(struct mqtx_dev *dev, struct mqtx_wme_stats *st)
 	st->ba_pool_full = w->ba_pool_full;
 	st->moved_to_agg = w->moved_to_agg;
 	st->moved_to_ac = w->moved_to_ac;
+	st->ba_busy = w->ba_busy;
 	mqtx__wme_unlock(w);
 	return 0;
 }

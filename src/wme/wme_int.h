@@ -29,7 +29,19 @@ struct wme_sta {
 	uint8_t ba_state[MQTX_WME_NUM_TIDS];
 	uint16_t ba_queue[MQTX_WME_NUM_TIDS];
 	uint32_t ba_id[MQTX_WME_NUM_TIDS]; /* the session's mqtx_wme_ba_session.id */
+	/* ADDBA requests sent since the last accepted one, and when the last went
+	 * (sta->ampdu_mlme.addba_req_num and last_addba_req_time in net/mac80211/sta_info.h). */
+	uint8_t addba_req_num[MQTX_WME_NUM_UP];
+	uint64_t addba_req_time[MQTX_WME_NUM_UP];
 };
+
+/* ieee80211_start_tx_ba_session() (net/mac80211/agg-tx.c) with the constants of
+ * net/mac80211/sta_info.h: after more than HT_AGG_BURST_RETRIES requests a new one waits
+ * HT_AGG_RETRIES_PERIOD after the last; after more than HT_AGG_MAX_RETRIES the TID is given up
+ * until a session is accepted or the station comes again. */
+#define WME_ADDBA_BURST	    3
+#define WME_ADDBA_MAX	    15
+#define WME_ADDBA_PERIOD_NS 15000000000ull
 
 /* Fast-path counters, one set per thread slot (summed on read). */
 struct wme_pcpu {
@@ -48,6 +60,8 @@ struct mqtx_wme {
 	_Atomic uint32_t acm_up;  /* wmm_acm: a bit per UP */
 	_Atomic uint32_t noadmit; /* enum mqtx_wme_noadmit */
 	atomic_bool legacy;
+	_Atomic uint32_t role;	/* enum mqtx_wme_role */
+	_Atomic uint64_t bssid; /* role sta: the AP's address, 6 bytes in the low bits */
 	_Atomic uint32_t tspec[MQTX_WME_NUM_AC];      /* WME_TSPEC_ADMITTED | up */
 	uint32_t tspec_time[MQTX_WME_NUM_AC];	      /* WME lock */
 	struct mqtx_wme_qos_map *_Atomic qos_map;     /* RCU */
@@ -63,6 +77,7 @@ struct mqtx_wme {
 
 	/* control-path counters (WME lock) */
 	uint64_t ba_requested, ba_accepted, ba_refused, ba_timeouts, ba_stopped, ba_pool_full;
+	uint64_t ba_busy;
 	uint64_t moved_to_agg, moved_to_ac;
 
 	struct wme_pcpu pcpu[MQTX_MAX_TSLOTS + 1]; /* last: threads without a slot */
@@ -83,6 +98,8 @@ struct mqtx_wme *mqtx__wme(const struct mqtx_dev *dev);
  * message. */
 struct mqtx_wme *mqtx__wme_lock(struct mqtx_dev *dev, struct mqtx_extack *ack);
 void mqtx__wme_unlock(struct mqtx_wme *w);
+/* Role sta: the AP's address. */
+void mqtx__wme_bssid(struct mqtx_wme *w, uint8_t addr[6]);
 
 /* sta.c (WME lock held for changes; lookups under RCU) */
 struct wme_sta *mqtx__wme_sta_find(struct mqtx_wme *w, const uint8_t addr[6]);
@@ -93,6 +110,8 @@ const char *mqtx__wme_mac(const uint8_t addr[6], char buf[18]);
 
 /* agg.c: end the session of @sta's @tid (config and WME locks held); moves its frames back. */
 void mqtx__wme_ba_teardown(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid);
+/* The same, counted as stopped, and the driver told (TX_STOP). */
+void mqtx__wme_ba_end(struct mqtx_wme *w, struct wme_sta *sta, unsigned tid);
 
 /* The driver's view of @sta's session for @tid (WME lock held). */
 static inline struct mqtx_wme_ba_session mqtx__wme_session(const struct wme_sta *sta, unsigned tid)
