@@ -217,68 +217,89 @@ int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, s
 	return (int)len;
 }
 
-/* How many frames are due at @elapsed (at least the one we waited for, at most a burst):
- * a thread that fell behind catches up in bursts instead of one frame per wake-up. */
-static unsigned due_now(const struct mqtx_gen_cfg *cfg, uint64_t rate_bps, uint64_t rate_pps,
-			uint64_t bits, uint64_t n, uint64_t seq, uint64_t k, uint64_t elapsed)
+/* When frame @seq is due after the start: @seq frames at the packet rate, or the bits of the
+ * frames before it (without FCS) at the bit rate, as if one thread sent every frame. */
+static uint64_t seq_due_ns(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 {
-	unsigned want = 1;
+	unsigned period = cfg->size == MQTX_GEN_SIZE_IMIX ? 12 : 1;
+	unsigned __int128 bits = 0, ns;
 
-	bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq) - MQTX_GEN_FCS) * 8;
-	while (want < MQTX_GEN_BURST &&
-	       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n + want) <= elapsed) {
-		bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq + want * k) - MQTX_GEN_FCS) * 8;
-		want++;
+	if (cfg->rate_pps)
+		ns = (unsigned __int128)seq * MQTX_NSEC_PER_SEC / cfg->rate_pps;
+	else {
+		for (unsigned i = 0; i < period; i++)
+			bits += (unsigned __int128)(mqtx_gen_frame_size(cfg, i) - MQTX_GEN_FCS) *
+				8 * (seq / period + (i < seq % period));
+		ns = bits * MQTX_NSEC_PER_SEC / cfg->rate_bps;
 	}
-	return want;
+	return ns > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ns;
 }
 
-/* Frames of thread t: seq = t, t + K, t + 2K, ... so flows interleave as with one thread. */
+/* The frame after @seq of the thread owning its flow: the next of its flows (every @k-th), or,
+ * past the last flow, its first flow (@seq's flow % @k) of the next round. */
+static uint64_t next_seq(uint64_t seq, uint32_t flows, unsigned k)
+{
+	uint64_t f = seq % flows;
+
+	if (f + k < flows)
+		return seq + k;
+	return seq - f + flows + f % k;
+}
+
+/* Thread t sends the frames of flows t, t + K, t + 2K, ...: each flow from one thread, in
+ * order; paced, each frame when it is due as if one thread sent all (seq_due_ns()). */
 static void *gen_thread(void *arg)
 {
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
 	const struct mqtx_gen_cfg *cfg = job->priv;
-	uint64_t k = job->nthreads, seq = t->index, n = 0, bits = 0;
-	uint64_t rate_bps = cfg->rate_bps / k, rate_pps = cfg->rate_pps / k;
+	unsigned k = job->nthreads;
+	bool paced = cfg->rate_bps || cfg->rate_pps;
+	unsigned burst = !paced ? MQTX_GEN_BURST : cfg->burst ? cfg->burst : 1;
+	uint64_t seq = t->index;
 	uint64_t end = cfg->duration_ns ? job->start_ns + cfg->duration_ns : UINT64_MAX;
 	struct mqtx_pkt *pkts[MQTX_GEN_BURST];
+	struct mqtx_pacer pc = { 0 };
 
-	if ((cfg->rate_bps && !rate_bps) || (cfg->rate_pps && !rate_pps))
-		rate_bps = cfg->rate_bps, rate_pps = 1; /* rate below one per thread */
 	while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
-		unsigned want = MQTX_GEN_BURST, got, i;
-		uint64_t now;
+		unsigned want = 0, got, i;
+		uint64_t now, s;
 
-		if (cfg->count && seq >= cfg->count)
+		for (s = seq; want < burst && (!cfg->count || s < cfg->count); want++)
+			s = next_seq(s, cfg->flows, k);
+		if (!want)
 			break;
-		if (!mqtx__job_wait_until(
-			    job, job->start_ns + mqtx__job_pace_ns(rate_bps, rate_pps, bits, n)))
-			break;
+		if (paced) {
+			uint64_t due = job->start_ns + seq_due_ns(cfg, seq);
+
+			if (due >= end) {
+				mqtx__job_wait_until(job, end);
+				break;
+			}
+			if (!(burst == 1 ? mqtx__job_pace(job, &pc, due)
+					 : mqtx__job_wait_until(job, due)))
+				break;
+		}
 		now = mqtx_clock_now(job->clock);
 		if (now >= end)
 			break;
-		if (rate_bps || rate_pps)
-			want = due_now(cfg, rate_bps, rate_pps, bits, n, seq, k,
-				       now - job->start_ns);
-		if (cfg->count && (cfg->count - seq + k - 1) / k < want)
-			want = (unsigned)((cfg->count - seq + k - 1) / k);
 		got = mqtx_pkt_alloc_bulk(job->pool, pkts, want);
 		if (!got) {
 			atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
 			mqtx__job_wait_until(job, now + 100000);
 			continue;
 		}
-		for (i = 0; i < got; i++, seq += k, n++) {
+		for (i = 0; i < got; i++, seq = next_seq(seq, cfg->flows, k)) {
 			struct mqtx_pkt *p = pkts[i];
 			int len = mqtx_gen_build(cfg, seq, p->data, mqtx_pkt_tailroom(p));
 
 			p->len = len > 0 ? (uint32_t)len : 0;
 			p->priority = mqtx__tos2prio(cfg->tos);
 			p->user = seq;
-			bits += (uint64_t)p->len * 8;
 		}
 		mqtx__job_send(t, pkts, got);
+		if (paced && burst == 1)
+			mqtx__job_paced(job, &pc);
 	}
 	mqtx__job_thread_done(t);
 	return NULL;
@@ -290,6 +311,7 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	struct mqtx_gen_cfg *copy;
 
 	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
+	    cfg->burst > MQTX_GEN_BURST ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
 	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) ||
@@ -301,5 +323,8 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	if (!copy)
 		return -ENOMEM;
 	*copy = *cfg;
-	return mqtx__job_start(dev, pool, copy, cfg->threads, gen_thread, out);
+	/* A flow belongs to one thread: threads beyond the flows would have nothing to send. */
+	return mqtx__job_start(dev, pool, copy,
+			       cfg->threads < cfg->flows ? cfg->threads : cfg->flows, gen_thread,
+			       out);
 }

@@ -168,10 +168,44 @@ int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv
 void mqtx__job_thread_done(struct mqtx_job_thread *t);
 
 /**
- * mqtx__job_wait_until() - pace: wait until @t on the job's clock. Return false if the job
- * was told to stop meanwhile.
+ * mqtx__job_wait_until() - wait until @t on the job's clock, sleeping (no spin: for waits whose
+ * precision does not matter, and for bursts). Return false if the job was told to stop meanwhile.
  */
 bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t);
+
+/**
+ * struct mqtx_pacer - one thread's per-frame pace: when its last frame was due (@due) and when
+ * it went (@sent), and how long before a due time its sleep ends so that it spins the rest
+ * (@margin_ns, learnt from how late its sleeps end). Zero it before the first frame.
+ */
+struct mqtx_pacer {
+	uint64_t due, sent, margin_ns;
+	bool started;
+};
+
+/**
+ * mqtx__job_pace() - wait until the frame due at @due may go: sleep on an absolute deadline to
+ * shortly before it, then spin to the instant. A frame never goes early; a late one goes no
+ * sooner than half its gap (@due less the last frame's due time) after the last frame went, so
+ * that a thread that fell behind catches up at up to twice its rate, one frame at a time, and
+ * never in a burst. Return false if the job was told to stop meanwhile.
+ */
+bool mqtx__job_pace(struct mqtx_job *job, struct mqtx_pacer *pc, uint64_t due);
+
+/**
+ * mqtx__job_paced() - the frame mqtx__job_pace() let go has been handed to the device: in real
+ * time, the next frame's half gap counts from now, so that the time taken to build and hand
+ * over a late frame does not shorten the gap after it.
+ */
+void mqtx__job_paced(struct mqtx_job *job, struct mqtx_pacer *pc);
+
+/**
+ * mqtx__pace_at() - when mqtx__job_pace() lets the frame due at @due go: @due, or, behind (the
+ * last frame went after its due time), half the gap after the last frame went, if later.
+ * In virtual time a frame goes at this instant, since no time passes while a thread is not
+ * scheduled; in real time at the clock's reading when the wait ends.
+ */
+uint64_t mqtx__pace_at(const struct mqtx_pacer *pc, uint64_t due);
 
 /** mqtx__job_pace_ns() - when the next frame is due: @bits or packets so far at a rate. */
 uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, uint64_t pkts);
