@@ -124,11 +124,13 @@ static void run(struct mqtx_ctl *ctl, unsigned pps, double secs, uint64_t wire)
 		double p99 = (double)gap[(n - 1) * 99 / 100];
 		double mean = (double)(ts[n - 1] - ts[0]) / (double)(n - 1);
 
-		printf("bench=pace wire=%s pps=%u frames=%zu nominal_us=%.2f p10_us=%.2f p50_us=%.2f "
+		printf("bench=pace wire=%s pps=%u frames=%zu nominal_us=%.2f p10_us=%.2f "
+		       "p50_us=%.2f "
 		       "p99_us=%.2f mean_us=%.2f p10_of_nominal=%.3f p50_of_nominal=%.3f "
 		       "cpu_share=%.3f cpu_ns_per_pkt=%.0f met=%s\n",
-		       wire ? "100gbit" : "none", pps, n, nominal / 1e3, p10 / 1e3, p50 / 1e3, p99 / 1e3, mean / 1e3,
-		       p10 / nominal, p50 / nominal, cpu / wall, cpu * 1e9 / (double)n,
+		       wire ? "100gbit" : "none", pps, n, nominal / 1e3, p10 / 1e3, p50 / 1e3,
+		       p99 / 1e3, mean / 1e3, p10 / nominal, p50 / nominal, cpu / wall,
+		       cpu * 1e9 / (double)n,
 		       p50 / nominal >= 0.95 && p50 / nominal <= 1.05 && p10 / nominal >= 0.5
 			       ? "yes"
 			       : "no");

@@ -100,7 +100,8 @@ static int job_state(struct backend *b, char **show, char *state, size_t len, st
  * ends at once (a count of a few frames) returns at once, a long one costs mqtxd 5 asks a
  * second.
  */
-static int wait_job(struct backend *b, const char *kind, const struct json *started)
+static int wait_job(struct backend *b, const char *kind, const struct json *started,
+		    uint64_t every_ms)
 {
 	char id[24], state[16] = "running", *show[3] = { (char *)kind, "show", id };
 	bool tty = isatty(2), failed = false;
@@ -123,9 +124,10 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 		failed = !strcmp(state, "error");
 		if (strcmp(state, "running"))
 			break;
-		/* Progress for people: the show line as it is printed, every second. */
-		if (now_ms() >= progress) {
-			progress = now_ms() + 1000;
+		/* Progress for people: the show line as it is printed, every second (tcpreplay's
+		 * --stats N: every N seconds; -q or --stats 0: none). */
+		if (every_ms && now_ms() >= progress) {
+			progress = now_ms() + every_ms;
 			backend_exec(b, 3, show, 0, &r);
 			if (!r.code && !r.signo) {
 				r.out[strcspn(r.out, "\n")] = '\0';
@@ -149,9 +151,26 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 	return failed ? MQTX_CTL_EPARSE : 0;
 }
 
+/* How often a replay's progress is printed: tcpreplay's --stats N (seconds; the last one
+ * given), -q / --quiet none; else every second. The words were checked by the command. */
+static uint64_t report_every_ms(int argc, char **argv)
+{
+	uint64_t ms = 1000;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			ms = 0;
+		else if (!strncmp(argv[i], "--stats=", 8))
+			ms = strtoull(argv[i] + 8, NULL, 10) * 1000;
+		else if (!strcmp(argv[i], "--stats") && i + 1 < argc)
+			ms = strtoull(argv[++i], NULL, 10) * 1000;
+	}
+	return ms;
+}
+
 /*
- * Start a job and wait for it. The start is asked for in JSON, whose id the waits use; the line
- * the user asked for is then printed: the JSON itself with -j, else the started line.
+ * Start a job and wait for it. The start is asked for in JSON, whose id the waits use; without
+ * -j the started line is printed. With -j only the final counters are: one JSON document.
  */
 static int start_job(struct backend *b, int argc, char **argv, unsigned flags, int skip)
 {
@@ -178,16 +197,16 @@ static int start_job(struct backend *b, int argc, char **argv, unsigned flags, i
 		return code;
 	}
 	started = json_parse(r.out);
-	if (flags & MQTX_CTL_F_JSON)
+	if (!started && (flags & MQTX_CTL_F_JSON))
 		fputs(r.out, stdout);
-	else if (started)
+	else if (started && !(flags & MQTX_CTL_F_JSON))
 		printf("%s %.0f started on %s\n", kind, json_num(started, "id", 0),
 		       json_str(started, "dev", "?"));
 	fputs(r.err, stderr);
 	fflush(stdout);
 	result_free(&r);
 	b->flags = flags;
-	code = started ? wait_job(b, kind, started) : 0;
+	code = started ? wait_job(b, kind, started, report_every_ms(argc - skip, argv + skip)) : 0;
 	json_free(started);
 	return code;
 }

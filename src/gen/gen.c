@@ -70,35 +70,6 @@ uint32_t mqtx_gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 	return imix[seq % 12] > min ? imix[seq % 12] : min;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-/* RFC 1071 one's-complement sum, folded later. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* The 4-tuple of flow @f: the source range moves fastest (see struct mqtx_gen_cfg). */
 static void flow_tuple(const struct mqtx_gen_cfg *cfg, uint64_t f, uint32_t *src, uint32_t *dst,
 		       uint16_t *sport, uint16_t *dport)
@@ -123,11 +94,11 @@ static uint8_t *build_l2(const struct mqtx_gen_cfg *cfg, uint8_t *p)
 	memcpy(p + 6, cfg->src_mac, 6);
 	p += 12;
 	if (cfg->vlan >= 0) {
-		put16(p, 0x8100);
-		put16(p + 2, (uint16_t)cfg->vlan);
+		mqtx__put16(p, 0x8100);
+		mqtx__put16(p + 2, (uint16_t)cfg->vlan);
 		p += VLAN_HLEN;
 	}
-	put16(p, cfg->ipv6 ? 0x86dd : 0x0800);
+	mqtx__put16(p, cfg->ipv6 ? 0x86dd : 0x0800);
 	return p + 2;
 }
 
@@ -137,15 +108,15 @@ static void build_ip4(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint64_t seq,
 {
 	ip[0] = 0x45;
 	ip[1] = cfg->tos;
-	put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
-	put16(ip + 4, (uint16_t)seq);
-	put16(ip + 6, 0x4000);
+	mqtx__put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
+	mqtx__put16(ip + 4, (uint16_t)seq);
+	mqtx__put16(ip + 6, 0x4000);
 	ip[8] = 64;
 	ip[9] = cfg->proto;
-	put16(ip + 10, 0);
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
-	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HLEN)));
+	mqtx__put16(ip + 10, 0);
+	mqtx__put32(ip + 12, src);
+	mqtx__put32(ip + 16, dst);
+	mqtx__put16(ip + 10, mqtx__csum_fold(mqtx__csum_add(0, ip, IP_HLEN)));
 }
 
 /* IPv6 header (RFC 8200): the TOS byte as traffic class, flow label 0, hop limit 64; the
@@ -153,14 +124,14 @@ static void build_ip4(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint64_t seq,
 static void build_ip6(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint32_t src, uint32_t dst,
 		      size_t l4len)
 {
-	put32(ip, 6u << 28 | (uint32_t)cfg->tos << 20);
-	put16(ip + 4, (uint16_t)l4len);
+	mqtx__put32(ip, 6u << 28 | (uint32_t)cfg->tos << 20);
+	mqtx__put16(ip + 4, (uint16_t)l4len);
 	ip[6] = cfg->proto;
 	ip[7] = 64;
 	memcpy(ip + 8, cfg->src6, 12);
-	put32(ip + 20, src);
+	mqtx__put32(ip + 20, src);
 	memcpy(ip + 24, cfg->dst6, 12);
-	put32(ip + 36, dst);
+	mqtx__put32(ip + 36, dst);
 }
 
 int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
@@ -183,37 +154,37 @@ int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, s
 	for (size_t i = hl4; i < l4len; i++)
 		l4[i] = (uint8_t)i;
 	if (l4len >= hl4 + 8) {
-		put32(l4 + hl4, (uint32_t)(seq >> 32));
-		put32(l4 + hl4 + 4, (uint32_t)seq);
+		mqtx__put32(l4 + hl4, (uint32_t)(seq >> 32));
+		mqtx__put32(l4 + hl4 + 4, (uint32_t)seq);
 	}
 	if (cfg->ipv6)
 		build_ip6(cfg, ip, src, dst, l4len);
 	else
 		build_ip4(cfg, ip, seq, src, dst, l4len);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
+	mqtx__put16(l4, sport);
+	mqtx__put16(l4 + 2, dport);
 	if (cfg->proto == IPPROTO_TCP) {
-		put32(l4 + 4, (uint32_t)seq); /* sequence */
-		put32(l4 + 8, 0);	      /* ack */
-		l4[12] = 5 << 4;	      /* data offset */
-		l4[13] = 0x18;		      /* PSH, ACK */
-		put16(l4 + 14, 65535);	      /* window */
-		put16(l4 + 16, 0);	      /* checksum */
-		put16(l4 + 18, 0);	      /* urgent */
+		mqtx__put32(l4 + 4, (uint32_t)seq); /* sequence */
+		mqtx__put32(l4 + 8, 0);		    /* ack */
+		l4[12] = 5 << 4;		    /* data offset */
+		l4[13] = 0x18;			    /* PSH, ACK */
+		mqtx__put16(l4 + 14, 65535);	    /* window */
+		mqtx__put16(l4 + 16, 0);	    /* checksum */
+		mqtx__put16(l4 + 18, 0);	    /* urgent */
 	} else {
-		put16(l4 + 4, (uint16_t)l4len);
-		put16(l4 + 6, 0);
+		mqtx__put16(l4 + 4, (uint16_t)l4len);
+		mqtx__put16(l4 + 6, 0);
 	}
 	/* Pseudo-header: addresses, protocol, L4 length; the IPv6 one (RFC 8200 8.1) has a
 	 * 32-bit length and next header, which add up the same as IPv4's 16-bit fields. */
 	if (cfg->ipv6)
-		sum = csum_add(0, ip + 8, 32) + cfg->proto + (uint32_t)l4len;
+		sum = mqtx__csum_add(0, ip + 8, 32) + cfg->proto + (uint32_t)l4len;
 	else
-		sum = csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
-	sum = csum_fold(csum_add(sum, l4, l4len));
+		sum = mqtx__csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
+	sum = mqtx__csum_fold(mqtx__csum_add(sum, l4, l4len));
 	if (cfg->proto != IPPROTO_TCP && sum == 0)
 		sum = 0xffff; /* UDP: zero means "no checksum" (RFC 768; not allowed over IPv6) */
-	put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
+	mqtx__put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
 	return (int)len;
 }
 

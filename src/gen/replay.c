@@ -239,6 +239,10 @@ static int frame_pkt(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthd
 		return 1;
 	}
 	mqtx__cooked_to_eth(dlt, data, h->caplen, &rp->cfg, pkt->data, len);
+	if (rp->cfg.unique_ip)
+		mqtx__frame_unique_ip(pkt->data, len, (uint32_t)atomic_load(&t->loops));
+	if (rp->cfg.fixcsum)
+		mqtx__frame_fixcsum(pkt->data, len);
 	*out = pkt;
 	return 0;
 }
