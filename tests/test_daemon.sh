@@ -247,6 +247,21 @@ cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/cwd/mine.pcap"
 [ $rc -eq 0 ] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert "sent" in str(d)' "$T/out" &&
 	ok "-j replay: one JSON document" || fail "-j replay: exit $rc: $(cat "$T/out")"
 
+# ---- tc's habits: one version (meson's) in both tools, -p, the usage's lists ----
+V=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$MQTX_SRCDIR/meson.build")
+[ -n "$V" ] && [ "$("$MQTX" -V)" = "mqtx utility, libmqtx $V" ] &&
+	[ "$("$MQTXD" -V)" = "mqtxd, libmqtx $V" ] && [ "$("$MQTXD" --version)" = "mqtxd, libmqtx $V" ] &&
+	ok "-V: the build's version in mqtx and mqtxd" || fail "-V: $("$MQTX" -V) / $("$MQTXD" -V 2>&1) (want $V)"
+"$MQTX" -S "$S" -j -p qdisc show dev eth0 >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out" &&
+	grep -q '^    {$' "$T/out" && grep -q '^        "kind": ' "$T/out" &&
+	ok "-j -p: indented JSON" || fail "-j -p: exit $rc: $(cat "$T/out")"
+"$MQTX" -S "$S" -p qdisc show dev eth0 >"$T/out" 2>&1 && grep -q '^qdisc ' "$T/out" &&
+	ok "-p: accepted as tc does" || fail "-p: $(cat "$T/out")"
+"$MQTX" help 2>&1 | grep -q 'OBJECT := { dev | qdisc | class | filter |' &&
+	"$MQTX" qdisc help 2>&1 | grep -q 'root | ingress | clsact | parent' &&
+	ok "usage: filter among the objects, clsact in qdisc help" || fail "usage lists: $("$MQTX" help 2>&1)"
+
 # ---- two clients racing ----
 race() {
 	for i in $(seq 25); do

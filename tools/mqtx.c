@@ -40,18 +40,25 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | sta | ba | wme | gen | replay | hash | "
-		"top }\n"
-		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
-		"                    -timeout SECS | -V[ersion] }\n"
+		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
+		"|\n"
+		"                   hash | top }\n"
+		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
+		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead.\n"
 		"Try \"mqtx OBJECT help\".\n");
 }
 
+/* -p: JSON indented as tc -j -p prints it (text is printed one way). */
+static bool pretty;
+
 static void print_result(const struct result *r)
 {
-	fputs(r->out, stdout);
+	if (pretty && json_looks(r->out))
+		json_pretty(stdout, r->out);
+	else
+		fputs(r->out, stdout);
 	fputs(r->err, stderr);
 	fflush(stdout);
 }
@@ -379,6 +386,8 @@ int main(int argc, char **argv)
 			flags |= MQTX_CTL_F_JSON;
 		else if (opt_is(a, "-details", 2))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (opt_is(a, "-pretty", 2))
+			pretty = true;
 		else if (!strcmp(a, "-force"))
 			force = true;
 		else if ((!strcmp(a, "-S") || !strcmp(a, "-socket")) && i + 1 < argc)
@@ -389,7 +398,7 @@ int main(int argc, char **argv)
 			if (parse_timeout(argv[++i], &b.timeout_ms))
 				return MQTX_CTL_EPARSE;
 		} else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
-			printf("mqtx utility, libmqtx 0.1.0\n");
+			printf("mqtx utility, libmqtx %s\n", MQTX_VERSION);
 			return 0;
 		} else if (!strcmp(a, "-h") || opt_is(a, "-help", 2)) {
 			usage(stdout);

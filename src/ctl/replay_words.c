@@ -69,8 +69,7 @@ const char *const mqtx__rword_refusals[][2] = {
 };
 
 const size_t mqtx__nrwords = sizeof(mqtx__rwords) / sizeof(mqtx__rwords[0]);
-const size_t mqtx__nrword_refusals =
-	sizeof(mqtx__rword_refusals) / sizeof(mqtx__rword_refusals[0]);
+const size_t mqtx__nrword_refusals = sizeof(mqtx__rword_refusals) / sizeof(mqtx__rword_refusals[0]);
 
 int mqtx__rword_of(const char *w)
 {

@@ -93,7 +93,7 @@ static void csum_update32(uint8_t *c, uint32_t from, uint32_t to)
 {
 	uint32_t sum = (uint16_t)~get16(c);
 
-	sum += (uint16_t)~(from >> 16) + (uint16_t)~from;
+	sum += (uint16_t) ~(from >> 16) + (uint16_t)~from;
 	sum += (to >> 16) + (to & 0xffff);
 	mqtx__put16(c, mqtx__csum_fold(sum));
 }
