@@ -254,7 +254,7 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 			fprintf(stderr, "mqtx: top shows a running mqtxd; not with -batch\n");
 			return MQTX_CTL_EPARSE;
 		}
-		return top_main(b, argc, argv);
+		return top_main(b, argc - skip, argv + skip, flags);
 	}
 	if (is_job_start(argc - skip, argv + skip))
 		return start_job(b, argc, argv, flags, skip);
@@ -336,7 +336,8 @@ static int local_help(int argc, char **argv, unsigned flags)
 	if (!strcmp(argv[0], "top")) {
 		printf("Usage: mqtx top [ dev NAME ] [ interval SECS ] [ count N ]\n"
 		       "Live per-queue view of mqtxd's devices: rate, depth, drops, requeues,\n"
-		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n"
+		       "XOFF/frozen state and a bar per queue, fitted to the terminal (q quits);\n"
+		       "plain lines when not a terminal; with -j, one JSON object a refresh.\n"
 		       "A Wi-Fi device (sim-wifi) adds a line per access category: frames/s,\n"
 		       "Mbit/s, share of air time, frames waiting for the medium, mean and\n"
 		       "largest delay, frames no AC admitted and frames ACM moved down.\n");
