@@ -24,6 +24,8 @@ for m in man3/mqtx_dev_create.3 man3/mqtx_dev_xmit.3 man3type/mqtx_pkt.3type man
 	[ -n "$(find "$T/root" -path "*/man/$m")" ] && ok "man page $m installed" ||
 		fail "man page $m installed"
 done
+[ -n "$(find "$T/root" -path "*/share/bash-completion/completions/mqtx")" ] &&
+	ok "bash completion installed" || fail "bash completion installed"
 export PKG_CONFIG_PATH
 PKG_CONFIG_PATH=$(dirname "$pc")
 # The .pc names the configured prefix; the files are under DESTDIR + prefix.
