@@ -94,7 +94,9 @@ for tool in mqtx mqtxd; do
 	extra=""
 	[ $tool = mqtxd ] && extra=$(pkg-config --cflags --libs libcap)
 	# shellcheck disable=SC2086 # word lists
-	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
+	# the version meson gives the tools, here the installed library's
+	cc -std=gnu11 -D_GNU_SOURCE -DMQTX_VERSION="\"$(pkg-config --modversion mqtx)\"" \
+		-Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
 		-Wl,-rpath,"$libdir" >"$T/cc-$tool.log" 2>&1 &&
 		ok "$tool builds from the installed headers with pkg-config" ||
 		{ fail "$tool builds from the installed headers with pkg-config"; cat "$T/cc-$tool.log"; }
