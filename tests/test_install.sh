@@ -20,7 +20,7 @@ for h in mqtx.h dev.h driver.h qdisc.h flow.h pkt.h clock.h ctl.h gen.h linux.h 
 	[ -n "$(find "$T/root" -path "*/include/mqtx/$h")" ] || fail "header mqtx/$h installed"
 done
 ok "headers checked"
-for m in man3/mqtx_dev_create.3 man3/mqtx_dev_xmit.3 man3type/mqtx_pkt.3type man8/mqtx.8; do
+for m in man3/mqtx.3 man3/mqtx_dev_create.3 man3/mqtx_dev_xmit.3 man3type/mqtx_pkt.3type man8/mqtx.8; do
 	[ -n "$(find "$T/root" -path "*/man/$m")" ] && ok "man page $m installed" ||
 		fail "man page $m installed"
 done
