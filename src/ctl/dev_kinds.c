@@ -164,6 +164,19 @@ static void kif_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
 	mqtx_buf_printf(out, ",\"ifname_gone\":%s", gone ? "true" : "false");
 }
 
+/* af_packet: the interface, and whether its kernel qdisc is bypassed (as it was added). */
+static void afp_show(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out)
+{
+	kif_show(dev, flags, out);
+	mqtx_buf_printf(out, " bypass %s", mqtx_af_packet_bypass(dev) > 0 ? "on" : "off");
+}
+
+static void afp_show_json(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	kif_show_json(dev, out);
+	mqtx_buf_printf(out, ",\"bypass\":%s", mqtx_af_packet_bypass(dev) > 0 ? "true" : "false");
+}
+
 /* af_packet: "ifname IF", "bypass on|off". */
 static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
@@ -302,8 +315,8 @@ static const struct dev_kind dev_kinds[] = {
 	  .required = "ifname",
 	  .parse = afp_parse,
 	  .create = afp_create,
-	  .show = kif_show,
-	  .show_json = kif_show_json },
+	  .show = afp_show,
+	  .show_json = afp_show_json },
 	{ .kind = "af_xdp",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",
