@@ -648,22 +648,24 @@ static void state_words(uint32_t st, char *buf, size_t len)
 }
 
 /* "dropped N (reason n ...)" for a per-reason array. */
-static void show_drops(const uint64_t *drops, struct mqtx_buf *out)
+static void show_drops(const uint64_t *drops, bool json, struct mqtx_buf *out)
 {
 	uint64_t total = 0;
 	bool any = false;
 
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
 		total += drops[r];
-	mqtx_buf_printf(out, "dropped %llu", (unsigned long long)total);
+	mqtx_buf_printf(out, json ? "\"dropped\":%llu,\"drop_reasons\":{" : "dropped %llu",
+			(unsigned long long)total);
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
 		if (!drops[r])
 			continue;
-		mqtx_buf_printf(out, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
-				(unsigned long long)drops[r]);
+		mqtx_buf_printf(out, json ? "%s\"%s\":%llu" : "%s%s %llu",
+				any ? (json ? "," : " ") : (json ? "" : " ("),
+				mqtx_drop_reason_name(r), (unsigned long long)drops[r]);
 		any = true;
 	}
-	mqtx_buf_printf(out, "%s", any ? ")" : "");
+	mqtx_buf_printf(out, "%s", json ? "}" : any ? ")" : "");
 }
 
 static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_buf *out)
@@ -673,7 +675,7 @@ static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 	state_words(st->state, state, sizeof(state));
 	mqtx_buf_printf(out, "    txq %u: state %s packets %llu bytes %llu ", i, state,
 			(unsigned long long)st->packets, (unsigned long long)st->bytes);
-	show_drops(st->drops, out);
+	show_drops(st->drops, false, out);
 	mqtx_buf_printf(out, " requeues %llu qlen %llu backlog %llub bql limit %u inflight %u\n",
 			(unsigned long long)st->requeues, (unsigned long long)st->qlen,
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
@@ -735,14 +737,14 @@ static void show_text(struct mqtx_dev *dev, unsigned flags, struct mqtx_buf *out
 	mqtx_dev_get_stats(dev, &ds);
 	mqtx_buf_printf(out, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
 			(unsigned long long)ds.txq.bytes);
-	show_drops(ds.txq.drops, out);
+	show_drops(ds.txq.drops, false, out);
 	mqtx_buf_printf(out, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
 			(unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
 			(unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
 			(unsigned long long)ds.txq.backlog);
 	mqtx_buf_printf(out, "    RX: packets %llu bytes %llu ", (unsigned long long)ds.rx_packets,
 			(unsigned long long)ds.rx_bytes);
-	show_drops(ds.rx_drop_reasons, out);
+	show_drops(ds.rx_drop_reasons, false, out);
 	mqtx_buf_printf(out, "\n");
 	show_xstats(dev, -1, false, out);
 	if (k && k->stats)
@@ -772,6 +774,27 @@ static void json_txq(const struct mqtx_txq_stats *st, uint32_t i, struct mqtx_bu
 			(unsigned long long)st->backlog, st->bql_limit, st->bql_inflight);
 }
 
+/* The device's totals that -s prints as its TX: and RX: lines, where ip -j -s link puts an
+ * interface's: under "stats64". */
+static void json_stats64(struct mqtx_dev *dev, struct mqtx_buf *out)
+{
+	struct mqtx_dev_stats ds;
+
+	mqtx_dev_get_stats(dev, &ds);
+	mqtx_buf_printf(out, ",\"stats64\":{\"tx\":{\"packets\":%llu,\"bytes\":%llu,",
+			(unsigned long long)ds.txq.packets, (unsigned long long)ds.txq.bytes);
+	show_drops(ds.txq.drops, true, out);
+	mqtx_buf_printf(out,
+			",\"requeues\":%llu,\"xmit\":%llu,\"capped\":%llu,\"qlen\":%llu,"
+			"\"backlog\":%llu},\"rx\":{\"packets\":%llu,\"bytes\":%llu,",
+			(unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
+			(unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
+			(unsigned long long)ds.txq.backlog, (unsigned long long)ds.rx_packets,
+			(unsigned long long)ds.rx_bytes);
+	show_drops(ds.rx_drop_reasons, true, out);
+	mqtx_buf_printf(out, "}}");
+}
+
 static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct mqtx_buf *out)
 {
 	const struct dev_kind *k = mqtx__dev_kind_of(dev);
@@ -790,6 +813,7 @@ static void show_json(struct mqtx_dev *dev, unsigned flags, bool first, struct m
 	if (k && k->show_json)
 		k->show_json(dev, out);
 	if (flags & MQTX_CTL_F_STATS) {
+		json_stats64(dev, out);
 		show_xstats(dev, -1, true, out);
 		if (k && k->stats)
 			k->stats(dev, true, out);
