@@ -195,39 +195,46 @@ static bool line_ok(struct view *v)
 	return false;
 }
 
-/* The queue columns, the optional ones last and dropped last first: a terminal narrower than
- * all of them loses the rate bar, then REQ/S, BACKLOG, DROPS/S and MBIT/S, in that order. */
+/* The queue columns in their order, and when each goes: a terminal narrower than all of them
+ * loses the rate bar, then REQ/S (@drop 1), BACKLOG (2), DROPS/S (3) and MBIT/S (4). */
 enum {
 	COL_TXQ,
 	COL_STATE,
 	COL_PPS,
-	COL_QLEN,
-	COL_DROPS,
 	COL_MBIT,
-	COL_DPS,
+	COL_QLEN,
 	COL_BACKLOG,
+	COL_DPS,
 	COL_RPS,
+	COL_DROPS,
 	NCOL
 };
-#define COL_OPTIONAL 4 /* MBIT/S, DROPS/S, BACKLOG, REQ/S */
+#define COL_OPTIONAL 4
 
 static const struct {
 	const char *head;
 	int w;
+	unsigned drop; /* 0: always shown */
 } cols[NCOL] = {
-	[COL_TXQ] = { "TXQ", 4 },      [COL_STATE] = { "STATE", -8 },
-	[COL_PPS] = { "PPS", 10 },     [COL_QLEN] = { "QLEN", 7 },
-	[COL_DROPS] = { "DROPS", 10 }, [COL_MBIT] = { "MBIT/S", 9 },
-	[COL_DPS] = { "DROPS/S", 8 },  [COL_BACKLOG] = { "BACKLOG", 9 },
-	[COL_RPS] = { "REQ/S", 8 },
+	[COL_TXQ] = { "TXQ", 4, 0 },	  [COL_STATE] = { "STATE", -8, 0 },
+	[COL_PPS] = { "PPS", 10, 0 },	  [COL_MBIT] = { "MBIT/S", 9, 4 },
+	[COL_QLEN] = { "QLEN", 7, 0 },	  [COL_BACKLOG] = { "BACKLOG", 9, 2 },
+	[COL_DPS] = { "DROPS/S", 8, 3 },  [COL_RPS] = { "REQ/S", 8, 1 },
+	[COL_DROPS] = { "DROPS", 10, 0 },
 };
+
+static bool col_shown(unsigned c, unsigned drop)
+{
+	return !cols[c].drop || cols[c].drop > drop;
+}
 
 static int cols_width(unsigned drop)
 {
-	int w = 2;
+	int w = 1;
 
-	for (unsigned c = 0; c < NCOL - drop; c++)
-		w += abs(cols[c].w) + 1;
+	for (unsigned c = 0; c < NCOL; c++)
+		if (col_shown(c, drop))
+			w += abs(cols[c].w) + 1;
 	return w;
 }
 
@@ -248,9 +255,10 @@ static void view_fit(struct view *v)
 
 static void print_cols(const struct view *v, const char *const val[NCOL], const char *bar)
 {
-	printf("  ");
-	for (unsigned c = 0; c < NCOL - v->drop; c++)
-		printf("%*s%s", cols[c].w, val[c], c + 1 < NCOL - v->drop ? " " : "");
+	printf(" ");
+	for (unsigned c = 0; c < NCOL; c++)
+		if (col_shown(c, v->drop))
+			printf(" %*s", cols[c].w, val[c]);
 	if (v->bar)
 		printf("  %s", bar);
 	putchar('\n');
