@@ -556,8 +556,13 @@ static void test_pacing_threads_burst(void **state)
 	l = logged_dev(clk, &dev);
 	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
 	for (uint64_t k = 0; k < 9; k++) {
+		uint64_t s;
+
 		assert_int_equal(wait_sent(job, k + 1), k + 1);
-		assert_int_equal(l->seq[k], k);
+		pthread_mutex_lock(&l->lock);
+		s = l->seq[k];
+		pthread_mutex_unlock(&l->lock);
+		assert_int_equal(s, k);
 		mqtx_clock_advance(clk, 1000000);
 	}
 	mqtx__job_free(job);

@@ -213,6 +213,10 @@ void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned 
 
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 {
+	/* Done is read first: a thread counts before it says it is done, so a snapshot that says
+	 * done has the final counts (read after, they could say done with counts of before). */
+	bool done = atomic_load(&job->running) == 0;
+
 	memset(st, 0, sizeof(*st));
 	for (unsigned i = 0; i < job->nthreads; i++) {
 		struct mqtx_job_thread *t = &job->th[i];
@@ -227,7 +231,7 @@ void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 		st->loops += atomic_load(&t->loops);
 	}
 	st->start_ns = job->start_ns;
-	st->done = atomic_load(&job->running) == 0;
+	st->done = done;
 	st->now_ns = st->done ? atomic_load(&job->end_ns) : mqtx_clock_now(job->clock);
 }
 
