@@ -213,7 +213,12 @@ static int start_job(struct backend *b, int argc, char **argv, unsigned flags, i
 	fflush(stdout);
 	result_free(&r);
 	b->flags = flags;
-	code = started ? wait_job(b, kind, started, report_every_ms(argc - skip, argv + skip)) : 0;
+	/* With -j the output is for programs: the final document only, no progress for people. */
+	code = started ? wait_job(b, kind, started,
+				  flags & MQTX_CTL_F_JSON
+					  ? 0
+					  : report_every_ms(argc - skip, argv + skip))
+		       : 0;
 	json_free(started);
 	return code;
 }
