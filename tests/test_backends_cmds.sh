@@ -21,6 +21,9 @@ start || exit 1
 expect 0 "" -- $M dev add a0 type af_packet ifname mqv0 up
 $M dev show a0 | grep -q "^a0: <UP> kind af_packet txqueues 2 " && ok "af_packet takes mqv0's 2 queues" ||
 	fail "af_packet queues: $($M dev show a0)"
+$M dev show a0 | grep -q "^a0: <UP> kind af_packet txqueues 2 .* ifname mqv0 bypass on$" &&
+	$M -j dev show a0 | grep -q '"ifname":"mqv0","ifname_gone":false,"bypass":true' &&
+	ok "dev show: the interface and the bypass" || fail "af_packet show: $($M dev show a0; $M -j dev show a0)"
 $M gen dev a0 count 200 flows 16 >/dev/null 2>&1
 out=$($M -s dev show a0)
 echo "$out" | grep -Eq "^    driver: .*kernel_packets 200 " && ok "dev show -s: the kernel took the 200 frames" ||
@@ -32,6 +35,8 @@ ip link show mqv0 | grep -q "mtu 1400 " && ok "dev set mtu reaches the interface
 	fail "mtu: $(ip link show mqv0)"
 expect 2 "dev set: a0: an AF_PACKET socket has no ring, coalescing or rate to set \(use ethtool on mqv0\)" -- $M dev set a0 ring 512
 expect 0 "" -- $M dev add a1 type af_packet ifname mqv0 txqueues 1 bypass off
+$M dev show a1 | grep -q " ifname mqv0 bypass off$" && ok "dev show: bypass off" ||
+	fail "af_packet bypass off: $($M dev show a1)"
 expect 0 "" -- $M dev del a1
 expect 0 "" -- $M dev del a0
 ip link set mqv0 mtu 1500
@@ -112,7 +117,7 @@ for _ in $(seq 100); do $M dev show g0 | grep -q "^g0: <DOWN>" && break; sleep 0
 # Made again but down: af_packet does not bring it up, and a failed up changes nothing.
 ip link add mqr0 numtxqueues 2 numrxqueues 2 type veth peer mqr1 numtxqueues 2 numrxqueues 2
 expect 2 "dev set: g0: mqr0: the interface is down" -- $M dev set g0 up
-$M dev show g0 | grep -q "^g0: <DOWN> .* ifname mqr0 (gone)$" &&
+$M dev show g0 | grep -q "^g0: <DOWN> .* ifname mqr0 (gone) bypass on$" &&
 	ok "a failed attach leaves g0 as it was" || fail "g0 after a failed up: $($M dev show g0)"
 ip link del mqr0
 veth_r
@@ -121,7 +126,7 @@ for d in $want; do
 	$M dev show $d | grep -q "(gone)" && ok "$d: a new interface of the name is another" ||
 		fail "$d: $($M dev show $d)"
 	expect 0 "" -- $M dev set $d up
-	$M dev show $d | grep -Eq "^$d: <UP> .* ifname mq(r0|gt0)( mode copy)?$" &&
+	$M dev show $d | grep -Eq "^$d: <UP> .* ifname mq(r0|gt0)( mode copy| bypass (on|off))?$" &&
 		ok "$d: attached to the new interface" || fail "$d reattached: $($M dev show $d)"
 	$M gen dev $d count 20 >/dev/null 2>&1
 	$M -s dev show $d | grep -Eq "^    driver: .*kernel_packets 20 " &&

@@ -239,6 +239,29 @@ cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/cwd/mine.pcap"
 (cd "$T/cwd" && "$MQTX" -S "$S" replay mine.pcap dev eth0 topspeed) >"$T/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "^replay [0-9]* dev eth0 done sent 10 " "$T/out" &&
 	ok "a relative path is the client's" || fail "relative path: exit $rc: $(cat "$T/out")"
+# tcpreplay's order (options, then the file) and its reporting options; -j: one document.
+(cd "$T/cwd" && "$MQTX" -S "$S" replay -i eth0 --topspeed -K -q --stats=0 mine.pcap) >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^replay [0-9]* dev eth0 done sent 10 " "$T/out" &&
+	ok "replay: options before the file, -K -q --stats" || fail "tcpreplay order: exit $rc: $(cat "$T/out")"
+(cd "$T/cwd" && "$MQTX" -S "$S" -j replay mine.pcap --intf1=eth0 --pps 200) >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d[0]["sent"] == 10' "$T/out" &&
+	[ ! -s "$T/err" ] && ok "-j replay: one JSON document, no progress lines" ||
+	fail "-j replay: exit $rc: $(cat "$T/out" "$T/err")"
+
+# ---- tc's habits: one version (meson's) in both tools, -p, the usage's lists ----
+V=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$MQTX_SRCDIR/meson.build")
+[ -n "$V" ] && [ "$("$MQTX" -V)" = "mqtx utility, libmqtx $V" ] &&
+	[ "$("$MQTXD" -V)" = "mqtxd, libmqtx $V" ] && [ "$("$MQTXD" --version)" = "mqtxd, libmqtx $V" ] &&
+	ok "-V: the build's version in mqtx and mqtxd" || fail "-V: $("$MQTX" -V) / $("$MQTXD" -V 2>&1) (want $V)"
+"$MQTX" -S "$S" -j -p qdisc show dev eth0 >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out" &&
+	grep -q '^    {$' "$T/out" && grep -q '^        "kind": ' "$T/out" &&
+	ok "-j -p: indented JSON" || fail "-j -p: exit $rc: $(cat "$T/out")"
+"$MQTX" -S "$S" -p qdisc show dev eth0 >"$T/out" 2>&1 && grep -q '^qdisc ' "$T/out" &&
+	ok "-p: accepted as tc does" || fail "-p: $(cat "$T/out")"
+"$MQTX" help 2>&1 | grep -q 'OBJECT := { dev | qdisc | class | filter |' &&
+	"$MQTX" qdisc help 2>&1 | grep -q 'root | ingress | clsact | parent' &&
+	ok "usage: filter among the objects, clsact in qdisc help" || fail "usage lists: $("$MQTX" help 2>&1)"
 
 # ---- two clients racing ----
 race() {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The traffic generator: frames with valid checksums (own verifier, and tshark when present),
-// exact counts through a null device, pacing in virtual time, stop.
+// exact counts through a null device, pacing in virtual time (per frame, bursts, the catch-up
+// rule), a flow on one thread, stop.
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,6 +423,167 @@ static void test_pacing_virtual(void **state)
 	mqtx_clock_free(clk);
 }
 
+/* A late frame goes no sooner than half its gap after the last frame went; an early or
+ * on-time one at its due time. */
+static void test_pace_rule(void **state)
+{
+	struct mqtx_pacer pc = { 0 };
+
+	(void)state;
+	assert_int_equal(mqtx__pace_at(&pc, 7000), 7000); /* the first frame: its due time */
+	pc = (struct mqtx_pacer){ .started = true, .due = 1000, .sent = 1000 };
+	assert_int_equal(mqtx__pace_at(&pc, 2000), 2000); /* on time */
+	pc.sent = 5000;					  /* the last frame went 4 gaps late */
+	assert_int_equal(mqtx__pace_at(&pc, 2000), 5500);
+	pc = (struct mqtx_pacer){ .started = true, .due = 1000, .sent = 2200 };
+	assert_int_equal(mqtx__pace_at(&pc, 2000), 2700);
+	pc.due = 2000;
+	pc.sent = 2500; /* caught up: at its due time again */
+	assert_int_equal(mqtx__pace_at(&pc, 3200), 3200);
+	pc.sent = 1500; /* a due time not after the last one: at once */
+	assert_int_equal(mqtx__pace_at(&pc, 1000), 1000);
+}
+
+/* Records every frame's number (pkt->user) in arrival order. */
+struct seq_log {
+	pthread_mutex_t lock;
+	uint64_t n, seq[4096];
+};
+
+static unsigned seq_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
+			 unsigned n, bool more)
+{
+	struct seq_log *l = mqtx_dev_priv(dev);
+
+	(void)txq;
+	(void)more;
+	pthread_mutex_lock(&l->lock);
+	for (unsigned i = 0; i < n; i++)
+		if (l->n < 4096)
+			l->seq[l->n++] = pkts[i]->user;
+	pthread_mutex_unlock(&l->lock);
+	mqtx_pkt_free_bulk(pkts, n);
+	return n;
+}
+
+static const struct mqtx_dev_ops seq_ops = { .kind = "seqlog", .xmit_burst = seq_xmit };
+
+static struct seq_log *logged_dev(struct mqtx_clock *clk, struct mqtx_dev **devp)
+{
+	struct mqtx_dev_cfg dc = { .name = "s0",
+				   .ops = &seq_ops,
+				   .num_txq = 1,
+				   .clock = clk,
+				   .priv_size = sizeof(struct seq_log) };
+	struct seq_log *l;
+
+	assert_int_equal(mqtx_dev_create(&dc, devp), 0);
+	l = mqtx_dev_priv(*devp);
+	pthread_mutex_init(&l->lock, NULL);
+	assert_int_equal(mqtx_dev_open(*devp), 0);
+	return l;
+}
+
+/* 15 flows on 4 threads (15 % 4 != 0): every frame of 0..2999 arrives once, and each flow's
+ * frames in order, since a flow belongs to one thread. */
+static void test_flow_one_thread(void **state)
+{
+	struct mqtx_pool_cfg pc = { .count = 512, .cache_size = 16 };
+	uint64_t last[15], seen[3000] = { 0 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats st;
+	struct seq_log *l;
+	struct mqtx_job *job;
+	struct mqtx_dev *dev;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
+	mqtx_gen_cfg_default(&cfg);
+	cfg.flows = 15;
+	cfg.threads = 4;
+	cfg.count = 3000;
+	l = logged_dev(NULL, &dev);
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	do {
+		sched_yield();
+		mqtx__job_stats(job, &st);
+	} while (!st.done);
+	assert_int_equal(st.sent, 3000);
+	assert_int_equal(l->n, 3000);
+	memset(last, 0xff, sizeof(last));
+	for (uint64_t i = 0; i < l->n; i++) {
+		uint64_t s = l->seq[i], f = s % 15;
+
+		assert_true(s < 3000);
+		assert_int_equal(seen[s]++, 0);
+		assert_true(last[f] == UINT64_MAX || last[f] < s);
+		last[f] = s;
+	}
+	/* fewer flows than threads: only as many threads as flows */
+	mqtx__job_free(job);
+	cfg.flows = 2;
+	cfg.threads = 5;
+	cfg.count = 10;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	assert_int_equal(job->nthreads, 2);
+	mqtx__job_free(job);
+	mqtx_dev_destroy(dev);
+	assert_int_equal(mqtx_pool_in_use(pool), 0);
+	mqtx_pool_destroy(pool);
+}
+
+/* 1000 pps on 3 threads with 3 flows in virtual time: frame k is due at k ms whichever thread
+ * sends it, so at k ms exactly k + 1 frames have gone, in order. With burst 4, frames go four
+ * at a time, each burst at its first frame's due time. */
+static void test_pacing_threads_burst(void **state)
+{
+	struct mqtx_pool_cfg pc = { .count = 64, .cache_size = 4 };
+	struct mqtx_pkt_pool *pool;
+	struct mqtx_clock *clk;
+	struct mqtx_dev *dev;
+	struct mqtx_gen_cfg cfg;
+	struct seq_log *l;
+	struct mqtx_job *job;
+
+	(void)state;
+	assert_int_equal(mqtx_clock_new_virtual(0, &clk), 0);
+	assert_int_equal(mqtx_pool_create(&pc, &pool), 0);
+	mqtx_gen_cfg_default(&cfg);
+	cfg.rate_pps = 1000;
+	cfg.flows = 3;
+	cfg.threads = 3;
+	cfg.count = 9;
+	l = logged_dev(clk, &dev);
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	for (uint64_t k = 0; k < 9; k++) {
+		uint64_t s;
+
+		assert_int_equal(wait_sent(job, k + 1), k + 1);
+		pthread_mutex_lock(&l->lock);
+		s = l->seq[k];
+		pthread_mutex_unlock(&l->lock);
+		assert_int_equal(s, k);
+		mqtx_clock_advance(clk, 1000000);
+	}
+	mqtx__job_free(job);
+	cfg.threads = 1;
+	cfg.burst = 4;
+	cfg.count = 10;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), 0);
+	for (uint64_t k = 0; k < 3; k++) {
+		assert_int_equal(wait_sent(job, k * 4 + 1), k < 2 ? k * 4 + 4 : 10);
+		mqtx_clock_advance(clk, 4000000);
+	}
+	mqtx__job_free(job);
+	cfg.burst = MQTX_GEN_BURST + 1;
+	assert_int_equal(mqtx__gen_start(dev, pool, &cfg, &job), -EINVAL);
+	mqtx_dev_destroy(dev);
+	assert_int_equal(mqtx_pool_in_use(pool), 0);
+	mqtx_pool_destroy(pool);
+	mqtx_clock_free(clk);
+}
+
 static void test_stop(void **state)
 {
 	struct mqtx_pool_cfg pc = { .count = 256, .cache_size = 32 };
@@ -524,6 +687,9 @@ int main(void)
 		cmocka_unit_test(test_frames_valid_ipv6),
 		cmocka_unit_test(test_tshark_ipv6),
 		cmocka_unit_test(test_pacing_virtual),
+		cmocka_unit_test(test_pace_rule),
+		cmocka_unit_test(test_flow_one_thread),
+		cmocka_unit_test(test_pacing_threads_burst),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_parsers),
 	};

@@ -20,10 +20,12 @@ for h in mqtx.h dev.h driver.h qdisc.h flow.h pkt.h clock.h ctl.h gen.h linux.h 
 	[ -n "$(find "$T/root" -path "*/include/mqtx/$h")" ] || fail "header mqtx/$h installed"
 done
 ok "headers checked"
-for m in man3/mqtx_dev_create.3 man3/mqtx_dev_xmit.3 man3type/mqtx_pkt.3type man8/mqtx.8; do
+for m in man3/mqtx.3 man3/mqtx_dev_create.3 man3/mqtx_dev_xmit.3 man3type/mqtx_pkt.3type man8/mqtx.8; do
 	[ -n "$(find "$T/root" -path "*/man/$m")" ] && ok "man page $m installed" ||
 		fail "man page $m installed"
 done
+[ -n "$(find "$T/root" -path "*/share/bash-completion/completions/mqtx")" ] &&
+	ok "bash completion installed" || fail "bash completion installed"
 export PKG_CONFIG_PATH
 PKG_CONFIG_PATH=$(dirname "$pc")
 # The .pc names the configured prefix; the files are under DESTDIR + prefix.
@@ -94,7 +96,9 @@ for tool in mqtx mqtxd; do
 	extra=""
 	[ $tool = mqtxd ] && extra=$(pkg-config --cflags --libs libcap)
 	# shellcheck disable=SC2086 # word lists
-	cc -std=gnu11 -D_GNU_SOURCE -Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
+	# the version meson gives the tools, here the installed library's
+	cc -std=gnu11 -D_GNU_SOURCE -DMQTX_VERSION="\"$(pkg-config --modversion mqtx)\"" \
+		-Wall -Werror $SANITIZE -o "$T/$tool" $srcs $flags $extra \
 		-Wl,-rpath,"$libdir" >"$T/cc-$tool.log" 2>&1 &&
 		ok "$tool builds from the installed headers with pkg-config" ||
 		{ fail "$tool builds from the installed headers with pkg-config"; cat "$T/cc-$tool.log"; }

@@ -167,6 +167,56 @@ static void test_pcap_gen_exact(void **state)
 	free(f);
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * MQTX_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* On the real clock the file holds wall-clock time: every stamp lies between the wall clock
+ * before the device came up and after the last frame; and each frame has a stamp of its own,
+ * later than the one before, though the generator hands them over 32 at a time. */
+static void test_pcap_wall_clock_each_frame(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .format = MQTX_PCAP_FORMAT_PCAP };
+	struct mqtx_dev_cfg c = { .name = "pc5", .num_txq = 1, .tx_queue_len = 100000 };
+	char path[128], ebuf[PCAP_ERRBUF_SIZE];
+	uint64_t before, after, last = 0, n = 0;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats js;
+	struct pcap_pkthdr *h;
+	struct mqtx_dev *dev;
+	const u_char *d;
+	pcap_t *rd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/w.pcap", dir);
+	pc.file = path;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	before = realtime_ns();
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	mqtx_gen_cfg_default(&cfg);
+	cfg.count = 2000;
+	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
+	assert_int_equal(js.sent, 2000);
+	mqtx_dev_destroy(dev);
+	after = realtime_ns();
+	rd = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	assert_non_null(rd);
+	while (pcap_next_ex(rd, &h, &d) == 1) {
+		uint64_t ts = (uint64_t)h->ts.tv_sec * MQTX_NSEC_PER_SEC + (uint64_t)h->ts.tv_usec;
+
+		assert_true(ts >= before && ts <= after);
+		assert_true(ts > last);
+		last = ts;
+		n++;
+	}
+	pcap_close(rd);
+	assert_int_equal(n, 2000);
+}
+
 /* A process killed by SIGTERM in the middle leaves a valid file with every frame it sent. */
 static void test_pcapng_valid_after_sigterm(void **state)
 {
@@ -577,6 +627,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcapng_queues_and_times),
 		cmocka_unit_test(test_pcap_gen_exact),
+		cmocka_unit_test(test_pcap_wall_clock_each_frame),
 		cmocka_unit_test(test_pcapng_valid_after_sigterm),
 		cmocka_unit_test(test_pcap_full_disk),
 		cmocka_unit_test(test_pcapng_full_disk),

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Packet pool across threads: packets freed on another thread return to the pool, no packet
- * is handed out twice, counts conserve (invariants only, no timing). */
+ * is handed out twice, counts conserve, and a small pool whose packets a completion thread
+ * frees serves any number of allocations (invariants only, no timing). */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ struct shared {
 	struct mqtx_pkt_pool *pool;
 	struct ring r;
 	atomic_bool done;
+	bool free_only; /* the consumer only frees, as a driver's completion thread does */
 	atomic_ullong allocated, freed_remote, freed_local, nulls;
 	atomic_uint owned; /* packets marked as handed out right now */
 	atomic_uint bad;   /* invariant violations seen on any thread (cmocka asserts only here) */
@@ -83,7 +86,7 @@ static void *consumer(void *arg)
 		give(s, pkt);
 		mqtx_pkt_free(pkt);
 		atomic_fetch_add(&s->freed_remote, 1);
-		if ((t & 7) == 0) {
+		if (!s->free_only && (t & 7) == 0) {
 			unsigned got = 0;
 
 			for (unsigned i = 0; i < 4; i++)
@@ -98,11 +101,17 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
-static void run(uint32_t count, uint32_t cache_size)
+/* A failure bound, not a timing: this many NULLs in a row means the pool is stuck. */
+#define STUCK 20000000ul
+
+static void run_n(uint32_t count, uint32_t cache_size, unsigned rounds, bool free_only)
 {
 	struct shared *s = calloc(1, sizeof(*s));
+	unsigned long nulls_in_a_row = 0;
 	pthread_t th;
 	unsigned sent = 0;
+
+	s->free_only = free_only;
 
 	assert_int_equal(mqtx_pool_create(&(struct mqtx_pool_cfg){ .count = count,
 								   .data_room = 64,
@@ -117,7 +126,7 @@ static void run(uint32_t count, uint32_t cache_size)
 		all[i]->cb[0] = 0;
 	mqtx_pkt_free_bulk(all, count);
 	assert_int_equal(pthread_create(&th, NULL, consumer, s), 0);
-	while (sent < ROUNDS) {
+	while (sent < rounds) {
 		unsigned h = atomic_load_explicit(&s->r.head, memory_order_relaxed);
 
 		if (h - atomic_load_explicit(&s->r.tail, memory_order_acquire) == RING) {
@@ -127,9 +136,11 @@ static void run(uint32_t count, uint32_t cache_size)
 		struct mqtx_pkt *pkt = alloc_one(s);
 
 		if (!pkt) {
+			assert_true(++nulls_in_a_row < STUCK);
 			sched_yield();
 			continue;
 		}
+		nulls_in_a_row = 0;
 		/* Never more handed out than the pool holds. */
 		assert_true(atomic_load(&s->owned) <= count);
 		pkt->user = sent + 1; /* reset by the next allocation */
@@ -141,7 +152,7 @@ static void run(uint32_t count, uint32_t cache_size)
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(atomic_load(&s->bad), 0);
 
-	assert_int_equal(atomic_load(&s->freed_remote), ROUNDS);
+	assert_int_equal(atomic_load(&s->freed_remote), rounds);
 	assert_int_equal(atomic_load(&s->allocated),
 			 atomic_load(&s->freed_remote) + atomic_load(&s->freed_local));
 	assert_int_equal(atomic_load(&s->owned), 0);
@@ -160,10 +171,26 @@ static void run(uint32_t count, uint32_t cache_size)
 	free(s);
 }
 
+static void run(uint32_t count, uint32_t cache_size)
+{
+	run_n(count, cache_size, ROUNDS, false);
+}
+
 static void test_cross_thread_caches(void **state)
 {
 	(void)state;
-	run(48, 16); /* the consumer's cache can hold a third of the pool */
+	run(48, 16); /* 16 asked for, 6 kept: a cache holds an eighth of the pool at most */
+}
+
+/* The embedding pattern: a pool of 256 with the default caches, a thread that only frees (a
+ * driver's completion thread) and one that allocates, 1000 and more times: the freeing
+ * thread's cache never holds the pool, and a dry pool makes it give back what it holds. */
+static void test_small_pool_completion_thread(void **state)
+{
+	(void)state;
+	run_n(256, 0, 1000, true);
+	run_n(256, 0, 100000, true);
+	run_n(16, 0, 10000, true);
 }
 
 static void test_cross_thread_no_cache(void **state)
@@ -184,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_cross_thread_caches),
 		cmocka_unit_test(test_cross_thread_no_cache),
 		cmocka_unit_test(test_cross_thread_roomy),
+		cmocka_unit_test(test_small_pool_completion_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <netinet/in.h>
 #include <pcap/pcap.h>
 #include <sched.h>
 
@@ -355,6 +356,78 @@ static void test_raw_refused(void **state)
 	close(fd);
 }
 
+/* A frame of the generator (valid checksums): UDP or TCP, IPv4 or IPv6, a VLAN tag or none. */
+static size_t edit_frame(uint8_t *f, bool tcp, bool v6, int vlan)
+{
+	struct mqtx_gen_cfg cfg;
+	int len;
+
+	mqtx_gen_cfg_default(&cfg);
+	cfg.proto = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	cfg.vlan = vlan;
+	cfg.size = 128;
+	if (v6) {
+		cfg.ipv6 = true;
+		cfg.src6[0] = cfg.dst6[0] = 0xfd;
+	}
+	len = mqtx_gen_build(&cfg, 7, f, 256);
+	assert_true(len > 0);
+	return (size_t)len;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* --fixcsum restores spoilt checksums; --unique-ip moves the addresses by the pass, its
+ * checksums those a full recompute gives, and a bad checksum stays bad. */
+static void test_frame_edits(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 8; v++) {
+		bool tcp = v & 1, v6 = v & 2;
+		int vlan = v & 4 ? 5 : -1;
+		size_t ip = 14 + (vlan >= 0 ? 4 : 0), l4 = ip + (v6 ? 40 : 20);
+		size_t sa = ip + (v6 ? 20 : 12), da = ip + (v6 ? 36 : 16), c = l4 + (tcp ? 16 : 6);
+		uint8_t good[256], f[256], g[256];
+		size_t len = edit_frame(good, tcp, v6, vlan);
+
+		memcpy(f, good, len);
+		f[c] ^= 0x5a;
+		if (!v6)
+			f[ip + 10] ^= 0xa5;
+		mqtx__frame_fixcsum(f, len);
+		assert_memory_equal(f, good, len);
+
+		memcpy(f, good, len);
+		mqtx__frame_unique_ip(f, len, 0);
+		assert_memory_equal(f, good, len);
+		mqtx__frame_unique_ip(f, len, 3);
+		assert_int_equal(be32(f + sa), be32(good + sa) + 3);
+		assert_int_equal(be32(f + da), be32(good + da) - 3);
+		memcpy(g, f, len);
+		mqtx__frame_fixcsum(g, len);
+		assert_memory_equal(f, g, len);
+
+		memcpy(f, good, len);
+		f[c] ^= 0x01; /* a wrong checksum: still wrong after the move */
+		mqtx__frame_unique_ip(f, len, 9);
+		memcpy(g, f, len);
+		mqtx__frame_fixcsum(g, len);
+		assert_int_equal(f[c] ^ g[c], 0x01);
+	}
+	/* Not IP: nothing changes. */
+	{
+		uint8_t f[64] = { [12] = 0x08, [13] = 0x06 }, g[64];
+
+		memcpy(g, f, sizeof(f));
+		mqtx__frame_unique_ip(f, sizeof(f), 2);
+		mqtx__frame_fixcsum(f, sizeof(f));
+		assert_memory_equal(f, g, sizeof(f));
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("MQTX_SRCDIR");
@@ -368,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_fractional_pps_limit),
 		cmocka_unit_test(test_limit_loops_and_timed_duration),
 		cmocka_unit_test(test_raw_refused),
+		cmocka_unit_test(test_frame_edits),
 	};
 
 	snprintf(data_dir, sizeof(data_dir), "%s/tests/data", src ? src : ".");

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# mqtx top: under tmux the view refreshes in place (one header, a line and a bar per queue);
-# on a pipe it prints periodic lines. Needs $MQTX, $MQTXD; tmux (skips without it).
+# mqtx top: under tmux the view refreshes in place (one header, a line and a bar per queue),
+# fits an 80x24 terminal (no row wider, the rest counted in a "+N more" line) and quits on q;
+# on a pipe it prints periodic lines, the first sample's rates measured; with -j, JSON Lines.
+# Needs $MQTX, $MQTXD; tmux (skips without it).
 set -u
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-top-test.XXXXXX)
@@ -28,6 +30,19 @@ for _ in $(seq 100); do [ -S "$S" ] && break; sleep 0.05; done
 n=$(grep -c '^dev eth0 q [0-3] state run pps [0-9]* mbit' "$T/lines")
 [ "$n" -eq 12 ] && ok "pipe: 3 x 4 queue lines" || fail "pipe: $n lines: $(cat "$T/lines")"
 grep -q 'pps [1-9]' "$T/lines" && ok "pipe: rates measured" || fail "pipe: no traffic seen"
+"$MQTX" -S "$S" top dev eth0 count 1 >"$T/one" 2>&1
+grep -q 'pps [1-9]' "$T/one" && ok "count 1: the first sample has rates" || fail "count 1: $(cat "$T/one")"
+"$MQTX" -S "$S" -j top dev eth0 interval 0.2 count 2 >"$T/jl" 2>&1
+python3 - "$T/jl" <<'PY' && ok "-j top: one JSON object a sample" || fail "-j top: $(cat "$T/jl")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for l in lines:
+    d = json.loads(l)
+    q = d['devices'][0]['queues']
+    assert d['devices'][0]['name'] == 'eth0' and len(q) == 4, d
+assert any(q['pps'] > 0 for q in json.loads(lines[0])['devices'][0]['queues'])
+PY
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "skip: tmux is not installed (scripts/bootstrap --check-extra)"
@@ -62,5 +77,26 @@ cmp -s "$T/screen1" "$T/screen2" && fail "the screen did not change between refr
 $TM send-keys C-c
 sleep 0.5
 $TM capture-pane -p >"$T/screen3"
+$TM kill-server 2>/dev/null
+
+# 80x24 with 40 queues: every row fits (a wrapped row would show as a line of its own), the
+# header stays on top, the queues that do not fit are counted; q quits.
+"$MQTX" -S "$S" dev add wide0 type null txqueues 40 up
+$TM new-session -d -x 80 -y 24 "$MQTX -S $S top interval 0.2; echo TOP-ENDED; sleep 5"
+sleep 1.5
+$TM capture-pane -p >"$T/small"
+awk 'length > 80 { bad = 1 } END { exit bad }' "$T/small" && ok "80x24: no line wider than 80" ||
+	fail "80x24: a wide line: $(cat "$T/small")"
+head -1 "$T/small" | grep -q '^mqtx top - ' && ok "80x24: the header on the first line" ||
+	fail "80x24: header scrolled away: $(cat "$T/small")"
+grep -qE '^\+[0-9]+ more' "$T/small" && ok "80x24: a +N more line" || fail "80x24: no +N more: $(cat "$T/small")"
+r=$(grep -cE '^ +[0-9]+ run ' "$T/small")
+[ "$r" -ge 10 ] && ok "80x24: $r queue rows" || fail "80x24: $r rows: $(cat "$T/small")"
+$TM send-keys q
+for _ in $(seq 50); do
+	$TM capture-pane -p | grep -q TOP-ENDED && break
+	sleep 0.1
+done
+$TM capture-pane -p | grep -q TOP-ENDED && ok "q quits" || fail "q did not quit: $($TM capture-pane -p)"
 echo "$fails failed"
 [ "$fails" -eq 0 ]

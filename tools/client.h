@@ -51,7 +51,8 @@ void on_signal(int sig);
 /** interrupted - the last SIGINT/SIGTERM taken (0: none); nsignals - how many were taken. */
 extern volatile sig_atomic_t interrupted, nsignals;
 
-/** top_main() - mqtx top [dev NAME] [interval SECS] [count N]. Returns the exit code. */
-int top_main(struct backend *b, int argc, char **argv);
+/** top_main() - mqtx top [dev NAME] [interval SECS] [count N]; @flags: MQTX_CTL_F_JSON prints
+ *  JSON Lines. Returns the exit code. */
+int top_main(struct backend *b, int argc, char **argv, unsigned flags);
 
 #endif

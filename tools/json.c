@@ -238,3 +238,76 @@ const char *json_str(const struct json *v, const char *key, const char *dflt)
 
 	return m && m->type == JSON_STR ? m->str : dflt;
 }
+
+bool json_looks(const char *text)
+{
+	while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+		text++;
+	return *text == '{' || *text == '[';
+}
+
+static void json_indent(FILE *f, int depth)
+{
+	fputc('\n', f);
+	for (int i = 0; i < depth; i++)
+		fputs("    ", f);
+}
+
+/* The first character after @p that is not a blank. */
+static char json_next(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return *p;
+}
+
+void json_pretty(FILE *f, const char *text)
+{
+	int depth = 0;
+
+	for (const char *p = text; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputc(*p++, f);
+			for (; *p && *p != '"'; p++) {
+				fputc(*p, f);
+				if (*p == '\\' && p[1])
+					fputc(*++p, f);
+			}
+			if (*p)
+				fputc('"', f);
+			else
+				p--;
+			break;
+		case '{':
+		case '[':
+			fputc(*p, f);
+			if (json_next(p + 1) == (*p == '{' ? '}' : ']'))
+				fputc(*(p = strchr(p + 1, *p == '{' ? '}' : ']')), f);
+			else
+				json_indent(f, ++depth);
+			break;
+		case '}':
+		case ']':
+			json_indent(f, --depth);
+			fputc(*p, f);
+			if (!depth)
+				fputc('\n', f);
+			break;
+		case ',':
+			fputc(',', f);
+			json_indent(f, depth);
+			break;
+		case ':':
+			fputs(": ", f);
+			break;
+		case ' ':
+		case '\t':
+		case '\n':
+		case '\r':
+			break;
+		default:
+			fputc(*p, f);
+		}
+	}
+}

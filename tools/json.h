@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR, JSON_ARR, JSON_OBJ };
 
@@ -34,5 +35,14 @@ double json_num(const struct json *v, const char *key, double dflt);
 
 /** json_str() - member @key of object @v as a string, or @dflt when missing or not a string. */
 const char *json_str(const struct json *v, const char *key, const char *dflt);
+
+/** json_looks() - whether @text starts (after blanks) as a JSON object or array. */
+bool json_looks(const char *text);
+
+/**
+ * json_pretty() - print the JSON text @text (one or more documents) to @f indented as tc -j -p
+ * prints it: a member or element a line, four spaces a level. Strings are copied as they are.
+ */
+void json_pretty(FILE *f, const char *text);
 
 #endif

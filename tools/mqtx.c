@@ -40,18 +40,25 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | sta | ba | wme | gen | replay | hash | "
-		"top }\n"
-		"       OPTIONS := { -s[tatistics] | -j[son] | -d[etails] | -S PATH | -force |\n"
-		"                    -timeout SECS | -V[ersion] }\n"
+		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
+		"|\n"
+		"                   hash | top }\n"
+		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
+		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead.\n"
 		"Try \"mqtx OBJECT help\".\n");
 }
 
+/* -p: JSON indented as tc -j -p prints it (text is printed one way). */
+static bool pretty;
+
 static void print_result(const struct result *r)
 {
-	fputs(r->out, stdout);
+	if (pretty && json_looks(r->out))
+		json_pretty(stdout, r->out);
+	else
+		fputs(r->out, stdout);
 	fputs(r->err, stderr);
 	fflush(stdout);
 }
@@ -100,7 +107,8 @@ static int job_state(struct backend *b, char **show, char *state, size_t len, st
  * ends at once (a count of a few frames) returns at once, a long one costs mqtxd 5 asks a
  * second.
  */
-static int wait_job(struct backend *b, const char *kind, const struct json *started)
+static int wait_job(struct backend *b, const char *kind, const struct json *started,
+		    uint64_t every_ms)
 {
 	char id[24], state[16] = "running", *show[3] = { (char *)kind, "show", id };
 	bool tty = isatty(2), failed = false;
@@ -123,9 +131,10 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 		failed = !strcmp(state, "error");
 		if (strcmp(state, "running"))
 			break;
-		/* Progress for people: the show line as it is printed, every second. */
-		if (now_ms() >= progress) {
-			progress = now_ms() + 1000;
+		/* Progress for people: the show line as it is printed, every second (tcpreplay's
+		 * --stats N: every N seconds; -q or --stats 0: none). */
+		if (every_ms && now_ms() >= progress) {
+			progress = now_ms() + every_ms;
 			backend_exec(b, 3, show, 0, &r);
 			if (!r.code && !r.signo) {
 				r.out[strcspn(r.out, "\n")] = '\0';
@@ -149,9 +158,26 @@ static int wait_job(struct backend *b, const char *kind, const struct json *star
 	return failed ? MQTX_TC_EXIT_PARSE : 0;
 }
 
+/* How often a replay's progress is printed: tcpreplay's --stats N (seconds; the last one
+ * given), -q / --quiet none; else every second. The words were checked by the command. */
+static uint64_t report_every_ms(int argc, char **argv)
+{
+	uint64_t ms = 1000;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			ms = 0;
+		else if (!strncmp(argv[i], "--stats=", 8))
+			ms = strtoull(argv[i] + 8, NULL, 10) * 1000;
+		else if (!strcmp(argv[i], "--stats") && i + 1 < argc)
+			ms = strtoull(argv[++i], NULL, 10) * 1000;
+	}
+	return ms;
+}
+
 /*
- * Start a job and wait for it. The start is asked for in JSON, whose id the waits use; the line
- * the user asked for is then printed: the JSON itself with -j, else the started line.
+ * Start a job and wait for it. The start is asked for in JSON, whose id the waits use; without
+ * -j the started line is printed. With -j only the final counters are: one JSON document.
  */
 static int start_job(struct backend *b, int argc, char **argv, unsigned flags, int skip)
 {
@@ -178,16 +204,21 @@ static int start_job(struct backend *b, int argc, char **argv, unsigned flags, i
 		return code;
 	}
 	started = json_parse(r.out);
-	if (flags & MQTX_CTL_F_JSON)
+	if (!started && (flags & MQTX_CTL_F_JSON))
 		fputs(r.out, stdout);
-	else if (started)
+	else if (started && !(flags & MQTX_CTL_F_JSON))
 		printf("%s %.0f started on %s\n", kind, json_num(started, "id", 0),
 		       json_str(started, "dev", "?"));
 	fputs(r.err, stderr);
 	fflush(stdout);
 	result_free(&r);
 	b->flags = flags;
-	code = started ? wait_job(b, kind, started) : 0;
+	/* With -j the output is for programs: the final document only, no progress for people. */
+	code = started ? wait_job(b, kind, started,
+				  flags & MQTX_CTL_F_JSON
+					  ? 0
+					  : report_every_ms(argc - skip, argv + skip))
+		       : 0;
 	json_free(started);
 	return code;
 }
@@ -228,7 +259,7 @@ static int run_one(struct backend *b, int argc, char **argv, unsigned flags)
 			fprintf(stderr, "mqtx: top shows a running mqtxd; not with -batch\n");
 			return MQTX_TC_EXIT_PARSE;
 		}
-		return top_main(b, argc, argv);
+		return top_main(b, argc - skip, argv + skip, flags);
 	}
 	if (is_job_start(argc - skip, argv + skip))
 		return start_job(b, argc, argv, flags, skip);
@@ -310,7 +341,8 @@ static int local_help(int argc, char **argv, unsigned flags)
 	if (!strcmp(argv[0], "top")) {
 		printf("Usage: mqtx top [ dev NAME ] [ interval SECS ] [ count N ]\n"
 		       "Live per-queue view of mqtxd's devices: rate, depth, drops, requeues,\n"
-		       "XOFF/frozen state and a bar per queue; plain lines when not a terminal.\n"
+		       "XOFF/frozen state and a bar per queue, fitted to the terminal (q quits);\n"
+		       "plain lines when not a terminal; with -j, one JSON object a refresh.\n"
 		       "A Wi-Fi device (sim-wifi) adds a line per access category: frames/s,\n"
 		       "Mbit/s, share of air time, frames waiting for the medium, mean and\n"
 		       "largest delay, frames no AC admitted and frames ACM moved down.\n");
@@ -360,6 +392,8 @@ int main(int argc, char **argv)
 			flags |= MQTX_CTL_F_JSON;
 		else if (opt_is(a, "-details", 2))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (opt_is(a, "-pretty", 2))
+			pretty = true;
 		else if (!strcmp(a, "-force"))
 			force = true;
 		else if ((!strcmp(a, "-S") || !strcmp(a, "-socket")) && i + 1 < argc)
@@ -370,7 +404,7 @@ int main(int argc, char **argv)
 			if (parse_timeout(argv[++i], &b.timeout_ms))
 				return MQTX_TC_EXIT_PARSE;
 		} else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
-			printf("mqtx utility, libmqtx 0.1.0\n");
+			printf("mqtx utility, libmqtx %s\n", MQTX_VERSION);
 			return 0;
 		} else if (!strcmp(a, "-h") || opt_is(a, "-help", 2)) {
 			usage(stdout);

@@ -47,7 +47,7 @@ static struct daemon D = {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: mqtxd [ -S PATH ] [ -c FILE ] [ -g GROUP ] [ -L NAME=VALUE ]...\n"
-		   "             [ --daemon ] [ --keep-caps ]\n"
+		   "             [ --daemon ] [ --keep-caps ] | -V\n"
 		   "  -S PATH    control socket (default: $MQTX_SOCKET, else mqtx.sock in a\n"
 		   "             private directory: $XDG_RUNTIME_DIR/mqtx, /run/mqtx (root) or\n"
 		   "             /tmp/mqtx-UID)\n"
@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		   "             jobs=N (16) pools=N (64) memory=SIZE[K|M|G] (1G)\n"
 		   "  --daemon   detach once ready to serve\n"
 		   "  --keep-caps  keep every capability (debugging); by default only\n"
-		   "             CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF and CAP_IPC_LOCK stay\n");
+		   "             CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF and CAP_IPC_LOCK stay\n"
+		   "  -V, --version  print the version\n");
 }
 
 /* -g GROUP: a name, or a number as chown(1) takes one. */
@@ -317,15 +318,15 @@ static void announce_ready(int ready_fd)
 
 static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize, bool *keep_caps)
 {
-	static const struct option lo[] = { { "daemon", no_argument, NULL, 'D' },
-					    { "keep-caps", no_argument, NULL, 'K' },
-					    { "help", no_argument, NULL, 'h' },
-					    { "limit", required_argument, NULL, 'L' },
-					    { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = {
+		{ "daemon", no_argument, NULL, 'D' },	   { "keep-caps", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },	   { "version", no_argument, NULL, 'V' },
+		{ "limit", required_argument, NULL, 'L' }, { NULL, 0, NULL, 0 }
+	};
 	const char *sock = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "S:c:g:L:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:c:g:L:hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			sock = optarg;
@@ -350,6 +351,9 @@ static int parse_args(int argc, char **argv, const char **cfg, bool *daemonize, 
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("mqtxd, libmqtx %s\n", MQTX_VERSION);
 			exit(0);
 		default:
 			usage(stderr);

@@ -61,6 +61,14 @@ MQTX_API int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base,
 				       const struct mqtx_af_packet_cfg *afp, struct mqtx_dev **out);
 
 /**
+ * mqtx_af_packet_bypass() - whether af_packet device @dev sends past the kernel's qdisc of its
+ * interface (PACKET_QDISC_BYPASS: the default) or through it (@no_bypass at creation).
+ * Return: 1 (bypass), 0 (through the kernel's qdisc), -EINVAL if @dev is not an af_packet
+ * device.
+ */
+MQTX_API int mqtx_af_packet_bypass(struct mqtx_dev *dev);
+
+/**
  * mqtx_af_packet_txq_stats() - kernel-side counters of queue @i (@i < 0: the sum).
  * Deprecated: mqtx_dev_ktxq_stats() gives the same for every driver over a kernel interface.
  * Return: 0; -EINVAL if @dev is not an af_packet device or @i >= num_txq.

@@ -28,7 +28,14 @@ extern "C" {
  * @rate_pps: pacing over all threads in frames/s; at most one of the two rates is set.
  * @count: frames to send over all threads (0: no limit).
  * @duration_ns: stop after this long on the device's clock (0: no limit).
- * @threads: sending threads, 1..MQTX_GEN_THREADS_MAX.
+ * @threads: sending threads, 1..MQTX_GEN_THREADS_MAX. Flow f belongs to thread f % @threads,
+ *        which sends that flow's frames in order, so no flow is ever reordered; with fewer
+ *        flows than threads, only @flows threads run. Paced, every frame is due when it would
+ *        be with one thread.
+ * @burst: with a rate, frames go in bursts of this many (1..MQTX_GEN_BURST), each when its
+ *        first frame is due, and a late burst goes at once; 0 paces each frame (late frames
+ *        go one at a time, at no less than half their gap). Without a rate the generator
+ *        sends bursts of MQTX_GEN_BURST as fast as it can, whatever this says.
  * @proto: IPPROTO_UDP or IPPROTO_TCP.
  * @tos: the IPv4 TOS byte or the IPv6 traffic class (also sets the packet priority as Linux's
  *       ip_tos2prio does).
@@ -57,6 +64,7 @@ struct mqtx_gen_cfg {
 	uint8_t src6[16], dst6[16];
 	int vlan;
 	uint8_t src_mac[6], dst_mac[6];
+	unsigned burst;
 };
 
 /**

@@ -35,7 +35,12 @@ enum mqtx_pcap_format {
  *        own (its effective uid) with no other link; without, an existing file is refused
  *        (-EEXIST).
  *
- * Timestamps come from the device's clock. Each burst is written to the file at once, in whole
+ * Timestamps are wall-clock time (ns): on the real clock, CLOCK_REALTIME when the device comes
+ * up (mqtx_dev_open()) plus the device clock's time since, so that a capture carries its date
+ * and merges with others while its spacing stays the device clock's; on a virtual clock, that
+ * clock's time as it is. Each frame has its own stamp: with @rate_bps, when its wire starts it;
+ * without, the clock's reading as it is written, later than the last frame of its queue (by
+ * 1 ns at least). Each burst is written to the file at once, in whole
  * records, so the file is valid whenever the process stops, SIGTERM and SIGKILL included. A
  * frame the file system does not take whole is dropped, counted as MQTX_DROP_NOSPACE (ENOSPC,
  * EDQUOT) or MQTX_DROP_WRITE (any other errno: EIO, EFBIG past RLIMIT_FSIZE, ...), with the

@@ -75,7 +75,11 @@ struct mqtx_pkt {
  * @count: number of packets (required, 1..2^26).
  * @data_room: bytes after the headroom (0: 2048).
  * @headroom: bytes reserved in front of @data for headers pushed later (0: 128).
- * @cache_size: packets each thread keeps for itself (0: 256; at most 4096; 1 disables caches).
+ * @cache_size: packets each thread keeps for itself (0: 256; at most 4096; 1 disables caches),
+ *        and never more than an eighth of @count (a pool of 8 to 15 has none), so that the
+ *        threads that free (a driver's completion thread) cannot hold a small pool while
+ *        another allocates. An allocation that finds the pool dry makes each thread give its
+ *        whole cache back at its next free.
  */
 struct mqtx_pool_cfg {
 	uint32_t count;
@@ -151,6 +155,15 @@ MQTX_API uint32_t mqtx_pool_in_use(const struct mqtx_pkt_pool *pool);
 
 /**
  * mqtx_pkt_alloc() - take a packet: len 0, data at the headroom, metadata cleared.
+ *
+ * NULL means that every packet of the pool is in use right now: held by the caller, queued in
+ * a qdisc or a driver's ring, or waiting for the driver's completion; it is not an error and
+ * nothing leaks. Packets come back as the device sends them, so a sender that gets NULL waits
+ * and tries again: until mqtx_pool_in_use() falls, or, to wait for everything it sent,
+ * until mqtx_dev_all_tx_empty() is true. A pool of any size serves any number of sends this
+ * way (the per-thread caches never hold more than an eighth of it each, and a dry pool makes
+ * them give back what they hold); make it larger than what may be in flight (the queues'
+ * limits and the driver's rings) to avoid the waits.
  * Return: the packet, or NULL when the pool is exhausted (counted: mqtx_pool_failures()).
  */
 MQTX_API struct mqtx_pkt *mqtx_pkt_alloc(struct mqtx_pkt_pool *pool);

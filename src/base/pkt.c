@@ -17,8 +17,13 @@
 
 struct pool_cache {
 	atomic_uint len;
+	uint32_t seen_drain; /* the pool's @drain when this cache last gave all back */
 	struct mqtx_pkt **objs;
 } __attribute__((aligned(MQTX_CACHE_LINE)));
+
+/* A thread keeps at most this share of a pool (1/8) in its cache: a small pool is not held
+ * in the cache of a thread that frees (a driver's completion thread) while another allocates. */
+#define POOL_CACHE_SHARE 8u
 
 struct mqtx_pkt_pool {
 	uint32_t count;
@@ -30,6 +35,9 @@ struct mqtx_pkt_pool {
 	char *mem;
 	struct mqtx_pkt **cache_mem;
 	atomic_ullong failures;
+	/* Bumped when an allocation finds the pool dry: each thread's next free then gives its
+	 * whole cache back to the shared stack. */
+	atomic_uint drain;
 	atomic_uint refs; /* the creator's, and one per mqtx_pool_hold() */
 	struct mqtx_spinlock lock __attribute__((aligned(MQTX_CACHE_LINE)));
 	uint32_t free_len;
@@ -68,6 +76,9 @@ static int pool_new(const struct mqtx_pool_cfg *cfg, uint32_t room, uint32_t hea
 		    size_t align, uint32_t frame, struct mqtx_pkt_pool **out)
 {
 	uint32_t cache = cfg->cache_size ? cfg->cache_size : 256;
+
+	if (cache > cfg->count / POOL_CACHE_SHARE)
+		cache = cfg->count / POOL_CACHE_SHARE;
 	struct mqtx_pkt_pool *p;
 
 	p = mqtx__alloc_aligned(sizeof(*p), MQTX_CACHE_LINE);
@@ -281,8 +292,10 @@ unsigned mqtx_pkt_alloc_bulk(struct mqtx_pkt_pool *p, struct mqtx_pkt **pkts, un
 	}
 	for (unsigned i = 0; i < got; i++)
 		pkt_reset(p, pkts[i]);
-	if (got < n)
+	if (got < n) {
 		atomic_fetch_add_explicit(&p->failures, n - got, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->drain, 1, memory_order_relaxed);
+	}
 	return got;
 }
 
@@ -296,7 +309,7 @@ struct mqtx_pkt *mqtx_pkt_alloc(struct mqtx_pkt_pool *pool)
 static void pool_put(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt, int slot)
 {
 	struct pool_cache *c;
-	unsigned len, half;
+	unsigned len, half, drain;
 
 	if (slot < 0 || !p->cache_size) {
 		stack_give(p, &pkt, 1);
@@ -304,7 +317,13 @@ static void pool_put(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt, int slot)
 	}
 	c = &p->caches[slot];
 	len = atomic_load_explicit(&c->len, memory_order_relaxed);
-	if (len == p->cache_size) {
+	drain = atomic_load_explicit(&p->drain, memory_order_relaxed);
+	if (drain != c->seen_drain) {
+		/* Someone found the pool dry: what this thread keeps goes back where they look. */
+		c->seen_drain = drain;
+		stack_give(p, c->objs, len);
+		len = 0;
+	} else if (len == p->cache_size) {
 		/* Keep the hot half, return the older half. */
 		half = len / 2;
 		stack_give(p, c->objs, half);

@@ -644,8 +644,9 @@ static void state_words(uint32_t st, char *buf, size_t len)
 		buf[strlen(buf) - 1] = '\0';
 }
 
-/* "dropped N (reason n ...)" for a per-reason array; JSON: the total as @key (NULL: none). */
-static void show_drops(const uint64_t *drops, const char *key, struct tc_out *p)
+/* "dropped N (reason n ...)" for a per-reason array; JSON: the total as @key (NULL: none) and,
+ * with @reasons, each reason's count in a "drop_reasons" object. */
+static void show_drops(const uint64_t *drops, const char *key, bool reasons, struct tc_out *p)
 {
 	uint64_t total = 0;
 	bool any = false;
@@ -653,13 +654,19 @@ static void show_drops(const uint64_t *drops, const char *key, struct tc_out *p)
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++)
 		total += drops[r];
 	mqtx__out_uint(p, key ? OUT_ANY : OUT_FP, key, "dropped %llu", total);
+	if (reasons)
+		mqtx__out_open(p, "drop_reasons");
 	for (int r = 0; r < MQTX_DROP_REASON_MAX; r++) {
 		if (!drops[r])
 			continue;
 		mqtx__out_text(p, "%s%s %llu", any ? " " : " (", mqtx_drop_reason_name(r),
 			       (unsigned long long)drops[r]);
+		if (reasons)
+			mqtx__out_uint(p, OUT_JSON, mqtx_drop_reason_name(r), NULL, drops[r]);
 		any = true;
 	}
+	if (reasons)
+		mqtx__out_close(p);
 	mqtx__out_text(p, "%s", any ? ")" : "");
 }
 
@@ -674,7 +681,7 @@ static void show_txq(const struct mqtx_txq_stats *st, uint32_t i, struct tc_out 
 	mqtx__out_str(p, OUT_ANY, "state", "state %s ", state);
 	mqtx__out_uint(p, OUT_ANY, "packets", "packets %llu ", st->packets);
 	mqtx__out_uint(p, OUT_ANY, "bytes", "bytes %llu ", st->bytes);
-	show_drops(st->drops, "drops", p);
+	show_drops(st->drops, "drops", false, p);
 	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu", st->requeues);
 	mqtx__out_uint(p, OUT_ANY, "qlen", " qlen %llu", st->qlen);
 	mqtx__out_uint(p, OUT_ANY, "backlog", " backlog %llub", st->backlog);
@@ -711,19 +718,26 @@ static void show_totals(struct mqtx_dev *dev, struct tc_out *p)
 {
 	struct mqtx_dev_stats ds;
 
-	if (p->json)
-		return;
 	mqtx_dev_get_stats(dev, &ds);
-	mqtx__out_text(p, "    TX: packets %llu bytes %llu ", (unsigned long long)ds.txq.packets,
-		       (unsigned long long)ds.txq.bytes);
-	show_drops(ds.txq.drops, NULL, p);
-	mqtx__out_text(p, " requeues %llu xmit %llu capped %llu qlen %llu backlog %llub\n",
-		       (unsigned long long)ds.txq.requeues, (unsigned long long)ds.xmit,
-		       (unsigned long long)ds.select_capped, (unsigned long long)ds.txq.qlen,
-		       (unsigned long long)ds.txq.backlog);
-	mqtx__out_text(p, "    RX: packets %llu bytes %llu ", (unsigned long long)ds.rx_packets,
-		       (unsigned long long)ds.rx_bytes);
-	show_drops(ds.rx_drop_reasons, NULL, p);
+	/* JSON: where ip -j -s link puts an interface's totals, under "stats64". */
+	mqtx__out_open(p, "stats64");
+	mqtx__out_open(p, "tx");
+	mqtx__out_uint(p, OUT_ANY, "packets", "    TX: packets %llu", ds.txq.packets);
+	mqtx__out_uint(p, OUT_ANY, "bytes", " bytes %llu ", ds.txq.bytes);
+	show_drops(ds.txq.drops, "dropped", true, p);
+	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu", ds.txq.requeues);
+	mqtx__out_uint(p, OUT_ANY, "xmit", " xmit %llu", ds.xmit);
+	mqtx__out_uint(p, OUT_ANY, "capped", " capped %llu", ds.select_capped);
+	mqtx__out_uint(p, OUT_ANY, "qlen", " qlen %llu", ds.txq.qlen);
+	mqtx__out_uint(p, OUT_ANY, "backlog", " backlog %llub", ds.txq.backlog);
+	mqtx__out_close(p);
+	mqtx__out_nl(p);
+	mqtx__out_open(p, "rx");
+	mqtx__out_uint(p, OUT_ANY, "packets", "    RX: packets %llu", ds.rx_packets);
+	mqtx__out_uint(p, OUT_ANY, "bytes", " bytes %llu ", ds.rx_bytes);
+	show_drops(ds.rx_drop_reasons, "dropped", true, p);
+	mqtx__out_close(p);
+	mqtx__out_close(p);
 	mqtx__out_nl(p);
 }
 

@@ -138,6 +138,10 @@ static int gen_opt(struct mqtx_gen_cfg *cfg, const char *w, const char *v, int a
 		if (mqtx__parse_u64(v, &x) || !x || x > MQTX_GEN_THREADS_MAX)
 			return bad(err, "gen", "threads (1..16)", v);
 		cfg->threads = (unsigned)x;
+	} else if (!strcmp(w, "burst")) {
+		if (mqtx__parse_u64(v, &x) || !x || x > MQTX_GEN_BURST)
+			return bad(err, "gen", "burst (1..32)", v);
+		cfg->burst = (unsigned)x;
 	} else if (!strcmp(w, "proto")) {
 		if (strcmp(v, "udp") && strcmp(v, "tcp"))
 			return bad(err, "gen", "proto (udp|tcp)", v);
@@ -175,7 +179,8 @@ static void gen_usage(struct mqtx_buf *b)
 	mqtx_buf_printf(
 		b,
 		"Usage: mqtx gen dev NAME [ flows N ] [ size BYTES | size imix ] [ rate RATE ]\n"
-		"                [ count N | duration TIME ] [ threads K ] [ proto udp | tcp ]\n"
+		"                [ count N | duration TIME ] [ threads K ] [ burst N ]\n"
+		"                [ proto udp | tcp ]\n"
 		"                [ tos TOS | dscp DSCP ] [ src A[-B] ] [ dst A[-B] ]\n"
 		"                [ sport P[-Q] ] [ dport P[-Q] ] [ vlan VID ] [ smac MAC ]\n"
 		"                [ dmac MAC | sta MAC ]\n"

@@ -281,7 +281,7 @@ static int show_dev_classes(struct show *s)
 
 static const char qdisc_usage[] =
 	"Usage: mqtx qdisc [ add | del | replace | change | link | show ] dev STRING\n"
-	"       [ handle QHANDLE ] [ root | ingress | parent CLASSID ]\n"
+	"       [ handle QHANDLE ] [ root | ingress | clsact | parent CLASSID ]\n"
 	"       [ [ QDISC_KIND ] [ help | OPTIONS ] ]\n"
 	"\n"
 	"       mqtx qdisc { show | list } [ dev STRING ] [ QDISC_ID ] [ invisible ]\n"

@@ -15,70 +15,12 @@
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
 #include "ctl/jobs.h"
+#include "ctl/replay_words.h"
 
 const char mqtx__replay_help[] =
 	"replay FILE dev NAME [ speed X | rate R | topspeed ] [ loop N [ loopdelay T ] ]\n"
 	"       [ count N ] [ duration T ] [ mtu-trunc ] [ smac MAC ] [ dmac MAC ]\n"
 	"replay { show [ ID ] | stop { ID | all } }";
-
-enum rword {
-	R_DEV,
-	R_SPEED,
-	R_RATE,
-	R_PPS,
-	R_MBPS,
-	R_TOPSPEED,
-	R_LOOP,
-	R_LOOPDELAY,
-	R_LOOPDELAY_MS,
-	R_COUNT,
-	R_DURATION,
-	R_DURATION_S,
-	R_MTU_TRUNC,
-	R_SMAC,
-	R_DMAC,
-	R_DETACH,
-};
-
-/* mqtx's words, then tcpreplay's and tcprewrite's spellings (man tcpreplay: --pps 10 or
- * --pps=10, and the short options). */
-static const struct {
-	const char *word;
-	enum rword what;
-	bool value;
-} rwords[] = {
-	{ "dev", R_DEV, true },
-	{ "speed", R_SPEED, true },
-	{ "rate", R_RATE, true },
-	{ "topspeed", R_TOPSPEED, false },
-	{ "loop", R_LOOP, true },
-	{ "loopdelay", R_LOOPDELAY, true },
-	{ "count", R_COUNT, true },
-	{ "duration", R_DURATION, true },
-	{ "mtu-trunc", R_MTU_TRUNC, false },
-	{ "smac", R_SMAC, true },
-	{ "dmac", R_DMAC, true },
-	{ "detach", R_DETACH, false },
-	{ "--intf1", R_DEV, true },
-	{ "-i", R_DEV, true },
-	{ "--multiplier", R_SPEED, true },
-	{ "-x", R_SPEED, true },
-	{ "--pps", R_PPS, true },
-	{ "-p", R_PPS, true },
-	{ "--mbps", R_MBPS, true },
-	{ "-M", R_MBPS, true },
-	{ "--topspeed", R_TOPSPEED, false },
-	{ "-t", R_TOPSPEED, false },
-	{ "--loop", R_LOOP, true },
-	{ "-l", R_LOOP, true },
-	{ "--loopdelay-ms", R_LOOPDELAY_MS, true },
-	{ "--limit", R_COUNT, true },
-	{ "-L", R_COUNT, true },
-	{ "--duration", R_DURATION_S, true },
-	{ "--mtu-trunc", R_MTU_TRUNC, false },
-	{ "--enet-smac", R_SMAC, true },
-	{ "--enet-dmac", R_DMAC, true },
-};
 
 /* What the words said beyond the configuration: the device, and the words that set the
  * timing and the loops (for the combinations tcpreplay refuses). */
@@ -111,7 +53,10 @@ static void replay_usage(struct mqtx_buf *b)
 		"tcpreplay's spellings work too: --multiplier X, --pps N, --mbps N, --topspeed,\n"
 		"--loop N, --loopdelay-ms N, --limit N, --duration SECS, --mtu-trunc (also -x -p "
 		"-M\n"
-		"-t -l -L and --opt=value); tcprewrite's --enet-smac, --enet-dmac; --intf1 NAME\n");
+		"-t -l -L and --opt=value); tcprewrite's --enet-smac, --enet-dmac; --intf1 NAME;\n"
+		"--unique-ip (addresses moved each loop), --fixcsum (-C: checksums recomputed);\n"
+		"-K, -q and --stats N (progress every N seconds) for the tool; the options may\n"
+		"come before or after FILE, as tcpreplay's: mqtx replay -i eth0 --pps 10 FILE\n");
 }
 
 static int bad(struct mqtx_buf *err, const char *what, const char *tok)
@@ -245,6 +190,20 @@ static int replay_opt(struct rargs *a, enum rword what, const char *w, const cha
 	case R_MTU_TRUNC:
 		cfg->mtu_trunc = true;
 		return 0;
+	case R_STATS:
+		return mqtx__parse_u64(v, &x) || x > 86400 ? bad(err, "--stats (seconds)", v) : 0;
+	case R_UNIQUE_IP:
+		cfg->unique_ip = true;
+		return 0;
+	case R_FIXCSUM:
+		cfg->fixcsum = true;
+		return 0;
+	case R_REFUSED:
+		for (size_t k = 0; k < mqtx__nrword_refusals; k++)
+			if (!strcmp(mqtx__rword_refusals[k][0], w))
+				mqtx_buf_printf(err, "replay: \"%s\" is not supported: %s\n", w,
+						mqtx__rword_refusals[k][1]);
+		return MQTX_CTL_EPARSE;
 	case R_SMAC:
 	case R_DMAC:
 		if (mqtx__parse_mac(v, what == R_SMAC ? cfg->smac : cfg->dmac))
@@ -252,29 +211,28 @@ static int replay_opt(struct rargs *a, enum rword what, const char *w, const cha
 		*(what == R_SMAC ? &cfg->has_smac : &cfg->has_dmac) = true;
 		return 0;
 	default:
-		return 0; /* detach: the tool's word (see gen) */
+		return 0; /* detach, -K, -q: the tool's words (see gen) */
 	}
 }
 
-static int replay_opts(int argc, char **argv, struct rargs *a, struct mqtx_buf *err)
+static int replay_opts(int argc, char **argv, int file, struct rargs *a, struct mqtx_buf *err)
 {
-	for (int i = 2; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char *eq =
 			argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
 		size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
 		const char *v = NULL;
-		size_t k;
+		int k = i == file ? -1 : mqtx__rword_of(argv[i]);
 		int rc;
 
-		for (k = 0; k < ARRAY_SIZE(rwords); k++)
-			if (strlen(rwords[k].word) == n && !strncmp(rwords[k].word, argv[i], n))
-				break;
-		if (k == ARRAY_SIZE(rwords)) {
+		if (i == file)
+			continue;
+		if (k < 0) {
 			mqtx_buf_printf(err, "replay: what is \"%s\"? Try \"mqtx replay help\".\n",
 					argv[i]);
 			return MQTX_TC_EXIT_PARSE;
 		}
-		if (rwords[k].value) {
+		if (mqtx__rwords[k].value) {
 			v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
 			if (!v) {
 				mqtx_buf_printf(err, "replay: \"%s\" needs a value\n", argv[i]);
@@ -284,7 +242,7 @@ static int replay_opts(int argc, char **argv, struct rargs *a, struct mqtx_buf *
 			mqtx_buf_printf(err, "replay: \"%.*s\" takes no value\n", (int)n, argv[i]);
 			return MQTX_TC_EXIT_PARSE;
 		}
-		rc = replay_opt(a, rwords[k].what, rwords[k].word, v, err);
+		rc = replay_opt(a, mqtx__rwords[k].what, mqtx__rwords[k].word, v, err);
 		if (rc)
 			return rc;
 	}
@@ -376,8 +334,14 @@ int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 		replay_usage(argc < 2 ? c->err : c->out);
 		return argc < 2 ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_OK;
 	}
-	cfg.path = argv[1];
-	rc = replay_opts(argc, argv, &a, c->err);
+	rc = mqtx__replay_file_arg(argc, argv);
+	if (rc < 0) {
+		mqtx_buf_printf(c->err,
+				"replay: which capture? Give its FILE (\"mqtx replay help\")\n");
+		return MQTX_CTL_EPARSE;
+	}
+	cfg.path = argv[rc];
+	rc = replay_opts(argc, argv, rc, &a, c->err);
 	if (rc)
 		return rc;
 	rc = read_capture(c, &cfg);

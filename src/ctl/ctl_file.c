@@ -10,12 +10,16 @@
 
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
+#include "ctl/replay_words.h"
 
-/* As the replay command reads its words: "replay FILE ...", not show, stop or help. */
-static bool replay_file(int argc, char **argv)
+/* As the replay command reads its words: "replay [OPTIONS] FILE [OPTIONS]", not show, stop or
+ * help; FILE's index in @argv, or -1. */
+static int replay_file(int argc, char **argv)
 {
-	return argc >= 2 && mqtx__tc_matches(argv[0], "replay") && strcmp(argv[1], "show") &&
-	       strcmp(argv[1], "stop") && strcmp(argv[argc - 1], "help");
+	if (argc >= 2 && mqtx__tc_matches(argv[0], "replay") && strcmp(argv[1], "show") &&
+	    strcmp(argv[1], "stop") && strcmp(argv[argc - 1], "help"))
+		return mqtx__replay_file_arg(argc, argv);
+	return -1;
 }
 
 /* "dev add NAME ... type KIND ... WORD FILE" for a kind whose driver writes a file: the kind
@@ -49,8 +53,9 @@ int mqtx_ctl_file_word(int argc, char **argv)
 
 	while (i < argc && argv[i][0] == '-')
 		i++; /* leading options, as the dispatcher takes them */
-	if (replay_file(argc - i, argv + i))
-		return i + 1;
+	w = replay_file(argc - i, argv + i);
+	if (w >= 0)
+		return i + w;
 	w = dev_add_file(argc - i, argv + i, &k);
 	return w < 0 ? -1 : i + w;
 }
@@ -66,7 +71,7 @@ int mqtx_ctl_file_open(int argc, char **argv, struct mqtx_ctl_file *f, struct mq
 		return 0;
 	while (argv[i][0] == '-')
 		i++;
-	if (replay_file(argc - i, argv + i)) {
+	if (replay_file(argc - i, argv + i) >= 0) {
 		/* O_NONBLOCK: a FIFO opens at once, and the command refuses it unread. */
 		fd = open(argv[word], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0) {

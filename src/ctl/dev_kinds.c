@@ -154,6 +154,16 @@ static void kif_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 	mqtx__out_bool(p, OUT_ANY, "ifname_gone", " (gone)", gone);
 }
 
+/* af_packet: the interface, and whether its kernel qdisc is bypassed (as it was added). */
+static void afp_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
+{
+	bool on = mqtx_af_packet_bypass(dev) > 0;
+
+	kif_show(dev, flags, p);
+	mqtx__out_str(p, OUT_FP, NULL, " bypass %s", on ? "on" : "off");
+	mqtx__out_bool(p, OUT_JSON, "bypass", NULL, on);
+}
+
 /* af_packet: "ifname IF", "bypass on|off". */
 static int afp_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
@@ -291,7 +301,7 @@ static const struct dev_kind dev_kinds[] = {
 	  .required = "ifname",
 	  .parse = afp_parse,
 	  .create = afp_create,
-	  .show = kif_show },
+	  .show = afp_show },
 	{ .kind = "af_xdp",
 	  .flags = KIND_F_IF_QUEUES,
 	  .required = "ifname",

@@ -413,6 +413,11 @@ const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex)
 	return afp_priv(dev)->ifname;
 }
 
+int mqtx_af_packet_bypass(struct mqtx_dev *dev)
+{
+	return is_afp(dev) ? afp_priv(dev)->bypass : -EINVAL;
+}
+
 /* Kept for callers of the first releases: mqtx_dev_ktxq_stats() serves every driver. */
 int mqtx_af_packet_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mqtx/pcap.h>
@@ -32,6 +33,7 @@ struct pc_wire {
 	struct pc_desc *ring;
 	uint32_t head, count;
 	uint64_t free_at; /* when the wire finishes its last frame */
+	uint64_t last_ts; /* the stamp of the last frame written (the device's clock) */
 };
 
 /* The bytes of one record around its frame: pcap's record header, or pcapng's Enhanced Packet
@@ -50,6 +52,7 @@ struct pc_priv {
 	bool ng;
 	uint32_t snaplen, ring, nq;
 	uint64_t rate_bps;
+	uint64_t wall_off; /* CLOCK_REALTIME less the device's clock when it came up */
 	int fd;
 	off_t off;	      /* where the last whole record ends: the next one goes there */
 	bool cut, cut_logged; /* a partial record after @off is still to be cut off */
@@ -317,21 +320,28 @@ static void pc_timer_fn(struct mqtx_timer *t, void *arg)
 /* ---- data path ---- */
 
 /*
- * wlock held. Records for @n frames of queue @q from @now: each frame's timestamp is when the
- * wire starts it (now, without a wire). @free_at: when the queue's wire is free.
+ * wlock held. Records for @n frames of queue @q of wire @w from @now: each frame's timestamp is
+ * when the wire starts it, or, without a wire, the clock's reading as it is written, each frame
+ * its own and later than the one before (as a capture stamps each frame it sees). The file
+ * holds wall-clock time: the stamp plus @p->wall_off.
  */
-static void pc_fill(struct pc_priv *p, uint32_t q, struct mqtx_pkt **pkts, unsigned n, uint64_t now,
-		    uint64_t free_at)
+static void pc_fill(struct pc_priv *p, uint32_t q, struct pc_wire *w, struct mqtx_pkt **pkts,
+		    unsigned n, uint64_t now)
 {
+	uint64_t free_at = w->free_at;
+
 	for (unsigned j = 0; j < n; j++) {
-		uint64_t ts = now;
+		uint64_t ts = j ? mqtx_clock_now(p->clock) : now;
 
 		if (p->rate_bps) {
 			ts = now > free_at ? now : free_at;
 			free_at = ts + pc_wire_ns(p, pkts[j]->len);
 			p->rec[j].due = free_at;
+		} else if (ts <= w->last_ts) {
+			ts = w->last_ts + 1;
 		}
-		pc_rec_fill(p, &p->rec[j], q, ts, pkts[j]);
+		w->last_ts = ts;
+		pc_rec_fill(p, &p->rec[j], q, ts + p->wall_off, pkts[j]);
 	}
 }
 
@@ -375,7 +385,7 @@ static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 	while (k < n && !err) {
 		unsigned c = n - k < PC_CHUNK ? n - k : PC_CHUNK, ok;
 
-		pc_fill(p, i, pkts + k, c, now, w->free_at);
+		pc_fill(p, i, w, pkts + k, c, now);
 		ok = pc_write_chunk(p, pkts + k, c, &err);
 		if (rate) {
 			pthread_mutex_lock(&p->lock);
@@ -429,12 +439,24 @@ static uint32_t pc_inflight(struct mqtx_dev *dev, struct mqtx_txq *txq)
 
 /* ---- control path ---- */
 
+/* Up: the wires are free, and the stamps are wall-clock time from now on: CLOCK_REALTIME when
+ * the device comes up plus the monotonic time since, so that a capture opens at its date and
+ * merges with other captures, while its spacing stays the wire's (a step of the wall clock
+ * meanwhile moves nothing). A virtual clock's stamps are its own time. */
 static int pc_open(struct mqtx_dev *dev)
 {
 	struct pc_priv *p = pc_priv(dev);
+	struct timespec rt;
 
+	p->wall_off = 0;
+	if (!mqtx_clock_is_virtual(p->clock)) {
+		uint64_t mono = mqtx_clock_now(p->clock);
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		p->wall_off = (uint64_t)rt.tv_sec * MQTX_NSEC_PER_SEC + (uint64_t)rt.tv_nsec - mono;
+	}
 	for (uint32_t i = 0; i < p->nq; i++)
-		p->w[i].free_at = 0;
+		p->w[i].free_at = p->w[i].last_ts = 0;
 	return 0;
 }
 

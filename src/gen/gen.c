@@ -70,35 +70,6 @@ uint32_t mqtx_gen_frame_size(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 	return imix[seq % 12] > min ? imix[seq % 12] : min;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-/* RFC 1071 one's-complement sum, folded later. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (; len > 1; p += 2, len -= 2)
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* The 4-tuple of flow @f: the source range moves fastest (see struct mqtx_gen_cfg). */
 static void flow_tuple(const struct mqtx_gen_cfg *cfg, uint64_t f, uint32_t *src, uint32_t *dst,
 		       uint16_t *sport, uint16_t *dport)
@@ -123,11 +94,11 @@ static uint8_t *build_l2(const struct mqtx_gen_cfg *cfg, uint8_t *p)
 	memcpy(p + 6, cfg->src_mac, 6);
 	p += 12;
 	if (cfg->vlan >= 0) {
-		put16(p, 0x8100);
-		put16(p + 2, (uint16_t)cfg->vlan);
+		mqtx__put16(p, 0x8100);
+		mqtx__put16(p + 2, (uint16_t)cfg->vlan);
 		p += VLAN_HLEN;
 	}
-	put16(p, cfg->ipv6 ? 0x86dd : 0x0800);
+	mqtx__put16(p, cfg->ipv6 ? 0x86dd : 0x0800);
 	return p + 2;
 }
 
@@ -137,15 +108,15 @@ static void build_ip4(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint64_t seq,
 {
 	ip[0] = 0x45;
 	ip[1] = cfg->tos;
-	put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
-	put16(ip + 4, (uint16_t)seq);
-	put16(ip + 6, 0x4000);
+	mqtx__put16(ip + 2, (uint16_t)(IP_HLEN + l4len));
+	mqtx__put16(ip + 4, (uint16_t)seq);
+	mqtx__put16(ip + 6, 0x4000);
 	ip[8] = 64;
 	ip[9] = cfg->proto;
-	put16(ip + 10, 0);
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
-	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HLEN)));
+	mqtx__put16(ip + 10, 0);
+	mqtx__put32(ip + 12, src);
+	mqtx__put32(ip + 16, dst);
+	mqtx__put16(ip + 10, mqtx__csum_fold(mqtx__csum_add(0, ip, IP_HLEN)));
 }
 
 /* IPv6 header (RFC 8200): the TOS byte as traffic class, flow label 0, hop limit 64; the
@@ -153,14 +124,14 @@ static void build_ip4(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint64_t seq,
 static void build_ip6(const struct mqtx_gen_cfg *cfg, uint8_t *ip, uint32_t src, uint32_t dst,
 		      size_t l4len)
 {
-	put32(ip, 6u << 28 | (uint32_t)cfg->tos << 20);
-	put16(ip + 4, (uint16_t)l4len);
+	mqtx__put32(ip, 6u << 28 | (uint32_t)cfg->tos << 20);
+	mqtx__put16(ip + 4, (uint16_t)l4len);
 	ip[6] = cfg->proto;
 	ip[7] = 64;
 	memcpy(ip + 8, cfg->src6, 12);
-	put32(ip + 20, src);
+	mqtx__put32(ip + 20, src);
 	memcpy(ip + 24, cfg->dst6, 12);
-	put32(ip + 36, dst);
+	mqtx__put32(ip + 36, dst);
 }
 
 int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, size_t cap)
@@ -183,102 +154,123 @@ int mqtx_gen_build(const struct mqtx_gen_cfg *cfg, uint64_t seq, uint8_t *buf, s
 	for (size_t i = hl4; i < l4len; i++)
 		l4[i] = (uint8_t)i;
 	if (l4len >= hl4 + 8) {
-		put32(l4 + hl4, (uint32_t)(seq >> 32));
-		put32(l4 + hl4 + 4, (uint32_t)seq);
+		mqtx__put32(l4 + hl4, (uint32_t)(seq >> 32));
+		mqtx__put32(l4 + hl4 + 4, (uint32_t)seq);
 	}
 	if (cfg->ipv6)
 		build_ip6(cfg, ip, src, dst, l4len);
 	else
 		build_ip4(cfg, ip, seq, src, dst, l4len);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
+	mqtx__put16(l4, sport);
+	mqtx__put16(l4 + 2, dport);
 	if (cfg->proto == IPPROTO_TCP) {
-		put32(l4 + 4, (uint32_t)seq); /* sequence */
-		put32(l4 + 8, 0);	      /* ack */
-		l4[12] = 5 << 4;	      /* data offset */
-		l4[13] = 0x18;		      /* PSH, ACK */
-		put16(l4 + 14, 65535);	      /* window */
-		put16(l4 + 16, 0);	      /* checksum */
-		put16(l4 + 18, 0);	      /* urgent */
+		mqtx__put32(l4 + 4, (uint32_t)seq); /* sequence */
+		mqtx__put32(l4 + 8, 0);		    /* ack */
+		l4[12] = 5 << 4;		    /* data offset */
+		l4[13] = 0x18;			    /* PSH, ACK */
+		mqtx__put16(l4 + 14, 65535);	    /* window */
+		mqtx__put16(l4 + 16, 0);	    /* checksum */
+		mqtx__put16(l4 + 18, 0);	    /* urgent */
 	} else {
-		put16(l4 + 4, (uint16_t)l4len);
-		put16(l4 + 6, 0);
+		mqtx__put16(l4 + 4, (uint16_t)l4len);
+		mqtx__put16(l4 + 6, 0);
 	}
 	/* Pseudo-header: addresses, protocol, L4 length; the IPv6 one (RFC 8200 8.1) has a
 	 * 32-bit length and next header, which add up the same as IPv4's 16-bit fields. */
 	if (cfg->ipv6)
-		sum = csum_add(0, ip + 8, 32) + cfg->proto + (uint32_t)l4len;
+		sum = mqtx__csum_add(0, ip + 8, 32) + cfg->proto + (uint32_t)l4len;
 	else
-		sum = csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
-	sum = csum_fold(csum_add(sum, l4, l4len));
+		sum = mqtx__csum_add(0, ip + 12, 8) + cfg->proto + (uint32_t)l4len;
+	sum = mqtx__csum_fold(mqtx__csum_add(sum, l4, l4len));
 	if (cfg->proto != IPPROTO_TCP && sum == 0)
 		sum = 0xffff; /* UDP: zero means "no checksum" (RFC 768; not allowed over IPv6) */
-	put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
+	mqtx__put16(l4 + (cfg->proto == IPPROTO_TCP ? 16 : 6), (uint16_t)sum);
 	return (int)len;
 }
 
-/* How many frames are due at @elapsed (at least the one we waited for, at most a burst):
- * a thread that fell behind catches up in bursts instead of one frame per wake-up. */
-static unsigned due_now(const struct mqtx_gen_cfg *cfg, uint64_t rate_bps, uint64_t rate_pps,
-			uint64_t bits, uint64_t n, uint64_t seq, uint64_t k, uint64_t elapsed)
+/* When frame @seq is due after the start: @seq frames at the packet rate, or the bits of the
+ * frames before it (without FCS) at the bit rate, as if one thread sent every frame. */
+static uint64_t seq_due_ns(const struct mqtx_gen_cfg *cfg, uint64_t seq)
 {
-	unsigned want = 1;
+	unsigned period = cfg->size == MQTX_GEN_SIZE_IMIX ? 12 : 1;
+	unsigned __int128 bits = 0, ns;
 
-	bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq) - MQTX_GEN_FCS) * 8;
-	while (want < MQTX_GEN_BURST &&
-	       mqtx__job_pace_ns(rate_bps, rate_pps, bits, n + want) <= elapsed) {
-		bits += (uint64_t)(mqtx_gen_frame_size(cfg, seq + want * k) - MQTX_GEN_FCS) * 8;
-		want++;
+	if (cfg->rate_pps)
+		ns = (unsigned __int128)seq * MQTX_NSEC_PER_SEC / cfg->rate_pps;
+	else {
+		for (unsigned i = 0; i < period; i++)
+			bits += (unsigned __int128)(mqtx_gen_frame_size(cfg, i) - MQTX_GEN_FCS) *
+				8 * (seq / period + (i < seq % period));
+		ns = bits * MQTX_NSEC_PER_SEC / cfg->rate_bps;
 	}
-	return want;
+	return ns > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ns;
 }
 
-/* Frames of thread t: seq = t, t + K, t + 2K, ... so flows interleave as with one thread. */
+/* The frame after @seq of the thread owning its flow: the next of its flows (every @k-th), or,
+ * past the last flow, its first flow (@seq's flow % @k) of the next round. */
+static uint64_t next_seq(uint64_t seq, uint32_t flows, unsigned k)
+{
+	uint64_t f = seq % flows;
+
+	if (f + k < flows)
+		return seq + k;
+	return seq - f + flows + f % k;
+}
+
+/* Thread t sends the frames of flows t, t + K, t + 2K, ...: each flow from one thread, in
+ * order; paced, each frame when it is due as if one thread sent all (seq_due_ns()). */
 static void *gen_thread(void *arg)
 {
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
 	const struct mqtx_gen_cfg *cfg = job->priv;
-	uint64_t k = job->nthreads, seq = t->index, n = 0, bits = 0;
-	uint64_t rate_bps = cfg->rate_bps / k, rate_pps = cfg->rate_pps / k;
+	unsigned k = job->nthreads;
+	bool paced = cfg->rate_bps || cfg->rate_pps;
+	unsigned burst = !paced ? MQTX_GEN_BURST : cfg->burst ? cfg->burst : 1;
+	uint64_t seq = t->index;
 	uint64_t end = cfg->duration_ns ? job->start_ns + cfg->duration_ns : UINT64_MAX;
 	struct mqtx_pkt *pkts[MQTX_GEN_BURST];
+	struct mqtx_pacer pc = { 0 };
 
-	if ((cfg->rate_bps && !rate_bps) || (cfg->rate_pps && !rate_pps))
-		rate_bps = cfg->rate_bps, rate_pps = 1; /* rate below one per thread */
 	while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
-		unsigned want = MQTX_GEN_BURST, got, i;
-		uint64_t now;
+		unsigned want = 0, got, i;
+		uint64_t now, s;
 
-		if (cfg->count && seq >= cfg->count)
+		for (s = seq; want < burst && (!cfg->count || s < cfg->count); want++)
+			s = next_seq(s, cfg->flows, k);
+		if (!want)
 			break;
-		if (!mqtx__job_wait_until(
-			    job, job->start_ns + mqtx__job_pace_ns(rate_bps, rate_pps, bits, n)))
-			break;
+		if (paced) {
+			uint64_t due = job->start_ns + seq_due_ns(cfg, seq);
+
+			if (due >= end) {
+				mqtx__job_wait_until(job, end);
+				break;
+			}
+			if (!(burst == 1 ? mqtx__job_pace(job, &pc, due)
+					 : mqtx__job_wait_until(job, due)))
+				break;
+		}
 		now = mqtx_clock_now(job->clock);
 		if (now >= end)
 			break;
-		if (rate_bps || rate_pps)
-			want = due_now(cfg, rate_bps, rate_pps, bits, n, seq, k,
-				       now - job->start_ns);
-		if (cfg->count && (cfg->count - seq + k - 1) / k < want)
-			want = (unsigned)((cfg->count - seq + k - 1) / k);
 		got = mqtx_pkt_alloc_bulk(job->pool, pkts, want);
 		if (!got) {
 			atomic_fetch_add_explicit(&t->nomem, 1, memory_order_relaxed);
 			mqtx__job_wait_until(job, now + 100000);
 			continue;
 		}
-		for (i = 0; i < got; i++, seq += k, n++) {
+		for (i = 0; i < got; i++, seq = next_seq(seq, cfg->flows, k)) {
 			struct mqtx_pkt *p = pkts[i];
 			int len = mqtx_gen_build(cfg, seq, p->data, mqtx_pkt_tailroom(p));
 
 			p->len = len > 0 ? (uint32_t)len : 0;
 			p->priority = mqtx__tos2prio(cfg->tos);
 			p->user = seq;
-			bits += (uint64_t)p->len * 8;
 		}
 		mqtx__job_send(t, pkts, got);
+		if (paced && burst == 1)
+			mqtx__job_paced(job, &pc);
 	}
 	mqtx__job_thread_done(t);
 	return NULL;
@@ -290,6 +282,7 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	struct mqtx_gen_cfg *copy;
 
 	if (!cfg->flows || !cfg->threads || cfg->threads > MQTX_GEN_THREADS_MAX ||
+	    cfg->burst > MQTX_GEN_BURST ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < MQTX_GEN_SIZE_MIN) ||
 	    (cfg->proto != IPPROTO_UDP && cfg->proto != IPPROTO_TCP) ||
 	    (cfg->size != MQTX_GEN_SIZE_IMIX && cfg->size < mqtx_gen_min_size(cfg)) ||
@@ -301,5 +294,8 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
 	if (!copy)
 		return -ENOMEM;
 	*copy = *cfg;
-	return mqtx__job_start(dev, pool, copy, cfg->threads, gen_thread, out);
+	/* A flow belongs to one thread: threads beyond the flows would have nothing to send. */
+	return mqtx__job_start(dev, pool, copy,
+			       cfg->threads < cfg->flows ? cfg->threads : cfg->flows, gen_thread,
+			       out);
 }

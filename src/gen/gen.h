@@ -55,6 +55,10 @@ int mqtx__gen_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool,
  * @duration_ns: the replay ends then: a frame due at or after it is not sent (0: no limit).
  * @mtu_trunc: a frame longer than the device's MTU allows is sent cut to it, not failed.
  * @smac, @dmac: with @has_smac, @has_dmac, the Ethernet addresses of cooked records.
+ * @unique_ip: tcpreplay's --unique-ip: pass k (from 0) sends IPv4 and IPv6 frames with the last
+ *         32 bits of the source address up by k and of the destination down by k, checksums
+ *         updated (a bad one stays bad), so that each pass's flows are new.
+ * @fixcsum: tcpreplay's --fixcsum: the IPv4 header and the TCP and UDP checksums are recomputed.
  */
 #define MQTX_REPLAY_SPEED_MIN 1e-6
 #define MQTX_REPLAY_SPEED_MAX 1e6
@@ -68,7 +72,7 @@ struct mqtx_replay_cfg {
 	double pps;
 	bool topspeed;
 	uint64_t loops, loopdelay_ns, limit, duration_ns;
-	bool mtu_trunc, has_smac, has_dmac;
+	bool mtu_trunc, has_smac, has_dmac, unique_ip, fixcsum;
 	uint8_t smac[6], dmac[6];
 };
 
@@ -105,6 +109,37 @@ long mqtx__cooked_len(int dlt, const uint8_t *data, uint32_t caplen, uint16_t *e
  */
 void mqtx__cooked_to_eth(int dlt, const uint8_t *data, uint32_t caplen,
 			 const struct mqtx_replay_cfg *cfg, uint8_t *out, size_t len);
+
+/* Big-endian (network order) stores. */
+static inline void mqtx__put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void mqtx__put32(uint8_t *p, uint32_t v)
+{
+	mqtx__put16(p, (uint16_t)(v >> 16));
+	mqtx__put16(p + 2, (uint16_t)v);
+}
+
+/** mqtx__csum_add() - RFC 1071: add @len bytes at @p to the one's-complement @sum (unfolded). */
+uint32_t mqtx__csum_add(uint32_t sum, const uint8_t *p, size_t len);
+/** mqtx__csum_fold() - fold @sum to 16 bits and complement it: the checksum field's value. */
+uint16_t mqtx__csum_fold(uint32_t sum);
+
+/**
+ * mqtx__frame_unique_ip() - --unique-ip on Ethernet frame @f of @len bytes for pass @pass (0
+ * changes nothing): see struct mqtx_replay_cfg. A frame without IPv4 or IPv6 is left alone.
+ */
+void mqtx__frame_unique_ip(uint8_t *f, size_t len, uint32_t pass);
+
+/**
+ * mqtx__frame_fixcsum() - recompute the IPv4 header checksum and the TCP or UDP checksum of
+ * Ethernet frame @f (after VLAN tags; IPv6 without extension headers). A fragment, or a segment
+ * the frame does not hold whole, keeps its L4 checksum.
+ */
+void mqtx__frame_fixcsum(uint8_t *f, size_t len);
 
 /**
  * mqtx__replay_start() - replay the capture of @cfg (checked with mqtx__replay_check()) on @dev.
@@ -168,10 +203,44 @@ int mqtx__job_start(struct mqtx_dev *dev, struct mqtx_pkt_pool *pool, void *priv
 void mqtx__job_thread_done(struct mqtx_job_thread *t);
 
 /**
- * mqtx__job_wait_until() - pace: wait until @t on the job's clock. Return false if the job
- * was told to stop meanwhile.
+ * mqtx__job_wait_until() - wait until @t on the job's clock, sleeping (no spin: for waits whose
+ * precision does not matter, and for bursts). Return false if the job was told to stop meanwhile.
  */
 bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t);
+
+/**
+ * struct mqtx_pacer - one thread's per-frame pace: when its last frame was due (@due) and when
+ * it went (@sent), and how long before a due time its sleep ends so that it spins the rest
+ * (@margin_ns, learnt from how late its sleeps end). Zero it before the first frame.
+ */
+struct mqtx_pacer {
+	uint64_t due, sent, margin_ns;
+	bool started;
+};
+
+/**
+ * mqtx__job_pace() - wait until the frame due at @due may go: sleep on an absolute deadline to
+ * shortly before it, then spin to the instant. A frame never goes early; a late one goes no
+ * sooner than half its gap (@due less the last frame's due time) after the last frame went, so
+ * that a thread that fell behind catches up at up to twice its rate, one frame at a time, and
+ * never in a burst. Return false if the job was told to stop meanwhile.
+ */
+bool mqtx__job_pace(struct mqtx_job *job, struct mqtx_pacer *pc, uint64_t due);
+
+/**
+ * mqtx__job_paced() - the frame mqtx__job_pace() let go has been handed to the device: in real
+ * time, the next frame's half gap counts from now, so that the time taken to build and hand
+ * over a late frame does not shorten the gap after it.
+ */
+void mqtx__job_paced(struct mqtx_job *job, struct mqtx_pacer *pc);
+
+/**
+ * mqtx__pace_at() - when mqtx__job_pace() lets the frame due at @due go: @due, or, behind (the
+ * last frame went after its due time), half the gap after the last frame went, if later.
+ * In virtual time a frame goes at this instant, since no time passes while a thread is not
+ * scheduled; in real time at the clock's reading when the wait ends.
+ */
+uint64_t mqtx__pace_at(const struct mqtx_pacer *pc, uint64_t due);
 
 /** mqtx__job_pace_ns() - when the next frame is due: @bits or packets so far at a rate. */
 uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, uint64_t pkts);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <mqtx/clock.h>
@@ -17,6 +18,9 @@ static void *job_thread(void *arg)
 	struct mqtx_job_thread *t = arg;
 	struct mqtx_job *job = t->job;
 
+	/* A sleep on an absolute deadline ends that deadline plus the thread's timer slack (50 us
+	 * by default, prctl(2)): the pacer's sleeps must end when asked. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	while (!atomic_load(&job->go))
 		sched_yield();
 	if (atomic_load(&job->stop)) {
@@ -76,29 +80,110 @@ void mqtx__job_thread_done(struct mqtx_job_thread *t)
 	atomic_fetch_sub(&job->running, 1);
 }
 
-bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t)
+/* The pacer's margin: how long before a due time a sleep ends, the rest being spun. It follows
+ * how late the sleeps end (half way up to a later one, down by 1/32 a sleep), within these
+ * bounds: a busy machine spins more, up to 200 us a frame. */
+#define PACE_MARGIN_MIN	 5000ull
+#define PACE_MARGIN_INIT 30000ull
+#define PACE_MARGIN_MAX	 200000ull
+/* Sleep at most this long at a time, so that a stop is seen soon. */
+#define PACE_SLEEP_MAX 2000000ull
+
+static inline void cpu_relax(void)
 {
-	for (;;) {
-		uint64_t now = mqtx_clock_now(job->clock);
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
 
-		if (atomic_load_explicit(&job->stop, memory_order_relaxed))
+static bool stopped(const struct mqtx_job *job)
+{
+	return atomic_load_explicit(&job->stop, memory_order_relaxed);
+}
+
+/* Sleep on CLOCK_MONOTONIC (the real clock's) until @margin before @t, then spin to @t; with
+ * no margin, sleep to @t. @margin (NULL: none) learns from how late the sleeps end. */
+static bool wait_real(struct mqtx_job *job, uint64_t t, uint64_t *margin)
+{
+	uint64_t m = margin ? *margin : 0, now = mqtx_clock_now(job->clock);
+
+	while (now + m < t) {
+		uint64_t aim = t - m, wake;
+		struct timespec ts;
+
+		if (stopped(job))
 			return false;
-		if (now >= t)
-			return true;
-		if (mqtx_clock_is_virtual(job->clock)) {
-			/* Someone else moves virtual time: just let them run. */
-			sched_yield();
-		} else {
-			uint64_t d = t - now;
-			struct timespec ts = { 0, (long)(d > 2000000 ? 2000000 : d) };
+		wake = aim - now > PACE_SLEEP_MAX ? now + PACE_SLEEP_MAX : aim;
+		ts.tv_sec = (time_t)(wake / MQTX_NSEC_PER_SEC);
+		ts.tv_nsec = (long)(wake % MQTX_NSEC_PER_SEC);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		now = mqtx_clock_now(job->clock);
+		if (margin && wake == aim) {
+			uint64_t late = now > aim ? now - aim : 0;
 
-			/* Short waits are spun: sleeping would overshoot the slot. */
-			if (d < 50000)
-				sched_yield();
-			else
-				nanosleep(&ts, NULL);
+			m -= m / 32;
+			if (late > m)
+				m = (m + late) / 2;
+			m = m < PACE_MARGIN_MIN	  ? PACE_MARGIN_MIN
+			    : m > PACE_MARGIN_MAX ? PACE_MARGIN_MAX
+						  : m;
+			*margin = m;
 		}
 	}
+	while (now < t) {
+		if (stopped(job))
+			return false;
+		cpu_relax();
+		now = mqtx_clock_now(job->clock);
+	}
+	return !stopped(job);
+}
+
+bool mqtx__job_wait_until(struct mqtx_job *job, uint64_t t)
+{
+	if (!mqtx_clock_is_virtual(job->clock))
+		return wait_real(job, t, NULL);
+	while (mqtx_clock_now(job->clock) < t) {
+		if (stopped(job))
+			return false;
+		sched_yield(); /* someone else moves virtual time: let them run */
+	}
+	return !stopped(job);
+}
+
+uint64_t mqtx__pace_at(const struct mqtx_pacer *pc, uint64_t due)
+{
+	if (pc->started && due > pc->due && pc->sent + (due - pc->due) / 2 > due)
+		return pc->sent + (due - pc->due) / 2;
+	return due;
+}
+
+bool mqtx__job_pace(struct mqtx_job *job, struct mqtx_pacer *pc, uint64_t due)
+{
+	uint64_t at = mqtx__pace_at(pc, due);
+	bool ok;
+
+	if (!pc->margin_ns)
+		pc->margin_ns = PACE_MARGIN_INIT;
+	pc->started = true;
+	pc->due = due;
+	if (mqtx_clock_is_virtual(job->clock)) {
+		/* No time passes in virtual time while the thread is not scheduled: the frame goes
+		 * at its instant, whenever the thread gets to it, so the replay stays exact. */
+		pc->sent = at;
+		return mqtx__job_wait_until(job, at);
+	}
+	ok = wait_real(job, at, &pc->margin_ns);
+	pc->sent = mqtx_clock_now(job->clock);
+	return ok;
+}
+
+void mqtx__job_paced(struct mqtx_job *job, struct mqtx_pacer *pc)
+{
+	if (!mqtx_clock_is_virtual(job->clock))
+		pc->sent = mqtx_clock_now(job->clock);
 }
 
 uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, uint64_t pkts)
@@ -128,6 +213,10 @@ void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned 
 
 void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 {
+	/* Done is read first: a thread counts before it says it is done, so a snapshot that says
+	 * done has the final counts (read after, they could say done with counts of before). */
+	bool done = atomic_load(&job->running) == 0;
+
 	memset(st, 0, sizeof(*st));
 	for (unsigned i = 0; i < job->nthreads; i++) {
 		struct mqtx_job_thread *t = &job->th[i];
@@ -142,7 +231,7 @@ void mqtx__job_stats(struct mqtx_job *job, struct mqtx_job_stats *st)
 		st->loops += atomic_load(&t->loops);
 	}
 	st->start_ns = job->start_ns;
-	st->done = atomic_load(&job->running) == 0;
+	st->done = done;
 	st->now_ns = st->done ? atomic_load(&job->end_ns) : mqtx_clock_now(job->clock);
 }
 

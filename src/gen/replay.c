@@ -152,11 +152,13 @@ static uint64_t scaled_due(uint64_t start, uint64_t gap, double speed)
  * Where the replay stands: the rate's pace (@bits and @n since @base, which a loop delay moves),
  * the start of the pass's timestamps (@pass_start), the due time of the last frame (@last), the
  * end of the duration (@end, 0: none) and whether the pass sent anything. Each is a due time,
- * not a reading of the clock, so that a replay in virtual time is exact.
+ * not a reading of the clock, so that a replay in virtual time is exact. @pacer sends each frame
+ * at its instant, and late frames one at a time.
  */
 struct pace {
 	uint64_t bits, n, base, pass_start, last, end;
 	bool sent;
+	struct mqtx_pacer pacer;
 };
 
 /* The Ethernet length of the record to send, cut to the device's MTU with mtu_trunc; 0 when it
@@ -206,13 +208,13 @@ static uint64_t record_due(const struct mqtx_replay_cfg *cfg, const struct pace 
 
 /* Wait until @due; false when the job must end: stopped, or @due is past the duration (the
  * replay then ends when the duration does). */
-static bool wait_due(struct mqtx_job *job, const struct pace *pc, uint64_t due)
+static bool wait_due(struct mqtx_job *job, struct pace *pc, uint64_t due)
 {
 	if (pc->end && (due != DUE_NOW ? due : mqtx_clock_now(job->clock)) >= pc->end) {
 		mqtx__job_wait_until(job, pc->end);
 		return false;
 	}
-	if (due != DUE_NOW && !mqtx__job_wait_until(job, due))
+	if (due != DUE_NOW && !mqtx__job_pace(job, &pc->pacer, due))
 		return false;
 	return !atomic_load_explicit(&job->stop, memory_order_relaxed);
 }
@@ -237,6 +239,10 @@ static int frame_pkt(struct mqtx_job_thread *t, int dlt, const struct pcap_pkthd
 		return 1;
 	}
 	mqtx__cooked_to_eth(dlt, data, h->caplen, &rp->cfg, pkt->data, len);
+	if (rp->cfg.unique_ip)
+		mqtx__frame_unique_ip(pkt->data, len, (uint32_t)atomic_load(&t->loops));
+	if (rp->cfg.fixcsum)
+		mqtx__frame_fixcsum(pkt->data, len);
 	*out = pkt;
 	return 0;
 }
@@ -280,6 +286,8 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, struct pace *pc)
 		pc->n++;
 		pc->sent = true;
 		mqtx__job_send(t, &pkt, 1);
+		if (due != DUE_NOW)
+			mqtx__job_paced(job, &pc->pacer);
 	}
 	if (rc == PCAP_ERROR) {
 		/* The file changed since it was checked. */
