@@ -185,8 +185,8 @@ static int write_plot(const struct whatif_args *a, const struct mqtx_whatif_capt
 }
 
 /* The capture, checked as replay checks it, then its flows. */
-static int open_capture(const char *path, unsigned flows, int *fd,
-			struct mqtx_whatif_capture **cap, struct mqtx_buf *err)
+static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_whatif_capture **cap,
+			struct mqtx_buf *err)
 {
 	char msg[320];
 	long n;

@@ -22,7 +22,6 @@ struct whatif_run {
  * side by side, or with @json the JSON document {"capture", "runs": [...]}.
  */
 void whatif_print(struct mqtx_buf *out, bool json, const char *path,
-		  const struct mqtx_whatif_capture *cap, const struct whatif_run *runs,
-		  unsigned n);
+		  const struct mqtx_whatif_capture *cap, const struct whatif_run *runs, unsigned n);
 
 #endif

@@ -17,8 +17,7 @@ static void json_acc(struct mqtx_buf *out, const struct mqtx_whatif_acc *a)
 {
 	bool first = true;
 
-	mqtx_buf_printf(out,
-			"\"packets\":%llu,\"sent\":%llu,\"dropped\":%llu,\"drops\":{",
+	mqtx_buf_printf(out, "\"packets\":%llu,\"sent\":%llu,\"dropped\":%llu,\"drops\":{",
 			(unsigned long long)a->packets, (unsigned long long)a->sent,
 			(unsigned long long)a->dropped);
 	for (unsigned r = 0; r < MQTX_DROP_REASON_MAX; r++) {
@@ -143,8 +142,7 @@ static void v_pct(char *b, size_t len, const struct mqtx_whatif_acc *a, unsigned
 }
 
 /* The rows of one set of frames (a flow, a queue, all), under the line @title. */
-static void table_acc(struct table *t, const char *title,
-		      const struct mqtx_whatif_acc *const *accs)
+static void table_acc(struct table *t, const char *title, const struct mqtx_whatif_acc *const *accs)
 {
 	static const char *const counts[] = { "packets", "sent", "dropped", "bytes" };
 	char label[48];

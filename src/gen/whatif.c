@@ -265,7 +265,8 @@ static int drain(struct run *w, char *msg, size_t msglen)
 		uint64_t next = mqtx_clock_next_timer(w->clk);
 
 		if (next == UINT64_MAX) {
-			snprintf(msg, msglen, "the device keeps %llu frames and nothing will send them",
+			snprintf(msg, msglen,
+				 "the device keeps %llu frames and nothing will send them",
 				 (unsigned long long)(w->r->total.packets - w->r->total.sent -
 						      w->r->total.dropped));
 			return -EINVAL;
@@ -347,8 +348,9 @@ static void run_end(struct run *w)
 
 static int run_body(struct run *w, int fd, char *msg, size_t msglen)
 {
-	struct mqtx_dev_cfg pc = { .name = "whatif-peer", .ops = &mqtx_null_ops, .num_txq = 1,
-				   .clock = w->clk };
+	struct mqtx_dev_cfg pc = {
+		.name = "whatif-peer", .ops = &mqtx_null_ops, .num_txq = 1, .clock = w->clk
+	};
 	struct mqtx_dev_stats st;
 	int rc;
 

@@ -33,7 +33,7 @@ uint64_t mqtx__replay_ts_ns(const struct pcap_pkthdr *h, bool nano);
  */
 #define MQTX_WHATIF_HIST_SUB_BITS 7
 #define MQTX_WHATIF_HIST_TOP	  46
-#define MQTX_WHATIF_HIST_BUCKETS                                                                  \
+#define MQTX_WHATIF_HIST_BUCKETS \
 	((MQTX_WHATIF_HIST_TOP - MQTX_WHATIF_HIST_SUB_BITS + 2) << MQTX_WHATIF_HIST_SUB_BITS)
 
 struct mqtx_whatif_hist {
@@ -93,8 +93,7 @@ int mqtx__whatif_scan(int fd, unsigned nflows, struct mqtx_whatif_capture **out,
 		      size_t msglen);
 void mqtx__whatif_capture_free(struct mqtx_whatif_capture *c);
 /** mqtx__whatif_flow_of() - the index of @k among the capture's flows, or nflows ("other"). */
-unsigned mqtx__whatif_flow_of(const struct mqtx_whatif_capture *c,
-			      const struct mqtx_whatif_key *k);
+unsigned mqtx__whatif_flow_of(const struct mqtx_whatif_capture *c, const struct mqtx_whatif_key *k);
 
 /**
  * struct mqtx_whatif_acc - what happened to a set of frames (a flow, a queue, all of them).

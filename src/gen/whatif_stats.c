@@ -51,15 +51,16 @@ void mqtx__whatif_hist_add(struct mqtx_whatif_hist *h, uint64_t ns)
 
 uint64_t mqtx__whatif_pct(const struct mqtx_whatif_hist *h, double p)
 {
-	uint64_t rank, seen = 0;
+	uint64_t rank, milli, seen = 0;
 
 	if (!h->n)
 		return 0;
 	if (p >= 100)
 		return h->max;
-	rank = (uint64_t)(p / 100 * (double)h->n);
-	if ((double)rank < p / 100 * (double)h->n)
-		rank++; /* ceil, without the rounding of a product that is whole */
+	/* ceil(p / 100 * n) in whole numbers (p to 1/1000 %): 99.9 % of 1000 is 999, not the
+	 * 1000 that rounding the product of doubles would give. */
+	milli = (uint64_t)(p * 1000 + 0.5);
+	rank = (uint64_t)(((unsigned __int128)milli * h->n + 99999) / 100000);
 	if (!rank)
 		rank = 1;
 	for (unsigned i = 0; i < MQTX_WHATIF_HIST_BUCKETS; i++) {
@@ -215,19 +216,17 @@ static int pick_biggest(const struct tuple_tab *t, unsigned n, struct mqtx_whati
 	return 0;
 }
 
-unsigned mqtx__whatif_flow_of(const struct mqtx_whatif_capture *c,
-			      const struct mqtx_whatif_key *k)
+unsigned mqtx__whatif_flow_of(const struct mqtx_whatif_capture *c, const struct mqtx_whatif_key *k)
 {
-	for (uint32_t s = key_hash(k) & (c->nslots - 1); c->slots[s];
-	     s = (s + 1) & (c->nslots - 1))
+	for (uint32_t s = key_hash(k) & (c->nslots - 1); c->slots[s]; s = (s + 1) & (c->nslots - 1))
 		if (!memcmp(&c->flows[c->slots[s] - 1], k, sizeof(*k)))
 			return c->slots[s] - 1;
 	return c->nflows;
 }
 
 /* Read every record: the frames' flows into @t, the counts and the span into @c. */
-static int scan_records(pcap_t *p, struct tuple_tab *t, struct mqtx_whatif_capture *c,
-			char *msg, size_t msglen)
+static int scan_records(pcap_t *p, struct tuple_tab *t, struct mqtx_whatif_capture *c, char *msg,
+			size_t msglen)
 {
 	static const struct mqtx_replay_cfg plain; /* cooked records: addresses as replay makes */
 	bool nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
@@ -312,7 +311,7 @@ const char *mqtx__whatif_proto(const struct mqtx_whatif_key *k, char *buf, size_
 	static const struct {
 		uint8_t n;
 		const char *name;
-	} names[] = { { 1, "icmp" }, { 6, "tcp" }, { 17, "udp" }, { 58, "ipv6-icmp" },
+	} names[] = { { 1, "icmp" },   { 6, "tcp" },   { 17, "udp" },	  { 58, "ipv6-icmp" },
 		      { 132, "sctp" }, { 33, "dccp" }, { 136, "udplite" } };
 
 	if (k->n_proto != 0x0800 && k->n_proto != 0x86dd) {

@@ -225,8 +225,9 @@ int mqtx__whatif_svg(FILE *f, const struct mqtx_whatif_capture *cap,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		W, TOP + (int)n * ROW_H);
 	for (unsigned r = 0; r < n; r++) {
-		struct panel cdf = { LEFT, TOP + r * ROW_H + 30, PANEL_W - LEGEND_W, PANEL_H,
-				     lo, hi, 1 };
+		struct panel cdf = {
+			LEFT, TOP + r * ROW_H + 30, PANEL_W - LEGEND_W, PANEL_H, lo, hi, 1
+		};
 		struct panel bl = { LEFT + 640, cdf.y, PANEL_W - LEGEND_W, PANEL_H, 0, 1, 1 };
 
 		snprintf(b, sizeof(b), "%s: delay CDF of the biggest flows; backlog per queue",
