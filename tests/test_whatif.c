@@ -55,8 +55,8 @@ static void pcap_frame(FILE *f, const struct frame *fr)
 	uint8_t b[1600] = { 0 };
 
 	assert_true(fr->len >= 42 && fr->len <= sizeof(b));
-	b[12] = 0x08;			       /* IPv4 */
-	b[14] = 0x45;			       /* version 4, 20-byte header */
+	b[12] = 0x08;				/* IPv4 */
+	b[14] = 0x45;				/* version 4, 20-byte header */
 	b[16] = (uint8_t)((fr->len - 14) >> 8); /* total length */
 	b[17] = (uint8_t)(fr->len - 14);
 	b[22] = 64;
@@ -295,7 +295,8 @@ static void test_burst_drops_exact(void **state)
 static void test_sparse_behind_bulk(void **state)
 {
 	const char *fifo[] = { "dev add eth0 type sim txqueues 1 rate 10mbit ring 2 bql",
-			       "qdisc add dev eth0 root pfifo limit 1000", "dev set eth0 up", NULL };
+			       "qdisc add dev eth0 root pfifo limit 1000", "dev set eth0 up",
+			       NULL };
 	const char *fq[] = { "dev add eth0 type sim txqueues 1 rate 10mbit ring 2 bql",
 			     "qdisc add dev eth0 root fq_codel", "dev set eth0 up", NULL };
 	struct frame fr[110];
@@ -454,12 +455,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hist_bound),
-		cmocka_unit_test(test_pct),
-		cmocka_unit_test(test_burst_exact),
-		cmocka_unit_test(test_burst_drops_exact),
-		cmocka_unit_test(test_sparse_behind_bulk),
-		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_hist_bound),	   cmocka_unit_test(test_pct),
+		cmocka_unit_test(test_burst_exact),	   cmocka_unit_test(test_burst_drops_exact),
+		cmocka_unit_test(test_sparse_behind_bulk), cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_memory_flat),
 	};
 

@@ -190,6 +190,7 @@ static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_w
 {
 	char msg[320];
 	long n;
+	int rc;
 
 	*fd = mqtx__replay_open(path, msg, sizeof(msg));
 	if (*fd < 0) {
@@ -197,10 +198,12 @@ static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_w
 		return MQTX_CTL_EPARSE;
 	}
 	n = mqtx__replay_check(*fd, msg, sizeof(msg));
-	if (n < 0 || mqtx__whatif_scan(*fd, flows, cap, msg, sizeof(msg))) {
+	rc = n < 0 ? (int)n : mqtx__whatif_scan(*fd, flows, cap, msg, sizeof(msg));
+	if (rc) {
 		mqtx_buf_printf(err, "whatif: %s: %s\n", path, msg);
 		close(*fd);
-		return MQTX_CTL_EPARSE;
+		*fd = -1;
+		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
 	}
 	return MQTX_CTL_OK;
 }

@@ -189,8 +189,8 @@ static void sample(struct run *w)
 /* ---- the run ---- */
 
 /* One record at @t (ns after the first): its frame into the device, or counted as skipped. */
-static void offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_char *data,
-		  uint64_t t)
+static int offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_char *data,
+		 uint64_t t)
 {
 	static const struct mqtx_replay_cfg plain;
 	struct mqtx_whatif_key k;
@@ -202,16 +202,19 @@ static void offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_c
 	unsigned f;
 
 	if (len < 0)
-		return;
-	if ((uint64_t)len > max || !(pkt = take_pkt(w))) {
+		return 0;
+	if ((uint64_t)len > max) {
 		w->r->skipped++;
-		return;
+		return 0;
 	}
+	pkt = take_pkt(w);
+	if (!pkt)
+		return -ENOMEM;
 	if (!mqtx_pkt_put(pkt, (uint32_t)len)) {
 		pkt->drop_reason = MARK_DONE; /* not a drop: never offered */
 		mqtx_pkt_free(pkt);
 		w->r->skipped++;
-		return;
+		return 0;
 	}
 	mqtx__cooked_to_eth(dlt, data, h->caplen, &plain, pkt->data, (size_t)len);
 	mqtx__whatif_key(pkt->data, pkt->len, &k);
@@ -224,6 +227,7 @@ static void offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_c
 	w->r->flows[f].bytes += pkt->len;
 	mqtx_dev_xmit(w->dev, pkt);
 	sample(w);
+	return 0;
 }
 
 static int stream(struct run *w, int fd, char *msg, size_t msglen)
@@ -233,13 +237,13 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 	const u_char *data;
 	uint64_t first = 0, t = 0, rec = 0;
 	bool nano;
-	int dlt, rc;
+	int dlt, rc, err = 0;
 
 	if (!p)
 		return -EINVAL;
 	nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
 	dlt = pcap_datalink(p);
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1 && !err) {
 		uint64_t ts = mqtx__replay_ts_ns(h, nano);
 
 		if (!rec++)
@@ -249,13 +253,17 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 		if (ts > first && ts - first > t)
 			t = ts - first;
 		mqtx_clock_advance_to(w->clk, w->start + t);
-		offer(w, dlt, h, data, t);
+		err = offer(w, dlt, h, data, t);
 	}
-	if (rc == PCAP_ERROR)
+	if (err == -ENOMEM)
+		snprintf(msg, msglen, "out of memory for the %llu frames queued at once",
+			 (unsigned long long)(w->r->total.packets - w->r->total.sent -
+					      w->r->total.dropped));
+	else if (rc == PCAP_ERROR)
 		snprintf(msg, msglen, "record %llu: %s", (unsigned long long)rec + 1,
 			 pcap_geterr(p));
 	pcap_close(p);
-	return rc == PCAP_ERROR ? -EINVAL : 0;
+	return err ?: rc == PCAP_ERROR ? -EINVAL : 0;
 }
 
 /* After the last frame: time goes on, timer by timer, until the device is empty. */
