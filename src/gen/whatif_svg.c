@@ -126,7 +126,7 @@ static void cdf_panel(FILE *f, struct panel *p, const struct mqtx_whatif_capture
 	p->y1 = 1;
 	frame(f, p, "delay (µs, log scale)", "fraction of the flow's frames", "%.2f", 1);
 	for (double d = p->x0; d <= p->x1; d++) {
-		snprintf(b, sizeof(b), "%g", pow(10, d));
+		snprintf(b, sizeof(b), d >= 0 ? "%.0f" : "%g", pow(10, d));
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 			px(p, d), p->y, px(p, d), p->y + p->h);
