@@ -11,6 +11,7 @@
 
 #include <mqtx/ctl.h>
 #include <mqtx/gen.h>
+#include <mqtx/whatif.h>
 
 #include "bench_run.h"
 
@@ -87,7 +88,7 @@ static void whatif(const char *cap, const char *conf, double *wall, double *virt
 	struct mqtx_ctl *ctl;
 	char line[512], *out;
 
-	if (mqtx_ctl_new(&ctl))
+	if (mqtx_ctl_new(&ctl) || mqtx_whatif_attach(ctl))
 		exit(1);
 	snprintf(line, sizeof(line), "whatif %s config %s", cap, conf);
 	out = exec_or_die(ctl, line, MQTX_CTL_F_JSON);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <mqtx/mqtx.h>
+#include <mqtx/whatif.h>
 
 #include "ctl/ctl_int.h"
 #include "gen/gen.h"
@@ -336,6 +337,8 @@ static char *whatif_json(const char *capture, const char *config)
 	char *s, *w;
 
 	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_whatif_attach(ctl), 0);
+	assert_int_equal(mqtx_whatif_attach(ctl), -EEXIST);
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&err);
 	if (mqtx_ctl_exec(ctl, 6, argv, MQTX_CTL_F_JSON, &out, &err))

@@ -43,9 +43,6 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "ba { start | stop } dev NAME sta MAC tid TID\nba show [ dev NAME ]" },
 	{ "wme", mqtx__ctl_cmd_wme, NULL,
 	  "wme classify [ dev NAME ] [ priority P ] [ vlan-pcp P ] [ dscp D [ ipv6 ] ] ..." },
-	{ "whatif", mqtx__ctl_cmd_whatif, NULL,
-	  "whatif CAPTURE config FILE [ config FILE ... ] [ dev NAME ] [ flows N ] [ plot OUT.svg "
-	  "]" },
 };
 
 /* ---- the context ---- */

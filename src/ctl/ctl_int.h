@@ -71,8 +71,6 @@ int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg);
-/* whatif.c: a capture through candidate configurations in virtual time */
-int mqtx__ctl_cmd_whatif(const struct mqtx_ctl_call *c, void *arg);
 
 /* ---- the WME words of dev set, and how dev show prints WME (cmd_wme.c) ---- */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The whatif command: each configuration file runs in a context of its own whose devices live
 // on a virtual clock, the capture goes through the device it made (gen/whatif.c), and the runs
-// are reported side by side.
+// are reported side by side. A front end registers it (mqtx_whatif_attach()): it runs contexts
+// of its own, so the dispatcher, which they call, cannot name it.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <mqtx/clock.h>
+#include <mqtx/whatif.h>
 
 #include "base/internal.h"
 #include "ctl/ctl_int.h"
@@ -236,7 +238,7 @@ static int whatif_runs(const struct mqtx_ctl_call *c, const struct whatif_args *
 	return rc;
 }
 
-int mqtx__ctl_cmd_whatif(const struct mqtx_ctl_call *c, void *arg)
+static int cmd_whatif(const struct mqtx_ctl_call *c, void *arg)
 {
 	struct whatif_args a = { 0 };
 	int rc;
@@ -260,4 +262,15 @@ int mqtx__ctl_cmd_whatif(const struct mqtx_ctl_call *c, void *arg)
 	if (rc)
 		return rc;
 	return whatif_runs(c, &a);
+}
+
+int mqtx_whatif_attach(struct mqtx_ctl *ctl)
+{
+	static const struct mqtx_ctl_cmd cmd = {
+		"whatif", cmd_whatif, NULL,
+		"whatif CAPTURE config FILE [ config FILE ... ] [ dev NAME ] [ flows N ] [ plot "
+		"OUT.svg ]"
+	};
+
+	return mqtx_ctl_register(ctl, &cmd);
 }
