@@ -326,6 +326,37 @@ static void test_sparse_behind_bulk(void **state)
 	mqtx__whatif_result_free(rq);
 }
 
+/*
+ * 6000 frames of 104 bytes at one instant into a ring of 4096 without BQL: the ring stops the
+ * queue 64 descriptors short of full and wakes it at a quarter free, when a qdisc run sends a
+ * quota of 64 a round, for more rounds than a section makes. Every frame still leaves at its
+ * exact time, the k-th k * 1024 ns after the burst: the run keeps its queue runs to itself.
+ */
+static void test_deep_ring_exact(void **state)
+{
+	const char *cfg[] = { "dev add eth0 type sim txqueues 1 rate 1000000000 ring 4096",
+			      "qdisc add dev eth0 root pfifo limit 10000", "dev set eth0 up",
+			      NULL };
+	struct frame *fr = calloc(6000, sizeof(*fr));
+	struct mqtx_whatif_result *r;
+
+	(void)state;
+	for (unsigned i = 0; i < 6000; i++)
+		fr[i] = (struct frame){ 0, 104, (uint16_t)(1 + i % 2) };
+	write_capture(tmp("deep.pcap"), fr, 6000);
+	free(fr);
+	r = run(tmp("deep.pcap"), cfg, 10, NULL);
+	assert_conserved(r);
+	assert_int_equal(r->total.sent, 6000);
+	assert_int_equal(r->total.delay.min, 1024);
+	assert_int_equal(r->total.delay.max, 6000 * 1024);
+	assert_int_equal(r->flows[0].delay.max, 5999 * 1024);
+	assert_int_equal(r->virtual_ns, 6000 * 1024);
+	/* nearest rank 3000 of 1..6000 * 1024: 3000 * 1024 lies in the bucket [2992, 3008) * 1024 */
+	assert_int_equal(mqtx__whatif_pct(&r->total.delay, 50), 2992 * 1024);
+	mqtx__whatif_result_free(r);
+}
+
 /* ---- the command ---- */
 
 /* "mqtx -j whatif": the document without its wall times. */
@@ -447,7 +478,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	const char *names[] = { "burst.pcap", "sparse.pcap", "fq.conf", "long.pcap" };
+	const char *names[] = { "burst.pcap", "sparse.pcap", "fq.conf", "long.pcap", "deep.pcap" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -460,8 +491,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_bound),	   cmocka_unit_test(test_pct),
 		cmocka_unit_test(test_burst_exact),	   cmocka_unit_test(test_burst_drops_exact),
-		cmocka_unit_test(test_sparse_behind_bulk), cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_memory_flat),
+		cmocka_unit_test(test_sparse_behind_bulk), cmocka_unit_test(test_deep_ring_exact),
+		cmocka_unit_test(test_deterministic),	   cmocka_unit_test(test_memory_flat),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

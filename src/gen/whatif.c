@@ -188,6 +188,33 @@ static void sample(struct run *w)
 
 /* ---- the run ---- */
 
+/*
+ * The run holds a section of its own, so that the queues a frame or a timer schedules run here,
+ * at the instant they were scheduled, and never on the TX thread (where a section sends what
+ * its rounds left: a deep ring without BQL takes more than they send), which would make the run
+ * depend on the machine. SETTLE_ROUNDS bounds a driver that refuses without stopping: what it
+ * still refuses is retried at the next event.
+ */
+#define SETTLE_ROUNDS 64
+
+static void settle(void)
+{
+	for (unsigned i = 0; i < SETTLE_ROUNDS && mqtx_tx_action(); i++)
+		;
+}
+
+/* Time moves to @to timer by timer, the queues each one woke run at its instant. */
+static void advance(struct run *w, uint64_t to)
+{
+	uint64_t next;
+
+	while ((next = mqtx_clock_next_timer(w->clk)) <= to) {
+		mqtx_clock_advance_to(w->clk, next);
+		settle();
+	}
+	mqtx_clock_advance_to(w->clk, to);
+}
+
 /* One record at @t (ns after the first): its frame into the device, or counted as skipped. */
 static int offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_char *data,
 		 uint64_t t)
@@ -226,6 +253,7 @@ static int offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_ch
 	w->r->flows[f].packets++;
 	w->r->flows[f].bytes += pkt->len;
 	mqtx_dev_xmit(w->dev, pkt);
+	settle();
 	sample(w);
 	return 0;
 }
@@ -252,7 +280,7 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 		 * back. */
 		if (ts > first && ts - first > t)
 			t = ts - first;
-		mqtx_clock_advance_to(w->clk, w->start + t);
+		advance(w, w->start + t);
 		err = offer(w, dlt, h, data, t);
 	}
 	if (err == -ENOMEM)
@@ -269,7 +297,7 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 /* After the last frame: time goes on, timer by timer, until the device is empty. */
 static int drain(struct run *w, char *msg, size_t msglen)
 {
-	while (!mqtx_dev_all_tx_empty(w->dev)) {
+	for (settle(); !mqtx_dev_all_tx_empty(w->dev); settle()) {
 		uint64_t next = mqtx_clock_next_timer(w->clk);
 
 		if (next == UINT64_MAX) {
@@ -279,7 +307,7 @@ static int drain(struct run *w, char *msg, size_t msglen)
 						      w->r->total.dropped));
 			return -EINVAL;
 		}
-		mqtx_clock_advance_to(w->clk, next);
+		advance(w, next);
 		sample(w);
 	}
 	return 0;
@@ -376,7 +404,9 @@ static int run_body(struct run *w, int fd, char *msg, size_t msglen)
 	mqtx_dev_get_stats(w->dev, &st);
 	memcpy(w->base, st.txq.drops, sizeof(w->base));
 	w->start = mqtx_clock_now(w->clk);
+	mqtx_bh_disable();
 	rc = stream(w, fd, msg, msglen) ?: drain(w, msg, msglen);
+	mqtx_bh_enable();
 	w->r->virtual_ns = mqtx_clock_now(w->clk) - w->start;
 	mqtx_dev_close(w->dev); /* what a failure left queued is dropped, so all is back */
 	return rc;
