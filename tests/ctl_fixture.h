@@ -10,6 +10,7 @@
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
 #include <mqtx/gen.h>
+#include <mqtx/whatif.h>
 
 /* The job table of the context fixture_ctl() made last (one context at a time). */
 static struct mqtx_jobs *fixture_jobs;
@@ -28,7 +29,7 @@ static inline struct mqtx_ctl *fixture_ctl(void)
 	struct mqtx_ctl *ctl;
 
 	if (mqtx_ctl_new(&ctl) || mqtx_jobs_new(&fixture_jobs) ||
-	    mqtx_jobs_attach(fixture_jobs, ctl))
+	    mqtx_jobs_attach(fixture_jobs, ctl) || mqtx_whatif_attach(ctl))
 		abort();
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
 		struct mqtx_dev_cfg c = { .name = devs[i].name,

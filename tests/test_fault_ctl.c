@@ -251,6 +251,11 @@ static const struct fault_case cases[] = {
 	{ {}, "replay @DATA@/mtu.pcap dev eth0 topspeed mtu-trunc dmac 02:00:00:00:00:09", 0 },
 	{ { "replay @DATA@/mtu.pcap dev eth0 topspeed" }, "replay stop all", 0 },
 	{ {}, "replay @DATA@/raw.pcap dev eth0", 1 },
+	/* whatif: its own contexts on virtual clocks, nothing of this one changed */
+	{ {},
+	  "-j whatif @DATA@/good.pcap config @DATA@/whatif-fq.conf flows 3 plot @TMP@/w.svg",
+	  0 },
+	{ {}, "whatif @DATA@/good.pcap config @DATA@/whatif-missing.conf", 1 },
 	/* A pcap device's file: each failure removes the file its open made, or the next try would
 	 * find it there. */
 	{ {}, "dev add p0 type pcap file @TMP@/fault.pcapng txqueues 2 rate 1gbit up", 0 },
@@ -429,24 +434,24 @@ struct world {
 static char tmp_dir[] = "/tmp/mqtx-fault-XXXXXX";
 static unsigned tmp_run; /* @TMP@ is tmp_dir/tmp_run */
 
+/* @DATA@ and @TMP@, each as often as it comes, replaced in @cmd. */
 static void expand(const char *cmd, char *buf, size_t len)
 {
-	const char *at = strstr(cmd, "@DATA@"), *tmp = strstr(cmd, "@TMP@");
 	const char *src = getenv("MQTX_SRCDIR");
-	char dir[128];
+	char dir[128], data[4096], *at;
 
-	if (at) {
-		snprintf(buf, len, "%.*s%s/tests/data%s", (int)(at - cmd), cmd, src ? src : ".",
-			 at + 6);
-	} else if (tmp) {
-		snprintf(dir, sizeof(dir), "%s/%u", tmp_dir, tmp_run);
-		assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
-		snprintf(buf, len, "%.*s%s%s", (int)(tmp - cmd), cmd, dir, tmp + 5);
-	} else {
-		snprintf(buf, len, "%s", cmd);
+	snprintf(data, sizeof(data), "%s/tests/data", src ? src : ".");
+	snprintf(dir, sizeof(dir), "%s/%u", tmp_dir, tmp_run);
+	snprintf(buf, len, "%s", cmd);
+	while ((at = strstr(buf, "@DATA@")) || (at = strstr(buf, "@TMP@"))) {
+		bool is_data = at[1] == 'D';
+		char rest[512];
+
+		if (!is_data)
+			assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+		snprintf(rest, sizeof(rest), "%s", at + (is_data ? 6 : 5));
+		snprintf(at, len - (size_t)(at - buf), "%s%s", is_data ? data : dir, rest);
 	}
-	assert_null(strstr(buf, "@DATA@"));
-	assert_null(strstr(buf, "@TMP@"));
 }
 
 static int run(struct mqtx_ctl *ctl, const char *cmd, char **out, char **err)
@@ -500,8 +505,9 @@ static void world_free(struct world *w)
 }
 
 static const char *const json_clock[] = {
-	"\"now\":",	   "\"elapsed\":",    "\"rate_pps\":", "\"rate_mbit\":", "\"lat_sum_ns\":",
-	"\"lat_max_ns\":", "\"airtime_ns\":", "\"txops\":",    "\"busy_ns\":",	 "\"collisions\":",
+	"\"now\":",	   "\"elapsed\":",    "\"rate_pps\":",	 "\"rate_mbit\":",
+	"\"lat_sum_ns\":", "\"lat_max_ns\":", "\"airtime_ns\":", "\"txops\":",
+	"\"busy_ns\":",	   "\"collisions\":", "\"wall_s\":",
 };
 
 /* What the time a run took decides: the clock, and how a medium in real time grouped frames

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <mqtx/gen.h>
+#include <mqtx/whatif.h>
 
 #include "client.h"
 #include "proto.h"
@@ -29,7 +30,8 @@ int backend_local(struct backend *b)
 {
 	if (mqtx_ctl_new(&b->ctl))
 		return -1;
-	if (mqtx_jobs_new(&b->jobs) || mqtx_jobs_attach(b->jobs, b->ctl)) {
+	if (mqtx_jobs_new(&b->jobs) || mqtx_jobs_attach(b->jobs, b->ctl) ||
+	    mqtx_whatif_attach(b->ctl)) {
 		backend_local_free(b);
 		return -1;
 	}

@@ -42,11 +42,12 @@ static void usage(FILE *f)
 		"       mqtx [ OPTIONS ] -batch FILE\n"
 		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
 		"|\n"
-		"                   hash | top }\n"
+		"                   hash | top | whatif }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
 		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
-		"path); -batch FILE (\"-\": stdin) runs them in this process instead.\n"
+		"path); -batch FILE (\"-\": stdin) runs them in this process instead, as whatif\n"
+		"always runs.\n"
 		"Try \"mqtx OBJECT help\".\n");
 }
 
@@ -314,11 +315,13 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	return ret;
 }
 
-/* What needs no daemon: "help" as the last word, and hash asked about no device (help, or the
- * algorithm and the tuple alone). */
+/* What needs no daemon: "help" as the last word, whatif (it runs its configurations in this
+ * process, in virtual time), and hash asked about no device (help, or the algorithm and the
+ * tuple alone). */
 static bool needs_no_daemon(int argc, char **argv)
 {
-	if (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help"))
+	if (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help") ||
+	    !strcmp(argv[0], "whatif"))
 		return true;
 	if (strcmp(argv[0], "hash"))
 		return false;

@@ -85,4 +85,17 @@ static inline void mqtx__raise_softirq(mqtx__softirq_fn fn)
  */
 void mqtx__log_capture(char *buf, size_t len);
 
+struct mqtx_pkt;
+struct mqtx_pkt_pool;
+
+/** A pool's release hook: told of each packet of the pool as it is freed, before it is reused. */
+typedef void (*mqtx__pool_release_fn)(void *arg, struct mqtx_pkt *pkt);
+
+/**
+ * mqtx__pool_set_release() - call @fn(@arg, pkt) for every packet of @pool that is freed, in the
+ * freeing thread, before the packet goes back (NULL: none). Set it before any packet of the pool
+ * is in use: the what-if engine learns of each drop this way, whatever path dropped it.
+ */
+void mqtx__pool_set_release(struct mqtx_pkt_pool *pool, mqtx__pool_release_fn fn, void *arg);
+
 #endif

@@ -43,6 +43,8 @@ struct mqtx_pkt_pool {
 	uint32_t free_len;
 	struct mqtx_pkt **free_stack;
 	struct mqtx_pkt_pool *next_pool, *prev_pool;
+	mqtx__pool_release_fn release; /* told of every packet that comes back (what-if) */
+	void *release_arg;
 	struct pool_cache caches[MQTX_MAX_TSLOTS];
 };
 
@@ -311,6 +313,8 @@ static void pool_put(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt, int slot)
 	struct pool_cache *c;
 	unsigned len, half, drain;
 
+	if (p->release)
+		p->release(p->release_arg, pkt);
 	if (slot < 0 || !p->cache_size) {
 		stack_give(p, &pkt, 1);
 		return;
@@ -332,6 +336,12 @@ static void pool_put(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt, int slot)
 	}
 	c->objs[len++] = pkt;
 	atomic_store_explicit(&c->len, len, memory_order_relaxed);
+}
+
+void mqtx__pool_set_release(struct mqtx_pkt_pool *pool, mqtx__pool_release_fn fn, void *arg)
+{
+	pool->release_arg = arg;
+	pool->release = fn;
 }
 
 void mqtx_pkt_free(struct mqtx_pkt *pkt)

@@ -223,6 +223,7 @@ static int add_create(const struct mqtx_ctl_call *c, struct dev_add *a, struct m
 	int rc;
 
 	mqtx__log_capture(why, sizeof(why));
+	a->cfg.clock = c->ctl->clock;
 	if (a->kind->file)
 		rc = a->kind->create_fd(&a->cfg, a->kopt, a->fd, dev);
 	else

@@ -51,6 +51,7 @@ struct mqtx_ctl {
 	unsigned ncmds;
 	struct ctl_watch *watches;
 	unsigned nwatches;
+	struct mqtx_clock *clock; /* the devices dev add makes run on it (NULL: the real clock) */
 };
 
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */

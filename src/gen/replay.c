@@ -15,6 +15,7 @@
 #include <mqtx/pkt.h>
 
 #include "gen/gen.h"
+#include "gen/whatif.h"
 #include "base/internal.h"
 
 struct replay_priv {
@@ -57,7 +58,7 @@ static bool replayable(int dlt)
 
 /* A reader of the capture from its start. It reads a duplicate of @fd, which pcap_close() closes,
  * so that @fd stays open for the next pass. */
-static pcap_t *replay_reader(int fd, char *msg, size_t msglen)
+pcap_t *mqtx__replay_reader(int fd, char *msg, size_t msglen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -110,7 +111,7 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s, not a capture file", file_type(st.st_mode));
 		return -EINVAL;
 	}
-	p = replay_reader(fd, msg, msglen);
+	p = mqtx__replay_reader(fd, msg, msglen);
 	if (!p)
 		return -EINVAL;
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
@@ -131,7 +132,7 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 	return n;
 }
 
-static uint64_t ts_ns(const struct pcap_pkthdr *h, bool nano)
+uint64_t mqtx__replay_ts_ns(const struct pcap_pkthdr *h, bool nano)
 {
 	return (uint64_t)h->ts.tv_sec * MQTX_NSEC_PER_SEC +
 	       (uint64_t)h->ts.tv_usec * (nano ? 1 : 1000);
@@ -267,13 +268,16 @@ static bool replay_pass(struct mqtx_job_thread *t, pcap_t *p, struct pace *pc)
 
 		rec++;
 		if (rec == 1)
-			first = ts_ns(h, nano);
+			first = mqtx__replay_ts_ns(h, nano);
 		if (cfg->limit && atomic_load(&t->sent) + atomic_load(&t->dropped) >= cfg->limit)
 			return false;
 		len = frame_len(t, dlt, h, data);
 		if (!len)
 			continue;
-		due = record_due(cfg, pc, ts_ns(h, nano) > first ? ts_ns(h, nano) - first : 0);
+		due = record_due(cfg, pc,
+				 mqtx__replay_ts_ns(h, nano) > first
+					 ? mqtx__replay_ts_ns(h, nano) - first
+					 : 0);
 		if (!wait_due(job, pc, due))
 			return false;
 		pc->last = due != DUE_NOW ? due : mqtx_clock_now(job->clock);
@@ -338,7 +342,7 @@ static void *replay_thread(void *arg)
 
 		if (pass && !next_pass(job, &pc))
 			break;
-		p = replay_reader(rp->fd, job->error, sizeof(job->error));
+		p = mqtx__replay_reader(rp->fd, job->error, sizeof(job->error));
 		if (!p)
 			break;
 		pc.sent = false;
