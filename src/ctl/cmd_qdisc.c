@@ -232,7 +232,7 @@ unlock:
 static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent,
 			     uint32_t leaf)
 {
-	char handle[16], pb[16];
+	char handle[16], pb[16], text[512], json[1024];
 
 	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
 	mqtx__classid_fmt(s->handle ? m : MQTX_H_MAKE(q->handle, m), handle, sizeof(handle));
@@ -242,7 +242,11 @@ static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, u
 				mqtx__classid_fmt(0, pb, sizeof(pb)));
 	if (leaf)
 		mqtx_buf_printf(s->a->out, s->json ? ",\"leaf\":\"%x:\"" : " leaf %x:", leaf >> 16);
-	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{}" : " \n");
+	/* the kind's print_copt(): htb's rates, ets's quantum */
+	if (mqtx__class_dump_options(q, m, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
+				     json, sizeof(json)) < 0)
+		text[0] = json[0] = 0;
+	mqtx_buf_printf(s->a->out, s->json ? ",\"options\":{%s}" : " %s\n", s->json ? json : text);
 }
 
 static void print_class_end(struct show *s, struct mqtx_qdisc *q, const struct mqtx_class *c)

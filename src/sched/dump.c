@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "core/core.h"
+#include "sched/qtree.h"
 #include <mqtx/tc.h>
 
 struct mqtx_dump {
@@ -222,6 +223,22 @@ int mqtx_qdisc_dump_options(struct mqtx_qdisc *q, unsigned flags, char *text, si
 	if (q->ops->dump && !(q->flags & MQTX_QF_BUILTIN)) {
 		mqtx_spin_lock(mqtx__qdisc_lock(q));
 		q->ops->dump(q, &d);
+		mqtx_spin_unlock(mqtx__qdisc_lock(q));
+	}
+	return d.overflow ? -ENOSPC : (int)d.tlen;
+}
+
+int mqtx__class_dump_options(struct mqtx_qdisc *q, uint32_t minor, unsigned flags, char *text,
+			     size_t text_len, char *json, size_t json_len)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+	struct mqtx_dump d;
+
+	if (!dump_begin(&d, flags, "", text, text_len, json, json_len))
+		return -ENOSPC;
+	if (cl && cl->dump) {
+		mqtx_spin_lock(mqtx__qdisc_lock(q));
+		cl->dump(q, minor, &d);
 		mqtx_spin_unlock(mqtx__qdisc_lock(q));
 	}
 	return d.overflow ? -ENOSPC : (int)d.tlen;
