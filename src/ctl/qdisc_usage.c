@@ -17,6 +17,8 @@ static const struct {
 	{ "prio", "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]" },
 	{ "tbf", "Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ]\n"
 		 "\t[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]" },
+	{ "ets",
+	  "Usage: ... ets [bands NUMBER] [strict NUMBER] [quanta Q1 Q2...] [priomap P1 P2...]" },
 	{ "codel", "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n"
 		   "\t\t [ interval TIME ] [ ecn | noecn ]\n"
 		   "\t\t [ ce_threshold TIME ]" },
