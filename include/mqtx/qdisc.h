@@ -549,6 +549,13 @@ MQTX_API void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *t
 /** mqtx_dump_nl() - end the text line: what follows starts a new one (tc's print_nl; used
  *  between the lines of xstats). Nothing in JSON. */
 MQTX_API void mqtx_dump_nl(struct mqtx_dump *d);
+/**
+ * mqtx_dump_indent() - what starts each text line written from now on: the statistics tc
+ * shows on lines of their own are indented by two blanks, as most of its printers do it,
+ * unless a kind's printer says otherwise (htb's class xstats: one). @indent must stay valid
+ * until the dump ends.
+ */
+MQTX_API void mqtx_dump_indent(struct mqtx_dump *d, const char *indent);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);

@@ -19,6 +19,30 @@ static const struct {
 		 "\t[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]" },
 	{ "ets",
 	  "Usage: ... ets [bands NUMBER] [strict NUMBER] [quanta Q1 Q2...] [priomap P1 P2...]" },
+	{ "htb",
+	  "Usage: ... qdisc add ... htb [default N] [r2q N]\n"
+	  "                      [direct_qlen P] [offload]\n"
+	  " default  minor id of class to which unclassified packets are sent {0}\n"
+	  " r2q      DRR quantums are computed as rate in Bps/r2q {10}\n"
+	  " debug    string of 16 numbers each 0-3 {0}\n"
+	  "\n"
+	  " direct_qlen  Limit of the direct queue {in packets}\n"
+	  " offload  enable hardware offload\n"
+	  "... class add ... htb rate R1 [burst B1] [mpu B] [overhead O]\n"
+	  "                      [prio P] [slot S] [pslot PS]\n"
+	  "                      [ceil R2] [cburst B2] [mtu MTU] [quantum Q]\n"
+	  " rate     rate allocated to this class (class can still borrow)\n"
+	  " burst    max bytes burst which can be accumulated during idle period {computed}\n"
+	  " mpu      minimum packet size used in rate computations\n"
+	  " overhead per-packet size overhead used in rate computations\n"
+	  " linklay  adapting to a linklayer e.g. atm\n"
+	  " ceil     definite upper class rate (no borrows) {rate}\n"
+	  " cburst   burst but for ceil {computed}\n"
+	  " mtu      max packet size we create rate map for {1600}\n"
+	  " prio     priority of leaf; lower are served first {0}\n"
+	  " quantum  how much bytes to serve from leaf at once {use r2q}\n"
+	  "\n"
+	  "TC HTB version 3.3" },
 	{ "codel", "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n"
 		   "\t\t [ interval TIME ] [ ecn | noecn ]\n"
 		   "\t\t [ ce_threshold TIME ]" },
@@ -64,5 +88,7 @@ const char mqtx__class_usage[] =
 	"\n"
 	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
 	"                       [ qdisc QHANDLE ]\n"
-	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
-	"they come with their qdisc, not added one by one.\n";
+	"       mqtx class add dev STRING parent CLASSID classid CLASSID htb rate RATE ...\n"
+	"       mqtx class change dev STRING classid CLASSID ets quantum BYTES\n"
+	"htb's classes are added, changed and deleted one by one; the classes of mq,\n"
+	"mqprio, prio, tbf and ets come with their qdisc (ets's quanta change per class).\n";

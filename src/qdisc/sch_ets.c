@@ -11,8 +11,8 @@
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
 
-#define ETS_MAX_BANDS 16 /* TCQ_ETS_MAX_BANDS */
-#define ETS_MAP_LEN   16 /* TC_PRIO_MAX + 1 */
+#define ETS_MAX_BANDS 16  /* TCQ_ETS_MAX_BANDS */
+#define ETS_MAP_LEN   16  /* TC_PRIO_MAX + 1 */
 #define ETS_MAX_WORDS 255 /* tc keeps its counts in a u8 */
 #define ETS_Q_MIN     256u
 #define ETS_Q_MAX     (1u << 20)
@@ -37,7 +37,7 @@ struct ets_class_opt {
 struct ets_band {
 	struct mqtx_qdisc *child;
 	uint32_t quantum, deficit;
-	bool active; /* on the round-robin list */
+	bool active;  /* on the round-robin list */
 	uint8_t next; /* the list is a ring of band numbers */
 };
 
@@ -275,9 +275,10 @@ static int ets_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 
 		if (!strcmp(a, "bands") || !strcmp(a, "strict") || !strcmp(a, "quanta") ||
 		    !strcmp(a, "priomap")) {
-			dup = a[0] == 'b' ? bands : a[0] == 's' ? o->nstrict
-				: a[0] == 'q'		  ? o->nquanta
-							  : o->nprio;
+			dup = a[0] == 'b'   ? bands
+			      : a[0] == 's' ? o->nstrict
+			      : a[0] == 'q' ? o->nquanta
+					    : o->nprio;
 			if (dup)
 				return mqtx_extack_set(ack, "Duplicate \"%s\"", a);
 			v = mqtx_tc_next_arg(argc, argv, &i, ack);
@@ -557,7 +558,8 @@ static int ets_cl_parse(int argc, char **argv, void *opt, struct mqtx_extack *ac
 		} else if (!strcmp(argv[i], "help")) {
 			return mqtx_extack_set(ack, "%s", ETS_CLASS_USAGE);
 		} else {
-			return mqtx_extack_set(ack, "What is \"%s\"?\n%s", argv[i], ETS_CLASS_USAGE);
+			return mqtx_extack_set(ack, "What is \"%s\"?\n%s", argv[i],
+					       ETS_CLASS_USAGE);
 		}
 	}
 	return 0;

@@ -179,6 +179,11 @@ void mqtx_dump_nl(struct mqtx_dump *d)
 	d->midline = false;
 }
 
+void mqtx_dump_indent(struct mqtx_dump *d, const char *indent)
+{
+	d->indent = indent;
+}
+
 void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 			  const uint32_t *v, unsigned n)
 {
