@@ -86,7 +86,8 @@ static void test_classify(void **state)
 	assert_int_equal(tq_deq(&t), 22);
 	assert_int_equal(tq_deq(&t), 4);
 	assert_int_equal(tq_deq(&t), 3);
-	assert_string_equal(tq_dump(&t), "bands 4 strict 4 priomap 2 1 3 3 3 3 3 3 3 3 3 3 3 3 3 3 ");
+	assert_string_equal(tq_dump(&t),
+			    "bands 4 strict 4 priomap 2 1 3 3 3 3 3 3 3 3 3 3 3 3 3 3 ");
 	tq_check_conservation(&t, 5);
 	tq_teardown(&t);
 }
@@ -106,8 +107,9 @@ static void test_change_live(void **state)
 	assert_int_equal(tq_change(&t, "bands 2 quanta 300 300"), 0);
 	assert_int_equal(t.q->qlen, 4);
 	assert_int_equal(t.q->drops, 2);
-	assert_string_equal(tq_dump(&t), "bands 2 quanta 300 300 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
-					 "1 1 ");
+	assert_string_equal(tq_dump(&t),
+			    "bands 2 quanta 300 300 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
+			    "1 1 ");
 	for (int i = 0; i < 4; i++)
 		assert_true(tq_deq(&t) > 0);
 	assert_int_equal(tq_deq(&t), -1);
@@ -129,23 +131,21 @@ static void test_parse(void **state)
 	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 2 priomap 0 1 2"), -EINVAL);
 	assert_string_equal(t.err, "\"priomap\" element is out of bounds");
 	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "quanta"), MQTX_TC_EFATAL);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops,
-				   "strict 9 quanta 1 2 3 4 5 6 7 8"),
+	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "strict 9 quanta 1 2 3 4 5 6 7 8"),
 			 -EINVAL);
 	assert_string_equal(t.err, "sch_ets: Invalid number of bands");
 	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 3 quanta 1 2000000"), 0);
-	assert_string_equal(tq_dump(&t), "bands 3 quanta 256 1048576 1514 priomap 2 2 2 2 2 2 2 2 2 "
-					 "2 2 2 2 2 2 2 ");
+	assert_string_equal(tq_dump(&t),
+			    "bands 3 quanta 256 1048576 1514 priomap 2 2 2 2 2 2 2 2 2 "
+			    "2 2 2 2 2 2 2 ");
 	tq_teardown(&t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strict_then_drr),
-		cmocka_unit_test(test_shares),
-		cmocka_unit_test(test_classify),
-		cmocka_unit_test(test_change_live),
+		cmocka_unit_test(test_strict_then_drr), cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_classify),	cmocka_unit_test(test_change_live),
 		cmocka_unit_test(test_parse),
 	};
 

@@ -71,8 +71,7 @@ static struct htb_class_view {
 	const char *x = tq_xstats(t, minor, true);
 
 	assert_int_equal(sscanf(strstr(x, "\"lended\""), "\"lended\":%" SCNu64, &v.lends), 1);
-	assert_int_equal(sscanf(strstr(x, "\"borrowed\""), "\"borrowed\":%" SCNu64, &v.borrows),
-			 1);
+	assert_int_equal(sscanf(strstr(x, "\"borrowed\""), "\"borrowed\":%" SCNu64, &v.borrows), 1);
 	return v;
 }
 
@@ -247,9 +246,9 @@ static void test_class_changes(void **state)
 	assert_int_equal(htb_cls(&t, 2, 0x10001, "rate 1mbit", NULL), 0);
 	assert_int_equal(t.q->qlen, 0); /* 1:1's queue went with its leaf */
 	assert_null(cl->leaf(t.q, 1));
-	assert_int_equal(cl->delete(t.q, 1, &ack), -EBUSY);
+	assert_int_equal(cl->delete (t.q, 1, &ack), -EBUSY);
 	assert_string_equal(ack.msg, "HTB class in use");
-	assert_int_equal(cl->delete(t.q, 2, &ack), 0);
+	assert_int_equal(cl->delete (t.q, 2, &ack), 0);
 	assert_non_null(cl->leaf(t.q, 1));
 	assert_false(cl->find(t.q, 2));
 	assert_int_equal(htb_cls(&t, 3, 0x10001, "rate", NULL), MQTX_TC_EFATAL);

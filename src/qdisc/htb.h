@@ -8,8 +8,8 @@
 #include <mqtx/qdisc.h>
 #include "base/tbucket.h"
 
-#define HTB_MAXDEPTH 8 /* TC_HTB_MAXDEPTH: levels 0 (leaves) .. 7 */
-#define HTB_NUMPRIO  8 /* TC_HTB_NUMPRIO */
+#define HTB_MAXDEPTH 8		 /* TC_HTB_MAXDEPTH: levels 0 (leaves) .. 7 */
+#define HTB_NUMPRIO  8		 /* TC_HTB_NUMPRIO */
 #define HTB_PQ	     HTB_NUMPRIO /* the link a class waits on its level's event queue with */
 
 /* A class's mode (Linux's enum htb_cmode): out of ceil tokens, may borrow, may send. */
@@ -72,7 +72,7 @@ struct htb_priv {
 	uint32_t direct_len, direct_qlen;
 	uint64_t direct_pkts;
 	uint32_t r2q, defcls;
-	struct mqtx_qdisc *sch; /* the qdisc, whose overlimits its classes count */
+	struct mqtx_qdisc *sch;	 /* the qdisc, whose overlimits its classes count */
 	struct mqtx_pkt *peeked; /* what peek took out (Linux's qdisc_peek_dequeued) */
 	struct mqtx_timer watchdog;
 	bool watchdog_ready;

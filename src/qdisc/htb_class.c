@@ -13,7 +13,7 @@
 
 #define HTB_LL_ETHERNET 1 /* TC_LINKLAYER_ETHERNET */
 #define HTB_LL_ATM	2
-#define HTB_TC_MTU	1600 /* tc's default "mtu": the burst it adds to rate/HZ */
+#define HTB_TC_MTU	1600	      /* tc's default "mtu": the burst it adds to rate/HZ */
 #define HTB_TC_HZ	1000000000ULL /* get_hz() with psched's high-resolution clock */
 #define HTB_Q_MIN	1000u
 #define HTB_Q_MAX	200000u
@@ -77,8 +77,8 @@ static void hash_grow(struct mqtx_qdisc *q)
 	mqtx_free(oh);
 }
 
-#define for_each_class(p, i, cl)                                                               \
-	for (uint32_t i = 0; i < (p)->hashsize; i++)                                           \
+#define for_each_class(p, i, cl)                     \
+	for (uint32_t i = 0; i < (p)->hashsize; i++) \
 		for (struct htb_class *cl = (p)->hash[i]; cl; cl = cl->hnext)
 
 /* ---- classes as the configuration code sees them ---- */
@@ -287,8 +287,8 @@ static int copt_rate(const char *what, const char *v, uint64_t *r, struct mqtx_e
 }
 
 /* One word @a with its value @v. */
-static int copt_one(struct htb_copt *o, uint32_t *mtu, uint32_t *bufs, const char *a,
-		    const char *v, struct mqtx_extack *ack)
+static int copt_one(struct htb_copt *o, uint32_t *mtu, uint32_t *bufs, const char *a, const char *v,
+		    struct mqtx_extack *ack)
 {
 	if (tc_matches(a, "prio"))
 		return mqtx_tc_parse_u32_dec(v, &o->prio) ? copt_illegal("prio", ack) : 0;
@@ -318,7 +318,7 @@ static int copt_one(struct htb_copt *o, uint32_t *mtu, uint32_t *bufs, const cha
 
 static bool copt_known(const char *a)
 {
-	static const char *const pre[] = { "prio",	"mtu",	  "mpu",   "overhead",
+	static const char *const pre[] = { "prio",	"mtu",	   "mpu",   "overhead",
 					   "linklayer", "quantum", "burst", "cburst" };
 
 	for (unsigned i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
@@ -405,8 +405,8 @@ static int apply_copt(struct htb_priv *p, struct htb_class *cl, const struct htb
 
 /* Lock held: @parent, a leaf, gets its first child and becomes an inner class; its queue is
  * dropped (returned in *@gone for destruction after the lock). */
-static void leaf_to_inner(struct mqtx_qdisc *q, struct htb_class *parent,
-			  struct mqtx_qdisc **gone, struct mqtx_pkt **to_free)
+static void leaf_to_inner(struct mqtx_qdisc *q, struct htb_class *parent, struct mqtx_qdisc **gone,
+			  struct mqtx_pkt **to_free)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_qdisc *c = parent->leaf;

@@ -192,4 +192,3 @@ void htb_deactivate(struct htb_priv *p, struct htb_class *cl)
 	htb_deactivate_prios(p, cl);
 	cl->prio_activity = 0;
 }
-

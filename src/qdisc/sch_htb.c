@@ -12,10 +12,10 @@
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
 
-#define HTB_VER	      0x30011 /* HTB_VER: tc's check and its "ver 3.17" */
-#define HTB_NS_PER_S  1000000000LL
-#define HTB_NO_QLEN   UINT32_MAX /* direct_qlen not given: the device's txqueuelen */
-#define HTB_MAX_HOPS  HTB_MAXDEPTH
+#define HTB_VER	     0x30011 /* HTB_VER: tc's check and its "ver 3.17" */
+#define HTB_NS_PER_S 1000000000LL
+#define HTB_NO_QLEN  UINT32_MAX /* direct_qlen not given: the device's txqueuelen */
+#define HTB_MAX_HOPS HTB_MAXDEPTH
 
 /* The qdisc's options as tc sends them (htb_parse_opt). */
 struct htb_opt {
@@ -90,7 +90,8 @@ static void charge_class(struct htb_priv *p, struct htb_class *cl, int level, ui
 		if (cl->level >= level) {
 			if (cl->level == level)
 				cl->lends++;
-			cl->tokens = accnt(cl->tokens, diff, cl->buffer, &cl->rate, len, cl->mbuffer);
+			cl->tokens =
+				accnt(cl->tokens, diff, cl->buffer, &cl->rate, len, cl->mbuffer);
 		} else {
 			cl->borrows++;
 			cl->tokens += diff;
@@ -487,8 +488,8 @@ static int htb_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	if (!p->hash)
 		return -ENOMEM;
 	memset(p->hash, 0, p->hashsize * sizeof(*p->hash));
-	p->direct_qlen = o->direct_qlen != HTB_NO_QLEN ? o->direct_qlen
-						       : mqtx_dev_tx_queue_len(q->dev);
+	p->direct_qlen =
+		o->direct_qlen != HTB_NO_QLEN ? o->direct_qlen : mqtx_dev_tx_queue_len(q->dev);
 	p->r2q = o->r2q < 1 ? 1 : o->r2q;
 	p->defcls = o->defcls;
 	return 0;

@@ -138,12 +138,12 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 /** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
 int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
-/** mqtx__qdisc_new() - mqtx_qdisc_create() with the shared filter blocks the qdisc is to use
- *  (tc's ingress_block, egress_block; 0: its own). */
+/** mqtx__qdisc_new() - mqtx_qdisc_create() with its @parent set before ops->init, and the
+ *  shared filter blocks the qdisc is to use (tc's ingress_block, egress_block; 0: its own). */
 int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
-		    const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-		    uint32_t ingress_block, uint32_t egress_block, struct mqtx_extack *ack,
-		    struct mqtx_qdisc **out);
+		    const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
+		    const void *opt, uint32_t ingress_block, uint32_t egress_block,
+		    struct mqtx_extack *ack, struct mqtx_qdisc **out);
 
 /** mqtx__qdisc_create_at() - mqtx__qdisc_new() that also records @parent; @blocks: the
  *  ingress and egress block indexes, or NULL. */
