@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <pthread.h>
 
+#include <mqtx/ctl.h>
+
 #include "sched/qtree.h"
 #include "test_qdisc_util.h"
 
@@ -258,6 +260,61 @@ static void test_class_changes(void **state)
 	tq_teardown(&t);
 }
 
+/* Run @cmd on @ctl; returns its exit code. */
+static int ctl_run(struct mqtx_ctl *ctl, const char *cmd, struct mqtx_buf *out,
+		   struct mqtx_buf *err)
+{
+	out->len = err->len = 0;
+	return mqtx_ctl_exec_line(ctl, cmd, 0, out, err);
+}
+
+/* Live replace: a leaf's packets held back by its tokens move into the qdisc grafted on the
+ * class, and leave on the class's schedule (the root's replace under traffic is the stress
+ * test's). */
+static void test_replace_carries_backlog(void **state)
+{
+	uint64_t when[4];
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf o, e;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 10, 1500);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, t.dev), 0); /* the context destroys it */
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	assert_int_equal(ctl_run(ctl, "qdisc add dev tq0 root handle 1: htb default 10", &o, &e),
+			 0);
+	assert_int_equal(
+		ctl_run(ctl, "class add dev tq0 parent 1: classid 1:10 htb rate 8kbit", &o, &e), 0);
+	mqtx_dev_config_lock(t.dev);
+	t.q = mqtx_txq_qdisc(mqtx_dev_txq(t.dev, 0));
+	mqtx_dev_config_unlock(t.dev);
+	for (int i = 0; i < 4; i++)
+		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
+	/* a 1.6 s bucket: 1000 bytes (1 s) leave with tokens left, the next puts it in debt */
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(ctl_run(ctl, "qdisc replace dev tq0 parent 1:10 handle 20: bfifo", &o, &e),
+			 0);
+	assert_int_equal(t.q->qlen, 2);
+	assert_string_equal(t.q->ops->cl_ops->leaf(t.q, 0x10)->ops->id, "bfifo");
+	/* the bfifo holds them and they leave on the class's schedule: 0.4 s, then 1 s apart */
+	assert_int_equal(run(&t, T0 + 5000 * MS, when, 4), 2);
+	assert_int_equal(when[0], 400 * MS);
+	assert_int_equal(when[1], 1400 * MS);
+	tq_check_conservation(&t, 4);
+	t.q = NULL;
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl);
+	assert_int_equal(mqtx_pool_in_use(t.pool), 0);
+	mqtx_pool_destroy(t.pool);
+	mqtx_clock_free(t.clock);
+}
+
 /* Two threads offer packets and two take them, under the qdisc's lock as the core does:
  * everything offered is sent, dropped or still queued. */
 struct mt {
@@ -344,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_two_children_share),
 		cmocka_unit_test(test_classify_and_direct),
 		cmocka_unit_test(test_class_changes),
+		cmocka_unit_test(test_replace_carries_backlog),
 		cmocka_unit_test(test_conservation_threads),
 	};
 

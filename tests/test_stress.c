@@ -425,6 +425,8 @@ static const char *const soak_leaves[] = {
 	"pfifo_fast",
 	"prio bands 3",
 	"bfifo limit 20000",
+	"htb r2q 5 direct_qlen 256",
+	"ets bands 3 strict 1 quanta 1500 3000",
 };
 #define N_LEAVES (sizeof(soak_leaves) / sizeof(soak_leaves[0]))
 
