@@ -7,8 +7,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 
-#include <mqtx/ctl.h>
-
 #include "sched/qtree.h"
 #include "test_qdisc_util.h"
 
@@ -260,45 +258,29 @@ static void test_class_changes(void **state)
 	tq_teardown(&t);
 }
 
-/* Run @cmd on @ctl; returns its exit code. */
-static int ctl_run(struct mqtx_ctl *ctl, const char *cmd, struct mqtx_buf *out,
-		   struct mqtx_buf *err)
-{
-	out->len = err->len = 0;
-	return mqtx_ctl_exec_line(ctl, cmd, 0, out, err);
-}
-
 /* Live replace: a leaf's packets held back by its tokens move into the qdisc grafted on the
  * class, and leave on the class's schedule (the root's replace under traffic is the stress
  * test's). */
 static void test_replace_carries_backlog(void **state)
 {
 	uint64_t when[4];
-	struct mqtx_ctl *ctl;
-	struct mqtx_buf o, e;
+	struct tq_ctl c;
 	struct tq t;
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(mqtx_ctl_new(&ctl), 0);
-	assert_int_equal(mqtx_ctl_add_dev(ctl, t.dev), 0); /* the context destroys it */
-	mqtx_buf_init(&o);
-	mqtx_buf_init(&e);
-	assert_int_equal(ctl_run(ctl, "qdisc add dev tq0 root handle 1: htb default 10", &o, &e),
+	tq_ctl_open(&t, &c);
+	assert_int_equal(tq_ctl_run(&c, "qdisc add dev tq0 root handle 1: htb default 10"), 0);
+	assert_int_equal(tq_ctl_run(&c, "class add dev tq0 parent 1: classid 1:10 htb rate 8kbit"),
 			 0);
-	assert_int_equal(
-		ctl_run(ctl, "class add dev tq0 parent 1: classid 1:10 htb rate 8kbit", &o, &e), 0);
-	mqtx_dev_config_lock(t.dev);
-	t.q = mqtx_txq_qdisc(mqtx_dev_txq(t.dev, 0));
-	mqtx_dev_config_unlock(t.dev);
+	tq_ctl_root(&t);
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
 	/* a 1.6 s bucket: 1000 bytes (1 s) leave with tokens left, the next puts it in debt */
 	assert_int_equal(tq_deq(&t), 0);
 	assert_int_equal(tq_deq(&t), 1);
 	assert_int_equal(tq_deq(&t), -1);
-	assert_int_equal(ctl_run(ctl, "qdisc replace dev tq0 parent 1:10 handle 20: bfifo", &o, &e),
-			 0);
+	assert_int_equal(tq_ctl_run(&c, "qdisc replace dev tq0 parent 1:10 handle 20: bfifo"), 0);
 	assert_int_equal(t.q->qlen, 2);
 	assert_string_equal(t.q->ops->cl_ops->leaf(t.q, 0x10)->ops->id, "bfifo");
 	/* the bfifo holds them and they leave on the class's schedule: 0.4 s, then 1 s apart */
@@ -306,13 +288,7 @@ static void test_replace_carries_backlog(void **state)
 	assert_int_equal(when[0], 400 * MS);
 	assert_int_equal(when[1], 1400 * MS);
 	tq_check_conservation(&t, 4);
-	t.q = NULL;
-	mqtx_buf_free(&o);
-	mqtx_buf_free(&e);
-	mqtx_ctl_free(ctl);
-	assert_int_equal(mqtx_pool_in_use(t.pool), 0);
-	mqtx_pool_destroy(t.pool);
-	mqtx_clock_free(t.clock);
+	tq_ctl_close(&t, &c);
 }
 
 /* Two threads offer packets and two take them, under the qdisc's lock as the core does:
