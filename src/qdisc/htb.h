@@ -45,6 +45,7 @@ struct htb_class {
 	enum htb_cmode cmode;
 	unsigned prio_activity;
 	struct htb_link link[HTB_NUMPRIO + 1];
+	struct mqtx_tcf_block *block; /* its filters, for the packets that reach it (inner) */
 	/* a leaf's */
 	struct mqtx_qdisc *leaf;
 	int32_t deficit[HTB_MAXDEPTH];

@@ -218,17 +218,21 @@ static void htb_cl_dump_stats(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_
 	mqtx_dump_nl(d);
 }
 
-/* Filters go on the qdisc: mqtx keeps no filter list per class yet. */
+/* htb_tcf_block(): the qdisc's filters (minor 0), or a class's, which run for the packets a
+ * filter (or a priority) sends to that class while it is an inner one. */
 static struct mqtx_tcf_block *htb_tcf_block(struct mqtx_qdisc *q, uint32_t minor,
 					    struct mqtx_extack *ack)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
+	struct htb_class *cl;
 
 	if (!minor)
 		return p->block;
-	mqtx_extack_set(ack, "htb: filters go on the qdisc (parent %x:), not on a class in mqtx",
-			q->handle >> 16);
-	return NULL;
+	cl = htb_find(p, MQTX_H_MAKE(q->handle, minor));
+	if (!cl)
+		mqtx_extack_set(ack, "htb %x: has no class %x:%x", q->handle >> 16, q->handle >> 16,
+				minor);
+	return cl ? cl->block : NULL;
 }
 
 /* ---- class options: tc's htb_parse_class_opt() ---- */
@@ -446,9 +450,12 @@ static int class_create(struct mqtx_qdisc *q, uint32_t classid, uint32_t parenti
 	if (!cl)
 		return -ENOBUFS;
 	memset(cl, 0, sizeof(*cl));
-	err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
-				&cl->leaf);
+	err = mqtx_tcf_block_get(0, &cl->block);
+	if (!err)
+		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
+					&cl->leaf);
 	if (err) {
+		mqtx_tcf_block_put(cl->block);
 		mqtx_free(cl);
 		return err;
 	}
@@ -553,6 +560,7 @@ static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extac
 	mqtx_qdisc_unlock(q);
 	mqtx_qdisc_free_dropped(q->dev, to_free);
 	mqtx_qdisc_destroy(cl->leaf);
+	mqtx_tcf_block_put(cl->block);
 	mqtx_free(cl);
 	return 0;
 }
@@ -586,6 +594,7 @@ void htb_classes_destroy(struct mqtx_qdisc *q)
 		for (; cl; cl = next) {
 			next = cl->hnext;
 			mqtx_qdisc_destroy(cl->leaf);
+			mqtx_tcf_block_put(cl->block);
 			mqtx_free(cl);
 		}
 		p->hash[i] = NULL;

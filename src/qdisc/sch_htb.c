@@ -325,14 +325,17 @@ static struct mqtx_pkt *htb_peek(struct mqtx_qdisc *q)
 
 #define HTB_DIRECT ((struct htb_class *)-1)
 
-/* htb_classify(): X:0 is the direct queue; a priority naming a leaf takes it, an inner class
- * or none the filters; a filter's class id likewise; then the default class, else direct.
- * NULL: a filter dropped or took the packet (*@verdict). Filters hang on the qdisc only. */
+/* htb_classify(): X:0 is the direct queue; a priority naming a leaf takes it; one naming an
+ * inner class starts with that class's filters, any other with the qdisc's; a filter's class
+ * id is a leaf, the direct queue, or an inner class whose filters come next (at most
+ * HTB_MAX_HOPS of them: a loop drops the packet); then the default class, else the direct
+ * queue. NULL: dropped or taken, *@verdict says which. */
 static struct htb_class *htb_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, int *verdict)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 	uint32_t minor = mqtx_qdisc_prio_class(q, pkt);
 	struct htb_class *cl = minor ? htb_find(p, pkt->priority) : NULL;
+	struct mqtx_tcf_block *block = p->block;
 	struct mqtx_tcf_result res;
 
 	*verdict = MQTX_ACT_OK;
@@ -340,15 +343,27 @@ static struct htb_class *htb_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt
 		return HTB_DIRECT;
 	if (cl && !cl->level)
 		return cl;
-	*verdict = mqtx_tcf_classify(p->block, q->dev, pkt, &res);
-	if (*verdict == MQTX_ACT_SHOT || *verdict == MQTX_ACT_STOLEN)
-		return NULL;
-	if (*verdict >= 0) {
+	if (cl)
+		block = cl->block;
+	for (unsigned hops = 0;; hops++) {
+		*verdict = mqtx_tcf_classify(block, q->dev, pkt, &res);
+		if (*verdict == MQTX_ACT_SHOT || *verdict == MQTX_ACT_STOLEN)
+			return NULL;
+		if (*verdict < 0)
+			break;
 		if (res.classid == q->handle)
 			return HTB_DIRECT;
 		cl = htb_find(p, res.classid);
-		if (cl && !cl->level)
+		if (!cl)
+			break; /* a class that does not exist: the default */
+		if (!cl->level)
 			return cl;
+		if (hops >= HTB_MAX_HOPS) {
+			*verdict = MQTX_ACT_SHOT;
+			pkt->drop_reason = MQTX_DROP_FILTER;
+			return NULL;
+		}
+		block = cl->block;
 	}
 	cl = htb_find(p, MQTX_H_MAKE(q->handle, p->defcls));
 	return cl && !cl->level ? cl : HTB_DIRECT;
