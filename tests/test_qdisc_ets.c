@@ -36,8 +36,14 @@ static void test_strict_then_drr(void **state)
 		tq_enq(&t, pkt_to(&t, 1000, 0x10002, 1));
 	for (int i = 0; i < 6; i++)
 		tq_enq(&t, pkt_to(&t, 1000, 0x10003, 2));
-	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		/* every other one peeked first: a peek is the dequeue to come, and keeps it */
+		if (i % 2) {
+			assert_int_equal(t.q->ops->peek(t.q)->user, order[i]);
+			assert_int_equal(t.q->qlen, 14 - i);
+		}
 		assert_int_equal(tq_deq(&t), order[i]);
+	}
 	assert_int_equal(tq_deq(&t), -1);
 	tq_check_conservation(&t, 14);
 	tq_teardown(&t);

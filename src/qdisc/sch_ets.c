@@ -9,6 +9,7 @@
 #include <mqtx/cls.h>
 #include <mqtx/qdisc.h>
 #include "qdisc/kinds.h"
+#include "qdisc/peeked.h"
 #include <mqtx/tc.h>
 
 #define ETS_MAX_BANDS 16  /* TCQ_ETS_MAX_BANDS */
@@ -46,6 +47,7 @@ struct ets_priv {
 	uint8_t prio2band[ETS_MAP_LEN];
 	struct ets_band band[ETS_MAX_BANDS];
 	int head, tail; /* the active bandwidth-sharing bands, in round-robin order; -1: none */
+	struct mqtx_pkt *peeked; /* what peek took out (Linux's qdisc_peek_dequeued) */
 	struct mqtx_tcf_block *block;
 };
 
@@ -159,7 +161,7 @@ static struct mqtx_pkt *ets_take(struct mqtx_qdisc *q, struct mqtx_qdisc *c)
 
 /* Linux's ets_qdisc_dequeue(): the strict bands in order, then the head of the round robin if
  * its deficit covers its head packet; otherwise it gets its quantum and goes to the tail. */
-static struct mqtx_pkt *ets_dequeue(struct mqtx_qdisc *q)
+static struct mqtx_pkt *ets_do_dequeue(struct mqtx_qdisc *q)
 {
 	struct ets_priv *p = mqtx_qdisc_priv(q);
 
@@ -171,8 +173,13 @@ static struct mqtx_pkt *ets_dequeue(struct mqtx_qdisc *q)
 	}
 	while (p->head >= 0) {
 		struct ets_band *e = &p->band[p->head];
-		struct mqtx_pkt *pkt = e->child->ops->peek(e->child);
+		struct mqtx_pkt *pkt;
 
+		if (!e->child->qlen) { /* emptied by a graft (Linux's ets_class_qlen_notify()) */
+			ets_pop_head(p);
+			continue;
+		}
+		pkt = e->child->ops->peek(e->child);
 		if (!pkt)
 			return NULL;
 		if (pkt->len <= e->deficit) {
@@ -188,19 +195,19 @@ static struct mqtx_pkt *ets_dequeue(struct mqtx_qdisc *q)
 	return NULL;
 }
 
+static struct mqtx_pkt *ets_dequeue(struct mqtx_qdisc *q)
+{
+	struct ets_priv *p = mqtx_qdisc_priv(q);
+
+	return dequeue_peeked(q, &p->peeked, ets_do_dequeue);
+}
+
+/* As Linux's ets: which band goes next depends on the deficits, so peeking dequeues. */
 static struct mqtx_pkt *ets_peek(struct mqtx_qdisc *q)
 {
 	struct ets_priv *p = mqtx_qdisc_priv(q);
 
-	for (uint32_t b = 0; b < p->nstrict; b++) {
-		struct mqtx_qdisc *c = p->band[b].child;
-
-		if (c->qlen)
-			return c->ops->peek(c);
-	}
-	if (p->head < 0)
-		return NULL;
-	return p->band[p->head].child->ops->peek(p->band[p->head].child);
+	return peek_dequeued(q, &p->peeked, ets_do_dequeue);
 }
 
 /* ---- control path ---- */
@@ -446,6 +453,7 @@ static void ets_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 		mqtx_qdisc_reset(c, MQTX_DROP_RESET, to_free);
 		p->band[b].active = false;
 	}
+	reset_peeked(&p->peeked, to_free);
 	p->head = p->tail = -1;
 	q->qlen = 0;
 	q->backlog = 0;

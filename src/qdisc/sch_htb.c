@@ -10,6 +10,7 @@
 
 #include "qdisc/htb.h"
 #include "qdisc/kinds.h"
+#include "qdisc/peeked.h"
 #include <mqtx/tc.h>
 
 #define HTB_VER	     0x30011 /* HTB_VER: tc's check and its "ver 3.17" */
@@ -296,29 +297,15 @@ static struct mqtx_pkt *htb_do_dequeue(struct mqtx_qdisc *q)
 static struct mqtx_pkt *htb_dequeue(struct mqtx_qdisc *q)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt = p->peeked;
 
-	if (!pkt)
-		return htb_do_dequeue(q);
-	p->peeked = NULL;
-	q->qlen--;
-	q->backlog -= pkt->len;
-	return pkt;
+	return dequeue_peeked(q, &p->peeked, htb_do_dequeue);
 }
 
-/* Linux's qdisc_peek_dequeued(): the packet is taken out and kept, still counted as queued. */
 static struct mqtx_pkt *htb_peek(struct mqtx_qdisc *q)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 
-	if (!p->peeked) {
-		p->peeked = htb_do_dequeue(q);
-		if (p->peeked) {
-			q->qlen++;
-			q->backlog += p->peeked->len;
-		}
-	}
-	return p->peeked;
+	return peek_dequeued(q, &p->peeked, htb_do_dequeue);
 }
 
 /* ---- enqueue ---- */
@@ -515,9 +502,7 @@ static void htb_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 
 	htb_classes_reset(q, to_free);
-	if (p->peeked)
-		mqtx_pkt_link(p->peeked, to_free);
-	p->peeked = NULL;
+	reset_peeked(&p->peeked, to_free);
 	mqtx_timer_cancel(&p->watchdog);
 	mqtx_pkt_list_splice(&p->direct, to_free);
 	p->direct_len = 0;
