@@ -117,13 +117,16 @@ static int ets_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, int *verdict
 	return minor - 1 < p->nbands ? (int)(minor - 1) : p->prio2band[0];
 }
 
+/* Our counters follow the child's (a child that drops another packet for this one, as
+ * fq_codel may, still leaves the books right), and a sharing band that holds packets is on
+ * the round robin with its quantum as deficit. */
 static int ets_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct ets_priv *p = mqtx_qdisc_priv(q);
 	int verdict, b = ets_classify(q, pkt, &verdict);
-	uint32_t len = pkt->len;
 	struct mqtx_qdisc *c;
-	uint64_t drops;
+	uint32_t qlen;
+	uint64_t backlog, drops;
 	int ret;
 
 	if (b < 0) {
@@ -132,17 +135,17 @@ static int ets_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	}
 	c = p->band[b].child;
+	qlen = c->qlen;
+	backlog = c->backlog;
 	drops = c->drops;
 	ret = c->ops->enqueue(c, pkt, to_free);
+	q->qlen += c->qlen - qlen;
+	q->backlog += c->backlog - backlog;
 	q->drops += c->drops - drops;
-	if (ret != MQTX_XMIT_SUCCESS)
-		return ret;
-	if ((uint32_t)b >= p->nstrict && !p->band[b].active) {
+	if (c->qlen && (uint32_t)b >= p->nstrict && !p->band[b].active) {
 		ets_activate(p, (uint32_t)b);
 		p->band[b].deficit = p->band[b].quantum;
 	}
-	q->qlen++;
-	q->backlog += len;
 	return ret;
 }
 
