@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "qdisc_mt.h"
 #include "test_qdisc_util.h"
 
 static struct mqtx_pkt *pkt_to(struct tq *t, uint32_t len, uint32_t priority, uint64_t user)
@@ -147,12 +148,26 @@ static void test_parse(void **state)
 	tq_teardown(&t);
 }
 
+/* Two threads offer packets to a strict band and two sharing ones (and by the priomap) and
+ * two take them. */
+static void test_conservation_threads(void **state)
+{
+	static const uint32_t prios[] = { 0x10001, 0x10002, 0x10003, 7 };
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 300, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "strict 1 quanta 1500 600"), 0);
+	tq_mt_conservation(&t, prios, 4);
+	tq_teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strict_then_drr), cmocka_unit_test(test_shares),
 		cmocka_unit_test(test_classify),	cmocka_unit_test(test_change_live),
-		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse),		cmocka_unit_test(test_conservation_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

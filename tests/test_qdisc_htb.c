@@ -5,9 +5,9 @@
  * conservation with two threads. */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 
 #include "sched/qtree.h"
+#include "qdisc_mt.h"
 #include "test_qdisc_util.h"
 
 #define US 1000ull
@@ -353,81 +353,19 @@ static void test_watchdog_and_root_replace(void **state)
 	tq_teardown(&t);
 }
 
-/* Two threads offer packets and two take them, under the qdisc's lock as the core does:
- * everything offered is sent, dropped or still queued. */
-struct mt {
-	struct tq *t;
-	uint64_t offered, sent, stop;
-	pthread_mutex_t *lock;
-};
-
-static void *mt_producer(void *arg)
-{
-	struct mt *m = arg;
-
-	for (uint32_t i = 0; i < 20000; i++) {
-		struct mqtx_pkt *p = mqtx_pkt_alloc(m->t->pool), *to_free = NULL;
-
-		if (!p)
-			continue;
-		mqtx_pkt_put(p, 64 + i % 1400);
-		p->priority = 0x10000 | (i % 3 ? 0x10 : 0x20);
-		pthread_mutex_lock(m->lock);
-		m->t->q->ops->enqueue(m->t->q, p, &to_free);
-		m->offered++;
-		pthread_mutex_unlock(m->lock);
-		mqtx_qdisc_free_dropped(m->t->dev, to_free);
-	}
-	return NULL;
-}
-
-static void *mt_consumer(void *arg)
-{
-	struct mt *m = arg;
-
-	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
-		struct mqtx_pkt *p;
-
-		pthread_mutex_lock(m->lock);
-		p = m->t->q->ops->dequeue(m->t->q);
-		if (p)
-			m->sent++;
-		pthread_mutex_unlock(m->lock);
-		if (p)
-			mqtx_pkt_free(p);
-	}
-	return NULL;
-}
-
+/* Two threads offer packets to two classes of different priorities and two take them. */
 static void test_conservation_threads(void **state)
 {
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_t pr[2], co[2];
-	struct mqtx_txq_stats st;
-	struct mt m;
+	static const uint32_t prios[] = { 0x10010, 0x10010, 0x10020 };
 	struct tq t;
 
 	(void)state;
 	tq_setup(&t, 300, 1500);
-	m = (struct mt){ .t = &t, .lock = &lock };
 	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "r2q 10"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 10gbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 5gbit ceil 10gbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x20, 0x10001, "rate 1gbit ceil 10gbit prio 1", NULL), 0);
-	for (int i = 0; i < 2; i++) {
-		assert_int_equal(pthread_create(&pr[i], NULL, mt_producer, &m), 0);
-		assert_int_equal(pthread_create(&co[i], NULL, mt_consumer, &m), 0);
-	}
-	for (int i = 0; i < 2; i++)
-		pthread_join(pr[i], NULL);
-	__atomic_store_n(&m.stop, 1, __ATOMIC_RELEASE);
-	for (int i = 0; i < 2; i++)
-		pthread_join(co[i], NULL);
-	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
-	assert_int_equal(m.offered, 40000);
-	assert_int_equal(m.sent + mqtx_txq_stats_drops(&st) + t.q->qlen, m.offered);
-	assert_int_equal(t.q->drops, mqtx_txq_stats_drops(&st));
-	assert_int_equal(mqtx_pool_in_use(t.pool), t.q->qlen);
+	tq_mt_conservation(&t, prios, 3);
 	tq_teardown(&t);
 }
 
