@@ -8,7 +8,7 @@
 
 #include "test_qdisc_util.h"
 
-#define TQ_MT_THREADS 2	   /* producers, and as many consumers */
+#define TQ_MT_THREADS 2	    /* producers, and as many consumers */
 #define TQ_MT_PER     20000 /* packets per producer */
 
 struct tq_mt {

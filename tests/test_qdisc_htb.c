@@ -291,22 +291,6 @@ static void test_replace_carries_backlog(void **state)
 	tq_ctl_close(&t, &c);
 }
 
-static uint64_t sent_by_driver(struct tq *t)
-{
-	uint64_t pk, by;
-
-	mqtx_null_counts(t->dev, &pk, &by);
-	return pk;
-}
-
-/* Advance to @when (absolute), run what the watchdog scheduled, return the driver's count. */
-static uint64_t at(struct tq *t, uint64_t when)
-{
-	mqtx_clock_advance_to(t->clock, when);
-	mqtx_tx_action();
-	return sent_by_driver(t);
-}
-
 /* The schedule of test_one_class_schedule through the device: the watchdog wakes the queue
  * exactly at each event and not a nanosecond before. Then htb is replaced at the root while
  * it holds packets: they go to the new qdisc and out, none lost. */
@@ -320,18 +304,14 @@ static void test_watchdog_and_root_replace(void **state)
 	tq_setup(&t, 100, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "default 1"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
-	qs[0] = t.q;
-	mqtx_dev_config_lock(t.dev);
-	mqtx_dev_graft_all(t.dev, qs, old);
-	mqtx_dev_config_unlock(t.dev);
-	assert_int_equal(mqtx_dev_open(t.dev), 0);
+	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
-	assert_int_equal(sent_by_driver(&t), 2);
-	assert_int_equal(at(&t, T0 + 400 * US - 1), 2);
-	assert_int_equal(at(&t, T0 + 400 * US), 3);
-	assert_int_equal(at(&t, T0 + 1400 * US - 1), 3);
-	assert_int_equal(at(&t, T0 + 1400 * US), 4);
+	assert_int_equal(tq_driver_sent(&t), 2);
+	assert_int_equal(tq_at(&t, T0 + 400 * US - 1), 2);
+	assert_int_equal(tq_at(&t, T0 + 400 * US), 3);
+	assert_int_equal(tq_at(&t, T0 + 1400 * US - 1), 3);
+	assert_int_equal(tq_at(&t, T0 + 1400 * US), 4);
 	for (int i = 5; i < 8; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
 	assert_int_equal(t.q->qlen, 4);
@@ -345,7 +325,7 @@ static void test_watchdog_and_root_replace(void **state)
 	assert_ptr_equal(old[0], t.q);
 	mqtx_qdisc_destroy(old[0]);
 	mqtx_tx_action();
-	assert_int_equal(sent_by_driver(&t), 8);
+	assert_int_equal(tq_driver_sent(&t), 8);
 	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
 	assert_int_equal(mqtx_txq_stats_drops(&st), 0);
 	mqtx_dev_close(t.dev);

@@ -284,6 +284,34 @@ static inline const char *tq_json(struct tq *t)
 	return json;
 }
 
+/* Attach t->q to the device's only queue and bring the device up. */
+static inline void tq_attach(struct tq *t)
+{
+	struct mqtx_qdisc *qs[1] = { t->q }, *old[1] = { NULL };
+
+	mqtx_dev_config_lock(t->dev);
+	mqtx_dev_graft_all(t->dev, qs, old);
+	mqtx_dev_config_unlock(t->dev);
+	assert_int_equal(mqtx_dev_open(t->dev), 0);
+}
+
+/* What the null driver of the fixture's device has taken. */
+static inline uint64_t tq_driver_sent(struct tq *t)
+{
+	uint64_t pk, by;
+
+	mqtx_null_counts(t->dev, &pk, &by);
+	return pk;
+}
+
+/* Advance to @when (absolute), run what the timers scheduled, return the driver's count. */
+static inline uint64_t tq_at(struct tq *t, uint64_t when)
+{
+	mqtx_clock_advance_to(t->clock, when);
+	mqtx_tx_action();
+	return tq_driver_sent(t);
+}
+
 /* A command context that owns the fixture's device (it destroys it), with reply buffers. */
 struct tq_ctl {
 	struct mqtx_ctl *ctl;

@@ -45,4 +45,20 @@ static inline void reset_peeked(struct mqtx_pkt **slot, struct mqtx_pkt **to_fre
 	*slot = NULL;
 }
 
+/* The dequeue and peek of a kind @name whose private struct @priv keeps the packet in its
+ * member "peeked" and whose scheduler is @name##_do_dequeue(). */
+#define PEEK_DEQUEUED_OPS(name, priv)                                    \
+	static struct mqtx_pkt *name##_dequeue(struct mqtx_qdisc *q)     \
+	{                                                                \
+		struct priv *p = mqtx_qdisc_priv(q);                     \
+                                                                         \
+		return dequeue_peeked(q, &p->peeked, name##_do_dequeue); \
+	}                                                                \
+	static struct mqtx_pkt *name##_peek(struct mqtx_qdisc *q)        \
+	{                                                                \
+		struct priv *p = mqtx_qdisc_priv(q);                     \
+                                                                         \
+		return peek_dequeued(q, &p->peeked, name##_do_dequeue);  \
+	}
+
 #endif

@@ -198,20 +198,8 @@ static struct mqtx_pkt *ets_do_dequeue(struct mqtx_qdisc *q)
 	return NULL;
 }
 
-static struct mqtx_pkt *ets_dequeue(struct mqtx_qdisc *q)
-{
-	struct ets_priv *p = mqtx_qdisc_priv(q);
-
-	return dequeue_peeked(q, &p->peeked, ets_do_dequeue);
-}
-
 /* As Linux's ets: which band goes next depends on the deficits, so peeking dequeues. */
-static struct mqtx_pkt *ets_peek(struct mqtx_qdisc *q)
-{
-	struct ets_priv *p = mqtx_qdisc_priv(q);
-
-	return peek_dequeued(q, &p->peeked, ets_do_dequeue);
-}
+PEEK_DEQUEUED_OPS(ets, ets_priv)
 
 /* ---- control path ---- */
 

@@ -294,19 +294,8 @@ static struct mqtx_pkt *htb_do_dequeue(struct mqtx_qdisc *q)
 	return NULL;
 }
 
-static struct mqtx_pkt *htb_dequeue(struct mqtx_qdisc *q)
-{
-	struct htb_priv *p = mqtx_qdisc_priv(q);
-
-	return dequeue_peeked(q, &p->peeked, htb_do_dequeue);
-}
-
-static struct mqtx_pkt *htb_peek(struct mqtx_qdisc *q)
-{
-	struct htb_priv *p = mqtx_qdisc_priv(q);
-
-	return peek_dequeued(q, &p->peeked, htb_do_dequeue);
-}
+/* Linux's htb peeks by dequeuing (qdisc_peek_dequeued()). */
+PEEK_DEQUEUED_OPS(htb, htb_priv)
 
 /* ---- enqueue ---- */
 
