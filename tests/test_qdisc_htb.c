@@ -296,7 +296,6 @@ static void test_replace_carries_backlog(void **state)
  * it holds packets: they go to the new qdisc and out, none lost. */
 static void test_watchdog_and_root_replace(void **state)
 {
-	struct mqtx_qdisc *qs[1], *old[1] = { NULL }, *pf;
 	struct mqtx_txq_stats st;
 	struct tq t;
 
@@ -315,17 +314,7 @@ static void test_watchdog_and_root_replace(void **state)
 	for (int i = 5; i < 8; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
 	assert_int_equal(t.q->qlen, 4);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
-					   0x20000, NULL, NULL, &pf),
-			 0);
-	qs[0] = pf;
-	mqtx_dev_config_lock(t.dev);
-	mqtx_dev_graft_all(t.dev, qs, old);
-	mqtx_dev_config_unlock(t.dev);
-	assert_ptr_equal(old[0], t.q);
-	mqtx_qdisc_destroy(old[0]);
-	mqtx_tx_action();
-	assert_int_equal(tq_driver_sent(&t), 8);
+	assert_int_equal(tq_replace_by_pfifo(&t), 8);
 	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
 	assert_int_equal(mqtx_txq_stats_drops(&st), 0);
 	mqtx_dev_close(t.dev);

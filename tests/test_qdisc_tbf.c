@@ -102,7 +102,6 @@ static void test_peakrate(void **state)
  * new qdisc, as mqtx moves any replaced qdisc's backlog: dequeue alone gives none of them. */
 static void test_replace_moves_held_backlog(void **state)
 {
-	struct mqtx_qdisc *qs[1], *old[1] = { NULL }, *pf;
 	struct mqtx_txq_stats st;
 	struct tq t;
 
@@ -115,17 +114,7 @@ static void test_replace_moves_held_backlog(void **state)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
 	assert_int_equal(tq_driver_sent(&t), 1);
 	assert_int_equal(t.q->qlen, 4);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
-					   0x20000, NULL, NULL, &pf),
-			 0);
-	qs[0] = pf;
-	mqtx_dev_config_lock(t.dev);
-	mqtx_dev_graft_all(t.dev, qs, old);
-	mqtx_dev_config_unlock(t.dev);
-	assert_ptr_equal(old[0], t.q);
-	mqtx_qdisc_destroy(old[0]);
-	mqtx_tx_action();
-	assert_int_equal(tq_driver_sent(&t), 5);
+	assert_int_equal(tq_replace_by_pfifo(&t), 5);
 	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
 	assert_int_equal(mqtx_txq_stats_drops(&st), 0);
 	tq_detach(&t);

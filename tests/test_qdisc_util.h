@@ -312,6 +312,25 @@ static inline uint64_t tq_at(struct tq *t, uint64_t when)
 	return tq_driver_sent(t);
 }
 
+/* Replace t->q at the root of the up device by a new pfifo while it holds packets (they move
+ * into the pfifo), destroy it, run the queue; returns what the driver has taken then. */
+static inline uint64_t tq_replace_by_pfifo(struct tq *t)
+{
+	struct mqtx_qdisc *qs[1], *old[1] = { NULL };
+
+	assert_int_equal(mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), &mqtx_pfifo_qdisc_ops,
+					   0x20000, NULL, NULL, &qs[0]),
+			 0);
+	mqtx_dev_config_lock(t->dev);
+	mqtx_dev_graft_all(t->dev, qs, old);
+	mqtx_dev_config_unlock(t->dev);
+	assert_ptr_equal(old[0], t->q);
+	mqtx_qdisc_destroy(old[0]);
+	t->q = qs[0];
+	mqtx_tx_action();
+	return tq_driver_sent(t);
+}
+
 /* A command context that owns the fixture's device (it destroys it), with reply buffers. */
 struct tq_ctl {
 	struct mqtx_ctl *ctl;

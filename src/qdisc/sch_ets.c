@@ -8,6 +8,7 @@
 
 #include <mqtx/cls.h>
 #include <mqtx/qdisc.h>
+#include "qdisc/child.h"
 #include "qdisc/kinds.h"
 #include "qdisc/peeked.h"
 #include <mqtx/tc.h>
@@ -125,8 +126,7 @@ static int ets_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	struct ets_priv *p = mqtx_qdisc_priv(q);
 	int verdict, b = ets_classify(q, pkt, &verdict);
 	struct mqtx_qdisc *c;
-	uint32_t qlen;
-	uint64_t backlog, drops;
+	uint64_t dropped;
 	int ret;
 
 	if (b < 0) {
@@ -135,13 +135,7 @@ static int ets_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	}
 	c = p->band[b].child;
-	qlen = c->qlen;
-	backlog = c->backlog;
-	drops = c->drops;
-	ret = c->ops->enqueue(c, pkt, to_free);
-	q->qlen += c->qlen - qlen;
-	q->backlog += c->backlog - backlog;
-	q->drops += c->drops - drops;
+	ret = child_enqueue(q, c, pkt, to_free, &dropped);
 	if (c->qlen && (uint32_t)b >= p->nstrict && !p->band[b].active) {
 		ets_activate(p, (uint32_t)b);
 		p->band[b].deficit = p->band[b].quantum;

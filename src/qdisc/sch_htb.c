@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qdisc/child.h"
 #include "qdisc/htb.h"
 #include "qdisc/kinds.h"
 #include "qdisc/peeked.h"
@@ -351,8 +352,7 @@ static int htb_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	int verdict, ret;
 	struct htb_class *cl = htb_classify(q, pkt, &verdict);
 	struct mqtx_qdisc *c;
-	uint32_t qlen;
-	uint64_t backlog, drops;
+	uint64_t dropped;
 
 	if (cl == HTB_DIRECT) {
 		if (p->direct_len >= p->direct_qlen)
@@ -370,14 +370,8 @@ static int htb_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	}
 	c = cl->leaf;
-	qlen = c->qlen;
-	backlog = c->backlog;
-	drops = c->drops;
-	ret = c->ops->enqueue(c, pkt, to_free);
-	q->qlen += c->qlen - qlen;
-	q->backlog += c->backlog - backlog;
-	q->drops += c->drops - drops;
-	cl->drops += c->drops - drops;
+	ret = child_enqueue(q, c, pkt, to_free, &dropped);
+	cl->drops += dropped;
 	if (c->qlen)
 		htb_activate(p, cl);
 	return ret;
