@@ -19,15 +19,22 @@
 /* Each kind with the options it is measured with; pfifo first: the baseline. */
 static const struct {
 	const char *name, *opts;
+	unsigned classes; /* htb: this many classes, the traffic in the default one */
 } kinds[] = {
-	{ "pfifo", "" },
-	{ "pfifo_fast", "" },
-	{ "bfifo", "" },
-	{ "prio", "" },
+	{ "pfifo", "", 0 },
+	{ "pfifo_fast", "", 0 },
+	{ "bfifo", "", 0 },
+	{ "prio", "", 0 },
 	/* far above what a core can send: the shaper's arithmetic, never its throttling */
-	{ "tbf", "rate 1tbit burst 1mb limit 10mb" },
-	{ "codel", "" },
-	{ "fq_codel", "" },
+	{ "tbf", "rate 1tbit burst 1mb limit 10mb", 0 },
+	{ "codel", "", 0 },
+	{ "fq_codel", "", 0 },
+	/* htb against its number of classes: the lookups, events and DRR of a tree that is
+	 * never short of tokens (each class 100gbit with a 10 MB bucket) */
+	{ "htb", "default 1", 1 },
+	{ "htb", "default 1", 16 },
+	{ "htb", "default 1", 256 },
+	{ "ets", "bands 3 strict 1 quanta 1514 3028", 0 },
 };
 
 static double run_secs = 0.08;
@@ -70,9 +77,16 @@ static double measure(unsigned k, unsigned threads, unsigned burst, struct tally
 	}
 	ctl_or_die(ctl, "qdisc replace dev bench root handle 1: mq");
 	for (unsigned q = 1; q <= NQ; q++) {
-		snprintf(line, sizeof(line), "qdisc replace dev bench parent 1:%u %s %s", q,
-			 kinds[k].name, kinds[k].opts);
+		snprintf(line, sizeof(line), "qdisc replace dev bench parent 1:%u handle %u: %s %s",
+			 q, 10 + q, kinds[k].name, kinds[k].opts);
 		ctl_or_die(ctl, line);
+		for (unsigned c = 1; c <= kinds[k].classes; c++) {
+			snprintf(line, sizeof(line),
+				 "class add dev bench parent %u: classid %u:%x htb rate 100gbit "
+				 "burst 10mb",
+				 10 + q, 10 + q, c);
+			ctl_or_die(ctl, line);
+		}
 	}
 	bench_send(BENCH_MQTX, dev, bench_pool(), threads, NQ, burst, run_secs, &res);
 	pps = res.mpps * 1e6;
@@ -97,9 +111,15 @@ static void bench(unsigned threads, unsigned burst)
 	for (unsigned k = 0; k < NKINDS; k++) {
 		/* bypass: the share of packets that went straight to the driver (an empty
 		 * work-conserving qdisc is skipped, as in Linux), so never into the qdisc. */
-		printf("bench=qdisc kind=%s threads=%u burst=%u queues=%u ns_per_pkt=%.1f "
-		       "pfifo_ns_per_pkt=%.1f ratio=%.2f bypass=%.2f drops=%llu\n",
-		       kinds[k].name, threads, burst, NQ, med[k], med[0], med[k] / med[0],
+		char cls[24] = "";
+
+		if (kinds[k].classes)
+			snprintf(cls, sizeof(cls), " classes=%u", kinds[k].classes);
+		printf("bench=qdisc kind=%s%s threads=%u burst=%u queues=%u ns_per_pkt=%.1f "
+		       "pfifo_ns_per_pkt=%.1f pfifo_fast_ns_per_pkt=%.1f ratio=%.2f bypass=%.2f "
+		       "drops=%llu\n",
+		       kinds[k].name, cls, threads, burst, NQ, med[k], med[0], med[1],
+		       med[k] / med[0],
 		       ty[k].packets ? (double)ty[k].bypass / (double)ty[k].packets : 0.,
 		       (unsigned long long)ty[k].drops);
 	}

@@ -30,6 +30,8 @@ struct fault_case {
 
 #define KEY40	  "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
 #define MQ1	  "qdisc replace dev eth0 root handle 1: mq"
+#define HTB1	  "qdisc add dev eth0 root handle 1: htb"
+#define HTB11	  "class add dev eth0 parent 1: classid 1:1 htb rate 10mbit"
 #define PRIO1	  "qdisc replace dev eth0 root handle 1: prio bands 4"
 #define SIM0	  "dev add sim0 type sim txqueues 4 ring 64 rate 100mbit up"
 #define WIFI	  "dev add w0 type sim-wifi up"
@@ -232,6 +234,26 @@ static const struct fault_case cases[] = {
 	{ { MQ1 }, "class del dev eth0 classid 1:1", 2 },
 	{ { MQ1 }, "class change dev eth0 classid 1:9", 2 },
 	{ { MQ1 }, "qdisc link dev eth0 root handle 1: mq", 0 },
+	/* class: htb's are made, changed and deleted one by one; ets's quanta change */
+	{ {}, "qdisc add dev eth0 root handle 1: htb default 10 r2q 5", 0 },
+	{ { HTB1 }, "class add dev eth0 parent 1: classid 1:1 htb rate 10mbit ceil 20mbit", 0 },
+	{ { HTB1, HTB11 }, "class add dev eth0 parent 1:1 classid 1:10 htb rate 1mbit", 0 },
+	{ { HTB1, HTB11 }, "class change dev eth0 classid 1:1 htb rate 5mbit prio 2", 0 },
+	{ { HTB1, HTB11 }, "class del dev eth0 classid 1:1", 0 },
+	{ { HTB1, HTB11, "class add dev eth0 parent 1:1 classid 1:10 htb rate 1mbit" },
+	  "class del dev eth0 classid 1:10",
+	  0 },
+	{ { HTB1, HTB11, "class add dev eth0 parent 1:1 classid 1:10 htb rate 1mbit" },
+	  "class del dev eth0 classid 1:1",
+	  2 },
+	{ { HTB1, HTB11 }, "qdisc add dev eth0 parent 1:1 handle 10: fq_codel", 0 },
+	{ {}, "qdisc add dev eth0 root handle 1: ets bands 4 strict 1 quanta 1000 2000", 0 },
+	{ { "qdisc add dev eth0 root handle 1: ets bands 3 strict 1" },
+	  "qdisc change dev eth0 root handle 1: ets bands 5 strict 2 quanta 3000",
+	  0 },
+	{ { "qdisc add dev eth0 root handle 1: ets bands 3 strict 1" },
+	  "class change dev eth0 classid 1:3 ets quantum 3000",
+	  0 },
 	/* generators and replays */
 	{ {}, "gen dev eth0 count 8", 0 },
 	{ {}, "gen dev eth0 count 16 threads 2 flows 4 size 128 proto tcp detach", 0 },
@@ -611,9 +633,9 @@ static long fail_each(struct world *w, const struct fault_case *c, char **out, l
 				 c->cmd, k, strlen(*out), *out);
 		free(*out);
 		/* Out of memory is a refusal, never a parse error, of a command that is good. */
-		if (c->rc == 0 && rc != MQTX_CTL_EREFUSED)
+		if (c->rc == 0 && rc != MQTX_TC_EXIT_REFUSED)
 			fail_msg("\"%s\": allocation %ld failed with exit code %d, not %d", c->cmd,
-				 k, rc, MQTX_CTL_EREFUSED);
+				 k, rc, MQTX_TC_EXIT_REFUSED);
 		settle(w->ctl);
 		if (fi_live() != live)
 			fail_msg("\"%s\": allocation %ld failed, yet %ld blocks leaked", c->cmd, k,

@@ -9,33 +9,6 @@
 #define MS 1000000ull
 #define T0 1000000000ull /* tq_setup's clock start */
 
-/* Attach t->q to the device's only queue and bring the device up. */
-static void tq_attach(struct tq *t)
-{
-	struct mqtx_qdisc *qs[1] = { t->q }, *old[1] = { NULL };
-
-	mqtx_dev_config_lock(t->dev);
-	mqtx_dev_graft_all(t->dev, qs, old);
-	mqtx_dev_config_unlock(t->dev);
-	assert_int_equal(mqtx_dev_open(t->dev), 0);
-}
-
-static uint64_t sent_by_driver(struct tq *t)
-{
-	uint64_t pk, by;
-
-	mqtx_null_counts(t->dev, &pk, &by);
-	return pk;
-}
-
-/* Advance to @at (absolute), run what the watchdog scheduled, return the driver's count. */
-static uint64_t at(struct tq *t, uint64_t when)
-{
-	mqtx_clock_advance_to(t->clock, when);
-	mqtx_tx_action();
-	return sent_by_driver(t);
-}
-
 static void tq_detach(struct tq *t)
 {
 	mqtx_dev_close(t->dev);
@@ -65,14 +38,14 @@ static void test_departures(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i)),
 				 MQTX_XMIT_SUCCESS);
-	assert_int_equal(sent_by_driver(&t), 2);
+	assert_int_equal(tq_driver_sent(&t), 2);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 8 * MS);
-	assert_int_equal(at(&t, T0 + 8 * MS - 1), 2);
-	assert_int_equal(at(&t, T0 + 8 * MS), 3);
+	assert_int_equal(tq_at(&t, T0 + 8 * MS - 1), 2);
+	assert_int_equal(tq_at(&t, T0 + 8 * MS), 3);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 16 * MS);
-	assert_int_equal(at(&t, T0 + 16 * MS - 1), 3);
-	assert_int_equal(at(&t, T0 + 16 * MS), 4);
-	assert_int_equal(at(&t, T0 + 24 * MS), 5);
+	assert_int_equal(tq_at(&t, T0 + 16 * MS - 1), 3);
+	assert_int_equal(tq_at(&t, T0 + 16 * MS), 4);
+	assert_int_equal(tq_at(&t, T0 + 24 * MS), 5);
 	/* Linux counts each dequeue that finds a packet without tokens. Its run on a device
 	 * without BQL dequeues one packet at a time and stops at the first NULL: p2, p3 and p4
 	 * each find p2 short at T0 (3), then each watchdog run sends one and finds the next
@@ -81,12 +54,12 @@ static void test_departures(void **state)
 	assert_int_equal(t.q->qlen, 0);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), UINT64_MAX);
 
-	assert_int_equal(at(&t, T0 + 100 * MS), 5);
+	assert_int_equal(tq_at(&t, T0 + 100 * MS), 5);
 	for (int i = 0; i < 3; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, 10));
-	assert_int_equal(sent_by_driver(&t), 7);
+	assert_int_equal(tq_driver_sent(&t), 7);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 108 * MS);
-	assert_int_equal(at(&t, T0 + 108 * MS), 8);
+	assert_int_equal(tq_at(&t, T0 + 108 * MS), 8);
 	tq_detach(&t);
 	tq_teardown(&t);
 }
@@ -113,12 +86,12 @@ static void test_peakrate(void **state)
 	tq_attach(&t);
 	for (int i = 0; i < 4; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
-	assert_int_equal(sent_by_driver(&t), 1);
+	assert_int_equal(tq_driver_sent(&t), 1);
 	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 4 * MS);
-	assert_int_equal(at(&t, T0 + 4 * MS - 1), 1);
-	assert_int_equal(at(&t, T0 + 4 * MS), 2);
-	assert_int_equal(at(&t, T0 + 8 * MS), 3);
-	assert_int_equal(at(&t, T0 + 12 * MS), 4);
+	assert_int_equal(tq_at(&t, T0 + 4 * MS - 1), 1);
+	assert_int_equal(tq_at(&t, T0 + 4 * MS), 2);
+	assert_int_equal(tq_at(&t, T0 + 8 * MS), 3);
+	assert_int_equal(tq_at(&t, T0 + 12 * MS), 4);
 	/* the largest packet that can conform is mtu bytes */
 	assert_int_equal(mqtx_dev_xmit(t.dev, tq_pkt(&t, 1001, 9)), MQTX_XMIT_DROP);
 	tq_detach(&t);
@@ -129,7 +102,6 @@ static void test_peakrate(void **state)
  * new qdisc, as mqtx moves any replaced qdisc's backlog: dequeue alone gives none of them. */
 static void test_replace_moves_held_backlog(void **state)
 {
-	struct mqtx_qdisc *qs[1], *old[1] = { NULL }, *pf;
 	struct mqtx_txq_stats st;
 	struct tq t;
 
@@ -140,19 +112,9 @@ static void test_replace_moves_held_backlog(void **state)
 	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
 		mqtx_dev_xmit(t.dev, tq_pkt(&t, 1000, (uint64_t)i));
-	assert_int_equal(sent_by_driver(&t), 1);
+	assert_int_equal(tq_driver_sent(&t), 1);
 	assert_int_equal(t.q->qlen, 4);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
-					   0x20000, NULL, NULL, &pf),
-			 0);
-	qs[0] = pf;
-	mqtx_dev_config_lock(t.dev);
-	mqtx_dev_graft_all(t.dev, qs, old);
-	mqtx_dev_config_unlock(t.dev);
-	assert_ptr_equal(old[0], t.q);
-	mqtx_qdisc_destroy(old[0]);
-	mqtx_tx_action();
-	assert_int_equal(sent_by_driver(&t), 5);
+	assert_int_equal(tq_replace_by_pfifo(&t), 5);
 	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
 	assert_int_equal(mqtx_txq_stats_drops(&st), 0);
 	tq_detach(&t);

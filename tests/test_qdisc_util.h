@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <mqtx/ctl.h>
 #include <mqtx/driver.h>
 #include <mqtx/qdisc.h>
 
@@ -281,6 +282,94 @@ static inline const char *tq_json(struct tq *t)
 
 	assert_true(mqtx_qdisc_dump_opts(t->q, text, sizeof(text), json, sizeof(json)) >= 0);
 	return json;
+}
+
+/* Attach t->q to the device's only queue and bring the device up. */
+static inline void tq_attach(struct tq *t)
+{
+	struct mqtx_qdisc *qs[1] = { t->q }, *old[1] = { NULL };
+
+	mqtx_dev_config_lock(t->dev);
+	mqtx_dev_graft_all(t->dev, qs, old);
+	mqtx_dev_config_unlock(t->dev);
+	assert_int_equal(mqtx_dev_open(t->dev), 0);
+}
+
+/* What the null driver of the fixture's device has taken. */
+static inline uint64_t tq_driver_sent(struct tq *t)
+{
+	uint64_t pk, by;
+
+	mqtx_null_counts(t->dev, &pk, &by);
+	return pk;
+}
+
+/* Advance to @when (absolute), run what the timers scheduled, return the driver's count. */
+static inline uint64_t tq_at(struct tq *t, uint64_t when)
+{
+	mqtx_clock_advance_to(t->clock, when);
+	mqtx_tx_action();
+	return tq_driver_sent(t);
+}
+
+/* Replace t->q at the root of the up device by a new pfifo while it holds packets (they move
+ * into the pfifo), destroy it, run the queue; returns what the driver has taken then. */
+static inline uint64_t tq_replace_by_pfifo(struct tq *t)
+{
+	struct mqtx_qdisc *qs[1], *old[1] = { NULL };
+
+	assert_int_equal(mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), &mqtx_pfifo_qdisc_ops,
+					   0x20000, NULL, NULL, &qs[0]),
+			 0);
+	mqtx_dev_config_lock(t->dev);
+	mqtx_dev_graft_all(t->dev, qs, old);
+	mqtx_dev_config_unlock(t->dev);
+	assert_ptr_equal(old[0], t->q);
+	mqtx_qdisc_destroy(old[0]);
+	t->q = qs[0];
+	mqtx_tx_action();
+	return tq_driver_sent(t);
+}
+
+/* A command context that owns the fixture's device (it destroys it), with reply buffers. */
+struct tq_ctl {
+	struct mqtx_ctl *ctl;
+	struct mqtx_buf out, err;
+};
+
+static inline void tq_ctl_open(struct tq *t, struct tq_ctl *c)
+{
+	assert_int_equal(mqtx_ctl_new(&c->ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(c->ctl, t->dev), 0);
+	mqtx_buf_init(&c->out);
+	mqtx_buf_init(&c->err);
+}
+
+/* Run @cmd; returns its exit code (MQTX_CTL_*). */
+static inline int tq_ctl_run(struct tq_ctl *c, const char *cmd)
+{
+	c->out.len = c->err.len = 0;
+	return mqtx_ctl_exec_line(c->ctl, cmd, 0, &c->out, &c->err);
+}
+
+/* The qdisc at the root of the fixture's only queue, into t->q. */
+static inline void tq_ctl_root(struct tq *t)
+{
+	mqtx_dev_config_lock(t->dev);
+	t->q = mqtx_txq_qdisc(mqtx_dev_txq(t->dev, 0));
+	mqtx_dev_config_unlock(t->dev);
+}
+
+/* Free the context (and so the device with its qdiscs), then the rest of the fixture. */
+static inline void tq_ctl_close(struct tq *t, struct tq_ctl *c)
+{
+	t->q = NULL;
+	mqtx_buf_free(&c->out);
+	mqtx_buf_free(&c->err);
+	mqtx_ctl_free(c->ctl);
+	assert_int_equal(mqtx_pool_in_use(t->pool), 0);
+	mqtx_pool_destroy(t->pool);
+	mqtx_clock_free(t->clock);
 }
 
 #endif

@@ -95,6 +95,60 @@ qdisc change dev D root handle 5: tbf rate 4mbit burst 10kb limit 20000
 1
 qdisc add dev D root handle 5: tbf rate 1mbit bur 10kb/8 lat 50ms over 7 link a mpu 64
 qdisc replace dev D root handle 5: tbf rate 1mbit burst 10kb latency 50ms peakrate 2mbit mtu 1000 overhead 100 linklayer atm mpu 64
+## htb: a tree of classes, a leaf qdisc, tc's defaults and warnings, class changes and deletes
+1 htb
+qdisc add dev D root handle 1: htb default 20 r2q 10
+class add dev D parent 1: classid 1:1 htb rate 10mbit ceil 20mbit
+class add dev D parent 1:1 classid 1:10 htb rate 1mbit ceil 10mbit prio 1 quantum 3000
+class add dev D parent 1:1 classid 1:20 htb rate 100kbit
+qdisc add dev D parent 1:10 handle 10: pfifo limit 5
+class add dev D parent 1: classid 1:2 htb rate 100gbit
+class add dev D parent 1: classid 1:3 htb rate 1kbit
+class add dev D parent 1:3 classid 1:4 htb rate 1kbit
+class add dev D parent 1:4 classid 1:5 htb rate 1kbit prio 9 quantum 100
+class add dev D parent 1: classid 1:6 htb rate 1mbit linklayer atm overhead 10 mpu 64 ceil 2mbit burst 10k cburst 20k/8
+class add dev D parent 1: classid 1:7 htb rate 5gbit ceil 6gbit quantum 1500 prio 3
+class add dev D parent 1:7 classid 1:8 htb rate 1kbit
+class add dev D parent 1:7 classid 1:8 htb rate 1kbit
+class del dev D classid 1:7
+class del dev D classid 1:9
+class del dev D classid 1:8
+class add dev D parent 1:9 classid 1:9 htb rate 3mbit
+class change dev D classid 1:9 htb rate 4mbit
+class change dev D classid 1:9 htb ceil 4mbit
+class change dev D classid 1:9
+qdisc add dev D parent 1:1 handle 30: pfifo
+qdisc add dev D parent 1:5 handle 30: htb r2q 3 default 0x1f direct_qlen 7
+qdisc change dev D root handle 1: htb r2q 5
+## htb: tc's grammar and the kernel's checks
+1 htb
+qdisc add dev D root htb r2q x
+qdisc add dev D root htb foo
+qdisc add dev D root htb default
+qdisc add dev D root htb offload
+qdisc add dev D root htb help
+qdisc add dev D root htb direct_qlen -1
+qdisc add dev D root handle 1: htb d 10 deb 3 di 5
+class add dev D parent 1: classid 1:1 htb rate x
+class add dev D parent 1: classid 1:1 htb rate 1mbit rate 2mbit
+class add dev D parent 1: classid 1:1 htb rate 1mbit foo
+class add dev D parent 1: classid 1:1 htb rate 1mbit prio -1
+class add dev D parent 1: classid 1:1 htb rate 1mbit burst 10k/3
+class add dev D parent 1: classid 1:1 htb rate 1mbit ceil
+class add dev D parent 1: classid 1:1 htb help
+class add dev D parent 1: classid 1:1 htb ceil 1mbit
+class add dev D parent 1: classid 1:1 htb rate 1mbit pr 2 qu 2000 bu 3000 cb 4000 mt 9000
+class add dev D parent 1: classid 1:1 prio
+## ets: bands, strict, quanta, priomap, a band's quantum and child
+1 ets
+qdisc add dev D root handle 1: ets bands 5 strict 2 quanta 1500 3000 priomap 4 3 2 1 0
+class change dev D classid 1:4 ets quantum 2000
+class change dev D classid 1:1 ets quantum 2000
+class change dev D classid 1:1 ets
+class change dev D classid 1:1
+class add dev D classid 1:7 ets quantum 3
+qdisc add dev D parent 1:2 handle 20: pfifo
+qdisc change dev D root handle 1: ets bands 3 quanta 100 2000000
 ## errors: tbf's grammar and checks
 1
 qdisc add dev D root tbf rate 1mbit burst 10kb/3 latency 50ms

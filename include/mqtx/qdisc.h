@@ -93,6 +93,23 @@ typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl,
  *        leaf and counters (classes that are not in 1..count, such as mqprio's traffic
  *        classes, included). Absent: classes 1..count, each with its leaf, the qdisc as
  *        parent (root for an MQROOT qdisc), and @stats or else its child's counters.
+ * @find: optional. Whether class @minor exists (Linux's Qdisc_class_ops.find), for a qdisc
+ *        whose classes are not all of 1..count (htb's: @count is then the highest minor in
+ *        use, and @leaf of a minor that does not exist is NULL). Absent: 1..count exist.
+ * @opt_size: size of the class options @parse fills ("class add ... KIND OPTIONS").
+ * @parse: optional (absent: tc's "Qdisc \"KIND\" is classless."). Turn the words after the
+ *        kind of a class command into *@opt (zeroed, @opt_size bytes), as ops->parse does for
+ *        the qdisc's own (same return values: -EINVAL, MQTX_TC_EUSAGE, MQTX_TC_EFATAL).
+ * @change: optional (absent: the classes come with the qdisc, "class add|change" is refused).
+ *        Create class @minor with parent @parent (MQTX_H_ROOT, or a class id of @q) when
+ *        @create, else change it (@parent 0: not given); @opt NULL when the command gave no
+ *        options (Linux's tca[TCA_OPTIONS] absent). Linux's Qdisc_class_ops.change: config
+ *        lock held, @q's lock not: validate and allocate first, then take mqtx_qdisc_lock(q)
+ *        around what the data path reads. Return 0 (a warning may be left in @ack, as
+ *        Linux's extack on success), or -errno having changed nothing.
+ * @delete: optional (absent: -EOPNOTSUPP). Delete class @minor and its child qdisc (Linux's
+ *        Qdisc_class_ops.delete), its backlog dropped as MQTX_DROP_RESET. Same locking and
+ *        return rules as @change (-EBUSY for a class that is still a parent).
  */
 struct mqtx_class_ops {
 	uint32_t (*count)(struct mqtx_qdisc *q);
@@ -106,6 +123,12 @@ struct mqtx_class_ops {
 	void (*dump_stats)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d);
 	struct mqtx_tcf_block *(*tcf_block)(struct mqtx_qdisc *q, uint32_t minor,
 					    struct mqtx_extack *ack);
+	bool (*find)(struct mqtx_qdisc *q, uint32_t minor);
+	size_t opt_size;
+	int (*parse)(int argc, char **argv, void *opt, struct mqtx_extack *ack);
+	int (*change)(struct mqtx_qdisc *q, uint32_t minor, uint32_t parent, bool create,
+		      const void *opt, struct mqtx_extack *ack);
+	int (*delete)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extack *ack);
 };
 
 /**
@@ -218,6 +241,19 @@ struct mqtx_qdisc {
 static inline void *mqtx_qdisc_priv(struct mqtx_qdisc *q)
 {
 	return (char *)q + ((sizeof(*q) + MQTX_CACHE_LINE - 1) & ~(size_t)(MQTX_CACHE_LINE - 1));
+}
+
+/**
+ * mqtx_qdisc_prio_class() - the minor of the class of @q that @pkt's priority names, or 0:
+ * a priority whose major is @q's handle names class major:minor directly, before any filter
+ * runs (Linux's prio_classify(), htb_classify(), ets_classify()). A qdisc without a handle
+ * (made through the C API only) has no major to match.
+ */
+static inline uint32_t mqtx_qdisc_prio_class(const struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
+{
+	if (!q->handle || MQTX_H_MAJ(pkt->priority) != MQTX_H_MAJ(q->handle))
+		return 0;
+	return MQTX_H_MIN(pkt->priority);
 }
 
 /* ---- helpers for implementations (lock held) ---- */
@@ -516,6 +552,13 @@ MQTX_API void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *t
 /** mqtx_dump_nl() - end the text line: what follows starts a new one (tc's print_nl; used
  *  between the lines of xstats). Nothing in JSON. */
 MQTX_API void mqtx_dump_nl(struct mqtx_dump *d);
+/**
+ * mqtx_dump_indent() - what starts each text line written from now on: the statistics tc
+ * shows on lines of their own are indented by two blanks, as most of its printers do it,
+ * unless a kind's printer says otherwise (htb's class xstats: one). @indent must stay valid
+ * until the dump ends.
+ */
+MQTX_API void mqtx_dump_indent(struct mqtx_dump *d, const char *indent);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);

@@ -9,6 +9,8 @@
 struct ccmd {
 	const char *dev, *kind;
 	uint32_t parent, classid;
+	int optc; /* the words after the kind: its class options */
+	char **optv;
 };
 
 /* tc_class_modify()'s loop: keywords, then a kind, whose class options tc alone parses. */
@@ -49,45 +51,97 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage); /* and tc goes on */
 		} else {
 			c->kind = w;
+			c->optc = a->argc - i - 1;
+			c->optv = a->argv + i + 1;
 			break;
 		}
 	}
 	return MQTX_TC_EXIT_OK;
 }
 
-static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
+/* The kind's class options into a fresh buffer, as tc's parse_copt() reads them: only a kind
+ * with class options (htb, ets) takes any, even none ("class change ... ets"). */
+static int parse_class_opts(struct mqtx_ctl_call *a, const struct ccmd *c,
+			    const struct mqtx_qdisc_ops **kind, void **opt)
 {
+	const struct mqtx_qdisc_ops *ops = mqtx_qdisc_lookup(c->kind);
+	const struct mqtx_class_ops *cl = ops ? ops->cl_ops : NULL;
 	struct mqtx_extack ack = { "" };
-	struct mqtx_dev *dev;
-	char why[256], buf[64], id[16];
-	struct ccmd c;
-	int rc, err;
+	const char *u;
+	int err;
 
-	rc = parse_ccmd(a, &c);
-	if (rc)
-		return rc;
-	if (c.kind) {
-		/* Only a kind with class options (htb, hfsc...) parses them; mqtx has none. */
-		mqtx_buf_printf(a->err, "Error: Qdisc \"%s\" is classless.\n", c.kind);
+	if (!cl || !cl->parse || !cl->opt_size) {
+		mqtx_buf_printf(a->err, "Error: Qdisc \"%s\" is classless.\n", c->kind);
 		return MQTX_TC_EXIT_PARSE;
 	}
-	if (!c.dev) {
+	*opt = mqtx__zalloc(cl->opt_size);
+	if (!*opt) {
+		mqtx_buf_printf(a->err, "Out of memory\n");
+		return MQTX_TC_EXIT_REFUSED;
+	}
+	err = cl->parse(c->optc, c->optv, *opt, &ack);
+	if (!err) {
+		*kind = ops;
+		return MQTX_TC_EXIT_OK;
+	}
+	mqtx__free(*opt);
+	*opt = NULL;
+	if (ack.msg[0])
+		mqtx_buf_printf(a->err, "%s\n", ack.msg);
+	u = ops->usage;
+	if (err == MQTX_TC_EUSAGE && u)
+		mqtx_buf_printf(a->err, "%s\n", u);
+	return err == MQTX_TC_EFATAL ? MQTX_TC_EXIT_ABORT : MQTX_TC_EXIT_PARSE;
+}
+
+/* The device the command names, or the answer tc gives without one. */
+static int class_dev(struct mqtx_ctl_call *a, const struct ccmd *c, struct mqtx_dev **dev)
+{
+	if (!c->dev) {
 		mqtx_buf_printf(a->err, "RTNETLINK answers: No such device (no \"dev\" given)\n");
 		return MQTX_TC_EXIT_REFUSED;
 	}
-	dev = mqtx_ctl_call_dev(a, c.dev);
-	if (!dev)
+	*dev = mqtx_ctl_call_dev(a, c->dev);
+	if (!*dev)
 		return MQTX_TC_EXIT_PARSE;
-	rc = mqtx__ctl_may_change_dev(a, "RTNETLINK answers", dev);
-	if (rc)
+	return mqtx__ctl_may_change_dev(a, "RTNETLINK answers", *dev);
+}
+
+static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
+{
+	const struct mqtx_qdisc_ops *kind = NULL;
+	struct mqtx_extack ack = { "" };
+	struct mqtx_dev *dev = NULL;
+	char why[256], buf[64], id[16];
+	void *opt = NULL;
+	struct ccmd c;
+	size_t n;
+	int rc, err;
+
+	rc = parse_ccmd(a, &c);
+	if (!rc && c.kind)
+		rc = parse_class_opts(a, &c, &kind, &opt);
+	if (!rc)
+		rc = class_dev(a, &c, &dev);
+	if (rc) {
+		mqtx__free(opt);
 		return rc;
-	mqtx__log_capture(why, sizeof(why));
-	err = mqtx__class_modify(dev, del, flags, c.parent, c.classid, &ack);
-	mqtx__log_capture(NULL, 0);
-	if (ack.msg[0]) {
-		mqtx_buf_printf(a->err, "Error: %s\n", ack.msg);
-		return MQTX_TC_EXIT_REFUSED;
 	}
+	mqtx__log_capture(why, sizeof(why));
+	err = mqtx__class_modify(dev, del, flags, c.parent, c.classid, kind, opt, &ack);
+	mqtx__log_capture(NULL, 0);
+	mqtx__free(opt);
+	n = strlen(ack.msg);
+	if (n) {
+		/* tc's nl_dump_ext_ack(): a warning on success, the error otherwise, each ended
+		 * with a full stop */
+		mqtx_buf_printf(a->err, "%s: %s%s\n", err ? "Error" : "Warning", ack.msg,
+				ack.msg[n - 1] == '.' ? "" : ".");
+		if (err)
+			return MQTX_TC_EXIT_REFUSED;
+	}
+	if (!err)
+		return MQTX_TC_EXIT_OK;
 	/* tc's line, then the request it was, as for a qdisc, then why */
 	if (c.classid || c.parent)
 		mqtx__classid_fmt(c.classid ? c.classid : c.parent, id, sizeof(id));

@@ -212,7 +212,7 @@ unlock:
 static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, uint32_t parent,
 			     uint32_t leaf)
 {
-	char handle[16], pb[16], lb[16];
+	char handle[16], pb[16], lb[16], text[512], json[1024];
 	struct tc_out *p = &s->p;
 
 	/* With "qdisc X:", tc's print_class() gives the minor alone (":3"). */
@@ -225,9 +225,14 @@ static void print_class_head(struct show *s, struct mqtx_qdisc *q, uint32_t m, u
 		snprintf(lb, sizeof(lb), "%x:", leaf >> 16);
 		mqtx__out_str(p, OUT_ANY, "leaf", " leaf %s", lb);
 	}
+	/* the kind's print_copt(): htb's rates, ets's quantum */
+	if (mqtx__class_dump_options(q, m, s->details ? MQTX_DUMP_F_DETAILS : 0, text, sizeof(text),
+				     json, sizeof(json)) < 0)
+		text[0] = json[0] = 0;
 	mqtx__out_open(p, "options");
+	mqtx__out_members(p, json);
 	mqtx__out_close(p);
-	mqtx__out_text(p, " \n");
+	mqtx__out_text(p, " %s\n", text);
 }
 
 /* One class of a walk; tc prints a class without counters with an empty stats line. */

@@ -424,5 +424,7 @@ const char mqtx__class_usage[] =
 	"\n"
 	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
 	"                       [ qdisc QHANDLE ]\n"
-	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
-	"they come with their qdisc, not added one by one.\n";
+	"       mqtx class add dev STRING parent CLASSID classid CLASSID htb rate RATE ...\n"
+	"       mqtx class change dev STRING classid CLASSID ets quantum BYTES\n"
+	"htb's classes are added, changed and deleted one by one; the classes of mq,\n"
+	"mqprio, prio, tbf and ets come with their qdisc (ets's quanta change per class).\n";

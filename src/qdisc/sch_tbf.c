@@ -8,6 +8,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
+#include "qdisc/tc_ticks.h"
 #include "base/tbucket.h"
 #include <mqtx/tc.h>
 
@@ -448,21 +449,6 @@ static void tbf_destroy(struct mqtx_qdisc *q)
 
 	if (p->watchdog_ready)
 		mqtx_timer_cancel(&p->watchdog);
-}
-
-/*
- * A bucket as tc shows it: the kernel reports its depth in 64 ns ticks (PSCHED_NS2TICKS) and
- * tc turns that into whole microseconds (psched's 1000/64 ticks per us), truncating; sizes are
- * those microseconds at the rate, truncated again ("burst 1mb" at 100mbit shows 1024Kb).
- */
-static uint32_t tc_ticks_us(int64_t ns)
-{
-	return (uint32_t)((double)((uint64_t)ns >> 6) / 15.625);
-}
-
-static uint64_t tc_bucket_size(uint64_t rate, int64_t ns)
-{
-	return (uint32_t)((double)rate * tc_ticks_us(ns) / 1e6);
 }
 
 /* The latency the limit implies, as tc works it out (in us; negative: tc shows the limit). */

@@ -71,11 +71,13 @@ static void find_one(struct mqtx_qdisc *q, const struct mqtx_class *c, void *arg
 	f->found |= c->minor == f->minor;
 }
 
-/* cl_ops->find(): whether @q lists a class of minor @minor. */
-static bool class_exists(struct mqtx_qdisc *q, uint32_t minor)
+/* cl_ops->find(), or else whether @q lists a class of minor @minor. */
+bool mqtx__class_exists(struct mqtx_qdisc *q, uint32_t minor)
 {
 	struct find_arg f = { .minor = minor };
 
+	if (q->ops->cl_ops->find)
+		return minor && q->ops->cl_ops->find(q, minor);
 	mqtx_qdisc_walk_classes(q, find_one, &f);
 	return f.found;
 }
@@ -123,8 +125,33 @@ static int class_qdisc(struct mqtx_dev *dev, uint32_t *parent, uint32_t clid,
 	return 0;
 }
 
+/* The class's own verb, once tc_ctl_tclass() has found the qdisc and checked the flags. */
+static int class_verb(struct mqtx_qdisc *q, const struct mqtx_qdisc_ops *kind, bool del, bool found,
+		      uint32_t parent, uint32_t minor, const void *opt, struct mqtx_extack *ack)
+{
+	const struct mqtx_class_ops *cl = q->ops->cl_ops;
+
+	if (del ? !cl->delete : !cl->change) {
+		/* No such hook: the classes come and go with the qdisc, as mq's, prio's and
+		 * tbf's do in Linux. */
+		mqtx__log(MQTX_LOG_ERR, "the classes of %s come with it: none is %s", q->ops->id,
+			  del ? "deleted" : "added or changed");
+		return -EOPNOTSUPP;
+	}
+	if (kind && kind != q->ops) {
+		/* Linux would read one kind's attributes as the other's; mqtx refuses. */
+		mqtx__log(MQTX_LOG_ERR, "class options of %s given for a class of %s %x:", kind->id,
+			  q->ops->id, q->handle >> 16);
+		return -EINVAL;
+	}
+	if (del)
+		return cl->delete (q, minor, ack);
+	return cl->change(q, minor, parent, !found, opt, ack);
+}
+
 int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t parent,
-		       uint32_t clid, struct mqtx_extack *ack)
+		       uint32_t clid, const struct mqtx_qdisc_ops *kind, const void *opt,
+		       struct mqtx_extack *ack)
 {
 	struct mqtx_qdisc *q;
 	bool found;
@@ -138,7 +165,7 @@ int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t 
 		clid = parent == MQTX_H_ROOT ? q->handle : 0;
 	else
 		clid = MQTX_H_MAKE(q->handle, clid);
-	found = clid && class_exists(q, MQTX_H_MIN(clid));
+	found = clid && mqtx__class_exists(q, MQTX_H_MIN(clid));
 	err = -ENOENT;
 	if (!found && (del || !(flags & MQTX_QREQ_CREATE))) {
 		if (clid)
@@ -157,11 +184,7 @@ int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t 
 		mqtx_extack_set(ack, "Cannot create traffic class with classid TC_H_ROOT.");
 		goto unlock;
 	}
-	/* No qdisc here makes, changes or deletes a class (cl_ops->change, ->delete): its
-	 * classes come and go with it, as mq's, prio's and tbf's do in Linux. */
-	err = -EOPNOTSUPP;
-	mqtx__log(MQTX_LOG_ERR, "the classes of %s come with it: none is %s", q->ops->id,
-		  del ? "deleted" : "added or changed");
+	err = class_verb(q, kind, del, found, parent, MQTX_H_MIN(clid), opt, ack);
 unlock:
 	mqtx_dev_config_unlock(dev);
 	return err;

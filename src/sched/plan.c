@@ -60,10 +60,6 @@ int mqtx__qdisc_create_at(struct mqtx_dev *dev, struct mqtx_txq *txq,
 			  const void *opt, const uint32_t *blocks, struct mqtx_extack *ack,
 			  struct mqtx_qdisc **out)
 {
-	int err = mqtx__qdisc_new(dev, txq, ops, handle, opt, blocks ? blocks[0] : 0,
-				  blocks ? blocks[1] : 0, ack, out);
-
-	if (!err)
-		(*out)->parent = parent;
-	return err;
+	return mqtx__qdisc_new(dev, txq, ops, handle, parent, opt, blocks ? blocks[0] : 0,
+			       blocks ? blocks[1] : 0, ack, out);
 }

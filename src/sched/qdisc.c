@@ -52,9 +52,9 @@ void mqtx__qdisc_drain(struct mqtx_qdisc *q, struct mqtx_pkt_list *l)
 static _Atomic uint64_t qdisc_seq;
 
 int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
-		    const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-		    uint32_t ingress_block, uint32_t egress_block, struct mqtx_extack *ack,
-		    struct mqtx_qdisc **out)
+		    const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
+		    const void *opt, uint32_t ingress_block, uint32_t egress_block,
+		    struct mqtx_extack *ack, struct mqtx_qdisc **out)
 {
 	size_t head = ALIGN_UP(sizeof(struct mqtx_qdisc), MQTX_CACHE_LINE);
 	struct mqtx_qdisc *q;
@@ -70,6 +70,7 @@ int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 	q->dev = dev;
 	q->dev_queue = dev_queue;
 	q->handle = handle;
+	q->parent = parent; /* qdisc_create(): init may ask where it goes (htb's offload) */
 	q->flags = ops->static_flags;
 	q->ingress_block = ingress_block;
 	q->egress_block = egress_block;
@@ -93,7 +94,7 @@ int mqtx_qdisc_create(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
 		      const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
 		      struct mqtx_extack *ack, struct mqtx_qdisc **out)
 {
-	return mqtx__qdisc_new(dev, dev_queue, ops, handle, opt, 0, 0, ack, out);
+	return mqtx__qdisc_new(dev, dev_queue, ops, handle, 0, opt, 0, 0, ack, out);
 }
 
 struct mqtx_qdisc *mqtx_txq_qdisc(struct mqtx_txq *txq)

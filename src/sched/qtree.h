@@ -63,13 +63,27 @@ int mqtx__qdisc_delete(struct mqtx_dev *dev, uint32_t parent, uint32_t handle, c
 /**
  * mqtx__class_modify() - "class add|change|replace" (@flags as for a qdisc) or "class del"
  * (@del) of class @clid below @parent (0: not given, MQTX_H_ROOT: root), answered as
- * tc_ctl_tclass() answers: the qdisc and class named are found, and, as no built-in qdisc
- * makes, changes or deletes a class, the request is refused (why is logged). Takes the
- * config lock. Return: -ENOENT, -EINVAL, -EEXIST or -EOPNOTSUPP, with @ack's message where
- * Linux gives one.
+ * tc_ctl_tclass() answers: the qdisc and class named are found, then the qdisc's
+ * cl_ops->change or ->delete does it with the class options @opt (parsed by the cl_ops->parse
+ * of @kind, the kind the command named; both NULL when it named none). A qdisc without those
+ * hooks refuses (why is logged). Takes the config lock. Return: 0 (a warning may be left in
+ * @ack), -ENOENT, -EINVAL, -EEXIST, -EOPNOTSUPP or the hook's error, with @ack's message
+ * where Linux gives one.
  */
 int mqtx__class_modify(struct mqtx_dev *dev, bool del, unsigned flags, uint32_t parent,
-		       uint32_t clid, struct mqtx_extack *ack);
+		       uint32_t clid, const struct mqtx_qdisc_ops *kind, const void *opt,
+		       struct mqtx_extack *ack);
+
+/** mqtx__class_exists() - whether @q (classful) has class @minor. Config lock held. */
+bool mqtx__class_exists(struct mqtx_qdisc *q, uint32_t minor);
+
+/**
+ * mqtx__class_dump_options() - render class @minor's options (cl_ops->dump) as
+ * mqtx_qdisc_dump_options() renders a qdisc's. Takes @q's lock.
+ * Return: the text length (0: none); -ENOSPC (a buffer was too small).
+ */
+int mqtx__class_dump_options(struct mqtx_qdisc *q, uint32_t minor, unsigned flags, char *text,
+			     size_t text_len, char *json, size_t json_len);
 
 /** mqtx__qtree_root() - the root qdisc (mq/mqprio, or queue 0's). Config lock held. */
 struct mqtx_qdisc *mqtx__qtree_root(struct mqtx_dev *dev);
@@ -95,12 +109,12 @@ int mqtx__qtree_plan_defaults(struct mqtx_dev *dev, struct mqtx_qplan *pl, struc
 /** mqtx__qplan_alloc() - an empty plan for @dev. Return: 0 or -ENOMEM. */
 int mqtx__qplan_alloc(struct mqtx_dev *dev, struct mqtx_qplan *pl);
 
-/** mqtx__qdisc_new() - mqtx_qdisc_create() with the shared filter blocks the qdisc is to use
- *  (tc's ingress_block, egress_block; 0: its own). */
+/** mqtx__qdisc_new() - mqtx_qdisc_create() with its @parent set before ops->init, and the
+ *  shared filter blocks the qdisc is to use (tc's ingress_block, egress_block; 0: its own). */
 int mqtx__qdisc_new(struct mqtx_dev *dev, struct mqtx_txq *dev_queue,
-		    const struct mqtx_qdisc_ops *ops, uint32_t handle, const void *opt,
-		    uint32_t ingress_block, uint32_t egress_block, struct mqtx_extack *ack,
-		    struct mqtx_qdisc **out);
+		    const struct mqtx_qdisc_ops *ops, uint32_t handle, uint32_t parent,
+		    const void *opt, uint32_t ingress_block, uint32_t egress_block,
+		    struct mqtx_extack *ack, struct mqtx_qdisc **out);
 
 /** mqtx__qdisc_create_at() - mqtx__qdisc_new() that also records @parent; @blocks: the
  *  ingress and egress block indexes, or NULL. */

@@ -109,7 +109,7 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 				hn(p->handle, &b));
 		return -EOPNOTSUPP;
 	}
-	if (!m || m > cl->count(p)) {
+	if (!m || m > cl->count(p) || (cl->find && !cl->find(p, m))) {
 		mqtx_extack_set(ack, "Specified class not found. (class %s of %s has %u classes)",
 				hn(clid, &b), p->ops->id, cl->count(p));
 		return -ENOENT;
@@ -253,6 +253,12 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 	if (!cl->graft) {
 		mqtx_extack_set(ack, "Qdisc \"%s\" has no class that takes a qdisc.", p->ops->id);
 		return -EOPNOTSUPP;
+	}
+	if (!cl->leaf(p, m)) {
+		/* htb_graft(): an inner class takes no qdisc; Linux says nothing more. */
+		mqtx__log(MQTX_LOG_ERR, "class %x:%x of %s is not a leaf: it takes no qdisc",
+			  MQTX_H_MAJ(clid) >> 16, m, p->ops->id);
+		return -EINVAL;
 	}
 	if (p->flags & MQTX_QF_MQROOT) {
 		qs = mqtx__alloc(2 * dev->num_txq * sizeof(*qs));

@@ -145,6 +145,11 @@ bool mqtx_dump_details(const struct mqtx_dump *d)
 	return d->flags & MQTX_DUMP_F_DETAILS;
 }
 
+void mqtx_dump_indent(struct mqtx_dump *d, const char *indent)
+{
+	d->indent = indent;
+}
+
 void mqtx__dump_begin(struct mqtx_dump *d, unsigned flags, const char *indent, char *text,
 		      size_t text_len, char *json, size_t json_len)
 {
