@@ -17,6 +17,22 @@ static const struct {
 	{ "prio", "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]" },
 	{ "tbf", "Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ]\n"
 		 "\t[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]" },
+	{ "netem",
+	  "Usage: ... netem [ limit PACKETS ]\n"
+	  "                 [ delay TIME [ JITTER [CORRELATION]]]\n"
+	  "                 [ distribution {uniform|normal|pareto|paretonormal} ]\n"
+	  "                 [ corrupt PERCENT [CORRELATION]]\n"
+	  "                 [ duplicate PERCENT [CORRELATION]]\n"
+	  "                 [ loss random PERCENT [CORRELATION]]\n"
+	  "                 [ loss state P13 [P31 [P32 [P23 P14]]]\n"
+	  "                 [ loss gemodel PERCENT [R [1-H [1-K]]]\n"
+	  "                 [ ecn ]\n"
+	  "                 [ reorder PERCENT [CORRELATION] [ gap DISTANCE ]]\n"
+	  "                 [ rate RATE [PACKETOVERHEAD] [CELLSIZE] [CELLOVERHEAD]]\n"
+	  "                 [ slot MIN_DELAY [MAX_DELAY] [packets MAX_PACKETS] [bytes MAX_BYTES]]\n"
+	  "                 [ slot distribution {uniform|normal|pareto|paretonormal|custom}\n"
+	  "                   DELAY JITTER [packets MAX_PACKETS] [bytes MAX_BYTES]]\n"
+	  "                 [ seed SEED ]" },
 	{ "codel", "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n"
 		   "\t\t [ interval TIME ] [ ecn | noecn ]\n"
 		   "\t\t [ ce_threshold TIME ]" },

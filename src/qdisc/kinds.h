@@ -12,6 +12,7 @@ extern const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_netem_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops;

@@ -15,20 +15,11 @@ static const struct mqtx_qdisc_ops *kinds[MAX_KINDS];
 static unsigned nkinds;
 
 static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
-	&mqtx_noqueue_qdisc_ops,
-	&mqtx_pfifo_qdisc_ops,
-	&mqtx_pfifo_fast_qdisc_ops,
-	&mqtx_bfifo_qdisc_ops,
-	&mqtx_pfifo_head_drop_qdisc_ops,
-	&mqtx_prio_qdisc_ops,
-	&mqtx_tbf_qdisc_ops,
-	&mqtx_codel_qdisc_ops,
-	&mqtx_fq_codel_qdisc_ops,
-	&mqtx_ingress_qdisc_ops,
-	&mqtx_clsact_qdisc_ops,
-	&mqtx_mq_qdisc_ops,
-	&mqtx_mqprio_qdisc_ops,
-	&mqtx_wme_qdisc_ops,
+	&mqtx_noqueue_qdisc_ops,  &mqtx_pfifo_qdisc_ops,	   &mqtx_pfifo_fast_qdisc_ops,
+	&mqtx_bfifo_qdisc_ops,	  &mqtx_pfifo_head_drop_qdisc_ops, &mqtx_prio_qdisc_ops,
+	&mqtx_tbf_qdisc_ops,	  &mqtx_netem_qdisc_ops,	   &mqtx_codel_qdisc_ops,
+	&mqtx_fq_codel_qdisc_ops, &mqtx_ingress_qdisc_ops,	   &mqtx_clsact_qdisc_ops,
+	&mqtx_mq_qdisc_ops,	  &mqtx_mqprio_qdisc_ops,	   &mqtx_wme_qdisc_ops,
 };
 
 static const struct mqtx_qdisc_ops *find_kind(const char *id)

@@ -15,6 +15,7 @@ struct mqtx_dump {
 	unsigned flags;	    /* MQTX_DUMP_F_* */
 	const char *indent; /* what starts a text line: "" (options), "  " (xstats) */
 	bool midline;	    /* text written on the current line */
+	bool jopen;	    /* a JSON object was just opened: no comma before its first member */
 };
 
 static void put(struct mqtx_dump *d, bool json, const char *fmt, ...)
@@ -47,11 +48,18 @@ static void text_sep(struct mqtx_dump *d)
 	d->midline = true;
 }
 
+/* A JSON member's key, after a comma unless it comes first in its object. */
+static void json_key(struct mqtx_dump *d, const char *key)
+{
+	put(d, true, "%s\"%s\":", d->jlen && !d->jopen ? "," : "", key);
+	d->jopen = false;
+}
+
 static void sep(struct mqtx_dump *d, const char *key)
 {
 	text_sep(d);
 	if (key)
-		put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
+		json_key(d, key);
 }
 
 /* The text form: @text is the caller's printf format with one conversion for @v. */
@@ -71,26 +79,69 @@ static void text_str(struct mqtx_dump *d, const char *text, const char *v)
 {
 	put(d, false, text, v);
 }
+
+static void text_float(struct mqtx_dump *d, const char *text, double v)
+{
+	put(d, false, text, v);
+}
 #pragma GCC diagnostic pop
+
+/* Text and JSON apart: @text NULL is JSON only, @key NULL text only. */
+static void item(struct mqtx_dump *d, const char *key, const char *text)
+{
+	if (text)
+		text_sep(d);
+	if (key)
+		json_key(d, key);
+}
 
 void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v)
 {
-	sep(d, key);
-	text_uint(d, text, v);
-	put(d, true, "%" PRIu64, v);
+	item(d, key, text);
+	if (text)
+		text_uint(d, text, v);
+	if (key)
+		put(d, true, "%" PRIu64, v);
 }
 
 void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64_t v)
 {
-	sep(d, key);
-	text_int(d, text, v);
-	put(d, true, "%" PRId64, v);
+	item(d, key, text);
+	if (text)
+		text_int(d, text, v);
+	if (key)
+		put(d, true, "%" PRId64, v);
+}
+
+void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *text, double v)
+{
+	item(d, key, text);
+	if (text)
+		text_float(d, text, v);
+	if (key) /* iproute2's JSON writer prints a double with %g */
+		put(d, true, "%g", v);
+}
+
+void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key)
+{
+	json_key(d, key);
+	put(d, true, "{");
+	d->jopen = true;
+}
+
+void mqtx_dump_obj_end(struct mqtx_dump *d)
+{
+	put(d, true, "}");
+	d->jopen = false;
 }
 
 void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
 {
-	sep(d, key);
-	text_str(d, text, v);
+	item(d, key, text);
+	if (text)
+		text_str(d, text, v);
+	if (!key)
+		return;
 	put(d, true, "\"");
 	for (const char *c = v; *c; c++) {
 		if (*c == '"' || *c == '\\')
@@ -113,7 +164,7 @@ static void dump_unit(struct mqtx_dump *d, const char *key, const char *text, co
 		text_str(d, text, words);
 	}
 	if (key) {
-		put(d, true, "%s\"%s\":", d->jlen ? "," : "", key);
+		json_key(d, key);
 		put(d, true, "%" PRIu64, json);
 	}
 }
@@ -168,8 +219,10 @@ void mqtx_dump_bool(struct mqtx_dump *d, const char *key, const char *text, bool
 		text_sep(d);
 		put(d, false, "%s", text);
 	}
-	if (key)
-		put(d, true, "%s\"%s\":%s", d->jlen ? "," : "", key, v ? "true" : "false");
+	if (key) {
+		json_key(d, key);
+		put(d, true, "%s", v ? "true" : "false");
+	}
 }
 
 void mqtx_dump_nl(struct mqtx_dump *d)
