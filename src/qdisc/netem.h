@@ -30,8 +30,8 @@ struct netem_opt {
 	uint64_t rate; /* bytes/s */
 	int32_t packet_overhead, cell_overhead;
 	uint32_t cell_size;
-	uint8_t loss_model;  /* enum netem_loss_model */
-	uint32_t clg[5];     /* GI: p13 p31 p32 p23 p14; GE: p r h k1 */
+	uint8_t loss_model;	 /* enum netem_loss_model */
+	uint32_t clg[5];	 /* GI: p13 p31 p32 p23 p14; GE: p r h k1 */
 	uint8_t dist, slot_dist; /* NETEM_DIST_KEEP or 1 + enum netem_dist */
 	int64_t slot_min, slot_max, slot_dist_delay, slot_dist_jitter; /* ns */
 	int32_t slot_packets, slot_bytes;

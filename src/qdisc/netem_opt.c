@@ -68,8 +68,8 @@ static int ticks(struct cursor *c, const char *s, uint32_t *out, const char *wha
 		return illegal(c, what);
 	us = ns / 1000;
 	if (us > UINT32_MAX || (double)us * TICKS_PER_US > UINT32_MAX)
-		return mqtx_extack_set(c->ack, "Illegal %" PRIu64 " time (too large)\nIllegal \"%s\"",
-				       us, what);
+		return mqtx_extack_set(
+			c->ack, "Illegal %" PRIu64 " time (too large)\nIllegal \"%s\"", us, what);
 	*out = (uint32_t)((double)us * TICKS_PER_US);
 	return 0;
 }
@@ -81,9 +81,9 @@ static int time64(const char *s, int64_t *out)
 	static const struct {
 		const char *unit;
 		double mult;
-	} units[] = { { "s", 1e9 },   { "sec", 1e9 },	{ "secs", 1e9 },  { "ms", 1e6 },
-		      { "msec", 1e6 }, { "msecs", 1e6 }, { "us", 1e3 },	  { "usec", 1e3 },
-		      { "usecs", 1e3 }, { "ns", 1 },	{ "nsec", 1 },	  { "nsecs", 1 } };
+	} units[] = { { "s", 1e9 },	{ "sec", 1e9 },	  { "secs", 1e9 }, { "ms", 1e6 },
+		      { "msec", 1e6 },	{ "msecs", 1e6 }, { "us", 1e3 },   { "usec", 1e3 },
+		      { "usecs", 1e3 }, { "ns", 1 },	  { "nsec", 1 },   { "nsecs", 1 } };
 	char *end;
 	double t = strtod(s, &end);
 	size_t i;

@@ -282,10 +282,10 @@ static void slot_next(struct netem_priv *p, uint64_t now)
 	int64_t d;
 
 	if (!p->slot_dist)
-		d = s->min_delay + (int64_t)(((unsigned __int128)(uint64_t)(s->max_delay -
-									      s->min_delay) *
-					      netem_prng_u32(&p->aux)) >>
-					     32);
+		d = s->min_delay +
+		    (int64_t)(((unsigned __int128)(uint64_t)(s->max_delay - s->min_delay) *
+			       netem_prng_u32(&p->aux)) >>
+			      32);
 	else
 		d = netem_tabledist(s->dist_delay, (int32_t)s->dist_jitter, NULL, &p->prng,
 				    p->slot_dist);
@@ -629,7 +629,8 @@ static void dump_loss(struct mqtx_dump *d, const struct netem_priv *p)
 	} else if (p->loss_model == NETEM_LOSS_GE) {
 		mqtx_dump_obj_begin(d, "loss-gemodel");
 		for (int i = 0; i < 4; i++) {
-			snprintf(text, sizeof(text), "%s%s %%g%%%%", i ? "" : "loss gemodel ", ge[i]);
+			snprintf(text, sizeof(text), "%s%s %%g%%%%", i ? "" : "loss gemodel ",
+				 ge[i]);
 			dump_pct(d, ge[i], text, i == 2 ? UINT32_MAX - p->clg[2] : p->clg[i]);
 		}
 		mqtx_dump_obj_end(d);
@@ -672,8 +673,8 @@ static void netem_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	dump_delay(d, p);
 	dump_loss(d, p);
 	if (p->duplicate)
-		dump_prob(d, "duplicate", "duplicate", "duplicate %g%%", p->duplicate, p->dup_cor.rho,
-			  p->dup_cor.rho);
+		dump_prob(d, "duplicate", "duplicate", "duplicate %g%%", p->duplicate,
+			  p->dup_cor.rho, p->dup_cor.rho);
 	if (p->reorder)
 		dump_prob(d, "reorder", "reorder", "reorder %g%%", p->reorder, p->reorder_cor.rho,
 			  p->reorder_cor.rho);
