@@ -28,6 +28,8 @@ static const struct {
 	{ "tbf", "rate 1tbit burst 1mb limit 10mb" },
 	{ "codel", "" },
 	{ "fq_codel", "" },
+	/* no delay: its draws and its time-sorted queue, every packet due at once */
+	{ "netem", "" },
 };
 
 static double run_secs = 0.08;
