@@ -400,13 +400,13 @@ static void test_rejects(void **state)
 		const char *opts, *msg;
 		int err;
 	} cases[] = {
-		{ "loss 150%", "Illegal \"loss percent\"", -EINVAL },
+		{ "loss 150%", "Illegal \"loss percent\": \"150%\"", -EINVAL },
 		{ "loss bogus", "Unknown loss parameter: bogus", -EINVAL },
-		{ "loss 1% loss 2%", "Illegal \"duplicate loss argument\n\"", -EINVAL },
-		{ "slot 10 5", "Illegal \"slot max_delay\"", -EINVAL },
+		{ "loss 1% loss 2%", "Illegal \"duplicate loss argument\": \"loss\"", -EINVAL },
+		{ "slot 10 5", "Illegal \"slot max_delay\": \"5\"", -EINVAL },
 		{ "slot distribution custom 1ms 1ms", "No distribution data for custom", -EINVAL },
 		{ "slot distribution normal 1ms 0", "Non-positive jitter", -EINVAL },
-		{ "delay 300s", "Illegal 300000000 time (too large)\nIllegal \"latency\"",
+		{ "delay 300s", "Illegal 300000000 time (too large)\nIllegal \"latency\": \"300s\"",
 		  -EINVAL },
 		{ "ecn", "ecn requested without loss model", MQTX_TC_EUSAGE },
 		{ "gap 5", "gap specified without reorder probability", MQTX_TC_EUSAGE },
@@ -416,7 +416,9 @@ static void test_rejects(void **state)
 		  "distribution specified but no latency and jitter values", MQTX_TC_EUSAGE },
 		{ "foo", "What is \"foo\"?", MQTX_TC_EUSAGE },
 		{ "delay", NULL, MQTX_TC_EFATAL },
-		{ "rate 10%", "Illegal \"rate\"", -EINVAL },
+		{ "rate 10%", "Illegal \"rate\": \"10%\"", -EINVAL },
+		{ "slot 1ms packets x", "Illegal \"slot packets\": \"x\"", -EINVAL },
+		{ "delay 1ms 1ms 25x", "Illegal \"latency\": \"25x\"", -EINVAL },
 	};
 	struct tq t;
 

@@ -41,9 +41,16 @@ static const char *next(struct cursor *c)
 	return mqtx_tc_next_arg(c->argc, c->argv, &c->i, c->ack);
 }
 
+/* tc's "Illegal" refusal of option @what, naming the word it could not take. */
+static int illegal_word(struct cursor *c, const char *what, const char *word)
+{
+	return mqtx_extack_set(c->ack, "Illegal \"%s\": \"%s\"", what, word);
+}
+
+/* The same for the word at the cursor. */
 static int illegal(struct cursor *c, const char *what)
 {
-	return mqtx_extack_set(c->ack, "Illegal \"%s\"", what);
+	return illegal_word(c, what, c->argv[c->i]);
 }
 
 /* parse_percent() then set_percent(): "N" or "N%" percent, 0..100, as a fraction of
@@ -65,11 +72,12 @@ static int ticks(struct cursor *c, const char *s, uint32_t *out, const char *wha
 	uint64_t ns, us;
 
 	if (mqtx_tc_parse_time(s, &ns))
-		return illegal(c, what);
+		return illegal_word(c, what, s);
 	us = ns / 1000;
 	if (us > UINT32_MAX || (double)us * TICKS_PER_US > UINT32_MAX)
 		return mqtx_extack_set(
-			c->ack, "Illegal %" PRIu64 " time (too large)\nIllegal \"%s\"", us, what);
+			c->ack, "Illegal %" PRIu64 " time (too large)\nIllegal \"%s\": \"%s\"", us,
+			what, s);
 	*out = (uint32_t)((double)us * TICKS_PER_US);
 	return 0;
 }
@@ -152,7 +160,7 @@ static int parse_loss(struct cursor *c, struct netem_opt *o)
 	uint32_t first;
 
 	if (o->loss || o->loss_model != NETEM_LOSS_RANDOM)
-		return illegal(c, "duplicate loss argument\n");
+		return illegal(c, "duplicate loss argument");
 	if (!(v = next(c)))
 		return MQTX_TC_EFATAL;
 	if (!strcmp(v, "random") && !(v = next(c)))
@@ -271,7 +279,7 @@ static int parse_slot(struct cursor *c, struct netem_opt *o)
 		v = c->i + 1 < c->argc ? c->argv[c->i + 1] : "";
 		n = strtoll(v, &end, 0);
 		if (end == v || *end || n < INT32_MIN || n > INT32_MAX)
-			return illegal(c, "slot packets");
+			return illegal_word(c, "slot packets", v);
 		o->slot_packets = (int32_t)n;
 		c->i++;
 	}
@@ -279,7 +287,7 @@ static int parse_slot(struct cursor *c, struct netem_opt *o)
 		c->i++;
 		v = c->i + 1 < c->argc ? c->argv[c->i + 1] : "";
 		if (mqtx_tc_parse_size(v, &size))
-			return illegal(c, "slot bytes");
+			return illegal_word(c, "slot bytes", v);
 		o->slot_bytes = (int32_t)(uint32_t)size;
 		c->i++;
 	}
