@@ -234,7 +234,7 @@ def main():
     text = sys.stdin.read()
     # The kinds of mqtx this kernel lacks (it may be built without them): their refusals by
     # the kernel are compared by exit code only, and scenarios that need them are skipped.
-    lacks = [k for k in ('prio', 'codel', 'fq_codel', 'mqprio') if not kernel_has(k)]
+    lacks = [k for k in ('prio', 'codel', 'fq_codel', 'mqprio', 'netem') if not kernel_has(k)]
     tmp = tempfile.mkdtemp(prefix='mqtx-parity-')
     sock = os.path.join(tmp, 'mqtx.sock')
     log = open(os.path.join(tmp, 'mqtxd.log'), 'w+')
