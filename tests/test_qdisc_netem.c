@@ -306,6 +306,137 @@ static void test_seeded_jitter(void **state)
 	tq_teardown(&t);
 }
 
+/* loss 100% ecn: an ECN-capable packet is marked CE and sent (its IPv4 checksum still
+ * right), one that is not ECN-capable is dropped. */
+static void test_ecn(void **state)
+{
+	struct mqtx_pkt *p;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 1000, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "loss 100% ecn"), 0);
+	assert_int_equal(tq_enq(&t, tq_udp4(&t, 60, 0x0a000001, 0x0a000002, 1, 2, 0x02)),
+			 MQTX_XMIT_SUCCESS);
+	assert_int_equal(tq_enq(&t, tq_udp4(&t, 60, 0x0a000001, 0x0a000002, 1, 2, 0x00)),
+			 MQTX_XMIT_DROP);
+	p = t.q->ops->dequeue(t.q);
+	assert_non_null(p);
+	assert_int_equal(p->data[15] & 3, 3);
+	assert_true(tq_ip4_csum_ok(p));
+	mqtx_pkt_free(p);
+	t.sent++;
+	tq_check_conservation(&t, 2);
+	tq_teardown(&t);
+}
+
+/* corrupt 100%: every packet leaves with exactly one bit flipped; the same seed flips the
+ * same bits. */
+static uint64_t corrupt_bits(uint64_t seed)
+{
+	char opts[48];
+	uint64_t where = 0;
+	struct tq t;
+
+	tq_setup(&t, 1000, 1500);
+	snprintf(opts, sizeof(opts), "corrupt 100%% seed %" PRIu64, seed);
+	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, opts), 0);
+	for (int i = 0; i < 4; i++)
+		tq_enq(&t, tq_pkt(&t, 64, (uint64_t)i));
+	for (int i = 0; i < 4; i++) {
+		struct mqtx_pkt *p = t.q->ops->dequeue(t.q);
+		int flipped = 0;
+
+		assert_non_null(p);
+		for (uint32_t b = 0; b < p->len; b++) {
+			flipped += __builtin_popcount(p->data[b]);
+			if (p->data[b])
+				where = where * 131 + b * 8 + (uint64_t)__builtin_ctz(p->data[b]);
+		}
+		assert_int_equal(flipped, 1);
+		mqtx_pkt_free(p);
+	}
+	tq_teardown(&t);
+	return where;
+}
+
+static void test_corrupt(void **state)
+{
+	(void)state;
+	assert_int_equal(corrupt_bits(11), corrupt_bits(11));
+	assert_int_not_equal(corrupt_bits(11), corrupt_bits(12));
+}
+
+/* slot 10ms 10ms packets 2: a slot opens at once for two packets, the next 10 ms after the
+ * one that closed it (min = max: no draw decides the time). */
+static void test_slot(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 1000, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "slot 10ms 10ms packets 2"), 0);
+	for (int i = 0; i < 5; i++)
+		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 10 * MS);
+	mqtx_clock_advance_to(t.clock, T0 + 10 * MS - 1);
+	assert_int_equal(tq_deq(&t), -1);
+	mqtx_clock_advance_to(t.clock, T0 + 10 * MS);
+	assert_int_equal(tq_deq(&t), 2);
+	assert_int_equal(tq_deq(&t), 3);
+	assert_int_equal(tq_deq(&t), -1);
+	mqtx_clock_advance_to(t.clock, T0 + 20 * MS);
+	assert_int_equal(tq_deq(&t), 4);
+	tq_check_conservation(&t, 5);
+	tq_teardown(&t);
+}
+
+/* loss gemodel 10% 30% 60% 5% seed 21: the Gilbert-Elliott chain of Linux's loss_gilb_ell()
+ * on the reference sequence: in the good state a transition draw (to bad below p) then a loss
+ * draw (lost below 1-k); in the bad state a transition draw (to good below r) then a loss draw
+ * (lost above h = 1 - (1-h)). */
+static void test_gemodel(void **state)
+{
+	uint32_t p = (uint32_t)(0.10 * UINT32_MAX + 0.5), r = (uint32_t)(0.30 * UINT32_MAX + 0.5);
+	uint32_t h = UINT32_MAX - (uint32_t)(0.60 * UINT32_MAX + 0.5);
+	uint32_t k1 = (uint32_t)(0.05 * UINT32_MAX + 0.5);
+	uint64_t want = 0, got = 0;
+	struct ref_rng rng;
+	bool bad = false;
+	struct tq t;
+
+	(void)state;
+	ref_seed(&rng, 21);
+	for (int i = 0; i < 64; i++) {
+		bool lost;
+
+		if (!bad) {
+			bad = ref_next(&rng) < p;
+			lost = ref_next(&rng) < k1;
+		} else {
+			bad = !(ref_next(&rng) < r);
+			lost = ref_next(&rng) > h;
+		}
+		if (lost)
+			want |= 1ull << i;
+	}
+	tq_setup(&t, 1000, 1500);
+	assert_int_equal(
+		tq_create(&t, &mqtx_netem_qdisc_ops, "loss gemodel 10% 30% 60% 5% seed 21"), 0);
+	for (int i = 0; i < 64; i++)
+		if (tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)) == MQTX_XMIT_DROP)
+			got |= 1ull << i;
+	assert_int_equal(got, want);
+	assert_true(got != 0);
+	while (tq_deq(&t) >= 0)
+		;
+	tq_check_conservation(&t, 64);
+	tq_teardown(&t);
+}
+
 /* The tables equal the .dist files tc ships, when they are installed. */
 static void test_dist_tables(void **state)
 {
@@ -537,6 +668,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_duplicate),
 		cmocka_unit_test(test_seeded_loss),
 		cmocka_unit_test(test_seeded_jitter),
+		cmocka_unit_test(test_ecn),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_slot),
+		cmocka_unit_test(test_gemodel),
 		cmocka_unit_test(test_dist_tables),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_rejects),
