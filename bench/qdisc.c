@@ -35,6 +35,8 @@ static const struct {
 	{ "htb", "default 1", 16 },
 	{ "htb", "default 1", 256 },
 	{ "ets", "bands 3 strict 1 quanta 1514 3028", 0 },
+	/* no delay: its draws and its time-sorted queue, every packet due at once */
+	{ "netem", "", 0 },
 };
 
 static double run_secs = 0.08;

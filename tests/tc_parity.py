@@ -234,7 +234,8 @@ def main():
     text = sys.stdin.read()
     # The kinds of mqtx this kernel lacks (it may be built without them): their refusals by
     # the kernel are compared by exit code only, and scenarios that need them are skipped.
-    lacks = [k for k in ('prio', 'codel', 'fq_codel', 'mqprio', 'htb', 'ets')
+    lacks = [k for k in ('prio', 'codel', 'fq_codel', 'mqprio', 'htb', 'ets',
+                           'netem')
              if not kernel_has(k)]
     tmp = tempfile.mkdtemp(prefix='mqtx-parity-')
     sock = os.path.join(tmp, 'mqtx.sock')

@@ -461,6 +461,28 @@ qdisc add dev D root mqprio num_tc 2 map 0 1 queues 2@0 1@1 hw 0
 qdisc add dev D root mqprio num_tc 2 map 0 1 queues 2@0 2@2
 qdisc add dev D root mqprio hw x
 qdisc add dev D root mqprio foo
+## netem: what tc's parser refuses, and the kernel's slot check
+1
+qdisc add dev D root netem delay
+qdisc add dev D root netem help
+qdisc add dev D root netem bogus
+qdisc add dev D root netem loss 150%
+qdisc add dev D root netem loss -5%
+qdisc add dev D root netem loss bogus 1
+qdisc add dev D root netem loss 1% loss 2%
+qdisc add dev D root netem delay 10ms 2ms 120%
+qdisc add dev D root netem delay 300s
+qdisc add dev D root netem delay 10ms 2ms x
+qdisc add dev D root netem slot 10 5
+qdisc add dev D root netem slot packets 5
+qdisc add dev D root netem slot distribution normal 1ms 0
+qdisc add dev D root netem slot distribution normal 1ms
+qdisc add dev D root netem slot 1ms 2ms packets -1
+qdisc add dev D root netem ecn
+qdisc add dev D root netem gap 5
+qdisc add dev D root netem reorder 5%
+qdisc add dev D root netem distribution normal delay 1ms
+qdisc add dev D root netem rate
 ## clsact and its shared blocks
 4
 qdisc add dev D ingress_block 5 egress_block 6 clsact
@@ -535,6 +557,16 @@ qdisc add dev D parent 1:1 handle 10: codel
 qdisc add dev D parent 1:2 handle 11: codel limit 100 target 2ms interval 50ms ecn
 qdisc add dev D parent 1:3 handle 12: fq_codel
 qdisc add dev D parent 1:4 handle 13: fq_codel limit 1000 flows 64 quantum 300 noecn
+## mqtx's other kinds, where the kernel has them: netem
+4 netem
+qdisc add dev D root handle 1: mq
+qdisc add dev D parent 1:1 handle 10: netem
+qdisc add dev D parent 1:2 handle 11: netem limit 200 delay 100ms 10ms 25% distribution normal loss 1% 30% duplicate 2% reorder 25% 50% gap 5 corrupt 0.5%
+qdisc add dev D parent 1:3 handle 12: netem delay 10ms rate 20000 20 100 4 slot 10 200 packets 2000 bytes 9000 loss state 1 ecn
+qdisc add dev D parent 1:4 handle 13: netem loss gemodel 1% 20 30 40 slot distribution pareto 1ms 0.1ms
+qdisc change dev D handle 11: netem delay 200ms 10ms loss 2%
+qdisc replace dev D parent 1:1 handle 10: netem loss 1.5 rate 1mbit -5 0x10 -3 limit 1k duplicate 5 corrupt 1 2
+qdisc change dev D handle 13: netem loss state 1 2 3
 ## mqtx's other kinds, where the kernel has them: mqprio
 4 mqprio
 qdisc add dev D root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 2@0 2@2 hw 0

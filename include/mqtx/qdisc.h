@@ -515,7 +515,8 @@ MQTX_API void mqtx_qdisc_walk_classes(struct mqtx_qdisc *q, mqtx_class_fn fn, vo
 /**
  * mqtx_dump_uint() - emit option @key with value @v. @text is a printf format with one
  * PRIu64-compatible conversion (e.g. "limit %" PRIu64 "p") used for the text form; the JSON
- * form is "key": v.
+ * form is "key": v. @key NULL: text only; @text NULL: JSON only (so do mqtx_dump_int() and
+ * mqtx_dump_str()).
  */
 MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v);
 /** mqtx_dump_int() - a signed value (tc's print_int): @text has one PRId64-compatible
@@ -523,6 +524,19 @@ MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *t
 MQTX_API void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64_t v);
 /** mqtx_dump_str() - the same for a string value; @text has one %s. */
 MQTX_API void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v);
+/**
+ * mqtx_dump_float() - a real value (tc's print_float): @text has one double conversion
+ * ("loss %g%%"); the JSON form is "key": v printed with %g, as iproute2's JSON writer does.
+ * @key NULL: text only; @text NULL: JSON only.
+ */
+MQTX_API void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *text, double v);
+/**
+ * mqtx_dump_obj_begin() - open a JSON object "key": { ... } (tc's open_json_object) that the
+ * next items go into, until mqtx_dump_obj_end(); nothing in text.
+ * mqtx_dump_obj_end() - close it.
+ */
+MQTX_API void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key);
+MQTX_API void mqtx_dump_obj_end(struct mqtx_dump *d);
 /**
  * mqtx_dump_time() - a time option (@ns): tc's words in text ("5ms", via @text with one %s),
  * and in JSON the number iproute2 emits, whole microseconds (tc's time unit). @key NULL: text

@@ -22,6 +22,7 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_pfifo_head_drop_qdisc_ops,
 	&mqtx_prio_qdisc_ops,
 	&mqtx_tbf_qdisc_ops,
+	&mqtx_netem_qdisc_ops,
 	&mqtx_htb_qdisc_ops,
 	&mqtx_ets_qdisc_ops,
 	&mqtx_codel_qdisc_ops,

@@ -37,24 +37,48 @@ static void text_str(struct mqtx_dump *d, const char *text, const char *v)
 }
 #pragma GCC diagnostic pop
 
-/* Without @key a value is text only (what tc prints but leaves out of its JSON). */
+/* Without @key a value is text only (what tc prints but leaves out of its JSON); without @text,
+ * JSON only. */
 void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v)
 {
-	text_uint(d, text, v);
+	if (text)
+		text_uint(d, text, v);
 	if (key)
 		mqtx__out_uint(&d->json, OUT_JSON, key, NULL, v);
 }
 
 void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64_t v)
 {
-	text_int(d, text, v);
+	if (text)
+		text_int(d, text, v);
 	if (key)
 		mqtx__out_int(&d->json, OUT_JSON, key, NULL, v);
 }
 
+void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *text, double v)
+{
+	if (text) {
+		text_sep(d);
+		mqtx__out_float(&d->text, OUT_FP, NULL, text, v);
+	}
+	if (key)
+		mqtx__out_float(&d->json, OUT_JSON, key, NULL, v);
+}
+
+void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key)
+{
+	mqtx__out_open(&d->json, key);
+}
+
+void mqtx_dump_obj_end(struct mqtx_dump *d)
+{
+	mqtx__out_close(&d->json);
+}
+
 void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
 {
-	text_str(d, text, v);
+	if (text)
+		text_str(d, text, v);
 	if (key)
 		mqtx__out_str(&d->json, OUT_JSON, key, NULL, v);
 }

@@ -209,6 +209,19 @@ void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *f
 	}
 }
 
+/* A real value; JSON prints it with %g, as iproute2's JSON writer does. */
+void mqtx__out_float(struct tc_out *p, unsigned t, const char *key, const char *fmt, double v)
+{
+	if (p->json) {
+		if (t & OUT_JSON) {
+			member(p, key);
+			put(p, "%g", v);
+		}
+	} else if (t & OUT_FP) {
+		put(p, fmt, v);
+	}
+}
+
 void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v)
 {
 	if (p->json) {

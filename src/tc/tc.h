@@ -176,6 +176,8 @@ bool mqtx__out_failed(const struct tc_out *p);
 void mqtx__out_str(struct tc_out *p, unsigned t, const char *key, const char *fmt, const char *v);
 void mqtx__out_uint(struct tc_out *p, unsigned t, const char *key, const char *fmt, uint64_t v);
 void mqtx__out_int(struct tc_out *p, unsigned t, const char *key, const char *fmt, int64_t v);
+/* @fmt has one double conversion ("%g"); JSON: %g. */
+void mqtx__out_float(struct tc_out *p, unsigned t, const char *key, const char *fmt, double v);
 /* Text: @fmt (no conversion) when @v; JSON: "key": v. */
 void mqtx__out_bool(struct tc_out *p, unsigned t, const char *key, const char *fmt, bool v);
 /* A counter whose name is its key: " NAME V" in text, "NAME": V in JSON. */
