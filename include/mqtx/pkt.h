@@ -45,6 +45,8 @@ extern "C" {
  *        receive-side drop); counted when the dropped packet is freed.
  * @redirects: how many times a filter redirected or mirrored it to another device; past
  *        MQTX_XMIT_RECURSION_MAX it is dropped as a loop (MQTX_DROP_RECURSION).
+ * @txtime: the earliest departure time the sender asked for, in ns of the device clock, 0 for
+ *        none (Linux's skb->tstamp under SO_TXTIME / EDT); see mqtx_pkt_set_txtime().
  */
 struct mqtx_pkt {
 	struct mqtx_pkt *next;
@@ -62,7 +64,8 @@ struct mqtx_pkt {
 	uint8_t cb[MQTX_PKT_CB_SIZE];
 	uint8_t drop_reason;
 	uint8_t redirects;
-	uint8_t pad_[14];
+	uint8_t pad_[6];
+	uint64_t txtime;
 	uint8_t buf[];
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 
@@ -163,6 +166,18 @@ MQTX_API void mqtx_pkt_free_bulk(struct mqtx_pkt **pkts, unsigned n);
 
 /** mqtx_pkt_free_list() - return a list linked through ->next; returns how many were freed. */
 MQTX_API unsigned mqtx_pkt_free_list(struct mqtx_pkt *head);
+
+/**
+ * mqtx_pkt_set_txtime() - ask that @pkt leave no earlier than @ns, absolute time of the clock of
+ * the device it is sent on (mqtx_dev_clock(); 0: as soon as possible, the default of a new
+ * packet). The sender's earliest departure time, Linux's skb->tstamp set through SO_TXTIME: the
+ * fq qdisc holds the packet until then and drops it (or, with horizon_cap, brings it closer)
+ * when it is further ahead than its horizon; the other qdiscs ignore it.
+ */
+MQTX_API void mqtx_pkt_set_txtime(struct mqtx_pkt *pkt, uint64_t ns);
+
+/** mqtx_pkt_txtime() - the earliest departure time of @pkt in ns, 0 when none was set. */
+MQTX_API uint64_t mqtx_pkt_txtime(const struct mqtx_pkt *pkt);
 
 /** mqtx_pool_failures() - allocations refused because the pool was empty. */
 MQTX_API uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool);
