@@ -27,6 +27,17 @@ static const struct {
 		      "[ quantum BYTES ] [ [no]ecn ]\n"
 		      "[ ce_threshold TIME ]\n"
 		      "[ drop_batch SIZE ]" },
+	{ "fq", "Usage: ... fq\t[ limit PACKETS ] [ flow_limit PACKETS ]\n"
+		"\t\t[ quantum BYTES ] [ initial_quantum BYTES ]\n"
+		"\t\t[ maxrate RATE  ] [ buckets NUMBER ]\n"
+		"\t\t[ [no]pacing ] [ refill_delay TIME ]\n"
+		"\t\t[ low_rate_threshold RATE ]\n"
+		"\t\t[ orphan_mask MASK]\n"
+		"\t\t[ timer_slack TIME]\n"
+		"\t\t[ ce_threshold TIME ]\n"
+		"\t\t[ horizon TIME ]\n"
+		"\t\t[ horizon_{cap|drop} ]\n"
+		"\t\t[ priomap P0 .. P15 ] [ weights W0 W1 W2 ]" },
 	{ "mqprio", "Usage: ... mqprio\t[num_tc NUMBER] [map P0 P1 ...]\n"
 		    "\t\t\t[queues count1@offset1 count2@offset2 ...] [hw 1|0]" },
 	{ "ingress", "Usage: ... ingress [ rate RATE burst BYTES ]" },
