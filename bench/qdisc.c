@@ -28,6 +28,8 @@ static const struct {
 	{ "tbf", "rate 1tbit burst 1mb limit 10mb" },
 	{ "codel", "" },
 	{ "fq_codel", "" },
+	/* no maxrate: the fast path and the flows' round robin, never the pacing timer */
+	{ "fq", "" },
 };
 
 static double run_secs = 0.08;

@@ -164,8 +164,8 @@ static void test_horizon(void **state)
 	mqtx_pkt_set_txtime(p, T0 + 10 * MS);
 	assert_int_equal(tq_enq(&t, p), MQTX_XMIT_SUCCESS);
 	assert_string_equal(tq_xstats(&t, 0, false), "  flows 1 (inactive 0 throttled 0)\n"
-						       "  gc 0 highprio 0 throttled 0\n"
-						       "  horizon_drops 1");
+						     "  gc 0 highprio 0 throttled 0\n"
+						     "  horizon_drops 1");
 	assert_int_equal(tq_change(&t, "horizon_cap"), 0);
 	p = flow_pkt(&t, 500, 2);
 	mqtx_pkt_set_txtime(p, T0 + 50 * MS);
@@ -249,10 +249,11 @@ static void test_dump_and_parse(void **state)
 	(void)state;
 	tq_setup(&t, 1000, 1500);
 	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, NULL), 0);
-	assert_string_equal(tq_dump(&t), "limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 "
-					 "quantum 3028b initial_quantum 15140b "
-					 "low_rate_threshold 550Kbit refill_delay 40ms timer_slack "
-					 "10us horizon 10s horizon_drop");
+	assert_string_equal(tq_dump(&t),
+			    "limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 "
+			    "quantum 3028b initial_quantum 15140b "
+			    "low_rate_threshold 550Kbit refill_delay 40ms timer_slack "
+			    "10us horizon 10s horizon_drop");
 	assert_int_equal(tq_change(&t, "limit 3000 flow_limit 300 quantum 9000 initial_quantum "
 				       "900000 maxrate 100000 nopacing refill_delay 100ms "
 				       "low_rate_threshold 10000 orphan_mask 255 timer_slack 100 "
@@ -279,8 +280,7 @@ static void test_dump_and_parse(void **state)
 	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "limit x", &opt, t.err, sizeof(t.err)),
 			 -EINVAL);
 	assert_string_equal(t.err, "fq: illegal value for \"limit\": \"x\"");
-	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "timer_slack 5s", &opt, t.err,
-				  sizeof(t.err)),
+	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "timer_slack 5s", &opt, t.err, sizeof(t.err)),
 			 -EINVAL);
 	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "bogus", &opt, t.err, sizeof(t.err)),
 			 MQTX_TC_EUSAGE);

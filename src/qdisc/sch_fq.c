@@ -13,15 +13,15 @@
 #include "qdisc/kinds.h"
 #include <mqtx/tc.h>
 
-#define FQ_BANDS      3
-#define FQ_PRIOS      16
-#define FQ_MIN_WEIGHT 16384
-#define FQ_GC_MAX     8
-#define FQ_GC_AGE     (3 * MQTX_NSEC_PER_SEC)
-#define FQ_NO_TIME    UINT64_MAX
-#define FQ_UNLIMITED  UINT32_MAX /* maxrate: none (~0U as tc sends it) */
-#define FQ_MAX_LOG    18	 /* buckets up to 256k (fq_change) */
-#define FQ_INTERNAL_MAX 8	 /* fq_fastpath_check(): the fast path holds fewer than 8 */
+#define FQ_BANDS	3
+#define FQ_PRIOS	16
+#define FQ_MIN_WEIGHT	16384
+#define FQ_GC_MAX	8
+#define FQ_GC_AGE	(3 * MQTX_NSEC_PER_SEC)
+#define FQ_NO_TIME	UINT64_MAX
+#define FQ_UNLIMITED	UINT32_MAX /* maxrate: none (~0U as tc sends it) */
+#define FQ_MAX_LOG	18	   /* buckets up to 256k (fq_change) */
+#define FQ_INTERNAL_MAX 8	   /* fq_fastpath_check(): the fast path holds fewer than 8 */
 
 /* Linux's sch_default_prio2band, fq's default priomap. */
 static const uint8_t fq_default_prio2band[FQ_PRIOS] = { 1, 2, 2, 2, 1, 2, 0, 0,
@@ -548,7 +548,8 @@ static int fq_time64(const char *v, uint32_t *ns, struct mqtx_extack *ack)
 		return fq_illegal("timer_slack", v, ack);
 	}
 	if (t > UINT32_MAX)
-		return mqtx_extack_set(ack, "fq: illegal (out of range) \"timer_slack\": \"%s\"", v);
+		return mqtx_extack_set(ack, "fq: illegal (out of range) \"timer_slack\": \"%s\"",
+				       v);
 	*ns = (uint32_t)t;
 	return 0;
 }
@@ -595,8 +596,8 @@ static int fq_list(int argc, char **argv, int *i, struct fq_opt *o, bool prio,
 		if (mqtx_tc_parse_u32(v, &x))
 			return fq_illegal(prio ? "priomap" : "weights", v, ack);
 		if (prio && x >= FQ_BANDS)
-			return mqtx_extack_set(ack, "fq: priomap value %u is not a band (0..%d)",
-					       x, FQ_BANDS - 1);
+			return mqtx_extack_set(ack, "fq: priomap value %u is not a band (0..%d)", x,
+					       FQ_BANDS - 1);
 		if (prio)
 			o->priomap[k] = (uint8_t)x;
 		else
@@ -726,7 +727,9 @@ static int fq_resolve(const struct fq_opt *o, struct fq_cfg *c, struct mqtx_exta
 	if (o->set & FQ_SET_FLOW_LIMIT)
 		c->flow_limit = o->flow_limit;
 	if (o->set & FQ_SET_QUANTUM)
-		c->quantum = o->quantum < 256 ? 256 : o->quantum > (1u << 20) ? 1u << 20 : o->quantum;
+		c->quantum = o->quantum < 256	       ? 256
+			     : o->quantum > (1u << 20) ? 1u << 20
+						       : o->quantum;
 	if (o->set & FQ_SET_IQUANTUM)
 		c->initial_quantum = o->initial_quantum;
 	if (o->set & FQ_SET_MAXRATE)
@@ -828,8 +831,8 @@ static void fq_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 static void fq_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct fq_priv *p = mqtx_qdisc_priv(q);
-	int64_t next = (int64_t)(p->time_next_delayed_flow + p->cfg.timer_slack -
-				 mqtx_qdisc_now(q));
+	int64_t next =
+		(int64_t)(p->time_next_delayed_flow + p->cfg.timer_slack - mqtx_qdisc_now(q));
 	char w[MQTX_TC_BUF], text[64];
 
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows);
@@ -1005,10 +1008,8 @@ static void fq_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct fq_priv *p = mqtx_qdisc_priv(q);
 
-	if (p->peeked)
-		mqtx_pkt_link(p->peeked, to_free);
-	p->peeked = NULL;
-	mqtx_pkt_list_splice(&p->internal.q, to_free);
+	/* Each splice goes in front of *@to_free: the flows first, then the fast path queue, then
+	 * the peeked packet, so that a replace re-enqueues each flow's packets in order. */
 	for (uint32_t i = 0; p->buckets && i < (1u << p->cfg.buckets_log); i++) {
 		while (p->buckets[i]) {
 			struct fq_flow *f = p->buckets[i];
@@ -1018,6 +1019,10 @@ static void fq_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 			mqtx_free(f);
 		}
 	}
+	mqtx_pkt_list_splice(&p->internal.q, to_free);
+	if (p->peeked)
+		mqtx_pkt_link(p->peeked, to_free);
+	p->peeked = NULL;
 	for (int i = 0; i < FQ_BANDS; i++) /* fq_reset() leaves the bands' credit */
 		p->bands[i].new_flows.first = p->bands[i].old_flows.first = NULL;
 	memset(p->band_pkt_count, 0, sizeof(p->band_pkt_count));
