@@ -241,6 +241,32 @@ static void test_bands(void **state)
 	tq_teardown(&t);
 }
 
+/* A flow is its 5-tuple, whatever hash queue selection left on the packet (none with one TX
+ * queue): packets with and without one are one flow, in one order. */
+static void test_flow_is_the_tuple(void **state)
+{
+	struct mqtx_pkt *p;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 1000, 1500);
+	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "flow_limit 2 maxrate 10gbit"), 0);
+	for (int i = 0; i < 3; i++) {
+		p = flow_pkt(&t, 100, (uint64_t)i);
+		if (i != 1) {
+			p->hash = 5u + (uint32_t)i;
+			p->flags |= MQTX_PKT_F_HASH_VALID;
+		}
+		tq_enq(&t, p);
+	}
+	assert_int_equal(t.refused, 1);
+	assert_true(strstr(tq_xstats(&t, 0, false), "flows 1 "));
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(tq_deq(&t), 1);
+	tq_check_conservation(&t, 3);
+	tq_teardown(&t);
+}
+
 static void test_dump_and_parse(void **state)
 {
 	struct tq t;
@@ -339,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_limits_and_fast_path),
 		cmocka_unit_test(test_bands),
+		cmocka_unit_test(test_flow_is_the_tuple),
 		cmocka_unit_test(test_dump_and_parse),
 		cmocka_unit_test(test_replace_moves_held_backlog),
 	};

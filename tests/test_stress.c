@@ -425,6 +425,8 @@ static const char *const soak_leaves[] = {
 	"pfifo_fast",
 	"prio bands 3",
 	"bfifo limit 20000",
+	"fq",
+	"fq flow_limit 50 maxrate 1gbit",
 };
 #define N_LEAVES (sizeof(soak_leaves) / sizeof(soak_leaves[0]))
 

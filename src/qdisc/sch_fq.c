@@ -206,13 +206,13 @@ static void fq_gc(struct fq_priv *p, struct fq_flow **bucket, uint32_t key, uint
 	p->stat_gc_flows += n;
 }
 
-/* The frame's flow hash: the one selection computed, else one of its 5-tuple. */
+/* The frame's flow hash, of its 5-tuple: always computed here (as fq_codel does), not taken
+ * from pkt->hash, which queue selection sets only on some paths (not with one TX queue): a
+ * flow whose packets came by both would become two flows and be reordered. */
 static uint32_t fq_hash(const struct mqtx_pkt *pkt)
 {
 	struct fq_tuple t;
 
-	if (pkt->flags & MQTX_PKT_F_HASH_VALID)
-		return pkt->hash;
 	memset(&t, 0, sizeof(t));
 	fq_tuple_set(&t, pkt);
 	return mqtx_jhash(&t, sizeof(t), 0);
