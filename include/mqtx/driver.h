@@ -72,6 +72,9 @@ struct mqtx_dev_settings {
  *        -EINVAL (out of range) or the kernel's -errno, and write into @msg (@msglen bytes) a
  *        message naming the interface and the cause. Absent: ring, coalesce and rate are
  *        refused, mtu and tx_queue_len are recorded by the core.
+ * @link_rate: optional. The wire rate of each TX queue in bits/s, 0 when the driver does not
+ *        know it (ethtool's link speed, which time-aware qdiscs such as taprio read). Called
+ *        with the config lock held (it reads what @change sets). Absent: unknown.
  */
 struct mqtx_dev_ops {
 	const char *kind;
@@ -88,6 +91,7 @@ struct mqtx_dev_ops {
 			   void *arg);
 	int (*change)(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
 		      size_t msglen);
+	uint64_t (*link_rate)(struct mqtx_dev *dev);
 };
 
 /**
