@@ -15,6 +15,7 @@ extern const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_fq_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_taprio_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_clsact_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops;

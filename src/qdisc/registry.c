@@ -30,6 +30,7 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_clsact_qdisc_ops,
 	&mqtx_mq_qdisc_ops,
 	&mqtx_mqprio_qdisc_ops,
+	&mqtx_taprio_qdisc_ops,
 	&mqtx_wme_qdisc_ops,
 };
 /* clang-format on */

@@ -320,6 +320,10 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		return -EOPNOTSUPP;
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
+	if ((fl & MQTX_QF_ROOTONLY) && rq->parent != MQTX_H_ROOT) {
+		mqtx_extack_set(ack, "sch_%s: Can only be attached as root qdisc", rq->ops->id);
+		return -EOPNOTSUPP;
+	}
 	if (!handle && !(handle = next_handle(dev))) {
 		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded. (dev %s)",
 				mqtx_dev_name(dev));
