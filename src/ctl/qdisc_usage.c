@@ -38,6 +38,12 @@ static const struct {
 		"\t\t[ horizon TIME ]\n"
 		"\t\t[ horizon_{cap|drop} ]\n"
 		"\t\t[ priomap P0 .. P15 ] [ weights W0 W1 W2 ]" },
+	{ "taprio", "Usage: ... taprio clockid CLOCKID\n"
+		    "\t\t[num_tc NUMBER] [map P0 P1 ...] "
+		    "\t\t[queues COUNT@OFFSET COUNT@OFFSET COUNT@OFFSET ...] "
+		    "\t\t[ [sched-entry index cmd gate-mask interval] ... ] "
+		    "\t\t[base-time time] [txtime-delay delay]\n"
+		    "CLOCKID must be a valid SYS-V id (i.e. CLOCK_TAI)" },
 	{ "mqprio", "Usage: ... mqprio\t[num_tc NUMBER] [map P0 P1 ...]\n"
 		    "\t\t\t[queues count1@offset1 count2@offset2 ...] [hw 1|0]" },
 	{ "ingress", "Usage: ... ingress [ rate RATE burst BYTES ]" },

@@ -476,7 +476,8 @@ static int taprio_parse_one(struct taprio_opt *o, const char *a, const char *v,
 
 	if (!strcmp(a, "num_tc")) {
 		if (!taprio_num(v, 10, 0, 255, &x))
-			return mqtx_extack_set(ack, "taprio: illegal value for \"num_tc\": \"%s\"", v);
+			return mqtx_extack_set(ack, "taprio: illegal value for \"num_tc\": \"%s\"",
+					       v);
 		o->num_tc = (uint8_t)x;
 	} else if (!strcmp(a, "base-time") || !strcmp(a, "cycle-time") ||
 		   !strcmp(a, "cycle-time-extension")) {
@@ -497,7 +498,8 @@ static int taprio_parse_one(struct taprio_opt *o, const char *a, const char *v,
 		if (*dst)
 			return mqtx_extack_set(ack, "taprio: duplicate \"%s\" specification", a);
 		if (!taprio_num(v, 0, 0, UINT32_MAX, &x))
-			return mqtx_extack_set(ack, "taprio: illegal value for \"%s\": \"%s\"", a, v);
+			return mqtx_extack_set(ack, "taprio: illegal value for \"%s\": \"%s\"", a,
+					       v);
 		*dst = (uint32_t)x;
 	}
 	return 0;
@@ -505,8 +507,9 @@ static int taprio_parse_one(struct taprio_opt *o, const char *a, const char *v,
 
 static int taprio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
-	static const char *const valued[] = { "num_tc",	 "base-time", "cycle-time",
-					      "cycle-time-extension", "clockid", "flags",
+	static const char *const valued[] = { "num_tc",	     "base-time",
+					      "cycle-time",  "cycle-time-extension",
+					      "clockid",     "flags",
 					      "txtime-delay" };
 	struct taprio_opt *o = opt;
 
@@ -517,9 +520,10 @@ static int taprio_parse(int argc, char **argv, void *opt, struct mqtx_extack *ac
 		int err;
 
 		if (!strcmp(a, "map") || !strcmp(a, "queues") || !strcmp(a, "max-sdu")) {
-			taprio_parse_list(argc, argv, &i, o, a[1] == 'a' && a[2] == 'p' ? 'm'
-							     : a[0] == 'q'		   ? 'q'
-										   : 's');
+			taprio_parse_list(argc, argv, &i, o,
+					  a[1] == 'a' && a[2] == 'p' ? 'm'
+					  : a[0] == 'q'		     ? 'q'
+								     : 's');
 			continue;
 		}
 		if (!strcmp(a, "sched-entry")) {
@@ -553,7 +557,8 @@ static int taprio_check(struct mqtx_qdisc *q, const struct taprio_opt *o, struct
 	int err;
 
 	if ((o->flags & TAPRIO_FLAG_TXTIME) && (o->flags & TAPRIO_FLAG_FULL))
-		return mqtx_extack_set(ack, "TXTIME_ASSIST and FULL_OFFLOAD are mutually exclusive");
+		return mqtx_extack_set(ack,
+				       "TXTIME_ASSIST and FULL_OFFLOAD are mutually exclusive");
 	if (o->flags & ~(TAPRIO_FLAG_TXTIME | TAPRIO_FLAG_FULL))
 		return mqtx_extack_set(ack, "Unsupported flags. (flags %#x)", o->flags);
 	if (p->configured && p->flags != o->flags)
@@ -581,7 +586,8 @@ static int taprio_check(struct mqtx_qdisc *q, const struct taprio_opt *o, struct
 	}
 	for (uint32_t tc = 0; tc < o->n_max_sdu; tc++)
 		if (o->max_sdu[tc] > TAPRIO_MAX_MTU)
-			return mqtx_extack_set(ack, "sch_taprio: TC max SDU exceeds device max MTU");
+			return mqtx_extack_set(ack,
+					       "sch_taprio: TC max SDU exceeds device max MTU");
 	if (p->configured && o->num_tc &&
 	    (o->num_tc != p->num_tc || memcmp(o->map, p->map, sizeof(p->map)) ||
 	     memcmp(o->count, p->count, sizeof(p->count)) ||
@@ -790,8 +796,8 @@ static void taprio_dump_sched(struct mqtx_dump *d, const struct taprio_sched *s)
 {
 	char text[128];
 
-	snprintf(text, sizeof(text), "\tbase-time %" PRId64 " cycle-time %" PRId64
-				     " cycle-time-extension %" PRId64,
+	snprintf(text, sizeof(text),
+		 "\tbase-time %" PRId64 " cycle-time %" PRId64 " cycle-time-extension %" PRId64,
 		 s ? s->base_time : 0, s ? s->cycle_time : 0, s ? s->cycle_ext : 0);
 	mqtx_dump_flag(d, NULL, text);
 	mqtx_dump_size(d, "base_time", NULL, s ? (uint64_t)s->base_time : 0);
@@ -801,10 +807,9 @@ static void taprio_dump_sched(struct mqtx_dump *d, const struct taprio_sched *s)
 		return;
 	mqtx_dump_nl(d);
 	for (uint32_t i = 0; i < s->n; i++) {
-		snprintf(text, sizeof(text), "\tindex %" PRIu32 " cmd %s gatemask %#" PRIx32
-					     " interval %" PRIu32,
-			 i, s->e[i].cmd == 1 ? "S" : "Invalid", s->e[i].gate_mask,
-			 s->e[i].interval);
+		snprintf(text, sizeof(text),
+			 "\tindex %" PRIu32 " cmd %s gatemask %#" PRIx32 " interval %" PRIu32, i,
+			 s->e[i].cmd == 1 ? "S" : "Invalid", s->e[i].gate_mask, s->e[i].interval);
 		mqtx_dump_flag(d, NULL, text);
 		mqtx_dump_nl(d);
 	}
@@ -877,7 +882,9 @@ static void taprio_cl_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
 	struct taprio_priv *p = mqtx_qdisc_priv(q);
 
 	for (uint32_t i = 0; i < p->nchild; i++) {
-		struct mqtx_class c = { .minor = i + 1, .parent = MQTX_H_ROOT, .leaf = p->child[i] };
+		struct mqtx_class c = { .minor = i + 1,
+					.parent = MQTX_H_ROOT,
+					.leaf = p->child[i] };
 
 		fn(q, &c, arg);
 	}
