@@ -4,9 +4,16 @@
  * one), every gate open before the start, the refusals, options and dump, live replace. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include <mqtx/ctl.h>
 #include <mqtx/sim.h>
 
+#include "helpers.h"
 #include "test_qdisc_util.h"
 
 #define US 1000ull
@@ -69,8 +76,8 @@ static void tp_check(struct tq *t, uint64_t handed)
 	assert_int_equal(mqtx_pool_in_use(t->pool), t->q->qlen);
 }
 
-#define TP_OPTS                                                                                \
-	"num_tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 queues 2@0 2@2 base-time 1001000000 "    \
+#define TP_OPTS                                                                             \
+	"num_tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 queues 2@0 2@2 base-time 1001000000 " \
 	"sched-entry S 01 1000000 sched-entry S 02 1000000 clockid CLOCK_TAI"
 
 /*
@@ -214,13 +221,14 @@ static void test_dump(void **state)
 	tp_setup(&t, 0);
 	assert_int_equal(tp_create(&t, TP_OPTS), 0);
 	/* before the start, only the admin schedule: the operational one shows zeros */
-	assert_string_equal(tq_dump(&t), "tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
-					 "queues offset 0 count 2 offset 2 count 2\n"
-					 "clockid TAI \tbase-time 0 cycle-time 0 cycle-time-extension 0 "
-					 "\tbase-time 1001000000 cycle-time 2000000 "
-					 "cycle-time-extension 0\n"
-					 "\tindex 0 cmd S gatemask 0x1 interval 1000000\n"
-					 "\tindex 1 cmd S gatemask 0x2 interval 1000000\n");
+	assert_string_equal(tq_dump(&t),
+			    "tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+			    "queues offset 0 count 2 offset 2 count 2\n"
+			    "clockid TAI \tbase-time 0 cycle-time 0 cycle-time-extension 0 "
+			    "\tbase-time 1001000000 cycle-time 2000000 "
+			    "cycle-time-extension 0\n"
+			    "\tindex 0 cmd S gatemask 0x1 interval 1000000\n"
+			    "\tindex 1 cmd S gatemask 0x2 interval 1000000\n");
 	mqtx_clock_advance_to(t.clock, T0 + 1 * MS);
 	assert_true(strstr(tq_dump(&t), "clockid TAI \tbase-time 1001000000 cycle-time 2000000 "
 					"cycle-time-extension 0\n\tindex 0"));
@@ -276,6 +284,94 @@ static void test_replace_moves_backlog(void **state)
 	tq_teardown(&t);
 }
 
+/* Real time, threads: two senders on a 4-queue null device while the root goes from taprio
+ * (class 1 gated half of each 200 us cycle) to mq and back under traffic. Every packet ends
+ * sent, dropped with a reason or queued, and the queues empty once traffic stops. */
+struct mt {
+	struct mqtx_dev *dev;
+	struct mqtx_pkt_pool *pool;
+	atomic_ullong sent;
+	atomic_bool stop;
+};
+
+struct mt_thread {
+	struct mt *m;
+	unsigned id;
+};
+
+static void *mt_sender(void *arg)
+{
+	struct mt *m = ((struct mt_thread *)arg)->m;
+	unsigned id = ((struct mt_thread *)arg)->id;
+
+	for (uint32_t i = 0; !atomic_load(&m->stop); i++) {
+		struct mqtx_pkt *p = test_udp_pkt(m->pool, 0x0a000000 + (i & 63), 1000 + id, 80, 0);
+
+		if (!p) {
+			sched_yield();
+			continue;
+		}
+		p->priority = i & 1;
+		atomic_fetch_add(&m->sent, 1);
+		mqtx_dev_xmit(m->dev, p);
+	}
+	return NULL;
+}
+
+static void test_threads_and_replace(void **state)
+{
+	static const char *const roots[] = {
+		"qdisc replace dev mt0 root handle 1: taprio num_tc 2 map 0 1 queues 2@0 2@2 "
+		"sched-entry S 01 100000 sched-entry S 02 100000 clockid CLOCK_TAI",
+		"qdisc replace dev mt0 root handle 2: mq",
+	};
+	struct mqtx_dev_cfg dc = { .name = "mt0", .ops = &mqtx_null_ops, .num_txq = 4 };
+	struct mqtx_pool_cfg pc = { .count = 4096, .data_room = 256 };
+	struct mt m = { 0 };
+	struct mqtx_dev_stats st;
+	struct timespec t0, t;
+	struct mt_thread args[2] = { { &m, 0 }, { &m, 1 } };
+	struct mqtx_ctl *ctl;
+	pthread_t th[2];
+	struct mqtx_buf o, e;
+
+	(void)state;
+	assert_int_equal(mqtx_pool_create(&pc, &m.pool), 0);
+	assert_int_equal(mqtx_dev_create(&dc, &m.dev), 0);
+	assert_int_equal(mqtx_dev_open(m.dev), 0);
+	assert_int_equal(mqtx_ctl_new(&ctl), 0);
+	assert_int_equal(mqtx_ctl_add_dev(ctl, m.dev), 0);
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	assert_int_equal(mqtx_ctl_exec_line(ctl, roots[0], 0, &o, &e), MQTX_CTL_OK);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, mt_sender, &args[i]), 0);
+	for (int i = 1; i <= 40; i++) {
+		assert_int_equal(mqtx_ctl_exec_line(ctl, roots[i & 1], 0, &o, &e), MQTX_CTL_OK);
+		sched_yield();
+	}
+	atomic_store(&m.stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	/* the last root is taprio: its timer opens the gates; wait for the queues, bounded */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!mqtx_dev_all_tx_empty(m.dev)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		assert_true(t.tv_sec - t0.tv_sec < 30);
+		sched_yield();
+	}
+	mqtx_dev_get_stats(m.dev, &st);
+	assert_true(st.xmit > 0);
+	assert_int_equal(st.xmit, atomic_load(&m.sent));
+	assert_int_equal(st.xmit, st.txq.packets + test_drops(&st) + st.txq.qlen);
+	assert_int_equal(st.txq.qlen, 0);
+	mqtx_buf_free(&o);
+	mqtx_buf_free(&e);
+	mqtx_ctl_free(ctl); /* destroys the device */
+	assert_int_equal(mqtx_pool_in_use(m.pool), 0);
+	mqtx_pool_destroy(m.pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_replace_moves_backlog),
+		cmocka_unit_test(test_threads_and_replace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -237,13 +237,14 @@ static bool fq_fastpath(struct mqtx_qdisc *q, struct fq_priv *p, uint64_t tts, u
 static struct fq_flow *fq_classify(struct mqtx_qdisc *q, struct fq_priv *p,
 				   const struct mqtx_pkt *pkt, uint64_t tts, uint64_t now)
 {
-	uint32_t key = fq_hash(pkt) & p->cfg.orphan_mask;
 	struct fq_flow **bucket, *f;
+	uint32_t key;
 
 	if (fq_fastpath(q, p, tts, now)) {
 		p->stat_fastpath++;
-		return &p->internal;
+		return &p->internal; /* no flow: the hash is not needed */
 	}
+	key = fq_hash(pkt) & p->cfg.orphan_mask;
 	bucket = &p->buckets[fq_bucket(key, p->cfg.buckets_log)];
 	fq_gc(p, bucket, key, now);
 	for (f = *bucket; f; f = f->hnext)

@@ -3,6 +3,7 @@
  * net/sched/sch_taprio.c runs it: a cycle of gate entries over traffic classes, one child qdisc
  * per TX queue; a frame leaves only while its class's gate is open and long enough for it. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ struct taprio_priv {
 	uint32_t flags;
 	uint64_t ppb; /* picoseconds a byte takes on the wire */
 	struct mqtx_timer timer;
+	atomic_bool stopping; /* destroy: the timer must not arm itself again */
 	bool timer_ready, configured;
 };
 
@@ -238,6 +240,8 @@ static void taprio_timer(struct mqtx_timer *t, void *arg)
 	struct taprio_priv *p = mqtx_qdisc_priv(q);
 	int64_t end;
 
+	if (atomic_load(&p->stopping))
+		return;
 	mqtx_qdisc_lock(q);
 	end = taprio_advance(p);
 	mqtx_qdisc_unlock(q);
@@ -265,11 +269,18 @@ static int taprio_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqt
 	 * its class; a packet that comes elsewhere goes there by its hash. */
 	if (!(pkt->flags & MQTX_PKT_F_QMAP_SET) &&
 	    (txq < p->offset[tc] || txq >= (unsigned)p->offset[tc] + p->count[tc])) {
-		txq = p->offset[tc] + mqtx_reciprocal_scale(pkt->hash, p->count[tc]);
+		uint32_t real = mqtx_dev_real_num_txq(q->dev), n = p->count[tc];
+
+		/* within the queues in use (the count may have shrunk since) */
+		if (p->offset[tc] + n > real)
+			n = real > p->offset[tc] ? real - p->offset[tc] : 0;
+		txq = n ? p->offset[tc] + mqtx_reciprocal_scale(pkt->hash, n) : 0;
 		pkt->queue_mapping = (uint16_t)txq;
 	}
-	if (txq >= p->nchild)
-		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
+	if (txq >= mqtx_dev_real_num_txq(q->dev)) { /* netdev_cap_txqueue() */
+		txq = 0;
+		pkt->queue_mapping = 0;
+	}
 	/* taprio_skb_exceeds_queue_max_sdu(): a frame its gates can never carry */
 	if (p->oper && pkt->len > p->oper->max_frm_len[tc])
 		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
@@ -774,8 +785,13 @@ static void taprio_destroy(struct mqtx_qdisc *q)
 {
 	struct taprio_priv *p = mqtx_qdisc_priv(q);
 
-	if (p->timer_ready)
+	/* A callback running now may arm the timer once more: the second cancel takes that back,
+	 * and a run it waits for sees the flag. */
+	atomic_store(&p->stopping, true);
+	if (p->timer_ready) {
 		mqtx_timer_cancel(&p->timer);
+		mqtx_timer_cancel(&p->timer);
+	}
 	for (uint32_t i = 0; i < p->nchild; i++)
 		mqtx_qdisc_destroy(p->child[i]);
 	mqtx_free(p->child);
