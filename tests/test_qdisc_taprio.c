@@ -285,7 +285,8 @@ static void test_replace_moves_backlog(void **state)
 }
 
 /* Real time, threads: two senders on a 4-queue null device while the root goes from taprio
- * (class 1 gated half of each 200 us cycle) to mq and back under traffic. Every packet ends
+ * (each class gated half of each 2 ms cycle: 1250 bytes an entry at 10 Mbit/s, so a timer that
+ * fires late still leaves room) to mq and back under traffic. Every packet ends
  * sent, dropped with a reason or queued, and the queues empty once traffic stops. */
 struct mt {
 	struct mqtx_dev *dev;
@@ -322,7 +323,7 @@ static void test_threads_and_replace(void **state)
 {
 	static const char *const roots[] = {
 		"qdisc replace dev mt0 root handle 1: taprio num_tc 2 map 0 1 queues 2@0 2@2 "
-		"sched-entry S 01 100000 sched-entry S 02 100000 clockid CLOCK_TAI",
+		"sched-entry S 01 1000000 sched-entry S 02 1000000 clockid CLOCK_TAI",
 		"qdisc replace dev mt0 root handle 2: mq",
 	};
 	struct mqtx_dev_cfg dc = { .name = "mt0", .ops = &mqtx_null_ops, .num_txq = 4 };
@@ -346,9 +347,13 @@ static void test_threads_and_replace(void **state)
 	assert_int_equal(mqtx_ctl_exec_line(ctl, roots[0], 0, &o, &e), MQTX_CTL_OK);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, mt_sender, &args[i]), 0);
-	for (int i = 1; i <= 40; i++) {
+	for (int i = 1; i <= 20; i++) {
+		unsigned long long at = atomic_load(&m.sent);
+
+		/* under traffic: each replace waits for some packets sent since the last */
+		while (atomic_load(&m.sent) < at + 100)
+			sched_yield();
 		assert_int_equal(mqtx_ctl_exec_line(ctl, roots[i & 1], 0, &o, &e), MQTX_CTL_OK);
-		sched_yield();
 	}
 	atomic_store(&m.stop, true);
 	for (int i = 0; i < 2; i++)
