@@ -14,7 +14,6 @@ const uint8_t mqtx__fq_default_prio2band[FQ_PRIOS] = { 1, 2, 2, 2, 1, 2, 0, 0,
 						       1, 1, 1, 1, 1, 1, 1, 1 };
 const uint32_t mqtx__fq_default_weights[FQ_BANDS] = { 9 << 16, 3 << 16, 1 << 16 };
 
-
 /* tc's words: "fq: illegal value for "limit": "x"" (tc: Illegal "limit"). */
 static int fq_illegal(const char *name, const char *val, struct mqtx_extack *ack)
 {

@@ -18,7 +18,6 @@ static const struct {
 	int32_t id;
 } taprio_clocks[] = { { "REALTIME", 0 }, { "TAI", 11 }, { "BOOTTIME", 7 }, { "MONOTONIC", 1 } };
 
-
 static int taprio_sched_usage(struct mqtx_extack *ack)
 {
 	mqtx_extack_set(ack, "Usage: ... taprio ... sched-entry <cmd> <gate mask> <interval>");
@@ -247,7 +246,7 @@ int mqtx__taprio_check(struct mqtx_qdisc *q, const struct taprio_opt *o, struct 
 }
 
 int mqtx__taprio_clock_check(const struct taprio_priv *p, const struct taprio_opt *o,
-			      struct mqtx_extack *ack)
+			     struct mqtx_extack *ack)
 {
 	if (o->clockid == -1)
 		return mqtx_extack_set(ack, "Specifying a 'clockid' is mandatory");
