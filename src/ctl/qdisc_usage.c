@@ -79,5 +79,5 @@ const char mqtx__class_usage[] =
 	"\n"
 	"       mqtx class show [ dev STRING ] [ root | parent CLASSID ] [ classid CLASSID ]\n"
 	"                       [ qdisc QHANDLE ]\n"
-	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf):\n"
-	"they come with their qdisc, not added one by one.\n";
+	"Classes are those of the device's classful qdiscs (mq, mqprio, prio, tbf,\n"
+	"taprio): they come with their qdisc, not added one by one.\n";
