@@ -154,6 +154,43 @@ static void test_frame_waits_for_room(void **state)
 	tq_teardown(&t);
 }
 
+/*
+ * A change of a running schedule: the new one (class 0 and 1 open, 1 ms, base T0+5ms) takes
+ * over at the end of the entry at which it would start (should_change_schedules()): A's entry
+ * starting at T0+4ms would end at T0+5ms, its base, so B's first entry runs from T0+4ms to its
+ * own end at T0+6ms. A class-0 frame that A would hold until T0+5ms leaves at T0+4ms.
+ */
+static void test_schedule_change(void **state)
+{
+	struct tq t;
+
+	(void)state;
+	tp_setup(&t, 0);
+	assert_int_equal(tp_create(&t, TP_OPTS), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 1500 * US);
+	assert_int_equal(tq_change(&t, "base-time 1005000000 sched-entry S 03 1000000 "
+				       "clockid CLOCK_TAI"),
+			 0);
+	assert_true(strstr(tq_dump(&t), "interval 1000000\n\tbase-time 1005000000"));
+	mqtx_clock_advance_to(t.clock, T0 + 4 * MS - 1);
+	tq_enq(&t, tp_pkt(&t, 1000, 0, 0, 1));
+	assert_int_equal(tq_deq(&t), -1); /* A: class 1's entry */
+	mqtx_clock_advance_to(t.clock, T0 + 4 * MS);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(mqtx_clock_next_timer(t.clock), T0 + 6 * MS);
+	assert_true(strstr(tq_dump(&t), "\tbase-time 1005000000 cycle-time 1000000 "
+					"cycle-time-extension 0\n\tindex 0 cmd S gatemask 0x3"));
+	assert_null(strstr(tq_dump(&t), "gatemask 0x2"));
+	/* the traffic mapping of a running schedule stays */
+	assert_int_equal(tq_change(&t, "num_tc 1 queues 4@0 sched-entry S 01 1000000 "
+				       "clockid CLOCK_TAI"),
+			 -EINVAL);
+	assert_string_equal(t.err, "Changing the traffic mapping of a running schedule is not "
+				   "supported");
+	tp_check(&t, 1);
+	tq_teardown(&t);
+}
+
 /* A frame no gate can ever carry (class 1 is open 1 ms: 1250 bytes at 10 Mbit/s, an SDU of
  * 1236) is dropped once the schedule runs; max-sdu lowers it further. */
 static void test_max_sdu(void **state)
@@ -382,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gates_two_cycles),
 		cmocka_unit_test(test_frame_waits_for_room),
+		cmocka_unit_test(test_schedule_change),
 		cmocka_unit_test(test_max_sdu),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_dump),
