@@ -5,6 +5,7 @@
  * hashes over both queues, two threads have one each), bursts of 1 and 32. Kinds are measured
  * round-robin, REPS rounds (one with MQTX_BENCH_QUICK=1), so that a noisy moment of the shared
  * machine falls on all of them alike; each line gives the medians. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,10 +17,12 @@
 #define NQ     2
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* Each kind with the options it is measured with; pfifo first: the baseline. */
+/* Each kind with the options it is measured with; pfifo first: the baseline. A root-only kind
+ * (taprio) is the device's one root over both queues instead of a child of mq on each. */
 static const struct {
 	const char *name, *opts;
 	unsigned classes; /* htb: this many classes, the traffic in the default one */
+	bool root;	  /* one qdisc at the root over every queue (taprio) */
 } kinds[] = {
 	{ "pfifo", "", 0 },
 	{ "pfifo_fast", "", 0 },
@@ -37,6 +40,10 @@ static const struct {
 	{ "ets", "bands 3 strict 1 quanta 1514 3028", 0 },
 	/* no delay: its draws and its time-sorted queue, every packet due at once */
 	{ "netem", "", 0 },
+	/* no maxrate: the fast path and the flows' round robin, never the pacing timer */
+	{ "fq", "", 0 },
+	/* one class over both queues, its gate always open: the gate and budget arithmetic */
+	{ "taprio", "num_tc 1 queues 2@0 sched-entry S 01 1000000 clockid CLOCK_TAI", 0, true },
 };
 
 static double run_secs = 0.08;
@@ -77,8 +84,14 @@ static double measure(unsigned k, unsigned threads, unsigned burst, struct tally
 		fprintf(stderr, "qdisc: setup failed\n");
 		exit(1);
 	}
-	ctl_or_die(ctl, "qdisc replace dev bench root handle 1: mq");
-	for (unsigned q = 1; q <= NQ; q++) {
+	if (kinds[k].root) {
+		snprintf(line, sizeof(line), "qdisc replace dev bench root handle 1: %s %s",
+			 kinds[k].name, kinds[k].opts);
+		ctl_or_die(ctl, line);
+	} else {
+		ctl_or_die(ctl, "qdisc replace dev bench root handle 1: mq");
+	}
+	for (unsigned q = 1; q <= NQ && !kinds[k].root; q++) {
 		snprintf(line, sizeof(line), "qdisc replace dev bench parent 1:%u handle %u: %s %s",
 			 q, 10 + q, kinds[k].name, kinds[k].opts);
 		ctl_or_die(ctl, line);

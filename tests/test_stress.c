@@ -443,6 +443,8 @@ static const char *const soak_leaves[] = {
 	"bfifo limit 20000",
 	"htb r2q 5 direct_qlen 256",
 	"ets bands 3 strict 1 quanta 1500 3000",
+	"fq",
+	"fq flow_limit 50 maxrate 1gbit",
 };
 #define N_LEAVES (sizeof(soak_leaves) / sizeof(soak_leaves[0]))
 

@@ -571,6 +571,21 @@ qdisc change dev D handle 13: netem loss state 1 2 3
 4 mqprio
 qdisc add dev D root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 2@0 2@2 hw 0
 qdisc add dev D parent 2:3 handle 30: pfifo limit 5
+## fq and taprio words tc refuses before the kernel sees them
+# (this kernel may have neither kind: what would be added is not compared)
+4
+qdisc add dev D root fq bogus
+qdisc add dev D root fq help
+qdisc add dev D root fq limit
+qdisc add dev D root fq limit x
+qdisc add dev D root fq maxrate 1mbt
+qdisc add dev D root fq timer_slack 5s
+qdisc add dev D root taprio bogus
+qdisc add dev D root taprio help
+qdisc add dev D root taprio clockid CLOCK_FOO
+qdisc add dev D root taprio sched-entry X 1 300000
+qdisc add dev D root taprio sched-entry S
+qdisc add dev D root taprio num_tc
 EOF
 }
 

@@ -134,6 +134,13 @@ MQTX_API const struct mqtx_dev_ops *mqtx_dev_ops(const struct mqtx_dev *dev);
 MQTX_API struct mqtx_clock *mqtx_dev_clock(const struct mqtx_dev *dev);
 MQTX_API uint32_t mqtx_dev_mtu(const struct mqtx_dev *dev);
 MQTX_API uint32_t mqtx_dev_tx_queue_len(const struct mqtx_dev *dev);
+/**
+ * mqtx_dev_link_rate() - the wire rate of each of @dev's TX queues in bits/s, as its driver
+ * reports it (mqtx_dev_ops.link_rate: the sim driver's rate), or 0 when the driver does not
+ * know it: ethtool's link speed, which taprio turns into the time a byte takes. Call with the
+ * config lock held (mqtx_dev_config_lock()).
+ */
+MQTX_API uint64_t mqtx_dev_link_rate(struct mqtx_dev *dev);
 
 /** mqtx_dev_priv() - the driver-private area (cache-line aligned, fixed offset). */
 MQTX_API void *mqtx_dev_priv(const struct mqtx_dev *dev);

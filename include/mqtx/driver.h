@@ -75,6 +75,9 @@ struct mqtx_dev_settings {
  * @ktxq_stats: optional. What the kernel (or the file) below the driver did with the frames of
  *        queue @txq, into @st (<mqtx/ktxq.h>); mqtx_dev_ktxq_stats() asks it for one queue or
  *        for each in turn. Any thread, device up or down; must not wait for the data path.
+ * @link_rate: optional. The wire rate of each TX queue in bits/s, 0 when the driver does not
+ *        know it (ethtool's link speed, which time-aware qdiscs such as taprio read). Called
+ *        with the config lock held (it reads what @change sets). Absent: unknown.
  */
 struct mqtx_ktxq_stats;
 
@@ -94,6 +97,7 @@ struct mqtx_dev_ops {
 	int (*change)(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
 		      size_t msglen);
 	void (*ktxq_stats)(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st);
+	uint64_t (*link_rate)(struct mqtx_dev *dev);
 };
 
 /**

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define MQTX_PKT_CB_SIZE 48
+#define MQTX_PKT_CB_SIZE 40 /* the packet metadata fits two cache lines (src/base/pkt.c) */
 
 /* Flags in struct mqtx_pkt.flags. */
 #define MQTX_PKT_F_HASH_VALID 0x0001 /* hash holds the flow hash */
@@ -48,6 +48,8 @@ extern "C" {
  * @expires: when the packet is worth nothing any more, in ns of the device clock (0: never);
  *        set by a qdisc with a deadline (wme) as it hands the packet on, so that a driver that
  *        keeps packets before the wire (sim-wifi) can drop them there once past it.
+ * @txtime: the earliest departure time the sender asked for, in ns of the device clock, 0 for
+ *        none (Linux's skb->tstamp under SO_TXTIME / EDT); see mqtx_pkt_set_txtime().
  */
 struct mqtx_pkt {
 	struct mqtx_pkt *next;
@@ -67,6 +69,7 @@ struct mqtx_pkt {
 	uint8_t redirects;
 	uint8_t pad_[6];
 	uint64_t expires;
+	uint64_t txtime;
 	uint8_t buf[];
 } __attribute__((aligned(MQTX_CACHE_LINE)));
 
@@ -180,6 +183,18 @@ MQTX_API void mqtx_pkt_free_bulk(struct mqtx_pkt **pkts, unsigned n);
 
 /** mqtx_pkt_free_list() - return a list linked through ->next; returns how many were freed. */
 MQTX_API unsigned mqtx_pkt_free_list(struct mqtx_pkt *head);
+
+/**
+ * mqtx_pkt_set_txtime() - ask that @pkt leave no earlier than @ns, absolute time of the clock of
+ * the device it is sent on (mqtx_dev_clock(); 0: as soon as possible, the default of a new
+ * packet). The sender's earliest departure time, Linux's skb->tstamp set through SO_TXTIME: the
+ * fq qdisc holds the packet until then and drops it (or, with horizon_cap, brings it closer)
+ * when it is further ahead than its horizon; the other qdiscs ignore it.
+ */
+MQTX_API void mqtx_pkt_set_txtime(struct mqtx_pkt *pkt, uint64_t ns);
+
+/** mqtx_pkt_txtime() - the earliest departure time of @pkt in ns, 0 when none was set. */
+MQTX_API uint64_t mqtx_pkt_txtime(const struct mqtx_pkt *pkt);
 
 /** mqtx_pool_failures() - allocations refused because the pool was empty. */
 MQTX_API uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool);

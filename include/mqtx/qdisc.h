@@ -22,6 +22,8 @@ extern "C" {
  * kind): it reads struct mqtx_qdisc.ingress_block / .egress_block in its init. */
 #define MQTX_QF_INGRESS_BLOCK 0x1000u
 #define MQTX_QF_EGRESS_BLOCK  0x2000u
+/* The kind is only ever a device's root (taprio): a class refuses it, as Linux's init does. */
+#define MQTX_QF_ROOTONLY 0x4000u
 
 /* Handles and class ids as Linux's TC_H_*: major in the high 16 bits, minor in the low 16. */
 #define MQTX_H_ROOT	      0xFFFFFFFFu

@@ -234,6 +234,16 @@ uint64_t mqtx_pool_failures(const struct mqtx_pkt_pool *pool)
 	return atomic_load_explicit(&pool->failures, memory_order_relaxed);
 }
 
+void mqtx_pkt_set_txtime(struct mqtx_pkt *pkt, uint64_t ns)
+{
+	pkt->txtime = ns;
+}
+
+uint64_t mqtx_pkt_txtime(const struct mqtx_pkt *pkt)
+{
+	return pkt->txtime;
+}
+
 static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
 {
 	pkt->next = NULL;
@@ -248,6 +258,7 @@ static inline void pkt_reset(struct mqtx_pkt_pool *p, struct mqtx_pkt *pkt)
 	pkt->user = 0;
 	pkt->redirects = 0;
 	pkt->expires = 0;
+	pkt->txtime = 0;
 }
 
 /* Move up to @n packets between the shared stack and @objs; returns how many moved. */

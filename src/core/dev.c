@@ -389,6 +389,11 @@ uint32_t mqtx_dev_mtu(const struct mqtx_dev *dev)
 	return dev->mtu;
 }
 
+uint64_t mqtx_dev_link_rate(struct mqtx_dev *dev)
+{
+	return dev->ops->link_rate ? dev->ops->link_rate(dev) : 0;
+}
+
 uint32_t mqtx_dev_tx_queue_len(const struct mqtx_dev *dev)
 {
 	return dev->tx_queue_len;

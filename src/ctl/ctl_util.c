@@ -427,4 +427,5 @@ const char mqtx__class_usage[] =
 	"       mqtx class add dev STRING parent CLASSID classid CLASSID htb rate RATE ...\n"
 	"       mqtx class change dev STRING classid CLASSID ets quantum BYTES\n"
 	"htb's classes are added, changed and deleted one by one; the classes of mq,\n"
-	"mqprio, prio, tbf and ets come with their qdisc (ets's quanta change per class).\n";
+	"mqprio, prio, tbf, taprio and ets come with their qdisc (ets's quanta change per "
+	"class).\n";

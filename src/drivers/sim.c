@@ -466,6 +466,12 @@ static int sim_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 	return 0;
 }
 
+/* Config lock held: the wire's rate as configured (0: a packet rate or none). */
+static uint64_t sim_link_rate(struct mqtx_dev *dev)
+{
+	return sim_priv(dev)->cfg.rate_bps;
+}
+
 const struct mqtx_dev_ops mqtx_sim_ops = {
 	.kind = "sim",
 	.priv_size = sizeof(struct sim_priv),
@@ -476,4 +482,5 @@ const struct mqtx_dev_ops mqtx_sim_ops = {
 	.xmit_burst = sim_xmit_burst,
 	.inflight = sim_inflight,
 	.change = sim_change,
+	.link_rate = sim_link_rate,
 };

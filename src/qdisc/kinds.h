@@ -17,6 +17,8 @@ extern const struct mqtx_qdisc_ops mqtx_ets_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_netem_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_fq_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx_taprio_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_clsact_qdisc_ops;
 extern const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops;

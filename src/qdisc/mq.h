@@ -26,4 +26,10 @@ struct mqtx_txq *mqtx__mq_class_select_queue(struct mqtx_qdisc *q, uint32_t mino
 void mqtx__mq_class_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
 			  struct mqtx_qdisc **old);
 
+/* mqprio's check of a traffic-class map and its queue ranges (check_queues), which taprio
+ * shares (mqprio_validate_qopt()). Returns 0 or -EINVAL with the kernel's message. */
+int mqtx__mqprio_validate(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *map,
+			  const uint16_t *count, const uint16_t *offset, bool check_queues,
+			  struct mqtx_extack *ack);
+
 #endif

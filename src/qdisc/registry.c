@@ -14,6 +14,7 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct mqtx_qdisc_ops *kinds[MAX_KINDS];
 static unsigned nkinds;
 
+/* clang-format off */
 static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_noqueue_qdisc_ops,
 	&mqtx_pfifo_qdisc_ops,
@@ -27,12 +28,15 @@ static const struct mqtx_qdisc_ops *const builtin_kinds[] = {
 	&mqtx_ets_qdisc_ops,
 	&mqtx_codel_qdisc_ops,
 	&mqtx_fq_codel_qdisc_ops,
+	&mqtx_fq_qdisc_ops,
 	&mqtx_ingress_qdisc_ops,
 	&mqtx_clsact_qdisc_ops,
 	&mqtx_mq_qdisc_ops,
 	&mqtx_mqprio_qdisc_ops,
+	&mqtx_taprio_qdisc_ops,
 	&mqtx_wme_qdisc_ops,
 };
+/* clang-format on */
 
 static const struct mqtx_qdisc_ops *find_kind(const char *id)
 {

@@ -135,50 +135,58 @@ static int mqprio_parse(int argc, char **argv, void *optp, struct mqtx_extack *a
 	return 0;
 }
 
-/* mqprio_validate_qopt() with allow_overlapping_txqs = false: a true interval check. */
-static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
-			   struct mqtx_extack *ack)
+/* mqprio_validate_qopt() with allow_overlapping_txqs = false: a true interval check; the queue
+ * ranges only with @check_queues (without hw offload). taprio validates its map with it too. */
+int mqtx__mqprio_validate(struct mqtx_dev *dev, unsigned num_tc, const uint8_t *map,
+			  const uint16_t *count, const uint16_t *offset, bool check_queues,
+			  struct mqtx_extack *ack)
 {
 	unsigned real = mqtx_dev_real_num_txq(dev);
 
-	if (o->num_tc > MQTX_TC_MAX)
+	if (num_tc > MQTX_TC_MAX)
 		return mqtx_extack_set(
 			ack,
 			"Number of traffic classes is outside valid range. (num_tc %u, "
 			"at most %u)",
-			o->num_tc, MQTX_TC_MAX);
+			num_tc, MQTX_TC_MAX);
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++) {
-		if (o->map[i] >= o->num_tc)
+		if (map[i] >= num_tc)
 			return mqtx_extack_set(ack,
 					       "Invalid traffic class in priority to traffic class "
 					       "mapping. (priority %u to TC %u of %u)",
-					       i, o->map[i], o->num_tc);
+					       i, map[i], num_tc);
 	}
-	if (o->hw)
+	if (!check_queues)
 		return 0; /* counts are the driver's business with offload (refused below) */
-	for (unsigned i = 0; i < o->num_tc; i++) {
-		unsigned last = (unsigned)o->offset[i] + o->count[i];
+	for (unsigned i = 0; i < num_tc; i++) {
+		unsigned last = (unsigned)offset[i] + count[i];
 
 		/* These three are NL_SET_ERR_MSG_FMT_MOD(): the module's name comes first. */
-		if (!o->count[i])
+		if (!count[i])
 			return mqtx_extack_set(ack, "sch_mqprio_lib: No queues for TC %u", i);
-		if (o->offset[i] >= real || last > real)
+		if (offset[i] >= real || last > real)
 			return mqtx_extack_set(ack,
 					       "sch_mqprio_lib: Queues %u:%u for TC %u exceed the "
 					       "%u TX queues available",
-					       o->count[i], o->offset[i], i, real);
-		for (unsigned j = i + 1; j < o->num_tc; j++) {
-			unsigned lj = (unsigned)o->offset[j] + o->count[j];
+					       count[i], offset[i], i, real);
+		for (unsigned j = i + 1; j < num_tc; j++) {
+			unsigned lj = (unsigned)offset[j] + count[j];
 
-			if (o->offset[i] < lj && o->offset[j] < last)
+			if (offset[i] < lj && offset[j] < last)
 				return mqtx_extack_set(ack,
 						       "sch_mqprio_lib: TC %u queues %u@%u overlap "
 						       "with TC %u queues %u@%u",
-						       i, o->count[i], o->offset[i], j, o->count[j],
-						       o->offset[j]);
+						       i, count[i], offset[i], j, count[j],
+						       offset[j]);
 		}
 	}
 	return 0;
+}
+
+static int mqprio_validate(struct mqtx_dev *dev, const struct mqprio_opt *o,
+			   struct mqtx_extack *ack)
+{
+	return mqtx__mqprio_validate(dev, o->num_tc, o->map, o->count, o->offset, !o->hw, ack);
 }
 
 /* ---- filters: a selection hook (MQTX_HOOK_SELECT), after clsact's egress filters ---- */

@@ -87,7 +87,10 @@ bool mqtx__qdisc_visible(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx
 		return false;
 	if (!parent || q->handle)
 		return true;
-	/* mq hashes its default children of active queues; other defaults stay hidden. */
+	/* mq hashes its default children of active queues, and so does taprio (one a queue, class
+	 * minor - 1 its queue); other defaults stay hidden. */
+	if (parent->flags & MQTX_QF_ROOTONLY)
+		return MQTX_H_MIN(q->parent) >= 1 && MQTX_H_MIN(q->parent) - 1 < dev->real_num_txq;
 	return (parent->flags & MQTX_QF_MQROOT) && q->dev_queue &&
 	       q->dev_queue->index < dev->real_num_txq;
 }
@@ -326,6 +329,10 @@ static int create_n_graft(struct mqtx_dev *dev, struct mqtx_qdisc *p, const stru
 		return -EOPNOTSUPP;
 	if (fl & MQTX_QF_INGRESS)
 		return -EOPNOTSUPP;
+	if ((fl & MQTX_QF_ROOTONLY) && rq->parent != MQTX_H_ROOT) {
+		mqtx_extack_set(ack, "sch_%s: Can only be attached as root qdisc", rq->ops->id);
+		return -EOPNOTSUPP;
+	}
 	if (!handle && !(handle = next_handle(dev))) {
 		mqtx_extack_set(ack, "Maximum number of qdisc handles was exceeded. (dev %s)",
 				mqtx_dev_name(dev));
