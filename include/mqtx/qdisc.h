@@ -540,6 +540,11 @@ MQTX_API void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *
 MQTX_API void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key);
 MQTX_API void mqtx_dump_obj_end(struct mqtx_dump *d);
 /**
+ * mqtx_dump_null() - a member tc prints with print_null(): "key": null in JSON, @text (no
+ * conversion) in text. @key NULL: text only; @text NULL: JSON only.
+ */
+MQTX_API void mqtx_dump_null(struct mqtx_dump *d, const char *key, const char *text);
+/**
  * mqtx_dump_time() - a time option (@ns): tc's words in text ("5ms", via @text with one %s),
  * and in JSON the number iproute2 emits, whole microseconds (tc's time unit). @key NULL: text
  * only; @text NULL: JSON only (so do mqtx_dump_size() and mqtx_dump_rate()).

@@ -305,8 +305,8 @@ void mqtx__fq_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		mqtx_dump_time(d, "ce_threshold", "ce_threshold %s", c->ce_threshold);
 	fq_dump_ns(d, "timer_slack", c->timer_slack);
 	mqtx_dump_time(d, "horizon", "horizon %s", c->horizon);
-	/* tc prints print_null(): "horizon_drop": null in its JSON; mqtx's emitter writes true. */
-	mqtx_dump_flag(d, c->horizon_drop ? "horizon_drop" : "horizon_cap",
+	/* tc's print_null(): "horizon_drop": null in its JSON */
+	mqtx_dump_null(d, c->horizon_drop ? "horizon_drop" : "horizon_cap",
 		       c->horizon_drop ? "horizon_drop" : "horizon_cap");
 	if (memcmp(c->prio2band, mqtx__fq_default_prio2band, sizeof(c->prio2band)) ||
 	    memcmp(c->weights, mqtx__fq_default_weights, sizeof(c->weights))) {
@@ -320,8 +320,8 @@ void mqtx__fq_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	}
 }
 
-/* fq_print_xstats() of tc 6.1 on fq_dump_stats(). Its third line starts with one blank where
- * mqtx's emitter indents every line by two. */
+/* fq_print_xstats() of tc 6.1 on fq_dump_stats(): its third line starts with one blank, the
+ * others with two. */
 void mqtx__fq_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
 	struct fq_priv *p = mqtx_qdisc_priv(q);
@@ -351,6 +351,7 @@ void mqtx__fq_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	if (p->stat_pkts_too_long || p->stat_alloc_errors || p->stat_horizon_drops ||
 	    p->stat_horizon_caps) {
 		mqtx_dump_nl(d);
+		mqtx_dump_indent(d, " ");
 		if (p->stat_pkts_too_long)
 			mqtx_dump_uint(d, "pkts_too_long", "pkts_too_long %" PRIu64,
 				       p->stat_pkts_too_long);

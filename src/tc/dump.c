@@ -65,6 +65,14 @@ void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *text, dou
 		mqtx__out_float(&d->json, OUT_JSON, key, NULL, v);
 }
 
+void mqtx_dump_null(struct mqtx_dump *d, const char *key, const char *text)
+{
+	if (text)
+		text_str(d, "%s", text);
+	if (key)
+		mqtx__out_null(&d->json, key, NULL);
+}
+
 void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key)
 {
 	mqtx__out_open(&d->json, key);
