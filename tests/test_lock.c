@@ -266,14 +266,15 @@ static void test_handoff_after_deadline(void **state)
 /*
  * A thread re-takes the lock in a tight loop while another is parked: the parked waiter gets
  * the lock within a bounded number of re-takes (woken each time the word says nobody is on
- * the way, then by the hand-off), and whenever the owner saw its unlock hand the lock off,
- * neither its trylock nor its lock took the lock before the waiter had it. A waiter may also
- * win a race against the owner first; test_handoff_after_deadline() is the hand-off alone.
+ * the way, then by the hand-off), and whenever the owner saw its unlock hand the lock off, its
+ * trylock failed. Its lock may take the lock back when the waiter, off its CPU, has not looked
+ * within HANDOFF_DEFER looks (a hand-off is never left pending), so only the bound on re-takes
+ * is asserted of the hand-offs; test_handoff_after_deadline() counts those that reach a rival.
  */
 static void test_barging_owner_yields(void **state)
 {
 	struct mqtx_spinlock l;
-	unsigned i, handoffs = 0;
+	unsigned i;
 	struct waiter w;
 
 	(void)state;
@@ -288,17 +289,13 @@ static void test_barging_owner_yields(void **state)
 		handed = atomic_load(&l.v) & MQTX_LOCK_HANDOFF;
 		assert_false(handed && mqtx_spin_trylock(&l));
 		mqtx_spin_lock(&l);
-		if (handed) {
-			handoffs++;
-			assert_int_equal(atomic_load(&w.got), 1);
-		}
 	}
 	mqtx_spin_unlock(&l);
 	if (!atomic_load(&w.got))
 		fail_msg("the parked waiter starved for %u re-takes", i);
 	assert_int_equal(pthread_join(w.th, NULL), 0);
 	assert_int_equal(atomic_load(&l.v), 0);
-	print_message("got the lock after %u re-takes, %u hand-offs seen\n", i, handoffs);
+	print_message("got the lock after %u re-takes\n", i);
 }
 
 int main(void)
