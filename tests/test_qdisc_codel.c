@@ -55,7 +55,7 @@ static void test_drop_schedule(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, NULL), 0);
 	for (int i = 0; i < 30; i++)
 		assert_int_equal(tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)), MQTX_XMIT_SUCCESS);
 	assert_int_equal(deq_user_at(&t, T0 + 10 * MS), 0);
@@ -88,7 +88,7 @@ static void test_xstats(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "limit 29"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, "limit 29"), 0);
 	assert_string_equal(tq_xstats(&t, 0, false),
 			    "  count 0 lastcount 0 ldelay 0us drop_next 0us\n"
 			    "  maxpacket 0 ecn_mark 0 drop_overlimit 0");
@@ -126,7 +126,7 @@ static void test_xstats(void **state)
 	assert_int_equal(st.count, 2);
 	assert_int_equal(st.lastcount, 1);
 	/* another kind is refused */
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops, 0,
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx__pfifo_qdisc_ops, 0,
 					   NULL, NULL, &pf),
 			 0);
 	assert_int_equal(mqtx_codel_get_xstats(pf, &st), -EINVAL);
@@ -140,7 +140,7 @@ static void test_below_target_or_mtu_no_drop(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, NULL), 0);
 	for (int i = 0; i < 5; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
 	/* sojourn 4 ms < target 5 ms: never above, however long we stay */
@@ -163,7 +163,7 @@ static void test_ecn_marks(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "ecn"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, "ecn"), 0);
 	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms interval 100ms ecn");
 	/* -j: microseconds as Linux reports them (5 ms is 4882 units of 1024 ns), ecn a bool */
 	assert_string_equal(tq_json(&t),
@@ -203,7 +203,7 @@ static void test_ce_threshold(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "ce_threshold 1ms"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, "ce_threshold 1ms"), 0);
 	/* 1 ms is 976 units: tc shows the 999 us the kernel reports back */
 	assert_string_equal(tq_dump(&t),
 			    "limit 1000p target 5ms ce_threshold 999us interval 100ms");
@@ -236,7 +236,7 @@ static void test_limit_change_dump(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, "limit 5"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, "limit 5"), 0);
 	for (int i = 0; i < 6; i++)
 		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
 	assert_int_equal(t.refused, 1);
@@ -271,11 +271,11 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_true(tq_create(&t, &mqtx_codel_qdisc_ops, bad[i][0]) < 0);
+		assert_true(tq_create(&t, &mqtx__codel_qdisc_ops, bad[i][0]) < 0);
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
-	assert_int_equal(tq_create(&t, &mqtx_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__codel_qdisc_ops, NULL), 0);
 	assert_int_equal(tq_change(&t, "limit 5 bogus"), MQTX_TC_EUSAGE);
 	assert_int_equal(tq_change(&t, "limit"), MQTX_TC_EFATAL);
 	assert_string_equal(tq_dump(&t), "limit 1000p target 5ms interval 100ms");

@@ -29,7 +29,7 @@ static void test_strict_then_drr(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 3 strict 1 quanta 2000 1000"),
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 3 strict 1 quanta 2000 1000"),
 			 0);
 	for (int i = 0; i < 2; i++)
 		tq_enq(&t, pkt_to(&t, 1000, 0x10001, 0));
@@ -59,7 +59,7 @@ static void test_shares(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "strict 1 quanta 3000 1000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "strict 1 quanta 3000 1000"), 0);
 	for (int i = 0; i < 400; i++) {
 		tq_enq(&t, pkt_to(&t, 500, 0x10002, 1));
 		tq_enq(&t, pkt_to(&t, 500, 0x10003, 2));
@@ -82,7 +82,7 @@ static void test_classify(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 4 strict 4 priomap 2 1"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 4 strict 4 priomap 2 1"), 0);
 	tq_enq(&t, pkt_to(&t, 100, 0x10004, 4));  /* band 3 */
 	tq_enq(&t, pkt_to(&t, 100, 1, 1));	  /* priomap: band 1 */
 	tq_enq(&t, pkt_to(&t, 100, 5, 3));	  /* unset: the last band */
@@ -107,7 +107,7 @@ static void test_change_live(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 3 strict 3"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 3 strict 3"), 0);
 	for (uint32_t b = 1; b <= 3; b++)
 		for (int i = 0; i < 2; i++)
 			tq_enq(&t, pkt_to(&t, 100, 0x10000 | b, b));
@@ -132,16 +132,16 @@ static void test_parse(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "quanta 1000 0"), -EINVAL);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "quanta 1000 0"), -EINVAL);
 	assert_string_equal(t.err, "\"quanta\" must be > 0");
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 2 strict 3"), MQTX_TC_EUSAGE);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 2 priomap 0 1 2"), -EINVAL);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 2 strict 3"), MQTX_TC_EUSAGE);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 2 priomap 0 1 2"), -EINVAL);
 	assert_string_equal(t.err, "\"priomap\" element is out of bounds");
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "quanta"), MQTX_TC_EFATAL);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "strict 9 quanta 1 2 3 4 5 6 7 8"),
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "quanta"), MQTX_TC_EFATAL);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "strict 9 quanta 1 2 3 4 5 6 7 8"),
 			 -EINVAL);
 	assert_string_equal(t.err, "sch_ets: Invalid number of bands");
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "bands 3 quanta 1 2000000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "bands 3 quanta 1 2000000"), 0);
 	assert_string_equal(tq_dump(&t),
 			    "bands 3 quanta 256 1048576 1514 priomap 2 2 2 2 2 2 2 2 2 "
 			    "2 2 2 2 2 2 2 ");
@@ -157,7 +157,7 @@ static void test_conservation_threads(void **state)
 
 	(void)state;
 	tq_setup(&t, 300, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ets_qdisc_ops, "strict 1 quanta 1500 600"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ets_qdisc_ops, "strict 1 quanta 1500 600"), 0);
 	tq_mt_conservation(&t, prios, 4);
 	tq_teardown(&t);
 }

@@ -2,7 +2,7 @@
 /* bfifo, pfifo and pfifo_head_drop: limits, order, drop accounting, options, changes, dumps. */
 #include <errno.h>
 
-#include "core/core.h" /* mqtx_pfifo_qdisc_ops */
+#include "core/core.h" /* mqtx__pfifo_qdisc_ops */
 #include "test_qdisc_util.h"
 
 static void test_bfifo_defaults(void **state)
@@ -11,7 +11,7 @@ static void test_bfifo_defaults(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__bfifo_qdisc_ops, NULL), 0);
 	/* tx_queue_len x (mtu + 14) = 10 x 1514 */
 	assert_string_equal(tq_dump(&t), "limit 15140b");
 	assert_string_equal(tq_json(&t), "\"limit\":15140"); /* iproute2 print_size(): bytes */
@@ -25,7 +25,7 @@ static void test_bfifo_limit_order_drops(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 3000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__bfifo_qdisc_ops, "limit 3000"), 0);
 	assert_string_equal(tq_dump(&t), "limit 3000b");
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)), MQTX_XMIT_SUCCESS);
@@ -51,7 +51,7 @@ static void test_bfifo_lower_limit_keeps(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 3000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__bfifo_qdisc_ops, "limit 3000"), 0);
 	for (int i = 0; i < 3; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i));
 	assert_int_equal(tq_change(&t, "limit 1500"), 0);
@@ -88,7 +88,7 @@ static void test_pfifo_lower_limit_keeps(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_pfifo_qdisc_ops, "limit 5"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__pfifo_qdisc_ops, "limit 5"), 0);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)), MQTX_XMIT_SUCCESS);
 	assert_int_equal(tq_change(&t, "limit 2"), 0);
@@ -127,15 +127,15 @@ static void test_fifo_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 10, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, bad[i].opt), bad[i].err);
+		assert_int_equal(tq_create(&t, &mqtx__bfifo_qdisc_ops, bad[i].opt), bad[i].err);
 		assert_non_null(strstr(t.err, bad[i].msg));
-		assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, bad[i].opt),
+		assert_int_equal(tq_create(&t, &mqtx__pfifo_head_drop_qdisc_ops, bad[i].opt),
 				 bad[i].err);
 		assert_non_null(strstr(t.err, bad[i].msg));
 	}
 	assert_null(t.q);
 	/* a refused change leaves the qdisc as it was */
-	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 4"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__pfifo_head_drop_qdisc_ops, "limit 4"), 0);
 	assert_int_equal(tq_change(&t, "limit 2 bogus"), MQTX_TC_EUSAGE);
 	assert_string_equal(tq_dump(&t), "limit 4p");
 	assert_string_equal(tq_json(&t), "\"limit\":4");
@@ -151,15 +151,15 @@ static void test_integer_bases(void **state)
 	} cases[] = {
 		/* tc reads every fifo limit with get_size (strtod): these are what tc 6.1 made of
 		 * them on this machine. */
-		{ &mqtx_pfifo_qdisc_ops, "limit 0x10", "limit 16p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 010", "limit 10p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 08", "limit 8p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 0X1f", "limit 31p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 1e2", "limit 100p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 10kb", "limit 10240p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit -0", "limit 0p" },
-		{ &mqtx_pfifo_qdisc_ops, "limit 0", "limit 0p" },
-		{ &mqtx_fq_codel_qdisc_ops, "limit 0x100 flows 020 quantum 0x5ea",
+		{ &mqtx__pfifo_qdisc_ops, "limit 0x10", "limit 16p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 010", "limit 10p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 08", "limit 8p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 0X1f", "limit 31p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 1e2", "limit 100p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 10kb", "limit 10240p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit -0", "limit 0p" },
+		{ &mqtx__pfifo_qdisc_ops, "limit 0", "limit 0p" },
+		{ &mqtx__fq_codel_qdisc_ops, "limit 0x100 flows 020 quantum 0x5ea",
 		  "limit 256p flows 16 quantum 1514 target 5ms interval 100ms memory_limit 32Mb "
 		  "ecn "
 		  "drop_batch 64" },
@@ -177,7 +177,7 @@ static void test_integer_bases(void **state)
 		t.q = NULL;
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_pfifo_qdisc_ops, bad[i]), -EINVAL);
+		assert_int_equal(tq_create(&t, &mqtx__pfifo_qdisc_ops, bad[i]), -EINVAL);
 		assert_non_null(strstr(t.err, bad[i] + 6)); /* the message names the value */
 	}
 	tq_teardown(&t);
@@ -189,7 +189,7 @@ static void test_head_drop(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__pfifo_head_drop_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "limit 10p"); /* tx_queue_len */
 	assert_int_equal(tq_change(&t, "limit 3"), 0);
 	assert_string_equal(tq_dump(&t), "limit 3p");
@@ -216,7 +216,7 @@ static void test_head_drop_zero_and_lower(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_pfifo_head_drop_qdisc_ops, "limit 0"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__pfifo_head_drop_qdisc_ops, "limit 0"), 0);
 	assert_false(t.q->flags & MQTX_QF_CAN_BYPASS);
 	assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, 0)), MQTX_XMIT_DROP);
 	assert_int_equal(tq_change(&t, "limit 5"), 0);
@@ -245,7 +245,7 @@ static void test_bfifo_through_xmit(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_bfifo_qdisc_ops, "limit 2000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__bfifo_qdisc_ops, "limit 2000"), 0);
 	qs[0] = t.q;
 	mqtx_dev_config_lock(t.dev);
 	mqtx_dev_graft_all(t.dev, qs, old);

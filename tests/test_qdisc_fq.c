@@ -49,7 +49,7 @@ static void test_maxrate_pacing(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "maxrate 1mbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "maxrate 1mbit"), 0);
 	for (int i = 0; i < 22; i++)
 		assert_int_equal(tq_enq(&t, flow_pkt(&t, 1000, (uint64_t)i)), MQTX_XMIT_SUCCESS);
 	assert_int_equal(drain_now(&t, got, 32), 16);
@@ -81,7 +81,7 @@ static void test_low_rate_paces_every_packet(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "maxrate 400kbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "maxrate 400kbit"), 0);
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, flow_pkt(&t, 1000, (uint64_t)i));
 	for (int i = 0; i < 4; i++) {
@@ -113,7 +113,7 @@ static void test_departure_time(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, NULL), 0);
 	p = flow_pkt(&t, 500, 0);
 	mqtx_pkt_set_txtime(p, T0 + 5 * MS);
 	assert_int_equal(mqtx_pkt_txtime(p), T0 + 5 * MS);
@@ -156,7 +156,7 @@ static void test_horizon(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "horizon 10ms"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "horizon 10ms"), 0);
 	p = flow_pkt(&t, 500, 0);
 	mqtx_pkt_set_txtime(p, T0 + 10 * MS + 1);
 	assert_int_equal(tq_enq(&t, p), MQTX_XMIT_DROP);
@@ -188,7 +188,7 @@ static void test_limits_and_fast_path(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "flow_limit 3 maxrate 10gbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "flow_limit 3 maxrate 10gbit"), 0);
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, flow_pkt(&t, 100, (uint64_t)i));
 	assert_int_equal(t.refused, 1);
@@ -202,7 +202,7 @@ static void test_limits_and_fast_path(void **state)
 	t.q = NULL;
 
 	t.accepted = t.refused = t.sent = 0;
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, NULL), 0);
 	tq_enq(&t, flow_pkt(&t, 100, 7));
 	assert_true(strstr(tq_xstats(&t, 0, false), "flows 0 (inactive 0 throttled 0)"));
 	assert_int_equal(t.q->ops->peek(t.q)->user, 7);
@@ -219,7 +219,7 @@ static void test_bands(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "limit 2 maxrate 10gbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "limit 2 maxrate 10gbit"), 0);
 	/* prio 1 -> band 2: two fit, the third is over the band's limit (a maxrate keeps them
 	 * off the fast path, which counts in no band) */
 	for (int i = 0; i < 3; i++) {
@@ -250,7 +250,7 @@ static void test_flow_is_the_tuple(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "flow_limit 2 maxrate 10gbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "flow_limit 2 maxrate 10gbit"), 0);
 	for (int i = 0; i < 3; i++) {
 		p = flow_pkt(&t, 100, (uint64_t)i);
 		if (i != 1) {
@@ -274,7 +274,7 @@ static void test_dump_and_parse(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t),
 			    "limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 "
 			    "quantum 3028b initial_quantum 15140b "
@@ -303,14 +303,15 @@ static void test_dump_and_parse(void **state)
 	assert_string_equal(t.err, "integer out of range");
 	assert_int_equal(tq_change(&t, "buckets 1"), -EINVAL);
 	assert_true(strstr(tq_dump(&t), "buckets 16"));
-	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "limit x", &opt, t.err, sizeof(t.err)),
+	assert_int_equal(tq_parse(&mqtx__fq_qdisc_ops, "limit x", &opt, t.err, sizeof(t.err)),
 			 -EINVAL);
 	assert_string_equal(t.err, "fq: illegal value for \"limit\": \"x\"");
-	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "timer_slack 5s", &opt, t.err, sizeof(t.err)),
-			 -EINVAL);
-	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "bogus", &opt, t.err, sizeof(t.err)),
+	assert_int_equal(
+		tq_parse(&mqtx__fq_qdisc_ops, "timer_slack 5s", &opt, t.err, sizeof(t.err)),
+		-EINVAL);
+	assert_int_equal(tq_parse(&mqtx__fq_qdisc_ops, "bogus", &opt, t.err, sizeof(t.err)),
 			 MQTX_TC_EUSAGE);
-	assert_int_equal(tq_parse(&mqtx_fq_qdisc_ops, "limit", &opt, t.err, sizeof(t.err)),
+	assert_int_equal(tq_parse(&mqtx__fq_qdisc_ops, "limit", &opt, t.err, sizeof(t.err)),
 			 MQTX_TC_EFATAL);
 	tq_teardown(&t);
 }
@@ -326,7 +327,7 @@ static void test_replace_moves_held_backlog(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_qdisc_ops, "maxrate 400kbit"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_qdisc_ops, "maxrate 400kbit"), 0);
 	qs[0] = t.q;
 	mqtx_dev_config_lock(t.dev);
 	mqtx_dev_graft_all(t.dev, qs, old);
@@ -337,7 +338,7 @@ static void test_replace_moves_held_backlog(void **state)
 	mqtx_null_counts(t.dev, &pk, &by);
 	assert_int_equal(pk, 1);
 	assert_int_equal(t.q->qlen, 4);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx__pfifo_qdisc_ops,
 					   0x20000, NULL, NULL, &pf),
 			 0);
 	qs[0] = pf;

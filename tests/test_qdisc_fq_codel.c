@@ -40,7 +40,7 @@ static void test_defaults_dump(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "limit 10240p flows 1024 quantum 1514 target 5ms "
 					 "interval 100ms memory_limit 32Mb ecn drop_batch 64");
 	/* what tc -j shows for a default Linux fq_codel */
@@ -59,20 +59,20 @@ static void test_flow_classification(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, NULL), 0);
 	a1 = tq_udp4(&t, 100, A_FLOW, 0);
 	a2 = tq_udp4(&t, 700, A_FLOW, 0x02);
 	b = tq_udp4(&t, 100, B_FLOW, 0);
 	c = tq_pkt(&t, 100, 0);
 	/* the 5-tuple decides, not length or TOS */
-	assert_int_equal(mqtx_fq_codel_flow_index(t.q, a1), mqtx_fq_codel_flow_index(t.q, a2));
-	assert_int_not_equal(mqtx_fq_codel_flow_index(t.q, a1), mqtx_fq_codel_flow_index(t.q, b));
-	assert_true(mqtx_fq_codel_flow_index(t.q, c) < 1024);
+	assert_int_equal(mqtx__fq_codel_flow_index(t.q, a1), mqtx__fq_codel_flow_index(t.q, a2));
+	assert_int_not_equal(mqtx__fq_codel_flow_index(t.q, a1), mqtx__fq_codel_flow_index(t.q, b));
+	assert_true(mqtx__fq_codel_flow_index(t.q, c) < 1024);
 	/* <our major>:<minor> in priority picks flow minor - 1 */
 	c->priority = 0x10005;
-	assert_int_equal(mqtx_fq_codel_flow_index(t.q, c), 4);
+	assert_int_equal(mqtx__fq_codel_flow_index(t.q, c), 4);
 	c->priority = 0x10000 + 1025; /* out of range: hashed */
-	assert_true(mqtx_fq_codel_flow_index(t.q, c) < 1024);
+	assert_true(mqtx__fq_codel_flow_index(t.q, c) < 1024);
 	mqtx_pkt_free(a1);
 	mqtx_pkt_free(a2);
 	mqtx_pkt_free(b);
@@ -95,7 +95,7 @@ static void test_drr_quantum(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, NULL), 0);
 	enq_flow(&t, 'A', 4, 0);
 	enq_flow(&t, 'B', 4, 10);
 	mqtx_fq_codel_get_xstats(t.q, &st);
@@ -127,7 +127,7 @@ static void test_fat_flow_drop(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "limit 10"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, "limit 10"), 0);
 	enq_flow(&t, 'A', 8, 0);
 	enq_flow(&t, 'B', 2, 10);
 	p = tq_udp4(&t, 1000, B_FLOW, 0);
@@ -135,7 +135,7 @@ static void test_fat_flow_drop(void **state)
 	assert_int_equal(tq_enq(&t, p), MQTX_XMIT_SUCCESS);
 	assert_int_equal(t.q->qlen, 7);
 	assert_int_equal(t.q->drops, 4);
-	assert_int_equal(mqtx_fq_codel_flow_backlog(t.q, mqtx_fq_codel_flow_index(t.q, p)), 3000);
+	assert_int_equal(mqtx__fq_codel_flow_backlog(t.q, mqtx__fq_codel_flow_index(t.q, p)), 3000);
 	enq_flow(&t, 'A', 3, 20);
 	p = tq_udp4(&t, 1000, A_FLOW, 0);
 	p->user = 23;
@@ -165,7 +165,7 @@ static void test_drop_batch_and_memory(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "limit 10 drop_batch 2"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, "limit 10 drop_batch 2"), 0);
 	enq_flow(&t, 'A', 11, 0); /* over by one: 2 dropped, not half */
 	assert_int_equal(t.q->qlen, 9);
 	assert_int_equal(tq_deq(&t), 2);
@@ -178,7 +178,7 @@ static void test_drop_batch_and_memory(void **state)
 	ts = mqtx_fq_codel_truesize(p);
 	mqtx_pkt_free(p);
 	snprintf(opts, sizeof(opts), "memory_limit %u", 3 * ts);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, opts), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, opts), 0);
 	enq_flow(&t, 'A', 4, 0);
 	mqtx_fq_codel_get_xstats(t.q, &st);
 	assert_int_equal(st.drop_overmemory, 2); /* half of 4000 bytes: 2 packets */
@@ -193,7 +193,7 @@ static void test_lowered_limit_trims(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, NULL), 0);
 	enq_flow(&t, 'A', 6, 0);
 	enq_flow(&t, 'B', 4, 10);
 	/* trimming drops what dequeue would send next: A0 A1 B0 B1 A2 A3 */
@@ -218,7 +218,7 @@ static void test_codel_per_flow(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "quantum 100000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, "quantum 100000"), 0);
 	for (int i = 0; i < 10; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)); /* non-IP: one flow, cannot be marked */
 	mqtx_clock_advance_to(t.clock, T0 + 10 * MS);
@@ -269,7 +269,7 @@ static void test_xstats_and_flow_classes(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_xstats(&t, 0, false),
 			    "  maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0\n"
 			    "  new_flows_len 0 old_flows_len 0");
@@ -278,11 +278,11 @@ static void test_xstats_and_flow_classes(void **state)
 	enq_flow(&t, 'A', 2, 0);
 	enq_flow(&t, 'B', 1, 10);
 	p = tq_udp4(&t, 1000, A_FLOW, 0);
-	a = mqtx_fq_codel_flow_index(t.q, p) + 1;
+	a = mqtx__fq_codel_flow_index(t.q, p) + 1;
 	ts = mqtx_fq_codel_truesize(p);
 	mqtx_pkt_free(p);
 	p = tq_udp4(&t, 1000, B_FLOW, 0);
-	b = mqtx_fq_codel_flow_index(t.q, p) + 1;
+	b = mqtx__fq_codel_flow_index(t.q, p) + 1;
 	mqtx_pkt_free(p);
 	/* memory_used appears once it is not 0 */
 	snprintf(want, sizeof(want),
@@ -345,7 +345,7 @@ static void test_flow_class_dropping(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "quantum 100000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops, "quantum 100000"), 0);
 	for (int i = 0; i < 10; i++)
 		tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)); /* non-IP: one flow */
 	mqtx_clock_advance_to(t.clock, T0 + 10 * MS);
@@ -356,7 +356,7 @@ static void test_flow_class_dropping(void **state)
 	assert_int_equal(tq_deq(&t), 3); /* p2 dropped: the schedule of test_qdisc_codel.c */
 	{
 		struct mqtx_pkt *p = tq_pkt(&t, 1, 0);
-		uint32_t m = mqtx_fq_codel_flow_index(t.q, p) + 1;
+		uint32_t m = mqtx__fq_codel_flow_index(t.q, p) + 1;
 
 		mqtx_pkt_free(p);
 		assert_string_equal(tq_xstats(&t, m, false),
@@ -387,13 +387,14 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_true(tq_create(&t, &mqtx_fq_codel_qdisc_ops, bad[i][0]) < 0);
+		assert_true(tq_create(&t, &mqtx__fq_codel_qdisc_ops, bad[i][0]) < 0);
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops, "flows 16 noecn memory_limit 8gb"),
-			 -EINVAL); /* > 4 GiB size */
-	assert_int_equal(tq_create(&t, &mqtx_fq_codel_qdisc_ops,
+	assert_int_equal(
+		tq_create(&t, &mqtx__fq_codel_qdisc_ops, "flows 16 noecn memory_limit 8gb"),
+		-EINVAL); /* > 4 GiB size */
+	assert_int_equal(tq_create(&t, &mqtx__fq_codel_qdisc_ops,
 				   "flows 16 noecn memory_limit 3gb drop_batch 0 ce_threshold 2ms"),
 			 0);
 	/* memory_limit is capped at 2^31; a drop_batch of 0 is not sent by tc */

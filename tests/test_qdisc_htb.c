@@ -90,7 +90,7 @@ static void test_one_class_schedule(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "default 1"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "default 1"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(tq_enq(&t, tq_pkt(&t, 1000, (uint64_t)i)), MQTX_XMIT_SUCCESS);
@@ -130,7 +130,7 @@ static void test_borrowing(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "r2q 10"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "r2q 10"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 4mbit ceil 8mbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x20, 0x10001, "rate 4mbit ceil 8mbit", NULL), 0);
@@ -162,7 +162,7 @@ static void test_two_children_share(void **state)
 
 	(void)state;
 	tq_setup(&t, 2000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "r2q 10"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "r2q 10"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 4mbit ceil 8mbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x20, 0x10001, "rate 4mbit ceil 8mbit", NULL), 0);
@@ -199,7 +199,7 @@ static void test_classify_and_direct(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "default 20 direct_qlen 2"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "default 20 direct_qlen 2"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 1mbit", NULL), 0);
 	tq_enq(&t, pkt_to(&t, 100, 0x10010, 10)); /* the leaf */
@@ -232,7 +232,7 @@ static void test_class_changes(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "r2q 10"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "r2q 10"), 0);
 	cl = t.q->ops->cl_ops;
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 100gbit", warn), 0);
 	assert_string_equal(warn, "sch_htb: quantum of class 10001 is big. Consider r2q change.");
@@ -301,7 +301,7 @@ static void test_watchdog_and_root_replace(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "default 1"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "default 1"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 8mbit", NULL), 0);
 	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
@@ -330,7 +330,7 @@ static void test_conservation_threads(void **state)
 
 	(void)state;
 	tq_setup(&t, 300, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_htb_qdisc_ops, "r2q 10"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, "r2q 10"), 0);
 	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 10gbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 5gbit ceil 10gbit", NULL), 0);
 	assert_int_equal(htb_cls(&t, 0x20, 0x10001, "rate 1gbit ceil 10gbit prio 1", NULL), 0);

@@ -37,7 +37,7 @@ static void test_pass_through(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ingress_qdisc_ops, NULL), 0);
 	assert_true(t.q->flags & MQTX_QF_INGRESS);
 	assert_string_equal(tq_dump(&t), "---------------- ");
 	assert_string_equal(tq_json(&t), ""); /* tc prints the dashes as text only */
@@ -61,7 +61,7 @@ static void test_policer(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, "rate 8kbit burst 1500"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ingress_qdisc_ops, "rate 8kbit burst 1500"), 0);
 	assert_string_equal(tq_dump(&t), "---------------- rate 8Kbit burst 1500b ");
 	assert_string_equal(tq_json(&t), "\"rate\":1000,\"burst\":1500"); /* bytes/s, bytes */
 	assert_int_equal(rx(&t, 1000), MQTX_XMIT_SUCCESS);
@@ -101,7 +101,7 @@ static void test_receive_path(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, "rate 8kbit burst 2kb"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ingress_qdisc_ops, "rate 8kbit burst 2kb"), 0);
 	assert_null(mqtx_dev_graft_ingress(t.dev, t.q));
 	mqtx_dev_set_rx_handler(t.dev, on_rx, NULL);
 	delivered = 0;
@@ -133,11 +133,11 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_true(tq_create(&t, &mqtx_ingress_qdisc_ops, bad[i][0]) < 0);
+		assert_true(tq_create(&t, &mqtx__ingress_qdisc_ops, bad[i][0]) < 0);
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
-	assert_int_equal(tq_create(&t, &mqtx_ingress_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__ingress_qdisc_ops, NULL), 0);
 	assert_int_equal(tq_change(&t, "rate 1mbit"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "---------------- ");
 	assert_string_equal(tq_json(&t), ""); /* tc prints the dashes as text only */

@@ -68,7 +68,7 @@ static uint64_t at(struct tq *t, uint64_t when)
 static void setup_netem(struct tq *t, const char *opts)
 {
 	tq_setup(t, 1000, 1500);
-	assert_int_equal(tq_create(t, &mqtx_netem_qdisc_ops, opts), 0);
+	assert_int_equal(tq_create(t, &mqtx__netem_qdisc_ops, opts), 0);
 	tq_attach(t);
 }
 
@@ -158,7 +158,7 @@ static void test_limit(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "limit 3 delay 1ms"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "limit 3 delay 1ms"), 0);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)),
 				 i < 3 ? MQTX_XMIT_SUCCESS : MQTX_XMIT_DROP);
@@ -181,7 +181,7 @@ static void test_reorder_gap(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "delay 10ms reorder 100% gap 3"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "delay 10ms reorder 100% gap 3"), 0);
 	for (int i = 0; i < 6; i++)
 		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
 	assert_int_equal(tq_deq(&t), 5);
@@ -205,7 +205,7 @@ static void test_duplicate(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "duplicate 100%"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "duplicate 100%"), 0);
 	for (int i = 0; i < 3; i++) {
 		p = tq_udp4(&t, 60, 0x0a000001, 0x0a000002, 1000, (uint16_t)(2000 + i), 0);
 		p->user = (uint64_t)i;
@@ -235,7 +235,7 @@ static uint64_t loss_pattern(uint64_t seed, int n)
 
 	tq_setup(&t, 1000, 1500);
 	snprintf(opts, sizeof(opts), "loss 30%% seed %" PRIu64, seed);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, opts), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, opts), 0);
 	for (int i = 0; i < n; i++)
 		if (tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)) == MQTX_XMIT_DROP)
 			lost |= 1ull << i;
@@ -277,7 +277,7 @@ static void test_seeded_jitter(void **state)
 	for (int i = 0; i < 8; i++)
 		when[i] = T0 + 10 * MS + ref_next(&r) % (10 * MS) - 5 * MS;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "delay 10ms 5ms seed 9"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "delay 10ms 5ms seed 9"), 0);
 	for (int i = 0; i < 8; i++)
 		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
 	for (int n = 0; n < 8; n++) {
@@ -305,7 +305,7 @@ static void test_ecn(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "loss 100% ecn"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "loss 100% ecn"), 0);
 	assert_int_equal(tq_enq(&t, tq_udp4(&t, 60, 0x0a000001, 0x0a000002, 1, 2, 0x02)),
 			 MQTX_XMIT_SUCCESS);
 	assert_int_equal(tq_enq(&t, tq_udp4(&t, 60, 0x0a000001, 0x0a000002, 1, 2, 0x00)),
@@ -330,7 +330,7 @@ static uint64_t corrupt_bits(uint64_t seed)
 
 	tq_setup(&t, 1000, 1500);
 	snprintf(opts, sizeof(opts), "corrupt 100%% seed %" PRIu64, seed);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, opts), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, opts), 0);
 	for (int i = 0; i < 4; i++)
 		tq_enq(&t, tq_pkt(&t, 64, (uint64_t)i));
 	for (int i = 0; i < 4; i++) {
@@ -365,7 +365,7 @@ static void test_slot(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "slot 10ms 10ms packets 2"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "slot 10ms 10ms packets 2"), 0);
 	for (int i = 0; i < 5; i++)
 		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
 	assert_int_equal(tq_deq(&t), 0);
@@ -415,7 +415,7 @@ static void test_gemodel(void **state)
 	}
 	tq_setup(&t, 1000, 1500);
 	assert_int_equal(
-		tq_create(&t, &mqtx_netem_qdisc_ops, "loss gemodel 10% 30% 60% 5% seed 21"), 0);
+		tq_create(&t, &mqtx__netem_qdisc_ops, "loss gemodel 10% 30% 60% 5% seed 21"), 0);
 	for (int i = 0; i < 64; i++)
 		if (tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i)) == MQTX_XMIT_DROP)
 			got |= 1ull << i;
@@ -437,7 +437,8 @@ static void test_dist_tables(void **state)
 
 	(void)state;
 	for (int d = 0; d < 3; d++) {
-		const int16_t *tab = netem_dist_table((enum netem_dist)(NETEM_DIST_NORMAL + d));
+		const int16_t *tab =
+			mqtx__netem_dist_table((enum netem_dist)(NETEM_DIST_NORMAL + d));
 		FILE *f = NULL;
 		char path[128], line[512];
 		int k = 0;
@@ -479,7 +480,7 @@ static void test_dump(void **state)
 
 	(void)state;
 	tq_setup(&t, 1000, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "limit 1000");
 	assert_string_equal(tq_json(&t), "\"limit\":1000,\"ecn\":false,\"gap\":0");
 	assert_int_equal(tq_change(&t, "delay 100ms 10ms 25% distribution normal loss 1% 30% "
@@ -546,15 +547,16 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 1000, 1500);
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, cases[i].opts), cases[i].err);
+		assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, cases[i].opts),
+				 cases[i].err);
 		if (cases[i].msg)
 			assert_string_equal(t.err, cases[i].msg);
 	}
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "slot 1ms packets -1"), -EINVAL);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "slot 1ms packets -1"), -EINVAL);
 	assert_string_equal(t.err, "negative slot limit");
 	assert_null(t.q);
 	/* a refused change changes nothing */
-	assert_int_equal(tq_create(&t, &mqtx_netem_qdisc_ops, "delay 5ms"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "delay 5ms"), 0);
 	assert_int_equal(tq_change(&t, "delay 1ms slot 1ms packets -1"), -EINVAL);
 	assert_string_equal(tq_dump(&t), "limit 1000 delay 5ms");
 	tq_teardown(&t);
@@ -576,7 +578,7 @@ static void test_replace_and_change(void **state)
 	assert_int_equal(at(&t, T0 + 50 * MS - 1), 1);
 	assert_int_equal(at(&t, T0 + 50 * MS), 5);
 	xmit_n(&t, 3, 100);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx__pfifo_qdisc_ops,
 					   0x20000, NULL, NULL, &pf),
 			 0);
 	qs[0] = pf;
@@ -672,9 +674,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "--prng")) {
 		struct netem_prng s;
 
-		netem_prng_seed(&s, strtoull(argv[2], NULL, 0));
+		mqtx__netem_prng_seed(&s, strtoull(argv[2], NULL, 0));
 		for (long n = strtol(argv[3], NULL, 0); n > 0; n--)
-			printf("%u\n", netem_prng_u32(&s));
+			printf("%u\n", mqtx__netem_prng_u32(&s));
 		return 0;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ static void test_defaults_and_order(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&t), "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
 	assert_int_equal(bands_of(t.q), 3);
 	/* priority 1 -> band 2, 0 -> band 1, 6 -> band 0, 16 + 7 -> 7 & 15 -> band 0 */
@@ -85,7 +85,7 @@ static void test_classify_handles(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops,
 				   "bands 4 priomap 2 3 1 0 3 0 3 3 3 3 3 3 3 3 3 3"),
 			 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -106,7 +106,7 @@ static void test_child_limit_counts(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, NULL), 0);
 	/* each band is a pfifo of tx_queue_len packets */
 	for (int i = 0; i < 12; i++)
 		tq_enq(&t, prio_pkt(&t, 0, (uint64_t)i));
@@ -148,16 +148,16 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 10, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, bad[i].opt), bad[i].err);
+		assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, bad[i].opt), bad[i].err);
 		if (!strstr(t.err, bad[i].msg))
 			fail_msg("\"%s\": message \"%s\"", bad[i].opt, t.err);
 	}
 	/* "multiqueue" is taken and ignored, as Linux ignores what tc sends for it */
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, "bands 4 multiqueue"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, "bands 4 multiqueue"), 0);
 	mqtx_qdisc_destroy(t.q);
 	t.q = NULL;
 	assert_null(t.q);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops,
 				   "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1"),
 			 0);
 	assert_string_equal(tq_dump(&t), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
@@ -170,7 +170,7 @@ static void test_rejects(void **state)
 	tq_teardown(&t);
 	/* "010" is ten bands in tc (decimal), not eight. */
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, "bands 010"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, "bands 010"), 0);
 	assert_int_equal(bands_of(t.q), 10);
 	tq_teardown(&t);
 }
@@ -183,7 +183,7 @@ static void test_change_bands(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops, NULL), 0);
 	/* a partial priomap replaces the first entries of the default map */
 	assert_int_equal(tq_change(&t, "bands 5 priomap 4 3"), 0);
 	assert_string_equal(tq_dump(&t), "bands 5 priomap 4 3 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
@@ -329,7 +329,7 @@ static void test_reset_and_destroy_with_backlog(void **state)
 
 	(void)state;
 	tq_setup(&t, 10, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_prio_qdisc_ops,
+	assert_int_equal(tq_create(&t, &mqtx__prio_qdisc_ops,
 				   "bands 16"
 				   " priomap 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0"),
 			 0);

@@ -41,7 +41,7 @@ static int tp_create(struct tq *t, const char *opts)
 	int err;
 
 	mqtx_dev_config_lock(t->dev);
-	err = tq_create(t, &mqtx_taprio_qdisc_ops, opts);
+	err = tq_create(t, &mqtx__taprio_qdisc_ops, opts);
 	mqtx_dev_config_unlock(t->dev);
 	return err;
 }
@@ -298,7 +298,7 @@ static void test_replace_moves_backlog(void **state)
 	mqtx_null_counts(t.dev, &pk, &by);
 	assert_int_equal(pk, 0);
 	assert_int_equal(t.q->qlen, 3);
-	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx_pfifo_qdisc_ops,
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx__pfifo_qdisc_ops,
 					   0x20000, NULL, NULL, &pf),
 			 0);
 	for (int i = 0; i < 4; i++)

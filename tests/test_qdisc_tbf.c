@@ -32,7 +32,7 @@ static void test_departures(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"),
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"),
 			 0);
 	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
@@ -76,7 +76,7 @@ static void test_peakrate(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops,
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops,
 				   "rate 1mbit burst 10kb peakrate 2mbit mtu 1000 limit 20000"),
 			 0);
 	assert_string_equal(tq_dump(&t),
@@ -107,7 +107,7 @@ static void test_replace_moves_held_backlog(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 8kbit burst 1500 limit 100000"),
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 8kbit burst 1500 limit 100000"),
 			 0);
 	tq_attach(&t);
 	for (int i = 0; i < 5; i++)
@@ -129,7 +129,7 @@ static void test_peek_is_dequeue(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"),
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 1mbit burst 2000 limit 10000"),
 			 0);
 	assert_null(t.q->ops->peek(t.q));
 	for (int i = 0; i < 3; i++)
@@ -155,7 +155,8 @@ static void test_limits_direct(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 8kbit burst 1500 limit 3000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 8kbit burst 1500 limit 3000"),
+			 0);
 	/* larger than the bucket: can never leave */
 	assert_int_equal(tq_enq(&t, tq_pkt(&t, 1501, 0)), MQTX_XMIT_DROP);
 	for (int i = 1; i <= 3; i++)
@@ -189,7 +190,7 @@ static void test_dump_and_change(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 10kb latency 50ms"),
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 1mbit burst 10kb latency 50ms"),
 			 0);
 	/* tc: limit = 125000 B/s x 50 ms + 10240 = 16490; lat = 16490/125000 s - 81.92 ms */
 	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 10Kb lat 50ms ");
@@ -237,7 +238,7 @@ static void test_change_replaces_all(void **state)
 
 	(void)state;
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops,
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops,
 				   "rate 1mbit burst 10kb limit 20000 "
 				   "peakrate 2mbit mtu 1000 overhead 10"),
 			 0);
@@ -287,7 +288,7 @@ static void test_link_layer_charges(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tq_setup(&t, 100, 1500);
-		if (tq_create(&t, &mqtx_tbf_qdisc_ops, cases[i].opts))
+		if (tq_create(&t, &mqtx__tbf_qdisc_ops, cases[i].opts))
 			fail_msg("%s: %s", cases[i].opts, t.err);
 		for (int k = 0; k <= cases[i].go; k++)
 			tq_enq(&t, tq_pkt(&t, cases[i].len, (uint64_t)k));
@@ -302,7 +303,7 @@ static void test_link_layer_charges(void **state)
 		tq_teardown(&t);
 	}
 	tq_setup(&t, 100, 1500);
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, cases[0].opts), 0);
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, cases[0].opts), 0);
 	assert_string_equal(tq_dump(&t), "rate 1Mbit burst 2024b lat 784ms overhead 24 ");
 	tq_teardown(&t);
 }
@@ -350,18 +351,19 @@ static void test_rejects(void **state)
 	(void)state;
 	tq_setup(&t, 100, 1500);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_true(tq_create(&t, &mqtx_tbf_qdisc_ops, bad[i][0]) < 0);
+		assert_true(tq_create(&t, &mqtx__tbf_qdisc_ops, bad[i][0]) < 0);
 		if (!strstr(t.err, bad[i][1]))
 			fail_msg("\"%s\": message \"%s\"", bad[i][0], t.err);
 	}
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		if (tq_create(&t, &mqtx_tbf_qdisc_ops, good[i][0]))
+		if (tq_create(&t, &mqtx__tbf_qdisc_ops, good[i][0]))
 			fail_msg("\"%s\": %s", good[i][0], t.err);
 		assert_string_equal(tq_dump(&t), good[i][1]);
 		mqtx_qdisc_destroy(t.q);
 		t.q = NULL;
 	}
-	assert_int_equal(tq_create(&t, &mqtx_tbf_qdisc_ops, "rate 1mbit burst 10kb limit 5000"), 0);
+	assert_int_equal(tq_create(&t, &mqtx__tbf_qdisc_ops, "rate 1mbit burst 10kb limit 5000"),
+			 0);
 	/* refused changes change nothing */
 	assert_int_equal(tq_change(&t, "rate 2mbit burst 1kb limit 1 peakrate 2mbit mtu 1k"),
 			 -EINVAL);

@@ -318,7 +318,7 @@ static inline uint64_t tq_replace_by_pfifo(struct tq *t)
 {
 	struct mqtx_qdisc *qs[1], *old[1] = { NULL };
 
-	assert_int_equal(mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), &mqtx_pfifo_qdisc_ops,
+	assert_int_equal(mqtx_qdisc_create(t->dev, mqtx_dev_txq(t->dev, 0), &mqtx__pfifo_qdisc_ops,
 					   0x20000, NULL, NULL, &qs[0]),
 			 0);
 	mqtx_dev_config_lock(t->dev);

@@ -46,7 +46,7 @@ static uint64_t drops(enum mqtx_drop_reason r)
 static void test_defaults_and_dump(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, NULL), 0);
 	assert_string_equal(tq_dump(&T), "vo limit 64p deadline 20ms vi limit 128p deadline 50ms "
 					 "be limit 1000p bk limit 4000p fifo");
 	assert_int_equal(tq_change(&T, "vo limit 8 deadline 5ms bk be limit 2000 fq_codel"), 0);
@@ -69,14 +69,14 @@ static void test_defaults_and_dump(void **state)
 static void test_parse_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "limit 0"), -EINVAL);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "limit 0"), -EINVAL);
 	assert_non_null(strstr(T.err, "limit"));
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo"), -EINVAL);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "vo"), -EINVAL);
 	assert_non_null(strstr(T.err, "access category"));
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo speed 3"), MQTX_TC_EUSAGE);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "vo speed 3"), MQTX_TC_EUSAGE);
 	assert_non_null(strstr(T.err, "speed"));
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "fq_codel flows 0"), -EINVAL);
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "fq_codel flows 0"), -EINVAL);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, NULL), 0);
 	assert_int_equal(tq_change(&T, "quantum 500"), -EINVAL);
 	assert_non_null(strstr(T.err, "fq_codel"));
 }
@@ -85,7 +85,7 @@ static void test_parse_errors(void **state)
 static void test_per_ac_limits(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "bk limit 100"), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "bk limit 100"), 0);
 	for (int i = 0; i < 70; i++)
 		tq_enq(&T, frame(1, 6, 1, (uint64_t)i));
 	for (int i = 0; i < 150; i++)
@@ -110,7 +110,7 @@ static void test_per_ac_limits(void **state)
 static void test_deadline_virtual_time(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vo deadline 20ms"), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "vo deadline 20ms"), 0);
 	for (int i = 0; i < 10; i++)
 		tq_enq(&T, frame(1, 7, 1, (uint64_t)i)); /* at T0 */
 	mqtx_clock_advance_to(T.clock, T0 + 5 * MS);
@@ -142,7 +142,7 @@ static void test_deadline_virtual_time(void **state)
 static void test_deadline_fq(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "vi deadline 10ms fq_codel"), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "vi deadline 10ms fq_codel"), 0);
 	for (int i = 0; i < 8; i++)
 		tq_enq(&T, frame(1, 5, (uint16_t)(100 + i % 4), (uint64_t)i));
 	mqtx_clock_advance_to(T.clock, T0 + 11 * MS);
@@ -197,7 +197,7 @@ static void check_extract(void)
 static void test_extract_fifo(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, NULL), 0);
 	fill_mix();
 	check_extract();
 	/* What stayed keeps its order. */
@@ -209,7 +209,7 @@ static void test_extract_fifo(void **state)
 static void test_extract_fq(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "fq_codel"), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "fq_codel"), 0);
 	fill_mix();
 	/* A peeked packet is part of the queue too. */
 	assert_non_null(T.q->ops->peek(T.q));
@@ -227,7 +227,7 @@ static void test_extract_requeue_and_refusal(void **state)
 	struct mqtx_pkt *p;
 
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, NULL), 0);
 	tq_enq(&T, frame(1, 0, 1, 10));
 	tq_enq(&T, frame(2, 0, 1, 11));
 	tq_enq(&T, frame(1, 0, 1, 12));
@@ -252,7 +252,7 @@ static void test_extract_requeue_and_refusal(void **state)
 	mqtx_qdisc_destroy(T.q);
 	T.q = NULL;
 
-	assert_int_equal(tq_create(&T, &mqtx_pfifo_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__pfifo_qdisc_ops, NULL), 0);
 	assert_false(mqtx_qdisc_can_extract(T.q));
 	mqtx_pkt_list_init(&out);
 	assert_int_equal(mqtx_qdisc_extract(T.q, match_sta_tid, &w, &out), 0);
@@ -265,7 +265,7 @@ static void test_extract_requeue_and_refusal(void **state)
 static void test_mode_switch_keeps_backlog(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, NULL), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, NULL), 0);
 	for (int i = 0; i < 50; i++)
 		tq_enq(&T, frame(1, 0, 7, (uint64_t)i));
 	assert_int_equal(tq_change(&T, "fq_codel flows 16"), 0);
@@ -282,7 +282,7 @@ static void test_mode_switch_keeps_backlog(void **state)
 static void test_fq_drr_and_limit(void **state)
 {
 	(void)state;
-	assert_int_equal(tq_create(&T, &mqtx_wme_qdisc_ops, "be limit 20 fq_codel"), 0);
+	assert_int_equal(tq_create(&T, &mqtx__wme_qdisc_ops, "be limit 20 fq_codel"), 0);
 	for (int i = 0; i < 20; i++)
 		tq_enq(&T, frame(1, 0, 1, (uint64_t)i));
 	assert_int_equal(tq_enq(&T, frame(1, 0, 2, 100)), MQTX_XMIT_SUCCESS);

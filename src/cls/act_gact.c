@@ -77,7 +77,7 @@ static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 static int gact_usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_gact_ops.usage);
+	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_gact_ops.usage);
 	ps->exit = MQTX_TC_EXIT_ABORT; /* usage() exits -1 */
 	return -EINVAL;
 }
@@ -86,7 +86,7 @@ static int parse_random(struct gact *g, struct tcf_parse *ps)
 {
 	const char *w;
 
-	if (tcf_next(ps))
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	w = tcf_word(ps);
 	if (mqtx__tc_matches(w, "netrand"))
@@ -94,13 +94,14 @@ static int parse_random(struct gact *g, struct tcf_parse *ps)
 	else if (mqtx__tc_matches(w, "determ"))
 		g->ptype = GACT_DETERM;
 	else
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"random type\"");
-	if (tcf_next(ps))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"random type\"");
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
-	if (tcf_parse_control(ps, &g->pverdict, false))
+	if (mqtx__tcf_parse_control(ps, &g->pverdict, false))
 		return gact_usage(ps);
 	if (!tcf_word(ps) || mqtx__tc_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal probability val  0x%x", g->pval);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal probability val  0x%x",
+				      g->pval);
 	ps->i++;
 	return 0;
 }
@@ -111,10 +112,10 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 	const char *w = tcf_word(ps);
 
 	if (!w)
-		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-				"Command line is not complete. Try option \"help\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+				      "Command line is not complete. Try option \"help\"");
 	if (!mqtx__tc_matches(w, "index")) {
-		if (tcf_parse_control(ps, &g->verdict, false))
+		if (mqtx__tcf_parse_control(ps, &g->verdict, false))
 			return gact_usage(ps);
 		w = tcf_word(ps);
 		if (w && mqtx__tc_matches(w, "random")) {
@@ -126,10 +127,10 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 		}
 	}
 	if (w && mqtx__tc_matches(w, "index")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 		ps->i++;
 	}
 	return 0;
@@ -141,11 +142,11 @@ static void gact_dump(const struct tcf_action *a, struct tc_out *p)
 	static const char *const types[] = { "none", "netrand", "determ" };
 
 	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "gact");
-	tcf_print_control(p, "action ", g->verdict, "");
+	mqtx__tcf_print_control(p, "action ", g->verdict, "");
 	mqtx__out_open(p, "prob");
 	mqtx__out_nl(p);
 	mqtx__out_str(p, OUT_ANY, "random_type", "\t random type %s", types[g->ptype]);
-	tcf_print_control(p, " ", g->ptype ? g->pverdict : MQTX_ACT_OK, " ");
+	mqtx__tcf_print_control(p, " ", g->ptype ? g->pverdict : MQTX_ACT_OK, " ");
 	mqtx__out_int(p, OUT_ANY, "val", "val %lld", g->pval);
 	mqtx__out_close(p);
 	mqtx__out_nl(p);
@@ -155,7 +156,7 @@ static void gact_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_nl(p);
 }
 
-const struct tcf_action_ops tcf_gact_ops = {
+const struct tcf_action_ops mqtx__tcf_gact_ops = {
 	.kind = "gact",
 	.usage = GACT_USAGE,
 	.priv_size = sizeof(struct gact),

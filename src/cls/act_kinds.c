@@ -7,13 +7,13 @@
 #include "cls/kinds.h"
 
 static const struct tcf_action_ops *const action_kinds[] = {
-	&tcf_gact_ops,
-	&tcf_skbedit_ops,
-	&tcf_police_ops,
-	&tcf_mirred_ops,
+	&mqtx__tcf_gact_ops,
+	&mqtx__tcf_skbedit_ops,
+	&mqtx__tcf_police_ops,
+	&mqtx__tcf_mirred_ops,
 };
 
-const struct tcf_action_ops *tcf_action_kind(const char *kind)
+const struct tcf_action_ops *mqtx__tcf_action_kind(const char *kind)
 {
 	for (size_t i = 0; kind && i < ARRAY_SIZE(action_kinds); i++)
 		if (!strcmp(action_kinds[i]->kind, kind))
@@ -76,7 +76,7 @@ static int insert(struct index_set *s, unsigned at, uint32_t x)
 	return 0;
 }
 
-int tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index)
+int mqtx__tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index)
 {
 	struct index_set *s = set_of(ops);
 	unsigned at = 0;
@@ -104,7 +104,7 @@ int tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint3
 	return err;
 }
 
-void tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index)
+void mqtx__tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index)
 {
 	struct index_set *s = set_of(ops);
 	unsigned at;

@@ -185,26 +185,26 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 
 	if (mqtx__tc_matches(w, "action")) {
 		*done = true;
-		return tcf_next(ps);
+		return mqtx__tcf_next(ps);
 	}
 	if ((!mw->egress && mqtx__tc_matches(w, "egress")) ||
 	    (!mw->ingress && mqtx__tc_matches(w, "ingress"))) {
 		bool in = w[0] == 'i';
 
 		if (in ? mw->egress : mw->ingress)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					in ? "Can't have both ingress and egress"
-					   : "Can't have both egress and ingress");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      in ? "Can't have both ingress and egress"
+						 : "Can't have both egress and ingress");
 		mw->egress |= !in;
 		mw->ingress |= in;
 		mw->ok++;
-		return tcf_next(ps);
+		return mqtx__tcf_next(ps);
 	}
 	if (mqtx__tc_matches(w, "index")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), index, 10))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 		mw->iok++;
 		if (!mw->ok) {
 			ps->i++;
@@ -212,7 +212,7 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 			return 0;
 		}
 	} else if (!mw->ok) {
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "was expecting egress or ingress (%s)", w);
+		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "was expecting egress or ingress (%s)", w);
 		*done = true;
 		return 0;
 	} else if ((!mw->mirror && mqtx__tc_matches(w, "mirror")) ||
@@ -220,25 +220,27 @@ static int direction_word(struct mirred *m, struct mirred_words *mw, struct tcf_
 		bool redir = w[0] == 'r';
 
 		if (redir ? mw->mirror : mw->redirect)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Can't have both mirror and redir");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "Can't have both mirror and redir");
 		mw->mirror |= !redir;
 		mw->redirect |= redir;
 		m->redirect = redir;
 		m->verdict = redir ? MQTX_ACT_STOLEN : MQTX_ACT_PIPE;
 		mw->ok++;
 	} else if ((mw->redirect || mw->mirror) && mqtx__tc_matches(w, "dev")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mw->dev)
-			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-					"Error: duplicate \"dev\": \"%s\" is the second value.",
-					tcf_word(ps));
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: duplicate \"dev\": \"%s\" is the second value.",
+				tcf_word(ps));
 		mw->dev = tcf_word(ps);
 		ps->i++;
 		*done = true;
 		return 0;
 	}
-	return tcf_next(ps);
+	return mqtx__tcf_next(ps);
 }
 
 static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
@@ -253,11 +255,11 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 	if (!mqtx__tc_matches(w, "egress") && !mqtx__tc_matches(w, "ingress") &&
 	    !mqtx__tc_matches(w, "index")) {
 		if (mqtx__tc_matches(w, "help")) {
-			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_mirred_ops.usage);
+			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_mirred_ops.usage);
 			ps->exit = MQTX_TC_EXIT_ABORT;
 			return -EINVAL;
 		}
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred option not supported %s", w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred option not supported %s", w);
 	}
 	while (!err && !done && tcf_word(ps))
 		err = direction_word(m, &mw, ps, &a->index, &done);
@@ -265,26 +267,28 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 		return -EINVAL;
 	m->ingress = mw.ingress;
 	if (!mw.dev) /* "mirred index N": an existing action, which mqtx does not share */
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: mirred: Specified device does not exist.");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: mirred: Specified device does not exist.");
 	if (ps->find_dev)
 		m->dev = ps->find_dev(ps->find_arg, mw.dev, why, sizeof(why));
 	if (!m->dev && why[0])
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", why);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", why);
 	if (!m->dev)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
 	/* a mirror reads a verdict word (pipe if none); a redirect steals, whatever follows */
 	w = tcf_word(ps);
-	if (mw.mirror && w && tcf_is_control(w) && tcf_parse_control(ps, &m->verdict, false))
+	if (mw.mirror && w && mqtx__tcf_is_control(w) &&
+	    mqtx__tcf_parse_control(ps, &m->verdict, false))
 		return -EINVAL;
 	w = tcf_word(ps);
 	if (w && mqtx__tc_matches(w, "index")) {
 		if (mw.iok)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred: Illegal double index");
-		if (tcf_next(ps))
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "mirred: Illegal double index");
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred: Illegal \"index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred: Illegal \"index\"");
 		ps->i++;
 	}
 	err = target_get(m->dev);
@@ -313,7 +317,7 @@ static void mirred_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_str(p, OUT_JSON, "mirred_action", NULL, m->redirect ? "redirect" : "mirror");
 	mqtx__out_str(p, OUT_JSON, "direction", NULL, m->ingress ? "ingress" : "egress");
 	mqtx__out_str(p, OUT_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
-	tcf_print_control(p, " ", m->verdict, "");
+	mqtx__tcf_print_control(p, " ", m->verdict, "");
 	mqtx__out_nl(p);
 	mqtx__out_uint(p, OUT_ANY, "index", "\tindex %llu", a->index);
 	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
@@ -329,7 +333,7 @@ static void mirred_brief(const struct tcf_action *a, char *buf, size_t len)
 		 m->redirect ? "redirect" : "mirror", mqtx_dev_name(m->dev));
 }
 
-const struct tcf_action_ops tcf_mirred_ops = {
+const struct tcf_action_ops mqtx__tcf_mirred_ops = {
 	.kind = "mirred",
 	.usage = MIRRED_USAGE,
 	.priv_size = sizeof(struct mirred),

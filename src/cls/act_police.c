@@ -129,14 +129,15 @@ static int police_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tc
 
 static int invalid(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", tcf_word(ps),
-			what);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s",
+			      tcf_word(ps), what);
 }
 
 static int duplicate(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-			"Error: duplicate \"%s\": \"%s\" is the second value.", what, tcf_word(ps));
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+			      "Error: duplicate \"%s\": \"%s\" is the second value.", what,
+			      tcf_word(ps));
 }
 
 /* get_size_and_cell(): SIZE[/CELL], the cell a power of two (checked, not used). */
@@ -162,15 +163,15 @@ static int parse_slash(struct police *pol, struct tcf_parse *ps)
 {
 	char buf[64], *slash;
 
-	if (tcf_next(ps))
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", tcf_word(ps));
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if (tcf_control_word(buf, &pol->exceed))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", buf);
-	if (slash && (tcf_control_word(slash, &pol->conform) ||
+	if (mqtx__tcf_control_word(buf, &pol->exceed))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", buf);
+	if (slash && (mqtx__tcf_control_word(slash, &pol->conform) ||
 		      (pol->conform & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)) {
 		ps->exit = MQTX_TC_EXIT_PARSE;
 		return -EINVAL;
@@ -187,26 +188,26 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 	uint64_t v;
 
 	if (mqtx__tc_matches(w, "index")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
 	} else if (mqtx__tc_matches(w, "burst") || !strcmp(w, "buffer") || !strcmp(w, "maxburst")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (pol->burst)
 			return duplicate(ps, "buffer/burst");
 		if (size_cell(tcf_word(ps), &pol->burst))
 			return invalid(ps, "buffer");
 	} else if (!strcmp(w, "mtu") || !strcmp(w, "minburst")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (pol->mtu)
 			return duplicate(ps, "mtu/minburst");
 		if (size_cell(tcf_word(ps), &pol->mtu))
 			return invalid(ps, "mtu");
 	} else if (!strcmp(w, "mpu") || mqtx__tc_matches(w, "overhead")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx_tc_parse_size(tcf_word(ps), &v) || v > 0xFFFF)
 			return invalid(ps, w[0] == 'm' ? "mpu" : "overhead");
@@ -217,14 +218,14 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 					    : avrate;
 		const char *name = w[0] == 'r' ? "rate" : w[0] == 'p' ? "peakrate" : "avrate";
 
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (*r)
 			return duplicate(ps, name);
 		if (mqtx_tc_parse_rate(tcf_word(ps), r))
 			return invalid(ps, name);
 	} else if (mqtx__tc_matches(w, "linklayer")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_matches(tcf_word(ps), "ethernet"))
 			pol->atm = false;
@@ -237,14 +238,14 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 		   mqtx__tc_matches(w, "shot") || mqtx__tc_matches(w, "continue") ||
 		   mqtx__tc_matches(w, "pass") || mqtx__tc_matches(w, "ok") ||
 		   mqtx__tc_matches(w, "pipe") || mqtx__tc_matches(w, "goto")) {
-		return tcf_parse_control(ps, &pol->exceed, false);
+		return mqtx__tcf_parse_control(ps, &pol->exceed, false);
 	} else if (!strcmp(w, "conform-exceed")) {
 		return parse_slash(pol, ps);
 	} else if (mqtx__tc_matches(w, "pkts_rate") || mqtx__tc_matches(w, "pkts_burst")) {
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: police: \"%s\" is not supported.",
-				w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: police: \"%s\" is not supported.", w);
 	} else if (!strcmp(w, "help")) {
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_police_ops.usage);
+		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_police_ops.usage);
 		ps->exit = MQTX_TC_EXIT_ABORT;
 		return -EINVAL;
 	} else {
@@ -258,16 +259,17 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *ps)
 {
 	if (avrate)
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: police: \"avrate\" is not supported.");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: police: \"avrate\" is not supported.");
 	if (!pol->rate.rate && !pol->mtu)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");
+		return mqtx__tcf_perr(
+			ps, MQTX_TC_EXIT_PARSE,
+			"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");
 	if (pol->rate.rate && !pol->burst)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'burst' requires 'rate'.");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'burst' requires 'rate'.");
 	if (pol->peak.rate && !pol->mtu)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				"'mtu' is required, if 'peakrate' is requested.");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "'mtu' is required, if 'peakrate' is requested.");
 	pol->rate.atm = pol->peak.atm = pol->atm;
 	pol->peak.overhead = pol->rate.overhead;
 	pol->peak.mpu = pol->rate.mpu;
@@ -301,8 +303,8 @@ static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
 		ok++;
 	}
 	if (!ok)
-		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-				"Command line is not complete. Try option \"help\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+				      "Command line is not complete. Try option \"help\"");
 	return police_finish(pol, avrate, ps);
 }
 
@@ -329,10 +331,10 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 			      mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
 		mqtx__out_uint(p, OUT_JSON, "peakrate", NULL, pol->peak.rate);
 	}
-	tcf_print_control(p, "action ", pol->exceed, "");
+	mqtx__tcf_print_control(p, "action ", pol->exceed, "");
 	/* the kernel dumps the conform verdict only when it is not "pass" */
 	if (pol->conform != MQTX_ACT_OK)
-		tcf_print_control(p, "/", pol->conform, " ");
+		mqtx__tcf_print_control(p, "/", pol->conform, " ");
 	else
 		mqtx__out_text(p, " ");
 	mqtx__out_str(p, OUT_FP, NULL, "overhead %s ",
@@ -347,7 +349,7 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_nl(p);
 }
 
-const struct tcf_action_ops tcf_police_ops = {
+const struct tcf_action_ops mqtx__tcf_police_ops = {
 	.kind = "police",
 	.usage = POLICE_USAGE,
 	.priv_size = sizeof(struct police),

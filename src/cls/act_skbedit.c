@@ -60,7 +60,7 @@ static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf
 
 static int usage(struct tcf_parse *ps)
 {
-	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
+	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_skbedit_ops.usage);
 	ps->exit = MQTX_TC_EXIT_ABORT;
 	return -EINVAL;
 }
@@ -70,17 +70,17 @@ static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 	char buf[32], *slash;
 
 	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	strcpy(buf, tcf_word(ps));
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
 	if (mqtx__tc_get_u32(buf, &e->mark, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	e->mask = 0xFFFFFFFFu;
 	if (slash) {
 		if (mqtx__tc_get_u32(slash, &e->mask, 0))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mask");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mask");
 		e->flags |= SKBEDIT_MASK;
 	}
 	e->flags |= SKBEDIT_MARK;
@@ -94,24 +94,24 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 	uint32_t v;
 
 	if (mqtx__tc_matches(w, "queue_mapping")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &v, 10) || v > 65535)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal queue_mapping");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal queue_mapping");
 		e->queue = (uint16_t)v;
 		e->flags |= SKBEDIT_QUEUE;
 	} else if (mqtx__tc_matches(w, "priority")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__classid_parse(tcf_word(ps), &e->priority))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal priority");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal priority");
 		e->flags |= SKBEDIT_PRIO;
 	} else if (mqtx__tc_matches(w, "mark")) {
-		if (tcf_next(ps) || parse_mark(e, ps))
+		if (mqtx__tcf_next(ps) || parse_mark(e, ps))
 			return -EINVAL;
 	} else if (mqtx__tc_matches(w, "ptype") || mqtx__tc_matches(w, "inheritdsfield")) {
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: skbedit: \"%s\" is not supported.", w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: skbedit: \"%s\" is not supported.", w);
 	} else if (mqtx__tc_matches(w, "help")) {
 		return usage(ps);
 	} else {
@@ -134,18 +134,18 @@ static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 		return rc;
 	/* parse_action_control_dflt(): a verdict word, else pipe */
 	w = tcf_word(ps);
-	if (w && tcf_is_control(w) && tcf_parse_control(ps, &e->verdict, false))
+	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &e->verdict, false))
 		return -EINVAL;
 	w = tcf_word(ps);
 	if (w && mqtx__tc_matches(w, "index")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbedit: Illegal \"index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbedit: Illegal \"index\"");
 		ps->i++;
 	}
 	if (!e->flags)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_skbedit_ops.usage);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_skbedit_ops.usage);
 	return 0;
 }
 
@@ -166,7 +166,7 @@ static void skbedit_dump(const struct tcf_action *a, struct tc_out *p)
 		snprintf(b, sizeof(b), "%#x", e->mask);
 		mqtx__out_str(p, OUT_ANY, "mask", "/%s", b);
 	}
-	tcf_print_control(p, " ", e->verdict, "");
+	mqtx__tcf_print_control(p, " ", e->verdict, "");
 	mqtx__out_nl(p);
 	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
 	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
@@ -189,7 +189,7 @@ static void skbedit_brief(const struct tcf_action *a, char *buf, size_t len)
 		snprintf(buf + n, len - n, " mark %u/%#x", e->mark, e->mask);
 }
 
-const struct tcf_action_ops tcf_skbedit_ops = {
+const struct tcf_action_ops mqtx__tcf_skbedit_ops = {
 	.kind = "skbedit",
 	.usage = SKBEDIT_USAGE,
 	.priv_size = sizeof(struct skbedit),

@@ -141,7 +141,7 @@ void mqtx_tcf_block_put(struct mqtx_tcf_block *b)
 		/* A classification that found the block before its last user let go may still
 		 * be reading the rules. */
 		mqtx__rcu_synchronize();
-		tcf_rs_retire(rs, NULL);
+		mqtx__tcf_rs_retire(rs, NULL);
 	}
 	pthread_mutex_destroy(&b->lock);
 	mqtx__free(b);
@@ -152,12 +152,12 @@ uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b)
 	return b ? b->index : 0;
 }
 
-void tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs)
+void mqtx__tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs)
 {
 	struct tcf_ruleset *old = atomic_exchange_explicit(&b->rs, rs, memory_order_acq_rel);
 
 	if (!old)
 		return;
 	mqtx__rcu_synchronize();
-	tcf_rs_retire(old, rs);
+	mqtx__tcf_rs_retire(old, rs);
 }

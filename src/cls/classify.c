@@ -11,7 +11,7 @@
 /* Linux's max_reclassify_loop: past it the packet is dropped. */
 #define RECLASSIFY_MAX 16
 
-uint16_t tcf_frame_proto(const struct mqtx_pkt *pkt)
+uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt)
 {
 	if (pkt->len < 14)
 		return 0;
@@ -22,9 +22,10 @@ uint16_t tcf_frame_proto(const struct mqtx_pkt *pkt)
  * Chain 0's priorities in order, each of the frame's protocol or of all; a reclassify starts
  * again at chain 0, a goto at the named chain (an empty or missing one matches nothing).
  */
-int tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+int mqtx__tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk,
+			  struct mqtx_tcf_result *res)
 {
-	const struct tcf_chain *c = tcf_chain_find(rs, 0), *start = c;
+	const struct tcf_chain *c = mqtx__tcf_chain_find(rs, 0), *start = c;
 	unsigned loops = 0;
 
 	while (c) {
@@ -42,7 +43,7 @@ int tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk, struct mqt
 				break;
 			}
 			if (unlikely((v & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN && v > 0)) {
-				next = tcf_chain_find(rs, (uint32_t)v & MQTX_ACT_EXT_MASK);
+				next = mqtx__tcf_chain_find(rs, (uint32_t)v & MQTX_ACT_EXT_MASK);
 				if (!next)
 					return MQTX_ACT_UNSPEC;
 				break;
@@ -85,12 +86,12 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 	if (rs) {
 		pk.pkt = pkt;
 		pk.dev = dev;
-		pk.proto = tcf_frame_proto(pkt);
+		pk.proto = mqtx__tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.located = false;
 		pk.dry = false;
 		pk.tr = NULL;
-		v = final_verdict(tcf_classify_rs(rs, &pk, res));
+		v = final_verdict(mqtx__tcf_classify_rs(rs, &pk, res));
 	}
 	mqtx__fwd_leave();
 	mqtx__rcu_read_unlock();
@@ -110,7 +111,8 @@ static void print_hit(struct tc_out *p, const char *what, const struct tcf_proto
 	mqtx__out_uint(p, OUT_ANY, "pref", " pref %llu", tp->prio);
 	mqtx__out_str(p, OUT_ANY, "kind", " %s", tp->ops->kind);
 	mqtx__out_uint(p, OUT_ANY, "handle", " handle 0x%llx", f->handle);
-	mqtx__out_str(p, OUT_ANY, "verdict", " -> %s", tcf_control_name(verdict, b, sizeof(b)));
+	mqtx__out_str(p, OUT_ANY, "verdict", " -> %s",
+		      mqtx__tcf_control_name(verdict, b, sizeof(b)));
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN && verdict > 0)
 		mqtx__out_uint(p, OUT_ANY, "goto_chain", " chain %llu",
 			       (uint32_t)verdict & MQTX_ACT_EXT_MASK);
@@ -152,12 +154,12 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_p
 	if (rs) {
 		pk.pkt = pkt;
 		pk.dev = dev;
-		pk.proto = tcf_frame_proto(pkt);
+		pk.proto = mqtx__tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.located = false;
 		pk.dry = true;
 		pk.tr = &tr;
-		v = final_verdict(tcf_classify_rs(rs, &pk, res));
+		v = final_verdict(mqtx__tcf_classify_rs(rs, &pk, res));
 	}
 	for (unsigned i = 0; i < tr.n; i++)
 		print_hit(p, what, tr.hit[i].tp, tr.hit[i].f, tr.hit[i].verdict);

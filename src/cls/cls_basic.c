@@ -42,7 +42,7 @@ static int basic_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 
 		if (!pk->dry)
 			atomic_fetch_add_explicit(&b->f.tries, 1, memory_order_relaxed);
-		if (!em_match(b->match, pk->pkt))
+		if (!mqtx__em_match(b->match, pk->pkt))
 			continue;
 		v = tcf_filter_hit(tp, &b->f, pk, res);
 		if (v >= 0)
@@ -55,7 +55,7 @@ static int basic_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 
 static void basic_free_filter(struct tcf_filter *f)
 {
-	em_free(basic_of(f)->match);
+	mqtx__em_free(basic_of(f)->match);
 }
 
 static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
@@ -64,43 +64,43 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 	int err;
 
 	if (mqtx__tc_matches(w, "match")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
-		em_free(b->match);
+		mqtx__em_free(b->match);
 		b->match = NULL;
-		err = em_parse(ps, &b->match);
-		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"ematch\"")
+		err = mqtx__em_parse(ps, &b->match);
+		return err == -EINVAL ? mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"ematch\"")
 				      : err;
 	}
 	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid"))
-		return tcf_parse_classid(ps, &b->f.classid);
+		return mqtx__tcf_parse_classid(ps, &b->f.classid);
 	if (mqtx__tc_matches(w, "action")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
-		err = tcf_exts_parse(&b->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+		err = mqtx__tcf_exts_parse(&b->f.exts, ps);
+		return err == -EINVAL ? mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
 				      : err;
 	}
 	if (mqtx__tc_matches(w, "police"))
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: basic: write \"action police ...\" instead of "
-				"\"police\".");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: basic: write \"action police ...\" instead of "
+				      "\"police\".");
 	if (strcmp(w, "help"))
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_basic_ops.usage);
+		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_basic_ops.usage);
 }
 
 static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 {
 	if (mqtx__tc_get_u32(s, h, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.",
-				s);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Illegal handle \"%s\", must be numeric.", s);
 	return 0;
 }
 
 static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
-	struct basic_filter *b = (struct basic_filter *)tcf_filter_alloc(sizeof(*b), handle);
+	struct basic_filter *b = (struct basic_filter *)mqtx__tcf_filter_alloc(sizeof(*b), handle);
 	int err = 0;
 
 	if (!b)
@@ -108,8 +108,8 @@ static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter 
 	while (!err && tcf_word(ps))
 		err = basic_word(b, ps);
 	if (err) {
-		em_free(b->match);
-		tcf_filter_free(NULL, &b->f);
+		mqtx__em_free(b->match);
+		mqtx__tcf_filter_free(NULL, &b->f);
 		return err;
 	}
 	*out = &b->f;
@@ -130,14 +130,14 @@ static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, s
 		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
 			      mqtx__classid_fmt(f->classid, buf, sizeof(buf)));
 	if (b->match)
-		em_dump(b->match, p);
+		mqtx__em_dump(b->match, p);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", "\n  (rule hit %llu)",
 			       atomic_load(&f->hits));
-	tcf_exts_dump(&f->exts, p);
+	mqtx__tcf_exts_dump(&f->exts, p);
 }
 
-const struct tcf_proto_ops tcf_basic_ops = {
+const struct tcf_proto_ops mqtx__tcf_basic_ops = {
 	.kind = "basic",
 	.usage = BASIC_USAGE,
 	.parse_handle = basic_parse_handle,

@@ -112,14 +112,14 @@ struct tcf_proto;
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
  *         from 1). 0 when none is left.
  * @parse: required. A new filter of @handle from the kind's words at ps->argv[ps->i]: fill
- *         *@out (allocated with tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
+ *         *@out (allocated with mqtx__tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
  * @build: optional. Make root->index from root->filters (every allocation of a change
  *         happens here or before: it may fail with -ENOMEM, or refuse a root the classifier
  *         cannot hold: -EEXIST for a second matchall, a duplicate flower key). 0 or -errno
  *         with a message in @ack.
  * @free_index: optional. Free what @build made.
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
- *         and return tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
+ *         and return mqtx__tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
  * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
  *         hash table, which the kernel walks as a filter).
@@ -188,14 +188,15 @@ struct tcf_pkt {
 };
 
 /* classify.c */
-int tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+int mqtx__tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk,
+			  struct mqtx_tcf_result *res);
 /* A chain of @rs by index, or NULL. */
-const struct tcf_chain *tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index);
+const struct tcf_chain *mqtx__tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index);
 /* The frame's ethertype: bytes 12-13 (0 for a runt). */
-uint16_t tcf_frame_proto(const struct mqtx_pkt *pkt);
+uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt);
 
 /* exts.c: run @f's actions (Linux's tcf_exts_exec); MQTX_ACT_OK when it has none. */
-int tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+int mqtx__tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
 static inline void tcf_trace_hit(struct tcf_pkt *pk, const struct tcf_proto *tp,
 				 const struct tcf_filter *f, int verdict);
 
@@ -208,7 +209,7 @@ static inline int tcf_filter_hit(const struct tcf_proto *tp, struct tcf_filter *
 	if (!pk->dry)
 		atomic_fetch_add_explicit(&f->hits, 1, memory_order_relaxed);
 	res->classid = f->classid;
-	v = tcf_exts_exec(f, pk, res);
+	v = mqtx__tcf_exts_exec(f, pk, res);
 	if (unlikely(pk->tr != NULL))
 		tcf_trace_hit(pk, tp, f, v);
 	return v;
@@ -236,9 +237,9 @@ struct tcf_parse {
 	size_t errlen;
 };
 
-void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv);
+void mqtx__tcf_parse_init(struct tcf_parse *ps, int argc, char **argv);
 /* Append one line to the messages; returns -EINVAL with @exit set (when not set yet). */
-int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
+int mqtx__tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The current word, or NULL at the end. */
 static inline const char *tcf_word(const struct tcf_parse *ps)
@@ -247,43 +248,43 @@ static inline const char *tcf_word(const struct tcf_parse *ps)
 }
 /* NEXT_ARG(): move to the value of the current option; -EINVAL (tc's "Command line is not
  * complete", exit 255) when there is none. */
-int tcf_next(struct tcf_parse *ps);
+int mqtx__tcf_next(struct tcf_parse *ps);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
-int tcf_proto_parse(const char *s, uint16_t *proto);
-const char *tcf_proto_name(uint16_t proto, char *buf, size_t len);
+int mqtx__tcf_proto_parse(const char *s, uint16_t *proto);
+const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len);
 /* tc's action_a2n() and parse_action_control(): a verdict word (and "goto chain N",
  * "jump N") at the current word; moves past it. */
-int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num);
-bool tcf_is_control(const char *w);
+int mqtx__tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num);
+bool mqtx__tcf_is_control(const char *w);
 /* action_a2n() with numbers allowed: one word, no "goto chain N" after it. */
-int tcf_control_word(const char *w, int *verdict);
-const char *tcf_control_name(int verdict, char *buf, size_t len);
+int mqtx__tcf_control_word(const char *w, int *verdict);
+const char *mqtx__tcf_control_name(int verdict, char *buf, size_t len);
 /* print_action_control(): "@prefix verdict[ chain N]@suffix", JSON "control_action". */
-void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix);
+void mqtx__tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix);
 
 /* ---- filters and actions: objects (filter.c) ---- */
 
 /* A zeroed filter of @size bytes (the classifier's struct) with @handle. */
-struct tcf_filter *tcf_filter_alloc(size_t size, uint32_t handle);
+struct tcf_filter *mqtx__tcf_filter_alloc(size_t size, uint32_t handle);
 /* Free a filter that is not or no longer published: its actions, its classifier part (@ops
  * NULL: a classifier that holds nothing more). */
-void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
+void mqtx__tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f);
 /* parse_action() at "action" (the word after it is current): the actions into @e. */
-int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
-void tcf_exts_free(struct tcf_exts *e);
+int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
+void mqtx__tcf_exts_free(struct tcf_exts *e);
 /* tc_print_action(): every action, its counters with -s. */
-void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
+void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
 /* "classid"/"flowid" at the current word into f->classid. */
-int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
+int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 
 /* ---- kinds (kinds.c) ---- */
 
-const struct tcf_proto_ops *tcf_proto_kind(const char *kind);
-const struct tcf_action_ops *tcf_action_kind(const char *kind);
+const struct tcf_proto_ops *mqtx__tcf_proto_kind(const char *kind);
+const struct tcf_action_ops *mqtx__tcf_action_kind(const char *kind);
 
 /* Action indexes, per kind, the lowest free from 1 (as Linux's idr of a kind's actions). */
-int tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index);
-void tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index);
+int mqtx__tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index);
+void mqtx__tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index);
 
 /* ---- blocks (block.c) ---- */
 

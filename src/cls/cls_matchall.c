@@ -30,14 +30,14 @@ static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 {
 	if (mqtx__tc_get_u32(s, h, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal handle \"%s\", must be numeric.",
-				s);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Illegal handle \"%s\", must be numeric.", s);
 	return 0;
 }
 
 static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
-	struct tcf_filter *f = tcf_filter_alloc(sizeof(*f), handle);
+	struct tcf_filter *f = mqtx__tcf_filter_alloc(sizeof(*f), handle);
 	const char *w;
 	int err = 0;
 
@@ -45,24 +45,26 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 		return -ENOMEM;
 	while (!err && (w = tcf_word(ps))) {
 		if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
-			err = tcf_parse_classid(ps, &f->classid);
+			err = mqtx__tcf_parse_classid(ps, &f->classid);
 		} else if (mqtx__tc_matches(w, "action")) {
-			err = tcf_next(ps) ? -EINVAL : tcf_exts_parse(&f->exts, ps);
+			err = mqtx__tcf_next(ps) ? -EINVAL : mqtx__tcf_exts_parse(&f->exts, ps);
 			if (err == -EINVAL)
-				tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"");
+				mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"");
 		} else if (!strcmp(w, "skip_hw")) {
 			ps->i++;
 		} else if (!strcmp(w, "skip_sw")) {
-			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				       "matchall: \"skip_sw\": there is no hardware to offload to");
+			err = mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_PARSE,
+				"matchall: \"skip_sw\": there is no hardware to offload to");
 		} else {
 			if (strcmp(w, "help"))
-				tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-			err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_matchall_ops.usage);
+				mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+			err = mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s",
+					     mqtx__tcf_matchall_ops.usage);
 		}
 	}
 	if (err) {
-		tcf_filter_free(&tcf_matchall_ops, f);
+		mqtx__tcf_filter_free(&mqtx__tcf_matchall_ops, f);
 		return err;
 	}
 	*out = f;
@@ -91,10 +93,10 @@ static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, st
 	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\n  not_in_hw", true);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
-	tcf_exts_dump(&f->exts, p);
+	mqtx__tcf_exts_dump(&f->exts, p);
 }
 
-const struct tcf_proto_ops tcf_matchall_ops = {
+const struct tcf_proto_ops mqtx__tcf_matchall_ops = {
 	.kind = "matchall",
 	.usage = MALL_USAGE,
 	.parse_handle = mall_parse_handle,

@@ -171,7 +171,7 @@ static int parse_at(struct tcf_parse *ps, int *off, bool *nexthdr)
 	char *end;
 	long v;
 
-	if (!w || strcmp(w, "at") || tcf_next(ps))
+	if (!w || strcmp(w, "at") || mqtx__tcf_next(ps))
 		return -EINVAL;
 	w = tcf_word(ps);
 	*nexthdr = !strncmp(w, "nexthdr+", 8);
@@ -188,7 +188,7 @@ static int parse_at(struct tcf_parse *ps, int *off, bool *nexthdr)
 /* VAL MASK: the value as get_u32 reads it, the mask in hex. */
 static int val_mask(struct tcf_parse *ps, uint32_t *val, uint32_t *mask)
 {
-	if (!tcf_word(ps) || mqtx__tc_get_u32(tcf_word(ps), val, 0) || tcf_next(ps) ||
+	if (!tcf_word(ps) || mqtx__tc_get_u32(tcf_word(ps), val, 0) || mqtx__tcf_next(ps) ||
 	    mqtx__tc_get_u32(tcf_word(ps), mask, 16))
 		return -EINVAL;
 	ps->i++;
@@ -328,7 +328,7 @@ static int parse_match(struct u32_filter *u, struct tcf_parse *ps)
 {
 	const char *w;
 
-	if (tcf_next(ps))
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	w = tcf_word(ps);
 	ps->i++;
@@ -354,16 +354,16 @@ static int parse_order(struct u32_filter *u, struct tcf_parse *ps)
 {
 	uint32_t order;
 
-	if (tcf_next(ps))
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	if (mqtx__tc_get_u32(tcf_word(ps), &order, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"order\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"order\"");
 	ps->i++;
 	if (U32_NODE(u->f.handle) && order != U32_NODE(u->f.handle))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"order\" contradicts \"handle\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"order\" contradicts \"handle\"");
 	if (!order || order > 0xFFF)
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: u32: order %u is not a node (1 to 0xfff).", order);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: u32: order %u is not a node (1 to 0xfff).", order);
 	u->f.handle = U32_HTID | order;
 	return 0;
 }
@@ -377,19 +377,20 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 		if (parse_match(u, ps))
 			return ps->exit == MQTX_TC_EXIT_ABORT
 				       ? -EINVAL
-				       : tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"match\"");
+				       : mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+							"Illegal \"match\"");
 		return 0;
 	}
 	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
 		*terminal = true;
-		return tcf_parse_classid(ps, &u->f.classid);
+		return mqtx__tcf_parse_classid(ps, &u->f.classid);
 	}
 	if (mqtx__tc_matches(w, "action")) {
 		*terminal = true;
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
-		err = tcf_exts_parse(&u->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+		err = mqtx__tcf_exts_parse(&u->f.exts, ps);
+		return err == -EINVAL ? mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
 				      : err;
 	}
 	if (!strcmp(w, "skip_hw")) {
@@ -402,18 +403,19 @@ static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *term
 	    mqtx__tc_matches(w, "hashkey") || !strcmp(w, "sample") ||
 	    mqtx__tc_matches(w, "offset") || !strcmp(w, "indev") || !strcmp(w, "skip_sw") ||
 	    mqtx__tc_matches(w, "police"))
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
-				"800:, of one bucket).",
-				w);
+		return mqtx__tcf_perr(
+			ps, MQTX_TC_EXIT_REFUSED,
+			"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
+			"800:, of one bucket).",
+			w);
 	if (strcmp(w, "help"))
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", tcf_u32_ops.usage);
+		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_u32_ops.usage);
 }
 
 static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
-	struct u32_filter *u = (struct u32_filter *)tcf_filter_alloc(sizeof(*u), handle);
+	struct u32_filter *u = (struct u32_filter *)mqtx__tcf_filter_alloc(sizeof(*u), handle);
 	bool terminal = false;
 	int err = 0;
 
@@ -422,7 +424,7 @@ static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **
 	while (!err && tcf_word(ps))
 		err = u32_parse_word(u, ps, &terminal);
 	if (err) {
-		tcf_filter_free(NULL, &u->f);
+		mqtx__tcf_filter_free(NULL, &u->f);
 		return err;
 	}
 	u->terminal = terminal;
@@ -447,10 +449,11 @@ static int u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps)
 			node = strtoul(s + 1, &end, 16);
 	}
 	if (*end || ht > 0xFFF || hash > 0xFF || node > 0xFFF)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal filter ID");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal filter ID");
 	if ((ht && ht != 0x800) || hash)
-		return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				"Error: u32: handle %s: only table 800: bucket 0 exists.", word);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+				      "Error: u32: handle %s: only table 800: bucket 0 exists.",
+				      word);
 	*h = node ? U32_HTID | (uint32_t)node : 0;
 	return 0;
 }
@@ -537,10 +540,10 @@ static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, str
 			mqtx__out_uint(p, OUT_ANY, "success", " (success %llu ) ",
 				       atomic_load(&k->hits));
 	}
-	tcf_exts_dump(&f->exts, p);
+	mqtx__tcf_exts_dump(&f->exts, p);
 }
 
-const struct tcf_proto_ops tcf_u32_ops = {
+const struct tcf_proto_ops mqtx__tcf_u32_ops = {
 	.kind = "u32",
 	.usage = U32_USAGE,
 	.parse_handle = u32_parse_handle,

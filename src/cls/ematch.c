@@ -100,7 +100,7 @@ static bool seq_match(const struct em_tree *tr, unsigned first, unsigned count,
 	return r;
 }
 
-bool em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt)
+bool mqtx__em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt)
 {
 	return !tr || seq_match(tr, tr->first, tr->top, pkt);
 }
@@ -132,8 +132,8 @@ static int lex(struct lexer *lx, struct tcf_parse *ps)
 				continue;
 			}
 			if (lx->n == EM_TOKENS || used + len + 1 > sizeof(lx->buf))
-				return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-						"ematch: the expression is too long");
+				return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+						      "ematch: the expression is too long");
 			memcpy(lx->buf + used, c, len);
 			lx->buf[used + len] = 0;
 			lx->tok[lx->n++] = lx->buf + used;
@@ -157,7 +157,8 @@ static const char *take(struct lexer *lx)
 
 static int bad(struct lexer *lx, const char *what, const char *tok)
 {
-	return tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "ematch: %s \"%s\"", what, tok ? tok : "(end)");
+	return mqtx__tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "ematch: %s \"%s\"", what,
+			      tok ? tok : "(end)");
 }
 
 static int name_of(const char *const *names, unsigned n, const char *w)
@@ -276,7 +277,7 @@ static int parse_seq(struct lexer *lx, struct em_term *all, unsigned *n, unsigne
 	return 0;
 }
 
-int em_parse(struct tcf_parse *ps, struct em_tree **out)
+int mqtx__em_parse(struct tcf_parse *ps, struct em_tree **out)
 {
 	struct em_term all[EM_TOKENS];
 	unsigned n = 0, first, count;
@@ -286,7 +287,7 @@ int em_parse(struct tcf_parse *ps, struct em_tree **out)
 
 	err = lex(&lx, ps);
 	if (!err && !lx.n)
-		err = tcf_perr(ps, MQTX_TC_EXIT_PARSE, "ematch: an empty expression");
+		err = mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "ematch: an empty expression");
 	if (!err)
 		err = parse_seq(&lx, all, &n, &first, &count, 0);
 	if (!err && peek(&lx))
@@ -304,7 +305,7 @@ int em_parse(struct tcf_parse *ps, struct em_tree **out)
 	return 0;
 }
 
-void em_free(struct em_tree *tr)
+void mqtx__em_free(struct em_tree *tr)
 {
 	mqtx__free(tr);
 }
@@ -352,7 +353,7 @@ static size_t print_seq(const struct em_tree *tr, unsigned first, unsigned count
 	return n;
 }
 
-void em_dump(const struct em_tree *tr, struct tc_out *p)
+void mqtx__em_dump(const struct em_tree *tr, struct tc_out *p)
 {
 	char buf[1024];
 

@@ -8,11 +8,11 @@
 struct em_tree;
 
 /* The expression at the current word up to "action", "classid", "flowid" or the end. */
-int em_parse(struct tcf_parse *ps, struct em_tree **out);
-void em_free(struct em_tree *tr);
+int mqtx__em_parse(struct tcf_parse *ps, struct em_tree **out);
+void mqtx__em_free(struct em_tree *tr);
 /* Whether @pkt matches; a NULL tree matches everything. Lock-free, read-only. */
-bool em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt);
+bool mqtx__em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt);
 /* print_ematch(): "\n  meta(priority eq 5) AND ..." */
-void em_dump(const struct em_tree *tr, struct tc_out *p);
+void mqtx__em_dump(const struct em_tree *tr, struct tc_out *p);
 
 #endif

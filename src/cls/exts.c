@@ -24,7 +24,7 @@ static int act_run(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_res
 	return v;
 }
 
-int tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+int mqtx__tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
 	unsigned n = f->exts.n, skip = 0, ttl = ACT_MAX;
 	int v = MQTX_ACT_OK;
@@ -56,11 +56,11 @@ static void act_free(struct tcf_action *a)
 {
 	if (a->ops->destroy)
 		a->ops->destroy(a);
-	tcf_action_index_put(a->ops, a->index);
+	mqtx__tcf_action_index_put(a->ops, a->index);
 	mqtx__free(a);
 }
 
-void tcf_exts_free(struct tcf_exts *e)
+void mqtx__tcf_exts_free(struct tcf_exts *e)
 {
 	for (unsigned i = 0; i < e->n; i++)
 		act_free(e->acts[i]);
@@ -92,26 +92,27 @@ static int act_alloc(const struct tcf_action_ops *ops, struct tcf_action **out)
 static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 {
 	const char *w = tcf_word(ps);
-	const struct tcf_action_ops *ops = tcf_action_kind(w);
+	const struct tcf_action_ops *ops = mqtx__tcf_action_kind(w);
 	struct tcf_action *a;
 	int err;
 
 	/* tc takes an unknown kind for gact, whose parser then refuses the word; a kind's
 	 * parser moves past its name to its words, which must be there (NEXT_ARG()). */
-	if (!ops || tcf_is_control(w))
-		ops = tcf_action_kind("gact");
-	else if (tcf_next(ps))
+	if (!ops || mqtx__tcf_is_control(w))
+		ops = mqtx__tcf_action_kind("gact");
+	else if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	err = act_alloc(ops, &a);
 	if (err)
 		return err;
 	err = ops->parse(a, ps);
 	if (!err)
-		err = tcf_action_index_take(ops, a->index, &a->index);
+		err = mqtx__tcf_action_index_take(ops, a->index, &a->index);
 	if (err == -EEXIST)
-		tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-			 "%s: action index %u is taken (actions are not shared between filters)",
-			 ops->kind, a->index);
+		mqtx__tcf_perr(
+			ps, MQTX_TC_EXIT_PARSE,
+			"%s: action index %u is taken (actions are not shared between filters)",
+			ops->kind, a->index);
 	if (err) {
 		if (ops->destroy)
 			ops->destroy(a);
@@ -145,7 +146,7 @@ static int skip_act_options(struct tcf_parse *ps)
 		if (!strcmp(w, "no_percpu")) {
 			ps->i++;
 		} else if (mqtx__tc_matches(w, "hw_stats")) {
-			if (tcf_next(ps))
+			if (mqtx__tcf_next(ps))
 				return -EINVAL;
 			ps->i++;
 		} else {
@@ -155,7 +156,7 @@ static int skip_act_options(struct tcf_parse *ps)
 	return 0;
 }
 
-int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
+int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 {
 	bool expect = false; /* "action" seen, its kind not yet */
 	const char *w;
@@ -177,8 +178,8 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 			return -EINVAL;
 		expect = false;
 		if (e->n == ACT_MAX)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Too many actions: at most %d",
-					ACT_MAX);
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "Too many actions: at most %d", ACT_MAX);
 		err = parse_one(ps, &a);
 		if (!err) {
 			err = skip_act_options(ps);
@@ -190,13 +191,13 @@ int tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 		if (err) {
 			if (err == -ENOMEM)
 				return err;
-			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "parse_action: bad value (%d:%s)!",
-					at, kind);
+			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "parse_action: bad value (%d:%s)!", at, kind);
 		}
 	}
 	if (expect)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
 	return 0;
 }
 
@@ -222,7 +223,7 @@ static void dump_stats(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_nl(p);
 }
 
-void tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
+void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
 {
 	if (!e->n)
 		return;

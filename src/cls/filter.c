@@ -4,7 +4,7 @@
  * rule set that held it is gone. */
 #include "cls/cls_int.h"
 
-struct tcf_filter *tcf_filter_alloc(size_t size, uint32_t handle)
+struct tcf_filter *mqtx__tcf_filter_alloc(size_t size, uint32_t handle)
 {
 	struct tcf_filter *f = mqtx__zalloc(size);
 
@@ -13,12 +13,12 @@ struct tcf_filter *tcf_filter_alloc(size_t size, uint32_t handle)
 	return f;
 }
 
-void tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f)
+void mqtx__tcf_filter_free(const struct tcf_proto_ops *ops, struct tcf_filter *f)
 {
 	if (!f)
 		return;
 	if (ops && ops->free_filter)
 		ops->free_filter(f);
-	tcf_exts_free(&f->exts);
+	mqtx__tcf_exts_free(&f->exts);
 	mqtx__free(f);
 }

@@ -30,7 +30,7 @@ struct fl_index {
 
 /* ---- the key of a frame ---- */
 
-void fl_key_extract(const struct mqtx_pkt *pkt, struct fl_key *k)
+void mqtx__fl_key_extract(const struct mqtx_pkt *pkt, struct fl_key *k)
 {
 	const uint8_t *d = pkt->data;
 	struct mqtx_flow_keys fk;
@@ -139,7 +139,7 @@ static int fl_classify(const struct tcf_proto *tp, struct tcf_pkt *pk, struct mq
 	const struct fl_index *ix = tp->root->index;
 
 	if (!pk->keyed) {
-		fl_key_extract(pk->pkt, &pk->key);
+		mqtx__fl_key_extract(pk->pkt, &pk->key);
 		pk->keyed = true;
 	}
 	for (unsigned i = 0; i < ix->nmasks; i++) {
@@ -257,12 +257,12 @@ static int fl_build(struct tcf_root *root, struct mqtx_extack *ack)
 	return 0;
 }
 
-const struct tcf_proto_ops tcf_flower_ops = {
+const struct tcf_proto_ops mqtx__tcf_flower_ops = {
 	.kind = "flower",
 	.usage = mqtx__fl_usage,
-	.parse = fl_parse,
+	.parse = mqtx__fl_parse,
 	.build = fl_build,
 	.free_index = fl_free_index,
 	.classify = fl_classify,
-	.dump = fl_dump,
+	.dump = mqtx__fl_dump,
 };

@@ -40,14 +40,14 @@ static inline struct fl_filter *fl_of(const struct tcf_filter *f)
 	return (struct fl_filter *)f;
 }
 
-extern const struct tcf_proto_ops tcf_flower_ops;
+extern const struct tcf_proto_ops mqtx__tcf_flower_ops;
 /* What the ops carry as flower's usage (flower_parse.c). */
 extern const char mqtx__fl_usage[];
 
 /* flower_parse.c */
-int fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
+int mqtx__fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 
 /* flower_dump.c */
-void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 
 #endif

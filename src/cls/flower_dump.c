@@ -181,7 +181,7 @@ static void keys(struct tc_out *p, const struct fl_filter *f)
 		mqtx__out_uint(p, OUT_ANY, "vlan_prio", "  vlan_prio %llu", k->vlan_prio);
 	}
 	if (f->present & FLK_VLAN_ETHTYPE)
-		line(p, "vlan_ethtype", tcf_proto_name(f->vlan_ethtype, b, sizeof(b)));
+		line(p, "vlan_ethtype", mqtx__tcf_proto_name(f->vlan_ethtype, b, sizeof(b)));
 	if (f->present & FLK_DST_MAC)
 		mac(p, "dst_mac", k->dst_mac, f->mask.dst_mac);
 	if (f->present & FLK_SRC_MAC)
@@ -216,7 +216,7 @@ static void keys(struct tc_out *p, const struct fl_filter *f)
 		ip_flags(p, f, k);
 }
 
-void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_out *p)
+void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_out *p)
 {
 	const struct fl_filter *f = fl_of(f0);
 	uint32_t minor = f0->classid & 0xFFFF;
@@ -241,5 +241,5 @@ void fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_
 	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
-	tcf_exts_dump(&f0->exts, p);
+	mqtx__tcf_exts_dump(&f0->exts, p);
 }

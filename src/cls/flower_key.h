@@ -39,6 +39,6 @@ struct fl_key {
 _Static_assert(sizeof(struct fl_key) == 72, "flower's key is 9 words");
 
 /* Fill @k from @pkt's frame (flower.c): zero where the frame has no such header. */
-void fl_key_extract(const struct mqtx_pkt *pkt, struct fl_key *k);
+void mqtx__fl_key_extract(const struct mqtx_pkt *pkt, struct fl_key *k);
 
 #endif

@@ -113,7 +113,7 @@ static int parse_prefix(const char *s, int family, int *got, uint8_t *addr, uint
 
 static int bad(struct tcf_parse *ps, const char *what)
 {
-	return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"%s\"", what);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"%s\"", what);
 }
 
 static int key_mac(struct flp *fp, struct tcf_parse *ps, const char *w)
@@ -137,20 +137,22 @@ static int key_vlan(struct flp *fp, struct tcf_parse *ps, const char *w)
 
 	if (!strcmp(w, "vlan_ethtype")) {
 		if (!is_vlan(fp->eth_type))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					"Can't set \"vlan_ethtype\" if ethertype isn't 802.1Q or "
-					"802.1AD");
-		if (tcf_proto_parse(v, &fp->vlan_ethtype))
-			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-					"Error: argument \"%s\" is wrong: invalid vlan_ethtype", v);
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_PARSE,
+				"Can't set \"vlan_ethtype\" if ethertype isn't 802.1Q or "
+				"802.1AD");
+		if (mqtx__tcf_proto_parse(v, &fp->vlan_ethtype))
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: argument \"%s\" is wrong: invalid vlan_ethtype", v);
 		fp->eth_type = fp->vlan_ethtype;
 		f->vlan_ethtype = fp->vlan_ethtype;
 		f->present |= FLK_VLAN_ETHTYPE;
 		return 0;
 	}
 	if (!is_vlan(fp->tc_proto))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				"Can't set \"%s\" if ethertype isn't 802.1Q or 802.1AD", w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Can't set \"%s\" if ethertype isn't 802.1Q or 802.1AD", w);
 	if (!strcmp(w, "vlan_id")) {
 		if (mqtx__tc_get_u16(v, &id, 10) || id > 0xFFF)
 			return bad(ps, w);
@@ -195,7 +197,7 @@ static int key_ip_proto(struct flp *fp, struct tcf_parse *ps, const char *w)
 	fp->f->present |= FLK_IP_PROTO;
 	return 0;
 eth_type:
-	tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"eth_type\" for ip proto");
+	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"eth_type\" for ip proto");
 	return bad(ps, "ip_proto");
 }
 
@@ -241,9 +243,9 @@ static int key_ip(struct flp *fp, struct tcf_parse *ps, const char *w)
 		return bad(ps, w);
 	/* get_prefix() of the protocol's family says it, and nothing follows */
 	if (parse_prefix(tcf_word(ps), want, &got, addr, mask) || got != want)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				"Error: %s prefix is expected rather than \"%s\".",
-				want == AF_INET ? "inet" : "inet6", tcf_word(ps));
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Error: %s prefix is expected rather than \"%s\".",
+				      want == AF_INET ? "inet" : "inet6", tcf_word(ps));
 	if (got == AF_INET) {
 		memcpy(dst ? &f->key.ipv4_dst : &f->key.ipv4_src, addr, 4);
 		memcpy(dst ? &f->mask.ipv4_dst : &f->mask.ipv4_src, mask, 4);
@@ -273,8 +275,8 @@ static int key_port(struct flp *fp, struct tcf_parse *ps, const char *w)
 		if (mqtx__tc_get_u16(buf, &min, 10) || mqtx__tc_get_u16(sep, &max, 10) || !min)
 			return bad(ps, w);
 		if (max <= min) {
-			tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				 "max value should be greater than min value");
+			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				       "max value should be greater than min value");
 			return bad(ps, w);
 		}
 		*(dst ? &f->dport_min : &f->sport_min) = min;
@@ -358,9 +360,9 @@ static int key_hw_tc(struct flp *fp, struct tcf_parse *ps, const char *w)
 
 	(void)w;
 	if (mqtx__tc_get_u32(tcf_word(ps), &tc, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal TC index");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal TC index");
 	if (tc >= 16)
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "TC index exceeds max range");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "TC index exceeds max range");
 	fp->f->f.classid = (ps->parent & 0xFFFF0000u) | (TC_MIN_PRIORITY + tc);
 	return 0;
 }
@@ -369,11 +371,11 @@ static int key_hw_tc(struct flp *fp, struct tcf_parse *ps, const char *w)
 static int key_unsupported(struct flp *fp, struct tcf_parse *ps, const char *w)
 {
 	(void)fp;
-	return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-			"Error: flower: \"%s\" is not supported (matches: mac addresses, "
-			"one VLAN tag, ip_proto, tos, ttl, addresses, ports, tcp_flags, "
-			"ip_flags).",
-			w);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+			      "Error: flower: \"%s\" is not supported (matches: mac addresses, "
+			      "one VLAN tag, ip_proto, tos, ttl, addresses, ports, tcp_flags, "
+			      "ip_flags).",
+			      w);
 }
 
 /* ---- the words ---- */
@@ -443,10 +445,10 @@ static int parse_word(struct flp *fp, struct tcf_parse *ps)
 	int err;
 
 	if (mqtx__tc_matches(w, "action")) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
-		err = tcf_exts_parse(&fp->f->f.exts, ps);
-		return err == -EINVAL ? tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
+		err = mqtx__tcf_exts_parse(&fp->f->f.exts, ps);
+		return err == -EINVAL ? mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
 				      : err;
 	}
 	for (k = 0; k < ARRAY_SIZE(keys); k++)
@@ -454,19 +456,19 @@ static int parse_word(struct flp *fp, struct tcf_parse *ps)
 			break;
 	if (k == ARRAY_SIZE(keys) || !strcmp(w, "help")) {
 		if (strcmp(w, "help"))
-			tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__fl_usage);
+			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__fl_usage);
 	}
 	if (!keys[k].fn) {
 		if (!strcmp(keys[k].word, "skip_sw"))
-			return tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-					"Error: flower: \"skip_sw\": there is no hardware to "
-					"offload to.");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
+					      "Error: flower: \"skip_sw\": there is no hardware to "
+					      "offload to.");
 		fp->f->skip_hw |= !strcmp(keys[k].word, "skip_hw");
 		ps->i++;
 		return 0;
 	}
-	if (tcf_next(ps) || keys[k].fn(fp, ps, keys[k].word))
+	if (mqtx__tcf_next(ps) || keys[k].fn(fp, ps, keys[k].word))
 		return -EINVAL;
 	ps->i++;
 	return 0;
@@ -490,18 +492,18 @@ static void finish(struct flp *fp)
 		k[i] &= m[i];
 }
 
-int fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
+int mqtx__fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
 	struct flp fp = { .tc_proto = ps->protocol, .eth_type = ps->protocol, .ip_proto = 0xFF };
 	int err = 0;
 
-	fp.f = (struct fl_filter *)tcf_filter_alloc(sizeof(*fp.f), handle);
+	fp.f = (struct fl_filter *)mqtx__tcf_filter_alloc(sizeof(*fp.f), handle);
 	if (!fp.f)
 		return -ENOMEM;
 	while (!err && tcf_word(ps))
 		err = parse_word(&fp, ps);
 	if (err) {
-		tcf_filter_free(NULL, &fp.f->f);
+		mqtx__tcf_filter_free(NULL, &fp.f->f);
 		return err;
 	}
 	finish(&fp);

@@ -5,13 +5,13 @@
 
 #include "cls/cls_int.h"
 
-extern const struct tcf_proto_ops tcf_matchall_ops;
-extern const struct tcf_proto_ops tcf_u32_ops;
-extern const struct tcf_proto_ops tcf_basic_ops;
+extern const struct tcf_proto_ops mqtx__tcf_matchall_ops;
+extern const struct tcf_proto_ops mqtx__tcf_u32_ops;
+extern const struct tcf_proto_ops mqtx__tcf_basic_ops;
 
-extern const struct tcf_action_ops tcf_gact_ops;
-extern const struct tcf_action_ops tcf_skbedit_ops;
-extern const struct tcf_action_ops tcf_police_ops;
-extern const struct tcf_action_ops tcf_mirred_ops;
+extern const struct tcf_action_ops mqtx__tcf_gact_ops;
+extern const struct tcf_action_ops mqtx__tcf_skbedit_ops;
+extern const struct tcf_action_ops mqtx__tcf_police_ops;
+extern const struct tcf_action_ops mqtx__tcf_mirred_ops;
 
 #endif

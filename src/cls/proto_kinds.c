@@ -5,13 +5,13 @@
 #include "cls/kinds.h"
 
 static const struct tcf_proto_ops *const proto_kinds[] = {
-	&tcf_matchall_ops,
-	&tcf_flower_ops,
-	&tcf_u32_ops,
-	&tcf_basic_ops,
+	&mqtx__tcf_matchall_ops,
+	&mqtx__tcf_flower_ops,
+	&mqtx__tcf_u32_ops,
+	&mqtx__tcf_basic_ops,
 };
 
-const struct tcf_proto_ops *tcf_proto_kind(const char *kind)
+const struct tcf_proto_ops *mqtx__tcf_proto_kind(const char *kind)
 {
 	for (size_t i = 0; kind && i < ARRAY_SIZE(proto_kinds); i++)
 		if (!strcmp(proto_kinds[i]->kind, kind))

@@ -13,9 +13,9 @@
 
 /* ---- priorities ---- */
 
-int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol, uint32_t chain,
-		  struct tcf_filter *const *filters, unsigned n, struct mqtx_extack *ack,
-		  struct tcf_proto **out)
+int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
+			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
+			struct mqtx_extack *ack, struct tcf_proto **out)
 {
 	struct tcf_proto *tp;
 	struct tcf_root *root;
@@ -46,7 +46,7 @@ int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t proto
 }
 
 /* Free @tp; its filters too when @filters (the priority goes away whole). */
-void tcf_proto_free(struct tcf_proto *tp, bool filters)
+void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters)
 {
 	if (!tp)
 		return;
@@ -54,12 +54,12 @@ void tcf_proto_free(struct tcf_proto *tp, bool filters)
 		tp->ops->free_index(tp->root->index);
 	if (filters)
 		for (unsigned i = 0; i < tp->root->n; i++)
-			tcf_filter_free(tp->ops, tp->root->filters[i]);
+			mqtx__tcf_filter_free(tp->ops, tp->root->filters[i]);
 	mqtx__free(tp);
 }
 
 /* The filter of @tp with @handle, or NULL. */
-struct tcf_filter *tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
+struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
 {
 	const struct tcf_root *r = tp->root;
 	unsigned lo = 0, hi = r->n;
@@ -76,7 +76,7 @@ struct tcf_filter *tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
 }
 
 /* The lowest handle from 1 that no filter of @tp has (Linux's idr_alloc_u32 from 1). */
-uint32_t tcf_proto_free_handle(const struct tcf_proto *tp)
+uint32_t mqtx__tcf_proto_free_handle(const struct tcf_proto *tp)
 {
 	const struct tcf_root *r = tp->root;
 	uint32_t h = 1;
@@ -89,8 +89,8 @@ uint32_t tcf_proto_free_handle(const struct tcf_proto *tp)
 
 /* @tp's filters with @f in the place of the one with its handle (or inserted by handle), or
  * with @gone removed (@f NULL), into a new array of *@n entries. */
-int tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
-		      const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n)
+int mqtx__tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
+			    const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n)
 {
 	unsigned old = tp ? tp->root->n : 0, k = 0;
 	struct tcf_filter **v;
@@ -121,7 +121,7 @@ int tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
 
 /* ---- rule sets ---- */
 
-const struct tcf_chain *tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index)
+const struct tcf_chain *mqtx__tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index)
 {
 	if (!rs)
 		return NULL;
@@ -136,11 +136,11 @@ const struct tcf_chain *tcf_chain_find(const struct tcf_ruleset *rs, uint32_t in
  * priority; @new NULL: @gone removed; both NULL and @flush: the chain removed). An empty result
  * is NULL (no rules).
  */
-int tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
-		struct tcf_proto *new, bool flush, struct tcf_ruleset **out)
+int mqtx__tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
+		      struct tcf_proto *new, bool flush, struct tcf_ruleset **out)
 {
 	unsigned nch = old ? old->nchains : 0, ntp = 0, c = 0;
-	const struct tcf_chain *target = tcf_chain_find(old, chain);
+	const struct tcf_chain *target = mqtx__tcf_chain_find(old, chain);
 	struct tcf_proto **slot;
 	struct tcf_ruleset *rs;
 	bool add_chain = !target && new;
@@ -210,7 +210,7 @@ int tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_
 /* The priority of @rs's chain @chain with @prio, or NULL. */
 static const struct tcf_proto *find_tp(const struct tcf_ruleset *rs, uint32_t chain, uint32_t prio)
 {
-	const struct tcf_chain *c = tcf_chain_find(rs, chain);
+	const struct tcf_chain *c = mqtx__tcf_chain_find(rs, chain);
 
 	for (unsigned i = 0; c && i < c->n; i++)
 		if (c->tps[i]->prio == prio)
@@ -220,14 +220,14 @@ static const struct tcf_proto *find_tp(const struct tcf_ruleset *rs, uint32_t ch
 
 static bool holds(const struct tcf_proto *tp, const struct tcf_filter *f)
 {
-	return tp && tcf_proto_get(tp, f->handle) == f;
+	return tp && mqtx__tcf_proto_get(tp, f->handle) == f;
 }
 
 /*
  * After the grace period that followed publishing @new in place of @old: free @old, and every
  * priority and filter that only @old held.
  */
-void tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
+void mqtx__tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
 {
 	for (unsigned i = 0; old && i < old->nchains; i++) {
 		const struct tcf_chain *oc = &old->chains[i];
@@ -240,8 +240,8 @@ void tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
 				continue;
 			for (unsigned k = 0; k < tp->root->n; k++)
 				if (!holds(now, tp->root->filters[k]))
-					tcf_filter_free(tp->ops, tp->root->filters[k]);
-			tcf_proto_free(tp, false);
+					mqtx__tcf_filter_free(tp->ops, tp->root->filters[k]);
+			mqtx__tcf_proto_free(tp, false);
 		}
 	}
 	mqtx__free(old);

@@ -30,7 +30,7 @@ static void head(const struct tcf_show *s, const struct tcf_proto *tp, struct tc
 			      mqtx__classid_fmt(s->parent, b, sizeof(b)));
 	if (!s->protocol)
 		mqtx__out_str(p, OUT_ANY, "protocol", "protocol %s ",
-			      tcf_proto_name(tp->protocol, b, sizeof(b)));
+			      mqtx__tcf_proto_name(tp->protocol, b, sizeof(b)));
 	if (!s->prio)
 		mqtx__out_uint(p, OUT_ANY, "pref", "pref %llu ", tp->prio);
 	mqtx__out_str(p, OUT_ANY, "kind", "%s ", tp->ops->kind);

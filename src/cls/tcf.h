@@ -128,19 +128,19 @@ bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);
 
 /* ---- rule sets (ruleset.c), for the change transaction ---- */
 
-int tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol, uint32_t chain,
-		  struct tcf_filter *const *filters, unsigned n, struct mqtx_extack *ack,
-		  struct tcf_proto **out);
-void tcf_proto_free(struct tcf_proto *tp, bool filters);
-struct tcf_filter *tcf_proto_get(const struct tcf_proto *tp, uint32_t handle);
-uint32_t tcf_proto_free_handle(const struct tcf_proto *tp);
-int tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
-		      const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n);
-int tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
-		struct tcf_proto *new, bool flush, struct tcf_ruleset **out);
-void tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new);
+int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
+			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
+			struct mqtx_extack *ack, struct tcf_proto **out);
+void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters);
+struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle);
+uint32_t mqtx__tcf_proto_free_handle(const struct tcf_proto *tp);
+int mqtx__tcf_proto_filters(const struct tcf_proto *tp, struct tcf_filter *f,
+			    const struct tcf_filter *gone, struct tcf_filter ***out, unsigned *n);
+int mqtx__tcf_rs_edit(const struct tcf_ruleset *old, uint32_t chain, const struct tcf_proto *gone,
+		      struct tcf_proto *new, bool flush, struct tcf_ruleset **out);
+void mqtx__tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new);
 
 /* block.c: publish @rs on @b (its lock held), wait a grace period, retire the old rules. */
-void tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs);
+void mqtx__tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs);
 
 #endif

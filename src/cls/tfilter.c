@@ -23,7 +23,7 @@ static int parse_handle(const struct tcf_proto_ops *ops, const char *s, uint32_t
 	if (ops->parse_handle)
 		return ops->parse_handle(s, h, ps);
 	if (mqtx__tc_get_u32(s, h, 0))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"handle\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"handle\"");
 	return 0;
 }
 
@@ -38,25 +38,27 @@ static int parse_words(const struct tcf_req *rq, struct tcf_parse *ps,
 	*f = NULL;
 	if (!rq->kind) {
 		if (rq->handle)
-			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-					"Must specify filter type when using \"handle\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+					      "Must specify filter type when using \"handle\"");
 		if (rq->argc)
-			return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-					"Garbage instead of arguments \"%s ...\". Try \"tc filter "
-					"help\".",
-					rq->argv[0]);
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Garbage instead of arguments \"%s ...\". Try \"tc filter "
+				"help\".",
+				rq->argv[0]);
 		return 0;
 	}
-	*ops = tcf_proto_kind(rq->kind);
+	*ops = mqtx__tcf_proto_kind(rq->kind);
 	if (!*ops) {
 		/* tc's stand-in for a kind it does not know; the kernel refuses it then. */
 		if (rq->argc)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					"Unknown filter \"%s\", hence option \"%s\" is unparsable",
-					rq->kind, rq->argv[0]);
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_PARSE,
+				"Unknown filter \"%s\", hence option \"%s\" is unparsable",
+				rq->kind, rq->argv[0]);
 		if (rq->handle && mqtx__tc_get_u32(rq->handle, &h, 16))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Unparsable filter ID \"%s\"",
-					rq->handle);
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Unparsable filter ID \"%s\"",
+					      rq->handle);
 		return 0;
 	}
 	if (rq->handle && (err = parse_handle(*ops, rq->handle, handle, ps)))
@@ -101,11 +103,11 @@ static int publish(struct mqtx_tcf_block *b, const struct tcf_ruleset *old, uint
 		   const struct tcf_proto *gone, struct tcf_proto *new, bool flush)
 {
 	struct tcf_ruleset *rs;
-	int err = tcf_rs_edit(old, chain, gone, new, flush, &rs);
+	int err = mqtx__tcf_rs_edit(old, chain, gone, new, flush, &rs);
 
 	if (err)
 		return err;
-	tcf_block_commit(b, rs);
+	mqtx__tcf_block_commit(b, rs);
 	return 0;
 }
 
@@ -127,7 +129,7 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		mqtx_extack_set(ack, "Invalid filter command with priority of zero");
 		return -ENOENT;
 	}
-	err = find_tp(tcf_chain_find(rs, rq->chain), prio, protocol, &tp, &before, ack);
+	err = find_tp(mqtx__tcf_chain_find(rs, rq->chain), prio, protocol, &tp, &before, ack);
 	if (err)
 		return err;
 	if (!tp) {
@@ -154,7 +156,7 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		protocol = tp->protocol;
 	}
 	if (tp && f && f->handle)
-		old = tcf_proto_get(tp, f->handle);
+		old = mqtx__tcf_proto_get(tp, f->handle);
 	if (!old && !create) {
 		mqtx_extack_set(ack, "Need both RTM_NEWTFILTER and NLM_F_CREATE to create a new "
 				     "filter");
@@ -168,22 +170,22 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		return -EINVAL; /* no options to change it with (the kernel's answer) */
 	if (!f->handle) {
 		f->handle = ops->auto_handle ? ops->auto_handle(tp ? tp->root : NULL)
-			    : tp	     ? tcf_proto_free_handle(tp)
+			    : tp	     ? mqtx__tcf_proto_free_handle(tp)
 					     : 1;
 		if (!f->handle)
 			return -ENOSPC;
 	}
 	/* Prepare: the priority's new rules, its lookup built; then publish. */
-	err = tcf_proto_filters(tp, f, NULL, &arr, &n);
+	err = mqtx__tcf_proto_filters(tp, f, NULL, &arr, &n);
 	if (err)
 		return err;
-	err = tcf_proto_new(ops, prio, protocol, rq->chain, arr, n, ack, &ntp);
+	err = mqtx__tcf_proto_new(ops, prio, protocol, rq->chain, arr, n, ack, &ntp);
 	mqtx__free(arr);
 	if (err)
 		return err;
 	err = publish(b, rs, rq->chain, tp, ntp, false);
 	if (err) {
-		tcf_proto_free(ntp, false);
+		mqtx__tcf_proto_free(ntp, false);
 		return err;
 	}
 	*fp = NULL; /* published */
@@ -196,7 +198,7 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		      const struct tcf_proto_ops *ops, uint32_t handle, struct mqtx_extack *ack)
 {
 	const struct tcf_ruleset *rs = tcf_block_rules(b);
-	const struct tcf_chain *c = tcf_chain_find(rs, rq->chain);
+	const struct tcf_chain *c = mqtx__tcf_chain_find(rs, rq->chain);
 	const struct tcf_proto *tp = NULL;
 	struct tcf_filter *f, **arr;
 	struct tcf_proto *ntp;
@@ -228,23 +230,23 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 	}
 	if (!handle)
 		return publish(b, rs, rq->chain, tp, NULL, false);
-	f = tcf_proto_get(tp, handle);
+	f = mqtx__tcf_proto_get(tp, handle);
 	if (!f) {
 		mqtx_extack_set(ack, "Specified filter handle not found");
 		return -ENOENT;
 	}
 	if (tp->root->n == 1)
 		return publish(b, rs, rq->chain, tp, NULL, false); /* the last: the priority goes */
-	err = tcf_proto_filters(tp, NULL, f, &arr, &n);
+	err = mqtx__tcf_proto_filters(tp, NULL, f, &arr, &n);
 	if (err)
 		return err;
-	err = tcf_proto_new(tp->ops, tp->prio, tp->protocol, tp->chain, arr, n, ack, &ntp);
+	err = mqtx__tcf_proto_new(tp->ops, tp->prio, tp->protocol, tp->chain, arr, n, ack, &ntp);
 	mqtx__free(arr);
 	if (err)
 		return err;
 	err = publish(b, rs, rq->chain, tp, ntp, false);
 	if (err)
-		tcf_proto_free(ntp, false);
+		mqtx__tcf_proto_free(ntp, false);
 	return err;
 }
 
@@ -252,19 +254,21 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 
 static int dup_word(struct tcf_parse *ps, const char *key, const char *v)
 {
-	return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-			"Error: duplicate \"%s\": \"%s\" is the second value.", key, v);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+			      "Error: duplicate \"%s\": \"%s\" is the second value.", key, v);
 }
 
 static int bad_word(struct tcf_parse *ps, const char *v, const char *msg)
 {
-	return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", v, msg);
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: argument \"%s\" is wrong: %s", v,
+			      msg);
 }
 
 static int set_parent(struct tcf_cmd *c, struct tcf_parse *ps, const char *w, uint32_t parent)
 {
 	if (c->parent)
-		return tcf_perr(ps, MQTX_TC_EXIT_ABORT, "Error: \"%s\" is duplicate parent ID", w);
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+				      "Error: \"%s\" is duplicate parent ID", w);
 	c->parent = parent;
 	return 0;
 }
@@ -324,7 +328,7 @@ static int head_protocol(struct tcf_cmd *c, struct tcf_parse *ps, const char *v)
 {
 	if (c->has_protocol)
 		return dup_word(ps, "protocol", v);
-	if (tcf_proto_parse(v, &c->rq.protocol))
+	if (mqtx__tcf_proto_parse(v, &c->rq.protocol))
 		return bad_word(ps, v, "invalid protocol");
 	c->has_protocol = true;
 	return 0;
@@ -367,7 +371,7 @@ static int head_word(struct tcf_cmd *c, struct tcf_parse *ps)
 		if (head_opts[i].prefix ? !mqtx__tc_matches(w, head_opts[i].word)
 					: strcmp(w, head_opts[i].word))
 			continue;
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		return head_opts[i].fn(c, ps, tcf_word(ps));
 	}
@@ -379,7 +383,7 @@ int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, str
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	tcf_parse_init(ps, argc, argv);
+	mqtx__tcf_parse_init(ps, argc, argv);
 	c->rq.verb = verb;
 	while (tcf_word(ps)) {
 		rc = head_word(c, ps);
@@ -405,7 +409,7 @@ int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, str
 
 int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf_prep *pp)
 {
-	tcf_parse_init(ps, rq->argc, rq->argv);
+	mqtx__tcf_parse_init(ps, rq->argc, rq->argv);
 	ps->protocol = rq->protocol ? rq->protocol : MQTX_ETH_P_ALL;
 	ps->find_dev = rq->find_dev;
 	ps->find_arg = rq->find_arg;
@@ -416,7 +420,7 @@ int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf
 void mqtx__tcf_prep_free(struct tcf_prep *pp)
 {
 	if (pp->f)
-		tcf_filter_free(pp->ops, pp->f);
+		mqtx__tcf_filter_free(pp->ops, pp->f);
 	pp->f = NULL;
 }
 
@@ -446,8 +450,9 @@ int mqtx_tcf_change(struct mqtx_tcf_block *b, int verb, int argc, char **argv,
 		return -EINVAL;
 	err = mqtx__tcf_parse_head(argc, argv, verb, &c, &ps);
 	if (!err && (c.dev || c.block || c.parent))
-		err = tcf_perr(&ps, MQTX_TC_EXIT_PARSE,
-			       "the block is given: \"dev\", \"block\" and a parent do not apply");
+		err = mqtx__tcf_perr(
+			&ps, MQTX_TC_EXIT_PARSE,
+			"the block is given: \"dev\", \"block\" and a parent do not apply");
 	if (!err)
 		err = mqtx__tcf_prepare(&c.rq, &ps, &pp);
 	if (err) {

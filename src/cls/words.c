@@ -10,7 +10,7 @@
 
 #include "cls/cls_int.h"
 
-void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv)
+void mqtx__tcf_parse_init(struct tcf_parse *ps, int argc, char **argv)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->argc = argc;
@@ -18,7 +18,7 @@ void tcf_parse_init(struct tcf_parse *ps, int argc, char **argv)
 	ps->protocol = MQTX_ETH_P_ALL;
 }
 
-int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
+int mqtx__tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 {
 	size_t room = sizeof(ps->err) - ps->errlen;
 	va_list ap;
@@ -43,11 +43,11 @@ int tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int tcf_next(struct tcf_parse *ps)
+int mqtx__tcf_next(struct tcf_parse *ps)
 {
 	if (ps->i + 1 >= ps->argc)
-		return tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-				"Command line is not complete. Try option \"help\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
+				      "Command line is not complete. Try option \"help\"");
 	ps->i++;
 	return 0;
 }
@@ -64,7 +64,7 @@ static const struct {
 	{ 0x0800, "ipv4" },   { 0x88CC, "lldp" },
 };
 
-int tcf_proto_parse(const char *s, uint16_t *proto)
+int mqtx__tcf_proto_parse(const char *s, uint16_t *proto)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
 		if (!strcasecmp(protos[i].name, s)) {
@@ -75,7 +75,7 @@ int tcf_proto_parse(const char *s, uint16_t *proto)
 	return mqtx__tc_get_u16(s, proto, 0);
 }
 
-const char *tcf_proto_name(uint16_t proto, char *buf, size_t len)
+const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(protos); i++)
 		if (protos[i].id == proto)
@@ -118,48 +118,48 @@ static int control_of(const char *w, int *verdict, bool allow_num)
 	return 0;
 }
 
-int tcf_control_word(const char *w, int *verdict)
+int mqtx__tcf_control_word(const char *w, int *verdict)
 {
 	return control_of(w, verdict, true);
 }
 
-bool tcf_is_control(const char *w)
+bool mqtx__tcf_is_control(const char *w)
 {
 	int v;
 
 	return !control_of(w, &v, false);
 }
 
-int tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num)
+int mqtx__tcf_parse_control(struct tcf_parse *ps, int *verdict, bool allow_num)
 {
 	const char *w = tcf_word(ps);
 	uint32_t n;
 
 	if (!w || control_of(w, verdict, allow_num))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", w ? w : "");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Bad action type %s", w ? w : "");
 	if (*verdict == MQTX_ACT_GOTO_CHAIN) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (!mqtx__tc_matches(tcf_word(ps), "chain"))
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"chain index\" expected");
-		if (tcf_next(ps))
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"chain index\" expected");
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"chain index\"");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"chain index\"");
 		*verdict |= (int)n;
 	} else if (*verdict == MQTX_ACT_JUMP) {
-		if (tcf_next(ps))
+		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &n, 10) || n > MQTX_ACT_EXT_MASK)
-			return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Invalid \"jump count\" (%s)",
-					tcf_word(ps));
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Invalid \"jump count\" (%s)",
+					      tcf_word(ps));
 		*verdict |= (int)n;
 	}
 	ps->i++;
 	return 0;
 }
 
-const char *tcf_control_name(int verdict, char *buf, size_t len)
+const char *mqtx__tcf_control_name(int verdict, char *buf, size_t len)
 {
 	switch (verdict) {
 	case MQTX_ACT_UNSPEC:
@@ -183,13 +183,13 @@ const char *tcf_control_name(int verdict, char *buf, size_t len)
 	return buf;
 }
 
-void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix)
+void mqtx__tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const char *suffix)
 {
 	char b[16];
 
 	mqtx__out_str(p, OUT_FP, NULL, "%s", prefix);
 	mqtx__out_open(p, "control_action");
-	mqtx__out_str(p, OUT_ANY, "type", "%s", tcf_control_name(verdict, b, sizeof(b)));
+	mqtx__out_str(p, OUT_ANY, "type", "%s", mqtx__tcf_control_name(verdict, b, sizeof(b)));
 	if ((verdict & ~MQTX_ACT_EXT_MASK) == MQTX_ACT_GOTO_CHAIN)
 		mqtx__out_uint(p, OUT_ANY, "chain", " chain %llu",
 			       (uint32_t)verdict & MQTX_ACT_EXT_MASK);
@@ -201,12 +201,12 @@ void tcf_print_control(struct tc_out *p, const char *prefix, int verdict, const 
 
 /* ---- class ids ---- */
 
-int tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid)
+int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid)
 {
-	if (tcf_next(ps))
+	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	if (mqtx__classid_parse(tcf_word(ps), classid))
-		return tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"classid\"");
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"classid\"");
 	ps->i++;
 	return 0;
 }

@@ -150,7 +150,7 @@ struct show_args {
 static int parse_protocol(const char *v, void *field, const struct tc_opt *o)
 {
 	(void)o;
-	return tcf_proto_parse(v, field);
+	return mqtx__tcf_proto_parse(v, field);
 }
 
 #define SHOW(m) offsetof(struct show_args, m)

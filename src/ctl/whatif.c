@@ -227,8 +227,8 @@ static int whatif_runs(const struct mqtx_ctl_call *c, const struct whatif_args *
 	if (!rc && a->plot)
 		rc = write_plot(a, cap, runs, c->err);
 	if (!rc)
-		whatif_print(c->out, c->flags & MQTX_CTL_F_JSON, a->capture, cap, runs,
-			     a->nconfigs);
+		mqtx__whatif_print(c->out, c->flags & MQTX_CTL_F_JSON, a->capture, cap, runs,
+				   a->nconfigs);
 	for (unsigned i = 0; i < a->nconfigs; i++)
 		mqtx__whatif_result_free(runs[i].r);
 	mqtx__whatif_capture_free(cap);

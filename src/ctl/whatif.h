@@ -18,10 +18,11 @@ struct whatif_run {
 };
 
 /**
- * whatif_print() - the report of @n runs of the capture @path (@cap): a table with the runs
+ * mqtx__whatif_print() - the report of @n runs of the capture @path (@cap): a table with the runs
  * side by side, or with @json the JSON document {"capture", "runs": [...]}.
  */
-void whatif_print(struct mqtx_buf *out, bool json, const char *path,
-		  const struct mqtx_whatif_capture *cap, const struct whatif_run *runs, unsigned n);
+void mqtx__whatif_print(struct mqtx_buf *out, bool json, const char *path,
+			const struct mqtx_whatif_capture *cap, const struct whatif_run *runs,
+			unsigned n);
 
 #endif

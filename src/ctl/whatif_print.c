@@ -224,8 +224,9 @@ static void table(struct mqtx_buf *out, const struct mqtx_whatif_capture *cap,
 	}
 }
 
-void whatif_print(struct mqtx_buf *out, bool json, const char *path,
-		  const struct mqtx_whatif_capture *cap, const struct whatif_run *runs, unsigned n)
+void mqtx__whatif_print(struct mqtx_buf *out, bool json, const char *path,
+			const struct mqtx_whatif_capture *cap, const struct whatif_run *runs,
+			unsigned n)
 {
 	if (!json) {
 		mqtx_buf_printf(out,

@@ -78,12 +78,12 @@ static unsigned afp_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 			continue;
 		if (errno == EAGAIN) {
 			/* The socket's sndbuf is full of frames the kernel has not freed yet. */
-			kq_stop_wait(&a->poller, txq);
+			mqtx__kq_stop_wait(&a->poller, txq);
 			break;
 		}
 		/* sendmmsg() reports an error only for the first message it could not send: that
 		 * one is refused; the rest are tried again. */
-		kq_refused(dev, txq, q, pkts[i], errno, a->ifindex);
+		mqtx__kq_refused(dev, txq, q, pkts[i], errno, a->ifindex);
 		i++;
 		if (mqtx_dev_failed(dev))
 			break;
@@ -127,7 +127,7 @@ static int afp_steer_attach(struct afp_priv *a, char *msg, size_t msglen)
 	if (a->prog_fd < 0) {
 		err = a->prog_fd;
 		snprintf(msg, msglen, "%s: cannot load the steering program: %s", a->ifname,
-			 kq_cause(err, "CAP_BPF and CAP_NET_ADMIN"));
+			 mqtx__kq_cause(err, "CAP_BPF and CAP_NET_ADMIN"));
 		return err;
 	}
 	a->hook = (struct bpf_tc_hook){ .sz = sizeof(a->hook),
@@ -147,7 +147,7 @@ static int afp_steer_attach(struct afp_priv *a, char *msg, size_t msglen)
 	}
 fail:
 	snprintf(msg, msglen, "%s: cannot attach the steering program to tc egress: %s", a->ifname,
-		 kq_cause(err, "CAP_NET_ADMIN"));
+		 mqtx__kq_cause(err, "CAP_NET_ADMIN"));
 	close(a->prog_fd);
 	a->prog_fd = -1;
 	return err;
@@ -226,7 +226,7 @@ static int afp_reattach(struct mqtx_dev *dev, struct afp_priv *a, int ifindex)
 static int afp_open(struct mqtx_dev *dev)
 {
 	struct afp_priv *a = afp_priv(dev);
-	int err, moved = kq_if_moved(a->ifname, a->ifindex);
+	int err, moved = mqtx__kq_if_moved(a->ifname, a->ifindex);
 
 	if (moved < 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is gone", mqtx_dev_name(dev),
@@ -234,14 +234,14 @@ static int afp_open(struct mqtx_dev *dev)
 		return -ENODEV;
 	}
 	/* Left as it is: the interface is not mqtx's to bring up. */
-	if (kq_if_is_up(a->ifname) == 0) {
+	if (mqtx__kq_if_is_up(a->ifname) == 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is down", mqtx_dev_name(dev),
 			 a->ifname);
 		return -ENETDOWN;
 	}
 	if (moved > 0 && (err = afp_reattach(dev, a, moved)))
 		return err;
-	err = kq_poller_start(&a->poller, dev, a->q, a->nq, -1, NULL, NULL);
+	err = mqtx__kq_poller_start(&a->poller, dev, a->q, a->nq, -1, NULL, NULL);
 	if (err)
 		mqtx_log(MQTX_LOG_ERR, "%s: cannot start the poller: %s", mqtx_dev_name(dev),
 			 strerror(-err));
@@ -251,7 +251,7 @@ static int afp_open(struct mqtx_dev *dev)
 static void afp_stop(struct mqtx_dev *dev)
 {
 	/* Nothing is in flight: a send copies the frame before it returns. */
-	kq_poller_stop(&afp_priv(dev)->poller);
+	mqtx__kq_poller_stop(&afp_priv(dev)->poller);
 }
 
 static void afp_uninit(struct mqtx_dev *dev)
@@ -270,7 +270,7 @@ static void afp_uninit(struct mqtx_dev *dev)
 
 static void afp_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
 {
-	kq_snapshot(&afp_priv(dev)->q[mqtx_txq_index(txq)], st);
+	mqtx__kq_snapshot(&afp_priv(dev)->q[mqtx_txq_index(txq)], st);
 }
 
 static void afp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
@@ -280,12 +280,12 @@ static void afp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 	struct mqtx_ktxq_stats st;
 
 	if (txq) {
-		kq_snapshot(&a->q[mqtx_txq_index(txq)], &st);
+		mqtx__kq_snapshot(&a->q[mqtx_txq_index(txq)], &st);
 	} else {
 		mqtx_dev_ktxq_stats(dev, -1, &st);
-		kq_emit_if(a->ifname, emit, arg);
+		mqtx__kq_emit_if(a->ifname, emit, arg);
 	}
-	kq_emit(&st, emit, arg);
+	mqtx__kq_emit(&st, emit, arg);
 }
 
 static int afp_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
@@ -301,7 +301,7 @@ static int afp_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 		return -EOPNOTSUPP;
 	}
 	if (set->mask & MQTX_DEV_SET_MTU)
-		return kq_if_set_mtu(a->ifname, set->mtu, msg, msglen);
+		return mqtx__kq_if_set_mtu(a->ifname, set->mtu, msg, msglen);
 	return 0;
 }
 
@@ -345,7 +345,7 @@ static int afp_socket(const struct afp_priv *a, uint32_t i, int *out, char *msg,
 	return 0;
 fail:
 	snprintf(msg, msglen, "%s: queue %u: %s: %s", a->ifname, i, what,
-		 kq_cause(errno, "CAP_NET_RAW"));
+		 mqtx__kq_cause(errno, "CAP_NET_RAW"));
 	return -errno;
 }
 
@@ -363,7 +363,7 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 			 base->name ? base->name : "");
 		return -EINVAL;
 	}
-	idx = kq_ifindex(afp->ifname, msg, sizeof(msg));
+	idx = mqtx__kq_ifindex(afp->ifname, msg, sizeof(msg));
 	if (idx < 0) {
 		mqtx_log(MQTX_LOG_ERR, "af_packet: %s", msg);
 		return idx;
@@ -391,7 +391,7 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 		mqtx_dev_destroy(dev);
 		return -ENOMEM;
 	}
-	kq_init(a->q, a->nq);
+	mqtx__kq_init(a->q, a->nq);
 	if (a->steer)
 		err = afp_steer_attach(a, msg, sizeof(msg));
 	for (uint32_t i = 0; i < a->nq && !err; i++)
@@ -405,7 +405,7 @@ int mqtx_af_packet_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx
 	return 0;
 }
 
-const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex)
+const char *mqtx__kq_afp_if(struct mqtx_dev *dev, int *ifindex)
 {
 	if (!is_afp(dev))
 		return NULL;

@@ -130,7 +130,7 @@ static void xq_reap(struct xdp_priv *p, struct mqtx_txq *txq, bool tick)
 	}
 	if ((x->starved && (done || tick)) || p->ring - x->nfly >= p->wake_thresh) {
 		x->starved = false;
-		kq_wake(&p->q[i], txq);
+		mqtx__kq_wake(&p->q[i], txq);
 	}
 }
 
@@ -147,7 +147,7 @@ static void xq_send_error(struct mqtx_dev *dev, struct kq *q, uint32_t i, int er
 		mqtx_log(MQTX_LOG_WARN, "%s: txq %u: the kernel refused a send: %s (%s)",
 			 mqtx_dev_name(dev), i, mqtx_kerr_name(e), strerror(err));
 	if (err == ENXIO || err == ENETDOWN || err == ENODEV)
-		kq_check_gone(dev, ifindex, err);
+		mqtx__kq_check_gone(dev, ifindex, err);
 }
 
 /* Lock held. Have the kernel take what is on the TX ring: in copy mode each send call takes at
@@ -260,7 +260,8 @@ static unsigned xdp_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		struct mqtx_pkt *pkt = pkts[j];
 
 		if (!xq_fits(p, pkt)) {
-			kq_refused(dev, txq, q, pkt, pkt->len ? EMSGSIZE : EINVAL, p->ifindex);
+			mqtx__kq_refused(dev, txq, q, pkt, pkt->len ? EMSGSIZE : EINVAL,
+					 p->ifindex);
 			continue;
 		}
 		if (pkt->pool == p->pool)
@@ -409,7 +410,7 @@ static int xdp_rings_up(struct xdp_priv *p, enum mqtx_xdp_mode mode, char *msg, 
 	p->zc = !err;
 	if (err && mode == MQTX_XDP_ZEROCOPY) {
 		snprintf(msg, msglen, "%s: queue %u: zero-copy AF_XDP not supported (%s)",
-			 p->ifname, p->q0 + (q == UINT32_MAX ? 0 : q), kq_cause(err, caps));
+			 p->ifname, p->q0 + (q == UINT32_MAX ? 0 : q), mqtx__kq_cause(err, caps));
 		return err;
 	}
 	if (err)
@@ -419,20 +420,20 @@ static int xdp_rings_up(struct xdp_priv *p, enum mqtx_xdp_mode mode, char *msg, 
 	else if (err && q == UINT32_MAX)
 		snprintf(msg, msglen, "%s: cannot register the UMEM (%u frames of %u bytes): %s",
 			 p->ifname, p->area.count, p->frame,
-			 kq_cause(err, "CAP_IPC_LOCK, or a higher RLIMIT_MEMLOCK"));
+			 mqtx__kq_cause(err, "CAP_IPC_LOCK, or a higher RLIMIT_MEMLOCK"));
 	else if (err == -EBUSY)
 		snprintf(msg, msglen, "%s: queue %u is in use by another AF_XDP socket", p->ifname,
 			 p->q0 + q);
 	else if (err)
 		snprintf(msg, msglen, "%s: queue %u: cannot create the XSK socket: %s", p->ifname,
-			 p->q0 + q, kq_cause(err, caps));
+			 p->q0 + q, mqtx__kq_cause(err, caps));
 	return err;
 }
 
 static int xdp_open(struct mqtx_dev *dev)
 {
 	struct xdp_priv *p = xdp_priv(dev);
-	int err, moved = kq_if_moved(p->ifname, p->ifindex);
+	int err, moved = mqtx__kq_if_moved(p->ifname, p->ifindex);
 	char msg[192];
 
 	if (moved < 0) {
@@ -440,7 +441,7 @@ static int xdp_open(struct mqtx_dev *dev)
 			 p->ifname);
 		return -ENODEV;
 	}
-	if (kq_if_is_up(p->ifname) == 0) {
+	if (mqtx__kq_if_is_up(p->ifname) == 0) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s: the interface is down", mqtx_dev_name(dev),
 			 p->ifname);
 		return -ENETDOWN;
@@ -468,7 +469,7 @@ static int xdp_open(struct mqtx_dev *dev)
 			p->ifindex = moved;
 	}
 	/* Completions raise no event on the socket: the poller looks every millisecond. */
-	err = kq_poller_start(&p->poller, dev, p->q, p->nq, 1, xdp_tick, p);
+	err = mqtx__kq_poller_start(&p->poller, dev, p->q, p->nq, 1, xdp_tick, p);
 	if (err)
 		mqtx_log(MQTX_LOG_ERR, "%s: cannot start the poller: %s", mqtx_dev_name(dev),
 			 strerror(-err));
@@ -500,7 +501,7 @@ static void xdp_stop(struct mqtx_dev *dev)
 	struct timespec ms = { 0, 1000000 };
 	uint32_t held = 1;
 
-	kq_poller_stop(&p->poller);
+	mqtx__kq_poller_stop(&p->poller);
 	for (int t = 0; t < 200 && held; t++) {
 		if (t)
 			nanosleep(&ms, NULL);
@@ -555,7 +556,7 @@ static void xdp_uninit(struct mqtx_dev *dev)
 
 static void xdp_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
 {
-	kq_snapshot(&xdp_priv(dev)->q[mqtx_txq_index(txq)], st);
+	mqtx__kq_snapshot(&xdp_priv(dev)->q[mqtx_txq_index(txq)], st);
 }
 
 static void xdp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
@@ -579,14 +580,14 @@ static void xdp_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 		waits += atomic_load_explicit(&x->copy_waits, memory_order_relaxed);
 	}
 	if (txq) {
-		kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
+		mqtx__kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
 		emit("queue_id", p->q0 + mqtx_txq_index(txq), arg);
 	} else {
 		mqtx_dev_ktxq_stats(dev, -1, &st);
 		emit("zerocopy", p->zc, arg);
-		kq_emit_if(p->ifname, emit, arg);
+		mqtx__kq_emit_if(p->ifname, emit, arg);
 	}
-	kq_emit(&st, emit, arg);
+	mqtx__kq_emit(&st, emit, arg);
 	emit("tx_invalid_descs", invalid, arg);
 	emit("in_place", in_place, arg);
 	emit("copied", copied, arg);
@@ -615,7 +616,7 @@ static int xdp_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 				 mqtx_dev_name(dev), set->mtu, p->frame, p->area.buf_size);
 			return -EINVAL;
 		}
-		return kq_if_set_mtu(p->ifname, set->mtu, msg, msglen);
+		return mqtx__kq_if_set_mtu(p->ifname, set->mtu, msg, msglen);
 	}
 	return 0;
 }
@@ -640,7 +641,7 @@ static int xdp_check(const struct mqtx_af_xdp_cfg *cfg, struct mqtx_pkt_pool *po
 {
 	uint32_t ring = cfg->ring ? cfg->ring : MQTX_XDP_RING_DEFAULT;
 	struct mqtx_pool_frames area = { .frame = MQTX_XDP_FRAME_DEFAULT };
-	int have, idx = kq_ifindex(cfg->ifname, msg, msglen);
+	int have, idx = mqtx__kq_ifindex(cfg->ifname, msg, msglen);
 
 	if (idx < 0)
 		return idx;
@@ -702,7 +703,7 @@ static int xdp_alloc(struct xdp_priv *p, struct mqtx_pkt_pool *pool)
 		p->x = NULL;
 		return -ENOMEM;
 	}
-	kq_init(p->q, p->nq);
+	mqtx__kq_init(p->q, p->nq);
 	memset(p->x, 0, sizeof(*p->x) * p->nq);
 	for (uint32_t i = 0; i < p->nq; i++) {
 		struct xq *x = &p->x[i];
@@ -798,7 +799,7 @@ int mqtx_af_xdp_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *s
 	return is_xdp(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }
 
-const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex)
+const char *mqtx__kq_xdp_if(struct mqtx_dev *dev, int *ifindex)
 {
 	if (!is_xdp(dev))
 		return NULL;

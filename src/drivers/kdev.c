@@ -11,12 +11,12 @@ const char *mqtx_kdev_ifname(struct mqtx_dev *dev, bool *gone)
 
 	if (!dev)
 		return NULL;
-	name = kq_tap_if(dev, &ifindex);
+	name = mqtx__kq_tap_if(dev, &ifindex);
 	if (!name)
-		name = kq_afp_if(dev, &ifindex);
+		name = mqtx__kq_afp_if(dev, &ifindex);
 	if (!name)
-		name = kq_xdp_if(dev, &ifindex);
+		name = mqtx__kq_xdp_if(dev, &ifindex);
 	if (name && gone)
-		*gone = kq_if_gone(ifindex);
+		*gone = mqtx__kq_if_gone(ifindex);
 	return name;
 }

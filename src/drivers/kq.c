@@ -53,7 +53,7 @@ enum mqtx_kerr mqtx_kerr_of(int err)
 	}
 }
 
-void kq_init(struct kq *q, uint32_t nq)
+void mqtx__kq_init(struct kq *q, uint32_t nq)
 {
 	memset(q, 0, sizeof(*q) * nq);
 	for (uint32_t i = 0; i < nq; i++)
@@ -62,7 +62,7 @@ void kq_init(struct kq *q, uint32_t nq)
 
 /* ---- stop and wake ---- */
 
-void kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq)
+void mqtx__kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq)
 {
 	uint32_t i = mqtx_txq_index(txq);
 	struct kq *q = &p->q[i];
@@ -74,10 +74,10 @@ void kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq)
 	if (!atomic_exchange(&q->stopped, true))
 		CNT_ADD(q->stops, 1);
 	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, q->fd, &ev))
-		kq_wake(q, txq); /* cannot wait for it: let the stack retry */
+		mqtx__kq_wake(q, txq); /* cannot wait for it: let the stack retry */
 }
 
-void kq_wake(struct kq *q, struct mqtx_txq *txq)
+void mqtx__kq_wake(struct kq *q, struct mqtx_txq *txq)
 {
 	if (!atomic_exchange(&q->stopped, false))
 		return;
@@ -106,7 +106,7 @@ static void *kq_poller_fn(void *arg)
 				continue;
 			}
 			/* EPOLLERR too: the next send reports the error with its errno. */
-			kq_wake(&p->q[i], mqtx_dev_txq(p->dev, i));
+			mqtx__kq_wake(&p->q[i], mqtx_dev_txq(p->dev, i));
 		}
 		if (p->tick && !quit)
 			p->tick(p->dev, p->tick_arg);
@@ -117,8 +117,8 @@ static void *kq_poller_fn(void *arg)
 	return NULL;
 }
 
-int kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uint32_t nq,
-		    int tick_ms, kq_tick_fn tick, void *arg)
+int mqtx__kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uint32_t nq,
+			  int tick_ms, kq_tick_fn tick, void *arg)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
 	int err;
@@ -136,7 +136,7 @@ int kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uin
 	if (p->epfd < 0 || p->evfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev))
 		goto fail;
 	for (uint32_t i = 0; i < nq; i++) {
-		/* Registered disarmed (no events): kq_stop_wait() arms one at a time. */
+		/* Registered disarmed (no events): mqtx__kq_stop_wait() arms one at a time. */
 		struct epoll_event qe = { .events = 0, .data.u32 = i };
 
 		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, q[i].fd, &qe))
@@ -159,7 +159,7 @@ fail:
 	return err;
 }
 
-void kq_poller_stop(struct kq_poller *p)
+void mqtx__kq_poller_stop(struct kq_poller *p)
 {
 	uint64_t one = 1;
 
@@ -178,7 +178,7 @@ void kq_poller_stop(struct kq_poller *p)
 
 /* ---- errors ---- */
 
-bool kq_check_gone(struct mqtx_dev *dev, int ifindex, int err)
+bool mqtx__kq_check_gone(struct mqtx_dev *dev, int ifindex, int err)
 {
 	char name[IF_NAMESIZE];
 
@@ -188,8 +188,8 @@ bool kq_check_gone(struct mqtx_dev *dev, int ifindex, int err)
 	return true;
 }
 
-void kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q, struct mqtx_pkt *pkt,
-		int err, int ifindex)
+void mqtx__kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q,
+		      struct mqtx_pkt *pkt, int err, int ifindex)
 {
 	enum mqtx_kerr e = mqtx_kerr_of(err);
 
@@ -201,12 +201,12 @@ void kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q, struct
 		mqtx_log(MQTX_LOG_WARN, "%s: txq %u: the kernel refused a frame: %s (%s)",
 			 mqtx_dev_name(dev), mqtx_txq_index(txq), mqtx_kerr_name(e), strerror(err));
 	if (err == ENXIO || err == ENODEV || err == EBADFD || err == ENETDOWN)
-		kq_check_gone(dev, ifindex, err);
+		mqtx__kq_check_gone(dev, ifindex, err);
 }
 
 /* ---- statistics ---- */
 
-void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st)
+void mqtx__kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st)
 {
 	st->packets = CNT(q->packets);
 	st->bytes = CNT(q->bytes);
@@ -222,7 +222,7 @@ void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st)
 	st->last_errno = atomic_load_explicit(&q->last_errno, memory_order_relaxed);
 }
 
-void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg)
+void mqtx__kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg)
 {
 	emit("kernel_packets", st->packets, arg);
 	emit("kernel_bytes", st->bytes, arg);
@@ -238,7 +238,7 @@ void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg)
 	emit("flushed", st->flushed, arg);
 }
 
-void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg)
+void mqtx__kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg)
 {
 	/* /proc/net/dev is the reader's namespace (sysfs is the one it was mounted in). */
 	FILE *f = fopen("/proc/self/net/dev", "re");
@@ -275,7 +275,7 @@ void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg)
 
 /* ---- interfaces ---- */
 
-const char *kq_cause(int err, const char *cap)
+const char *mqtx__kq_cause(int err, const char *cap)
 {
 	static __thread char buf[96];
 
@@ -289,7 +289,7 @@ const char *kq_cause(int err, const char *cap)
 	return strerror(err);
 }
 
-int kq_ifindex(const char *ifname, char *msg, size_t msglen)
+int mqtx__kq_ifindex(const char *ifname, char *msg, size_t msglen)
 {
 	unsigned idx;
 
@@ -305,18 +305,18 @@ int kq_ifindex(const char *ifname, char *msg, size_t msglen)
 	return (int)idx;
 }
 
-bool kq_if_gone(int ifindex)
+bool mqtx__kq_if_gone(int ifindex)
 {
 	char name[IF_NAMESIZE];
 
 	return ifindex <= 0 || !if_indextoname((unsigned)ifindex, name);
 }
 
-int kq_if_moved(const char *ifname, int ifindex)
+int mqtx__kq_if_moved(const char *ifname, int ifindex)
 {
 	unsigned idx;
 
-	if (!kq_if_gone(ifindex))
+	if (!mqtx__kq_if_gone(ifindex))
 		return 0;
 	idx = if_nametoindex(ifname);
 	return idx ? (int)idx : -ENODEV;
@@ -334,7 +334,7 @@ static int if_ioctl(unsigned long req, struct ifreq *ifr)
 	return err;
 }
 
-int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen)
+int mqtx__kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen)
 {
 	struct ifreq ifr = { 0 };
 	int err;
@@ -351,11 +351,11 @@ int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t ms
 	}
 	if (err)
 		snprintf(msg, msglen, "%s: cannot bring it %s: %s", ifname, up ? "up" : "down",
-			 kq_cause(err, "CAP_NET_ADMIN"));
+			 mqtx__kq_cause(err, "CAP_NET_ADMIN"));
 	return err;
 }
 
-int kq_if_is_up(const char *ifname)
+int mqtx__kq_if_is_up(const char *ifname)
 {
 	struct ifreq ifr = { 0 };
 	int err;
@@ -365,7 +365,7 @@ int kq_if_is_up(const char *ifname)
 	return err ? err : !!(ifr.ifr_flags & IFF_UP);
 }
 
-int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen)
+int mqtx__kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen)
 {
 	struct ifreq ifr = { .ifr_mtu = (int)mtu };
 	int err;
@@ -374,11 +374,11 @@ int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen)
 	err = if_ioctl(SIOCSIFMTU, &ifr);
 	if (err)
 		snprintf(msg, msglen, "%s: cannot set mtu %u: %s", ifname, mtu,
-			 kq_cause(err, "CAP_NET_ADMIN"));
+			 mqtx__kq_cause(err, "CAP_NET_ADMIN"));
 	return err;
 }
 
-int kq_if_mtu(const char *ifname)
+int mqtx__kq_if_mtu(const char *ifname)
 {
 	struct ifreq ifr = { 0 };
 	int err;

@@ -37,57 +37,57 @@ struct kq_poller {
 };
 
 /* Set up @nq queues with no fd. */
-void kq_init(struct kq *q, uint32_t nq);
+void mqtx__kq_init(struct kq *q, uint32_t nq);
 
 /* Start the poller over the fds of @q (they must be open). 0 or -errno. */
-int kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uint32_t nq,
-		    int tick_ms, kq_tick_fn tick, void *arg);
-void kq_poller_stop(struct kq_poller *p);
+int mqtx__kq_poller_start(struct kq_poller *p, struct mqtx_dev *dev, struct kq *q, uint32_t nq,
+			  int tick_ms, kq_tick_fn tick, void *arg);
+void mqtx__kq_poller_stop(struct kq_poller *p);
 
 /* The kernel said EAGAIN on queue @txq: stop it and have the poller wake it when its fd is
  * writable again. From xmit_burst. */
-void kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq);
+void mqtx__kq_stop_wait(struct kq_poller *p, struct mqtx_txq *txq);
 
 /* Wake @txq if the driver stopped it (the poller, or a completion). */
-void kq_wake(struct kq *q, struct mqtx_txq *txq);
+void mqtx__kq_wake(struct kq *q, struct mqtx_txq *txq);
 
 /*
  * The kernel refused @pkt on @txq with errno @err (positive): count and free it, log the
  * errno's first occurrence on this queue, and fail the device if interface @ifindex is gone.
  */
-void kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q, struct mqtx_pkt *pkt,
-		int err, int ifindex);
+void mqtx__kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q,
+		      struct mqtx_pkt *pkt, int err, int ifindex);
 
 /* Check that interface @ifindex still exists; if not, fail the device. true when gone. */
-bool kq_check_gone(struct mqtx_dev *dev, int ifindex, int err);
+bool mqtx__kq_check_gone(struct mqtx_dev *dev, int ifindex, int err);
 
-void kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st);
-void kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg);
+void mqtx__kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st);
+void mqtx__kq_emit(const struct mqtx_ktxq_stats *st, mqtx_xstat_fn emit, void *arg);
 /* The kernel's own counters of interface @ifname (sysfs), for get_xstats on the device. */
-void kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);
+void mqtx__kq_emit_if(const char *ifname, mqtx_xstat_fn emit, void *arg);
 
 /* Interface helpers; each writes "IF: cause" into @msg on an error. */
-int kq_ifindex(const char *ifname, char *msg, size_t msglen);
+int mqtx__kq_ifindex(const char *ifname, char *msg, size_t msglen);
 /* Whether interface @ifindex, which a device attached to, is gone (deleted: an index is not
  * given again to another interface while this one may still be in use). */
-bool kq_if_gone(int ifindex);
+bool mqtx__kq_if_gone(int ifindex);
 /*
  * Where a device attached to @ifname as @ifindex must attach now (open): 0 while that interface
  * exists (renamed or not), the index of an interface named @ifname made since it was deleted,
  * or -ENODEV when there is none.
  */
-int kq_if_moved(const char *ifname, int ifindex);
+int mqtx__kq_if_moved(const char *ifname, int ifindex);
 /* The interface of a tap, af_packet or af_xdp device (NULL: not one of its kind) and the index
  * it is attached to; for mqtx_kdev_ifname() (kdev.c). */
-const char *kq_tap_if(struct mqtx_dev *dev, int *ifindex);
-const char *kq_afp_if(struct mqtx_dev *dev, int *ifindex);
-const char *kq_xdp_if(struct mqtx_dev *dev, int *ifindex);
-int kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen);
+const char *mqtx__kq_tap_if(struct mqtx_dev *dev, int *ifindex);
+const char *mqtx__kq_afp_if(struct mqtx_dev *dev, int *ifindex);
+const char *mqtx__kq_xdp_if(struct mqtx_dev *dev, int *ifindex);
+int mqtx__kq_if_set_up(const char *ifname, bool up, bool *was_up, char *msg, size_t msglen);
 /* 1 if @ifname is up, 0 if down, -errno. */
-int kq_if_is_up(const char *ifname);
-int kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen);
-int kq_if_mtu(const char *ifname);
+int mqtx__kq_if_is_up(const char *ifname);
+int mqtx__kq_if_set_mtu(const char *ifname, uint32_t mtu, char *msg, size_t msglen);
+int mqtx__kq_if_mtu(const char *ifname);
 /* "not permitted (needs CAP_NET_ADMIN)" and the like for a set-up errno. */
-const char *kq_cause(int err, const char *cap);
+const char *mqtx__kq_cause(int err, const char *cap);
 
 #endif

@@ -310,7 +310,7 @@ static void pc_timer_fn(struct mqtx_timer *t, void *arg)
 		atomic_fetch_add_explicit(&p->q[i].completed, pkts, memory_order_relaxed);
 		mqtx_txq_completed(mqtx_dev_txq(dev, i), pkts, bytes);
 		if (p->ring - w->count >= p->ring / 4)
-			kq_wake(&p->q[i], mqtx_dev_txq(dev, i));
+			mqtx__kq_wake(&p->q[i], mqtx_dev_txq(dev, i));
 	}
 	if (next != UINT64_MAX)
 		pc_arm(p, next);
@@ -509,7 +509,7 @@ static void pc_uninit(struct mqtx_dev *dev)
 
 static void pc_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
 {
-	kq_snapshot(&pc_priv(dev)->q[mqtx_txq_index(txq)], st);
+	mqtx__kq_snapshot(&pc_priv(dev)->q[mqtx_txq_index(txq)], st);
 }
 
 static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit, void *arg)
@@ -518,13 +518,13 @@ static void pc_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat
 	struct mqtx_ktxq_stats st;
 
 	if (txq) {
-		kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
+		mqtx__kq_snapshot(&p->q[mqtx_txq_index(txq)], &st);
 		emit("on_wire", pc_inflight(dev, txq), arg);
 	} else {
 		mqtx_dev_ktxq_stats(dev, -1, &st);
 		emit("rate_bps", p->rate_bps, arg);
 	}
-	kq_emit(&st, emit, arg);
+	mqtx__kq_emit(&st, emit, arg);
 }
 
 static int pc_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
@@ -577,7 +577,7 @@ static int pc_alloc(struct pc_priv *p)
 	p->iov = mqtx_alloc(sizeof(*p->iov) * 3 * PC_CHUNK, 0);
 	if (!p->w || !p->q || !p->rec || !p->iov)
 		return -ENOMEM;
-	kq_init(p->q, p->nq);
+	mqtx__kq_init(p->q, p->nq);
 	if (p->rate_bps) {
 		struct pc_desc *r = mqtx_alloc(sizeof(*r) * p->ring * p->nq, 0);
 

@@ -122,7 +122,7 @@ static void sim_round(void *arg, uint64_t now)
 		if (t < next)
 			next = t;
 	}
-	wire_clock_arm(&s->wire, next);
+	mqtx__wire_clock_arm(&s->wire, next);
 	if (s->run.peer) {
 		struct mqtx_pkt *pkt;
 
@@ -190,7 +190,7 @@ static unsigned sim_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (was_empty && take)
-		wire_clock_arm(&s->wire, first_due);
+		mqtx__wire_clock_arm(&s->wire, first_due);
 	return take;
 }
 
@@ -256,7 +256,7 @@ static int sim_init(struct mqtx_dev *dev)
 	for (uint32_t i = 0; i < nq; i++)
 		pthread_mutex_init(&s->q[i].lock, NULL);
 	s->clock = mqtx_dev_clock(dev);
-	wire_clock_init(&s->wire, s->clock, sim_round, s);
+	mqtx__wire_clock_init(&s->wire, s->clock, sim_round, s);
 	return 0;
 }
 
@@ -266,7 +266,7 @@ static void sim_uninit(struct mqtx_dev *dev)
 
 	for (uint32_t i = 0; i < s->nq; i++)
 		pthread_mutex_destroy(&s->q[i].lock);
-	wire_clock_destroy(&s->wire);
+	mqtx__wire_clock_destroy(&s->wire);
 	mqtx_free(s->q);
 }
 
@@ -291,7 +291,7 @@ static int sim_open(struct mqtx_dev *dev)
 		q->stopped = false;
 	}
 	atomic_store(&s->up, true);
-	err = wire_clock_start(&s->wire, run.coalesce_ns);
+	err = mqtx__wire_clock_start(&s->wire, run.coalesce_ns);
 	if (err) {
 		atomic_store(&s->up, false);
 		mqtx_free(s->rings);
@@ -309,7 +309,7 @@ static void sim_stop(struct mqtx_dev *dev)
 	struct sim_priv *s = sim_priv(dev);
 
 	atomic_store(&s->up, false);
-	wire_clock_stop(&s->wire);
+	mqtx__wire_clock_stop(&s->wire);
 	for (uint32_t i = 0; i < s->nq; i++) {
 		struct sim_q *q = &s->q[i];
 

@@ -73,7 +73,7 @@ static void swf_round(void *arg, uint64_t now)
 	if (nans)
 		next = mqtx__swf_air_next(s);
 	pthread_mutex_unlock(&s->lock);
-	wire_clock_arm(&s->wire, next);
+	mqtx__wire_clock_arm(&s->wire, next);
 	for (uint32_t q = 0; q < s->nq; q++)
 		if (pk[q])
 			mqtx_txq_completed(mqtx_dev_txq(dev, q), pk[q], by[q]);
@@ -141,7 +141,7 @@ static unsigned swf_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 	}
 	next = take ? mqtx__swf_air_next(s) : UINT64_MAX;
 	pthread_mutex_unlock(&s->lock);
-	wire_clock_arm(&s->wire, next);
+	mqtx__wire_clock_arm(&s->wire, next);
 	return take;
 }
 
@@ -180,7 +180,7 @@ static int swf_ampdu_action(struct mqtx_dev *dev, enum mqtx_wme_ampdu_action act
 	b->due = now + (s->ba_mode == MQTX_SIM_WIFI_BA_SILENT ? s->run.ba_timeout_ns : s->ba_delay);
 	s->st.ba_requests++;
 	pthread_mutex_unlock(&s->lock);
-	wire_clock_arm(&s->wire, b->due);
+	mqtx__wire_clock_arm(&s->wire, b->due);
 	return 0;
 }
 
@@ -317,7 +317,7 @@ static int swf_init(struct mqtx_dev *dev)
 		s->q_ac[q] = q < MQTX_WME_NUM_AC ? (uint8_t)q : MQTX_WME_AC_BE;
 	s->clock = mqtx_dev_clock(dev);
 	pthread_mutex_init(&s->lock, NULL);
-	wire_clock_init(&s->wire, s->clock, swf_round, s);
+	mqtx__wire_clock_init(&s->wire, s->clock, swf_round, s);
 	return 0;
 }
 
@@ -327,7 +327,7 @@ static void swf_uninit(struct mqtx_dev *dev)
 
 	mqtx_wme_detach(dev);
 	pthread_mutex_destroy(&s->lock);
-	wire_clock_destroy(&s->wire);
+	mqtx__wire_clock_destroy(&s->wire);
 }
 
 static int swf_open(struct mqtx_dev *dev)
@@ -351,7 +351,7 @@ static int swf_open(struct mqtx_dev *dev)
 	mqtx__swf_air_reset(s);
 	pthread_mutex_unlock(&s->lock);
 	atomic_store(&s->up, true);
-	err = wire_clock_start(&s->wire, run.coalesce_ns);
+	err = mqtx__wire_clock_start(&s->wire, run.coalesce_ns);
 	if (err) {
 		atomic_store(&s->up, false);
 		mqtx_log(MQTX_LOG_ERR, "sim-wifi: %s: cannot start the medium thread",
@@ -374,7 +374,7 @@ static void swf_stop(struct mqtx_dev *dev)
 	struct swf_priv *s = swf(dev);
 
 	atomic_store(&s->up, false);
-	wire_clock_stop(&s->wire);
+	mqtx__wire_clock_stop(&s->wire);
 	pthread_mutex_lock(&s->lock);
 	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
 		flush_list(&s->ac[ac].fifo, &s->st.flushed);

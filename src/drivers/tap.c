@@ -77,10 +77,10 @@ static unsigned tap_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		if (errno == EAGAIN) {
 			/* Frames not yet consumed by the kernel's receive path fill sndbuf
 			 * (tun_alloc_skb -> sock_alloc_send_pskb): wait for the fd. */
-			kq_stop_wait(&t->poller, txq);
+			mqtx__kq_stop_wait(&t->poller, txq);
 			break;
 		}
-		kq_refused(dev, txq, q, pkt, errno, t->ifindex);
+		mqtx__kq_refused(dev, txq, q, pkt, errno, t->ifindex);
 		if (mqtx_dev_failed(dev)) {
 			i++;
 			break;
@@ -133,7 +133,7 @@ static int tap_reattach(struct mqtx_dev *dev, struct tap_priv *t, int ifindex)
 static int tap_open(struct mqtx_dev *dev)
 {
 	struct tap_priv *t = tap_priv(dev);
-	int err, moved = kq_if_moved(t->ifname, t->ifindex);
+	int err, moved = mqtx__kq_if_moved(t->ifname, t->ifindex);
 	char msg[160];
 
 	if (moved < 0) {
@@ -143,13 +143,13 @@ static int tap_open(struct mqtx_dev *dev)
 	}
 	if (moved > 0 && (err = tap_reattach(dev, t, moved)))
 		return err;
-	err = kq_if_set_up(t->ifname, true, &t->was_up, msg, sizeof(msg));
+	err = mqtx__kq_if_set_up(t->ifname, true, &t->was_up, msg, sizeof(msg));
 	if (!err)
-		err = kq_poller_start(&t->poller, dev, t->q, t->nq, -1, NULL, NULL);
+		err = mqtx__kq_poller_start(&t->poller, dev, t->q, t->nq, -1, NULL, NULL);
 	if (err) {
 		mqtx_log(MQTX_LOG_ERR, "%s: %s", mqtx_dev_name(dev), msg);
 		if (!t->was_up)
-			kq_if_set_up(t->ifname, false, NULL, msg, sizeof(msg));
+			mqtx__kq_if_set_up(t->ifname, false, NULL, msg, sizeof(msg));
 	}
 	return err;
 }
@@ -159,10 +159,10 @@ static void tap_stop(struct mqtx_dev *dev)
 	struct tap_priv *t = tap_priv(dev);
 	char msg[160];
 
-	kq_poller_stop(&t->poller);
+	mqtx__kq_poller_stop(&t->poller);
 	/* Nothing is in flight: a TAP write copies the frame before it returns. */
 	if (!t->was_up && if_indextoname((unsigned)t->ifindex, msg))
-		kq_if_set_up(t->ifname, false, NULL, msg, sizeof(msg));
+		mqtx__kq_if_set_up(t->ifname, false, NULL, msg, sizeof(msg));
 }
 
 static void tap_uninit(struct mqtx_dev *dev)
@@ -181,7 +181,7 @@ static void tap_uninit(struct mqtx_dev *dev)
 
 static void tap_ktxq_stats(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_ktxq_stats *st)
 {
-	kq_snapshot(&tap_priv(dev)->q[mqtx_txq_index(txq)], st);
+	mqtx__kq_snapshot(&tap_priv(dev)->q[mqtx_txq_index(txq)], st);
 }
 
 static void tap_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xstat_fn emit,
@@ -191,13 +191,13 @@ static void tap_get_xstats(struct mqtx_dev *dev, struct mqtx_txq *txq, mqtx_xsta
 	struct mqtx_ktxq_stats st;
 
 	if (txq) {
-		kq_snapshot(&t->q[mqtx_txq_index(txq)], &st);
+		mqtx__kq_snapshot(&t->q[mqtx_txq_index(txq)], &st);
 	} else {
 		mqtx_dev_ktxq_stats(dev, -1, &st);
 		/* The TAP receives what mqtx writes: its rx counters are the far side's view. */
-		kq_emit_if(t->ifname, emit, arg);
+		mqtx__kq_emit_if(t->ifname, emit, arg);
 	}
-	kq_emit(&st, emit, arg);
+	mqtx__kq_emit(&st, emit, arg);
 }
 
 static int tap_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set, char *msg,
@@ -211,7 +211,7 @@ static int tap_change(struct mqtx_dev *dev, const struct mqtx_dev_settings *set,
 		return -EOPNOTSUPP;
 	}
 	if (set->mask & MQTX_DEV_SET_MTU)
-		return kq_if_set_mtu(t->ifname, set->mtu, msg, msglen);
+		return mqtx__kq_if_set_mtu(t->ifname, set->mtu, msg, msglen);
 	return 0;
 }
 
@@ -236,7 +236,8 @@ static int tap_attach(const struct tap_priv *t, uint32_t i, int *out, char *msg,
 
 	if (fd < 0) {
 		snprintf(msg, msglen, "%s: cannot open /dev/net/tun: %s", t->ifname,
-			 errno == ENOENT ? "no TUN/TAP support" : kq_cause(errno, "CAP_NET_ADMIN"));
+			 errno == ENOENT ? "no TUN/TAP support"
+					 : mqtx__kq_cause(errno, "CAP_NET_ADMIN"));
 		return -errno;
 	}
 	*out = fd;
@@ -255,7 +256,7 @@ static int tap_attach(const struct tap_priv *t, uint32_t i, int *out, char *msg,
 			snprintf(msg, msglen, "%s: the TAP has no room for queue %u", t->ifname, i);
 		else
 			snprintf(msg, msglen, "%s: cannot attach queue %u: %s", t->ifname, i,
-				 kq_cause(err, "CAP_NET_ADMIN"));
+				 mqtx__kq_cause(err, "CAP_NET_ADMIN"));
 		return -err;
 	}
 	if (sndbuf && ioctl(fd, TUNSETSNDBUF, &sndbuf)) {
@@ -302,11 +303,11 @@ int mqtx_tap_dev_create(const struct mqtx_dev_cfg *base, const struct mqtx_tap_c
 		mqtx_dev_destroy(dev);
 		return -ENOMEM;
 	}
-	kq_init(t->q, t->nq);
+	mqtx__kq_init(t->q, t->nq);
 	for (uint32_t i = 0; i < t->nq && !err; i++)
 		err = tap_attach(t, i, &t->q[i].fd, msg, sizeof(msg));
 	if (!err) {
-		t->ifindex = kq_ifindex(t->ifname, msg, sizeof(msg));
+		t->ifindex = mqtx__kq_ifindex(t->ifname, msg, sizeof(msg));
 		err = t->ifindex < 0 ? t->ifindex : 0;
 	}
 	if (err) {
@@ -324,7 +325,7 @@ int mqtx_tap_txq_stats(struct mqtx_dev *dev, int i, struct mqtx_ktxq_stats *st)
 	return is_tap(dev) ? mqtx_dev_ktxq_stats(dev, i, st) : -EINVAL;
 }
 
-const char *kq_tap_if(struct mqtx_dev *dev, int *ifindex)
+const char *mqtx__kq_tap_if(struct mqtx_dev *dev, int *ifindex)
 {
 	if (!is_tap(dev))
 		return NULL;

@@ -54,7 +54,7 @@ static void *wire_thread(void *arg)
 	return NULL;
 }
 
-void wire_clock_arm(struct wire_clock *w, uint64_t due)
+void mqtx__wire_clock_arm(struct wire_clock *w, uint64_t due)
 {
 	if (due == UINT64_MAX)
 		return;
@@ -71,7 +71,8 @@ void wire_clock_arm(struct wire_clock *w, uint64_t due)
 	pthread_mutex_unlock(&w->lock);
 }
 
-void wire_clock_init(struct wire_clock *w, struct mqtx_clock *clock, wire_round_fn round, void *arg)
+void mqtx__wire_clock_init(struct wire_clock *w, struct mqtx_clock *clock, wire_round_fn round,
+			   void *arg)
 {
 	pthread_condattr_t ca;
 
@@ -87,13 +88,13 @@ void wire_clock_init(struct wire_clock *w, struct mqtx_clock *clock, wire_round_
 	pthread_condattr_destroy(&ca);
 }
 
-void wire_clock_destroy(struct wire_clock *w)
+void mqtx__wire_clock_destroy(struct wire_clock *w)
 {
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
 }
 
-int wire_clock_start(struct wire_clock *w, uint64_t coalesce_ns)
+int mqtx__wire_clock_start(struct wire_clock *w, uint64_t coalesce_ns)
 {
 	w->coalesce_ns = coalesce_ns;
 	w->next_at = UINT64_MAX;
@@ -108,7 +109,7 @@ int wire_clock_start(struct wire_clock *w, uint64_t coalesce_ns)
 	return 0;
 }
 
-void wire_clock_stop(struct wire_clock *w)
+void mqtx__wire_clock_stop(struct wire_clock *w)
 {
 	if (w->virt) {
 		mqtx_timer_cancel(&w->timer);

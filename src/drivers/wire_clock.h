@@ -30,18 +30,18 @@ struct wire_clock {
 };
 
 /* From the driver's init: rounds on @clock call @round(@arg, now). */
-void wire_clock_init(struct wire_clock *w, struct mqtx_clock *clock, wire_round_fn round,
-		     void *arg);
+void mqtx__wire_clock_init(struct wire_clock *w, struct mqtx_clock *clock, wire_round_fn round,
+			   void *arg);
 /* From the driver's uninit. */
-void wire_clock_destroy(struct wire_clock *w);
+void mqtx__wire_clock_destroy(struct wire_clock *w);
 
 /* From open: nothing pending, rounds at least @coalesce_ns apart. 0, or -EAGAIN when the thread
  * of the real clock cannot start. */
-int wire_clock_start(struct wire_clock *w, uint64_t coalesce_ns);
+int mqtx__wire_clock_start(struct wire_clock *w, uint64_t coalesce_ns);
 /* From stop: once it returns no round runs, until the next start. */
-void wire_clock_stop(struct wire_clock *w);
+void mqtx__wire_clock_stop(struct wire_clock *w);
 
 /* Ask for a round at @due (or later, when coalescing says so); UINT64_MAX asks for none. */
-void wire_clock_arm(struct wire_clock *w, uint64_t due);
+void mqtx__wire_clock_arm(struct wire_clock *w, uint64_t due);
 
 #endif

@@ -9,7 +9,7 @@
 
 #define REC_INV_SQRT_SHIFT 16 /* Q0.16 -> Q0.32 */
 
-void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu)
+void mqtx__codel_params_init(struct mqtx_codel_params *p, uint32_t mtu)
 {
 	/* codel_params_init(): 5 ms target, 100 ms interval, CE threshold off. */
 	p->target = mqtx_codel_ns2time(5000000);
@@ -20,7 +20,7 @@ void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu)
 	p->ecn = false;
 }
 
-void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d)
+void mqtx__codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d)
 {
 	mqtx_dump_time(d, "target", "target %s", mqtx_codel_time2ns(p->target));
 	if (p->ce_threshold_on)
@@ -29,7 +29,7 @@ void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *
 	mqtx_dump_time(d, "interval", "interval %s", mqtx_codel_time2ns(p->interval));
 }
 
-int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
+int mqtx__codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack)
 {
 	int err = mqtx_tc_arg_time(argc, argv, i, ns, ack);
 
@@ -42,8 +42,8 @@ int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx
 	return 0;
 }
 
-struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
-					   struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
+struct mqtx_pkt *mqtx__codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					    struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
 {
 	struct mqtx_pkt *pkt = *peeked;
 
@@ -55,8 +55,8 @@ struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt
 	return pkt;
 }
 
-struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
-					struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
+struct mqtx_pkt *mqtx__codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					 struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q))
 {
 	if (!*peeked) {
 		*peeked = deq(q);
@@ -68,12 +68,12 @@ struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **
 	return *peeked;
 }
 
-void mqtx_codel_vars_init(struct mqtx_codel_vars *v)
+void mqtx__codel_vars_init(struct mqtx_codel_vars *v)
 {
 	memset(v, 0, sizeof(*v));
 }
 
-int32_t mqtx_codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now)
+int32_t mqtx__codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now)
 {
 	int32_t delta = (int32_t)(v->drop_next - now);
 
@@ -83,7 +83,7 @@ int32_t mqtx_codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now)
 			  : -(int32_t)mqtx_codel_time2us((uint32_t)-delta);
 }
 
-void mqtx_codel_newton_step(struct mqtx_codel_vars *v)
+void mqtx__codel_newton_step(struct mqtx_codel_vars *v)
 {
 	uint32_t invsqrt = (uint32_t)v->rec_inv_sqrt << REC_INV_SQRT_SHIFT;
 	uint32_t invsqrt2 = (uint32_t)(((uint64_t)invsqrt * invsqrt) >> 32);
@@ -95,7 +95,7 @@ void mqtx_codel_newton_step(struct mqtx_codel_vars *v)
 	v->rec_inv_sqrt = (uint16_t)(val >> REC_INV_SQRT_SHIFT);
 }
 
-uint32_t mqtx_codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_sqrt)
+uint32_t mqtx__codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_sqrt)
 {
 	return t + mqtx_reciprocal_scale(interval, (uint32_t)rec_inv_sqrt << REC_INV_SQRT_SHIFT);
 }
@@ -140,11 +140,11 @@ static struct mqtx_pkt *codel_drop_more(void *ctx, const uint64_t *backlog,
 {
 	while (vars->dropping && (int32_t)(now - vars->drop_next) >= 0) {
 		vars->count++;
-		mqtx_codel_newton_step(vars);
-		if (params->ecn && mqtx_ecn_set_ce(pkt)) {
+		mqtx__codel_newton_step(vars);
+		if (params->ecn && mqtx__ecn_set_ce(pkt)) {
 			stats->ecn_mark++;
-			vars->drop_next = mqtx_codel_control_law(vars->drop_next, params->interval,
-								 vars->rec_inv_sqrt);
+			vars->drop_next = mqtx__codel_control_law(vars->drop_next, params->interval,
+								  vars->rec_inv_sqrt);
 			return pkt;
 		}
 		codel_drop(pkt, ctx, stats, drop);
@@ -152,8 +152,8 @@ static struct mqtx_pkt *codel_drop_more(void *ctx, const uint64_t *backlog,
 		if (!codel_should_drop(pkt, backlog, params, vars, stats, now))
 			vars->dropping = false;
 		else
-			vars->drop_next = mqtx_codel_control_law(vars->drop_next, params->interval,
-								 vars->rec_inv_sqrt);
+			vars->drop_next = mqtx__codel_control_law(vars->drop_next, params->interval,
+								  vars->rec_inv_sqrt);
 	}
 	return pkt;
 }
@@ -167,7 +167,7 @@ static struct mqtx_pkt *codel_enter(void *ctx, const uint64_t *backlog,
 {
 	uint32_t delta;
 
-	if (params->ecn && mqtx_ecn_set_ce(pkt)) {
+	if (params->ecn && mqtx__ecn_set_ce(pkt)) {
 		stats->ecn_mark++;
 	} else {
 		codel_drop(pkt, ctx, stats, drop);
@@ -180,21 +180,21 @@ static struct mqtx_pkt *codel_enter(void *ctx, const uint64_t *backlog,
 	delta = vars->count - vars->lastcount;
 	if (delta > 1 && (int32_t)(now - vars->drop_next - 16 * params->interval) < 0) {
 		vars->count = delta;
-		mqtx_codel_newton_step(vars);
+		mqtx__codel_newton_step(vars);
 	} else {
 		vars->count = 1;
 		vars->rec_inv_sqrt = (uint16_t)(~0u >> REC_INV_SQRT_SHIFT);
 	}
 	vars->lastcount = vars->count;
-	vars->drop_next = mqtx_codel_control_law(now, params->interval, vars->rec_inv_sqrt);
+	vars->drop_next = mqtx__codel_control_law(now, params->interval, vars->rec_inv_sqrt);
 	return pkt;
 }
 
-struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
-				    const struct mqtx_codel_params *params,
-				    struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
-				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
-				    uint32_t now)
+struct mqtx_pkt *mqtx__codel_dequeue(void *ctx, const uint64_t *backlog,
+				     const struct mqtx_codel_params *params,
+				     struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
+				     mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
+				     uint32_t now)
 {
 	struct mqtx_pkt *pkt = deq(vars, ctx);
 	bool over;
@@ -214,7 +214,7 @@ struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
 		pkt = codel_enter(ctx, backlog, params, vars, stats, deq, drop, pkt, now);
 	}
 	if (pkt && params->ce_threshold_on &&
-	    mqtx_codel_after(vars->ldelay, params->ce_threshold) && mqtx_ecn_set_ce(pkt))
+	    mqtx_codel_after(vars->ldelay, params->ce_threshold) && mqtx__ecn_set_ce(pkt))
 		stats->ce_mark++;
 	return pkt;
 }
@@ -231,7 +231,7 @@ static uint16_t csum_replace(uint16_t check, uint16_t old, uint16_t new)
 	return (uint16_t)~sum;
 }
 
-bool mqtx_ecn_set_ce(struct mqtx_pkt *pkt)
+bool mqtx__ecn_set_ce(struct mqtx_pkt *pkt)
 {
 	struct mqtx_flow_keys k;
 	uint8_t *h;

@@ -77,57 +77,57 @@ typedef struct mqtx_pkt *(*mqtx_codel_dequeue_fn)(struct mqtx_codel_vars *vars, 
 /** Drop @pkt (count it, free it). */
 typedef void (*mqtx_codel_drop_fn)(struct mqtx_pkt *pkt, void *ctx);
 
-void mqtx_codel_params_init(struct mqtx_codel_params *p, uint32_t mtu);
+void mqtx__codel_params_init(struct mqtx_codel_params *p, uint32_t mtu);
 
 /* codel and fq_codel dumps: "target T [ce_threshold T] interval T", as tc prints them. */
-void mqtx_codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d);
+void mqtx__codel_dump_times(const struct mqtx_codel_params *p, struct mqtx_dump *d);
 
 /**
- * mqtx_codel_arg_time() - the time after option argv[*i] (mqtx_tc_arg_time), in the whole
+ * mqtx__codel_arg_time() - the time after option argv[*i] (mqtx_tc_arg_time), in the whole
  * microseconds tc sends, at most what it can carry (u32). Return: 0, -EINVAL with a message
  * naming the value, or MQTX_TC_EFATAL (no value).
  */
-int mqtx_codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
+int mqtx__codel_arg_time(int argc, char **argv, int *i, uint64_t *ns, struct mqtx_extack *ack);
 
 /*
  * CoDel may drop the head when it is dequeued, so peek dequeues ahead and keeps the survivor
  * in *@peeked, still counted in @q's qlen/backlog; dequeue hands it out first. @deq is the
  * qdisc's own dequeue (through CoDel). Lock held.
  */
-struct mqtx_pkt *mqtx_codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
-					   struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
-struct mqtx_pkt *mqtx_codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
-					struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
-void mqtx_codel_vars_init(struct mqtx_codel_vars *v);
+struct mqtx_pkt *mqtx__codel_peeked_dequeue(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					    struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
+struct mqtx_pkt *mqtx__codel_peeked_peek(struct mqtx_qdisc *q, struct mqtx_pkt **peeked,
+					 struct mqtx_pkt *(*deq)(struct mqtx_qdisc *q));
+void mqtx__codel_vars_init(struct mqtx_codel_vars *v);
 
 /**
- * mqtx_codel_drop_next_us() - while @v is dropping, the microseconds from @now to its next
+ * mqtx__codel_drop_next_us() - while @v is dropping, the microseconds from @now to its next
  * drop (negative: overdue), as codel_dump_stats() reports drop_next; 0 otherwise.
  */
-int32_t mqtx_codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now);
+int32_t mqtx__codel_drop_next_us(const struct mqtx_codel_vars *v, uint32_t now);
 
-/** mqtx_codel_newton_step() - refine rec_inv_sqrt toward 1/sqrt(count) (Q0.16). */
-void mqtx_codel_newton_step(struct mqtx_codel_vars *v);
+/** mqtx__codel_newton_step() - refine rec_inv_sqrt toward 1/sqrt(count) (Q0.16). */
+void mqtx__codel_newton_step(struct mqtx_codel_vars *v);
 
-/** mqtx_codel_control_law() - t + interval / sqrt(count), via reciprocal_scale. */
-uint32_t mqtx_codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_sqrt);
+/** mqtx__codel_control_law() - t + interval / sqrt(count), via reciprocal_scale. */
+uint32_t mqtx__codel_control_law(uint32_t t, uint32_t interval, uint16_t rec_inv_sqrt);
 
 /**
- * mqtx_codel_dequeue() - the next packet to send, after the drops (or CE marks) CoDel decides.
+ * mqtx__codel_dequeue() - the next packet to send, after the drops (or CE marks) CoDel decides.
  * @backlog: the backlog CoDel compares with params->mtu, read after each @deq.
  * @now: the current time in CoDel units.
  */
-struct mqtx_pkt *mqtx_codel_dequeue(void *ctx, const uint64_t *backlog,
-				    const struct mqtx_codel_params *params,
-				    struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
-				    mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
-				    uint32_t now);
+struct mqtx_pkt *mqtx__codel_dequeue(void *ctx, const uint64_t *backlog,
+				     const struct mqtx_codel_params *params,
+				     struct mqtx_codel_vars *vars, struct mqtx_codel_stats *stats,
+				     mqtx_codel_dequeue_fn deq, mqtx_codel_drop_fn drop,
+				     uint32_t now);
 
 /**
- * mqtx_ecn_set_ce() - INET_ECN_set_ce(): mark an ECN-capable IPv4/IPv6 packet Congestion
+ * mqtx__ecn_set_ce() - INET_ECN_set_ce(): mark an ECN-capable IPv4/IPv6 packet Congestion
  * Experienced (fixing the IPv4 header checksum). Returns true if the packet now carries CE
  * (it was ECT(0), ECT(1) or already CE), false for Not-ECT and non-IP frames.
  */
-bool mqtx_ecn_set_ce(struct mqtx_pkt *pkt);
+bool mqtx__ecn_set_ce(struct mqtx_pkt *pkt);
 
 #endif

@@ -91,23 +91,23 @@ struct htb_copt {
 
 /* htb_tree.c: the lists (by class id; by event time with @by_key), the activity of classes
  * in rows and feeds (Linux's htb_activate_prios() and friends), the class lookup */
-uint32_t htb_hash(uint32_t id, uint32_t size);
-struct htb_class *htb_find(struct htb_priv *p, uint32_t classid);
-void htb_list_insert(struct htb_class **first, struct htb_class *cl, int i, bool by_key);
-void htb_list_erase(struct htb_class **first, struct htb_class *cl, int i);
-void htb_next_node(struct htb_class **ptr, int prio);
-struct htb_class *htb_find_next_upper(struct htb_class *cl, int prio, uint32_t id);
-int htb_lowest_bit(unsigned m);
-void htb_add_to_wait_tree(struct htb_priv *p, struct htb_class *cl, int64_t delay);
-void htb_pq_erase(struct htb_priv *p, struct htb_class *cl);
-void htb_activate_prios(struct htb_priv *p, struct htb_class *cl);
-void htb_deactivate_prios(struct htb_priv *p, struct htb_class *cl);
-void htb_activate(struct htb_priv *p, struct htb_class *cl);
-void htb_deactivate(struct htb_priv *p, struct htb_class *cl);
+uint32_t mqtx__htb_hash(uint32_t id, uint32_t size);
+struct htb_class *mqtx__htb_find(struct htb_priv *p, uint32_t classid);
+void mqtx__htb_list_insert(struct htb_class **first, struct htb_class *cl, int i, bool by_key);
+void mqtx__htb_list_erase(struct htb_class **first, struct htb_class *cl, int i);
+void mqtx__htb_next_node(struct htb_class **ptr, int prio);
+struct htb_class *mqtx__htb_find_next_upper(struct htb_class *cl, int prio, uint32_t id);
+int mqtx__htb_lowest_bit(unsigned m);
+void mqtx__htb_add_to_wait_tree(struct htb_priv *p, struct htb_class *cl, int64_t delay);
+void mqtx__htb_pq_erase(struct htb_priv *p, struct htb_class *cl);
+void mqtx__htb_activate_prios(struct htb_priv *p, struct htb_class *cl);
+void mqtx__htb_deactivate_prios(struct htb_priv *p, struct htb_class *cl);
+void mqtx__htb_activate(struct htb_priv *p, struct htb_class *cl);
+void mqtx__htb_deactivate(struct htb_priv *p, struct htb_class *cl);
 
 /* htb_class.c */
-void htb_classes_destroy(struct mqtx_qdisc *q);
-void htb_classes_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
-extern const struct mqtx_class_ops htb_class_ops;
+void mqtx__htb_classes_destroy(struct mqtx_qdisc *q);
+void mqtx__htb_classes_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free);
+extern const struct mqtx_class_ops mqtx__htb_class_ops;
 
 #endif

@@ -23,7 +23,7 @@
 
 static uint32_t hash_of(uint32_t id, uint32_t size)
 {
-	return htb_hash(id, size);
+	return mqtx__htb_hash(id, size);
 }
 
 static void hash_insert(struct htb_priv *p, struct htb_class *cl)
@@ -94,13 +94,13 @@ static uint32_t htb_cl_count(struct mqtx_qdisc *q)
 
 static bool htb_cl_find(struct mqtx_qdisc *q, uint32_t minor)
 {
-	return htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
+	return mqtx__htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
 }
 
 /* An inner class has no leaf: it takes no qdisc (htb_graft). */
 static struct mqtx_qdisc *htb_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
 {
-	struct htb_class *cl = htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
+	struct htb_class *cl = mqtx__htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
 
 	return cl && !cl->level ? cl->leaf : NULL;
 }
@@ -110,7 +110,7 @@ static struct mqtx_qdisc *htb_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
 static void htb_cl_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
 			 struct mqtx_qdisc **old)
 {
-	struct htb_class *cl = htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
+	struct htb_class *cl = mqtx__htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
 
 	*old = cl->leaf;
 	new->parent = cl->classid;
@@ -173,7 +173,7 @@ static void dump_bucket(struct mqtx_dump *d, const char *key, const struct mqtx_
  * ceil, linklayer, the buckets, level with -d; a blank ends it. */
 static void htb_cl_dump(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d)
 {
-	struct htb_class *cl = htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
+	struct htb_class *cl = mqtx__htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
 
 	if (!cl->level) {
 		mqtx_dump_int(d, "prio", "prio %" PRId64, cl->prio);
@@ -204,7 +204,7 @@ static int64_t ticks_int(int64_t ns)
 /* tc's htb_print_xstats(): two lines, each opened by one blank, then an empty one. */
 static void htb_cl_dump_stats(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_dump *d)
 {
-	struct htb_class *cl = htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
+	struct htb_class *cl = mqtx__htb_find(mqtx_qdisc_priv(q), MQTX_H_MAKE(q->handle, minor));
 
 	if (!cl)
 		return;
@@ -228,7 +228,7 @@ static struct mqtx_tcf_block *htb_tcf_block(struct mqtx_qdisc *q, uint32_t minor
 
 	if (!minor)
 		return p->block;
-	cl = htb_find(p, MQTX_H_MAKE(q->handle, minor));
+	cl = mqtx__htb_find(p, MQTX_H_MAKE(q->handle, minor));
 	if (!cl)
 		mqtx_extack_set(ack, "htb %x: has no class %x:%x", q->handle >> 16, q->handle >> 16,
 				minor);
@@ -420,9 +420,9 @@ static void leaf_to_inner(struct mqtx_qdisc *q, struct htb_class *parent, struct
 	q->drops += c->qlen;
 	mqtx_qdisc_reset(c, MQTX_DROP_RESET, to_free);
 	*gone = c;
-	htb_deactivate(p, parent);
+	mqtx__htb_deactivate(p, parent);
 	if (parent->cmode != HTB_CAN_SEND) {
-		htb_pq_erase(p, parent);
+		mqtx__htb_pq_erase(p, parent);
 		parent->cmode = HTB_CAN_SEND;
 	}
 	parent->level = (parent->parent ? parent->parent->level : HTB_MAXDEPTH) - 1;
@@ -434,7 +434,8 @@ static int class_create(struct mqtx_qdisc *q, uint32_t classid, uint32_t parenti
 			const struct htb_copt *o, int *warn, struct mqtx_extack *ack)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
-	struct htb_class *cl, *parent = parentid == MQTX_H_ROOT ? NULL : htb_find(p, parentid);
+	struct htb_class *cl,
+		*parent = parentid == MQTX_H_ROOT ? NULL : mqtx__htb_find(p, parentid);
 	struct mqtx_qdisc *gone = NULL;
 	struct mqtx_pkt *to_free = NULL;
 	int err;
@@ -452,7 +453,7 @@ static int class_create(struct mqtx_qdisc *q, uint32_t classid, uint32_t parenti
 	memset(cl, 0, sizeof(*cl));
 	err = mqtx_tcf_block_get(0, &cl->block);
 	if (!err)
-		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
+		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL, ack,
 					&cl->leaf);
 	if (err) {
 		mqtx_tcf_block_put(cl->block);
@@ -499,7 +500,7 @@ static int htb_cl_change(struct mqtx_qdisc *q, uint32_t minor, uint32_t parent, 
 			return err;
 	} else {
 		mqtx_qdisc_lock(q);
-		warn = apply_copt(p, htb_find(p, classid), o);
+		warn = apply_copt(p, mqtx__htb_find(p, classid), o);
 		mqtx_qdisc_unlock(q);
 	}
 	if (warn)
@@ -513,7 +514,7 @@ static void inner_to_leaf(struct htb_priv *p, struct htb_class *parent, struct m
 			  int64_t now)
 {
 	if (parent->cmode != HTB_CAN_SEND)
-		htb_pq_erase(p, parent);
+		mqtx__htb_pq_erase(p, parent);
 	parent->level = 0;
 	memset(parent->clprio, 0, sizeof(parent->clprio));
 	memset(parent->deficit, 0, sizeof(parent->deficit));
@@ -527,7 +528,7 @@ static void inner_to_leaf(struct htb_priv *p, struct htb_class *parent, struct m
 static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extack *ack)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
-	struct htb_class *cl = htb_find(p, MQTX_H_MAKE(q->handle, minor));
+	struct htb_class *cl = mqtx__htb_find(p, MQTX_H_MAKE(q->handle, minor));
 	struct mqtx_qdisc *fresh = NULL;
 	struct mqtx_pkt *to_free = NULL;
 	bool last = !cl->level && cl->parent && cl->parent->children == 1;
@@ -536,7 +537,7 @@ static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extac
 	if (cl->children)
 		return mqtx_extack_set(ack, "HTB class in use"), -EBUSY;
 	if (last) {
-		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack,
+		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL, ack,
 					&fresh);
 		if (err)
 			return err;
@@ -552,9 +553,9 @@ static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extac
 	hash_remove(p, cl);
 	if (cl->parent)
 		cl->parent->children--;
-	htb_deactivate(p, cl);
+	mqtx__htb_deactivate(p, cl);
 	if (cl->cmode != HTB_CAN_SEND)
-		htb_pq_erase(p, cl);
+		mqtx__htb_pq_erase(p, cl);
 	if (last)
 		inner_to_leaf(p, cl->parent, fresh, (int64_t)mqtx_qdisc_now(q));
 	mqtx_qdisc_unlock(q);
@@ -567,7 +568,7 @@ static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extac
 
 /* ---- the qdisc's reset and destroy ---- */
 
-void htb_classes_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
+void mqtx__htb_classes_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 
@@ -584,7 +585,7 @@ void htb_classes_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	}
 }
 
-void htb_classes_destroy(struct mqtx_qdisc *q)
+void mqtx__htb_classes_destroy(struct mqtx_qdisc *q)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 
@@ -602,7 +603,7 @@ void htb_classes_destroy(struct mqtx_qdisc *q)
 	p->hashelems = 0;
 }
 
-const struct mqtx_class_ops htb_class_ops = {
+const struct mqtx_class_ops mqtx__htb_class_ops = {
 	.count = htb_cl_count,
 	.leaf = htb_cl_leaf,
 	.graft = htb_cl_graft,

@@ -5,24 +5,24 @@
 
 #include <mqtx/qdisc.h>
 
-extern const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_htb_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_ets_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_netem_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_fq_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_taprio_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_clsact_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops;
-extern const struct mqtx_qdisc_ops mqtx_wme_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__noqueue_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__pfifo_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__pfifo_fast_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__bfifo_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__pfifo_head_drop_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__prio_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__tbf_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__htb_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__ets_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__netem_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__codel_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__fq_codel_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__fq_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__taprio_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__ingress_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__clsact_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__mq_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__mqprio_qdisc_ops;
+extern const struct mqtx_qdisc_ops mqtx__wme_qdisc_ops;
 
 #endif

@@ -39,6 +39,6 @@ struct netem_opt {
 };
 
 /* tc's netem_parse_opt(): 0, -EINVAL, MQTX_TC_EUSAGE or MQTX_TC_EFATAL (ops->parse). */
-int netem_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack);
+int mqtx__netem_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack);
 
 #endif

@@ -396,7 +396,7 @@ static int netem_check(struct netem_opt *o, struct mqtx_extack *ack)
 	return MQTX_TC_EUSAGE;
 }
 
-int netem_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
+int mqtx__netem_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 {
 	struct cursor c = { .argc = argc, .argv = argv, .ack = ack };
 	struct netem_opt *o = opt;

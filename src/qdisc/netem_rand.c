@@ -17,7 +17,7 @@ static uint32_t seed_min(uint32_t x, uint32_t min)
 	return x < min ? x + min : x;
 }
 
-void netem_prng_seed(struct netem_prng *s, uint64_t seed)
+void mqtx__netem_prng_seed(struct netem_prng *s, uint64_t seed)
 {
 	/* prandom_seed_state(): one 32-bit mix of the 64-bit seed feeds all four, and no
 	 * warm-up follows (netem's first values are drawn straight after). */
@@ -36,7 +36,7 @@ static uint32_t taus_step(uint32_t z, unsigned q, unsigned s, uint32_t m, unsign
 	return ((z & m) << r) ^ (((z << q) ^ z) >> s);
 }
 
-uint32_t netem_prng_u32(struct netem_prng *s)
+uint32_t mqtx__netem_prng_u32(struct netem_prng *s)
 {
 	s->s1 = taus_step(s->s1, 6, 13, 0xFFFFFFFEu, 18);
 	s->s2 = taus_step(s->s2, 2, 27, 0xFFFFFFF8u, 2);
@@ -45,29 +45,29 @@ uint32_t netem_prng_u32(struct netem_prng *s)
 	return s->s1 ^ s->s2 ^ s->s3 ^ s->s4;
 }
 
-uint32_t netem_corr_u32(struct netem_corr *c, struct netem_prng *s)
+uint32_t mqtx__netem_corr_u32(struct netem_corr *c, struct netem_prng *s)
 {
 	uint64_t v, w;
 
 	if (!c || !c->rho)
-		return netem_prng_u32(s);
+		return mqtx__netem_prng_u32(s);
 	/* A weighted mean of a fresh value and the last one, the weights (2^32 - rho - 1) and
 	 * rho + 1 in 32-bit fixed point (get_crandom). */
-	v = netem_prng_u32(s);
+	v = mqtx__netem_prng_u32(s);
 	w = (uint64_t)c->rho + 1;
 	c->last = (uint32_t)((v * ((1ull << 32) - w) + (uint64_t)c->last * w) >> 32);
 	return c->last;
 }
 
-int64_t netem_tabledist(int64_t mu, int32_t sigma, struct netem_corr *c, struct netem_prng *s,
-			const int16_t *table)
+int64_t mqtx__netem_tabledist(int64_t mu, int32_t sigma, struct netem_corr *c, struct netem_prng *s,
+			      const int16_t *table)
 {
 	int64_t t, frac;
 	uint32_t rnd;
 
 	if (!sigma)
 		return mu;
-	rnd = netem_corr_u32(c, s);
+	rnd = mqtx__netem_corr_u32(c, s);
 	if (!table)
 		return (int64_t)(rnd % (2 * (uint32_t)sigma)) + mu - sigma;
 	/* The table holds deviations in 1/NETEM_DIST_SCALE of sigma: scale the whole part and
@@ -146,7 +146,7 @@ static void build_tables(void)
 	}
 }
 
-const int16_t *netem_dist_table(enum netem_dist d)
+const int16_t *mqtx__netem_dist_table(enum netem_dist d)
 {
 	if (d <= NETEM_DIST_NONE || d >= NETEM_DIST_MAX)
 		return NULL;

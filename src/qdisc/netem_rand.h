@@ -14,17 +14,17 @@ struct netem_prng {
 };
 
 /* prandom_seed_state(): the four components from one 64-bit seed, each above its minimum. */
-void netem_prng_seed(struct netem_prng *s, uint64_t seed);
+void mqtx__netem_prng_seed(struct netem_prng *s, uint64_t seed);
 
 /* prandom_u32_state(): the next 32-bit value. */
-uint32_t netem_prng_u32(struct netem_prng *s);
+uint32_t mqtx__netem_prng_u32(struct netem_prng *s);
 
 /* get_crandom(): a value correlated with the previous one by rho / 2^32 (rho 0: plain). */
 struct netem_corr {
 	uint32_t last, rho;
 };
 
-uint32_t netem_corr_u32(struct netem_corr *c, struct netem_prng *s);
+uint32_t mqtx__netem_corr_u32(struct netem_corr *c, struct netem_prng *s);
 
 /* The distributions of tc's tables (NETEM_DIST_SCALE 8192 per standard deviation). */
 enum netem_dist {
@@ -39,11 +39,11 @@ enum netem_dist {
 #define NETEM_DIST_SIZE	 4096
 
 /* The table of @d (built once, then shared), or NULL for NETEM_DIST_NONE. */
-const int16_t *netem_dist_table(enum netem_dist d);
+const int16_t *mqtx__netem_dist_table(enum netem_dist d);
 
 /* tabledist(): a value of mean @mu and deviation @sigma from @table (NULL: uniform in
  * [mu - sigma, mu + sigma)), drawing through @c. */
-int64_t netem_tabledist(int64_t mu, int32_t sigma, struct netem_corr *c, struct netem_prng *s,
-			const int16_t *table);
+int64_t mqtx__netem_tabledist(int64_t mu, int32_t sigma, struct netem_corr *c, struct netem_prng *s,
+			      const int16_t *table);
 
 #endif

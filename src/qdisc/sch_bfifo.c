@@ -71,7 +71,7 @@ static void bfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_size(d, "limit", "limit %s", p->limit);
 }
 
-const struct mqtx_qdisc_ops mqtx_bfifo_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__bfifo_qdisc_ops = {
 	.id = "bfifo",
 	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),

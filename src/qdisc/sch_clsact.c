@@ -132,7 +132,7 @@ static const struct mqtx_class_ops clsact_class_ops = {
 	.tcf_block = clsact_tcf_block,
 };
 
-const struct mqtx_qdisc_ops mqtx_clsact_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__clsact_qdisc_ops = {
 	.id = "clsact",
 	.priv_size = sizeof(struct clsact_priv),
 	.static_flags = MQTX_QF_INGRESS | MQTX_QF_INGRESS_BLOCK | MQTX_QF_EGRESS_BLOCK,

@@ -66,8 +66,8 @@ static struct mqtx_pkt *codel_dequeue_aqm(struct mqtx_qdisc *q)
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_pkt *pkt;
 
-	pkt = mqtx_codel_dequeue(q, &q->backlog, &p->params, &p->vars, &p->stats, codel_deq,
-				 codel_drop_aqm, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	pkt = mqtx__codel_dequeue(q, &q->backlog, &p->params, &p->vars, &p->stats, codel_deq,
+				  codel_drop_aqm, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
 	/* Linux frees CoDel's victims on the spot, under the qdisc lock, as here. */
 	mqtx_qdisc_free_dropped(q->dev, p->dropped);
 	p->dropped = NULL;
@@ -79,14 +79,14 @@ static struct mqtx_pkt *codel_dequeue(struct mqtx_qdisc *q)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_dequeue(q, &p->peeked, codel_dequeue_aqm);
+	return mqtx__codel_peeked_dequeue(q, &p->peeked, codel_dequeue_aqm);
 }
 
 static struct mqtx_pkt *codel_peek(struct mqtx_qdisc *q)
 {
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_peek(q, &p->peeked, codel_dequeue_aqm);
+	return mqtx__codel_peeked_peek(q, &p->peeked, codel_dequeue_aqm);
 }
 
 /* ---- control path ---- */
@@ -107,13 +107,13 @@ static int codel_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack
 			err = mqtx_tc_arg_u32(argc, argv, &i, &o->limit, ack);
 			o->has_limit = o->limit != 0;
 		} else if (strcmp(a, "target") == 0) {
-			err = mqtx_codel_arg_time(argc, argv, &i, &o->target, ack);
+			err = mqtx__codel_arg_time(argc, argv, &i, &o->target, ack);
 			o->has_target = o->target != 0;
 		} else if (strcmp(a, "interval") == 0) {
-			err = mqtx_codel_arg_time(argc, argv, &i, &o->interval, ack);
+			err = mqtx__codel_arg_time(argc, argv, &i, &o->interval, ack);
 			o->has_interval = o->interval != 0;
 		} else if (strcmp(a, "ce_threshold") == 0) {
-			err = mqtx_codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
+			err = mqtx__codel_arg_time(argc, argv, &i, &o->ce_threshold, ack);
 			o->has_ce_threshold = true;
 		} else if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
 			o->ecn = a[0] == 'e';
@@ -150,8 +150,8 @@ static int codel_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack 
 	(void)ack;
 	mqtx_pkt_list_init(&p->list);
 	p->limit = CODEL_DEFAULT_LIMIT;
-	mqtx_codel_params_init(&p->params, mqtx__psched_mtu(q));
-	mqtx_codel_vars_init(&p->vars);
+	mqtx__codel_params_init(&p->params, mqtx__psched_mtu(q));
+	mqtx__codel_vars_init(&p->vars);
 	if (opt)
 		codel_apply(q, opt);
 	q->flags |= MQTX_QF_CAN_BYPASS;
@@ -197,7 +197,7 @@ static void codel_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 	mqtx_pkt_list_splice(&p->list, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
-	mqtx_codel_vars_init(&p->vars);
+	mqtx__codel_vars_init(&p->vars);
 }
 
 static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
@@ -205,7 +205,7 @@ static void codel_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	struct codel_priv *p = mqtx_qdisc_priv(q);
 
 	mqtx_dump_uint(d, "limit", "limit %" PRIu64 "p", p->limit);
-	mqtx_codel_dump_times(&p->params, d);
+	mqtx__codel_dump_times(&p->params, d);
 	if (p->params.ecn)
 		mqtx_dump_flag(d, "ecn", "ecn");
 }
@@ -223,7 +223,8 @@ static void codel_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
 	st->lastcount = p->vars.lastcount;
 	st->ldelay_us = mqtx_codel_time2us(p->vars.ldelay);
 	st->dropping = p->vars.dropping;
-	st->drop_next_us = mqtx_codel_drop_next_us(&p->vars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+	st->drop_next_us =
+		mqtx__codel_drop_next_us(&p->vars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
 	st->drop_overlimit = p->drop_overlimit;
 	st->ecn_mark = p->stats.ecn_mark;
 	st->ce_mark = p->stats.ce_mark;
@@ -251,7 +252,7 @@ static void codel_dump_stats(struct mqtx_qdisc *q, struct mqtx_dump *d)
 
 int mqtx_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
 {
-	if (q->ops != &mqtx_codel_qdisc_ops)
+	if (q->ops != &mqtx__codel_qdisc_ops)
 		return -EINVAL;
 	mqtx_qdisc_lock(q);
 	codel_xstats(q, st);
@@ -259,7 +260,7 @@ int mqtx_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_codel_xstats *st)
 	return 0;
 }
 
-const struct mqtx_qdisc_ops mqtx_codel_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__codel_qdisc_ops = {
 	.id = "codel",
 	.usage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n"
 		 "\t\t [ interval TIME ] [ ecn | noecn ]\n"

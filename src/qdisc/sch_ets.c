@@ -327,7 +327,8 @@ static int ets_resolve(struct mqtx_qdisc *q, const struct ets_opt *o, uint32_t *
 static int ets_new_band(struct mqtx_qdisc *q, uint32_t b, struct mqtx_extack *ack,
 			struct mqtx_qdisc **out)
 {
-	int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack, out);
+	int err =
+		mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL, ack, out);
 
 	if (!err)
 		(*out)->parent = MQTX_H_MAKE(q->handle, b + 1);
@@ -605,7 +606,7 @@ static const struct mqtx_class_ops ets_class_ops = {
 	.change = ets_cl_change,
 };
 
-const struct mqtx_qdisc_ops mqtx_ets_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__ets_qdisc_ops = {
 	.id = "ets",
 	.usage = "Usage: ... ets [bands NUMBER] [strict NUMBER] [quanta Q1 Q2...] [priomap P1 "
 		 "P2...]",

@@ -344,7 +344,7 @@ static struct mqtx_pkt *fq_dequeue_flows(struct mqtx_qdisc *q, struct fq_priv *p
 				fq_set_throttled(p, f);
 				continue;
 			}
-			if ((int64_t)(now - tnp - p->cfg.ce_threshold) > 0 && mqtx_ecn_set_ce(pkt))
+			if ((int64_t)(now - tnp - p->cfg.ce_threshold) > 0 && mqtx__ecn_set_ce(pkt))
 				p->stat_ce_mark++;
 		}
 		fq_take(q, f);
@@ -589,7 +589,7 @@ static void fq_destroy(struct mqtx_qdisc *q)
 	mqtx_free(p->buckets);
 }
 
-const struct mqtx_qdisc_ops mqtx_fq_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__fq_qdisc_ops = {
 	.id = "fq",
 	.usage = "Usage: ... fq\t[ limit PACKETS ] [ flow_limit PACKETS ]\n"
 		 "\t\t[ quantum BYTES ] [ initial_quantum BYTES ]\n"

@@ -60,7 +60,7 @@ struct fqc_turn {
 
 /* ---- classification ---- */
 
-uint32_t mqtx_fq_codel_flow_index(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
+uint32_t mqtx__fq_codel_flow_index(struct mqtx_qdisc *q, const struct mqtx_pkt *pkt)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 	struct {
@@ -135,7 +135,7 @@ static uint32_t fqc_drop_fat(struct mqtx_qdisc *q, uint32_t idx, struct mqtx_pkt
 static int fqc_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_pkt **to_free)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
-	uint32_t idx = mqtx_fq_codel_flow_index(q, pkt), before;
+	uint32_t idx = mqtx__fq_codel_flow_index(q, pkt), before;
 	struct fqc_flow *f = &p->flows[idx];
 	bool over_memory;
 
@@ -196,8 +196,8 @@ static struct mqtx_pkt *fqc_serve(struct fq_drr_flow *df, void *arg)
 	struct fqc_turn *t = arg;
 	struct fqc_priv *p = mqtx_qdisc_priv(t->q);
 
-	return mqtx_codel_dequeue(t->q, &t->q->backlog, &p->cparams, &f->cvars, &p->cstats, fqc_deq,
-				  fqc_drop_aqm, t->now);
+	return mqtx__codel_dequeue(t->q, &t->q->backlog, &p->cparams, &f->cvars, &p->cstats,
+				   fqc_deq, fqc_drop_aqm, t->now);
 }
 
 /* DRR over new flows first, then old ones; CoDel runs on the chosen flow. */
@@ -217,14 +217,14 @@ static struct mqtx_pkt *fqc_dequeue(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_dequeue(q, &p->peeked, fqc_dequeue_inner);
+	return mqtx__codel_peeked_dequeue(q, &p->peeked, fqc_dequeue_inner);
 }
 
 static struct mqtx_pkt *fqc_peek(struct mqtx_qdisc *q)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_peek(q, &p->peeked, fqc_dequeue_inner);
+	return mqtx__codel_peeked_peek(q, &p->peeked, fqc_dequeue_inner);
 }
 
 /* ---- control path ---- */
@@ -258,18 +258,18 @@ static int fqc_parse_one(int argc, char **argv, int *i, struct fqc_opt *o, struc
 		return mqtx_tc_arg_size(argc, argv, i, &o->memory_limit, ack);
 	}
 	if (strcmp(a, "target") == 0) {
-		err = mqtx_codel_arg_time(argc, argv, i, &o->target, ack);
+		err = mqtx__codel_arg_time(argc, argv, i, &o->target, ack);
 		o->has_target = o->target != 0;
 		return err;
 	}
 	if (strcmp(a, "interval") == 0) {
-		err = mqtx_codel_arg_time(argc, argv, i, &o->interval, ack);
+		err = mqtx__codel_arg_time(argc, argv, i, &o->interval, ack);
 		o->has_interval = o->interval != 0;
 		return err;
 	}
 	if (strcmp(a, "ce_threshold") == 0) {
 		o->has_ce_threshold = true;
-		return mqtx_codel_arg_time(argc, argv, i, &o->ce_threshold, ack);
+		return mqtx__codel_arg_time(argc, argv, i, &o->ce_threshold, ack);
 	}
 	if (strcmp(a, "ecn") == 0 || strcmp(a, "noecn") == 0) {
 		o->has_ecn = true;
@@ -354,7 +354,7 @@ static int fqc_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	p->drr.quantum = mqtx__psched_mtu(q);
 	p->drop_batch = FQC_DROP_BATCH;
 	p->memory_limit = FQC_MEMORY_LIMIT;
-	mqtx_codel_params_init(&p->cparams, mqtx__psched_mtu(q));
+	mqtx__codel_params_init(&p->cparams, mqtx__psched_mtu(q));
 	p->cparams.ecn = true;
 	fqc_apply(q, o);
 	p->flows = mqtx_alloc(sizeof(*p->flows) * p->flows_cnt, 0);
@@ -435,7 +435,7 @@ static void fqc_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint(d, "flows", "flows %" PRIu64, p->flows_cnt);
 	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, p->drr.quantum);
 	/* tc prints memory_limit between interval and ecn, so the CoDel part comes in two. */
-	mqtx_codel_dump_times(&p->cparams, d);
+	mqtx__codel_dump_times(&p->cparams, d);
 	mqtx_dump_size(d, "memory_limit", "memory_limit %s", p->memory_limit);
 	if (p->cparams.ecn)
 		mqtx_dump_flag(d, "ecn", "ecn");
@@ -496,7 +496,7 @@ static void fqc_flow_xstats(struct mqtx_qdisc *q, uint32_t idx,
 	st->ldelay_us = mqtx_codel_time2us(f->cvars.ldelay);
 	st->dropping = f->cvars.dropping;
 	st->drop_next_us =
-		mqtx_codel_drop_next_us(&f->cvars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
+		mqtx__codel_drop_next_us(&f->cvars, mqtx_codel_ns2time(mqtx_qdisc_now(q)));
 	st->active = f->drr.listed;
 	for (const struct mqtx_pkt *pkt = f->head; pkt; pkt = pkt->next)
 		st->qlen++;
@@ -570,7 +570,7 @@ static const struct mqtx_class_ops fqc_class_ops = {
 
 int mqtx_fq_codel_get_xstats(struct mqtx_qdisc *q, struct mqtx_fq_codel_xstats *st)
 {
-	if (q->ops != &mqtx_fq_codel_qdisc_ops)
+	if (q->ops != &mqtx__fq_codel_qdisc_ops)
 		return -EINVAL;
 	mqtx_qdisc_lock(q);
 	fqc_xstats(q, st);
@@ -583,7 +583,7 @@ int mqtx_fq_codel_get_flow_xstats(struct mqtx_qdisc *q, uint32_t minor,
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
-	if (q->ops != &mqtx_fq_codel_qdisc_ops)
+	if (q->ops != &mqtx__fq_codel_qdisc_ops)
 		return -EINVAL;
 	if (minor < 1 || minor > p->flows_cnt)
 		return -ENOENT;
@@ -593,14 +593,14 @@ int mqtx_fq_codel_get_flow_xstats(struct mqtx_qdisc *q, uint32_t minor,
 	return 0;
 }
 
-uint32_t mqtx_fq_codel_flow_backlog(struct mqtx_qdisc *q, uint32_t idx)
+uint32_t mqtx__fq_codel_flow_backlog(struct mqtx_qdisc *q, uint32_t idx)
 {
 	struct fqc_priv *p = mqtx_qdisc_priv(q);
 
 	return idx < p->flows_cnt ? p->flows[idx].backlog : 0;
 }
 
-const struct mqtx_qdisc_ops mqtx_fq_codel_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__fq_codel_qdisc_ops = {
 	.id = "fq_codel",
 	.usage = "Usage: ... fq_codel\t[ limit PACKETS ] [ flows NUMBER ]\n"
 		 "[ memory_limit BYTES ]\n"

@@ -56,10 +56,10 @@ static void change_class_mode(struct htb_priv *p, struct htb_class *cl, int64_t 
 	}
 	if (cl->prio_activity) {
 		if (cl->cmode != HTB_CANT_SEND)
-			htb_deactivate_prios(p, cl);
+			mqtx__htb_deactivate_prios(p, cl);
 		cl->cmode = mode;
 		if (mode != HTB_CANT_SEND)
-			htb_activate_prios(p, cl);
+			mqtx__htb_activate_prios(p, cl);
 	} else {
 		cl->cmode = mode;
 	}
@@ -104,9 +104,9 @@ static void charge_class(struct htb_priv *p, struct htb_class *cl, int level, ui
 		change_class_mode(p, cl, &diff);
 		if (old != cl->cmode) {
 			if (old != HTB_CAN_SEND)
-				htb_pq_erase(p, cl);
+				mqtx__htb_pq_erase(p, cl);
 			if (cl->cmode != HTB_CAN_SEND)
-				htb_add_to_wait_tree(p, cl, diff);
+				mqtx__htb_add_to_wait_tree(p, cl, diff);
 		}
 		if (cl->level) {
 			cl->bytes += len;
@@ -127,13 +127,13 @@ static int64_t do_events(struct htb_priv *p, int level)
 
 		if (cl->pq_key > p->now)
 			return cl->pq_key;
-		htb_list_erase(pq, cl, HTB_PQ);
+		mqtx__htb_list_erase(pq, cl, HTB_PQ);
 		diff = p->now - cl->t_c;
 		if (diff > cl->mbuffer)
 			diff = cl->mbuffer;
 		change_class_mode(p, cl, &diff);
 		if (cl->cmode != HTB_CAN_SEND)
-			htb_add_to_wait_tree(p, cl, diff);
+			mqtx__htb_add_to_wait_tree(p, cl, diff);
 	}
 	return 0;
 }
@@ -152,7 +152,7 @@ static struct htb_class *lookup_leaf(struct htb_prio *row, int prio)
 		struct htb_prio *h = *sp;
 
 		if (!h->ptr && h->last_ptr_id)
-			h->ptr = htb_find_next_upper(h->first, prio, h->last_ptr_id);
+			h->ptr = mqtx__htb_find_next_upper(h->first, prio, h->last_ptr_id);
 		h->last_ptr_id = 0;
 		if (!h->ptr) { /* at the end: rewind, and move the level above on */
 			h->ptr = h->first;
@@ -162,7 +162,7 @@ static struct htb_class *lookup_leaf(struct htb_prio *row, int prio)
 				sp--;
 				if (!(*sp)->ptr)
 					return NULL;
-				htb_next_node(&(*sp)->ptr, prio);
+				mqtx__htb_next_node(&(*sp)->ptr, prio);
 			}
 		} else if (!h->ptr->level) {
 			return h->ptr;
@@ -217,7 +217,7 @@ static struct mqtx_pkt *dequeue_tree(struct mqtx_qdisc *q, int prio, int level)
 		if (!cl->leaf->qlen) { /* emptied by a graft or a drop: skip it */
 			struct htb_class *next;
 
-			htb_deactivate(p, cl);
+			mqtx__htb_deactivate(p, cl);
 			if (!(p->row_mask[level] & (1u << prio)))
 				return NULL;
 			next = lookup_leaf(row, prio);
@@ -229,7 +229,7 @@ static struct mqtx_pkt *dequeue_tree(struct mqtx_qdisc *q, int prio, int level)
 		pkt = leaf_dequeue(q, cl);
 		if (pkt)
 			break;
-		htb_next_node(rr_ptr(p, cl, prio, level), prio);
+		mqtx__htb_next_node(rr_ptr(p, cl, prio, level), prio);
 		cl = lookup_leaf(row, prio);
 	} while (cl != start);
 	if (!pkt)
@@ -237,10 +237,10 @@ static struct mqtx_pkt *dequeue_tree(struct mqtx_qdisc *q, int prio, int level)
 	cl->deficit[level] -= (int32_t)pkt->len;
 	if (cl->deficit[level] < 0) {
 		cl->deficit[level] += (int32_t)cl->quantum;
-		htb_next_node(rr_ptr(p, cl, prio, level), prio);
+		mqtx__htb_next_node(rr_ptr(p, cl, prio, level), prio);
 	}
 	if (!cl->leaf->qlen)
-		htb_deactivate(p, cl);
+		mqtx__htb_deactivate(p, cl);
 	charge_class(p, cl, level, pkt->len);
 	return pkt;
 }
@@ -283,7 +283,7 @@ static struct mqtx_pkt *htb_do_dequeue(struct mqtx_qdisc *q)
 		if (next_event > event)
 			next_event = event;
 		for (unsigned m = p->row_mask[level]; m;) {
-			int prio = htb_lowest_bit(m);
+			int prio = mqtx__htb_lowest_bit(m);
 
 			m &= ~(1u << prio);
 			pkt = dequeue_tree(q, prio, level);
@@ -311,7 +311,7 @@ static struct htb_class *htb_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 	uint32_t minor = mqtx_qdisc_prio_class(q, pkt);
-	struct htb_class *cl = minor ? htb_find(p, pkt->priority) : NULL;
+	struct htb_class *cl = minor ? mqtx__htb_find(p, pkt->priority) : NULL;
 	struct mqtx_tcf_block *block = p->block;
 	struct mqtx_tcf_result res;
 
@@ -330,7 +330,7 @@ static struct htb_class *htb_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt
 			break;
 		if (res.classid == q->handle)
 			return HTB_DIRECT;
-		cl = htb_find(p, res.classid);
+		cl = mqtx__htb_find(p, res.classid);
 		if (!cl)
 			break; /* a class that does not exist: the default */
 		if (!cl->level)
@@ -342,7 +342,7 @@ static struct htb_class *htb_classify(struct mqtx_qdisc *q, struct mqtx_pkt *pkt
 		}
 		block = cl->block;
 	}
-	cl = htb_find(p, MQTX_H_MAKE(q->handle, p->defcls));
+	cl = mqtx__htb_find(p, MQTX_H_MAKE(q->handle, p->defcls));
 	return cl && !cl->level ? cl : HTB_DIRECT;
 }
 
@@ -373,7 +373,7 @@ static int htb_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	ret = child_enqueue(q, c, pkt, to_free, &dropped);
 	cl->drops += dropped;
 	if (c->qlen)
-		htb_activate(p, cl);
+		mqtx__htb_activate(p, cl);
 	return ret;
 }
 
@@ -484,7 +484,7 @@ static void htb_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
 
-	htb_classes_reset(q, to_free);
+	mqtx__htb_classes_reset(q, to_free);
 	reset_peeked(&p->peeked, to_free);
 	mqtx_timer_cancel(&p->watchdog);
 	mqtx_pkt_list_splice(&p->direct, to_free);
@@ -501,7 +501,7 @@ static void htb_destroy(struct mqtx_qdisc *q)
 
 	if (p->watchdog_ready)
 		mqtx_timer_cancel(&p->watchdog);
-	htb_classes_destroy(q);
+	mqtx__htb_classes_destroy(q);
 	mqtx_free(p->hash);
 	p->hash = NULL;
 	mqtx_tcf_block_put(p->block);
@@ -523,7 +523,7 @@ static void htb_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint(d, "direct_qlen", "direct_qlen %" PRIu64, p->direct_qlen);
 }
 
-const struct mqtx_qdisc_ops mqtx_htb_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__htb_qdisc_ops = {
 	.id = "htb",
 	.usage =
 		"Usage: ... qdisc add ... htb [default N] [r2q N]\n"
@@ -560,5 +560,5 @@ const struct mqtx_qdisc_ops mqtx_htb_qdisc_ops = {
 	.reset = htb_reset,
 	.destroy = htb_destroy,
 	.dump = htb_dump,
-	.cl_ops = &htb_class_ops,
+	.cl_ops = &mqtx__htb_class_ops,
 };

@@ -204,7 +204,7 @@ static const struct mqtx_class_ops ingress_class_ops = {
 	.tcf_block = ingress_tcf_block,
 };
 
-const struct mqtx_qdisc_ops mqtx_ingress_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__ingress_qdisc_ops = {
 	.id = "ingress",
 	.usage = "Usage: ... ingress [ rate RATE burst BYTES ]",
 	.priv_size = sizeof(struct ingress_priv),

@@ -112,7 +112,7 @@ static const struct mqtx_class_ops mq_class_ops = {
 	.graft = mqtx__mq_class_graft,
 };
 
-const struct mqtx_qdisc_ops mqtx_mq_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__mq_qdisc_ops = {
 	.id = "mq",
 	.usage = "Usage: ... mq  (no options: one class per TX queue)",
 	.priv_size = sizeof(struct mqtx_mq_priv),

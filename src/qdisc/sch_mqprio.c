@@ -366,7 +366,7 @@ static const struct mqtx_class_ops mqprio_class_ops = {
 	.walk = mqprio_walk,
 };
 
-const struct mqtx_qdisc_ops mqtx_mqprio_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__mqprio_qdisc_ops = {
 	.id = "mqprio",
 	.usage = "Usage: ... mqprio\t[num_tc NUMBER] [map P0 P1 ...]\n"
 		 "\t\t\t[queues count1@offset1 count2@offset2 ...] [hw 1|0]",

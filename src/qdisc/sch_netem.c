@@ -62,7 +62,7 @@ struct netem_priv {
  * States: 1 sent in a gap, 2 sent in a burst, 3 lost in a burst, 4 lost in a gap. */
 static bool loss_4state(struct netem_priv *p)
 {
-	uint32_t rnd = netem_prng_u32(&p->prng);
+	uint32_t rnd = mqtx__netem_prng_u32(&p->prng);
 	const uint32_t *a = p->clg; /* p13 p31 p32 p23 p14 */
 
 	switch (p->clg_state) {
@@ -102,13 +102,13 @@ static bool loss_gilb_ell(struct netem_priv *p)
 	const uint32_t *a = p->clg; /* p r h k1 */
 
 	if (p->clg_state == 1) {
-		if (netem_prng_u32(&p->prng) < a[0])
+		if (mqtx__netem_prng_u32(&p->prng) < a[0])
 			p->clg_state = 2;
-		return netem_prng_u32(&p->prng) < a[3];
+		return mqtx__netem_prng_u32(&p->prng) < a[3];
 	}
-	if (netem_prng_u32(&p->prng) < a[1])
+	if (mqtx__netem_prng_u32(&p->prng) < a[1])
 		p->clg_state = 1;
-	return netem_prng_u32(&p->prng) > a[2];
+	return mqtx__netem_prng_u32(&p->prng) > a[2];
 }
 
 static bool loss_event(struct netem_priv *p)
@@ -117,13 +117,13 @@ static bool loss_event(struct netem_priv *p)
 		return loss_4state(p);
 	if (p->loss_model == NETEM_LOSS_GE)
 		return loss_gilb_ell(p);
-	return p->loss && p->loss >= netem_corr_u32(&p->loss_cor, &p->prng);
+	return p->loss && p->loss >= mqtx__netem_corr_u32(&p->loss_cor, &p->prng);
 }
 
 /* get_random_u32_below() on the second generator. */
 static uint32_t aux_below(struct netem_priv *p, uint32_t n)
 {
-	return (uint32_t)(((uint64_t)netem_prng_u32(&p->aux) * n) >> 32);
+	return (uint32_t)(((uint64_t)mqtx__netem_prng_u32(&p->aux) * n) >> 32);
 }
 
 /* packet_time_ns(): the wire time of @len bytes with the overheads, in whole cells. */
@@ -199,8 +199,8 @@ static struct mqtx_pkt *netem_copy(const struct mqtx_pkt *pkt)
  * departure and its own wire time (netem_enqueue). */
 static uint64_t departure(struct mqtx_qdisc *q, struct netem_priv *p, struct mqtx_pkt *pkt)
 {
-	int64_t delay = netem_tabledist(p->latency, (int32_t)p->jitter, &p->delay_cor, &p->prng,
-					p->delay_dist);
+	int64_t delay = mqtx__netem_tabledist(p->latency, (int32_t)p->jitter, &p->delay_cor,
+					      &p->prng, p->delay_dist);
 	uint64_t now = mqtx_qdisc_now(q);
 	struct mqtx_pkt *last;
 
@@ -234,19 +234,19 @@ static int enqueue_one(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, bool copy,
 	int count = 1;
 	bool corrupt;
 
-	if (p->duplicate && !copy && p->duplicate >= netem_corr_u32(&p->dup_cor, &p->prng))
+	if (p->duplicate && !copy && p->duplicate >= mqtx__netem_corr_u32(&p->dup_cor, &p->prng))
 		count++;
 	if (loss_event(p)) {
 		/* With ecn a lost packet that can carry CE is marked instead (Linux counts the
 		 * mark as a drop; mqtx counts it apart, the packet being sent). */
-		if (p->ecn && mqtx_ecn_set_ce(pkt))
+		if (p->ecn && mqtx__ecn_set_ce(pkt))
 			p->ecn_marked++;
 		else
 			count--;
 	}
 	if (!count)
 		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
-	corrupt = p->corrupt && p->corrupt >= netem_corr_u32(&p->corrupt_cor, &p->prng);
+	corrupt = p->corrupt && p->corrupt >= mqtx__netem_corr_u32(&p->corrupt_cor, &p->prng);
 	if (q->qlen >= p->limit)
 		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
 	/* The duplicate is the frame as it came, queued before it (Linux queues it at the
@@ -260,7 +260,7 @@ static int enqueue_one(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, bool copy,
 	q->backlog += pkt->len;
 	q->qlen++;
 	if (!p->gap || p->counter < p->gap - 1 ||
-	    p->reorder < netem_corr_u32(&p->reorder_cor, &p->prng)) {
+	    p->reorder < mqtx__netem_corr_u32(&p->reorder_cor, &p->prng)) {
 		*tts(pkt) = departure(q, p, pkt);
 		p->counter++;
 		tfifo_insert(p, pkt);
@@ -284,11 +284,11 @@ static void slot_next(struct netem_priv *p, uint64_t now)
 	if (!p->slot_dist)
 		d = s->min_delay +
 		    (int64_t)(((unsigned __int128)(uint64_t)(s->max_delay - s->min_delay) *
-			       netem_prng_u32(&p->aux)) >>
+			       mqtx__netem_prng_u32(&p->aux)) >>
 			      32);
 	else
-		d = netem_tabledist(s->dist_delay, (int32_t)s->dist_jitter, NULL, &p->prng,
-				    p->slot_dist);
+		d = mqtx__netem_tabledist(s->dist_delay, (int32_t)s->dist_jitter, NULL, &p->prng,
+					  p->slot_dist);
 	p->slot_next = now + (uint64_t)d;
 	p->packets_left = s->max_packets;
 	p->bytes_left = s->max_bytes;
@@ -387,15 +387,15 @@ static int netem_validate(const struct netem_opt *o, struct mqtx_extack *ack)
 static void corr_init(struct netem_priv *p, struct netem_corr *c, uint32_t rho)
 {
 	c->rho = rho;
-	c->last = netem_prng_u32(&p->aux);
+	c->last = mqtx__netem_prng_u32(&p->aux);
 }
 
 /* The second generator follows the seed too, on another sequence than the kernel's. */
 static void netem_seed(struct netem_priv *p, uint64_t seed)
 {
 	p->seed = seed;
-	netem_prng_seed(&p->prng, seed);
-	netem_prng_seed(&p->aux, ~seed ^ 0x9E3779B97F4A7C15ull);
+	mqtx__netem_prng_seed(&p->prng, seed);
+	mqtx__netem_prng_seed(&p->aux, ~seed ^ 0x9E3779B97F4A7C15ull);
 }
 
 /* get_slot(): 0 packets or bytes is no limit; a slot of all zeros is none. */
@@ -410,7 +410,7 @@ static void apply_slot(struct mqtx_qdisc *q, struct netem_priv *p, const struct 
 	s->max_packets = o->slot_packets ? o->slot_packets : INT_MAX;
 	s->max_bytes = o->slot_bytes ? o->slot_bytes : INT_MAX;
 	if (o->slot_dist != NETEM_DIST_KEEP)
-		p->slot_dist = netem_dist_table((enum netem_dist)(o->slot_dist - 1));
+		p->slot_dist = mqtx__netem_dist_table((enum netem_dist)(o->slot_dist - 1));
 	p->packets_left = s->max_packets;
 	p->bytes_left = s->max_bytes;
 	p->slot_next = (s->min_delay | s->max_delay | s->dist_jitter) ? mqtx_qdisc_now(q) : 0;
@@ -431,7 +431,7 @@ static void netem_apply(struct mqtx_qdisc *q, const struct netem_opt *o)
 		p->clg_state = 1; /* sent in a gap / the good state */
 	}
 	if (o->dist != NETEM_DIST_KEEP)
-		p->delay_dist = netem_dist_table((enum netem_dist)(o->dist - 1));
+		p->delay_dist = mqtx__netem_dist_table((enum netem_dist)(o->dist - 1));
 	p->limit = o->limit;
 	p->latency = (int64_t)o->latency << 6;
 	p->jitter = (int64_t)o->jitter << 6;
@@ -692,7 +692,7 @@ static void netem_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint(d, "gap", NULL, p->gap);
 }
 
-const struct mqtx_qdisc_ops mqtx_netem_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__netem_qdisc_ops = {
 	.id = "netem",
 	.usage =
 		"Usage: ... netem [ limit PACKETS ]\n"
@@ -716,7 +716,7 @@ const struct mqtx_qdisc_ops mqtx_netem_qdisc_ops = {
 	.enqueue = netem_enqueue,
 	.dequeue = netem_dequeue,
 	.peek = netem_peek,
-	.parse = netem_parse,
+	.parse = mqtx__netem_parse,
 	.init = netem_init,
 	.change = netem_change,
 	.reset = netem_reset,

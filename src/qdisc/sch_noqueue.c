@@ -9,7 +9,7 @@ static struct mqtx_pkt *noqueue_dequeue(struct mqtx_qdisc *q)
 	return NULL;
 }
 
-const struct mqtx_qdisc_ops mqtx_noqueue_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__noqueue_qdisc_ops = {
 	.id = "noqueue",
 	.usage = "Usage: ... noqueue  (no options: packets go straight to the driver)",
 	.dequeue = noqueue_dequeue,

@@ -18,7 +18,7 @@ static int pfifo_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack
 	return mqtx__fifo_parse("pfifo", argc, argv, opt, ack);
 }
 
-const struct mqtx_qdisc_ops mqtx_pfifo_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__pfifo_qdisc_ops = {
 	.id = "pfifo",
 	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),

@@ -82,7 +82,7 @@ static void pfifo_fast_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_bool(d, "multiqueue", NULL, false);
 }
 
-const struct mqtx_qdisc_ops mqtx_pfifo_fast_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__pfifo_fast_qdisc_ops = {
 	.id = "pfifo_fast",
 	.usage = "Usage: ... pfifo_fast  (no options: three bands, Linux's priomap)",
 	.priv_size = sizeof(struct pfifo_fast_priv),

@@ -23,7 +23,7 @@ static int phd_parse(int argc, char **argv, void *opt, struct mqtx_extack *ack)
 	return mqtx__fifo_parse("pfifo_head_drop", argc, argv, opt, ack);
 }
 
-const struct mqtx_qdisc_ops mqtx_pfifo_head_drop_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__pfifo_head_drop_qdisc_ops = {
 	.id = "pfifo_head_drop",
 	.usage = MQTX_FIFO_USAGE,
 	.priv_size = sizeof(struct mqtx_fifo_priv),

@@ -166,7 +166,8 @@ static void prio_child_reset(struct mqtx_qdisc *c, struct mqtx_pkt **to_free)
 static int prio_new_child(struct mqtx_qdisc *q, uint32_t band, struct mqtx_extack *ack,
 			  struct mqtx_qdisc **out)
 {
-	int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL, ack, out);
+	int err =
+		mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL, ack, out);
 	if (err)
 		return err;
 	(*out)->parent = (q->handle & 0xffff0000u) | (band + 1);
@@ -415,7 +416,7 @@ static const struct mqtx_class_ops prio_class_ops = {
 	.tcf_block = prio_tcf_block,
 };
 
-const struct mqtx_qdisc_ops mqtx_prio_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__prio_qdisc_ops = {
 	.id = "prio",
 	.usage = "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]",
 	.priv_size = sizeof(struct prio_priv),

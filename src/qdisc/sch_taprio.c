@@ -430,7 +430,7 @@ static int taprio_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack
 		return -ENOMEM;
 	memset(p->child, 0, n * sizeof(*p->child));
 	for (uint32_t i = 0; i < n; i++) {
-		int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx_pfifo_qdisc_ops, 0, NULL,
+		int err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL,
 					    ack, &p->child[i]);
 
 		if (err)
@@ -535,7 +535,7 @@ static const struct mqtx_class_ops taprio_class_ops = {
 	.walk = taprio_cl_walk,
 };
 
-const struct mqtx_qdisc_ops mqtx_taprio_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__taprio_qdisc_ops = {
 	.id = "taprio",
 	.usage = "Usage: ... taprio clockid CLOCKID\n"
 		 "\t\t[num_tc NUMBER] [map P0 P1 ...] "

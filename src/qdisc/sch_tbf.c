@@ -550,7 +550,7 @@ static const struct mqtx_class_ops tbf_class_ops = {
 	.walk = tbf_class_walk,
 };
 
-const struct mqtx_qdisc_ops mqtx_tbf_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__tbf_qdisc_ops = {
 	.id = "tbf",
 	.usage = "Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ]\n"
 		 "\t[ peakrate KBPS ] [ latency TIME ] [ overhead BYTES ] [ linklayer TYPE ]",

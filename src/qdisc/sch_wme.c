@@ -94,15 +94,15 @@ static int wme_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqtx_p
 	pkt->tstamp = now;
 	wme_set_seq(pkt, p->seq++);
 	mqtx_codel_stamp(pkt, mqtx_codel_ns2time(now));
-	wme_fq_add(p->fq, pkt);
+	mqtx__wme_fq_add(p->fq, pkt);
 	p->n[ac]++;
 	q->qlen++;
 	q->backlog += pkt->len;
-	if (p->n[ac] <= p->limit[ac] && !wme_fq_over(p->fq))
+	if (p->n[ac] <= p->limit[ac] && !mqtx__wme_fq_over(p->fq))
 		return MQTX_XMIT_SUCCESS;
 	/* Over the AC's limit, or the radio's (fq_tin_enqueue()): the head of the fattest flow
 	 * goes, as fq_codel and mac80211's fq drop. */
-	victim = wme_fq_drop_fattest(p->fq, pkt, &own);
+	victim = mqtx__wme_fq_drop_fattest(p->fq, pkt, &own);
 	p->n[ac_of(victim)]--;
 	q->qlen--;
 	q->backlog -= victim->len;
@@ -152,7 +152,7 @@ static struct mqtx_pkt *wme_dequeue_inner(struct mqtx_qdisc *q)
 	if (p->fq) {
 		struct wme_fq_hooks h = { fq_taken, fq_aqm_drop, q };
 
-		pkt = wme_fq_dequeue(p->fq, &h, mqtx_codel_ns2time(now));
+		pkt = mqtx__wme_fq_dequeue(p->fq, &h, mqtx_codel_ns2time(now));
 	} else {
 		while ((pkt = mqtx_pkt_list_pop(&p->list))) {
 			unaccount(q, pkt);
@@ -174,14 +174,14 @@ static struct mqtx_pkt *wme_dequeue(struct mqtx_qdisc *q)
 {
 	struct wme_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_dequeue(q, &p->peeked, wme_dequeue_inner);
+	return mqtx__codel_peeked_dequeue(q, &p->peeked, wme_dequeue_inner);
 }
 
 static struct mqtx_pkt *wme_peek(struct mqtx_qdisc *q)
 {
 	struct wme_priv *p = mqtx_qdisc_priv(q);
 
-	return mqtx_codel_peeked_peek(q, &p->peeked, wme_dequeue_inner);
+	return mqtx__codel_peeked_peek(q, &p->peeked, wme_dequeue_inner);
 }
 
 /* Every queued packet @match accepts, in arrival order; for aggregation sessions. */
@@ -205,7 +205,7 @@ static unsigned wme_extract(struct mqtx_qdisc *q, mqtx_pkt_match_fn match, void 
 		struct mqtx_pkt_list fl;
 
 		mqtx_pkt_list_init(&fl);
-		wme_fq_extract(p->fq, match, arg, &fl);
+		mqtx__wme_fq_extract(p->fq, match, arg, &fl);
 		while ((pkt = mqtx_pkt_list_pop(&fl))) {
 			mqtx_pkt_list_add_tail(&took, pkt);
 			p->n[ac_of(pkt)]--;
@@ -322,7 +322,7 @@ static int parse_one(int argc, char **argv, int *i, struct wme_qopt *o, struct a
 		bool t = a[0] == 't';
 
 		*(t ? &o->has_target : &o->has_interval) = true;
-		return mqtx_codel_arg_time(argc, argv, i, t ? &o->target : &o->interval, ack);
+		return mqtx__codel_arg_time(argc, argv, i, t ? &o->target : &o->interval, ack);
 	}
 	if (!strcmp(a, "quantum")) {
 		int err = mqtx_tc_arg_u32(argc, argv, i, &o->quantum, ack);
@@ -384,7 +384,7 @@ static void codel_params(struct mqtx_qdisc *q, const struct wme_qopt *o,
 	if (old) {
 		*cp = *old;
 	} else {
-		mqtx_codel_params_init(cp, mqtx__psched_mtu(q));
+		mqtx__codel_params_init(cp, mqtx__psched_mtu(q));
 		cp->target = mqtx_codel_ns2time(WME_FQ_TARGET_NS);
 		cp->interval = mqtx_codel_ns2time(WME_FQ_INTERVAL_NS);
 		cp->ecn = true;
@@ -416,8 +416,8 @@ static void set_bypass(struct mqtx_qdisc *q)
 static int new_fq(struct mqtx_qdisc *q, bool radio, uint32_t flows, uint32_t quantum,
 		  const struct mqtx_codel_params *cp, struct wme_fq **out, struct mqtx_extack *ack)
 {
-	int err = radio ? wme_fq_new_radio(q->dev, quantum, cp, out)
-			: wme_fq_new(flows, quantum, cp, out);
+	int err = radio ? mqtx__wme_fq_new_radio(q->dev, quantum, cp, out)
+			: mqtx__wme_fq_new(flows, quantum, cp, out);
 
 	if (err)
 		mqtx_extack_set(ack, "wme: no memory for the flows");
@@ -461,7 +461,7 @@ static void readd(struct mqtx_qdisc *q, struct mqtx_pkt_list *all)
 
 	while ((pkt = mqtx_pkt_list_pop(all))) {
 		if (p->fq)
-			wme_fq_add(p->fq, pkt);
+			mqtx__wme_fq_add(p->fq, pkt);
 		else
 			mqtx_pkt_list_add_tail(&p->list, pkt);
 		p->n[ac_of(pkt)]++;
@@ -504,7 +504,7 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 	struct mqtx_codel_params cp;
 	struct mqtx_pkt_list all;
 
-	bool radio = o->has_table ? o->radio : p->fq ? wme_fq_radio(p->fq) : true;
+	bool radio = o->has_table ? o->radio : p->fq ? mqtx__wme_fq_radio(p->fq) : true;
 	int err;
 
 	if (!fq &&
@@ -516,17 +516,17 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 				       "\"flows\": the radio's table has %u flows; use "
 				       "\"queue\" for a table of the queue's own",
 				       WME_RADIO_FLOWS);
-	codel_params(q, o, p->fq ? wme_fq_params(p->fq) : NULL, &cp);
+	codel_params(q, o, p->fq ? mqtx__wme_fq_params(p->fq) : NULL, &cp);
 	/* New flows are allocated before the lock: a switch to fq_codel, to the other table or
 	 * to another flow count. */
-	if (fq && (!p->fq || radio != wme_fq_radio(p->fq) ||
-		   (o->has_flows && o->flows != wme_fq_flows(p->fq)))) {
+	if (fq && (!p->fq || radio != mqtx__wme_fq_radio(p->fq) ||
+		   (o->has_flows && o->flows != mqtx__wme_fq_flows(p->fq)))) {
 		uint32_t quantum = o->has_quantum ? o->quantum
-				   : p->fq	  ? wme_fq_quantum(p->fq)
+				   : p->fq	  ? mqtx__wme_fq_quantum(p->fq)
 						  : WME_FQ_QUANTUM;
-		uint32_t flows = o->has_flows			 ? o->flows
-				 : p->fq && !wme_fq_radio(p->fq) ? wme_fq_flows(p->fq)
-								 : WME_FQ_FLOWS;
+		uint32_t flows = o->has_flows			       ? o->flows
+				 : p->fq && !mqtx__wme_fq_radio(p->fq) ? mqtx__wme_fq_flows(p->fq)
+								       : WME_FQ_FLOWS;
 
 		err = new_fq(q, radio, flows, quantum, &cp, &nfq, ack);
 		if (err)
@@ -547,12 +547,13 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 		old = p->fq;
 		p->fq = nfq;
 	} else {
-		wme_fq_set(p->fq, o->has_quantum ? o->quantum : wme_fq_quantum(p->fq), &cp);
+		mqtx__wme_fq_set(p->fq, o->has_quantum ? o->quantum : mqtx__wme_fq_quantum(p->fq),
+				 &cp);
 	}
 	trim(q, &all, to_free);
 	readd(q, &all);
 	mqtx_qdisc_unlock(q);
-	wme_fq_free(old);
+	mqtx__wme_fq_free(old);
 	return 0;
 }
 
@@ -560,7 +561,7 @@ static void wme_destroy(struct mqtx_qdisc *q)
 {
 	struct wme_priv *p = mqtx_qdisc_priv(q);
 
-	wme_fq_free(p->fq);
+	mqtx__wme_fq_free(p->fq);
 	p->fq = NULL;
 }
 
@@ -583,15 +584,15 @@ static void wme_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		return;
 	}
 	mqtx_dump_str(d, "mode", "%s", "fq_codel");
-	mqtx_dump_str(d, "table", "%s", wme_fq_radio(p->fq) ? "radio" : "queue");
-	mqtx_dump_uint(d, "flows", "flows %" PRIu64, wme_fq_flows(p->fq));
-	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, wme_fq_quantum(p->fq));
-	mqtx_codel_dump_times(wme_fq_params(p->fq), d);
-	if (wme_fq_params(p->fq)->ecn)
+	mqtx_dump_str(d, "table", "%s", mqtx__wme_fq_radio(p->fq) ? "radio" : "queue");
+	mqtx_dump_uint(d, "flows", "flows %" PRIu64, mqtx__wme_fq_flows(p->fq));
+	mqtx_dump_uint(d, "quantum", "quantum %" PRIu64, mqtx__wme_fq_quantum(p->fq));
+	mqtx__codel_dump_times(mqtx__wme_fq_params(p->fq), d);
+	if (mqtx__wme_fq_params(p->fq)->ecn)
 		mqtx_dump_flag(d, "ecn", "ecn");
 }
 
-const struct mqtx_qdisc_ops mqtx_wme_qdisc_ops = {
+const struct mqtx_qdisc_ops mqtx__wme_qdisc_ops = {
 	.id = "wme",
 	.usage =
 		"Usage: ... wme [ [ vo | vi | be | bk ]... { limit PACKETS | deadline TIME } ]...\n"

@@ -53,8 +53,8 @@ struct wme_fq {
 static pthread_mutex_t radios_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct wme_radio *radios;
 
-int wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
-	       struct wme_fq **out)
+int mqtx__wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
+		     struct wme_fq **out)
 {
 	size_t size = sizeof(struct wme_fq) + (size_t)flows * sizeof(struct wme_flow);
 	struct wme_fq *fq;
@@ -109,11 +109,11 @@ static void radio_put(struct wme_radio *r)
 	mqtx_free(r);
 }
 
-int wme_fq_new_radio(const void *key, uint32_t quantum, const struct mqtx_codel_params *cp,
-		     struct wme_fq **out)
+int mqtx__wme_fq_new_radio(const void *key, uint32_t quantum, const struct mqtx_codel_params *cp,
+			   struct wme_fq **out)
 {
 	struct wme_fq *fq;
-	int err = wme_fq_new(1, quantum, cp, &fq);
+	int err = mqtx__wme_fq_new(1, quantum, cp, &fq);
 
 	if (err)
 		return err;
@@ -152,7 +152,7 @@ static void release(struct wme_flow *f)
 	atomic_store_explicit(&f->owner, NULL, memory_order_release);
 }
 
-void wme_fq_free(struct wme_fq *fq)
+void mqtx__wme_fq_free(struct wme_fq *fq)
 {
 	if (fq && fq->radio) {
 		/* Empty by now (the owner took every packet out): what it still owns goes back. */
@@ -164,12 +164,12 @@ void wme_fq_free(struct wme_fq *fq)
 	mqtx_free(fq);
 }
 
-bool wme_fq_radio(const struct wme_fq *fq)
+bool mqtx__wme_fq_radio(const struct wme_fq *fq)
 {
 	return fq->radio != NULL;
 }
 
-bool wme_fq_over(const struct wme_fq *fq)
+bool mqtx__wme_fq_over(const struct wme_fq *fq)
 {
 	const struct wme_radio *r = fq->radio;
 
@@ -186,28 +186,28 @@ static void radio_count(struct wme_fq *fq, int64_t n, int64_t bytes)
 	atomic_fetch_add_explicit(&fq->radio->bytes, (uint64_t)bytes, memory_order_relaxed);
 }
 
-void wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp)
+void mqtx__wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp)
 {
 	fq->drr.quantum = quantum;
 	fq->cparams = *cp;
 }
 
-uint32_t wme_fq_flows(const struct wme_fq *fq)
+uint32_t mqtx__wme_fq_flows(const struct wme_fq *fq)
 {
 	return fq->nflows;
 }
 
-uint32_t wme_fq_quantum(const struct wme_fq *fq)
+uint32_t mqtx__wme_fq_quantum(const struct wme_fq *fq)
 {
 	return fq->drr.quantum;
 }
 
-const struct mqtx_codel_params *wme_fq_params(const struct wme_fq *fq)
+const struct mqtx_codel_params *mqtx__wme_fq_params(const struct wme_fq *fq)
 {
 	return &fq->cparams;
 }
 
-uint64_t wme_fq_ecn_marks(const struct wme_fq *fq)
+uint64_t mqtx__wme_fq_ecn_marks(const struct wme_fq *fq)
 {
 	return fq->cstats.ecn_mark;
 }
@@ -243,7 +243,7 @@ static struct wme_flow *flow_of(struct wme_fq *fq, const struct mqtx_pkt *pkt)
 	return &fq->dflt;
 }
 
-void wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt)
+void mqtx__wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt)
 {
 	struct wme_flow *f = flow_of(fq, pkt);
 
@@ -253,7 +253,7 @@ void wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt)
 	fq_drr_activate(&fq->drr, &f->drr);
 }
 
-struct mqtx_pkt *wme_fq_drop_fattest(struct wme_fq *fq, const struct mqtx_pkt *pkt, bool *own)
+struct mqtx_pkt *mqtx__wme_fq_drop_fattest(struct wme_fq *fq, const struct mqtx_pkt *pkt, bool *own)
 {
 	struct wme_flow *fat = NULL;
 	struct mqtx_pkt *victim;
@@ -306,8 +306,8 @@ static struct mqtx_pkt *flow_serve(struct fq_drr_flow *df, void *arg)
 	struct wme_fq *fq = arg;
 	struct mqtx_pkt *pkt;
 
-	pkt = mqtx_codel_dequeue(fq, &f->backlog, &fq->cparams, &f->cvars, &fq->cstats, flow_deq,
-				 flow_drop, fq->now);
+	pkt = mqtx__codel_dequeue(fq, &f->backlog, &fq->cparams, &f->cvars, &fq->cstats, flow_deq,
+				  flow_drop, fq->now);
 	/* Served empty: the round robin may let it go now, and a radio's flow then goes back. */
 	if (!pkt && fq->radio && f != &fq->dflt && !f->on_rel) {
 		f->on_rel = true;
@@ -317,7 +317,7 @@ static struct mqtx_pkt *flow_serve(struct fq_drr_flow *df, void *arg)
 	return pkt;
 }
 
-struct mqtx_pkt *wme_fq_dequeue(struct wme_fq *fq, const struct wme_fq_hooks *h, uint32_t now)
+struct mqtx_pkt *mqtx__wme_fq_dequeue(struct wme_fq *fq, const struct wme_fq_hooks *h, uint32_t now)
 {
 	struct mqtx_pkt *pkt;
 
@@ -353,8 +353,8 @@ static struct mqtx_pkt *merge(struct mqtx_pkt *a, struct mqtx_pkt *b)
 	return head.next;
 }
 
-unsigned wme_fq_extract(struct wme_fq *fq, mqtx_pkt_match_fn match, void *arg,
-			struct mqtx_pkt_list *out)
+unsigned mqtx__wme_fq_extract(struct wme_fq *fq, mqtx_pkt_match_fn match, void *arg,
+			      struct mqtx_pkt_list *out)
 {
 	struct mqtx_pkt *all = NULL, *pkt;
 	unsigned n = 0;

@@ -50,36 +50,38 @@ struct wme_fq_hooks {
 	void *ctx;
 };
 
-int wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
-	       struct wme_fq **out);
+int mqtx__wme_fq_new(uint32_t flows, uint32_t quantum, const struct mqtx_codel_params *cp,
+		     struct wme_fq **out);
 /* A queue's view of the table of radio @key (its device), made by the first queue that asks and
  * freed with the last. */
-int wme_fq_new_radio(const void *key, uint32_t quantum, const struct mqtx_codel_params *cp,
-		     struct wme_fq **out);
-void wme_fq_free(struct wme_fq *fq);
-bool wme_fq_radio(const struct wme_fq *fq);
+int mqtx__wme_fq_new_radio(const void *key, uint32_t quantum, const struct mqtx_codel_params *cp,
+			   struct wme_fq **out);
+void mqtx__wme_fq_free(struct wme_fq *fq);
+bool mqtx__wme_fq_radio(const struct wme_fq *fq);
 /* The radio's table holds more than its limits allow (false for a queue's own table). */
-bool wme_fq_over(const struct wme_fq *fq);
-void wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp);
-uint32_t wme_fq_flows(const struct wme_fq *fq);
-uint32_t wme_fq_quantum(const struct wme_fq *fq);
-const struct mqtx_codel_params *wme_fq_params(const struct wme_fq *fq);
+bool mqtx__wme_fq_over(const struct wme_fq *fq);
+void mqtx__wme_fq_set(struct wme_fq *fq, uint32_t quantum, const struct mqtx_codel_params *cp);
+uint32_t mqtx__wme_fq_flows(const struct wme_fq *fq);
+uint32_t mqtx__wme_fq_quantum(const struct wme_fq *fq);
+const struct mqtx_codel_params *mqtx__wme_fq_params(const struct wme_fq *fq);
 
 /* Queue @pkt (stamped by the caller) on its flow. */
-void wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt);
+void mqtx__wme_fq_add(struct wme_fq *fq, struct mqtx_pkt *pkt);
 
 /* Take the head packet of the flow with the largest backlog (an overlimit drop); *@own says
  * whether that flow is @pkt's. NULL when empty. */
-struct mqtx_pkt *wme_fq_drop_fattest(struct wme_fq *fq, const struct mqtx_pkt *pkt, bool *own);
+struct mqtx_pkt *mqtx__wme_fq_drop_fattest(struct wme_fq *fq, const struct mqtx_pkt *pkt,
+					   bool *own);
 
 /* The next packet by DRR and CoDel at CoDel time @now. */
-struct mqtx_pkt *wme_fq_dequeue(struct wme_fq *fq, const struct wme_fq_hooks *h, uint32_t now);
+struct mqtx_pkt *mqtx__wme_fq_dequeue(struct wme_fq *fq, const struct wme_fq_hooks *h,
+				      uint32_t now);
 
 /* Every packet @match accepts, onto @out in arrival order; returns how many. */
-unsigned wme_fq_extract(struct wme_fq *fq, mqtx_pkt_match_fn match, void *arg,
-			struct mqtx_pkt_list *out);
+unsigned mqtx__wme_fq_extract(struct wme_fq *fq, mqtx_pkt_match_fn match, void *arg,
+			      struct mqtx_pkt_list *out);
 
 /* CE marks and drops CoDel made so far. */
-uint64_t wme_fq_ecn_marks(const struct wme_fq *fq);
+uint64_t mqtx__wme_fq_ecn_marks(const struct wme_fq *fq);
 
 #endif
