@@ -123,9 +123,11 @@ static int tab_grow(struct tuple_tab *t)
 		mqtx__free(keys), mqtx__free(count), mqtx__free(first), mqtx__free(slots);
 		return -ENOMEM;
 	}
-	memcpy(keys, t->keys, t->n * sizeof(*keys));
-	memcpy(count, t->count, t->n * sizeof(*count));
-	memcpy(first, t->first, t->n * sizeof(*first));
+	if (t->n) { /* the first growth has nothing to copy (and no arrays) */
+		memcpy(keys, t->keys, t->n * sizeof(*keys));
+		memcpy(count, t->count, t->n * sizeof(*count));
+		memcpy(first, t->first, t->n * sizeof(*first));
+	}
 	for (uint32_t i = 0; i < t->n; i++) {
 		uint32_t s = key_hash(&keys[i]) & (nslots - 1);
 

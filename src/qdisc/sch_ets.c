@@ -394,8 +394,10 @@ static int ets_apply(struct mqtx_qdisc *q, const struct ets_opt *o, struct mqtx_
 	for (b = old; !err && b < o->nbands; b++)
 		err = ets_new_band(q, b, ack, &fresh[b]);
 	if (err) {
-		for (b = old; b < o->nbands; b++)
-			mqtx_qdisc_destroy(fresh[b]);
+		/* only the bands made before the failure (none when the options were refused,
+		 * whose band count may be out of range) */
+		for (uint32_t i = old; i < b && i < ETS_MAX_BANDS; i++)
+			mqtx_qdisc_destroy(fresh[i]);
 		return err;
 	}
 	mqtx_qdisc_lock(q);
