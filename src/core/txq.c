@@ -256,10 +256,12 @@ void mqtx_txq_count_drop(struct mqtx_txq *txq, enum mqtx_drop_reason reason, uin
 		mqtx__count_drop(txq, reason, n);
 }
 
-/* An ingress qdisc runs under the receive queue's lock; the others under their TX queue's. */
+/* An ingress qdisc runs under the receive queue's lock; the others under their TX queue's.
+ * The kind's own flags say which: q->flags changes under the config lock (a graft), while a
+ * qdisc's timer may take its lock at any time. */
 static struct mqtx_spinlock *qdisc_lock(struct mqtx_qdisc *q)
 {
-	return (q->flags & MQTX_QF_INGRESS) ? &q->dev->rxq.lock : mqtx__qdisc_lock(q);
+	return (q->ops->static_flags & MQTX_QF_INGRESS) ? &q->dev->rxq.lock : mqtx__qdisc_lock(q);
 }
 
 void mqtx_qdisc_lock(struct mqtx_qdisc *q)
