@@ -50,20 +50,23 @@ if ! command -v tmux >/dev/null 2>&1; then
 	[ "$fails" -eq 0 ] || exit 1
 	exit 77
 fi
-# capture FILE: the screen once it shows a whole view: a capture can fall in the middle of a
-# redraw, more often the slower the build (a sanitizer's) and the busier the machine.
+# capture FILE ERE: the screen once it shows a whole view, which ERE matches: a capture can
+# fall before the first draw or in the middle of a redraw, more often the slower the build (a
+# sanitizer's) and the busier the machine. Gives up after 20 s; the assertions then say why.
 capture() {
-	for _ in $(seq 20); do
-		$TM capture-pane -p >"$1"
-		[ "$(grep -cE '^ +[0-3] run ' "$1")" -eq 4 ] && return
+	for _ in $(seq 200); do
+		$TM capture-pane -p >"$1" 2>/dev/null && [ "$(grep -cE "$2" "$1")" -eq "${3:-1}" ] && return
 		sleep 0.1
 	done
 }
 $TM new-session -d -x 120 -y 30 "$MQTX -S $S top interval 0.2; sleep 5"
-sleep 1.5
-capture "$T/screen1"
-sleep 0.6
-capture "$T/screen2"
+capture "$T/screen1" '^ +[0-3] run ' 4
+# The next whole view that differs from the first (a refresh), or the last one seen.
+for _ in $(seq 100); do
+	capture "$T/screen2" '^ +[0-3] run ' 4
+	cmp -s "$T/screen1" "$T/screen2" || break
+	sleep 0.1
+done
 for f in screen1 screen2; do
 	h=$(grep -c '^mqtx top - ' "$T/$f")
 	[ "$h" -eq 1 ] && ok "$f: one header (refreshed in place)" || fail "$f: $h headers: $(cat "$T/$f")"
@@ -74,17 +77,16 @@ done
 grep -q '#' "$T/screen2" && ok "bars drawn for busy queues" || fail "no bar: $(cat "$T/screen2")"
 cmp -s "$T/screen1" "$T/screen2" && fail "the screen did not change between refreshes" ||
 	ok "the view refreshes"
-$TM send-keys C-c
-sleep 0.5
-$TM capture-pane -p >"$T/screen3"
 $TM kill-server 2>/dev/null
+# A server of its own: a new session on a server that is still exiting can fail.
+TM="tmux -L mqtx-top-small-$$"
 
 # 80x24 with 40 queues: every row fits (a wrapped row would show as a line of its own), the
 # header stays on top, the queues that do not fit are counted; q quits.
 "$MQTX" -S "$S" dev add wide0 type null txqueues 40 up
-$TM new-session -d -x 80 -y 24 "$MQTX -S $S top interval 0.2; echo TOP-ENDED; sleep 5"
-sleep 1.5
-$TM capture-pane -p >"$T/small"
+$TM new-session -d -x 80 -y 24 "$MQTX -S $S top interval 0.2; echo TOP-ENDED; sleep 5" ||
+	fail "tmux: no session"
+capture "$T/small" '^\+[0-9]+ more'
 awk 'length > 80 { bad = 1 } END { exit bad }' "$T/small" && ok "80x24: no line wider than 80" ||
 	fail "80x24: a wide line: $(cat "$T/small")"
 head -1 "$T/small" | grep -q '^mqtx top - ' && ok "80x24: the header on the first line" ||
@@ -93,7 +95,7 @@ grep -qE '^\+[0-9]+ more' "$T/small" && ok "80x24: a +N more line" || fail "80x2
 r=$(grep -cE '^ +[0-9]+ run ' "$T/small")
 [ "$r" -ge 10 ] && ok "80x24: $r queue rows" || fail "80x24: $r rows: $(cat "$T/small")"
 $TM send-keys q
-for _ in $(seq 50); do
+for _ in $(seq 200); do
 	$TM capture-pane -p | grep -q TOP-ENDED && break
 	sleep 0.1
 done
