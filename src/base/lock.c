@@ -10,27 +10,29 @@
 
 /*
  * A polite lock's waiter (the queue locks) that saw the lock taken and then sees it free does
- * not take it at once: it looks
- * again GRACE pauses later (a few hundred nanoseconds on current x86 cores) and takes it only
- * if no acquisition happened meanwhile (@gen). An owner that sends packet after packet frees
- * the lock for a few tens of nanoseconds between them; a waiter that took it then would move
- * the lock, qdisc and queue lines to its own core, on nearly every packet (measured with two
- * senders on one queue at burst 1: 5 million such steals a second, and 0.35 of one sender's
- * rate). An owner that really left is noticed one grace later. Bursts of 32 leave gaps longer
- * than the grace (the frames are built outside the lock), so there senders still alternate
- * and overlap their building with each other's driver calls.
+ * not take it at once: it looks again GRACE pauses later (about 3 us: a pause is some 40 ns on
+ * current x86 cores) and takes it only if no acquisition happened meanwhile (@gen). An owner
+ * that sends packet after packet frees the lock between them for the time it takes to build
+ * the next one, plus, while a waiter watches the word, up to two transfers of the word's line
+ * (its unlock and its next lock each find the line taken by the waiter's look: some 200 ns
+ * each between two cores of a server CPU). A waiter that took the lock then would move the
+ * lock, qdisc and queue lines to its own core on nearly every packet. Measured with two
+ * senders on one queue at burst 1 on a 2-core EPYC VM: with a grace of 8 pauses (360 ns) the
+ * waiter took the lock 300 000 times a second and the pair sent 0.31 of one sender's rate;
+ * with 64, some 2 000 times and 0.77. An owner that really left is noticed one grace later.
  */
-#define GRACE 8
+#define GRACE 64
 
 /*
  * A waiter's looks at the word. Every look takes the word's cache line from the owner, who
- * writes it on every unlock (about 100 ns of the owner's time each, measured on 2 cores): the
- * gaps between looks double, from 1 pause to SPIN_GAP_MAX. A new waiter looks FIRST_LOOKS
- * times (a little over a burst's driver call, a couple of microseconds) and parks. A woken one
- * looks WOKEN_LOOKS times (a hundred microseconds or so) before it parks again: going back to
- * sleep clears WOKEN, so that the owner's next unlock pays a wake-up system call; a long round
- * trip keeps those rare. With a busy owner a woken waiter costs it a few per cent; a polling
- * loop of a look per microsecond cost 15 %.
+ * writes it on every unlock (some 200 ns of the owner's time each, measured on 2 cores): the
+ * gaps between looks double. A new waiter looks FIRST_LOOKS times, gaps of 1 to SPIN_GAP_MAX
+ * pauses (a little over a burst's driver call, a few microseconds), and parks. A woken one
+ * looks WOKEN_LOOKS times, gaps growing to WOKEN_GAP_MAX pauses (some 200 us in all), before
+ * it parks again: going back to sleep clears WOKEN, so that the owner's next unlock pays a
+ * wake-up system call; a long round trip keeps those rare, and sparse looks keep the owner's
+ * line at home. With two senders on one queue, gaps of at most 64 pauses over 48 looks sent
+ * 0.69 of one sender's rate, 256 over 24 looks 0.77 (burst 32: 0.75 and 0.82).
  *
  * No waiter ever yields its CPU (sched_yield()) instead of parking: under Linux's EEVDF
  * scheduler (6.6 and later) every yield moves the caller's virtual deadline a whole slice
@@ -39,9 +41,10 @@
  * queue kept 2 % of their quiet rate with a few hundred yields a second, while every sender
  * thread sat runnable and unscheduled.
  */
-#define SPIN_GAP_MAX 64
-#define FIRST_LOOKS  7
-#define WOKEN_LOOKS  48
+#define SPIN_GAP_MAX  64
+#define FIRST_LOOKS   7
+#define WOKEN_GAP_MAX 256
+#define WOKEN_LOOKS   24
 /* Looks a thread that parked during a hand-off leaves it to the awake waiter it was meant for:
  * past the doubling gaps, so the waiter has had its next look. */
 #define HANDOFF_DEFER 12
@@ -86,10 +89,11 @@ static void relax(unsigned n)
 /*
  * Poll politely (see GRACE) until the lock is ours, or until @looks looks are spent. @count:
  * what the caller is counted as in the word (MQTX_LOCK_POLLER or MQTX_LOCK_PARKED), uncounted
- * when it takes the lock; a parked waiter may also take a hand-off. Gaps double up to
- * SPIN_GAP_MAX pauses.
+ * when it takes the lock; a parked waiter may also take a hand-off. Gaps double up to @cap
+ * pauses.
  */
-static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks, unsigned defer)
+static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks, unsigned defer,
+		      unsigned cap)
 {
 	unsigned gap = 1, g = 0, clear = count == MQTX_LOCK_PARKED ? MQTX_LOCK_WOKEN : 0;
 	unsigned v = atomic_load_explicit(&l->v, memory_order_relaxed);
@@ -121,7 +125,7 @@ static bool poll_lock(struct mqtx_spinlock *l, unsigned count, unsigned looks, u
 		if (look >= looks)
 			return false;
 		relax(gap);
-		gap = gap < SPIN_GAP_MAX ? gap * 2 : gap;
+		gap = gap < cap ? gap * 2 : gap;
 		v = atomic_load_explicit(&l->v, memory_order_relaxed);
 	}
 mine:
@@ -191,7 +195,7 @@ void mqtx__spin_wait(struct mqtx_spinlock *l)
 		if (cas(&l->v, &v, v + MQTX_LOCK_POLLER))
 			break;
 	}
-	if (count && poll_lock(l, count, FIRST_LOOKS, 0))
+	if (count && poll_lock(l, count, FIRST_LOOKS, 0, SPIN_GAP_MAX))
 		return;
 	v = atomic_load_explicit(&l->v, memory_order_relaxed);
 	while (!cas(&l->v, &v, v - count + MQTX_LOCK_PARKED))
@@ -207,7 +211,7 @@ void mqtx__spin_wait(struct mqtx_spinlock *l)
 		/* A hand-off on its way to another waiter: not ours to sleep through (its waiter
 		 * may be asleep, or be us), nor to take at once. */
 		if (poll_lock(l, MQTX_LOCK_PARKED, WOKEN_LOOKS,
-			      st == SETTLE_PENDING ? HANDOFF_DEFER : 0))
+			      st == SETTLE_PENDING ? HANDOFF_DEFER : 0, WOKEN_GAP_MAX))
 			return;
 	}
 }
