@@ -40,8 +40,8 @@ $(BUILD)-bench/build.ninja: | deps
 sanitize: $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan
 	@scripts/bootstrap --check-extra
-	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/scripts/ubsan.supp scripts/run-tests $(BUILD)-asan \
-		--timeout-multiplier 3
+	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/scripts/ubsan.supp SLOWDOWN=3 \
+		scripts/run-tests $(BUILD)-asan
 
 $(BUILD)-asan/build.ninja: | deps
 	meson setup $(BUILD)-asan -Db_sanitize=address,undefined -Db_lundef=false $(MESON_OPTS)
@@ -49,8 +49,8 @@ $(BUILD)-asan/build.ninja: | deps
 # The concurrency tests under ThreadSanitizer.
 tsan: $(BUILD)-tsan/build.ninja
 	ninja -C $(BUILD)-tsan
-	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 scripts/run-tests $(BUILD)-tsan \
-		--suite concurrency --timeout-multiplier 5
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 SLOWDOWN=5 \
+		scripts/run-tests $(BUILD)-tsan --suite concurrency
 
 $(BUILD)-tsan/build.ninja: | deps
 	meson setup $(BUILD)-tsan -Db_sanitize=thread -Db_lundef=false $(MESON_OPTS)
