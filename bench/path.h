@@ -18,10 +18,11 @@ enum bench_mode { BENCH_MQTX, BENCH_ONELOCK, BENCH_CEILING, BENCH_MODES };
 static const char *const bench_mode_name[BENCH_MODES] = { "mqtx", "onelock", "ceiling" };
 
 /*
- * XPS as Linux has it (get_xps_queue()): each sender thread stands for a CPU and has a map of
- * the queues it may use; a map of one queue is taken as is, a longer one is indexed by the
- * flow hash scaled onto its length. With at least as many queues as threads, thread t owns
- * queues t, t + T, t + 2T, ...; with fewer, threads share queue t % Q.
+ * The queues each sender may use: with at least as many queues as threads, thread t owns
+ * queues t, t + T, t + 2T, ...; with fewer, threads share queue t % Q. The library's XPS
+ * (mqtx_dev_set_xps()) gives each CPU the queues of the senders pinned to it, and chooses as
+ * Linux's get_xps_queue(): a map of one queue as is, a longer one by the flow hash scaled onto
+ * its length (the hash computed only then). The ceiling applies the same maps by itself.
  */
 struct bench_xps {
 	unsigned n;
@@ -45,17 +46,6 @@ static inline uint16_t bench_xps_pick(const struct bench_xps *x, const struct mq
 	return x->q[((uint64_t)p->hash * x->n) >> 32];
 }
 
-static __thread const struct bench_xps *bench_my_xps;
-
-/* The selection hook: the flow hash is always computed (the library's picker, cached in the
- * packet), as a device with more than one queue must; the map then chooses. */
-static inline uint16_t bench_select_xps(struct mqtx_dev *dev, struct mqtx_pkt *pkt, void *arg)
-{
-	(void)arg;
-	mqtx_dev_pick_tx(dev, pkt);
-	return bench_xps_pick(bench_my_xps, pkt);
-}
-
 /* The ceiling's hand-off: a single-producer, single-consumer ring of packet pointers. */
 struct bench_ring {
 	atomic_uint head, tail;
@@ -75,6 +65,31 @@ struct bench_job {
 	pthread_t th;
 	atomic_ullong sent __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
+
+/* The library's XPS on @dev for the senders @first..@last - 1 of @jobs: each queue to the CPUs
+ * of the senders whose map has it (sender t runs on the t-th usable CPU, bench_pin()). */
+static inline void bench_set_xps(struct mqtx_dev *dev, const struct bench_job *jobs, unsigned first,
+				 unsigned last, unsigned queues)
+{
+	for (unsigned q = 0; q < queues; q++) {
+		unsigned cpus[BENCH_MAX_CPUS], n = 0;
+
+		for (unsigned t = first; t < last; t++) {
+			unsigned cpu = (unsigned)bench_cpus[t % bench_ncpu()], k = 0, i = 0;
+
+			while (k < jobs[t].xps.n && jobs[t].xps.q[k] != q)
+				k++;
+			while (i < n && cpus[i] != cpu)
+				i++;
+			if (k < jobs[t].xps.n && i == n)
+				cpus[n++] = cpu;
+		}
+		if (mqtx_dev_set_xps(dev, q, cpus, n)) {
+			fprintf(stderr, "bench: cannot set the XPS map of queue %u\n", q);
+			exit(1);
+		}
+	}
+}
 
 /* What one timed window measured. @cpu: the senders' CPU seconds in it (spinning included);
  * @share: that over the time of the cores they could have had, min(threads, cores) x window:
@@ -98,7 +113,8 @@ static inline void bench_ceiling_burst(struct bench_job *j, struct mqtx_pkt **b,
 		struct bench_ring *r;
 
 		if (j->queues > 1) {
-			mqtx_dev_pick_tx(j->dev, b[i]);
+			if (j->xps.n > 1) /* the hash only to choose, as the library's XPS */
+				mqtx_dev_flow_hash(j->dev, b[i]);
 			q = bench_xps_pick(&j->xps, b[i]);
 		}
 		r = &j->rings[q];
@@ -130,7 +146,6 @@ static inline void *bench_sender(void *arg)
 	uint32_t flow = j->id * 1000;
 	uint64_t sent = 0;
 
-	bench_my_xps = &j->xps;
 	bench_pin(j->id);
 	while (!atomic_load_explicit(j->go, memory_order_acquire))
 		sched_yield();
@@ -194,9 +209,6 @@ static inline void bench_send_on(enum bench_mode mode, struct mqtx_dev *const *d
 	uint64_t s0, a0, lo = UINT64_MAX, hi = 0;
 	double t0, c0, wall;
 
-	for (unsigned t = 0; t < (apart ? threads : 1); t++)
-		if (mode != BENCH_CEILING && queues > 1)
-			mqtx_dev_set_select_queue(devs[t], bench_select_xps, NULL);
 	for (unsigned t = 0; t < threads; t++) {
 		struct bench_job *j = &jobs[t];
 
@@ -216,6 +228,10 @@ static inline void bench_send_on(enum bench_mode mode, struct mqtx_dev *const *d
 		}
 		pthread_create(&j->th, NULL, bench_sender, j);
 	}
+	if (mode != BENCH_CEILING && queues > 1)
+		for (unsigned t = 0; t < (apart ? threads : 1); t++)
+			bench_set_xps(devs[t], jobs, apart ? t : 0, apart ? t + 1 : threads,
+				      queues);
 	atomic_store_explicit(&go, true, memory_order_release);
 	bench_sleep(secs / 4 < 0.01 ? 0.01 : secs / 4);
 	for (unsigned t = 0; t < threads; t++)

@@ -23,6 +23,7 @@
 struct rec {
 	_Atomic int queue_of[FLOWS];
 	atomic_uint split, taken[NQ];
+	atomic_uint hashed; /* packets that reached the driver with their flow hash computed */
 };
 
 static unsigned rec_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
@@ -33,6 +34,8 @@ static unsigned rec_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx
 
 	(void)more;
 	for (unsigned i = 0; i < n; i++) {
+		if (pkts[i]->flags & MQTX_PKT_F_HASH_VALID)
+			atomic_fetch_add(&r->hashed, 1);
 		unsigned flow = (unsigned)(pkts[i]->data[34] << 8 | pkts[i]->data[35]) % FLOWS;
 		int was = atomic_exchange(&r->queue_of[flow], q + 1);
 
@@ -132,6 +135,44 @@ static void test_xps_steers_by_cpu(void **state)
 		send_flow(&e, f, 0);
 	for (unsigned q = 0; q < NQ; q++)
 		assert_true(atomic_load(&rec(&e)->taken[q]) > 0);
+	unmake(&e);
+}
+
+/* The flow hash is computed only where selection chooses among several queues, as Linux's
+ * get_xps_queue() hashes only for a map of more than one; mqtx_dev_flow_hash() computes it on
+ * demand, once. */
+static void test_xps_hash_only_to_choose(void **state)
+{
+	static const unsigned cpu0[] = { 0 };
+	struct mqtx_pkt *p;
+	struct env e;
+
+	(void)state;
+	if (!pin(0)) {
+		print_message("skip: this test needs CPU 0\n");
+		skip();
+	}
+	make(&e);
+	assert_int_equal(mqtx_dev_set_xps(e.dev, 2, cpu0, 1), 0);
+	for (unsigned f = 0; f < 100; f++)
+		assert_int_equal(send_flow(&e, f, 0), 2);
+	assert_int_equal(atomic_load(&rec(&e)->hashed), 0);
+	assert_int_equal(mqtx_dev_set_xps(e.dev, 3, cpu0, 1), 0);
+	for (unsigned f = 0; f < 100; f++)
+		assert_true(send_flow(&e, f, 0) >= 2);
+	assert_int_equal(atomic_load(&rec(&e)->hashed), 100);
+
+	p = test_udp_pkt(e.pool, 0x0a000001, 7, 80, 0);
+	assert_non_null(p);
+	assert_false(p->flags & MQTX_PKT_F_HASH_VALID);
+	assert_true(mqtx_dev_flow_hash(e.dev, p));
+	assert_true(p->flags & MQTX_PKT_F_HASH_VALID);
+	p->data[12] = 0x88; /* not IP: no flow */
+	p->data[13] = 0xb5;
+	p->flags &= (uint16_t)~MQTX_PKT_F_HASH_VALID;
+	assert_false(mqtx_dev_flow_hash(e.dev, p));
+	assert_true(p->flags & MQTX_PKT_F_NO_HASH);
+	mqtx_pkt_free(p);
 	unmake(&e);
 }
 
@@ -302,8 +343,11 @@ static void test_flow_cache_no_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xps_steers_by_cpu),   cmocka_unit_test(test_xps_bad_input),
-		cmocka_unit_test(test_flow_cache_ooo_okay), cmocka_unit_test(test_flow_cache_range),
+		cmocka_unit_test(test_xps_steers_by_cpu),
+		cmocka_unit_test(test_xps_bad_input),
+		cmocka_unit_test(test_xps_hash_only_to_choose),
+		cmocka_unit_test(test_flow_cache_ooo_okay),
+		cmocka_unit_test(test_flow_cache_range),
 		cmocka_unit_test(test_flow_cache_no_split),
 	};
 

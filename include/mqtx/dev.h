@@ -246,6 +246,16 @@ MQTX_API uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev);
 MQTX_API uint16_t mqtx_dev_pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
 /**
+ * mqtx_dev_flow_hash() - the flow hash of @pkt by the device's hash configuration, computed the
+ * first time it is asked for and kept in the packet (@pkt->hash, MQTX_PKT_F_HASH_VALID), as
+ * Linux's skb_get_hash(). Queue selection computes it only where it chooses among several
+ * queues (not for an XPS map of one queue, nor a range of one), so a qdisc or selector that
+ * needs it asks here.
+ * Return: true with @pkt->hash set; false for a frame without a flow (not IP).
+ */
+MQTX_API bool mqtx_dev_flow_hash(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
+/**
  * mqtx_dev_pick_tx_tc() - the default picker within traffic class @tc (the packet's flow hash
  * scaled onto that class's queues) whatever the packet's priority; a class the device does
  * not have (or without queues) falls back to mqtx_dev_pick_tx(). For a filter that names a

@@ -188,14 +188,17 @@ static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
 	return &q->dev_queue->lock;
 }
 
+/* select.c: @pkt's flow hash, computed once and kept in it (read section held): false for a
+ * frame without a flow. */
+bool mqtx__pkt_hash(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
+
 /* xps.c: XPS and the flow cache of the default picker (see there); free both (device
  * destroyed). */
 #define MQTX_FLOW_NONE	(-1)
 #define MQTX_FLOW_NEW	(-2)
 #define MQTX_FLOW_TAKEN (-3)
-int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t qoffset,
-		    uint32_t qcount);
-int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real);
+int mqtx__xps_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t qoffset, uint32_t qcount);
+int mqtx__flow_cached(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real);
 uint16_t mqtx__flow_claim(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint16_t q);
 void mqtx__xps_release(struct mqtx_dev *dev);
 

@@ -74,10 +74,40 @@ static void tc_range(const struct mqtx_tc_map *tc, const struct mqtx_pkt *pkt, u
 	}
 }
 
-/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
-static uint16_t hash_queue(const struct mqtx_pkt *pkt, uint32_t qoffset, uint32_t qcount)
+/*
+ * The flow hash of @pkt, computed the first time something needs it and kept in the packet (as
+ * Linux's skb_get_hash()): selection computes it only where it chooses among several queues,
+ * so a sender whose XPS map names one queue, or a range of one, pays nothing for it. False for
+ * a frame without a flow (not IP).
+ */
+bool mqtx__pkt_hash(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
-	if (!(pkt->flags & MQTX_PKT_F_HASH_VALID))
+	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
+		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
+
+		if (mqtx_hasher_hash(h, pkt->data, pkt->len, &pkt->hash, NULL))
+			pkt->flags |= MQTX_PKT_F_HASH_VALID;
+		else
+			pkt->flags |= MQTX_PKT_F_NO_HASH;
+	}
+	return pkt->flags & MQTX_PKT_F_HASH_VALID;
+}
+
+bool mqtx_dev_flow_hash(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
+{
+	bool valid;
+
+	mqtx__rcu_read_lock();
+	valid = mqtx__pkt_hash(dev, pkt);
+	mqtx__rcu_read_unlock();
+	return valid;
+}
+
+/* Non-IP frames (no flow) use the first queue of their range (simple_tx_hash). */
+static uint16_t hash_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t qoffset,
+			   uint32_t qcount)
+{
+	if (qcount <= 1 || !mqtx__pkt_hash(dev, pkt))
 		return (uint16_t)qoffset;
 	return (uint16_t)(mqtx_reciprocal_scale(pkt->hash, qcount) + qoffset);
 }
@@ -98,7 +128,7 @@ static uint16_t pick_steered(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_
 	/* XPS depends on the sending CPU: a flow the cache cannot hold does without it. */
 	q = cached == MQTX_FLOW_TAKEN ? -1 : mqtx__xps_queue(dev, pkt, qoffset, qcount);
 	if (q < 0)
-		q = hash_queue(pkt, qoffset, qcount);
+		q = hash_queue(dev, pkt, qoffset, qcount);
 	if (cached == MQTX_FLOW_NEW)
 		return mqtx__flow_claim(dev, pkt, (uint16_t)q);
 	return (uint16_t)q;
@@ -109,19 +139,11 @@ static uint16_t pick_tx(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t rea
 	struct mqtx_tc_map *tc = atomic_load_explicit(&dev->tc, memory_order_acquire);
 	uint32_t qoffset = 0, qcount = real;
 
-	if (!(pkt->flags & (MQTX_PKT_F_HASH_VALID | MQTX_PKT_F_NO_HASH))) {
-		struct mqtx_hasher *h = atomic_load_explicit(&dev->hasher, memory_order_acquire);
-
-		if (mqtx_hasher_hash(h, pkt->data, pkt->len, &pkt->hash, NULL))
-			pkt->flags |= MQTX_PKT_F_HASH_VALID;
-		else
-			pkt->flags |= MQTX_PKT_F_NO_HASH;
-	}
 	if (unlikely(atomic_load_explicit(&dev->steered, memory_order_relaxed)))
 		return pick_steered(dev, pkt, real, tc);
 	if (tc)
 		tc_range(tc, pkt, &qoffset, &qcount);
-	return hash_queue(pkt, qoffset, qcount);
+	return hash_queue(dev, pkt, qoffset, qcount);
 }
 
 /* Inside an RCU read section (the transmit path holds one). */
@@ -173,8 +195,7 @@ uint16_t mqtx_dev_pick_tx_tc(struct mqtx_dev *dev, struct mqtx_pkt *pkt, unsigne
 	if (!tcm || tc >= tcm->num_tc || !tcm->tc_to_txq[tc].count) {
 		q = pick_tx(dev, pkt, real);
 	} else {
-		pick_tx(dev, pkt, real); /* the flow hash, cached in the packet */
-		q = hash_queue(pkt, tcm->tc_to_txq[tc].offset, tcm->tc_to_txq[tc].count);
+		q = hash_queue(dev, pkt, tcm->tc_to_txq[tc].offset, tcm->tc_to_txq[tc].count);
 	}
 	mqtx__rcu_read_unlock();
 	return q < real ? q : 0;

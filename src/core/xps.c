@@ -138,8 +138,7 @@ int mqtx_dev_xps(struct mqtx_dev *dev, uint32_t txq, unsigned *cpus, unsigned ma
 
 /* RCU read section held. Among this CPU's queues that lie in [qoffset, qoffset + qcount), the
  * one the flow hash picks (the first for a packet without a flow); -1 when there is none. */
-int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t qoffset,
-		    uint32_t qcount)
+int mqtx__xps_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t qoffset, uint32_t qcount)
 {
 	struct mqtx_xps *x = atomic_load_explicit(&dev->xps, memory_order_acquire);
 	const uint16_t *q;
@@ -158,7 +157,8 @@ int mqtx__xps_queue(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t q
 		in += q[i] >= qoffset && q[i] < qoffset + qcount;
 	if (!in)
 		return -1;
-	k = (pkt->flags & MQTX_PKT_F_HASH_VALID) ? mqtx_reciprocal_scale(pkt->hash, in) : 0;
+	/* The hash only to choose among several (get_xps_queue() hashes only then). */
+	k = in > 1 && mqtx__pkt_hash(dev, pkt) ? mqtx_reciprocal_scale(pkt->hash, in) : 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (q[i] < qoffset || q[i] >= qoffset + qcount)
 			continue;
@@ -208,12 +208,12 @@ uint32_t mqtx_dev_flow_cache(struct mqtx_dev *dev)
  * the entry is free for it (or it may move, MQTX_PKT_F_OOO_OKAY); MQTX_FLOW_TAKEN when another
  * flow holds the entry; MQTX_FLOW_NONE without a table or a flow hash.
  */
-int mqtx__flow_cached(struct mqtx_dev *dev, const struct mqtx_pkt *pkt, uint32_t real)
+int mqtx__flow_cached(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t real)
 {
 	struct mqtx_flow_cache *fc = atomic_load_explicit(&dev->flows, memory_order_acquire);
 	uint64_t e;
 
-	if (likely(!fc) || !(pkt->flags & MQTX_PKT_F_HASH_VALID))
+	if (likely(!fc) || !mqtx__pkt_hash(dev, pkt))
 		return MQTX_FLOW_NONE;
 	e = atomic_load_explicit(&fc->e[pkt->hash & fc->mask], memory_order_relaxed);
 	if (!e)

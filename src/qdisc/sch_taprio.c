@@ -208,7 +208,11 @@ static int taprio_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqt
 		/* within the queues in use (the count may have shrunk since) */
 		if (p->offset[tc] + n > real)
 			n = real > p->offset[tc] ? real - p->offset[tc] : 0;
-		txq = n ? p->offset[tc] + mqtx_reciprocal_scale(pkt->hash, n) : 0;
+		txq = 0;
+		if (n)
+			txq = p->offset[tc] + (mqtx_dev_flow_hash(q->dev, pkt)
+						       ? mqtx_reciprocal_scale(pkt->hash, n)
+						       : 0);
 		pkt->queue_mapping = (uint16_t)txq;
 	}
 	if (txq >= mqtx_dev_real_num_txq(q->dev)) { /* netdev_cap_txqueue() */
