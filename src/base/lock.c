@@ -28,11 +28,12 @@
  * writes it on every unlock (some 200 ns of the owner's time each, measured on 2 cores): the
  * gaps between looks double. A new waiter looks FIRST_LOOKS times, gaps of 1 to SPIN_GAP_MAX
  * pauses (a little over a burst's driver call, a few microseconds), and parks. A woken one
- * looks WOKEN_LOOKS times, gaps growing to WOKEN_GAP_MAX pauses (some 200 us in all), before
- * it parks again: going back to sleep clears WOKEN, so that the owner's next unlock pays a
- * wake-up system call; a long round trip keeps those rare, and sparse looks keep the owner's
- * line at home. With two senders on one queue, gaps of at most 64 pauses over 48 looks sent
- * 0.69 of one sender's rate, 256 over 24 looks 0.77 (burst 32: 0.75 and 0.82).
+ * looks WOKEN_LOOKS times, gaps growing to WOKEN_GAP_MAX pauses (some 0.5 ms in all, the
+ * fairness period, so that it is awake when the hand-off comes), before it parks again: going
+ * back to sleep clears WOKEN, so that the owner's next unlock pays a wake-up system call; a
+ * long round trip keeps those rare, and sparse looks keep the owner's line at home. Two senders on one queue sent, of one sender's rate: with gaps of at most 64
+ * pauses over 48 looks 0.69 (burst 32: 0.75); 256 over 12 looks 0.62 (0.74); 256 over 24
+ * looks 0.82 (0.83); 256 over 48 looks 0.89 (0.86).
  *
  * No waiter ever yields its CPU (sched_yield()) instead of parking: under Linux's EEVDF
  * scheduler (6.6 and later) every yield moves the caller's virtual deadline a whole slice
@@ -44,7 +45,7 @@
 #define SPIN_GAP_MAX  64
 #define FIRST_LOOKS   7
 #define WOKEN_GAP_MAX 256
-#define WOKEN_LOOKS   24
+#define WOKEN_LOOKS   48
 /* Looks a thread that parked during a hand-off leaves it to the awake waiter it was meant for:
  * past the doubling gaps, so the waiter has had its next look. */
 #define HANDOFF_DEFER 12
