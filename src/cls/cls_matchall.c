@@ -17,6 +17,12 @@
 	"\n"                                                            \
 	"NOTE: CLASSID is parsed as hexadecimal input.\n"
 
+/* A filter and the flags it was given (tc prints them back). */
+struct mall_filter {
+	struct tcf_filter f;
+	bool skip_hw;
+};
+
 /* ---- data path ---- */
 
 static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
@@ -37,7 +43,8 @@ static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 
 static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
-	struct tcf_filter *f = mqtx__tcf_filter_alloc(sizeof(*f), handle);
+	struct tcf_filter *f = mqtx__tcf_filter_alloc(sizeof(struct mall_filter), handle);
+	struct mall_filter *m = (struct mall_filter *)f;
 	const char *w;
 	int err = 0;
 
@@ -51,6 +58,7 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 			if (err == -EINVAL)
 				mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"");
 		} else if (!strcmp(w, "skip_hw")) {
+			m->skip_hw = true;
 			ps->i++;
 		} else if (!strcmp(w, "skip_sw")) {
 			err = mqtx__tcf_perr(
@@ -90,6 +98,8 @@ static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, st
 	if (f->classid)
 		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
 			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
+	if (((const struct mall_filter *)f)->skip_hw)
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "\n  skip_hw", true);
 	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\n  not_in_hw", true);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));
