@@ -247,6 +247,10 @@ void mqtx__dev_swap_hasher(struct mqtx_dev *dev, struct mqtx_hasher *h);
 /* xmit.c */
 void mqtx__qdisc_run(struct mqtx_qdisc *q);
 extern MQTX_TLS int mqtx__xmit_depth;
+/* mqtx_dev_xmit_burst(), and in @bytes the length of what it accepted, packet by packet where
+ * a filter, a selector or the qdisc's enqueue refused some (the generator's byte counts). */
+unsigned mqtx__dev_xmit_burst_bytes(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n,
+				    uint64_t *bytes);
 
 /* dev_tc.c: netif_setup_tc(): the real queue count becomes @n. Config lock held. */
 void mqtx__dev_setup_tc(struct mqtx_dev *dev, uint32_t n);
