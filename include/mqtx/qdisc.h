@@ -112,6 +112,11 @@ typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl,
  * @delete: optional (absent: -EOPNOTSUPP). Delete class @minor and its child qdisc (Linux's
  *        Qdisc_class_ops.delete), its backlog dropped as MQTX_DROP_RESET. Same locking and
  *        return rules as @change (-EBUSY for a class that is still a parent).
+ * @takes_child: optional. Whether class @minor, whose @leaf is NULL, takes a child all the
+ *        same (netem's class, empty until a qdisc is grafted there; @graft is then given NULL
+ *        when that child is deleted, and the class stays empty); every class id of the
+ *        qdisc then names class 1 (Linux's netem_find()). Absent: a class without a leaf
+ *        takes none (htb's inner classes).
  */
 struct mqtx_class_ops {
 	uint32_t (*count)(struct mqtx_qdisc *q);
@@ -131,6 +136,7 @@ struct mqtx_class_ops {
 	int (*change)(struct mqtx_qdisc *q, uint32_t minor, uint32_t parent, bool create,
 		      const void *opt, struct mqtx_extack *ack);
 	int (*delete)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extack *ack);
+	bool (*takes_child)(struct mqtx_qdisc *q, uint32_t minor);
 };
 
 /**
