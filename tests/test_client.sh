@@ -158,5 +158,24 @@ for k in pfifo bfifo pfifo_head_drop pfifo_fast noqueue mq prio tbf codel fq_cod
 		fail "qdisc add ... $k help: exit $rc: $(cat "$T/out" "$T/err")"
 done
 ok "qdisc add ... KIND help: every kind's usage, exit 1 as tc"
+# A classifier's help on a device: tc finds the device first, so the daemon that has it
+# answers with the kind's usage (exit 1); without one there is no device to find.
+"$MQTX" -S "$N" filter add dev eth0 ingress flower help >"$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot reach mqtxd" "$T/out" &&
+	ok "filter add dev D ... KIND help asks the daemon" ||
+	fail "filter help without a daemon: exit $rc: $(cat "$T/out")"
+printf 'dev add eth0 type null txqueues 4 up\nqdisc add dev eth0 ingress\n' >"$T/help.conf"
+start -c "$T/help.conf" || exit 1
+for k in flower matchall u32; do
+	"$MQTX" -S "$S" filter add dev eth0 ingress $k help >"$T/out" 2>"$T/err"; rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && head -n 1 "$T/err" | grep -q "^Usage: \.\.\. $k" &&
+		ok "filter add dev eth0 ingress $k help: its usage, exit 1 as tc" ||
+		fail "filter ... $k help: exit $rc: $(cat "$T/out" "$T/err")"
+done
+"$MQTX" -S "$S" filter add dev eth9 ingress flower help >"$T/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$T/out")" = 'Cannot find device "eth9"' ] &&
+	ok "and on a device that does not exist: tc's message" ||
+	fail "filter help on no device: exit $rc: $(cat "$T/out")"
+stop
 
 t_end

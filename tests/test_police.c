@@ -51,7 +51,22 @@ static unsigned send_n(struct vt *t, uint32_t len, unsigned n)
 	return cx_send(&t->c, t->dev, &f, n);
 }
 
-/* The action's counters, from -s -j: "Sent B bytes P pkt (dropped D, overlimits O". */
+/* The action's counters, from -s: "Sent B bytes P pkt (dropped D, overlimits O". */
+static void hook_stats(struct vt *t, const char *hook, uint64_t *bytes, uint64_t *pkts,
+		       uint64_t *drops, uint64_t *over)
+{
+	char cmd[64];
+	const char *s;
+
+	snprintf(cmd, sizeof(cmd), "-s filter show dev v0 %s", hook);
+	cx_ok(&t->c, cmd);
+	s = strstr(t->c.out, "\tSent ");
+	assert_non_null(s);
+	assert_int_equal(sscanf(s, "\tSent %lu bytes %lu pkt (dropped %lu, overlimits %lu", bytes,
+				pkts, drops, over),
+			 4);
+}
+
 static void act_stats(struct vt *t, uint64_t *pkts, uint64_t *drops, uint64_t *over)
 {
 	const char *s;
@@ -195,12 +210,49 @@ static void test_ingress(void **state)
 	vt_teardown(&t);
 }
 
+/*
+ * Received frames are counted as Linux's tc sees them, from the network header (the frame less
+ * its 14-byte Ethernet header): 500-byte frames weigh 486 bytes. rate 8kbit = 1000 B/s with a
+ * 972-byte burst lets exactly two of them through at once (as whole frames only one would
+ * fit); the action and clsact count 486 bytes a packet, the one dropped too (Linux's tc_run()
+ * counts before the filters). The same frames sent are counted whole.
+ */
+static void test_ingress_lengths(void **state)
+{
+	uint64_t bytes, pkts, drops, over;
+	struct flow f = sized(500);
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 ingress matchall action police rate 8kbit burst 972 "
+		    "conform-exceed drop");
+	for (int i = 0; i < 3; i++)
+		mqtx_dev_receive(t.dev, cx_pkt(&t.c, &f, i));
+	assert_int_equal(cx_stats(t.dev).rx_drop_reasons[MQTX_DROP_POLICE], 1);
+	hook_stats(&t, "ingress", &bytes, &pkts, &drops, &over);
+	assert_int_equal(bytes, 3 * 486);
+	assert_int_equal(pkts, 3);
+	assert_int_equal(drops, 1);
+	assert_int_equal(over, 1);
+	cx_ok(&t.c, "-s qdisc show dev v0 clsact");
+	assert_non_null(strstr(t.c.out, " Sent 1458 bytes 3 pkt (dropped 1, "));
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police rate 8kbit burst 1000 "
+		    "conform-exceed drop");
+	assert_int_equal(send_n(&t, 500, 3), 2);
+	hook_stats(&t, "egress", &bytes, &pkts, &drops, &over);
+	assert_int_equal(bytes, 3 * 500);
+	assert_int_equal(drops, 1);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bucket),	 cmocka_unit_test(test_arrivals),
 		cmocka_unit_test(test_peak_mtu), cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_ingress),
+		cmocka_unit_test(test_ingress),	 cmocka_unit_test(test_ingress_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

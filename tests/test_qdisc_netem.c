@@ -99,6 +99,57 @@ static void test_delay(void **state)
 	tq_teardown(&t);
 }
 
+/*
+ * A child (Linux's netem_graft()): packets enter it once their time has come, and leave by it.
+ * delay 10ms over a pfifo of 2: the four sent at T0 are due at 10 ms, the child takes two and
+ * drops two (netem's drops; out of its qlen and backlog), the fifth, sent at 5 ms, enters it at
+ * 15 ms. Until then the child is empty and netem gives nothing.
+ */
+static void test_child(void **state)
+{
+	struct mqtx_qdisc *c, *old = NULL;
+	struct mqtx_extack ack = { "" };
+	struct mqtx_txq_stats st;
+	struct tq t;
+	void *opt;
+
+	(void)state;
+	tq_setup(&t, 1000, 1500);
+	assert_int_equal(tq_create(&t, &mqtx__netem_qdisc_ops, "delay 10ms"), 0);
+	assert_null(t.q->ops->cl_ops->leaf(t.q, 1));
+	assert_int_equal(tq_parse(&mqtx__pfifo_qdisc_ops, "limit 2", &opt, t.err, sizeof(t.err)),
+			 0);
+	assert_int_equal(mqtx_qdisc_create(t.dev, mqtx_dev_txq(t.dev, 0), &mqtx__pfifo_qdisc_ops,
+					   0x20000, opt, &ack, &c),
+			 0);
+	free(opt);
+	t.q->ops->cl_ops->graft(t.q, 1, c, &old);
+	assert_null(old);
+	assert_ptr_equal(t.q->ops->cl_ops->leaf(t.q, 1), c);
+	for (int i = 0; i < 4; i++)
+		tq_enq(&t, tq_pkt(&t, 100, (uint64_t)i));
+	mqtx_clock_advance_to(t.clock, T0 + 5 * MS);
+	tq_enq(&t, tq_pkt(&t, 100, 4));
+	mqtx_clock_advance_to(t.clock, T0 + 10 * MS - 1);
+	assert_int_equal(tq_deq(&t), -1);
+	assert_int_equal(c->qlen, 0);
+	mqtx_clock_advance_to(t.clock, T0 + 10 * MS);
+	assert_int_equal(tq_deq(&t), 0);
+	assert_int_equal(t.q->drops, 2);
+	assert_int_equal(c->qlen, 1);
+	assert_int_equal(t.q->qlen, 2); /* one in the child, one still delayed */
+	assert_int_equal(t.q->backlog, 200);
+	assert_int_equal(tq_deq(&t), 1);
+	assert_int_equal(tq_deq(&t), -1);
+	mqtx_clock_advance_to(t.clock, T0 + 15 * MS);
+	assert_int_equal(tq_deq(&t), 4);
+	assert_int_equal(t.q->qlen, 0);
+	assert_int_equal(t.q->backlog, 0);
+	mqtx_txq_get_stats(mqtx_dev_txq(t.dev, 0), &st);
+	assert_int_equal(mqtx_txq_stats_drops(&st), 2); /* freed where they were dropped */
+	tq_teardown(&t);				/* destroys the child with netem */
+}
+
 /* rate 1mbit (125000 B/s): a 1000-byte packet takes 8 ms, each after the one before:
  * departures at 8, 16, 24 ms; with packetoverhead 250 the 1250 bytes take 10 ms. */
 static void test_rate(void **state)
@@ -653,6 +704,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delay),
+		cmocka_unit_test(test_child),
 		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_delay_rate),
 		cmocka_unit_test(test_limit),

@@ -257,20 +257,37 @@ static void test_dump(void **state)
 	(void)state;
 	tp_setup(&t, 0);
 	assert_int_equal(tp_create(&t, TP_OPTS), 0);
-	/* before the start, only the admin schedule: the operational one shows zeros */
+	/* before the start, only the admin schedule: the operational one shows zeros; a tab,
+	 * not a blank, before each schedule's times (tc's "\tbase-time") */
 	assert_string_equal(tq_dump(&t),
 			    "tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 			    "queues offset 0 count 2 offset 2 count 2\n"
-			    "clockid TAI \tbase-time 0 cycle-time 0 cycle-time-extension 0 "
+			    "clockid TAI\tbase-time 0 cycle-time 0 cycle-time-extension 0"
 			    "\tbase-time 1001000000 cycle-time 2000000 "
 			    "cycle-time-extension 0\n"
 			    "\tindex 0 cmd S gatemask 0x1 interval 1000000\n"
 			    "\tindex 1 cmd S gatemask 0x2 interval 1000000\n");
 	mqtx_clock_advance_to(t.clock, T0 + 1 * MS);
-	assert_true(strstr(tq_dump(&t), "clockid TAI \tbase-time 1001000000 cycle-time 2000000 "
-					"cycle-time-extension 0\n\tindex 0"));
-	assert_true(strstr(tq_json(&t), "\"clockid\":\"TAI\",\"base_time\":1001000000,"
-					"\"cycle_time\":2000000"));
+	/* running: the operational schedule, then every class's max-sdu and fp (tc 6.x) */
+	assert_string_equal(tq_dump(&t), "tc 2 map 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+					 "queues offset 0 count 2 offset 2 count 2\n"
+					 "clockid TAI\tbase-time 1001000000 cycle-time 2000000 "
+					 "cycle-time-extension 0\n"
+					 "\tindex 0 cmd S gatemask 0x1 interval 1000000\n"
+					 "\tindex 1 cmd S gatemask 0x2 interval 1000000\n"
+					 "max-sdu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+					 "fp E E E E E E E E E E E E E E E E\n");
+	assert_string_equal(
+		tq_json(&t),
+		"\"tc\":2,\"map\":[0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+		"\"queues\":[{\"offset\":0,\"count\":2},{\"offset\":2,\"count\":2}],"
+		"\"clockid\":\"TAI\",\"base_time\":1001000000,\"cycle_time\":2000000,"
+		"\"cycle_time_extension\":0,\"schedule\":["
+		"{\"index\":0,\"cmd\":\"S\",\"gatemask\":\"0x1\",\"interval\":1000000},"
+		"{\"index\":1,\"cmd\":\"S\",\"gatemask\":\"0x2\",\"interval\":1000000}],"
+		"\"max-sdu\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+		"\"fp\":[\"E\",\"E\",\"E\",\"E\",\"E\",\"E\",\"E\",\"E\",\"E\",\"E\","
+		"\"E\",\"E\",\"E\",\"E\",\"E\",\"E\"]");
 	tq_teardown(&t);
 }
 

@@ -138,6 +138,8 @@ class add dev D parent 1: classid 1:1 htb rate 1mbit ceil
 class add dev D parent 1: classid 1:1 htb help
 class add dev D parent 1: classid 1:1 htb ceil 1mbit
 class add dev D parent 1: classid 1:1 htb rate 1mbit pr 2 qu 2000 bu 3000 cb 4000 mt 9000
+# a share of the link speed: neither an ifb nor a null device knows its speed
+class add dev D parent 1: classid 1:1 htb rate 10%
 class add dev D parent 1: classid 1:1 prio
 ## ets: bands, strict, quanta, priomap, a band's quantum and child
 1 ets

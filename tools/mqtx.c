@@ -315,20 +315,25 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	return ret;
 }
 
-/* What needs no daemon: "help" as the last word, whatif (it runs its configurations in this
- * process, in virtual time), and hash asked about no device (help, or the algorithm and the
- * tuple alone). */
-static bool needs_no_daemon(int argc, char **argv)
+static bool names_dev(int argc, char **argv)
 {
-	if (!strcmp(argv[0], "help") || !strcmp(argv[argc - 1], "help") ||
-	    !strcmp(argv[0], "whatif"))
-		return true;
-	if (strcmp(argv[0], "hash"))
-		return false;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "dev") || !strcmp(argv[i], "--dev"))
-			return false;
-	return true;
+			return true;
+	return false;
+}
+
+/* What needs no daemon: "help" as the last word, whatif (it runs its configurations in this
+ * process, in virtual time), and hash asked about no device (help, or the algorithm and the
+ * tuple alone). A filter's help on a device is the daemon's: tc finds the device before it
+ * reads the classifier's words, so the usage needs a device that exists. */
+static bool needs_no_daemon(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "whatif"))
+		return true;
+	if (!strcmp(argv[argc - 1], "help"))
+		return strncmp(argv[0], "filter", strlen(argv[0])) || !names_dev(argc, argv);
+	return !strcmp(argv[0], "hash") && !names_dev(argc, argv);
 }
 
 /* Ask an in-process context what needs no daemon. */

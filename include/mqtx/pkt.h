@@ -23,6 +23,10 @@ extern "C" {
 /* WME put it on an aggregation queue: send it in an A-MPDU (mac80211's IEEE80211_TX_CTL_AMPDU). */
 #define MQTX_PKT_F_AMPDU 0x0020
 
+/* The Ethernet header a receiving Linux takes off (eth_type_trans()) before tc sees the packet:
+ * on the receive side, tc's byte counts and policers start after it. */
+#define MQTX_ETH_HLEN 14
+
 /* In struct mqtx_pkt.drop_reason: the drop happened on the receive side (an ingress qdisc). */
 #define MQTX_PKT_DROP_RX 0x80
 
@@ -208,6 +212,13 @@ static inline uint32_t mqtx_pkt_headroom(const struct mqtx_pkt *pkt)
 static inline uint32_t mqtx_pkt_tailroom(const struct mqtx_pkt *pkt)
 {
 	return pkt->buf_size - mqtx_pkt_headroom(pkt) - pkt->len;
+}
+
+/** mqtx_rx_tc_len() - the length a receive-side qdisc counts for @pkt, as Linux's skb->len
+ *  is there: the frame less its Ethernet header (MQTX_ETH_HLEN); a runt's whole length. */
+static inline uint32_t mqtx_rx_tc_len(const struct mqtx_pkt *pkt)
+{
+	return pkt->len >= MQTX_ETH_HLEN ? pkt->len - MQTX_ETH_HLEN : pkt->len;
 }
 
 /** mqtx_pkt_put() - extend the frame by @n bytes at its end; NULL if there is no room. */

@@ -112,6 +112,11 @@ typedef void (*mqtx_class_fn)(struct mqtx_qdisc *q, const struct mqtx_class *cl,
  * @delete: optional (absent: -EOPNOTSUPP). Delete class @minor and its child qdisc (Linux's
  *        Qdisc_class_ops.delete), its backlog dropped as MQTX_DROP_RESET. Same locking and
  *        return rules as @change (-EBUSY for a class that is still a parent).
+ * @takes_child: optional. Whether class @minor, whose @leaf is NULL, takes a child all the
+ *        same (netem's class, empty until a qdisc is grafted there; @graft is then given NULL
+ *        when that child is deleted, and the class stays empty); every class id of the
+ *        qdisc then names class 1 (Linux's netem_find()). Absent: a class without a leaf
+ *        takes none (htb's inner classes).
  */
 struct mqtx_class_ops {
 	uint32_t (*count)(struct mqtx_qdisc *q);
@@ -131,6 +136,7 @@ struct mqtx_class_ops {
 	int (*change)(struct mqtx_qdisc *q, uint32_t minor, uint32_t parent, bool create,
 		      const void *opt, struct mqtx_extack *ack);
 	int (*delete)(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extack *ack);
+	bool (*takes_child)(struct mqtx_qdisc *q, uint32_t minor);
 };
 
 /**
@@ -518,7 +524,8 @@ MQTX_API void mqtx_qdisc_walk_classes(struct mqtx_qdisc *q, mqtx_class_fn fn, vo
  * mqtx_dump_uint() - emit option @key with value @v. @text is a printf format with one
  * PRIu64-compatible conversion (e.g. "limit %" PRIu64 "p") used for the text form; the JSON
  * form is "key": v. @key NULL: text only; @text NULL: JSON only (so do mqtx_dump_int() and
- * mqtx_dump_str()).
+ * mqtx_dump_str()). Items of a line are set off by a blank, except a text that starts with a
+ * tab, which tc prints as its own separator ("clockid TAI\tbase-time 0").
  */
 MQTX_API void mqtx_dump_uint(struct mqtx_dump *d, const char *key, const char *text, uint64_t v);
 /** mqtx_dump_int() - a signed value (tc's print_int): @text has one PRId64-compatible
@@ -539,6 +546,14 @@ MQTX_API void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *
  */
 MQTX_API void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key);
 MQTX_API void mqtx_dump_obj_end(struct mqtx_dump *d);
+/**
+ * mqtx_dump_array_begin() - open a JSON array "key": [ ... ] (tc's open_json_array) that the
+ * next items go into, until mqtx_dump_array_end(); nothing in text. Its elements are objects
+ * (mqtx_dump_obj_begin() with @key NULL) or values.
+ * mqtx_dump_array_end() - close it.
+ */
+MQTX_API void mqtx_dump_array_begin(struct mqtx_dump *d, const char *key);
+MQTX_API void mqtx_dump_array_end(struct mqtx_dump *d);
 /**
  * mqtx_dump_null() - a member tc prints with print_null(): "key": null in JSON, @text (no
  * conversion) in text. @key NULL: text only; @text NULL: JSON only.
@@ -583,6 +598,9 @@ MQTX_API void mqtx_dump_indent(struct mqtx_dump *d, const char *indent);
 /** mqtx_dump_uint_array() - "label v0 v1 ..." in text, "key": [v0, v1, ...] in JSON. */
 MQTX_API void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *label,
 				   const uint32_t *v, unsigned n);
+/** mqtx_dump_str_array() - "label s0 s1 ..." in text, "key": ["s0", "s1", ...] in JSON. */
+MQTX_API void mqtx_dump_str_array(struct mqtx_dump *d, const char *key, const char *label,
+				  const char *const *v, unsigned n);
 
 /**
  * mqtx_dump_details() - whether the dump is for tc's -d: a dump adds then what tc prints only

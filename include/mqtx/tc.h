@@ -51,6 +51,18 @@ MQTX_API int mqtx_extack_set(struct mqtx_extack *ack, const char *fmt, ...)
 MQTX_API int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec);
 
 /**
+ * mqtx_tc_parse_rate_percent() - tc's "N%" rate ("10%", "2.5%"): that share of the link speed
+ * of the device the command names (mqtx_dev_link_rate()), in bytes per second, as tc reads a
+ * percentage of the speed the kernel reports for an interface. Only inside a kind's parse
+ * called by a command that names a device (the command layer tells the parse which).
+ * Return: 0; -EINVAL with tc's lines in @ack (without its "Illegal" line, which the caller's
+ * option adds): no such device, a speed the driver does not know, a malformed number, a share
+ * outside [0,100]%; -EINVAL with @ack empty when the command names no device.
+ */
+MQTX_API int mqtx_tc_parse_rate_percent(const char *s, uint64_t *bytes_per_sec,
+					struct mqtx_extack *ack);
+
+/**
  * mqtx_tc_parse_rate_bits() - the same grammar as mqtx_tc_parse_rate(), in bits per second
  * (truncated), for callers that pace bits (the generator, the sim driver's wire).
  * Return: 0, or -EINVAL (as above).

@@ -86,7 +86,7 @@ static int verdict(struct tcf_pkt *pk, int v)
 static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
 	struct police *pol = tcf_act_priv(a);
-	uint32_t len = pk->pkt->len;
+	uint32_t len = pk->len;
 	int64_t now, toks, ptoks;
 	bool ok;
 
@@ -119,8 +119,8 @@ static int police_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tc
 
 	(void)res;
 	mqtx_spin_lock(&pol->lock);
-	ok = pol->rate.rate ? conforms(pol, pk->pkt->len, now_of(pk), &toks, &ptoks)
-			    : pk->pkt->len <= pol->mtu;
+	ok = pol->rate.rate ? conforms(pol, pk->len, now_of(pk), &toks, &ptoks)
+			    : pk->len <= pol->mtu;
 	mqtx_spin_unlock(&pol->lock);
 	return verdict(pk, ok ? pol->conform : pol->exceed);
 }

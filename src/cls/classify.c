@@ -2,6 +2,7 @@
 /* Classification: a packet through a block's chains (Linux's tcf_classify()), lock-free on the
  * rule set published last; and the same without side effects for "filter test". */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/rcu.h"
 #include "core/core.h"
@@ -10,6 +11,13 @@
 
 /* Linux's max_reclassify_loop: past it the packet is dropped. */
 #define RECLASSIFY_MAX 16
+
+/* The length Linux's actions see: the frame on the send side, from the network header on the
+ * receive side (eth_type_trans() has pulled the Ethernet header before tc runs). */
+static uint32_t tc_len(const struct mqtx_pkt *pkt, bool ingress)
+{
+	return ingress ? mqtx_rx_tc_len(pkt) : pkt->len;
+}
 
 uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt)
 {
@@ -86,6 +94,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 	if (rs) {
 		pk.pkt = pkt;
 		pk.dev = dev;
+		pk.len = tc_len(pkt, mqtx__tc_at_ingress);
 		pk.proto = mqtx__tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.located = false;
@@ -154,6 +163,7 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_p
 	if (rs) {
 		pk.pkt = pkt;
 		pk.dev = dev;
+		pk.len = tc_len(pkt, !strcmp(what, "ingress"));
 		pk.proto = mqtx__tcf_frame_proto(pkt);
 		pk.keyed = false;
 		pk.located = false;

@@ -178,6 +178,7 @@ struct tcf_trace;
 struct tcf_pkt {
 	struct mqtx_pkt *pkt;
 	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
+	uint32_t len;	      /* what actions count and police (Linux's skb->len) */
 	uint16_t proto;	      /* the frame's ethertype (tc's skb->protocol) */
 	bool keyed;	      /* @key holds flower's key of the frame */
 	bool located;	      /* @l3 and @l4 hold the frame's header offsets */

@@ -17,6 +17,12 @@
 	"\n"                                                            \
 	"NOTE: CLASSID is parsed as hexadecimal input.\n"
 
+/* A filter and the flags it was given (tc prints them back). */
+struct mall_filter {
+	struct tcf_filter f;
+	bool skip_hw, skip_sw;
+};
+
 /* ---- data path ---- */
 
 static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
@@ -35,9 +41,25 @@ static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
 	return 0;
 }
 
+/* What the words left for the end: both flags are tc's error; skip_sw alone the kernel's, as
+ * Linux's tc_setup_cb_add() refuses (EOPNOTSUPP) a filter that must be offloaded to a device
+ * without offload. */
+static int mall_flags_check(struct tcf_parse *ps, const struct mall_filter *m)
+{
+	if (m->skip_hw && m->skip_sw)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "skip_hw and skip_sw are mutually exclusive");
+	if (m->skip_sw)
+		return mqtx__tcf_perr(
+			ps, MQTX_TC_EXIT_REFUSED,
+			"Error: matchall: \"skip_sw\": there is no hardware to offload to.");
+	return 0;
+}
+
 static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
-	struct tcf_filter *f = mqtx__tcf_filter_alloc(sizeof(*f), handle);
+	struct tcf_filter *f = mqtx__tcf_filter_alloc(sizeof(struct mall_filter), handle);
+	struct mall_filter *m = (struct mall_filter *)f;
 	const char *w;
 	int err = 0;
 
@@ -50,12 +72,9 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 			err = mqtx__tcf_next(ps) ? -EINVAL : mqtx__tcf_exts_parse(&f->exts, ps);
 			if (err == -EINVAL)
 				mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"");
-		} else if (!strcmp(w, "skip_hw")) {
+		} else if (!strcmp(w, "skip_hw") || !strcmp(w, "skip_sw")) {
+			*(w[5] == 'h' ? &m->skip_hw : &m->skip_sw) = true;
 			ps->i++;
-		} else if (!strcmp(w, "skip_sw")) {
-			err = mqtx__tcf_perr(
-				ps, MQTX_TC_EXIT_PARSE,
-				"matchall: \"skip_sw\": there is no hardware to offload to");
 		} else {
 			if (strcmp(w, "help"))
 				mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
@@ -63,6 +82,8 @@ static int mall_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter *
 					     mqtx__tcf_matchall_ops.usage);
 		}
 	}
+	if (!err)
+		err = mall_flags_check(ps, m);
 	if (err) {
 		mqtx__tcf_filter_free(&mqtx__tcf_matchall_ops, f);
 		return err;
@@ -90,6 +111,8 @@ static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, st
 	if (f->classid)
 		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
 			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
+	if (((const struct mall_filter *)f)->skip_hw)
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "\n  skip_hw", true);
 	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\n  not_in_hw", true);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f->hits));

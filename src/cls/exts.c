@@ -16,7 +16,7 @@ static int act_run(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_res
 
 	if (pk->dry)
 		return (a->ops->probe ? a->ops->probe : a->ops->act)(a, pk, res);
-	atomic_fetch_add_explicit(&a->st.bytes, pk->pkt->len, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->st.bytes, pk->len, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->st.packets, 1, memory_order_relaxed);
 	v = a->ops->act(a, pk, res);
 	if (v == MQTX_ACT_SHOT)

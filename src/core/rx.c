@@ -27,6 +27,8 @@ struct mqtx_qdisc *mqtx_dev_ingress_qdisc(struct mqtx_dev *dev)
 	return dev->rxq.qdisc;
 }
 
+MQTX_TLS bool mqtx__tc_at_ingress;
+
 int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 {
 	struct mqtx_pkt *to_free = NULL;
@@ -42,7 +44,11 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	/* The ingress qdisc classifies or polices; it keeps nothing: accepted packets are taken
 	 * straight back out. */
 	if (q && q->ops->enqueue) {
+		/* What a filter redirects leaves at the end (mqtx__fwd_leave()): every
+		 * classification until then is of this packet, on the receive side. */
+		mqtx__tc_at_ingress = true;
 		rc = q->ops->enqueue(q, pkt, &to_free);
+		mqtx__tc_at_ingress = false;
 		if (rc != MQTX_XMIT_DROP)
 			pkt = q->ops->dequeue(q);
 		else

@@ -25,6 +25,20 @@ static void drop_selected(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 		  r < MQTX_DROP_REASON_MAX ? (enum mqtx_drop_reason)r : MQTX_DROP_QDISC);
 }
 
+/*
+ * The bytes a burst had refused, for mqtx__dev_xmit_burst_bytes(): packets dropped by a filter
+ * or selector, or by the qdisc's enqueue, each by its own length. Only the packets of the call
+ * that asked are counted (at its depth), not those a driver or a redirect sends from inside it.
+ */
+static MQTX_TLS uint64_t *refused_bytes;
+static MQTX_TLS int refused_depth;
+static MQTX_TLS bool refused_counted; /* enqueue_pkts() counted the batch, one by one */
+
+static inline bool counting_refused(void)
+{
+	return unlikely(refused_bytes != NULL) && mqtx__xmit_depth == refused_depth;
+}
+
 /* Taken by the current xmit_burst of this thread and dropped by the driver. */
 static MQTX_TLS unsigned mqtx__drop_taken_n;
 static MQTX_TLS uint64_t mqtx__drop_taken_bytes;
@@ -335,12 +349,18 @@ static void direct_xmit(struct mqtx_qdisc *q, struct mqtx_txq *txq, struct mqtx_
 static unsigned enqueue_pkts(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsigned n, int *rc,
 			     struct mqtx_pkt **to_free)
 {
+	bool counting = counting_refused();
 	unsigned accepted = 0;
 
 	for (unsigned i = 0; i < n; i++) {
+		uint32_t len = pkts[i]->len; /* once enqueued, the packet is the qdisc's */
+
 		*rc = q->ops->enqueue(q, pkts[i], to_free);
 		accepted += *rc != MQTX_XMIT_DROP;
+		if (counting && *rc == MQTX_XMIT_DROP)
+			*refused_bytes += len;
 	}
+	refused_counted = counting;
 	return accepted;
 }
 
@@ -562,6 +582,25 @@ int mqtx_dev_xmit(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 
 /* Split @n (≤ MAX_BATCH) selected packets into runs per queue, keeping their order within a
  * queue (so within a flow), and send each run with one lock hold. */
+/* txq_xmit(), and the bytes it refused when a burst counts them: each packet's where the
+ * qdisc's enqueue said (enqueue_pkts()), a share of the batch on the other paths, which
+ * refuse a batch whole or nearly (a device going down, noqueue on a stopped queue). */
+static unsigned txq_xmit_acct(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned n, int *rc)
+{
+	uint64_t bytes = 0;
+	unsigned ok;
+
+	if (likely(!counting_refused()))
+		return txq_xmit(txq, pkts, n, rc);
+	for (unsigned i = 0; i < n; i++)
+		bytes += pkts[i]->len;
+	refused_counted = false;
+	ok = txq_xmit(txq, pkts, n, rc);
+	if (ok < n && !refused_counted)
+		*refused_bytes += bytes - bytes / n * ok;
+	return ok;
+}
+
 static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n)
 {
 	struct mqtx_pkt *sorted[MAX_BATCH], *kept[MAX_BATCH];
@@ -572,6 +611,7 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 
 	for (i = 0; i < n; i++) {
 		uint16_t q = MQTX_TXQ_DROP;
+		uint32_t len = pkts[i]->len; /* a hook may consume the packet */
 		int taken = unlikely(hooked) ? mqtx__run_hooks(dev, pkts[i]) : MQTX_HOOK_PASS;
 
 		if (likely(!taken))
@@ -583,6 +623,8 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 				memcpy(kept, pkts, n * sizeof(*pkts));
 				pkts = kept;
 			}
+			if (taken != MQTX_HOOK_STOLEN && counting_refused())
+				*refused_bytes += len;
 			if (!taken)
 				drop_selected(dev, kept[i]);
 			accepted += taken == MQTX_HOOK_STOLEN;
@@ -596,7 +638,7 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 	if (!n)
 		return accepted;
 	if (one)
-		return accepted + txq_xmit(&dev->txq[qi[0]], pkts, n, &rc);
+		return accepted + txq_xmit_acct(&dev->txq[qi[0]], pkts, n, &rc);
 	/* Few distinct queues per chunk: gather each queue's packets in one pass per queue. */
 	for (i = 0; i < n; i++) {
 		unsigned cnt = 0;
@@ -610,7 +652,7 @@ static unsigned xmit_chunk(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigne
 				qi[j] = UINT16_MAX;
 			}
 		}
-		accepted += txq_xmit(&dev->txq[cur], sorted, cnt, &rc);
+		accepted += txq_xmit_acct(&dev->txq[cur], sorted, cnt, &rc);
 	}
 	return accepted;
 }
@@ -627,4 +669,21 @@ unsigned mqtx_dev_xmit_burst(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsig
 		accepted += xmit_chunk(dev, pkts + off, n - off < MAX_BATCH ? n - off : MAX_BATCH);
 	xmit_leave();
 	return accepted;
+}
+
+unsigned mqtx__dev_xmit_burst_bytes(struct mqtx_dev *dev, struct mqtx_pkt **pkts, unsigned n,
+				    uint64_t *bytes)
+{
+	uint64_t offered = 0, refused = 0;
+	unsigned ok;
+
+	for (unsigned i = 0; i < n; i++)
+		offered += pkts[i]->len;
+	refused_bytes = &refused;
+	refused_depth = mqtx__xmit_depth + 1;
+	ok = mqtx_dev_xmit_burst(dev, pkts, n);
+	refused_bytes = NULL;
+	/* Nothing at all was taken (the section could not be entered): nothing was sent. */
+	*bytes = ok ? offered - refused : 0;
+	return ok;
 }

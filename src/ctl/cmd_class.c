@@ -59,6 +59,21 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 	return MQTX_TC_EXIT_OK;
 }
 
+/* What a rate's "N%" is a share of: the link speed of the device named (tc reads it from sysfs
+ * while it parses, before it looks the device up). */
+static void class_link(struct mqtx_ctl_call *a, const struct ccmd *c)
+{
+	struct mqtx_dev *dev = c->dev ? mqtx__ctl_find_dev(a->ctl, c->dev) : NULL;
+	uint64_t bps = 0;
+
+	if (dev) {
+		mqtx_dev_config_lock(dev);
+		bps = mqtx_dev_link_rate(dev);
+		mqtx_dev_config_unlock(dev);
+	}
+	mqtx__tc_set_link(c->dev, dev != NULL, bps);
+}
+
 /* The kind's class options into a fresh buffer, as tc's parse_copt() reads them: only a kind
  * with class options (htb, ets) takes any, even none ("class change ... ets"). */
 static int parse_class_opts(struct mqtx_ctl_call *a, const struct ccmd *c,
@@ -79,7 +94,9 @@ static int parse_class_opts(struct mqtx_ctl_call *a, const struct ccmd *c,
 		mqtx_buf_printf(a->err, "Out of memory\n");
 		return MQTX_TC_EXIT_REFUSED;
 	}
+	class_link(a, c);
 	err = cl->parse(c->optc, c->optv, *opt, &ack);
+	mqtx__tc_set_link(NULL, false, 0);
 	if (!err) {
 		*kind = ops;
 		return MQTX_TC_EXIT_OK;

@@ -8,6 +8,7 @@
 
 #include <mqtx/clock.h>
 
+#include "core/core.h"
 #include "gen/gen.h"
 #include "base/internal.h"
 
@@ -197,17 +198,14 @@ uint64_t mqtx__job_pace_ns(uint64_t rate_bps, uint64_t rate_pps, uint64_t bits, 
 
 void mqtx__job_send(struct mqtx_job_thread *t, struct mqtx_pkt **pkts, unsigned n)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes;
 	unsigned ok;
 
-	for (unsigned i = 0; i < n; i++)
-		bytes += pkts[i]->len;
-	ok = mqtx_dev_xmit_burst(t->job->dev, pkts, n);
-	/* Bytes are counted for the whole burst: exact when nothing was refused, which is the
-	 * case that matters for rates; refusals are counted separately. */
+	/* The bytes of the packets taken, each by its own length: a filter that drops some of a
+	 * stream of mixed sizes (imix) leaves the others' bytes, not an average. */
+	ok = mqtx__dev_xmit_burst_bytes(t->job->dev, pkts, n, &bytes);
 	atomic_fetch_add_explicit(&t->sent, ok, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->bytes, ok == n ? bytes : bytes / n * ok,
-				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->dropped, n - ok, memory_order_relaxed);
 }
 

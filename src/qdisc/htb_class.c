@@ -278,16 +278,22 @@ static int copt_u16(const char *v, uint16_t *out)
 	return 0;
 }
 
-/* A rate; tc's "N%" of the link speed needs a speed mqtx devices do not report. */
+/* A rate, or tc's "N%" of the device's link speed: tc's lines on why, then its "Illegal". */
 static int copt_rate(const char *what, const char *v, uint64_t *r, struct mqtx_extack *ack)
 {
+	char why[sizeof(ack->msg)];
+
 	if (*r) {
 		mqtx_extack_set(ack, "Double \"%s\" spec", what);
 		return -EINVAL;
 	}
-	if (strchr(v, '%') || mqtx_tc_parse_rate(v, r))
-		return copt_illegal(what, ack);
-	return 0;
+	if (!strchr(v, '%'))
+		return mqtx_tc_parse_rate(v, r) ? copt_illegal(what, ack) : 0;
+	if (!mqtx_tc_parse_rate_percent(v, r, ack))
+		return 0;
+	snprintf(why, sizeof(why), "%s", ack->msg);
+	mqtx_extack_set(ack, "%s%sIllegal \"%s\"", why, why[0] ? "\n" : "", what);
+	return MQTX_TC_EUSAGE;
 }
 
 /* One word @a with its value @v. */

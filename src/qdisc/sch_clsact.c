@@ -43,14 +43,15 @@ static int clsact_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mqt
 	struct clsact_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_tcf_result res;
 
+	/* Counted before the filters, what they drop too, as Linux's tc_run() does. */
+	q->bytes += mqtx_rx_tc_len(pkt);
+	q->packets++;
 	switch (mqtx_tcf_classify(p->ingress, q->dev, pkt, &res)) {
 	case MQTX_ACT_SHOT:
 		return mqtx_qdisc_drop(q, pkt, (enum mqtx_drop_reason)pkt->drop_reason, to_free);
 	case MQTX_ACT_STOLEN:
 		return mqtx_qdisc_stolen(q, pkt);
 	}
-	q->bytes += pkt->len;
-	q->packets++;
 	return mqtx_qdisc_enqueue_tail(q, &p->held, pkt);
 }
 

@@ -33,6 +33,9 @@ static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mq
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
 	struct mqtx_tcf_result res;
 
+	/* Counted before the filters, what they drop too, as Linux's tc_run() does. */
+	q->bytes += mqtx_rx_tc_len(pkt);
+	q->packets++;
 	/* The filters first (sch_handle_ingress() runs before anything else sees it). */
 	switch (mqtx_tcf_classify(p->block, q->dev, pkt, &res)) {
 	case MQTX_ACT_SHOT:
@@ -42,6 +45,7 @@ static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mq
 	}
 	if (p->police) {
 		int64_t now = (int64_t)mqtx_qdisc_now(q);
+		/* mqtx's own policer (not Linux's) weighs the whole frame. */
 		int64_t toks = mqtx__tb_probe(&p->tb, now, pkt->len);
 
 		if (toks < 0) {
@@ -51,8 +55,6 @@ static int ingress_enqueue(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, struct mq
 		p->tb.t_c = now;
 		p->tb.tokens = toks;
 	}
-	q->bytes += pkt->len;
-	q->packets++;
 	return mqtx_qdisc_enqueue_tail(q, &p->held, pkt);
 }
 

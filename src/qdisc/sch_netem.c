@@ -50,7 +50,8 @@ struct netem_priv {
 	 * that arrive in order on a plain list, the others in a list sorted by time (Linux's
 	 * t_head list and rbtree) */
 	struct mqtx_pkt_list front, linear, sorted;
-	struct mqtx_pkt *peeked; /* taken by peek, still counted in qlen and backlog */
+	struct mqtx_pkt *peeked;  /* taken by peek, still counted in qlen and backlog */
+	struct mqtx_qdisc *child; /* class 1's qdisc, given by a graft (none by default) */
 	struct mqtx_timer watchdog;
 	bool watchdog_ready;
 };
@@ -247,7 +248,8 @@ static int enqueue_one(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, bool copy,
 	if (!count)
 		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
 	corrupt = p->corrupt && p->corrupt >= mqtx__netem_corr_u32(&p->corrupt_cor, &p->prng);
-	if (q->qlen >= p->limit)
+	/* the limit is of netem's own queue (Linux's t_len), not of its child's */
+	if (q->qlen - (p->child ? p->child->qlen : 0) >= p->limit)
 		return mqtx_qdisc_drop(q, pkt, MQTX_DROP_QDISC, to_free);
 	/* The duplicate is the frame as it came, queued before it (Linux queues it at the
 	 * root; mqtx at this netem). */
@@ -304,8 +306,26 @@ static struct mqtx_pkt *tfifo_head(struct netem_priv *p)
 	return s;
 }
 
-/* netem_dequeue() without the accounting: the next packet due, or NULL with the watchdog
- * set for the head's time (or the next slot's). */
+/* A packet whose time has come into the child (netem_dequeue() with q->qdisc): it stays in
+ * netem's qlen and backlog until the child gives it back; what the child refuses or drops in
+ * its place leaves them, as a drop of netem's. */
+static void to_child(struct mqtx_qdisc *q, struct mqtx_qdisc *c, struct mqtx_pkt *pkt)
+{
+	uint32_t qlen = c->qlen, len = pkt->len;
+	uint64_t backlog = c->backlog, drops = c->drops;
+	struct mqtx_pkt *to_free = NULL;
+
+	pkt->next = NULL;
+	c->ops->enqueue(c, pkt, &to_free);
+	q->qlen -= qlen + 1 - c->qlen;
+	q->backlog -= backlog + len - c->backlog;
+	q->drops += c->drops - drops;
+	mqtx_qdisc_free_dropped(q->dev, to_free);
+}
+
+/* netem_dequeue() without the accounting: the next packet due (through the child when there
+ * is one: every packet due goes into it first), or NULL with the watchdog set for the head's
+ * time (or the next slot's). */
 static struct mqtx_pkt *netem_take(struct mqtx_qdisc *q, struct netem_priv *p)
 {
 	struct mqtx_pkt *pkt = mqtx_pkt_list_pop(&p->front);
@@ -313,25 +333,29 @@ static struct mqtx_pkt *netem_take(struct mqtx_qdisc *q, struct netem_priv *p)
 
 	if (pkt)
 		return pkt;
-	pkt = tfifo_head(p);
-	if (!pkt)
-		return NULL;
-	now = mqtx_qdisc_now(q);
-	t = *tts(pkt);
-	if (p->slot_next && p->slot_next < t)
-		slot_next(p, now);
-	if (t > now || p->slot_next > now) {
-		mqtx_timer_arm(&p->watchdog, t > p->slot_next ? t : p->slot_next);
-		return NULL;
-	}
-	mqtx_pkt_list_pop(pkt == p->linear.head ? &p->linear : &p->sorted);
-	if (p->slot_next) {
-		p->packets_left--;
-		p->bytes_left -= (int32_t)pkt->len;
-		if (p->packets_left <= 0 || p->bytes_left <= 0)
+	while ((pkt = tfifo_head(p))) {
+		now = mqtx_qdisc_now(q);
+		t = *tts(pkt);
+		if (p->slot_next && p->slot_next < t)
 			slot_next(p, now);
+		if (t > now || p->slot_next > now) {
+			pkt = p->child ? p->child->ops->dequeue(p->child) : NULL;
+			if (!pkt)
+				mqtx_timer_arm(&p->watchdog, t > p->slot_next ? t : p->slot_next);
+			return pkt;
+		}
+		mqtx_pkt_list_pop(pkt == p->linear.head ? &p->linear : &p->sorted);
+		if (p->slot_next) {
+			p->packets_left--;
+			p->bytes_left -= (int32_t)pkt->len;
+			if (p->packets_left <= 0 || p->bytes_left <= 0)
+				slot_next(p, now);
+		}
+		if (!p->child)
+			return pkt;
+		to_child(q, p->child, pkt);
 	}
-	return pkt;
+	return p->child ? p->child->ops->dequeue(p->child) : NULL;
 }
 
 static struct mqtx_pkt *netem_dequeue(struct mqtx_qdisc *q)
@@ -524,6 +548,8 @@ static void netem_reset(struct mqtx_qdisc *q, struct mqtx_pkt **to_free)
 		mqtx_pkt_list_add_tail(&all, pkt);
 	}
 	mqtx_pkt_list_splice(&all, to_free);
+	if (p->child) /* due already: they would have left first */
+		mqtx_qdisc_reset(p->child, MQTX_DROP_RESET, to_free);
 	q->qlen = 0;
 	q->backlog = 0;
 	if (p->watchdog_ready)
@@ -536,7 +562,62 @@ static void netem_destroy(struct mqtx_qdisc *q)
 
 	if (p->watchdog_ready)
 		mqtx_timer_cancel(&p->watchdog);
+	mqtx_qdisc_destroy(p->child);
 }
+
+/* ---- class 1: a qdisc the packets go through once their time has come (Linux's
+ * netem_graft(), netem_leaf(), netem_walk()): none until one is grafted, listed only then ---- */
+
+static uint32_t netem_cl_count(struct mqtx_qdisc *q)
+{
+	(void)q;
+	return 1;
+}
+
+static struct mqtx_qdisc *netem_cl_leaf(struct mqtx_qdisc *q, uint32_t minor)
+{
+	(void)minor;
+	return ((struct netem_priv *)mqtx_qdisc_priv(q))->child;
+}
+
+static bool netem_cl_takes_child(struct mqtx_qdisc *q, uint32_t minor)
+{
+	(void)q;
+	(void)minor;
+	return true;
+}
+
+/* Swap only (lock held); the caller moves or drops the old child's backlog and fixes ours. */
+static void netem_cl_graft(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_qdisc *new,
+			   struct mqtx_qdisc **old)
+{
+	struct netem_priv *p = mqtx_qdisc_priv(q);
+
+	*old = p->child;
+	if (new)
+		new->parent = MQTX_H_MAKE(q->handle, minor);
+	p->child = new;
+}
+
+static void netem_cl_walk(struct mqtx_qdisc *q, mqtx_class_fn fn, void *arg)
+{
+	struct netem_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_qdisc_stats st;
+	struct mqtx_class c = { .minor = 1, .parent = q->handle, .leaf = p->child, .stats = &st };
+
+	if (!p->child)
+		return;
+	mqtx_qdisc_tree_stats(p->child, &st);
+	fn(q, &c, arg);
+}
+
+static const struct mqtx_class_ops netem_class_ops = {
+	.count = netem_cl_count,
+	.leaf = netem_cl_leaf,
+	.graft = netem_cl_graft,
+	.walk = netem_cl_walk,
+	.takes_child = netem_cl_takes_child,
+};
 
 /* ---- dump: netem_print_opt() of tc 6.1 ---- */
 
@@ -722,4 +803,5 @@ const struct mqtx_qdisc_ops mqtx__netem_qdisc_ops = {
 	.reset = netem_reset,
 	.destroy = netem_destroy,
 	.dump = netem_dump,
+	.cl_ops = &netem_class_ops,
 };

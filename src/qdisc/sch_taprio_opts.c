@@ -266,42 +266,47 @@ static const char *taprio_clock_name(int32_t id)
 	return "invalid";
 }
 
-/* print_schedule() of tc: the times, then one line per entry. */
+/* print_schedule() of tc: the times, then (where the schedule has entries) a line per entry,
+ * in JSON the array "schedule"; a tab, not a blank, before the times and each entry. */
 static void taprio_dump_sched(struct mqtx_dump *d, const struct taprio_sched *s)
 {
-	char text[128];
+	char mask[16];
 
-	snprintf(text, sizeof(text),
-		 "\tbase-time %" PRId64 " cycle-time %" PRId64 " cycle-time-extension %" PRId64,
-		 s ? s->base_time : 0, s ? s->cycle_time : 0, s ? s->cycle_ext : 0);
-	mqtx_dump_flag(d, NULL, text);
-	mqtx_dump_size(d, "base_time", NULL, s ? (uint64_t)s->base_time : 0);
-	mqtx_dump_size(d, "cycle_time", NULL, s ? (uint64_t)s->cycle_time : 0);
-	mqtx_dump_size(d, "cycle_time_extension", NULL, s ? (uint64_t)s->cycle_ext : 0);
+	mqtx_dump_int(d, "base_time", "\tbase-time %" PRId64, s ? s->base_time : 0);
+	mqtx_dump_int(d, "cycle_time", "cycle-time %" PRId64, s ? s->cycle_time : 0);
+	mqtx_dump_int(d, "cycle_time_extension", "cycle-time-extension %" PRId64,
+		      s ? s->cycle_ext : 0);
 	if (!s)
 		return;
+	mqtx_dump_array_begin(d, "schedule");
 	mqtx_dump_nl(d);
 	for (uint32_t i = 0; i < s->n; i++) {
-		snprintf(text, sizeof(text),
-			 "\tindex %" PRIu32 " cmd %s gatemask %#" PRIx32 " interval %" PRIu32, i,
-			 s->e[i].cmd == 1 ? "S" : "Invalid", s->e[i].gate_mask, s->e[i].interval);
-		mqtx_dump_flag(d, NULL, text);
+		snprintf(mask, sizeof(mask), "%#" PRIx32, s->e[i].gate_mask);
+		mqtx_dump_obj_begin(d, NULL);
+		mqtx_dump_uint(d, "index", "\tindex %" PRIu64, i);
+		mqtx_dump_str(d, "cmd", "cmd %s", s->e[i].cmd == 1 ? "S" : "Invalid");
+		mqtx_dump_str(d, "gatemask", "gatemask %s", mask);
+		mqtx_dump_uint(d, "interval", "interval %" PRIu64, s->e[i].interval);
+		mqtx_dump_obj_end(d);
 		mqtx_dump_nl(d);
 	}
+	mqtx_dump_array_end(d);
 }
 
 /*
- * taprio_print_opt() of tc 6.1 on what taprio_dump() reports. Where tc's text joins two parts
- * with a tab, mqtx's emitter puts a blank before it ("clockid TAI \tbase-time"); its JSON lacks
- * the queues and the schedule's entries (arrays of objects) and has the admin schedule's times
- * under "admin". The per-class max-sdu, which tc 6.1 does not show, comes when one is set.
+ * taprio_print_opt() of tc 6.x on what Linux 6.12's taprio_dump() reports: the map, the
+ * queues (an array of objects in JSON), the clock, the operational schedule, the admin one
+ * (under "admin" in JSON: tc's own JSON has it as an object without a name, which is no JSON),
+ * then, with an operational schedule, every class's max-sdu and its frame preemption ("fp":
+ * express, as Linux reports it where it is not set).
  */
 void mqtx__taprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 {
+	static const char *const express[MQTX_TC_MAX] = {
+		"E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E", "E",
+	};
 	struct taprio_priv *p = mqtx_qdisc_priv(q);
 	uint32_t map[MQTX_TC_MAX];
-	char queues[16 * 32] = "queues";
-	size_t len = strlen(queues);
 	char flags[16];
 
 	for (unsigned i = 0; i < MQTX_TC_MAX; i++)
@@ -309,10 +314,15 @@ void mqtx__taprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 	mqtx_dump_uint(d, "tc", "tc %" PRIu64, p->num_tc);
 	mqtx_dump_uint_array(d, "map", "map", map, MQTX_TC_MAX);
 	mqtx_dump_nl(d);
-	for (unsigned i = 0; i < p->num_tc; i++)
-		len += (size_t)snprintf(queues + len, sizeof(queues) - len, " offset %u count %u",
-					p->offset[i], p->count[i]);
-	mqtx_dump_flag(d, NULL, queues);
+	mqtx_dump_flag(d, NULL, "queues");
+	mqtx_dump_array_begin(d, "queues");
+	for (unsigned i = 0; i < p->num_tc; i++) {
+		mqtx_dump_obj_begin(d, NULL);
+		mqtx_dump_uint(d, "offset", "offset %" PRIu64, p->offset[i]);
+		mqtx_dump_uint(d, "count", "count %" PRIu64, p->count[i]);
+		mqtx_dump_obj_end(d);
+	}
+	mqtx_dump_array_end(d);
 	mqtx_dump_nl(d);
 	mqtx_dump_str(d, "clockid", "clockid %s", taprio_clock_name(p->clockid));
 	if (p->flags) {
@@ -320,12 +330,15 @@ void mqtx__taprio_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)
 		mqtx_dump_str(d, "flags", "flags %s", flags);
 	}
 	taprio_dump_sched(d, p->oper);
-	if (p->admin)
+	if (p->admin) {
+		mqtx_dump_obj_begin(d, "admin");
 		taprio_dump_sched(d, p->admin);
-	for (unsigned tc = 0; tc < MQTX_TC_MAX; tc++)
-		if (p->max_sdu[tc]) {
-			mqtx_dump_uint_array(d, "max-sdu", "max-sdu", p->max_sdu, p->num_tc);
-			mqtx_dump_nl(d);
-			break;
-		}
+		mqtx_dump_obj_end(d);
+	}
+	if (p->oper) {
+		mqtx_dump_uint_array(d, "max-sdu", "max-sdu", p->max_sdu, MQTX_TC_MAX);
+		mqtx_dump_nl(d);
+		mqtx_dump_str_array(d, "fp", "fp", express, MQTX_TC_MAX);
+		mqtx_dump_nl(d);
+	}
 }

@@ -104,7 +104,8 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 		   struct mqtx_qdisc **out)
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
-	uint32_t m = MQTX_H_MIN(clid);
+	/* netem_find(): every class id of a kind whose class may be empty names its one class */
+	uint32_t m = cl && cl->takes_child ? 1 : MQTX_H_MIN(clid);
 	struct hname b;
 
 	if (!cl) {
@@ -127,21 +128,22 @@ static int leaf_of(struct mqtx_qdisc *p, uint32_t clid, struct mqtx_extack *ack,
 static void move_child_backlog(struct mqtx_qdisc *p, struct mqtx_qdisc *old, struct mqtx_qdisc *new,
 			       struct mqtx_pkt **to_free)
 {
-	uint32_t qlen = old->qlen;
+	uint32_t qlen = old->qlen, nqlen;
 	uint64_t backlog = old->backlog;
 	struct mqtx_pkt_list all;
 	struct mqtx_pkt *pkt;
 
-	if (new->ops->enqueue) {
+	if (new &&new->ops->enqueue) {
 		mqtx_pkt_list_init(&all);
 		mqtx__qdisc_drain(old, &all);
 		while ((pkt = mqtx_pkt_list_pop(&all)))
 			new->ops->enqueue(new, pkt, to_free);
 	}
 	mqtx_qdisc_reset(old, MQTX_DROP_REPLACE, to_free);
-	p->qlen -= qlen - new->qlen;
-	p->backlog -= backlog - new->backlog;
-	p->drops += qlen - new->qlen;
+	nqlen = new ? new->qlen : 0;
+	p->qlen -= qlen - nqlen;
+	p->backlog -= backlog - (new ? new->backlog : 0);
+	p->drops += qlen - nqlen;
 }
 
 static void graft_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t minor,
@@ -248,7 +250,8 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 			   const uint32_t *blocks, struct mqtx_extack *ack)
 {
 	const struct mqtx_class_ops *cl = p->ops->cl_ops;
-	uint32_t m = MQTX_H_MIN(clid);
+	/* netem_find(): every class id of a kind whose class may be empty names its one class */
+	uint32_t m = cl && cl->takes_child ? 1 : MQTX_H_MIN(clid);
 	struct mqtx_txq *txq = cl->select_queue ? cl->select_queue(p, m) : p->dev_queue;
 	struct mqtx_qdisc **qs = NULL, *q;
 	int err;
@@ -257,7 +260,7 @@ static int create_in_class(struct mqtx_dev *dev, struct mqtx_qdisc *p, uint32_t 
 		mqtx_extack_set(ack, "Qdisc \"%s\" has no class that takes a qdisc.", p->ops->id);
 		return -EOPNOTSUPP;
 	}
-	if (!cl->leaf(p, m)) {
+	if (!cl->leaf(p, m) && !(cl->takes_child && cl->takes_child(p, m))) {
 		/* htb_graft(): an inner class takes no qdisc; Linux says nothing more. */
 		mqtx__log(MQTX_LOG_ERR, "class %x:%x of %s is not a leaf: it takes no qdisc",
 			  MQTX_H_MAJ(clid) >> 16, m, p->ops->id);
@@ -582,6 +585,10 @@ static int delete_qdisc(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_
 	p = mqtx__qdisc_find(dev, MQTX_H_MAJ(clid));
 	if (!p)
 		return -ENOENT;
+	if (p->ops->cl_ops->takes_child) { /* a class that may stay empty: it does (netem's) */
+		graft_class(dev, p, MQTX_H_MIN(clid), NULL, NULL);
+		return 0;
+	}
 	/* Linux grafts noop under mq (dev_graft_qdisc(.., NULL)), a hidden pfifo under prio
 	 * (prio_graft()); mqtx puts a working default back, as unlisted as noop under mq. */
 	err = create_in_class(dev, p, clid, mqtx__default_class_ops(dev, p, clid), 0, NULL, NULL,

@@ -4,14 +4,17 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tc/tc.h"
 #include <mqtx/qdisc.h>
 
-/* Before an item's text: a blank between items, the indent at the start of a line. */
-static void text_sep(struct mqtx_dump *d)
+/* Before an item's text (@first: its first character): a blank between items, the indent at
+ * the start of a line; a text that starts with a tab needs no blank (tc's "\tbase-time"). */
+static void text_sep(struct mqtx_dump *d, char first)
 {
-	mqtx__out_text(&d->text, "%s", d->midline ? " " : d->indent);
+	if (!d->midline || first != '\t')
+		mqtx__out_text(&d->text, "%s", d->midline ? " " : d->indent);
 	d->midline = true;
 }
 
@@ -20,19 +23,19 @@ static void text_sep(struct mqtx_dump *d)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void text_uint(struct mqtx_dump *d, const char *text, uint64_t v)
 {
-	text_sep(d);
+	text_sep(d, text[0]);
 	mqtx__out_text(&d->text, text, v);
 }
 
 static void text_int(struct mqtx_dump *d, const char *text, int64_t v)
 {
-	text_sep(d);
+	text_sep(d, text[0]);
 	mqtx__out_text(&d->text, text, v);
 }
 
 static void text_str(struct mqtx_dump *d, const char *text, const char *v)
 {
-	text_sep(d);
+	text_sep(d, strcmp(text, "%s") ? text[0] : v[0]);
 	mqtx__out_text(&d->text, text, v);
 }
 #pragma GCC diagnostic pop
@@ -58,7 +61,7 @@ void mqtx_dump_int(struct mqtx_dump *d, const char *key, const char *text, int64
 void mqtx_dump_float(struct mqtx_dump *d, const char *key, const char *text, double v)
 {
 	if (text) {
-		text_sep(d);
+		text_sep(d, text[0]);
 		mqtx__out_float(&d->text, OUT_FP, NULL, text, v);
 	}
 	if (key)
@@ -81,6 +84,16 @@ void mqtx_dump_obj_begin(struct mqtx_dump *d, const char *key)
 void mqtx_dump_obj_end(struct mqtx_dump *d)
 {
 	mqtx__out_close(&d->json);
+}
+
+void mqtx_dump_array_begin(struct mqtx_dump *d, const char *key)
+{
+	mqtx__out_open_array(&d->json, key);
+}
+
+void mqtx_dump_array_end(struct mqtx_dump *d)
+{
+	mqtx__out_close_array(&d->json);
 }
 
 void mqtx_dump_str(struct mqtx_dump *d, const char *key, const char *text, const char *v)
@@ -167,6 +180,21 @@ void mqtx_dump_uint_array(struct mqtx_dump *d, const char *key, const char *labe
 		mqtx__out_text(&d->text, " %" PRIu32, v[i]);
 		if (key)
 			mqtx__out_uint(&d->json, OUT_JSON, NULL, NULL, v[i]);
+	}
+	if (key)
+		mqtx__out_close_array(&d->json);
+}
+
+void mqtx_dump_str_array(struct mqtx_dump *d, const char *key, const char *label,
+			 const char *const *v, unsigned n)
+{
+	text_str(d, "%s", label);
+	if (key)
+		mqtx__out_open_array(&d->json, key);
+	for (unsigned i = 0; i < n; i++) {
+		mqtx__out_text(&d->text, " %s", v[i]);
+		if (key)
+			mqtx__out_str(&d->json, OUT_JSON, NULL, NULL, v[i]);
 	}
 	if (key)
 		mqtx__out_close_array(&d->json);

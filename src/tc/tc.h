@@ -15,6 +15,13 @@
 
 /* ---- words (values.c) ---- */
 
+/**
+ * mqtx__tc_set_link() - the device the words of a command are for, until set again (NULL: none):
+ * its name, whether it exists, and its link speed in bits/s (0: unknown), for
+ * mqtx_tc_parse_rate_percent(). On the calling thread.
+ */
+void mqtx__tc_set_link(const char *dev, bool found, uint64_t bps);
+
 /** mqtx__tc_matches() - tc's matches(): @word is a non-empty prefix of @full ("ad" is add). */
 bool mqtx__tc_matches(const char *word, const char *full);
 

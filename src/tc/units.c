@@ -3,6 +3,7 @@
  * the option helpers of a qdisc's parser. */
 #include "base/internal.h"
 #include <mqtx/tc.h>
+#include "tc/tc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -103,6 +104,50 @@ int mqtx_tc_parse_rate(const char *s, uint64_t *bytes_per_sec)
 	if (parse_scaled(s, rate_units, ARRAY_SIZE(rate_units), 1., &bits))
 		return -EINVAL;
 	return to_u64(bits / 8, bytes_per_sec);
+}
+
+/*
+ * The device a command's words are for, as tc knows its name while it parses them: what a
+ * rate's "N%" is a share of. The command layer sets it around a kind's parse, on its thread.
+ */
+static MQTX_TLS const char *link_dev;
+static MQTX_TLS bool link_found;
+static MQTX_TLS uint64_t link_bps;
+
+void mqtx__tc_set_link(const char *dev, bool found, uint64_t bps)
+{
+	link_dev = dev;
+	link_found = found;
+	link_bps = bps;
+}
+
+/* tc's get_percent_rate64(): the speed first (Linux's sysfs file of the interface), then the
+ * share, whose bits tc prints with "%f" and reads back as a rate. */
+int mqtx_tc_parse_rate_percent(const char *s, uint64_t *bytes_per_sec, struct mqtx_extack *ack)
+{
+	char path[96], bits[64];
+	double share;
+	char *end;
+
+	if (!link_dev || !*link_dev)
+		return mqtx_extack_set(ack, "%s", "");
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", link_dev);
+	if (!link_found)
+		return mqtx_extack_set(ack, "fopen %s: %s", path, strerror(ENOENT));
+	if (!link_bps)
+		return mqtx_extack_set(ack,
+				       "property \"speed\" in file %s is currently unknown\n"
+				       "Failed to parse %s",
+				       path, path);
+	share = strtod(s, &end) / 100.;
+	if (strcmp(end, "%"))
+		return mqtx_extack_set(ack,
+				       "Specified rate value could not be read or is malformed");
+	if (share > 1. || share < 0.)
+		return mqtx_extack_set(
+			ack, "Invalid rate specified; should be between [0,100]%% but is %s", s);
+	snprintf(bits, sizeof(bits), "%f", share * (double)link_bps);
+	return mqtx_tc_parse_rate(bits, bytes_per_sec) ? mqtx_extack_set(ack, "%s", "") : 0;
 }
 
 int mqtx_tc_parse_rate_bits(const char *s, uint64_t *bits_per_sec)
