@@ -269,7 +269,7 @@ static void test_basic_order(void **state)
 	       "meta(nf_mark eq 9) classid 1:1");
 	add(b, "prio 2 protocol all basic match meta(priority eq 3) or ( meta(priority eq 4) and "
 	       "meta(nf_mark eq 9) ) classid 1:2");
-	add(b, "prio 3 protocol all basic match not ( meta(pktlen lt 1000) ) classid 1:3");
+	add(b, "prio 3 protocol all basic match not ( meta(pkt_len lt 1000) ) classid 1:3");
 	/* a true "or" ends the sequence: 1 matches whatever the mark */
 	assert_int_equal(cls_pkt(b, marked(&c, &udp4, 0, 1)), 1);
 	assert_int_equal(cls_pkt(b, marked(&c, &udp4, 9, 2)), 1);
@@ -291,7 +291,7 @@ static void test_basic_refused(void **state)
 		"prio 1 protocol all basic match meta(priority eq 1 classid 1:1",
 		"prio 1 protocol all basic match meta(priority eq 1) and classid 1:1",
 		"prio 1 protocol all basic match ( meta(priority eq 1) classid 1:1",
-		"prio 1 protocol all basic match cmp(u8 at 0 eq 1) classid 1:1",
+		"prio 1 protocol all basic match cmp(u8 eq 1) classid 1:1",
 		"prio 1 protocol all basic police rate 1mbit burst 10k",
 		"prio 1 protocol all handle x basic classid 1:1",
 	};
