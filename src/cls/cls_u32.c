@@ -254,36 +254,41 @@ static uint32_t new_kid(const struct tcf_root *r, uint32_t htid)
 	return 0;
 }
 
-static int check_link(const struct tcf_root *r, const struct u32_filter *u, struct mqtx_extack *ack)
-{
-	if (!u->link)
-		return 0;
-	if (U32_KEY(u->link)) {
-		mqtx_extack_set(ack, "cls_u32: u32 Link handle must be a hash table");
-		return -EINVAL;
-	}
-	if (U32_HTID(u->link) == U32_ROOT) {
-		mqtx_extack_set(ack, "cls_u32: Not linking to root node");
-		return -EINVAL;
-	}
-	if (!table(r, u->link)) {
-		mqtx_extack_set(ack, "cls_u32: Link hash table not found");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int fail(struct mqtx_extack *ack, int err, const char *msg)
 {
 	mqtx_extack_set(ack, "%s", msg);
 	return err;
 }
 
+/* The kernel's message, and the handle it is about. */
+static int failh(struct mqtx_extack *ack, int err, const char *msg, uint32_t h)
+{
+	char b[24];
+
+	mqtx_extack_set(ack, "%s. (%s)", msg, mqtx__u32_handle_fmt(h, b, sizeof(b)));
+	return err;
+}
+
+static int check_link(const struct tcf_root *r, const struct u32_filter *u, struct mqtx_extack *ack)
+{
+	if (!u->link)
+		return 0;
+	if (U32_KEY(u->link))
+		return failh(ack, -EINVAL, "cls_u32: u32 Link handle must be a hash table",
+			     u->link);
+	if (U32_HTID(u->link) == U32_ROOT)
+		return failh(ack, -EINVAL, "cls_u32: Not linking to root node", u->link);
+	if (!table(r, u->link))
+		return failh(ack, -EINVAL, "cls_u32: Link hash table not found", u->link);
+	return 0;
+}
+
 /* A new table: its handle given (a table's, not taken) or the next automatic one. */
 static int place_table(const struct tcf_root *r, struct u32_filter *u, struct mqtx_extack *ack)
 {
 	if (U32_KEY(u->f.handle))
-		return fail(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table");
+		return failh(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table",
+			     u->f.handle);
 	if (!u->f.handle)
 		u->f.handle = new_htid(r);
 	if (!u->f.handle)
@@ -301,24 +306,28 @@ static int place_node(const struct tcf_root *r, struct u32_filter *u, struct mqt
 	if (!htid || U32_HTID(htid) == 0xFFF00000u) {
 		htid = U32_ROOT;
 	} else if (!(t = table(r, htid))) {
-		return fail(ack, -EINVAL, "cls_u32: Specified hash table not found");
+		return failh(ack, -EINVAL, "cls_u32: Specified hash table not found", htid);
 	}
 	if (U32_HASH(htid) >= t->divisor)
-		return fail(ack, -EINVAL,
-			    "cls_u32: Specified hash table buckets exceed configured value");
+		return failh(ack, -EINVAL,
+			     "cls_u32: Specified hash table buckets exceed configured value", htid);
 	if (handle && U32_HTID(handle) && U32_HTID(handle ^ htid))
-		return fail(ack, -EINVAL, "cls_u32: Handle specified hash table address mismatch");
+		return failh(ack, -EINVAL, "cls_u32: Handle specified hash table address mismatch",
+			     handle);
 	if (handle && U32_NODE(handle)) {
 		handle = htid | U32_NODE(handle);
 		if (find(r, handle, NULL))
 			return -ENOSPC;
 	} else if (!(handle = new_kid(r, htid))) {
-		return fail(ack, -ENOSPC, "cls_u32: Hash table node ID pool exhausted");
+		return failh(ack, -ENOSPC, "cls_u32: Hash table node ID pool exhausted", htid);
 	}
 	if (!u->sel_ok)
 		return fail(ack, -EINVAL, "cls_u32: Selector not specified");
-	if (u->sel.offshift >= 16)
-		return fail(ack, -EINVAL, "cls_u32: offshift must be less than 16");
+	if (u->sel.offshift >= 16) {
+		mqtx_extack_set(ack, "cls_u32: offshift must be less than 16. (shift %u)",
+				u->sel.offshift);
+		return -EINVAL;
+	}
 	u->f.handle = handle;
 	u->htid = U32_HTID(handle) | (handle & 0xFF000);
 	return check_link(r, u, ack);
@@ -338,7 +347,7 @@ static int u32_prepare(const struct tcf_root *r, struct tcf_filter *f, const str
 		return u->table ? place_table(r, u, ack) : place_node(r, u, ack);
 	/* a change of a node (Linux keeps its selector; mqtx takes the new words whole) */
 	if (!U32_KEY(old->handle))
-		return fail(ack, -EINVAL, "cls_u32: Key node id cannot be zero");
+		return failh(ack, -EINVAL, "cls_u32: Key node id cannot be zero", old->handle);
 	if (u->table)
 		return fail(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table");
 	if (u->skip_hw != u32_of(old)->skip_hw)
@@ -356,10 +365,10 @@ static int u32_may_delete(const struct tcf_proto *tp, uint32_t handle, struct mq
 	if (U32_KEY(handle))
 		return 0;
 	if (U32_HTID(handle) == U32_ROOT)
-		return fail(ack, -EINVAL, "cls_u32: Not allowed to delete root node");
+		return failh(ack, -EINVAL, "cls_u32: Not allowed to delete root node", handle);
 	for (unsigned i = 0; i < r->n; i++)
 		if (u32_of(r->filters[i])->link == handle)
-			return fail(ack, -EBUSY, "cls_u32: Can not delete in-use filter");
+			return failh(ack, -EBUSY, "cls_u32: Can not delete in-use filter", handle);
 	return 0;
 }
 

@@ -440,9 +440,8 @@ static int parse_word(struct u32_draft *d, struct tcf_parse *ps, uint32_t handle
 		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (off ? parse_offset(ps, &d->u->sel) : parse_hashkey(ps, &d->u->sel))
-			return ps->exit ? -EINVAL
-					: mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"%s\"",
-							 off ? "offset" : "hashkey");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"%s\"",
+					      off ? "offset" : "hashkey");
 		return 0;
 	}
 	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
@@ -521,12 +520,11 @@ static int finish(struct u32_draft *d, struct tcf_parse *ps, uint32_t handle)
 	if (d->u->indev[0] && ps->find_dev) {
 		char why[256] = "";
 
-		if (!ps->find_dev(ps->find_arg, d->u->indev, why, sizeof(why)) && !why[0]) {
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				       "Error: Network device not found.");
+		if (!ps->find_dev(ps->find_arg, d->u->indev, why, sizeof(why)) && !why[0])
 			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-					      "We have an error talking to the kernel");
-		}
+					      "Error: Network device not found. (%s)\nWe have an "
+					      "error talking to the kernel",
+					      d->u->indev);
 	}
 	return 0;
 }

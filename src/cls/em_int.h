@@ -78,7 +78,8 @@ struct em_args {
 	struct tcf_parse *ps;
 };
 
-/* em_kinds.c: KIND( ARGS ) into *@e; 0 or -EINVAL with tc's message in @a->ps. */
+/* em_kinds.c: KIND( ARGS ) into *@e; 0 or -EINVAL with tc's message in @a->ps (-ENOENT: a kind
+ * tc does not know). */
 int mqtx__em_kind_parse(const char *kind, const struct em_args *a, struct em_term *e);
 bool mqtx__em_kind_match(const struct em_term *e, struct tcf_pkt *pk);
 /* "kind(args)" of @e into @buf (snprintf's return) */

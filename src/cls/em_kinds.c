@@ -643,12 +643,12 @@ int mqtx__em_kind_parse(const char *kind, const struct em_args *a, struct em_ter
 		return e->kind = EM_TEXT, text_parse(a, e);
 	if (!strcmp(kind, "canid") || !strcmp(kind, "ipset")) {
 		/* tcf_em_validate() of a kernel without em_canid/em_ipset: -ENOENT */
-		mqtx__tcf_perr(a->ps, MQTX_TC_EXIT_REFUSED,
-			       "RTNETLINK answers: No such file or directory");
 		return mqtx__tcf_perr(a->ps, MQTX_TC_EXIT_REFUSED,
-				      "We have an error talking to the kernel");
+				      "RTNETLINK answers: No such file or directory\nWe have an "
+				      "error talking to the kernel");
 	}
-	return mqtx__tcf_perr(a->ps, MQTX_TC_EXIT_PARSE, "Unknown ematch \"%s\"", kind);
+	mqtx__tcf_perr(a->ps, MQTX_TC_EXIT_PARSE, "Unknown ematch \"%s\"", kind);
+	return -ENOENT;
 }
 
 /* ---- printing (tc's em_*.c print_eopt()) ---- */

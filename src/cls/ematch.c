@@ -105,6 +105,7 @@ static int parse_kind(struct em_lexer *lx, const char *kind, struct em_term *e)
 {
 	struct em_args a = { .ps = lx->ps };
 	const char *w;
+	int err;
 
 	em_take(lx); /* "(" */
 	while ((w = em_peek(lx)) && (lx->quoted[lx->at] || strcmp(w, ")"))) {
@@ -117,7 +118,21 @@ static int parse_kind(struct em_lexer *lx, const char *kind, struct em_term *e)
 	}
 	if (!em_take(lx))
 		return bad(lx, "expected \")\", not", NULL);
-	return mqtx__em_kind_parse(kind, &a, e);
+	err = mqtx__em_kind_parse(kind, &a, e);
+	if (err != -EINVAL)
+		return err ? -EINVAL : 0;
+	/* em_parse_error(): where, as tc shows it ("... >>cmp(u8 at 0 layer 4 eq 1)<< ...") */
+	{
+		char ctx[256];
+		size_t n = (size_t)snprintf(ctx, sizeof(ctx), "%s(", kind);
+
+		for (unsigned i = 0; i < a.n && n < sizeof(ctx); i++)
+			n += (size_t)snprintf(ctx + n, sizeof(ctx) - n,
+					      a.quoted[i] ? "%s\"%s\"" : "%s%s", i ? " " : "",
+					      a.w[i]);
+		return mqtx__tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "... >>%.*s)<< ...",
+				      (int)(n < sizeof(ctx) ? n : sizeof(ctx) - 1), ctx);
+	}
 }
 
 static int parse_seq(struct em_lexer *lx, struct em_term *all, unsigned *n, unsigned *first,
