@@ -244,7 +244,9 @@ static void test_ematch_print_and_refuse(void **state)
 				    "(u32(0000a000/0000f000 at -16) AND nbyte(61 62 \"ab\" at 0 "
 				    "layer 1)) AND meta(nf_mark shift 2 mask 0x000000ff lt 7)\n"));
 	cx_rc(&c, 1, "filter add dev eth0 egress prio 2 basic match u32(u8 0x1122 0x0f at 0)");
-	assert_non_null(strstr(c.out, "Illegal key (>0xFF)\n... >>u32(u8 0x1122 0x0f at 0)<< ...\nIllegal \"ematch\""));
+	assert_non_null(strstr(
+		c.out,
+		"Illegal key (>0xFF)\n... >>u32(u8 0x1122 0x0f at 0)<< ...\nIllegal \"ematch\""));
 	cx_rc(&c, 1, "filter add dev eth0 egress prio 2 basic match meta(sk_prio eq 1)");
 	assert_non_null(strstr(c.out, "meta: unknown meta id"));
 	cx_rc(&c, 1, "filter add dev eth0 egress prio 2 basic match meta(priority eq)");
