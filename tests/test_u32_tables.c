@@ -137,6 +137,45 @@ static void test_deletions(void **state)
 	cx_teardown(&c);
 }
 
+/* A change of a node keeps its selector (Linux ignores the new one) and takes the new class,
+ * actions and link. */
+static void test_change_keeps_selector(void **state)
+{
+	struct mqtx_tcf_block *b;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	assert_int_equal(mqtx_tcf_block_get(0, &b), 0);
+	add(b, "prio 1 protocol ip u32 match ip dst 10.0.1.2/32 flowid 1:1");
+	assert_int_equal(cls(&c, b, TO("10.0.1.2", 53)), 1);
+	assert_int_equal(change(b, MQTX_TCF_REPLACE,
+				"prio 1 protocol ip handle 800::800 u32 match ip dst 10.0.1.3/32 "
+				"flowid 1:2"),
+			 0);
+	assert_int_equal(cls(&c, b, TO("10.0.1.2", 53)), 2);
+	assert_int_equal(cls(&c, b, TO("10.0.1.3", 53)), NOMATCH);
+	/* without a selector: the same */
+	assert_int_equal(
+		change(b, MQTX_TCF_REPLACE, "prio 1 protocol ip handle 800::800 u32 action drop"),
+		0);
+	assert_int_equal(cls(&c, b, TO("10.0.1.2", 53)), DROPPED);
+	/* a table's handle is not a node's */
+	add(b, "prio 1 protocol ip handle 2: u32 divisor 2");
+	assert_int_equal(change(b, MQTX_TCF_REPLACE,
+				"prio 1 protocol ip handle 2: u32 match u8 0 0 flowid 1:1"),
+			 -EINVAL);
+	/* a link given to the node */
+	add(b, "prio 1 protocol ip u32 ht 2:1: match u8 0 0 flowid 1:7");
+	assert_int_equal(
+		change(b, MQTX_TCF_REPLACE,
+		       "prio 1 protocol ip handle 800::800 u32 hashkey mask 1 at 16 link 2:"),
+		0);
+	assert_int_equal(cls(&c, b, TO("10.0.1.3", 53)), NOMATCH); /* the selector stays */
+	mqtx_tcf_block_put(b);
+	cx_teardown(&c);
+}
+
 /* Counters through a device: each node visited counts a try, each terminal match a success,
  * each key that matched its own. */
 static void test_counts(void **state)
@@ -269,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_link_then_terminal),
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_deletions),
+		cmocka_unit_test(test_change_keeps_selector),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_ematch_kinds),
 		cmocka_unit_test(test_ematch_print_and_refuse),

@@ -111,11 +111,12 @@ struct tcf_proto;
  *         -EINVAL (with tc's message in @ps).
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
  *         from 1). 0 when none is left.
- * @prepare: optional. The kernel's decisions on a new filter @f of the priority whose rules are
- *         @root (NULL: a new priority) before it is placed: @old is the filter of the same
- *         handle, if any (@excl: the command is an add). May set f->handle (u32 places a node
- *         in a table's bucket). 0 or -errno with a message in @ack; @auto_handle is not called
- *         when it leaves a handle.
+ * @prepare: optional. The kernel's decisions on a new filter *@f of the priority whose rules
+ *         are @root (NULL: a new priority) before it is placed: @old is the filter of the same
+ *         handle, if any (@excl: the command is an add). May set the handle (u32 places a node
+ *         in a table's bucket), or put a filter of its own making in *@f, freeing the one
+ *         there (u32's change of a node keeps the node's selector). 0 or -errno with a
+ *         message in @ack; @auto_handle is not called when it leaves a handle.
  * @parse: required. A new filter of @handle from the kind's words at ps->argv[ps->i]: fill
  *         *@out (allocated with mqtx__tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
  * @build: optional. Make root->index from root->filters (every allocation of a change
@@ -147,7 +148,7 @@ struct tcf_proto_ops {
 	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	const struct tcf_filter *(*walk)(const struct tcf_proto *tp, unsigned i);
-	int (*prepare)(const struct tcf_root *root, struct tcf_filter *f,
+	int (*prepare)(const struct tcf_root *root, struct tcf_filter **f,
 		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack);
 	int (*may_delete)(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack);
 	void (*free_filter)(struct tcf_filter *f);

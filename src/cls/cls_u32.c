@@ -333,29 +333,65 @@ static int place_node(const struct tcf_root *r, struct u32_filter *u, struct mqt
 	return check_link(r, u, ack);
 }
 
-static int u32_prepare(const struct tcf_root *r, struct tcf_filter *f, const struct tcf_filter *old,
-		       bool excl, struct mqtx_extack *ack)
+/*
+ * A change of node @old (u32_init_knode() and u32_set_parms()): the node keeps its selector,
+ * mark, table and flags, and its counters go on; it takes the command's actions and class,
+ * and its link and input device when the command gives them. The new filter replaces *@fp.
+ */
+static int change_node(const struct tcf_root *r, struct tcf_filter **fp,
+		       const struct u32_filter *old, struct mqtx_extack *ack)
 {
-	struct u32_filter *u = u32_of(f);
+	struct u32_filter *u = u32_of(*fp), *n;
+	size_t keys = old->sel.nkeys * sizeof(struct u32_key);
+	int err;
 
-	if (!old && f->handle == U32_ROOT) { /* u32_get() finds the root table */
+	if (u->skip_hw != old->skip_hw)
+		return fail(ack, -EINVAL, "cls_u32: Key node flags do not match passed flags");
+	n = (struct u32_filter *)mqtx__tcf_filter_alloc(sizeof(*n) + keys, old->f.handle);
+	if (!n)
+		return -ENOMEM;
+	n->htid = old->htid;
+	n->link = u->link ? u->link : old->link;
+	n->skip_hw = old->skip_hw;
+	n->has_mark = old->has_mark;
+	n->mark = old->mark;
+	n->mark_mask = old->mark_mask;
+	memcpy(n->indev, u->indev[0] ? u->indev : old->indev, sizeof(n->indev));
+	n->sel = old->sel;
+	memcpy(n->keys, old->keys, keys);
+	for (unsigned i = 0; i < old->sel.nkeys; i++)
+		atomic_init(&n->keys[i].hits, atomic_load(&old->keys[i].hits));
+	atomic_init(&n->mark_hits, atomic_load(&old->mark_hits));
+	atomic_init(&n->f.tries, atomic_load(&old->f.tries));
+	atomic_init(&n->f.hits, atomic_load(&old->f.hits));
+	err = check_link(r, n, ack);
+	if (err) {
+		mqtx__tcf_filter_free(NULL, &n->f);
+		return err;
+	}
+	n->f.classid = u->f.classid;
+	n->f.exts = u->f.exts;
+	u->f.exts = (struct tcf_exts){ 0 };
+	mqtx__tcf_filter_free(NULL, &u->f);
+	*fp = &n->f;
+	return 0;
+}
+
+static int u32_prepare(const struct tcf_root *r, struct tcf_filter **fp,
+		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack)
+{
+	struct u32_filter *u = u32_of(*fp);
+
+	if (!old && u->f.handle == U32_ROOT) { /* u32_get() finds the root table */
 		if (excl)
 			return fail(ack, -EEXIST, "Filter already exists");
 		old = &root_table.f;
 	}
 	if (!old)
 		return u->table ? place_table(r, u, ack) : place_node(r, u, ack);
-	/* a change of a node (Linux keeps its selector; mqtx takes the new words whole) */
 	if (!U32_KEY(old->handle))
 		return failh(ack, -EINVAL, "cls_u32: Key node id cannot be zero", old->handle);
-	if (u->table)
-		return fail(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table");
-	if (u->skip_hw != u32_of(old)->skip_hw)
-		return fail(ack, -EINVAL, "cls_u32: Key node flags do not match passed flags");
-	if (!u->sel_ok)
-		return fail(ack, -EINVAL, "cls_u32: Selector not specified");
-	u->htid = old->handle & 0xFFFFF000u;
-	return check_link(r, u, ack);
+	return change_node(r, fp, u32_of(old), ack);
 }
 
 static int u32_may_delete(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack)

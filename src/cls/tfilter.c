@@ -169,9 +169,10 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 	if (!f)
 		return -EINVAL; /* no options to change it with (the kernel's answer) */
 	if (ops->prepare) {
-		err = ops->prepare(tp ? tp->root : NULL, f, old, excl, ack);
+		err = ops->prepare(tp ? tp->root : NULL, fp, old, excl, ack);
 		if (err)
 			return err;
+		f = *fp; /* it may have made the filter anew */
 	}
 	if (!f->handle) {
 		f->handle = ops->auto_handle ? ops->auto_handle(tp ? tp->root : NULL)
