@@ -3,12 +3,16 @@
  * bench/filter: the cost of clsact's egress filters on the transmit path. A null device with
  * 2 TX queues (mq, pfifo_fast) and one sender thread (bench/xmit's XPS-like selection) sends
  * 64-byte UDP frames to port 53 of 1024 flows through: no clsact at all; clsact without a
- * filter; and clsact with 1, 10, 100 and 1000 flower filters of one priority that none of
- * the frames matches (every lookup is a full one), either all of one mask (dst_port
+ * filter; and clsact with 1, 10, 100, 1000 and 10000 flower filters of one priority that none
+ * of the frames matches (every lookup is a full one), either all of one mask (dst_port
  * 0x8000+i exact: one hash table) or each of a mask of its own (dst_port 0x8000/0x8000|i:
- * as many tables as filters). Every configuration is built once and measured round-robin,
- * REPS rounds, so a noisy moment of the shared machine falls on all alike; each line gives
- * the medians of CPU ns per packet (the sender's thread clock over the packets it sent).
+ * as many tables as filters); and u32 with a hash table of 256 buckets keyed on the low byte
+ * of the destination port (a root node that eats the IP header and links to it), 1, 100 and
+ * 10000 nodes matching dst_port 0x8000+i, each in its port's bucket: a frame tries only the
+ * nodes of its bucket (cls=u32 masks=hash). Every configuration is built once and measured
+ * round-robin, REPS rounds, so a noisy moment of the shared machine falls on all alike; each
+ * line gives the medians of CPU ns per packet (the sender's thread clock over the packets it
+ * sent).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +24,21 @@
 #define REPS 7 /* at most */
 #define NQ   2
 
-enum masks { NONE, ONE, DISTINCT };
+enum masks { NONE, ONE, DISTINCT, HASH };
 
-static const char *const masks_name[] = { "none", "one", "distinct" };
+static const char *const masks_name[] = { "none", "one", "distinct", "hash" };
 
-/* Each configuration: a clsact hook or not, its filters and their masks. */
+/* Each configuration: a clsact hook or not, its filters and their masks (HASH: u32's). */
 static const struct config {
 	bool clsact;
 	unsigned rules;
 	enum masks masks;
 } configs[] = {
-	{ false, 0, NONE },	  { true, 0, NONE },	  { true, 1, ONE },
-	{ true, 10, ONE },	  { true, 100, ONE },	  { true, 1000, ONE },
-	{ true, 1, DISTINCT },	  { true, 10, DISTINCT }, { true, 100, DISTINCT },
-	{ true, 1000, DISTINCT },
+	{ false, 0, NONE },	 { true, 0, NONE },	   { true, 1, ONE },
+	{ true, 10, ONE },	 { true, 100, ONE },	   { true, 1000, ONE },
+	{ true, 10000, ONE },	 { true, 1, DISTINCT },	   { true, 10, DISTINCT },
+	{ true, 100, DISTINCT }, { true, 1000, DISTINCT }, { true, 1, HASH },
+	{ true, 100, HASH },	 { true, 10000, HASH },
 };
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
@@ -72,8 +77,27 @@ static struct mqtx_dev *build(struct mqtx_ctl *ctl, unsigned c)
 		return dev;
 	snprintf(line, sizeof(line), "qdisc add dev %s clsact", name);
 	ctl_or_die(ctl, line);
+	if (k->masks == HASH) {
+		snprintf(line, sizeof(line),
+			 "filter add dev %s egress protocol ip prio 1 handle 1: u32 divisor 256",
+			 name);
+		ctl_or_die(ctl, line);
+		snprintf(line, sizeof(line),
+			 "filter add dev %s egress protocol ip prio 1 u32 ht 800:: match ip "
+			 "protocol "
+			 "17 0xff hashkey mask 0x000000ff at 20 offset at 0 mask 0f00 shift 6 eat "
+			 "link 1:",
+			 name);
+		ctl_or_die(ctl, line);
+	}
 	for (unsigned i = 1; i <= k->rules; i++) {
-		if (k->masks == ONE)
+		if (k->masks == HASH)
+			snprintf(line, sizeof(line),
+				 "filter add dev %s egress protocol ip prio 1 u32 ht 1:%x: match "
+				 "udp "
+				 "dst %u 0xffff action drop",
+				 name, (0x8000 + i) & 0xFF, 0x8000 + i);
+		else if (k->masks == ONE)
 			snprintf(line, sizeof(line),
 				 "filter add dev %s egress protocol ip prio 1 flower ip_proto udp "
 				 "dst_port %u action drop",
@@ -123,11 +147,16 @@ static void bench(struct mqtx_dev *const *devs, unsigned burst)
 
 		mqtx_dev_get_stats(devs[c], &st);
 		/* vs_one_rule: over one filter of one mask, the target's ratio */
-		printf("bench=filter hook=%s rules=%u masks=%s burst=%u queues=%u ns_per_pkt=%.1f "
+		printf("bench=filter hook=%s cls=%s rules=%u masks=%s burst=%u queues=%u "
+		       "ns_per_pkt=%.1f "
 		       "nohook_ns_per_pkt=%.1f clsact_only_ns_per_pkt=%.1f vs_nohook=%.2f "
 		       "vs_one_rule=%.2f drops=%llu allocs_per_mpkt=%.3f reps=%u\n",
-		       k->clsact ? "clsact" : "none", k->rules, masks_name[k->masks], burst, NQ,
-		       med[c], med[0], med[1], med[c] / med[0], one1 > 0 ? med[c] / one1 : 0,
+		       k->clsact ? "clsact" : "none",
+		       !k->rules	  ? "none"
+		       : k->masks == HASH ? "u32"
+					  : "flower",
+		       k->rules, masks_name[k->masks], burst, NQ, med[c], med[0], med[1],
+		       med[c] / med[0], one1 > 0 ? med[c] / one1 : 0,
 		       (unsigned long long)mqtx_txq_stats_drops(&st.txq),
 		       tally_pkts[c] ? (double)tally_allocs[c] * 1e6 / (double)tally_pkts[c] : 0.,
 		       reps);

@@ -401,9 +401,22 @@ static const struct fault_case cases[] = {
 		    "flowid 1:1" },
 	  "filter del dev eth0 egress protocol ip prio 5 handle 800::800 u32",
 	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 256" },
+	  "filter add dev eth0 egress protocol ip prio 5 u32 match ip protocol 6 0xff hashkey "
+	  "mask 0xff at 16 offset at 0 mask 0f00 shift 6 eat link 2: action pass",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 256",
+	    "filter add dev eth0 egress protocol ip prio 5 u32 ht 2: sample ip dst 10.0.0.7 "
+	    "match tcp dst 22 0xffff classid 1:1" },
+	  "filter del dev eth0 egress protocol ip prio 5 handle 2: u32",
+	  0 },
 	{ { CLSACT },
 	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "
 	  "meta(nf_mark gt 3) or meta(vlan eq 2) ) classid 1:2 action drop",
+	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress prio 6 basic match cmp(u16 at 2 layer 2 trans gt 7) or "
+	  "nbyte(ab at 0) and text(bm GET from 8 layer 2) or u32(u8 1 1 at 0) classid 1:2",
 	  0 },
 	{ { CLSACT },
 	  "filter add dev eth0 egress prio 7 matchall action mirred egress mirror dev lo1 action "

@@ -528,6 +528,16 @@ filter add dev D egress protocol ip u32 match ip dst 10.0.0.1/33
 filter add dev D egress protocol ip u32 bogus
 filter add dev D egress protocol ip handle 800::7 u32 order 5 match ip src 1.1.1.1
 filter add dev D egress protocol ip handle zz u32 match ip src 1.1.1.1
+filter add dev D egress protocol ip u32 divisor 3
+filter add dev D egress protocol ip u32 match u8 0 0 offset at 3
+filter add dev D egress protocol ip u32 sample ip6 src fd00::/64 match u8 0 0
+filter add dev D egress protocol ip u32 match u8 0 0 link 1:2:3
+filter add dev D egress protocol ip u32 match u8 0 0 hashkey mask 0xff at 2
+filter add dev D egress protocol ip u32 match u8 0 0 skip_sw skip_hw
+filter add dev D egress basic match cmp(u8 at 0 layer 4 eq 1)
+filter add dev D egress basic match u32(u8 0x1122 0x0f at 0)
+filter add dev D egress basic match nbyte(ab)
+filter add dev D egress basic match meta(rxhash eq 1)
 filter add dev D egress basic match meta(colour eq 1)
 filter add dev D egress basic match meta(priority eq 1) and
 filter add dev D egress basic bogus

@@ -38,7 +38,11 @@ static void test_u32_ip(void **state)
 	add(b, "prio 2 protocol ip u32 match ip src 10.0.0.1/32 match ip protocol 17 0xff "
 	       "flowid 1:2");
 	add(b, "prio 3 protocol ip u32 match ip tos 0xb8 0xfc flowid 1:3");
-	add(b, "prio 4 protocol ip u32 match tcp dst 443 0xffff flowid 1:4");
+	/* tcp dst is at the next header: the offset a link computes from the IHL */
+	add(b, "prio 4 protocol ip handle 1: u32 divisor 1");
+	add(b, "prio 4 protocol ip u32 ht 1: match tcp dst 443 0xffff flowid 1:4");
+	add(b, "prio 4 protocol ip u32 match ip protocol 6 0xff offset at 0 mask 0f00 shift 6 "
+	       "eat link 1:");
 	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.1.7", 1, 80, 6 }), 1);
 	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 80, 6 }), NOMATCH);
 	assert_int_equal(cls(&c, b, &udp4), 2);
@@ -47,10 +51,11 @@ static void test_u32_ip(void **state)
 	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 2, 6, 0xb9 }), 3);
 	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 2, 6, 0xa0 }),
 			 NOMATCH);
-	/* tcp dst: the next header, wherever it is */
+	/* tcp dst: the next header, found by the link's offset */
 	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 443, 6 }), 4);
-	/* as in tc, "tcp dst" is only the word at the next header: UDP meets it too */
-	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 443, 17 }), 4);
+	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 444, 6 }), NOMATCH);
+	/* the link asks for TCP: UDP to 443 stays out */
+	assert_int_equal(cls(&c, b, &(struct flow){ "10.0.0.9", "10.0.2.7", 1, 443, 17 }), NOMATCH);
 	/* "protocol ip": an IPv6 frame meets none of them */
 	assert_int_equal(cls(&c, b, &(struct flow){ "fd00::9", "fd00::7", 1, 443, 6 }), NOMATCH);
 	mqtx_tcf_block_put(b);
@@ -69,9 +74,19 @@ static void test_u32_ip6_and_raw(void **state)
 	       "flowid 1:1");
 	add(b, "prio 2 protocol ipv6 u32 match ip6 src fd00::5/128 flowid 1:2");
 	add(b, "prio 3 protocol ipv6 u32 match ip6 priority 0x20 0xfc flowid 1:3");
-	/* ports as raw words at the next header: dport as u16 at 2, sport in the word at 0 */
-	add(b, "prio 4 protocol all u32 match u16 53 0xffff at nexthdr+2 flowid 1:4");
-	add(b, "prio 5 protocol all u32 match u32 0x0fa00000 0xffff0000 at nexthdr+0 flowid 1:5");
+	/* ports as raw words at the next header: dport as u16 at 2, sport in the word at 0; the
+	 * next header is where the links say: after the IHL for IPv4 (no eat: nexthdr+ keys add
+	 * the offset), 40 bytes on for IPv6 */
+	add(b, "prio 4 protocol all handle 4: u32 divisor 1");
+	add(b, "prio 4 protocol all u32 ht 4: match u16 53 0xffff at nexthdr+2 flowid 1:4");
+	add(b, "prio 4 protocol all u32 match u8 0x40 0xf0 at 0 offset at 0 mask 0f00 shift 6 "
+	       "link 4:");
+	add(b, "prio 4 protocol all u32 match u8 0x60 0xf0 at 0 offset plus 40 link 4:");
+	add(b, "prio 5 protocol all handle 5: u32 divisor 1");
+	add(b, "prio 5 protocol all u32 ht 5: match u32 0x0fa00000 0xffff0000 at nexthdr+0 "
+	       "flowid 1:5");
+	add(b, "prio 5 protocol all u32 match u8 0x40 0xf0 at 0 offset at 0 mask 0f00 shift 6 "
+	       "link 5:");
 	/* ip protocol as a byte at offset 9 of the network header */
 	add(b, "prio 6 protocol ip u32 match u8 6 0xff at 9 flowid 1:6");
 	assert_int_equal(cls(&c, b, &(struct flow){ "fd00::9", "fd00:1::7", 1, 2, 6 }), 1);
@@ -101,12 +116,12 @@ static void test_u32_node_order(void **state)
 	assert_int_equal(cls(&c, b, &udp4), 1);
 	assert_int_equal(change(b, MQTX_TCF_DELETE, "prio 1 protocol ip handle 800::10 u32"), 0);
 	assert_int_equal(cls(&c, b, &udp4), 9);
-	/* the next automatic node is one above the highest */
+	/* the next automatic node is the lowest free from 800 (gen_new_kid()) */
 	add(b, "prio 1 protocol ip u32 match ip dst 10.0.1.2/32 flowid 1:2");
+	assert_int_equal(cls(&c, b, &udp4), 2);
+	assert_int_equal(change(b, MQTX_TCF_DELETE, "prio 1 protocol ip handle 800::800 u32"), 0);
 	assert_int_equal(cls(&c, b, &udp4), 9);
 	assert_int_equal(change(b, MQTX_TCF_DELETE, "prio 1 protocol ip handle 800::900 u32"), 0);
-	assert_int_equal(cls(&c, b, &udp4), 2);
-	assert_int_equal(change(b, MQTX_TCF_DELETE, "prio 1 protocol ip handle 800::901 u32"), 0);
 	assert_int_equal(cls(&c, b, &udp4), NOMATCH);
 	mqtx_tcf_block_put(b);
 	cx_teardown(&c);
@@ -183,10 +198,21 @@ static void test_u32_refused(void **state)
 		"prio 1 protocol ip u32 match u32 1 1 at 2 flowid 1:1",
 		"prio 1 protocol ip u32 match ip bogus 1 1 flowid 1:1",
 		"prio 1 protocol ip u32 match udp dport 1 0xffff flowid 1:1",
-		"prio 1 protocol ip u32 divisor 16",
+		"prio 1 protocol ip u32 divisor 3",
+		"prio 1 protocol ip u32 divisor 512",
 		"prio 1 protocol ip u32 ht 801: match ip src 1.1.1.1 flowid 1:1",
+		"prio 1 protocol ip u32 ht 800:1: match ip src 1.1.1.1 flowid 1:1",
 		"prio 1 protocol ip handle 801::1 u32 match ip src 1.1.1.1 flowid 1:1",
-		"prio 1 protocol ip u32 match ip src 1.1.1.1 flowid 1:1 offset at 0",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 flowid 1:1 offset at 1",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 offset shift 16 link 5:",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 link 800:",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 link 5:",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 link 5:0:1",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 hashkey mask ff at 2 flowid 1:1",
+		"prio 1 protocol ip u32 match ip src 1.1.1.1 skip_sw flowid 1:1",
+		"prio 1 protocol ip u32 ht 800: classid 1:1",
+		"prio 1 protocol ip handle 800: u32 divisor 1",
+		"prio 1 protocol ip u32 sample ip src 1.1.1.1 match ip src 1.1.1.1 flowid 1:1",
 	};
 	struct mqtx_tcf_block *b;
 	struct cx c;
@@ -243,7 +269,7 @@ static void test_basic_order(void **state)
 	       "meta(nf_mark eq 9) classid 1:1");
 	add(b, "prio 2 protocol all basic match meta(priority eq 3) or ( meta(priority eq 4) and "
 	       "meta(nf_mark eq 9) ) classid 1:2");
-	add(b, "prio 3 protocol all basic match not ( meta(pktlen lt 1000) ) classid 1:3");
+	add(b, "prio 3 protocol all basic match not ( meta(pkt_len lt 1000) ) classid 1:3");
 	/* a true "or" ends the sequence: 1 matches whatever the mark */
 	assert_int_equal(cls_pkt(b, marked(&c, &udp4, 0, 1)), 1);
 	assert_int_equal(cls_pkt(b, marked(&c, &udp4, 9, 2)), 1);
@@ -265,7 +291,7 @@ static void test_basic_refused(void **state)
 		"prio 1 protocol all basic match meta(priority eq 1 classid 1:1",
 		"prio 1 protocol all basic match meta(priority eq 1) and classid 1:1",
 		"prio 1 protocol all basic match ( meta(priority eq 1) classid 1:1",
-		"prio 1 protocol all basic match cmp(u8 at 0 eq 1) classid 1:1",
+		"prio 1 protocol all basic match cmp(u8 eq 1) classid 1:1",
 		"prio 1 protocol all basic police rate 1mbit burst 10k",
 		"prio 1 protocol all handle x basic classid 1:1",
 	};

@@ -42,7 +42,7 @@ static int basic_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 
 		if (!pk->dry)
 			atomic_fetch_add_explicit(&b->f.tries, 1, memory_order_relaxed);
-		if (!mqtx__em_match(b->match, pk->pkt))
+		if (!mqtx__em_match(b->match, pk))
 			continue;
 		v = tcf_filter_hit(tp, &b->f, pk, res);
 		if (v >= 0)

@@ -111,6 +111,12 @@ struct tcf_proto;
  *         -EINVAL (with tc's message in @ps).
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
  *         from 1). 0 when none is left.
+ * @prepare: optional. The kernel's decisions on a new filter *@f of the priority whose rules
+ *         are @root (NULL: a new priority) before it is placed: @old is the filter of the same
+ *         handle, if any (@excl: the command is an add). May set the handle (u32 places a node
+ *         in a table's bucket), or put a filter of its own making in *@f, freeing the one
+ *         there (u32's change of a node keeps the node's selector). 0 or -errno with a
+ *         message in @ack; @auto_handle is not called when it leaves a handle.
  * @parse: required. A new filter of @handle from the kind's words at ps->argv[ps->i]: fill
  *         *@out (allocated with mqtx__tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
  * @build: optional. Make root->index from root->filters (every allocation of a change
@@ -121,8 +127,11 @@ struct tcf_proto;
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
  *         and return mqtx__tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
- * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
- *         hash table, which the kernel walks as a filter).
+ * @dump_head: optional. Print an entry of the priority's own after its first line.
+ * @walk: optional. The @i-th entry of the priority in the order the kernel dumps it (u32: each
+ *         hash table, then its nodes), or NULL past the last (absent: root->filters in order).
+ * @may_delete: optional. Whether the filter of @handle may be deleted (u32 keeps its root
+ *         table and a table a node links to): 0 or -errno with a message in @ack.
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
  *         its actions).
  */
@@ -138,6 +147,10 @@ struct tcf_proto_ops {
 			struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
+	const struct tcf_filter *(*walk)(const struct tcf_proto *tp, unsigned i);
+	int (*prepare)(const struct tcf_root *root, struct tcf_filter **f,
+		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack);
+	int (*may_delete)(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack);
 	void (*free_filter)(struct tcf_filter *f);
 };
 

@@ -1,62 +1,56 @@
 // SPDX-License-Identifier: MIT
 /*
- * u32: filters of 32-bit keys, each a value and a mask at an offset from the network header or
- * from the next header (Linux's cls_u32.c, in its common use: one hash table, 800:, of one
- * bucket, its filters tried in the order of their handles). tc's selectors (ip, ip6, tcp, udp,
- * icmp, u32/u16/u8 at OFF) become such keys. mqtx finds the next header from the IP header
- * itself, as if tc's "offset at 0 mask 0f00 shift 6 eat" were given.
+ * u32 (Linux's cls_u32.c): hash tables of key nodes. Every priority starts with one table, 800:,
+ * of one bucket; "divisor N" adds a table of N buckets, a node is placed in a table's bucket
+ * ("ht 1:2:", or the bucket tc computes from "sample"), and a node that links to a table sends
+ * the search into the bucket its hash key picks, with the offset it computes ("offset ... eat").
+ * The data path is u32_classify()'s walk: nodes in the order of their handles, a stack of
+ * links at most TC_U32_MAXDEPTH deep. The filters of a priority are its tables and nodes in
+ * handle order; build() makes the index the walk reads: each table's buckets as runs of nodes,
+ * each node's link resolved to its table.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <mqtx/dev.h>
 #include <mqtx/flow.h>
 
-#include "cls/cls_int.h"
 #include "cls/kinds.h"
+#include "cls/u32.h"
 
-#define U32_KEYS_MAX 128
-#define U32_HTID     0x80000000u /* 800: */
-#define U32_NODE(h)  ((h)&0xFFFu)
+#define U32_MAXDEPTH 8 /* TC_U32_MAXDEPTH */
 
-#define U32_USAGE                                                                   \
-	"Usage: ... u32 [ match SELECTOR ... ] [ link HTID ] [ classid CLASSID ]\n" \
-	"               [ action ACTION_SPEC ] [ offset OFFSET_SPEC ]\n"            \
-	"               [ ht HTID ] [ hashkey HASHKEY_SPEC ]\n"                     \
-	"               [ sample SAMPLE ] [skip_hw | skip_sw]\n"                    \
-	"or         u32 divisor DIVISOR\n"                                          \
-	"\n"                                                                        \
-	"Where: SELECTOR := SAMPLE SAMPLE ...\n"                                    \
-	"       SAMPLE := { ip | ip6 | udp | tcp | icmp | u{32|16|8} | mark }\n"    \
-	"                 SAMPLE_ARGS [ divisor DIVISOR ]\n"                        \
-	"       FILTERID := X:Y:Z\n"                                                \
-	"\n"                                                                        \
-	"NOTE: CLASSID is parsed at hexadecimal input.\n"
+struct u32_ht;
 
-/* One key: (word at @off, from the network header or with @nexthdr the next one) & @mask ==
- * @val, both in network order. */
-struct u32_key {
-	uint32_t val, mask;
-	int32_t off;
-	bool nexthdr;
-	atomic_ullong hits;
+/* A node in its bucket, its link resolved. */
+struct u32_ent {
+	const struct u32_filter *n;
+	const struct u32_ht *down;
 };
 
-struct u32_filter {
-	struct tcf_filter f;
-	bool terminal; /* a class or actions: a match ends the search */
-	bool has_mark;
-	uint32_t mark, mark_mask;
-	atomic_ullong mark_hits;
-	unsigned nkeys;
-	struct u32_key keys[U32_KEYS_MAX];
+/* A table: bucket b holds ents[start[b]] up to ents[start[b + 1]]. */
+struct u32_ht {
+	uint32_t handle;
+	uint32_t mask; /* divisor - 1 */
+	const struct u32_filter *tbl;
+	const unsigned *start;
 };
 
-static struct u32_filter *u32_of(const struct tcf_filter *f)
-{
-	return (struct u32_filter *)f;
-}
+struct u32_index {
+	unsigned nht, nwalk;
+	struct u32_ht *ht; /* by handle */
+	const struct u32_ht *root;
+	struct u32_ent *ents;
+	const struct tcf_filter **walk; /* the dump's order */
+};
+
+/* What the dump shows of every priority's root table. */
+static struct u32_filter root_table = { .f.handle = U32_ROOT, .table = true, .divisor = 1 };
+
+/* Tables are dumped newest first, as Linux adds each at the head of its list. */
+static atomic_ullong tables_born;
 
 /* ---- data path ---- */
 
@@ -70,424 +64,534 @@ static void locate(struct tcf_pkt *pk)
 	pk->located = true;
 }
 
-static bool key_matches(const struct u32_key *k, const struct tcf_pkt *pk)
+/* skb_header_pointer_careful(): @n bytes at @off of the frame, or false past either end. */
+static inline bool peek(const struct mqtx_pkt *pkt, int off, void *to, unsigned n)
 {
-	int64_t at = (int64_t)(k->nexthdr ? pk->l4 : pk->l3) + k->off;
-	uint32_t w;
-
-	if ((k->nexthdr && !pk->l4) || at < 0 || at + 4 > pk->pkt->len)
+	if (off < 0 || (uint32_t)off + n > pkt->len)
 		return false;
-	memcpy(&w, pk->pkt->data + at, 4);
-	return (w & k->mask) == k->val;
-}
-
-static bool knode_matches(const struct u32_filter *u, struct tcf_pkt *pk)
-{
-	if (u->has_mark) {
-		if ((pk->pkt->mark & u->mark_mask) != u->mark)
-			return false;
-		if (!pk->dry)
-			atomic_fetch_add_explicit((atomic_ullong *)&u->mark_hits, 1,
-						  memory_order_relaxed);
-	}
-	for (unsigned i = 0; i < u->nkeys; i++) {
-		if (!key_matches(&u->keys[i], pk))
-			return false;
-		if (!pk->dry)
-			atomic_fetch_add_explicit((atomic_ullong *)&u->keys[i].hits, 1,
-						  memory_order_relaxed);
-	}
+	memcpy(to, pkt->data + off, n);
 	return true;
 }
 
-/* u32_classify() on the root table: the first terminal node whose keys all match, unless its
- * actions say continue. */
+static inline void count(const atomic_ullong *c, const struct tcf_pkt *pk)
+{
+	if (!pk->dry)
+		atomic_fetch_add_explicit((atomic_ullong *)c, 1, memory_order_relaxed);
+}
+
+static bool indev_ok(const struct u32_filter *n, const struct tcf_pkt *pk)
+{
+	/* tcf_match_indev(): the device the packet is on stands for the one it came in by */
+	return !n->indev[0] || (pk->dev && !strcmp(mqtx_dev_name(pk->dev), n->indev));
+}
+
+/* The bucket of @ht that @n's hash key picks (u32_hash_fold()); false past the frame. */
+static bool bucket(const struct u32_filter *n, const struct u32_ht *ht, const struct tcf_pkt *pk,
+		   int off, unsigned *sel)
+{
+	uint32_t w, m = ntohl(n->sel.hmask);
+
+	*sel = 0;
+	if (!ht->mask)
+		return true;
+	if (!peek(pk->pkt, off + n->sel.hoff, &w, 4))
+		return false;
+	*sel = ht->mask & (m ? (ntohl(w & n->sel.hmask) >> __builtin_ctz(m)) : 0);
+	return true;
+}
+
+/* The offset a link computes (TC_U32_OFFSET/VAROFFSET) into *@off2; false past the frame. */
+static bool link_offset(const struct u32_filter *n, const struct tcf_pkt *pk, int off, int *off2)
+{
+	uint16_t h;
+
+	if (!(n->sel.flags & (U32_OFFSET | U32_VAROFFSET)))
+		return true;
+	*off2 = n->sel.off + 3;
+	if (n->sel.flags & U32_VAROFFSET) {
+		if (!peek(pk->pkt, off + n->sel.offoff, &h, 2))
+			return false;
+		*off2 += ntohs(n->sel.offmask & h) >> n->sel.offshift;
+	}
+	*off2 &= ~3;
+	return true;
+}
+
+/* u32_classify(): the walk from the root table's bucket through the tables nodes link to. */
 static int u32_classify(const struct tcf_proto *tp, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
-	const struct tcf_root *r = tp->root;
+	const struct u32_index *x = tp->root->index;
+	struct {
+		const struct u32_ent *e, *end;
+		int off;
+	} stack[U32_MAXDEPTH];
+	const struct u32_ent *e, *end;
+	const struct u32_filter *n;
+	const struct u32_ht *ht;
+	int off, off2 = 0, depth = 0, v;
+	unsigned sel = 0;
+	uint32_t w;
 
 	if (!pk->located)
 		locate(pk);
-	for (unsigned i = 0; i < r->n; i++) {
-		struct u32_filter *u = u32_of(r->filters[i]);
-		int v;
+	off = pk->l3;
+	ht = x->root;
+next_ht:
+	e = &x->ents[ht->start[sel]];
+	end = &x->ents[ht->start[sel + 1]];
+	for (; e < end; e++) {
+		n = e->n;
+		count(&n->f.tries, pk);
+		if (n->has_mark) {
+			if ((pk->pkt->mark & n->mark_mask) != n->mark)
+				continue;
+			count(&n->mark_hits, pk);
+		}
+		for (unsigned i = 0; i < n->sel.nkeys; i++) {
+			const struct u32_key *k = &n->keys[i];
 
-		if (!pk->dry)
-			atomic_fetch_add_explicit(&u->f.tries, 1, memory_order_relaxed);
-		if (!u->terminal || !knode_matches(u, pk))
+			if (!peek(pk->pkt, off + k->off + (off2 & (int)k->offmask), &w, 4))
+				return MQTX_ACT_UNSPEC;
+			if ((w ^ k->val) & k->mask)
+				goto next_node;
+			count(&k->hits, pk);
+		}
+		if (!e->down) {
+		check_terminal:
+			if (n->sel.flags & U32_TERMINAL && indev_ok(n, pk)) {
+				v = tcf_filter_hit(tp, (struct tcf_filter *)&n->f, pk, res);
+				if (v >= 0)
+					return v;
+			}
 			continue;
-		v = tcf_filter_hit(tp, &u->f, pk, res);
-		if (v >= 0)
-			return v;
+		}
+		if (depth >= U32_MAXDEPTH)
+			return MQTX_ACT_UNSPEC; /* Linux's "cls_u32: dead loop" */
+		stack[depth].e = e;
+		stack[depth].end = end;
+		stack[depth++].off = off;
+		ht = e->down;
+		if (!bucket(n, ht, pk, off, &sel) || !link_offset(n, pk, off, &off2))
+			return MQTX_ACT_UNSPEC;
+		if (n->sel.flags & U32_EAT) {
+			off += off2;
+			off2 = 0;
+		}
+		if (off < (int)pk->pkt->len)
+			goto next_ht;
+		break;
+	next_node:;
+	}
+	if (depth--) { /* back to the node that linked, which may itself be terminal */
+		e = stack[depth].e;
+		end = stack[depth].end;
+		off = stack[depth].off;
+		n = e->n;
+		goto check_terminal;
 	}
 	return MQTX_ACT_UNSPEC;
 }
 
-/* ---- control path: selectors ---- */
+/* ---- control path: the kernel's decisions (u32_change(), u32_delete()) ---- */
 
-/* pack_key(): merge into a key at the same offset, or add one. */
-static int pack(struct u32_filter *u, uint32_t val, uint32_t mask, int off, bool nexthdr)
+static const struct u32_filter *find(const struct tcf_root *r, uint32_t handle, unsigned *at)
 {
-	val &= mask;
-	for (unsigned i = 0; i < u->nkeys; i++) {
-		struct u32_key *k = &u->keys[i];
+	unsigned lo = 0, hi = r ? r->n : 0;
 
-		if (k->off != off || k->nexthdr != nexthdr)
-			continue;
-		if ((val ^ k->val) & mask & k->mask)
-			return -EINVAL;
-		k->val |= val;
-		k->mask |= mask;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (r->filters[mid]->handle < handle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (at)
+		*at = lo;
+	return r && lo < r->n && r->filters[lo]->handle == handle ? u32_of(r->filters[lo]) : NULL;
+}
+
+/* The table of @htid (its TABLE part), the root's included. */
+static const struct u32_filter *table(const struct tcf_root *r, uint32_t htid)
+{
+	const struct u32_filter *t;
+
+	if (U32_HTID(htid) == U32_ROOT)
+		return &root_table;
+	t = find(r, U32_HTID(htid), NULL);
+	return t && t->table ? t : NULL;
+}
+
+/* gen_new_htid(): after the highest automatic table (801: to fff:), else the lowest free. */
+static uint32_t new_htid(const struct tcf_root *r)
+{
+	uint32_t top = 0;
+
+	for (unsigned i = 0; r && i < r->n; i++)
+		if (u32_of(r->filters[i])->table && r->filters[i]->handle & U32_ROOT)
+			top = (r->filters[i]->handle >> 20) & 0x7FF;
+	for (uint32_t id = top + 1, tries = 0; tries < 0x7FF; id = id % 0x7FF + 1, tries++)
+		if (!table(r, (id | 0x800) << 20))
+			return (id | 0x800) << 20;
+	return 0;
+}
+
+/* gen_new_kid(): the lowest free node from 0x800 in the bucket of @htid, else from 1. */
+static uint32_t new_kid(const struct tcf_root *r, uint32_t htid)
+{
+	uint32_t from[2] = { htid | 0x800, htid | 1 };
+
+	for (int k = 0; k < 2; k++) {
+		uint32_t h = from[k];
+		unsigned at;
+
+		find(r, h, &at);
+		for (; r && at < r->n && r->filters[at]->handle == h && U32_NODE(h) < 0xFFF; at++)
+			h++;
+		if (!find(r, h, NULL))
+			return h;
+	}
+	return 0;
+}
+
+static int fail(struct mqtx_extack *ack, int err, const char *msg)
+{
+	mqtx_extack_set(ack, "%s", msg);
+	return err;
+}
+
+/* The kernel's message, and the handle it is about. */
+static int failh(struct mqtx_extack *ack, int err, const char *msg, uint32_t h)
+{
+	char b[24];
+
+	mqtx_extack_set(ack, "%s. (%s)", msg, mqtx__u32_handle_fmt(h, b, sizeof(b)));
+	return err;
+}
+
+static int check_link(const struct tcf_root *r, const struct u32_filter *u, struct mqtx_extack *ack)
+{
+	if (!u->link)
 		return 0;
-	}
-	if (u->nkeys >= U32_KEYS_MAX || off % 4)
-		return -EINVAL;
-	u->keys[u->nkeys++] =
-		(struct u32_key){ .val = val, .mask = mask, .off = off, .nexthdr = nexthdr };
+	if (U32_KEY(u->link))
+		return failh(ack, -EINVAL, "cls_u32: u32 Link handle must be a hash table",
+			     u->link);
+	if (U32_HTID(u->link) == U32_ROOT)
+		return failh(ack, -EINVAL, "cls_u32: Not linking to root node", u->link);
+	if (!table(r, u->link))
+		return failh(ack, -EINVAL, "cls_u32: Link hash table not found", u->link);
 	return 0;
 }
 
-/* pack_key32/16/8(): a value of @bits at @off, shifted to its place in the word. */
-static int pack_n(struct u32_filter *u, unsigned bits, uint32_t val, uint32_t mask, int off,
-		  bool nexthdr)
+/* A new table: its handle given (a table's, not taken) or the next automatic one. */
+static int place_table(const struct tcf_root *r, struct u32_filter *u, struct mqtx_extack *ack)
 {
-	unsigned shift;
-
-	if (bits < 32 && (val >> bits || mask >> bits))
-		return -EINVAL;
-	/* a word at a word's offset, a half at a half's (tc would put a u16 at an odd offset
-	 * in the low half of its word) */
-	if ((bits == 32 && off & 3) || (bits == 16 && off & 1))
-		return -EINVAL;
-	shift = 32 - bits - 8 * (unsigned)(off & 3);
-	off &= ~3;
-	return pack(u, htonl(val << shift), htonl(mask << shift), off, nexthdr);
-}
-
-/* "at OFF" or "at nexthdr+OFF" */
-static int parse_at(struct tcf_parse *ps, int *off, bool *nexthdr)
-{
-	const char *w = tcf_word(ps);
-	char *end;
-	long v;
-
-	if (!w || strcmp(w, "at") || mqtx__tcf_next(ps))
-		return -EINVAL;
-	w = tcf_word(ps);
-	*nexthdr = !strncmp(w, "nexthdr+", 8);
-	if (*nexthdr)
-		w += 8;
-	v = strtol(w, &end, 0);
-	if (!*w || *end)
-		return -EINVAL;
-	*off = (int)v;
-	ps->i++;
+	if (U32_KEY(u->f.handle))
+		return failh(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table",
+			     u->f.handle);
+	if (!u->f.handle)
+		u->f.handle = new_htid(r);
+	if (!u->f.handle)
+		return -ENOMEM;
+	u->born = atomic_fetch_add(&tables_born, 1) + 1;
 	return 0;
 }
 
-/* VAL MASK: the value as get_u32 reads it, the mask in hex. */
-static int val_mask(struct tcf_parse *ps, uint32_t *val, uint32_t *mask)
+/* A new node: its table and bucket, then its handle (u32_change()'s comment explains). */
+static int place_node(const struct tcf_root *r, struct u32_filter *u, struct mqtx_extack *ack)
 {
-	if (!tcf_word(ps) || mqtx__tc_get_u32(tcf_word(ps), val, 0) || mqtx__tcf_next(ps) ||
-	    mqtx__tc_get_u32(tcf_word(ps), mask, 16))
-		return -EINVAL;
-	ps->i++;
-	return 0;
-}
+	uint32_t htid = u->htid, handle = u->f.handle;
+	const struct u32_filter *t = &root_table;
 
-/* u32|u16|u8 VAL MASK at OFF */
-static int sel_raw(struct u32_filter *u, struct tcf_parse *ps, unsigned bits)
-{
-	uint32_t val, mask;
-	bool nexthdr;
-	int off;
-
-	if (val_mask(ps, &val, &mask) || parse_at(ps, &off, &nexthdr))
-		return -EINVAL;
-	return pack_n(u, bits, val, mask, off, nexthdr);
-}
-
-/* A field of @bits at a fixed offset: VAL MASK. */
-static int sel_field(struct u32_filter *u, struct tcf_parse *ps, unsigned bits, int off,
-		     bool nexthdr)
-{
-	uint32_t val, mask;
-
-	if (val_mask(ps, &val, &mask))
-		return -EINVAL;
-	return pack_n(u, bits, val, mask, off, nexthdr);
-}
-
-/* ADDR[/LEN] at @off: one key per word the prefix covers. */
-static int sel_addr(struct u32_filter *u, struct tcf_parse *ps, int family, int off)
-{
-	unsigned nbytes = family == AF_INET ? 4 : 16, len = nbytes * 8;
-	uint8_t a[16];
-	char buf[64], *slash;
-
-	if (!tcf_word(ps) || strlen(tcf_word(ps)) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, tcf_word(ps));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if (inet_pton(family, buf, a) != 1 ||
-	    (slash && (mqtx__tc_get_u32(slash, &len, 10) || len > nbytes * 8)))
-		return -EINVAL;
-	ps->i++;
-	for (unsigned w = 0; w < nbytes / 4; w++) {
-		unsigned bits = len > 32 * w ? len - 32 * w : 0;
-		uint32_t m = bits >= 32 ? 0xFFFFFFFFu : bits ? ~(0xFFFFFFFFu >> bits) : 0;
-		uint32_t v;
-
-		if (!m)
-			break;
-		memcpy(&v, a + 4 * w, 4);
-		if (pack(u, v & htonl(m), htonl(m), off + 4 * (int)w, false))
-			return -EINVAL;
+	if (!htid || U32_HTID(htid) == 0xFFF00000u) {
+		htid = U32_ROOT;
+	} else if (!(t = table(r, htid))) {
+		return failh(ack, -EINVAL, "cls_u32: Specified hash table not found", htid);
 	}
-	return 0;
-}
-
-static int sel_ip(struct u32_filter *u, struct tcf_parse *ps)
-{
-	const char *w = tcf_word(ps);
-
-	if (!w)
-		return -EINVAL;
-	ps->i++;
-	if (!strcmp(w, "src") || !strcmp(w, "dst"))
-		return sel_addr(u, ps, AF_INET, w[0] == 's' ? 12 : 16);
-	if (!strcmp(w, "tos") || !strcmp(w, "dsfield"))
-		return sel_field(u, ps, 8, 1, false);
-	if (!strcmp(w, "ihl"))
-		return sel_field(u, ps, 8, 0, false);
-	if (!strcmp(w, "protocol"))
-		return sel_field(u, ps, 8, 9, false);
-	if (!strcmp(w, "sport") || !strcmp(w, "dport"))
-		return sel_field(u, ps, 16, w[0] == 's' ? 20 : 22, false);
-	if (!strcmp(w, "icmp_type") || !strcmp(w, "icmp_code"))
-		return sel_field(u, ps, 8, w[5] == 't' ? 20 : 21, false);
-	if (!strcmp(w, "nofrag"))
-		return pack_n(u, 16, 0, 0x3FFF, 6, false);
-	if (!strcmp(w, "firstfrag"))
-		return pack_n(u, 16, 0, 0x1FFF, 6, false);
-	if (!strcmp(w, "df") || !strcmp(w, "mf"))
-		return pack_n(u, 16, w[0] == 'd' ? 0x4000 : 0x2000, w[0] == 'd' ? 0x4000 : 0x2000,
-			      6, false);
-	return -EINVAL;
-}
-
-static int sel_ip6(struct u32_filter *u, struct tcf_parse *ps)
-{
-	const char *w = tcf_word(ps);
-	uint32_t val, mask;
-
-	if (!w)
-		return -EINVAL;
-	ps->i++;
-	if (!strcmp(w, "src") || !strcmp(w, "dst"))
-		return sel_addr(u, ps, AF_INET6, w[0] == 's' ? 8 : 24);
-	if (!strcmp(w, "priority")) { /* the traffic class, after the version */
-		if (val_mask(ps, &val, &mask) || val > 0xFF || mask > 0xFF)
-			return -EINVAL;
-		return pack(u, htonl(val << 20), htonl(mask << 20), 0, false);
+	if (U32_HASH(htid) >= t->divisor)
+		return failh(ack, -EINVAL,
+			     "cls_u32: Specified hash table buckets exceed configured value", htid);
+	if (handle && U32_HTID(handle) && U32_HTID(handle ^ htid))
+		return failh(ack, -EINVAL, "cls_u32: Handle specified hash table address mismatch",
+			     handle);
+	if (handle && U32_NODE(handle)) {
+		handle = htid | U32_NODE(handle);
+		if (find(r, handle, NULL))
+			return -ENOSPC;
+	} else if (!(handle = new_kid(r, htid))) {
+		return failh(ack, -ENOSPC, "cls_u32: Hash table node ID pool exhausted", htid);
 	}
-	if (!strcmp(w, "protocol"))
-		return sel_field(u, ps, 8, 6, false);
-	if (!strcmp(w, "flowlabel")) {
-		if (val_mask(ps, &val, &mask) || val > 0xFFFFF)
-			return -EINVAL;
-		return pack(u, htonl(val), htonl(mask & 0xFFFFF), 0, false);
+	if (!u->sel_ok)
+		return fail(ack, -EINVAL, "cls_u32: Selector not specified");
+	if (u->sel.offshift >= 16) {
+		mqtx_extack_set(ack, "cls_u32: offshift must be less than 16. (shift %u)",
+				u->sel.offshift);
+		return -EINVAL;
 	}
-	if (!strcmp(w, "sport") || !strcmp(w, "dport"))
-		return sel_field(u, ps, 16, w[0] == 's' ? 40 : 42, false);
-	return -EINVAL;
+	u->f.handle = handle;
+	u->htid = U32_HTID(handle) | (handle & 0xFF000);
+	return check_link(r, u, ack);
 }
 
-/* tcp|udp src|dst PORT MASK, icmp type|code VAL MASK: in the next header. */
-static int sel_l4(struct u32_filter *u, struct tcf_parse *ps, const char *proto)
+/*
+ * A change of node @old (u32_init_knode() and u32_set_parms()): the node keeps its selector,
+ * mark, table and flags, and its counters go on; it takes the command's actions and class,
+ * and its link and input device when the command gives them. The new filter replaces *@fp.
+ */
+static int change_node(const struct tcf_root *r, struct tcf_filter **fp,
+		       const struct u32_filter *old, struct mqtx_extack *ack)
 {
-	const char *w = tcf_word(ps);
-
-	if (!w)
-		return -EINVAL;
-	ps->i++;
-	if (strcmp(proto, "icmp")) {
-		if (strcmp(w, "src") && strcmp(w, "dst"))
-			return -EINVAL;
-		return sel_field(u, ps, 16, w[0] == 's' ? 0 : 2, true);
-	}
-	if (strcmp(w, "type") && strcmp(w, "code"))
-		return -EINVAL;
-	return sel_field(u, ps, 8, w[0] == 't' ? 0 : 1, true);
-}
-
-/* parse_selector(): "match" is the current word. */
-static int parse_match(struct u32_filter *u, struct tcf_parse *ps)
-{
-	const char *w;
-
-	if (mqtx__tcf_next(ps))
-		return -EINVAL;
-	w = tcf_word(ps);
-	ps->i++;
-	if (!strcmp(w, "u32") || !strcmp(w, "u16") || !strcmp(w, "u8"))
-		return sel_raw(u, ps, w[1] == '3' ? 32 : w[1] == '1' ? 16 : 8);
-	if (!strcmp(w, "ip"))
-		return sel_ip(u, ps);
-	if (!strcmp(w, "ip6"))
-		return sel_ip6(u, ps);
-	if (!strcmp(w, "tcp") || !strcmp(w, "udp") || !strcmp(w, "icmp"))
-		return sel_l4(u, ps, w);
-	if (!strcmp(w, "mark")) {
-		if (val_mask(ps, &u->mark, &u->mark_mask))
-			return -EINVAL;
-		u->has_mark = true;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* "order N": the node, if the handle does not name one already. */
-static int parse_order(struct u32_filter *u, struct tcf_parse *ps)
-{
-	uint32_t order;
-
-	if (mqtx__tcf_next(ps))
-		return -EINVAL;
-	if (mqtx__tc_get_u32(tcf_word(ps), &order, 0))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"order\"");
-	ps->i++;
-	if (U32_NODE(u->f.handle) && order != U32_NODE(u->f.handle))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "\"order\" contradicts \"handle\"");
-	if (!order || order > 0xFFF)
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				      "Error: u32: order %u is not a node (1 to 0xfff).", order);
-	u->f.handle = U32_HTID | order;
-	return 0;
-}
-
-static int u32_parse_word(struct u32_filter *u, struct tcf_parse *ps, bool *terminal)
-{
-	const char *w = tcf_word(ps);
+	struct u32_filter *u = u32_of(*fp), *n;
+	size_t keys = old->sel.nkeys * sizeof(struct u32_key);
 	int err;
 
-	if (mqtx__tc_matches(w, "match")) {
-		if (parse_match(u, ps))
-			return ps->exit == MQTX_TC_EXIT_ABORT
-				       ? -EINVAL
-				       : mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-							"Illegal \"match\"");
-		return 0;
-	}
-	if (mqtx__tc_matches(w, "classid") || !strcmp(w, "flowid")) {
-		*terminal = true;
-		return mqtx__tcf_parse_classid(ps, &u->f.classid);
-	}
-	if (mqtx__tc_matches(w, "action")) {
-		*terminal = true;
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		err = mqtx__tcf_exts_parse(&u->f.exts, ps);
-		return err == -EINVAL ? mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"action\"")
-				      : err;
-	}
-	if (!strcmp(w, "skip_hw")) {
-		ps->i++;
-		return 0;
-	}
-	if (mqtx__tc_matches(w, "order"))
-		return parse_order(u, ps);
-	if (mqtx__tc_matches(w, "divisor") || !strcmp(w, "link") || !strcmp(w, "ht") ||
-	    mqtx__tc_matches(w, "hashkey") || !strcmp(w, "sample") ||
-	    mqtx__tc_matches(w, "offset") || !strcmp(w, "indev") || !strcmp(w, "skip_sw") ||
-	    mqtx__tc_matches(w, "police"))
-		return mqtx__tcf_perr(
-			ps, MQTX_TC_EXIT_REFUSED,
-			"Error: u32: \"%s\" is not supported (mqtx's u32 has one table, "
-			"800:, of one bucket).",
-			w);
-	if (strcmp(w, "help"))
-		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "What is \"%s\"?", w);
-	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_u32_ops.usage);
-}
-
-static int u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
-{
-	struct u32_filter *u = (struct u32_filter *)mqtx__tcf_filter_alloc(sizeof(*u), handle);
-	bool terminal = false;
-	int err = 0;
-
-	if (!u)
+	if (u->skip_hw != old->skip_hw)
+		return fail(ack, -EINVAL, "cls_u32: Key node flags do not match passed flags");
+	n = (struct u32_filter *)mqtx__tcf_filter_alloc(sizeof(*n) + keys, old->f.handle);
+	if (!n)
 		return -ENOMEM;
-	while (!err && tcf_word(ps))
-		err = u32_parse_word(u, ps, &terminal);
+	n->htid = old->htid;
+	n->link = u->link ? u->link : old->link;
+	n->skip_hw = old->skip_hw;
+	n->has_mark = old->has_mark;
+	n->mark = old->mark;
+	n->mark_mask = old->mark_mask;
+	memcpy(n->indev, u->indev[0] ? u->indev : old->indev, sizeof(n->indev));
+	n->sel = old->sel;
+	memcpy(n->keys, old->keys, keys);
+	for (unsigned i = 0; i < old->sel.nkeys; i++)
+		atomic_init(&n->keys[i].hits, atomic_load(&old->keys[i].hits));
+	atomic_init(&n->mark_hits, atomic_load(&old->mark_hits));
+	atomic_init(&n->f.tries, atomic_load(&old->f.tries));
+	atomic_init(&n->f.hits, atomic_load(&old->f.hits));
+	err = check_link(r, n, ack);
 	if (err) {
-		mqtx__tcf_filter_free(NULL, &u->f);
+		mqtx__tcf_filter_free(NULL, &n->f);
 		return err;
 	}
-	u->terminal = terminal;
-	*out = &u->f;
+	n->f.classid = u->f.classid;
+	n->f.exts = u->f.exts;
+	u->f.exts = (struct tcf_exts){ 0 };
+	mqtx__tcf_filter_free(NULL, &u->f);
+	*fp = &n->f;
 	return 0;
 }
 
-/* "800::801" (TC_U32_HTID:HASH:NODE in hex): the root table, bucket 0, a node. */
-static int u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps)
+static int u32_prepare(const struct tcf_root *r, struct tcf_filter **fp,
+		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack)
 {
-	unsigned long ht = 0, hash = 0, node = 0;
-	const char *s = word;
-	char *end;
+	struct u32_filter *u = u32_of(*fp);
 
-	ht = strtoul(s, &end, 16);
-	if (*end == ':') {
-		s = end + 1;
-		hash = *s == ':' ? 0 : strtoul(s, &end, 16);
-		if (*s != ':' && *end == ':')
-			s = end;
-		if (*s == ':')
-			node = strtoul(s + 1, &end, 16);
+	if (!old && u->f.handle == U32_ROOT) { /* u32_get() finds the root table */
+		if (excl)
+			return fail(ack, -EEXIST, "Filter already exists");
+		old = &root_table.f;
 	}
-	if (*end || ht > 0xFFF || hash > 0xFF || node > 0xFFF)
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal filter ID");
-	if ((ht && ht != 0x800) || hash)
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				      "Error: u32: handle %s: only table 800: bucket 0 exists.",
-				      word);
-	*h = node ? U32_HTID | (uint32_t)node : 0;
+	if (!old)
+		return u->table ? place_table(r, u, ack) : place_node(r, u, ack);
+	if (!U32_KEY(old->handle))
+		return failh(ack, -EINVAL, "cls_u32: Key node id cannot be zero", old->handle);
+	return change_node(r, fp, u32_of(old), ack);
+}
+
+static int u32_may_delete(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack)
+{
+	const struct tcf_root *r = tp->root;
+
+	if (U32_KEY(handle))
+		return 0;
+	if (U32_HTID(handle) == U32_ROOT)
+		return failh(ack, -EINVAL, "cls_u32: Not allowed to delete root node", handle);
+	for (unsigned i = 0; i < r->n; i++)
+		if (u32_of(r->filters[i])->link == handle)
+			return failh(ack, -EBUSY, "cls_u32: Can not delete in-use filter", handle);
 	return 0;
 }
 
-/* gen_new_kid(): one above the highest node, from 800. */
-static uint32_t u32_auto_handle(const struct tcf_root *root)
-{
-	uint32_t top = 0x7FF;
+/* ---- the index ---- */
 
-	for (unsigned i = 0; root && i < root->n; i++)
-		if (U32_NODE(root->filters[i]->handle) > top)
-			top = U32_NODE(root->filters[i]->handle);
-	return top >= 0xFFF ? 0 : U32_HTID | (top + 1);
+static const struct u32_ht *ht_of(const struct u32_index *x, uint32_t handle)
+{
+	for (unsigned i = 0; i < x->nht; i++)
+		if (x->ht[i].handle == U32_HTID(handle))
+			return &x->ht[i];
+	return NULL;
 }
 
-static int u32_build(struct tcf_root *root, struct mqtx_extack *ack)
+/* Drop the nodes of a table that is gone (a table's deletion takes its nodes). */
+static void compact(struct tcf_root *r)
 {
-	for (unsigned i = 0; i < root->n; i++) {
-		if ((root->filters[i]->handle & ~0xFFFu) != U32_HTID) {
-			mqtx_extack_set(ack, "u32: handle 0x%x is not a node of table 800:",
-					root->filters[i]->handle);
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct u32_filter *u = u32_of(r->filters[i]);
+
+		if (u->table || table(r, u->f.handle))
+			r->filters[k++] = r->filters[i];
+	}
+	r->n = k;
+}
+
+/* The runs of nodes of each table's buckets (@nodes: the nodes in handle order). */
+static void fill_buckets(struct u32_index *x, unsigned *starts, unsigned nnodes)
+{
+	unsigned pos = 0;
+
+	for (unsigned t = 0; t < x->nht; t++) {
+		struct u32_ht *h = &x->ht[t];
+
+		h->start = starts;
+		for (uint32_t b = 0; b <= h->mask; b++) {
+			starts[b] = pos;
+			while (pos < nnodes && U32_HTID(x->ents[pos].n->f.handle) == h->handle &&
+			       U32_HASH(x->ents[pos].n->f.handle) == b)
+				pos++;
+		}
+		starts[h->mask + 1] = pos;
+		starts += h->mask + 2;
+		while (pos < nnodes && U32_HTID(x->ents[pos].n->f.handle) == h->handle)
+			pos++;
+	}
+}
+
+/* The dump's order: tables newest first, the root last, each followed by its nodes. */
+static void fill_walk(struct u32_index *x)
+{
+	unsigned k = 0;
+	uint64_t below = UINT64_MAX;
+
+	for (;;) {
+		const struct u32_ht *h = NULL;
+
+		for (unsigned t = 0; t < x->nht; t++) {
+			uint64_t born = x->ht[t].tbl->born;
+
+			if (born < below && (!h || born > h->tbl->born))
+				h = &x->ht[t];
+		}
+		if (!h)
+			break;
+		below = h->tbl->born;
+		x->walk[k++] = &h->tbl->f;
+		for (unsigned i = h->start[0]; i < h->start[h->mask + 1]; i++)
+			x->walk[k++] = &x->ents[i].n->f;
+		if (h == x->root)
+			break;
+	}
+	x->nwalk = k;
+}
+
+static int u32_build(struct tcf_root *r, struct mqtx_extack *ack)
+{
+	unsigned nht = 1, nnodes = 0, nstarts = 2, t = 0, k = 0;
+	struct u32_index *x;
+	unsigned *starts;
+	size_t size;
+	bool root_placed = false;
+
+	compact(r);
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct u32_filter *u = u32_of(r->filters[i]);
+
+		nht += u->table;
+		nnodes += !u->table;
+		nstarts += u->table ? u->divisor + 1 : 0;
+	}
+	size = sizeof(*x) + nht * sizeof(*x->ht) + nnodes * sizeof(*x->ents) +
+	       (nht + nnodes) * sizeof(*x->walk) + nstarts * sizeof(unsigned);
+	x = mqtx__zalloc(size);
+	if (!x)
+		return -ENOMEM;
+	x->ht = (struct u32_ht *)(x + 1);
+	x->ents = (struct u32_ent *)(x->ht + nht);
+	x->walk = (const struct tcf_filter **)(x->ents + nnodes);
+	starts = (unsigned *)(x->walk + nht + nnodes);
+	x->nht = nht;
+	/* the tables in handle order, the root's among them */
+	for (unsigned i = 0; i <= r->n; i++) {
+		const struct u32_filter *u = i < r->n ? u32_of(r->filters[i]) : NULL;
+
+		if (!root_placed && (!u || u->f.handle > U32_ROOT)) {
+			x->ht[t++] = (struct u32_ht){ .handle = U32_ROOT, .tbl = &root_table };
+			root_placed = true;
+		}
+		if (u && u->table)
+			x->ht[t++] = (struct u32_ht){ .handle = u->f.handle,
+						      .mask = u->divisor - 1,
+						      .tbl = u };
+		else if (u)
+			x->ents[k++].n = u;
+	}
+	x->root = ht_of(x, U32_ROOT);
+	for (unsigned i = 0; i < nnodes; i++) {
+		if (x->ents[i].n->link && !(x->ents[i].down = ht_of(x, x->ents[i].n->link))) {
+			mqtx__free(x);
+			mqtx_extack_set(ack, "cls_u32: Link hash table not found");
 			return -EINVAL;
 		}
 	}
+	fill_buckets(x, starts, nnodes);
+	fill_walk(x);
+	r->index = x;
 	return 0;
 }
 
-/* ---- printing ---- */
-
-static void u32_dump_head(const struct tcf_proto *tp, struct tc_out *p)
+static void u32_free_index(void *index)
 {
-	(void)tp;
-	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", "800:");
-	mqtx__out_uint(p, OUT_ANY, "ht_divisor", "ht divisor %llu ", 1);
+	mqtx__free(index);
+}
+
+static const struct tcf_filter *u32_walk(const struct tcf_proto *tp, unsigned i)
+{
+	const struct u32_index *x = tp->root->index;
+
+	return i < x->nwalk ? x->walk[i] : NULL;
+}
+
+/* ---- printing (u32_print_opt()) ---- */
+
+static void dump_sel(const struct u32_filter *u, struct tc_out *p)
+{
+	const struct u32_sel *s = &u->sel;
+	char b[16];
+
+	for (unsigned i = 0; i < s->nkeys; i++) {
+		const struct u32_key *k = &u->keys[i];
+
+		mqtx__out_open(p, "match");
+		mqtx__out_nl(p);
+		snprintf(b, sizeof(b), "%08x", ntohl(k->val));
+		mqtx__out_str(p, OUT_ANY, "value", "  match %s", b);
+		snprintf(b, sizeof(b), "%08x", ntohl(k->mask));
+		mqtx__out_str(p, OUT_ANY, "mask", "/%s ", b);
+		mqtx__out_str(p, OUT_ANY, "offmask", "at %s", k->offmask ? "nexthdr+" : "");
+		mqtx__out_int(p, OUT_ANY, "off", "%lld", k->off);
+		mqtx__out_close(p);
+		if (p->stats)
+			mqtx__out_uint(p, OUT_ANY, "success", " (success %llu ) ",
+				       atomic_load(&k->hits));
+	}
+	if (s->flags & (U32_OFFSET | U32_VAROFFSET)) {
+		mqtx__out_nl(p);
+		mqtx__out_text(p, "    offset ");
+		if (s->flags & U32_VAROFFSET) {
+			snprintf(b, sizeof(b), "%04x", ntohs(s->offmask));
+			mqtx__out_str(p, OUT_ANY, "offset_mask", "%s", b);
+			mqtx__out_int(p, OUT_ANY, "offset_shift", ">>%lld ", s->offshift);
+			mqtx__out_int(p, OUT_ANY, "offset_off", "at %lld ", s->offoff);
+		}
+		if (s->off)
+			mqtx__out_int(p, OUT_ANY, "plus", "plus %lld ", s->off);
+	}
+	/* tc prints " eat " as a JSON value without a key; mqtx keeps the JSON valid */
+	if (s->flags & U32_EAT)
+		mqtx__out_bool(p, OUT_ANY, "eat", " eat ", true);
+	if (s->hmask) {
+		mqtx__out_nl(p);
+		snprintf(b, sizeof(b), "%08x", ntohl(s->hmask));
+		mqtx__out_str(p, OUT_ANY, "hash_mask", "    hash mask %s ", b);
+		mqtx__out_int(p, OUT_ANY, "hash_off", "at %lld ", s->hoff);
+	}
 }
 
 static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p)
@@ -496,19 +600,29 @@ static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, str
 	char b[32];
 
 	(void)tp;
-	snprintf(b, sizeof(b), "800::%x", U32_NODE(f->handle));
-	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", b);
-	mqtx__out_uint(p, OUT_ANY, "order", "order %llu ", U32_NODE(f->handle));
-	mqtx__out_str(p, OUT_ANY, "key_ht", "key ht %s ", "800");
-	mqtx__out_str(p, OUT_ANY, "bkt", "bkt %s ", "0");
+	mqtx__out_str(p, OUT_ANY, "fh", "fh %s ", mqtx__u32_handle_fmt(f->handle, b, sizeof(b)));
+	if (u->table) {
+		mqtx__out_int(p, OUT_ANY, "ht_divisor", "ht divisor %lld ", u->divisor);
+		return;
+	}
+	mqtx__out_int(p, OUT_ANY, "order", "order %lld ", U32_NODE(f->handle));
+	snprintf(b, sizeof(b), "%x", U32_HTID(f->handle) >> 20);
+	mqtx__out_str(p, OUT_ANY, "key_ht", "key ht %s ", b);
+	snprintf(b, sizeof(b), "%x", U32_HASH(f->handle));
+	mqtx__out_str(p, OUT_ANY, "bkt", "bkt %s ", b);
 	if (f->classid) {
-		if (!u->terminal)
+		if (!(u->sel.flags & U32_TERMINAL))
 			mqtx__out_text(p, "*");
 		mqtx__out_str(p, OUT_ANY, "flowid", "flowid %s ",
 			      mqtx__classid_fmt(f->classid, b, sizeof(b)));
-	} else if (u->terminal) {
+	} else if (u->sel.flags & U32_TERMINAL) {
 		mqtx__out_text(p, "terminal flowid ");
 	}
+	if (u->link)
+		mqtx__out_str(p, OUT_ANY, "link", "link %s ",
+			      mqtx__u32_handle_fmt(u->link, b, sizeof(b)));
+	if (u->skip_hw)
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "skip_hw ", true);
 	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "not_in_hw ", true);
 	if (p->stats) {
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", "(rule hit %llu ", atomic_load(&f->tries));
@@ -523,34 +637,25 @@ static void u32_dump(const struct tcf_proto *tp, const struct tcf_filter *f, str
 		mqtx__out_uint(p, OUT_ANY, "fwmark_success", "(success %llu)",
 			       atomic_load(&u->mark_hits));
 	}
-	/* one "match" object per key, as tc prints them (the key repeats in JSON) */
-	for (unsigned i = 0; i < u->nkeys; i++) {
-		const struct u32_key *k = &u->keys[i];
-
-		mqtx__out_open(p, "match");
+	dump_sel(u, p);
+	if (u->indev[0]) {
 		mqtx__out_nl(p);
-		snprintf(b, sizeof(b), "%08x", ntohl(k->val));
-		mqtx__out_str(p, OUT_ANY, "value", "  match %s", b);
-		snprintf(b, sizeof(b), "%08x", ntohl(k->mask));
-		mqtx__out_str(p, OUT_ANY, "mask", "/%s ", b);
-		mqtx__out_str(p, OUT_ANY, "offmask", "at %s", k->nexthdr ? "nexthdr+" : "");
-		mqtx__out_int(p, OUT_ANY, "off", "%lld", k->off);
-		mqtx__out_close(p);
-		if (p->stats)
-			mqtx__out_uint(p, OUT_ANY, "success", " (success %llu ) ",
-				       atomic_load(&k->hits));
+		mqtx__out_str(p, OUT_ANY, "input_dev", "  input dev %s", u->indev);
+		mqtx__out_nl(p);
 	}
 	mqtx__tcf_exts_dump(&f->exts, p);
 }
 
 const struct tcf_proto_ops mqtx__tcf_u32_ops = {
 	.kind = "u32",
-	.usage = U32_USAGE,
-	.parse_handle = u32_parse_handle,
-	.auto_handle = u32_auto_handle,
-	.parse = u32_parse,
+	.usage = mqtx__u32_usage,
+	.parse_handle = mqtx__u32_parse_handle,
+	.parse = mqtx__u32_parse,
+	.prepare = u32_prepare,
 	.build = u32_build,
+	.free_index = u32_free_index,
 	.classify = u32_classify,
 	.dump = u32_dump,
-	.dump_head = u32_dump_head,
+	.walk = u32_walk,
+	.may_delete = u32_may_delete,
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Extended matches (Linux's net/sched/ematch.c with em_meta.c): a sequence of terms joined by
- * and/or, each maybe negated, a term being meta(FIELD [shift N] [mask M] eq|lt|gt VALUE) or a
+ * Extended matches (Linux's net/sched/ematch.c): a sequence of terms joined by and/or, each
+ * maybe negated, a term being KIND( ARGS ) (em_kinds.c: cmp, u32, nbyte, meta, text) or a
  * parenthesized sequence. Evaluated left to right, stopping early as tcf_em_tree_match() does:
  * after a false term joined by "and", after a true one joined by "or".
  */
@@ -10,27 +10,14 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "cls/em_int.h"
 #include "cls/ematch.h"
 
 #define EM_TOKENS    128
 #define EM_SEQ_MAX   32
 #define EM_DEPTH_MAX 8
 
-enum { EM_META, EM_GROUP };
 enum { REL_END, REL_AND, REL_OR };
-enum { OP_EQ, OP_LT, OP_GT };
-enum { META_PRIORITY, META_NFMARK, META_PKTLEN, META_PROTOCOL, META_VLAN };
-
-static const char *const meta_names[] = { "priority", "nf_mark", "pktlen", "protocol", "vlan" };
-static const char *const op_names[] = { "eq", "lt", "gt" };
-
-struct em_term {
-	uint8_t kind, rel, id, op, shift;
-	bool invert;
-	uint32_t mask;
-	uint64_t value;
-	unsigned first, count; /* EM_GROUP: its terms */
-};
 
 struct em_tree {
 	unsigned n;
@@ -40,82 +27,37 @@ struct em_tree {
 
 /* ---- data path ---- */
 
-static uint64_t meta_value(const struct em_term *e, const struct mqtx_pkt *pkt)
+static bool seq_match(const struct em_tree *tr, unsigned first, unsigned count, struct tcf_pkt *pk);
+
+static bool term_match(const struct em_tree *tr, const struct em_term *e, struct tcf_pkt *pk)
 {
-	uint64_t v = 0;
+	bool r = e->kind == EM_GROUP ? seq_match(tr, e->first, e->count, pk)
+				     : mqtx__em_kind_match(e, pk);
 
-	switch (e->id) {
-	case META_PRIORITY:
-		v = pkt->priority;
-		break;
-	case META_NFMARK:
-		v = pkt->mark;
-		break;
-	case META_PKTLEN:
-		v = pkt->len;
-		break;
-	case META_PROTOCOL:
-		v = pkt->len >= 14 ? (uint64_t)(pkt->data[12] << 8 | pkt->data[13]) : 0;
-		break;
-	case META_VLAN: /* the tag's id; no tag: no match (em_meta's get failure) */
-		if (pkt->len < 18 || !(pkt->data[12] == 0x81 && pkt->data[13] == 0x00))
-			return UINT64_MAX;
-		v = (uint64_t)((pkt->data[14] << 8 | pkt->data[15]) & 0xFFF);
-		break;
-	}
-	v >>= e->shift;
-	return e->mask ? v & e->mask : v;
-}
-
-static bool seq_match(const struct em_tree *tr, unsigned first, unsigned count,
-		      const struct mqtx_pkt *pkt);
-
-static bool term_match(const struct em_tree *tr, const struct em_term *e,
-		       const struct mqtx_pkt *pkt)
-{
-	bool r;
-
-	if (e->kind == EM_GROUP) {
-		r = seq_match(tr, e->first, e->count, pkt);
-	} else {
-		uint64_t v = meta_value(e, pkt);
-
-		r = v != UINT64_MAX && (e->op == OP_EQ	 ? v == e->value
-					: e->op == OP_LT ? v < e->value
-							 : v > e->value);
-	}
 	return r != e->invert;
 }
 
-static bool seq_match(const struct em_tree *tr, unsigned first, unsigned count,
-		      const struct mqtx_pkt *pkt)
+static bool seq_match(const struct em_tree *tr, unsigned first, unsigned count, struct tcf_pkt *pk)
 {
 	bool r = false;
 
 	for (unsigned i = first; i < first + count; i++) {
-		r = term_match(tr, &tr->t[i], pkt);
+		r = term_match(tr, &tr->t[i], pk);
 		if ((tr->t[i].rel == REL_AND && !r) || (tr->t[i].rel == REL_OR && r))
 			break;
 	}
 	return r;
 }
 
-bool mqtx__em_match(const struct em_tree *tr, const struct mqtx_pkt *pkt)
+bool mqtx__em_match(const struct em_tree *tr, struct tcf_pkt *pk)
 {
-	return !tr || seq_match(tr, tr->first, tr->top, pkt);
+	return !tr || seq_match(tr, tr->first, tr->top, pk);
 }
 
 /* ---- control path: words into terms ---- */
 
-struct lexer {
-	char *tok[EM_TOKENS];
-	unsigned n, at;
-	char buf[1024];
-	struct tcf_parse *ps;
-};
-
-/* Split the words into tokens: parentheses apart, the rest at blanks. */
-static int lex(struct lexer *lx, struct tcf_parse *ps)
+/* Split the words into tokens: parentheses apart, quoted strings whole, the rest at blanks. */
+static int lex(struct em_lexer *lx, struct tcf_parse *ps)
 {
 	size_t used = 0;
 	const char *w;
@@ -125,114 +67,97 @@ static int lex(struct lexer *lx, struct tcf_parse *ps)
 	while ((w = tcf_word(ps)) && strcmp(w, "action") && strcmp(w, "classid") &&
 	       strcmp(w, "flowid") && strcmp(w, "police") && strcmp(w, "help")) {
 		for (const char *c = w; *c;) {
-			size_t len = *c == '(' || *c == ')' ? 1 : strcspn(c, "() \t");
+			bool q = *c == '"';
+			size_t len = q			      ? strcspn(c + 1, "\"")
+				     : *c == '(' || *c == ')' ? 1
+							      : strcspn(c, "() \t\"");
 
-			if (!len) {
+			if (!q && !len) {
 				c++;
 				continue;
 			}
+			if (q && !c[1 + len])
+				return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+						      "ematch: an unclosed quote");
 			if (lx->n == EM_TOKENS || used + len + 1 > sizeof(lx->buf))
 				return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 						      "ematch: the expression is too long");
-			memcpy(lx->buf + used, c, len);
+			memcpy(lx->buf + used, c + q, len);
 			lx->buf[used + len] = 0;
+			lx->quoted[lx->n] = q;
 			lx->tok[lx->n++] = lx->buf + used;
 			used += len + 1;
-			c += len;
+			c += len + 2 * q;
 		}
 		ps->i++;
 	}
 	return 0;
 }
 
-static const char *peek(const struct lexer *lx)
-{
-	return lx->at < lx->n ? lx->tok[lx->at] : NULL;
-}
-
-static const char *take(struct lexer *lx)
-{
-	return lx->at < lx->n ? lx->tok[lx->at++] : NULL;
-}
-
-static int bad(struct lexer *lx, const char *what, const char *tok)
+static int bad(struct em_lexer *lx, const char *what, const char *tok)
 {
 	return mqtx__tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "ematch: %s \"%s\"", what,
 			      tok ? tok : "(end)");
 }
 
-static int name_of(const char *const *names, unsigned n, const char *w)
+/* KIND( ARGS ) after KIND: the arguments up to the ")" */
+static int parse_kind(struct em_lexer *lx, const char *kind, struct em_term *e)
 {
-	for (unsigned i = 0; w && i < n; i++)
-		if (!strcasecmp(names[i], w))
-			return (int)i;
-	return -1;
-}
+	struct em_args a = { .ps = lx->ps };
+	const char *w;
+	int err;
 
-/* meta( LVALUE [shift N] [mask M] OP VALUE ) after "meta(" */
-static int parse_meta(struct lexer *lx, struct em_term *e)
-{
-	const char *w = take(lx);
-	int id = name_of(meta_names, ARRAY_SIZE(meta_names), w), op;
-	uint32_t v;
-
-	if (id < 0 && w && !strcasecmp(w, "fwmark"))
-		id = META_NFMARK;
-	if (id < 0)
-		return bad(lx, "unknown meta identifier", w);
-	e->kind = EM_META;
-	e->id = (uint8_t)id;
-	while ((w = peek(lx)) && (!strcmp(w, "shift") || !strcmp(w, "mask"))) {
-		take(lx);
-		if (mqtx__tc_get_u32(take(lx), &v, 0) || (w[0] == 's' && v > 63))
-			return bad(lx, w[0] == 's' ? "bad shift after" : "bad mask after", w);
-		if (w[0] == 's')
-			e->shift = (uint8_t)v;
-		else
-			e->mask = v;
+	em_take(lx); /* "(" */
+	while ((w = em_peek(lx)) && (lx->quoted[lx->at] || strcmp(w, ")"))) {
+		if (!strcmp(w, "(") && !lx->quoted[lx->at])
+			return bad(lx, "unexpected", w);
+		if (a.n == ARRAY_SIZE(a.w))
+			return bad(lx, "too many arguments at", w);
+		a.quoted[a.n] = lx->quoted[lx->at];
+		a.w[a.n++] = em_take(lx);
 	}
-	w = take(lx);
-	op = name_of(op_names, ARRAY_SIZE(op_names), w);
-	if (op < 0)
-		return bad(lx, "expected eq, lt or gt, not", w);
-	e->op = (uint8_t)op;
-	w = take(lx);
-	if (mqtx__tc_get_u32(w, &v, 0))
-		return bad(lx, "bad value", w);
-	e->value = v;
-	w = take(lx);
-	if (!w || strcmp(w, ")"))
-		return bad(lx, "expected \")\", not", w);
-	return 0;
+	if (!em_take(lx))
+		return bad(lx, "expected \")\", not", NULL);
+	err = mqtx__em_kind_parse(kind, &a, e);
+	if (err != -EINVAL)
+		return err ? -EINVAL : 0;
+	/* em_parse_error(): where, as tc shows it ("... >>cmp(u8 at 0 layer 4 eq 1)<< ...") */
+	{
+		char ctx[256];
+		size_t n = (size_t)snprintf(ctx, sizeof(ctx), "%s(", kind);
+
+		for (unsigned i = 0; i < a.n && n < sizeof(ctx); i++)
+			n += (size_t)snprintf(ctx + n, sizeof(ctx) - n,
+					      a.quoted[i] ? "%s\"%s\"" : "%s%s", i ? " " : "",
+					      a.w[i]);
+		return mqtx__tcf_perr(lx->ps, MQTX_TC_EXIT_PARSE, "... >>%.*s)<< ...",
+				      (int)(n < sizeof(ctx) ? n : sizeof(ctx) - 1), ctx);
+	}
 }
 
-static int parse_seq(struct lexer *lx, struct em_term *all, unsigned *n, unsigned *first,
+static int parse_seq(struct em_lexer *lx, struct em_term *all, unsigned *n, unsigned *first,
 		     unsigned *count, unsigned depth);
 
-/* [not] ( SEQ ) | [not] meta( ARGS ) into *@e; a group's terms go into @all first. */
-static int parse_term(struct lexer *lx, struct em_term *all, unsigned *n, struct em_term *e,
+/* [not] ( SEQ ) | [not] KIND( ARGS ) into *@e; a group's terms go into @all first. */
+static int parse_term(struct em_lexer *lx, struct em_term *all, unsigned *n, struct em_term *e,
 		      unsigned depth)
 {
-	const char *w = take(lx);
+	const char *w = em_take(lx);
 	bool invert = false;
 	int err;
 
 	memset(e, 0, sizeof(*e));
 	while (w && (!strcasecmp(w, "not") || !strcmp(w, "!"))) {
 		invert = !invert;
-		w = take(lx);
+		w = em_take(lx);
 	}
 	if (w && !strcmp(w, "(")) {
 		e->kind = EM_GROUP;
 		err = parse_seq(lx, all, n, &e->first, &e->count, depth + 1);
-		if (!err && (!(w = take(lx)) || strcmp(w, ")")))
+		if (!err && (!(w = em_take(lx)) || strcmp(w, ")")))
 			err = bad(lx, "expected \")\", not", w);
-	} else if (w && !strcasecmp(w, "meta")) {
-		if (!peek(lx) || strcmp(take(lx), "("))
-			return bad(lx, "expected \"(\" after", "meta");
-		err = parse_meta(lx, e);
-	} else if (w && peek(lx) && !strcmp(peek(lx), "(")) {
-		return bad(lx, "unknown ematch kind", w);
+	} else if (w && !lx->quoted[lx->at - 1] && em_peek(lx) && !strcmp(em_peek(lx), "(")) {
+		err = parse_kind(lx, w, e);
 	} else {
 		return bad(lx, "expected a match, not", w);
 	}
@@ -242,7 +167,7 @@ static int parse_term(struct lexer *lx, struct em_term *all, unsigned *n, struct
 
 /* TERM { and|or TERM }: appended to @all once whole, so that its terms are consecutive (a
  * group's inner sequence is appended before it). */
-static int parse_seq(struct lexer *lx, struct em_term *all, unsigned *n, unsigned *first,
+static int parse_seq(struct em_lexer *lx, struct em_term *all, unsigned *n, unsigned *first,
 		     unsigned *count, unsigned depth)
 {
 	struct em_term seq[EM_SEQ_MAX];
@@ -251,14 +176,14 @@ static int parse_seq(struct lexer *lx, struct em_term *all, unsigned *n, unsigne
 	int err;
 
 	if (depth > EM_DEPTH_MAX)
-		return bad(lx, "too deeply nested at", peek(lx));
+		return bad(lx, "too deeply nested at", em_peek(lx));
 	do {
 		if (k == EM_SEQ_MAX)
-			return bad(lx, "too many terms at", peek(lx));
+			return bad(lx, "too many terms at", em_peek(lx));
 		err = parse_term(lx, all, n, &seq[k], depth);
 		if (err)
 			return err;
-		w = peek(lx);
+		w = em_peek(lx);
 		if (w && (!strcasecmp(w, "and") || !strcmp(w, "&&")))
 			seq[k].rel = REL_AND;
 		else if (w && (!strcasecmp(w, "or") || !strcmp(w, "||")))
@@ -266,10 +191,10 @@ static int parse_seq(struct lexer *lx, struct em_term *all, unsigned *n, unsigne
 		else
 			seq[k].rel = REL_END;
 		if (seq[k].rel != REL_END)
-			take(lx);
+			em_take(lx);
 	} while (seq[k++].rel != REL_END);
 	if (*n + k > EM_TOKENS)
-		return bad(lx, "too many terms at", peek(lx));
+		return bad(lx, "too many terms at", em_peek(lx));
 	memcpy(all + *n, seq, k * sizeof(seq[0]));
 	*first = *n;
 	*count = k;
@@ -282,7 +207,7 @@ int mqtx__em_parse(struct tcf_parse *ps, struct em_tree **out)
 	struct em_term all[EM_TOKENS];
 	unsigned n = 0, first, count;
 	struct em_tree *tr;
-	struct lexer lx;
+	struct em_lexer lx;
 	int err;
 
 	err = lex(&lx, ps);
@@ -290,8 +215,8 @@ int mqtx__em_parse(struct tcf_parse *ps, struct em_tree **out)
 		err = mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "ematch: an empty expression");
 	if (!err)
 		err = parse_seq(&lx, all, &n, &first, &count, 0);
-	if (!err && peek(&lx))
-		err = bad(&lx, "unexpected", peek(&lx));
+	if (!err && em_peek(&lx))
+		err = bad(&lx, "unexpected", em_peek(&lx));
 	if (err)
 		return err;
 	tr = mqtx__alloc(sizeof(*tr) + n * sizeof(all[0]));
@@ -329,12 +254,7 @@ static size_t print_term(const struct em_tree *tr, const struct em_term *e, char
 		OUT(")");
 		return n;
 	}
-	OUT("meta(%s", meta_names[e->id]);
-	if (e->shift)
-		OUT(" shift %u", e->shift);
-	if (e->mask)
-		OUT(" mask 0x%x", e->mask);
-	OUT(" %s %llu)", op_names[e->op], (unsigned long long)e->value);
+	n += mqtx__em_kind_print(e, buf + (n < len ? n : len), n < len ? len - n : 0);
 #undef OUT
 	return n;
 }
@@ -355,7 +275,7 @@ static size_t print_seq(const struct em_tree *tr, unsigned first, unsigned count
 
 void mqtx__em_dump(const struct em_tree *tr, struct tc_out *p)
 {
-	char buf[1024];
+	char buf[4096];
 
 	print_seq(tr, tr->first, tr->top, buf, sizeof(buf));
 	mqtx__out_str(p, OUT_ANY, "ematch", "\n  %s", buf);

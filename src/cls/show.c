@@ -53,10 +53,16 @@ static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct
 		mqtx__out_nl(p);
 		mqtx__out_close(p);
 	}
-	for (unsigned i = 0; i < tp->root->n; i++) {
+	for (unsigned i = 0;; i++) {
+		const struct tcf_filter *f = tp->ops->walk     ? tp->ops->walk(tp, i)
+					     : i < tp->root->n ? tp->root->filters[i]
+							       : NULL;
+
+		if (!f)
+			break;
 		head(s, tp, p);
 		mqtx__out_open(p, "options");
-		tp->ops->dump(tp, tp->root->filters[i], p);
+		tp->ops->dump(tp, f, p);
 		mqtx__out_close(p);
 		mqtx__out_nl(p);
 		mqtx__out_close(p);

@@ -168,6 +168,12 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 	}
 	if (!f)
 		return -EINVAL; /* no options to change it with (the kernel's answer) */
+	if (ops->prepare) {
+		err = ops->prepare(tp ? tp->root : NULL, fp, old, excl, ack);
+		if (err)
+			return err;
+		f = *fp; /* it may have made the filter anew */
+	}
 	if (!f->handle) {
 		f->handle = ops->auto_handle ? ops->auto_handle(tp ? tp->root : NULL)
 			    : tp	     ? mqtx__tcf_proto_free_handle(tp)
@@ -230,6 +236,8 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 	}
 	if (!handle)
 		return publish(b, rs, rq->chain, tp, NULL, false);
+	if (tp->ops->may_delete && (err = tp->ops->may_delete(tp, handle, ack)))
+		return err;
 	f = mqtx__tcf_proto_get(tp, handle);
 	if (!f) {
 		mqtx_extack_set(ack, "Specified filter handle not found");

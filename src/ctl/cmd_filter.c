@@ -36,7 +36,7 @@ static int refused(const struct mqtx_ctl_call *a, int err, const struct mqtx_ext
 
 	if (n)
 		mqtx_buf_printf(a->err, "Error: %s%s\n", ack->msg,
-				ack->msg[n - 1] == '.' ? "" : ".");
+				ack->msg[n - 1] == '.' || ack->msg[n - 1] == ')' ? "" : ".");
 	else
 		mqtx_buf_printf(a->err, "RTNETLINK answers: %s\n",
 				strerror_r(-err, buf, sizeof(buf)));

@@ -33,6 +33,8 @@ bool mqtx__tc_matches(const char *word, const char *full);
 int mqtx__tc_get_u32(const char *s, uint32_t *v, int base);
 int mqtx__tc_get_u16(const char *s, uint16_t *v, int base);
 int mqtx__tc_get_u8(const char *s, uint8_t *v, int base);
+/** mqtx__tc_get_integer() - tc's get_integer(): strtol in @base, the whole word, an int. */
+int mqtx__tc_get_integer(const char *s, int *v, int base);
 
 /** mqtx__parse_u64() - a decimal or 0x number (no sign). Return 0 or -EINVAL. */
 int mqtx__parse_u64(const char *s, uint64_t *v);

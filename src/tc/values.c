@@ -3,6 +3,7 @@
  * address and port ranges of the gen/replay/dev commands. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,21 @@ static int get_unsigned(const char *s, unsigned long max, int base, unsigned lon
 DEFINE_GET(u32, uint32_t, 0xFFFFFFFFul)
 DEFINE_GET(u16, uint16_t, 0xFFFFul)
 DEFINE_GET(u8, uint8_t, 0xFFul)
+
+int mqtx__tc_get_integer(const char *s, int *v, int base)
+{
+	char *end;
+	long x;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	x = strtol(s, &end, base);
+	if (end == s || *end || errno || x < INT_MIN || x > INT_MAX)
+		return -EINVAL;
+	*v = (int)x;
+	return 0;
+}
 
 int mqtx__parse_mac(const char *s, uint8_t mac[6])
 {
