@@ -11,6 +11,7 @@ static const struct tcf_action_ops *const action_kinds[] = {
 	&mqtx__tcf_skbedit_ops,
 	&mqtx__tcf_police_ops,
 	&mqtx__tcf_mirred_ops,
+	&mqtx__tcf_vlan_ops,
 };
 
 const struct tcf_action_ops *mqtx__tcf_action_kind(const char *kind)
