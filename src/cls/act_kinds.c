@@ -12,6 +12,10 @@ static const struct tcf_action_ops *const action_kinds[] = {
 	&mqtx__tcf_police_ops,
 	&mqtx__tcf_mirred_ops,
 	&mqtx__tcf_vlan_ops,
+	&mqtx__tcf_csum_ops,
+	&mqtx__tcf_skbmod_ops,
+	&mqtx__tcf_tunnel_key_ops,
+	&mqtx__tcf_sample_ops,
 };
 
 const struct tcf_action_ops *mqtx__tcf_action_kind(const char *kind)
