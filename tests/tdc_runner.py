@@ -152,7 +152,7 @@ def main():
             name = '%s %s (%s)' % (tc['id'], tc['name'], tc['_file'])
             if tc.get('skip') == 'yes' or (args.category and
                                            not set(cats) & set(args.category)):
-                print('ok %d %s # skip by request' % (n, name))
+                print('ok %d %s # skip %s' % (n, name, tc.get('skipReason', 'by request')))
                 continue
             missing = [c for c in cats if c in known and not known[c]]
             if missing:

@@ -209,26 +209,30 @@ static void test_words(void **state)
 	cx_ok(&t.c, "filter add block 5 matchall action csum udp or tcp continue index 27 action "
 		    "csum icmp ip4h sctp igmp udplite udp tcp");
 	cx_ok(&t.c, "filter show block 5");
-	assert_non_null(strstr(t.c.out, "\taction order 1: csum (tcp, udp) action continue\n\tindex "
-					"27 ref 1 bind 1\n"));
+	assert_non_null(strstr(t.c.out,
+			       "\taction order 1: csum (tcp, udp) action continue\n\tindex "
+			       "27 ref 1 bind 1\n"));
 	assert_non_null(strstr(t.c.out, "csum (iph, icmp, igmp, tcp, udp, udplite, sctp) action "
 					"pass\n"));
 	cx_ok(&t.c, "-j filter show block 5");
-	assert_non_null(strstr(t.c.out, "\"kind\":\"csum\",\"csum\":\"tcp, udp\",\"control_action\":"
-					"{\"type\":\"continue\"},\"index\":27"));
-	assert_non_null(strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action csum foobar"),
-			       "Illegal csum construct, empty <UPDATE> list\nbad action parsing\n"));
-	assert_non_null(strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action csum udp index x"),
-			       "Illegal \"index\" (x) <csum>\n"));
+	assert_non_null(strstr(t.c.out,
+			       "\"kind\":\"csum\",\"csum\":\"tcp, udp\",\"control_action\":"
+			       "{\"type\":\"continue\"},\"index\":27"));
+	assert_non_null(
+		strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action csum foobar"),
+		       "Illegal csum construct, empty <UPDATE> list\nbad action parsing\n"));
+	assert_non_null(
+		strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action csum udp index x"),
+		       "Illegal \"index\" (x) <csum>\n"));
 	at_teardown(&t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipv4),	  cmocka_unit_test(test_only_asked),
-		cmocka_unit_test(test_ipv6),	  cmocka_unit_test(test_icmp_sctp),
-		cmocka_unit_test(test_odd),	  cmocka_unit_test(test_words),
+		cmocka_unit_test(test_ipv4), cmocka_unit_test(test_only_asked),
+		cmocka_unit_test(test_ipv6), cmocka_unit_test(test_icmp_sctp),
+		cmocka_unit_test(test_odd),  cmocka_unit_test(test_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

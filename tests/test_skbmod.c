@@ -101,17 +101,20 @@ static void test_drop_words(void **state)
 	assert_int_equal(at_run(&t, p), MQTX_ACT_SHOT);
 	mqtx_pkt_free(p);
 	cx_ok(&t.c, "-s filter show block 5");
-	assert_non_null(strstr(t.c.out, "\taction order 1: skbmod drop set etype 0x1 \n\t \n\t index 3 "
-					"ref 1 bind 1\n"));
+	assert_non_null(strstr(t.c.out,
+			       "\taction order 1: skbmod drop set etype 0x1 \n\t \n\t index 3 "
+			       "ref 1 bind 1\n"));
 	assert_non_null(strstr(t.c.out, "pkt (dropped 1, overlimits 1 "));
 	cx_ok(&t.c, "-j filter show block 5");
 	assert_non_null(strstr(t.c.out, "{\"order\":1,\"control_action\":{\"type\":\"drop\"},"
 					"\"etype\":\"0x1\",\"index\":3,"));
-	assert_non_null(strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action skbmod set smac "
-					      "00:44:55:44:55"),
+	assert_non_null(strstr(cx_rc(&t.c, 1,
+				     "filter add block 5 matchall action skbmod set smac "
+				     "00:44:55:44:55"),
 			       "Invalid smac address 00:44:55:44:55\n"));
-	assert_non_null(strstr(cx_rc(&t.c, 255, "filter add block 5 matchall action skbmod set etype "
-						"0xfefef"),
+	assert_non_null(strstr(cx_rc(&t.c, 255,
+				     "filter add block 5 matchall action skbmod set etype "
+				     "0xfefef"),
 			       "Error: argument \"0xfefef\" is wrong: ethertype is invalid\n"));
 	assert_non_null(strstr(cx_rc(&t.c, 2, "filter add block 5 matchall action skbmod index 9"),
 			       "RTNETLINK answers: Invalid argument"));

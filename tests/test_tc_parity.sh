@@ -517,6 +517,22 @@ filter add dev D egress matchall action police rate 1mbit burst 10k burst 20k
 filter add dev D egress matchall action police rate 1mbit burst 10k conform-exceed foo
 filter add dev D egress matchall action police rate 1mbit burst 10k what
 filter add dev D egress matchall action gact foo
+filter add dev D egress matchall action vlan bad_mode
+filter add dev D egress matchall action vlan pop push
+filter add dev D egress matchall action vlan push
+filter add dev D egress matchall action vlan push protocol ABCD
+filter add dev D egress matchall action vlan push id 5 priority 10
+filter add dev D egress matchall action vlan id 5
+filter add dev D egress matchall action vlan push id 4 protocol ip
+filter add dev D egress matchall action vlan push_eth dst_mac 1:2:3:4:5:6
+filter add dev D egress matchall action vlan pop reclassify index 429496729599
+filter add dev D egress matchall action csum foobar
+filter add dev D egress matchall action csum udp xor iph
+filter add dev D egress matchall action skbmod set smac 00:44:55:44:55
+filter add dev D egress matchall action skbmod set etype 0xfefef
+filter add dev D egress matchall action skbmod foo
+filter add dev D egress matchall action sample rate 100
+filter add dev D egress matchall action tunnel_key unset bogus
 filter add dev D egress matchall action
 filter add dev D egress matchall flowid zz
 filter add dev D egress protocol ip u32 match ip colour 1 1 flowid 1:1

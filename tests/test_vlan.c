@@ -200,17 +200,20 @@ static void test_words(void **state)
 	assert_non_null(strstr(t.c.out, "{\"order\":1,\"kind\":\"vlan\",\"vlan_action\":\"push\","
 					"\"id\":4094,\"protocol\":\"802.1ad\",\"priority\":0,"
 					"\"control_action\":{\"type\":\"pass\"},\"index\":10,"));
-	assert_non_null(strstr(cx_rc(&t.c, 2, "filter add block 5 matchall action vlan push id 4095 "
-					      "action pass"),
+	assert_non_null(strstr(cx_rc(&t.c, 2,
+				     "filter add block 5 matchall action vlan push id 4095 "
+				     "action pass"),
 			       "RTNETLINK answers: Numerical result out of range"));
 	/* the next words are read before the kernel is asked: tc's error comes first */
-	assert_non_null(strstr(cx_rc(&t.c, 255, "filter add block 5 matchall action vlan push id 4095 "
-						"action gact bogus"),
+	assert_non_null(strstr(cx_rc(&t.c, 255,
+				     "filter add block 5 matchall action vlan push id 4095 "
+				     "action gact bogus"),
 			       "Bad action type bogus"));
 	assert_non_null(strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action vlan pop push"),
 			       "unexpected \"push\" - action already specified\nUsage: vlan pop"));
-	assert_non_null(strstr(cx_rc(&t.c, 255, "filter add block 5 matchall action vlan push id 5 "
-						"priority 8"),
+	assert_non_null(strstr(cx_rc(&t.c, 255,
+				     "filter add block 5 matchall action vlan push id 5 "
+				     "priority 8"),
 			       "Error: argument \"8\" is wrong: prio is invalid"));
 	assert_non_null(strstr(cx_rc(&t.c, 1, "filter add block 5 matchall action vlan modify"),
 			       "id needs to be set for modify"));
@@ -222,9 +225,9 @@ static void test_words(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_push_pop),  cmocka_unit_test(test_modify),
+		cmocka_unit_test(test_push_pop),       cmocka_unit_test(test_modify),
 		cmocka_unit_test(test_protocol_after), cmocka_unit_test(test_eth),
-		cmocka_unit_test(test_no_room),	  cmocka_unit_test(test_words),
+		cmocka_unit_test(test_no_room),	       cmocka_unit_test(test_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

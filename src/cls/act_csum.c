@@ -16,17 +16,17 @@
 #define CSUM_UDPLITE 0x20u
 #define CSUM_SCTP    0x40u
 
-#define IPPROTO_ICMP_    1
-#define IPPROTO_IGMP_    2
-#define IPPROTO_TCP_     6
-#define IPPROTO_UDP_     17
-#define IPPROTO_ICMPV6_  58
-#define IPPROTO_SCTP_    132
+#define IPPROTO_ICMP_	 1
+#define IPPROTO_IGMP_	 2
+#define IPPROTO_TCP_	 6
+#define IPPROTO_UDP_	 17
+#define IPPROTO_ICMPV6_	 58
+#define IPPROTO_SCTP_	 132
 #define IPPROTO_UDPLITE_ 136
 
-#define CSUM_USAGE                                                                            \
-	"Usage: ... csum <UPDATE>\n"                                                          \
-	"Where: UPDATE := <TARGET> [<UPDATE>]\n"                                              \
+#define CSUM_USAGE                                                                          \
+	"Usage: ... csum <UPDATE>\n"                                                        \
+	"Where: UPDATE := <TARGET> [<UPDATE>]\n"                                            \
 	"       TARGET := { ip4h | icmp | igmp | tcp | udp | udplite | sctp | <SWEETS> }\n" \
 	"       SWEETS := { and | or | '+' }\n"
 
@@ -130,8 +130,8 @@ static bool tcp(const struct where *w, uint32_t ihl, uint32_t ipl)
 	if (!h)
 		return false;
 	put16(h + 16, 0);
-	put16(h + 16, fold(sum(h, ipl - ihl, pseudo(w->src, w->dst, w->alen, ipl - ihl,
-						    IPPROTO_TCP_))));
+	put16(h + 16,
+	      fold(sum(h, ipl - ihl, pseudo(w->src, w->dst, w->alen, ipl - ihl, IPPROTO_TCP_))));
 	return true;
 }
 
@@ -322,10 +322,18 @@ static const struct {
 	const char *word;
 	unsigned flag;
 } targets[] = {
-	{ "iph", CSUM_IPV4HDR }, { "ip4h", CSUM_IPV4HDR }, { "ipv4h", CSUM_IPV4HDR },
-	{ "icmp", CSUM_ICMP },	 { "igmp", CSUM_IGMP },	   { "tcp", CSUM_TCP },
-	{ "udp", CSUM_UDP },	 { "udplite", CSUM_UDPLITE }, { "sctp", CSUM_SCTP },
-	{ "and", 0 },		 { "or", 0 },		   { "+", 0 },
+	{ "iph", CSUM_IPV4HDR },
+	{ "ip4h", CSUM_IPV4HDR },
+	{ "ipv4h", CSUM_IPV4HDR },
+	{ "icmp", CSUM_ICMP },
+	{ "igmp", CSUM_IGMP },
+	{ "tcp", CSUM_TCP },
+	{ "udp", CSUM_UDP },
+	{ "udplite", CSUM_UDPLITE },
+	{ "sctp", CSUM_SCTP },
+	{ "and", 0 },
+	{ "or", 0 },
+	{ "+", 0 },
 };
 
 /* The targets from the current word on, up to the first that is none. */
@@ -398,8 +406,9 @@ static int csum_parse(struct tcf_action *a, struct tcf_parse *ps)
 /* "iph, icmp, udp": tc's order, whatever the order of the words. */
 static void targets_fmt(unsigned flags, char *buf, size_t len)
 {
-	static const char *const names[] = { "iph", "icmp", "igmp", "tcp",
-					     "udp", "udplite", "sctp" };
+	static const char *const names[] = {
+		"iph", "icmp", "igmp", "tcp", "udp", "udplite", "sctp"
+	};
 	size_t n = 0;
 
 	buf[0] = 0;

@@ -7,18 +7,18 @@
 #include "cls/cls_int.h"
 #include "cls/kinds.h"
 
-#define SAMPLE_USAGE                                                                            \
-	"Usage: sample SAMPLE_CONF\n"                                                           \
-	"where:\n"                                                                              \
-	"\tSAMPLE_CONF := SAMPLE_PARAMS | SAMPLE_INDEX\n"                                       \
-	"\tSAMPLE_PARAMS := rate RATE group GROUP [trunc SIZE] [SAMPLE_INDEX]\n"                \
-	"\tSAMPLE_INDEX := index INDEX\n"                                                       \
+#define SAMPLE_USAGE                                                                             \
+	"Usage: sample SAMPLE_CONF\n"                                                            \
+	"where:\n"                                                                               \
+	"\tSAMPLE_CONF := SAMPLE_PARAMS | SAMPLE_INDEX\n"                                        \
+	"\tSAMPLE_PARAMS := rate RATE group GROUP [trunc SIZE] [SAMPLE_INDEX]\n"                 \
+	"\tSAMPLE_INDEX := index INDEX\n"                                                        \
 	"\tRATE := The ratio of packets observed at the data source to the samples generated.\n" \
-	"\tGROUP := the psample sampling group\n"                                               \
-	"\tSIZE := the truncation size\n"                                                       \
+	"\tGROUP := the psample sampling group\n"                                                \
+	"\tSIZE := the truncation size\n"                                                        \
 	"\tINDEX := integer index of the sample action\n"
 
-#define SAMPLE_REFUSED                                                                        \
+#define SAMPLE_REFUSED                                                                           \
 	"Error: sample: not supported: the samples go to psample, a channel of the kernel's to " \
 	"user space, and mqtx runs in user space."
 

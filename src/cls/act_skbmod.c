@@ -14,7 +14,7 @@
 #define SKBMOD_SWAPMAC 0x8u
 #define SKBMOD_ECN     0x10u
 
-#define SKBMOD_USAGE                                                                              \
+#define SKBMOD_USAGE                                                                             \
 	"Usage:... skbmod { set <SETTABLE> | swap <SWAPPABLE> | ecn } [CONTROL] [index INDEX]\n" \
 	"where SETTABLE is: [dmac DMAC] [smac SMAC] [etype ETYPE]\n"                             \
 	"where SWAPPABLE is: \"mac\" to swap mac addresses\n"                                    \
@@ -136,9 +136,10 @@ static int parse_word(struct skbmod *m, struct tcf_parse *ps, unsigned *given, i
 		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u16(tcf_word(ps), &m->etype, 0))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
-					      "Error: argument \"%s\" is wrong: ethertype is invalid",
-					      tcf_word(ps));
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: argument \"%s\" is wrong: ethertype is invalid",
+				tcf_word(ps));
 		*given |= SKBMOD_ETYPE;
 	} else if (mqtx__tc_matches(w, "dmac") || mqtx__tc_matches(w, "smac")) {
 		bool dst = w[0] == 'd';
@@ -205,8 +206,8 @@ static int skbmod_parse(struct tcf_action *a, struct tcf_parse *ps)
 	if (!m->flags)
 		m->flags = given & (SKBMOD_DMAC | SKBMOD_SMAC | SKBMOD_ETYPE);
 	if (!m->flags)
-		return mqtx__tcf_refuse_late(
-			ps, "RTNETLINK answers: Invalid argument (skbmod: nothing to set, swap or mark)");
+		return mqtx__tcf_refuse_late(ps, "RTNETLINK answers: Invalid argument (skbmod: "
+						 "nothing to set, swap or mark)");
 	return 0;
 }
 
@@ -224,9 +225,11 @@ static void skbmod_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_text(p, "\n\t ");
 	}
 	if (m->flags & SKBMOD_DMAC)
-		mqtx__out_str(p, OUT_ANY, "dmac", "set dmac %s ", mqtx__mac_fmt(m->dmac, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "dmac", "set dmac %s ",
+			      mqtx__mac_fmt(m->dmac, b, sizeof(b)));
 	if (m->flags & SKBMOD_SMAC)
-		mqtx__out_str(p, OUT_ANY, "smac", "set smac %s ", mqtx__mac_fmt(m->smac, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "smac", "set smac %s ",
+			      mqtx__mac_fmt(m->smac, b, sizeof(b)));
 	if (m->flags & SKBMOD_SWAPMAC)
 		mqtx__out_null(p, "swapmac", "swap mac ");
 	if (m->flags & SKBMOD_ECN)

@@ -8,18 +8,18 @@
 #include "cls/cls_int.h"
 #include "cls/kinds.h"
 
-#define TUNNEL_KEY_USAGE                                        \
-	"Usage: tunnel_key unset\n"                             \
-	"       tunnel_key set <TUNNEL_KEY>\n"                  \
-	"Where TUNNEL_KEY is a combination of:\n"               \
-	"id <TUNNELID>\n"                                       \
-	"src_ip <IP> (mandatory)\n"                             \
-	"dst_ip <IP> (mandatory)\n"                             \
-	"dst_port <UDP_PORT>\n"                                 \
-	"geneve_opts | vxlan_opts | erspan_opts <OPTIONS>\n"    \
+#define TUNNEL_KEY_USAGE                                     \
+	"Usage: tunnel_key unset\n"                          \
+	"       tunnel_key set <TUNNEL_KEY>\n"               \
+	"Where TUNNEL_KEY is a combination of:\n"            \
+	"id <TUNNELID>\n"                                    \
+	"src_ip <IP> (mandatory)\n"                          \
+	"dst_ip <IP> (mandatory)\n"                          \
+	"dst_port <UDP_PORT>\n"                              \
+	"geneve_opts | vxlan_opts | erspan_opts <OPTIONS>\n" \
 	"csum | nocsum (default is \"csum\")\n"
 
-#define TUNNEL_KEY_REFUSED                                                                      \
+#define TUNNEL_KEY_REFUSED                                                                         \
 	"Error: tunnel_key: not supported: mqtx has no tunnel devices (vxlan, geneve, erspan) to " \
 	"encapsulate with the metadata it sets."
 
@@ -45,11 +45,11 @@ static const struct {
 	const char *word;
 	bool value;
 } words[] = {
-	{ "unset", false },   { "set", false },		{ "src_ip", true },
-	{ "dst_ip", true },   { "id", true },		{ "dst_port", true },
+	{ "unset", false },	 { "set", false },	 { "src_ip", true },
+	{ "dst_ip", true },	 { "id", true },	 { "dst_port", true },
 	{ "geneve_opts", true }, { "vxlan_opts", true }, { "erspan_opts", true },
-	{ "tos", true },      { "ttl", true },		{ "csum", false },
-	{ "nocsum", false },  { "nofrag", false },
+	{ "tos", true },	 { "ttl", true },	 { "csum", false },
+	{ "nocsum", false },	 { "nofrag", false },
 };
 
 static int tunnel_key_parse(struct tcf_action *a, struct tcf_parse *ps)

@@ -21,15 +21,15 @@
 #define VLAN_PRIO_MASK 0xE000u
 #define ETH_P_8021AD   0x88A8u
 
-#define VLAN_USAGE                                                                               \
-	"Usage: vlan pop [CONTROL]\n"                                                            \
+#define VLAN_USAGE                                                                              \
+	"Usage: vlan pop [CONTROL]\n"                                                           \
 	"       vlan push [ protocol VLANPROTO ] id VLANID [ priority VLANPRIO ] [CONTROL]\n"   \
 	"       vlan modify [ protocol VLANPROTO ] id VLANID [ priority VLANPRIO ] [CONTROL]\n" \
-	"       vlan pop_eth [CONTROL]\n"                                                        \
-	"       vlan push_eth dst_mac LLADDR src_mac LLADDR [CONTROL]\n"                         \
-	"       VLANPROTO is one of 802.1Q or 802.1AD\n"                                         \
-	"            with default: 802.1Q\n"                                                     \
-	"       CONTROL := reclassify | pipe | drop | continue | pass |\n"                       \
+	"       vlan pop_eth [CONTROL]\n"                                                       \
+	"       vlan push_eth dst_mac LLADDR src_mac LLADDR [CONTROL]\n"                        \
+	"       VLANPROTO is one of 802.1Q or 802.1AD\n"                                        \
+	"            with default: 802.1Q\n"                                                    \
+	"       CONTROL := reclassify | pipe | drop | continue | pass |\n"                      \
 	"                  goto chain <CHAIN_INDEX>\n"
 
 static const char *const mode_names[] = { "", "pop", "push", "modify", "pop_eth", "push_eth" };
@@ -197,7 +197,8 @@ static bool has_push_attribs(int mode)
 static int option_value(struct vlan *v, struct tcf_parse *ps, bool push_eth)
 {
 	if (push_eth ? v->mode != VLAN_PUSH_ETH : !has_push_attribs(v->mode))
-		return invarg(ps, push_eth ? "only valid for push_eth" : "only valid for push/modify");
+		return invarg(ps,
+			      push_eth ? "only valid for push_eth" : "only valid for push/modify");
 	return mqtx__tcf_next(ps);
 }
 
@@ -254,19 +255,22 @@ static int check(struct vlan *v, struct tcf_parse *ps)
 	if (has_push_attribs(v->mode) && !v->has_id)
 		return explain(ps, "id needs to be set for %s", mode_names[v->mode]);
 	if (v->mode == VLAN_PUSH_ETH && (!v->has_dst || !v->has_src))
-		return explain(ps, v->has_dst ? "src_mac needs to be set for %s"
-					      : "dst_mac needs to be set for %s",
+		return explain(ps,
+			       v->has_dst ? "src_mac needs to be set for %s"
+					  : "dst_mac needs to be set for %s",
 			       mode_names[v->mode]);
 	if (has_push_attribs(v->mode) && v->has_proto && !is_vlan_proto(v->proto))
 		return explain(ps, "%s", "protocol not supported");
 	if (!v->mode)
-		return mqtx__tcf_refuse_late(ps, "RTNETLINK answers: Invalid argument (vlan: no pop, "
-						 "push, modify, pop_eth or push_eth)");
-	if (has_push_attribs(v->mode) && v->vid >= VLAN_VID_MASK)
 		return mqtx__tcf_refuse_late(ps,
-					     "RTNETLINK answers: Numerical result out of range (vlan "
-					     "id %u is above 4094)",
-					     v->vid);
+					     "RTNETLINK answers: Invalid argument (vlan: no pop, "
+					     "push, modify, pop_eth or push_eth)");
+	if (has_push_attribs(v->mode) && v->vid >= VLAN_VID_MASK)
+		return mqtx__tcf_refuse_late(
+			ps,
+			"RTNETLINK answers: Numerical result out of range (vlan "
+			"id %u is above 4094)",
+			v->vid);
 	if (!has_push_attribs(v->mode))
 		return 0;
 	if (!v->has_proto)
@@ -319,8 +323,10 @@ static void vlan_dump(const struct tcf_action *a, struct tc_out *p)
 		if (v->has_prio)
 			mqtx__out_uint(p, OUT_ANY, "priority", " priority %llu", v->prio);
 	} else if (v->mode == VLAN_PUSH_ETH) {
-		mqtx__out_str(p, OUT_ANY, "dst_mac", " dst_mac %s", mqtx__mac_fmt(v->dst, b, sizeof(b)));
-		mqtx__out_str(p, OUT_ANY, "src_mac", " src_mac %s", mqtx__mac_fmt(v->src, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "dst_mac", " dst_mac %s",
+			      mqtx__mac_fmt(v->dst, b, sizeof(b)));
+		mqtx__out_str(p, OUT_ANY, "src_mac", " src_mac %s",
+			      mqtx__mac_fmt(v->src, b, sizeof(b)));
 	}
 	mqtx__tcf_print_control(p, " ", v->verdict, "");
 	mqtx__out_nl(p);
