@@ -16,6 +16,7 @@ static const struct tcf_action_ops *const action_kinds[] = {
 	&mqtx__tcf_vlan_ops,
 	&mqtx__tcf_csum_ops,
 	&mqtx__tcf_skbmod_ops,
+	&mqtx__tcf_pedit_ops,
 	&mqtx__tcf_tunnel_key_ops,
 	&mqtx__tcf_sample_ops,
 };
