@@ -75,8 +75,10 @@ static void close_gap(struct mqtx_pkt *pkt, uint32_t at, uint32_t n)
 
 static bool tagged(const struct tcf_pkt *pk)
 {
+	const uint8_t *d = pk->pkt->data;
+
 	return !pk->no_mac && pk->pkt->len >= ETH_HLEN + VLAN_HLEN &&
-	       is_vlan_proto(mqtx__tcf_frame_proto(pk->pkt));
+	       is_vlan_proto((uint16_t)(d[12] << 8 | d[13]));
 }
 
 /* skb_vlan_push(): the new tag outermost. */

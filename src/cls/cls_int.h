@@ -196,10 +196,13 @@ struct tcf_pkt {
  * payload, so a pushed tag is what the next filter sees). */
 static inline void tcf_pkt_edited(struct tcf_pkt *pk)
 {
+	const struct mqtx_pkt *pkt = pk->pkt;
+
 	pk->keyed = false;
 	pk->located = false;
+	/* bytes 12-13, as mqtx__tcf_frame_proto() reads them (here: no call up to classify.c) */
 	if (!pk->no_mac)
-		pk->proto = mqtx__tcf_frame_proto(pk->pkt);
+		pk->proto = pkt->len < 14 ? 0 : (uint16_t)(pkt->data[12] << 8 | pkt->data[13]);
 }
 
 /* classify.c */
