@@ -180,6 +180,30 @@ static void test_no_room(void **state)
 	at_teardown(&t);
 }
 
+/* Through a device: the egress hook pushes the tag before the queue is chosen, so the queue
+ * sends and counts the longer frame; a pop_eth without push_eth is counted as a filter drop. */
+static void test_device(void **state)
+{
+	uint8_t f[256];
+	uint32_t n;
+	struct at t;
+
+	(void)state;
+	at_setup(&t);
+	n = at_frame(&t, &udp1, f, sizeof(f));
+	cx_ok(&t.c, "filter add block 5 matchall action vlan push id 5");
+	assert_int_equal(cx_send(&t.c, t.c.dev, &udp1, 10), 10);
+	assert_int_equal(cx_stats(t.c.dev).txq.packets, 10);
+	assert_int_equal(cx_stats(t.c.dev).txq.bytes, 10 * (n + 4));
+	cx_ok(&t.c,
+	      "filter replace block 5 pref 49152 handle 1 matchall action vlan pop_eth action "
+	      "vlan pop_eth");
+	assert_int_equal(cx_send(&t.c, t.c.dev, &udp1, 3), 0);
+	assert_int_equal(cx_stats(t.c.dev).txq.drops[MQTX_DROP_FILTER], 3);
+	cx_conserved(t.c.dev);
+	at_teardown(&t);
+}
+
 /* What tc reads and prints, and what the kernel refuses after tc has read every word. */
 static void test_words(void **state)
 {
@@ -227,7 +251,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_pop),       cmocka_unit_test(test_modify),
 		cmocka_unit_test(test_protocol_after), cmocka_unit_test(test_eth),
-		cmocka_unit_test(test_no_room),	       cmocka_unit_test(test_words),
+		cmocka_unit_test(test_no_room),	       cmocka_unit_test(test_device),
+		cmocka_unit_test(test_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
