@@ -370,6 +370,15 @@ static const struct fault_case cases[] = {
 	  "filter del dev eth0 egress",
 	  0 },
 	{ { CLSACT, MALL2 }, "filter add dev eth0 egress matchall action gact bogus", 255 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress matchall action vlan push id 5 priority 3 action pedit ex "
+	  "munge ip ttl set 9 munge udp dport set 7 pipe action csum ip4h udp action skbmod swap "
+	  "mac",
+	  0 },
+	{ { CLSACT },
+	  "filter add dev eth0 egress matchall action vlan push id 4095 action pass",
+	  2 },
+	{ { CLSACT }, "filter add dev eth0 egress matchall action tunnel_key unset", 2 },
 	{ { CLSACT, MALL2 }, "-s -j filter show dev eth0 egress", 0 },
 	{ { PRIO1 }, "filter add dev eth0 parent 1: protocol ip matchall classid 1:2", 0 },
 	{ { CLSACT },

@@ -519,6 +519,36 @@ filter add dev D egress matchall action police rate 1mbit burst 10k burst 20k
 filter add dev D egress matchall action police rate 1mbit burst 10k conform-exceed foo
 filter add dev D egress matchall action police rate 1mbit burst 10k what
 filter add dev D egress matchall action gact foo
+filter add dev D egress matchall action vlan bad_mode
+filter add dev D egress matchall action vlan pop push
+filter add dev D egress matchall action vlan push
+filter add dev D egress matchall action vlan push protocol ABCD
+filter add dev D egress matchall action vlan push id 5 priority 10
+filter add dev D egress matchall action vlan id 5
+filter add dev D egress matchall action vlan push id 4 protocol ip
+filter add dev D egress matchall action vlan push_eth dst_mac 1:2:3:4:5:6
+filter add dev D egress matchall action vlan pop reclassify index 429496729599
+filter add dev D egress matchall action csum foobar
+filter add dev D egress matchall action csum udp xor iph
+filter add dev D egress matchall action skbmod set smac 00:44:55:44:55
+filter add dev D egress matchall action skbmod set etype 0xfefef
+filter add dev D egress matchall action skbmod foo
+filter add dev D egress matchall action sample rate 100
+filter add dev D egress matchall action pedit munge offset 2 u32 set 1
+filter add dev D egress matchall action pedit munge offset 15 u16 set 0x1234
+filter add dev D egress matchall action pedit munge offset x u8 set 1
+filter add dev D egress matchall action pedit munge offset 0 u8 bogus
+filter add dev D egress matchall action pedit munge ip ttl set 300
+filter add dev D egress matchall action pedit munge ip ttl add 1
+filter add dev D egress matchall action pedit munge ip bogus set 1
+filter add dev D egress matchall action pedit munge foo bar
+filter add dev D egress matchall action pedit munge eth src set 1:2:3:4:5:6
+filter add dev D egress matchall action pedit ex munge ip dport set 1
+filter add dev D egress matchall action pedit ex munge eth type set 0xabcdef
+filter add dev D egress matchall action pedit ex munge ip6 dst set 2001:db8::1 retain 0xff0000
+filter add dev D egress matchall action pedit munge offset 0 u8 set 1 pedit ex
+filter add dev D egress matchall action pedit munge ip src set 1.1.1.256
+filter add dev D egress matchall action tunnel_key unset bogus
 filter add dev D egress matchall action
 filter add dev D egress matchall flowid zz
 filter add dev D egress protocol ip u32 match ip colour 1 1 flowid 1:1

@@ -99,6 +99,7 @@ int mqtx_tcf_classify(const struct mqtx_tcf_block *b, struct mqtx_dev *dev, stru
 		pk.keyed = false;
 		pk.located = false;
 		pk.dry = false;
+		pk.no_mac = false;
 		pk.tr = NULL;
 		v = final_verdict(mqtx__tcf_classify_rs(rs, &pk, res));
 	}
@@ -168,6 +169,7 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_p
 		pk.keyed = false;
 		pk.located = false;
 		pk.dry = true;
+		pk.no_mac = false;
 		pk.tr = &tr;
 		v = final_verdict(mqtx__tcf_classify_rs(rs, &pk, res));
 	}

@@ -188,6 +188,9 @@ struct mqtx_tcf_block {
 
 struct tcf_trace;
 
+/* classify.c: the frame's ethertype, bytes 12-13 (0 for a runt). */
+uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt);
+
 struct tcf_pkt {
 	struct mqtx_pkt *pkt;
 	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
@@ -197,17 +200,30 @@ struct tcf_pkt {
 	bool located;	      /* @l3 and @l4 hold the frame's header offsets */
 	uint16_t l3, l4;      /* the network and transport headers (l4 0: none) */
 	bool dry;	      /* "filter test": probes, no counters */
+	bool no_mac;	      /* an action took the Ethernet header off (vlan pop_eth) */
 	struct tcf_trace *tr;
 	struct fl_key key;
 };
+
+/* An action changed the frame's headers: what the classifiers read of it is read again, and
+ * the protocol is the frame's outer ethertype now (mqtx's frames carry their VLAN tags in the
+ * payload, so a pushed tag is what the next filter sees). */
+static inline void tcf_pkt_edited(struct tcf_pkt *pk)
+{
+	const struct mqtx_pkt *pkt = pk->pkt;
+
+	pk->keyed = false;
+	pk->located = false;
+	/* bytes 12-13, as mqtx__tcf_frame_proto() reads them (here: no call up to classify.c) */
+	if (!pk->no_mac)
+		pk->proto = pkt->len < 14 ? 0 : (uint16_t)(pkt->data[12] << 8 | pkt->data[13]);
+}
 
 /* classify.c */
 int mqtx__tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk,
 			  struct mqtx_tcf_result *res);
 /* A chain of @rs by index, or NULL. */
 const struct tcf_chain *mqtx__tcf_chain_find(const struct tcf_ruleset *rs, uint32_t index);
-/* The frame's ethertype: bytes 12-13 (0 for a runt). */
-uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt);
 
 /* exts.c: run @f's actions (Linux's tcf_exts_exec); MQTX_ACT_OK when it has none. */
 int mqtx__tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
@@ -249,12 +265,21 @@ struct tcf_parse {
 	int exit;
 	char err[4096];
 	size_t errlen;
+	/* what the kernel would refuse once tc has read every word and sent them (an action's
+	 * init): the first such refusal, given when the whole command has parsed */
+	char late[256];
 };
 
 void mqtx__tcf_parse_init(struct tcf_parse *ps, int argc, char **argv);
 /* Append one line to the messages; returns -EINVAL with @exit set (when not set yet). */
 int mqtx__tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A refusal of the kernel's, whole message: tc reads on (the next words may still be its
+ * own errors); the command is refused with it (exit 2) once every word has parsed. Returns 0. */
+int mqtx__tcf_refuse_late(struct tcf_parse *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The late refusal, if there is one: -EINVAL with it as the message, else 0. */
+int mqtx__tcf_late(struct tcf_parse *ps);
 /* The current word, or NULL at the end. */
 static inline const char *tcf_word(const struct tcf_parse *ps)
 {

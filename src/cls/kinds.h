@@ -13,5 +13,11 @@ extern const struct tcf_action_ops mqtx__tcf_gact_ops;
 extern const struct tcf_action_ops mqtx__tcf_skbedit_ops;
 extern const struct tcf_action_ops mqtx__tcf_police_ops;
 extern const struct tcf_action_ops mqtx__tcf_mirred_ops;
+extern const struct tcf_action_ops mqtx__tcf_vlan_ops;
+extern const struct tcf_action_ops mqtx__tcf_csum_ops;
+extern const struct tcf_action_ops mqtx__tcf_skbmod_ops;
+extern const struct tcf_action_ops mqtx__tcf_pedit_ops;
+extern const struct tcf_action_ops mqtx__tcf_tunnel_key_ops;
+extern const struct tcf_action_ops mqtx__tcf_sample_ops;
 
 #endif

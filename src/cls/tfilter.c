@@ -417,12 +417,19 @@ int mqtx__tcf_parse_head(int argc, char **argv, int verb, struct tcf_cmd *c, str
 
 int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf_prep *pp)
 {
+	int err;
+
 	mqtx__tcf_parse_init(ps, rq->argc, rq->argv);
 	ps->protocol = rq->protocol ? rq->protocol : MQTX_ETH_P_ALL;
 	ps->find_dev = rq->find_dev;
 	ps->find_arg = rq->find_arg;
 	ps->parent = rq->parent;
-	return parse_words(rq, ps, &pp->ops, &pp->handle, &pp->f);
+	err = parse_words(rq, ps, &pp->ops, &pp->handle, &pp->f);
+	if (!err)
+		err = mqtx__tcf_late(ps);
+	if (err)
+		mqtx__tcf_prep_free(pp);
+	return err;
 }
 
 void mqtx__tcf_prep_free(struct tcf_prep *pp)

@@ -43,6 +43,25 @@ int mqtx__tcf_perr(struct tcf_parse *ps, int exit, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int mqtx__tcf_refuse_late(struct tcf_parse *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->late[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(ps->late, sizeof(ps->late), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int mqtx__tcf_late(struct tcf_parse *ps)
+{
+	if (!ps->late[0])
+		return 0;
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", ps->late);
+}
+
 int mqtx__tcf_next(struct tcf_parse *ps)
 {
 	if (ps->i + 1 >= ps->argc)

@@ -65,6 +65,10 @@ int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi);
  */
 int mqtx__parse_mac(const char *s, uint8_t mac[6]);
 
+/** mqtx__mac_fmt() - tc's spelling of a MAC (ll_addr_n2a(): "02:00:5e:00:00:01"); returns
+ *  @buf, which holds 18 bytes. */
+const char *mqtx__mac_fmt(const uint8_t mac[6], char *buf, size_t len);
+
 /* ---- table-driven option parsing (opts.c): keyword -> parser -> field ---- */
 
 struct tc_opt;

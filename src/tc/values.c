@@ -76,6 +76,13 @@ int mqtx__parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
+const char *mqtx__mac_fmt(const uint8_t mac[6], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
+	return buf;
+}
+
 int mqtx__parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
