@@ -344,8 +344,8 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_str(p, OUT_ANY, "linklayer", "linklayer %s ",
 			      pol->atm ? "atm" : "ethernet");
 	mqtx__out_nl(p);
-	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", 1);
-	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", 1);
+	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", tcf_act_ref(a));
+	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", tcf_act_bind(a));
 	mqtx__out_nl(p);
 }
 
