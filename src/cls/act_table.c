@@ -291,6 +291,10 @@ void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p
 		mqtx__out_str(p, OUT_ANY, "cookie", "\tcookie %s", hex);
 		mqtx__out_nl(p);
 	}
+	if (pa->no_percpu) {
+		mqtx__out_bool(p, OUT_ANY, "no_percpu", "\tno_percpu", true);
+		mqtx__out_nl(p);
+	}
 	if (table) {
 		/* what the kernel adds to an action it lists: no hardware holds it */
 		mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\tnot_in_hw", true);

@@ -63,6 +63,7 @@ struct tcf_action_ops {
 struct tcf_act_params {
 	uint8_t cookie_len;
 	uint8_t cookie[TCF_COOKIE_MAX];
+	bool no_percpu; /* tc's flag, shown back; mqtx's counters are shared atomics either way */
 	_Alignas(16) unsigned char priv[]; /* the kind's (tcf_act_priv()) */
 };
 

@@ -196,6 +196,7 @@ int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa)
 	const char *w = tcf_word(ps);
 
 	pa->cookie_len = 0;
+	pa->no_percpu = false;
 	if (w && !strcmp(w, "cookie")) {
 		size_t n;
 
@@ -229,8 +230,10 @@ int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa)
 		ps->i++;
 	}
 	w = tcf_word(ps);
-	if (w && !strcmp(w, "no_percpu"))
+	if (w && !strcmp(w, "no_percpu")) {
+		pa->no_percpu = true;
 		ps->i++;
+	}
 	return 0;
 }
 

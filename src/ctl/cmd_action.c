@@ -75,6 +75,16 @@ static int modify(const struct mqtx_ctl_call *a, int *i, bool replace)
 			mqtx_buf_printf(a->err, "Illegal \"action\"\n");
 		return MQTX_TC_EXIT_ABORT;
 	}
+	/* tcf_action_check_ctrlact(): an action outside a filter has no chain to go to */
+	for (int k = 1; k < ps.i; k++) {
+		if (mqtx__tc_matches(ps.argv[k - 1], "goto") &&
+		    mqtx__tc_matches(ps.argv[k], "chain")) {
+			mqtx__tcf_act_req_free(&rq);
+			mqtx_buf_printf(a->err,
+					"Error: can't use goto chain with NULL chain.\n" TALK);
+			return MQTX_TC_EXIT_ABORT;
+		}
+	}
 	err = mqtx__tcf_act_commit(&a->ctl->acts, &rq, replace);
 	mqtx__tcf_act_req_free(&rq);
 	if (err) {
