@@ -201,12 +201,10 @@ int mqtx__tcf_act_bind(struct tcf_act_table *t, struct tcf_action *a, struct tcf
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
-	if (old) {
+	if (old || err)
 		mqtx__tcf_act_free(a); /* never published */
-		a = old;
-	}
 	if (!err)
-		*out = a;
+		*out = old ? old : a;
 	return err;
 }
 
