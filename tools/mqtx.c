@@ -40,9 +40,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
-		"|\n"
-		"                   hash | top | whatif }\n"
+		"where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme | gen |\n"
+		"                   replay | hash | top | whatif }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
 		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
