@@ -362,9 +362,15 @@ int mqtx__tcf_act_commit(struct tcf_act_table *t, struct tcf_act_req *rq, bool r
 		if (cur) {
 			/* The new parameters for the readers; @a keeps the old ones to free. */
 			struct tcf_act_params *pa = atomic_load(&cur->params);
+			struct tcf_act_params *npa = atomic_load(&a->params);
 
-			atomic_store_explicit(&cur->params, atomic_load(&a->params),
-					      memory_order_release);
+			/* a replace without a cookie keeps the one there (tcf_action_init_1()) */
+			if (!npa->cookie_len) {
+				npa->cookie_len = pa->cookie_len;
+				memcpy(npa->cookie, pa->cookie, sizeof(npa->cookie));
+			}
+
+			atomic_store_explicit(&cur->params, npa, memory_order_release);
 			atomic_store(&a->params, pa);
 			old[nold++] = a;
 		} else {
