@@ -293,16 +293,17 @@ void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p
 		mqtx__out_bool(p, OUT_ANY, "no_percpu", "\tno_percpu", true);
 		mqtx__out_nl(p);
 	}
+	/* What the kernel adds to an action: no hardware holds it (in a listing of the table),
+	 * no hardware counts it (in a filter's too). */
 	if (table) {
-		/* what the kernel adds to an action it lists: no hardware holds it */
 		mqtx__out_bool(p, OUT_ANY, "not_in_hw", "\tnot_in_hw", true);
 		mqtx__out_nl(p);
-		mqtx__out_text(p, "\tused_hw_stats");
-		mqtx__out_open_array(p, "used_hw_stats");
-		mqtx__out_str(p, OUT_ANY, NULL, " %s", "disabled");
-		mqtx__out_close_array(p);
-		mqtx__out_nl(p);
 	}
+	mqtx__out_text(p, "\tused_hw_stats");
+	mqtx__out_open_array(p, "used_hw_stats");
+	mqtx__out_str(p, OUT_ANY, NULL, " %s", "disabled");
+	mqtx__out_close_array(p);
+	mqtx__out_nl(p);
 }
 
 /* ---- "actions add|replace|change" ---- */
