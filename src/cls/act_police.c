@@ -10,6 +10,7 @@
 
 #include "base/lock.h"
 #include "base/tbucket.h"
+#include "base/tc_ticks.h"
 #include "cls/cls_int.h"
 #include "cls/kinds.h"
 
@@ -320,9 +321,13 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
 			      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
 		mqtx__out_uint(p, OUT_JSON, "rate", NULL, pol->rate.rate);
+		/* tc sends the burst as ticks and shows what they carry back (tc_core.c) */
+		uint64_t burst = tc_bucket_size(
+			pol->rate.rate, (int64_t)tc_xmit_ticks(pol->rate.rate, pol->burst) << 6);
+
 		mqtx__out_str(p, OUT_FP, NULL, "burst %s ",
-			      mqtx_tc_print_size(b, sizeof(b), pol->burst));
-		mqtx__out_uint(p, OUT_JSON, "burst", NULL, pol->burst);
+			      mqtx_tc_print_size(b, sizeof(b), burst));
+		mqtx__out_uint(p, OUT_JSON, "burst", NULL, burst);
 	}
 	mqtx__out_str(p, OUT_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
 	mqtx__out_uint(p, OUT_JSON, "mtu", NULL, pol->mtu);

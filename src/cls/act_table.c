@@ -238,8 +238,8 @@ void mqtx__tcf_act_table_fini(struct tcf_act_table *t)
 		struct tcf_action *a = t->v[i];
 
 		a->table = NULL;
-		/* the table's own reference: an action no filter holds */
-		if (!atomic_load(&a->bindcnt) &&
+		/* the table's own reference ("actions add" made it): more refs than bindings */
+		if (atomic_load(&a->refcnt) > atomic_load(&a->bindcnt) &&
 		    atomic_fetch_sub_explicit(&a->refcnt, 1, memory_order_relaxed) == 1)
 			gone[n++] = a;
 	}
