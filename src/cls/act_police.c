@@ -271,6 +271,10 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 	if (pol->peak.rate && !pol->mtu)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				      "'mtu' is required, if 'peakrate' is requested.");
+	/* tcf_action_check_ctrlact(): a number past TC_ACT_VALUE_MAX (8) is no verdict */
+	if (pol->exceed > 8 && (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_GOTO_CHAIN &&
+	    (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_JUMP)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: invalid control action.");
 	pol->rate.atm = pol->peak.atm = pol->atm;
 	pol->peak.overhead = pol->rate.overhead;
 	pol->peak.mpu = pol->rate.mpu;
