@@ -233,7 +233,7 @@ void mqtx__tcf_act_table_fini(struct tcf_act_table *t)
 	unsigned n = 0;
 
 	pthread_mutex_lock(&t->lock);
-	gone = t->n ? t->v : NULL;
+	gone = t->v; /* reused for the actions to free: never more than were in it */
 	for (unsigned i = 0; i < t->n; i++) {
 		struct tcf_action *a = t->v[i];
 
