@@ -40,7 +40,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme | gen |\n"
+		"where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme | gen "
+		"|\n"
 		"                   replay | hash | top | whatif }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
 		"                    -force | -timeout SECS | -V[ersion] }\n"
