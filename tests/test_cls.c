@@ -92,6 +92,7 @@ static void test_chains(void **state)
 				   "\taction order 1: gact action drop\n"
 				   "\t random type none pass val 0\n"
 				   "\t index 2 ref 1 bind 1\n"
+				   "\tused_hw_stats disabled\n"
 				   "\n");
 	/* reclassify starts again at chain 0: forever, so the loop limit drops it */
 	cx_ok(&c, "filter replace dev eth0 egress prio 1 handle 1 matchall action reclassify");

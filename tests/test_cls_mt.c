@@ -208,11 +208,83 @@ static void test_block_under_traffic(void **state)
 	cx_teardown(&c);
 }
 
+/* A standalone action that every filter binds to, replaced while packets run through it: its
+ * counters are the action's, so it counts every packet once whichever filter ran it and
+ * whichever parameters it had; a packet sees the old parameters or the new, never a mix. */
+static bool shared_mark(const struct mqtx_pkt *p, unsigned q)
+{
+	(void)q;
+	return (p->mark == 0xa1 && p->priority == 0xa1) || (p->mark == 0xb3 && p->priority == 0xb3);
+}
+
+static uint64_t json_u64(const char *s, const char *key)
+{
+	const char *at = strstr(s, key);
+
+	assert_non_null(at);
+	return strtoull(at + strlen(key), NULL, 10);
+}
+
+static void test_shared_action_replaced(void **state)
+{
+	pthread_t th[SENDERS];
+	struct sender s[SENDERS];
+	struct mqtx_dev_stats st;
+	struct mqtx_dev *dev;
+	unsigned changes = 0;
+	const char *out;
+	struct cx c;
+
+	(void)state;
+	atomic_store(&go, false);
+	cx_setup(&c);
+	dev = rec_dev(c.ctl, "rec0");
+	rec(dev)->check = shared_mark;
+	rec(dev)->moves_ok = true;
+	cx_ok(&c, "qdisc add dev rec0 clsact");
+	cx_ok(&c, "actions add action skbedit mark 0xa1 priority :a1 index 5");
+	cx_ok(&c, "filter add dev rec0 egress protocol ip prio 1 flower ip_proto udp dst_port 7000 "
+		  "action skbedit index 5 action pass");
+	cx_ok(&c, "filter add dev rec0 egress prio 2 matchall action skbedit index 5 action pass");
+	out = cx_ok(&c, "-j actions get action skbedit index 5");
+	assert_int_equal(json_u64(out, "\"ref\":"), 3);
+	assert_int_equal(json_u64(out, "\"bind\":"), 2);
+	atomic_store(&senders_left, SENDERS);
+	for (unsigned i = 0; i < SENDERS; i++) {
+		s[i] = (struct sender){ &c, dev, i };
+		assert_int_equal(pthread_create(&th[i], NULL, send_main, &s[i]), 0);
+	}
+	atomic_store(&go, true);
+	while (atomic_load(&senders_left) || changes < MIN_CHANGES) {
+		cx_ok(&c, "actions replace action skbedit mark 0x%s priority :%s index 5",
+		      changes % 2 ? "a1" : "b3", changes % 2 ? "a1" : "b3");
+		changes++;
+	}
+	for (unsigned i = 0; i < SENDERS; i++)
+		pthread_join(th[i], NULL);
+	print_message("%u replacements of a shared action\n", changes);
+	assert_int_equal(atomic_load(&rec(dev)->bad_check), 0);
+	mqtx_dev_get_stats(dev, &st);
+	assert_int_equal(st.xmit, SENDERS * FLOWS_EACH * ROUNDS);
+	out = cx_ok(&c, "-s -j actions get action skbedit index 5");
+	assert_int_equal(json_u64(out, "\"packets\":"), st.xmit);
+	assert_int_equal(json_u64(out, "\"bind\":"), 2);
+	/* bound: the table keeps it; unbound, it goes */
+	cx_rc(&c, 255, "actions delete action skbedit index 5");
+	cx_ok(&c, "qdisc del dev rec0 clsact");
+	out = cx_ok(&c, "-j actions get action skbedit index 5");
+	assert_int_equal(json_u64(out, "\"ref\":"), 1);
+	assert_int_equal(json_u64(out, "\"bind\":"), 0);
+	cx_ok(&c, "actions delete action skbedit index 5");
+	cx_teardown(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_change_under_traffic),
 		cmocka_unit_test(test_block_under_traffic),
+		cmocka_unit_test(test_shared_action_replaced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,9 @@ has() {
 	done
 	ok "$desc"
 }
-has "objects" "mqtx " dev qdisc class filter sta ba wme gen replay hash top
+has "objects" "mqtx " dev qdisc class filter actions sta ba wme gen replay hash top
+has "actions commands" "mqtx actions " add replace delete get list flush
+has "action kinds" "mqtx actions add action " gact skbedit police mirred
 has "a prefix" "mqtx q" qdisc
 has "options" "mqtx -" -json -pretty -statistics -Version
 has "dev commands" "mqtx dev " add set del show stats

@@ -38,6 +38,8 @@ struct fault_case {
 #define MAC1	  "02:00:00:00:00:01"
 #define STA1	  "sta add dev w0 addr " MAC1
 #define QMAP	  "53,2,22,6,8,15,0,7,255,255,16,31,32,39,255,255,40,47,48,63"
+#define GACT8	  "actions add action gact drop index 8"
+#define GACT9	  "actions add action gact pipe index 9"
 #define CLSACT	  "qdisc add dev eth0 clsact"
 #define FLOW1	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.1.0.0/16 classid 1:1"
 #define FLOW2	  "filter add dev eth0 egress protocol ip prio 4 flower src_ip 10.2.0.0/16 classid 1:2"
@@ -468,6 +470,18 @@ static const struct fault_case cases[] = {
 	  "qdisc replace dev eth16 root handle 2: mqprio num_tc 2 map 0 0 0 0 1 1 1 1 queues 8@0 "
 	  "8@8 hw 0",
 	  0 },
+	/* standalone actions: the table, and filters bound to its actions */
+	{ {}, "actions add action gact drop index 8 action skbedit mark 3 cookie aabb", 0 },
+	{ { GACT8 }, "actions replace action gact pass index 8 cookie 0102", 0 },
+	{ { GACT8 }, "actions add action gact pass index 9 action gact pass index 8", 255 },
+	{ { GACT8, GACT9 }, "actions flush action gact", 0 },
+	{ { GACT8, GACT9 }, "-s -j actions ls action gact", 0 },
+	{ { GACT8, GACT9 }, "actions get action gact index 9 action gact index 8", 0 },
+	{ { GACT8, GACT9 }, "actions delete action gact index 8 action gact index 9", 0 },
+	{ { CLSACT, GACT8 }, "filter add dev eth0 egress matchall action gact index 8", 0 },
+	{ { CLSACT, GACT8, "filter add dev eth0 egress matchall action gact index 8" },
+	  "actions delete action gact index 8",
+	  255 },
 	/* hash: the queue a flow goes to, by the device's own picker */
 	{ {}, "hash --src 10.0.0.1:1000 --dst 10.0.0.2:80 dev eth16", 0 },
 	{ {}, "hash --algo toeplitz --src 10.0.0.1 --dst 10.0.0.2 dev eth16", 0 },

@@ -584,6 +584,33 @@ filter add dev D egress handle 1
 filter add dev nosuch egress matchall
 filter add dev D egress bogus x
 filter frob dev D
+## standalone actions: mirred in the table, a filter bound to one, delete and flush refused
+4
+actions add action mirred egress mirror dev D index 3 cookie aabbccdd
+actions add action mirred egress redirect dev D
+actions ls action mirred
+-j actions ls action mirred
+actions add action mirred egress mirror dev D index 3
+actions get action mirred index 3
+-j actions get action mirred index 1
+actions get action mirred index 9
+actions replace action mirred egress redirect dev D index 3
+qdisc add dev D clsact
+filter add dev D egress protocol ip prio 1 u32 match ip dst 10.0.0.0/8 action mirred index 3
+filter add dev D egress protocol ip prio 2 u32 match ip dst 10.0.0.0/8 action mirred egress mirror dev D index 7
+actions ls action mirred
+actions delete action mirred index 3
+actions delete action mirred index 1
+actions ls action mirred
+actions flush action mirred
+filter del dev D egress prio 1
+actions flush action mirred
+actions ls action mirred
+# the kernel frees a deleted filter's actions in a work item: no listing right after
+filter del dev D egress
+actions flush action mirred
+actions ls action mirred
+-j actions ls action mirred
 ## mqtx's other kinds, where the kernel has them: prio
 4 prio
 qdisc add dev D root handle 1: mq

@@ -40,9 +40,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
+		"where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme | gen "
 		"|\n"
-		"                   hash | top | whatif }\n"
+		"                   replay | hash | top | whatif }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
 		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"

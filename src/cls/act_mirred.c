@@ -320,8 +320,8 @@ static void mirred_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__tcf_print_control(p, " ", m->verdict, "");
 	mqtx__out_nl(p);
 	mqtx__out_uint(p, OUT_ANY, "index", "\tindex %llu", a->index);
-	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", 1);
-	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", 1);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", tcf_act_ref(a));
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
 	mqtx__out_nl(p);
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/lock.h"
 #include "base/tbucket.h"
+#include "base/tc_ticks.h"
 #include "cls/cls_int.h"
 #include "cls/kinds.h"
 
@@ -270,6 +271,10 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 	if (pol->peak.rate && !pol->mtu)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				      "'mtu' is required, if 'peakrate' is requested.");
+	/* tcf_action_check_ctrlact(): a number past TC_ACT_VALUE_MAX (8) is no verdict */
+	if (pol->exceed > 8 && (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_GOTO_CHAIN &&
+	    (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_JUMP)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: invalid control action.");
 	pol->rate.atm = pol->peak.atm = pol->atm;
 	pol->peak.overhead = pol->rate.overhead;
 	pol->peak.mpu = pol->rate.mpu;
@@ -320,9 +325,13 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
 			      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
 		mqtx__out_uint(p, OUT_JSON, "rate", NULL, pol->rate.rate);
+		/* tc sends the burst as ticks and shows what they carry back (tc_core.c) */
+		uint64_t burst = tc_bucket_size(
+			pol->rate.rate, (int64_t)tc_xmit_ticks(pol->rate.rate, pol->burst) << 6);
+
 		mqtx__out_str(p, OUT_FP, NULL, "burst %s ",
-			      mqtx_tc_print_size(b, sizeof(b), pol->burst));
-		mqtx__out_uint(p, OUT_JSON, "burst", NULL, pol->burst);
+			      mqtx_tc_print_size(b, sizeof(b), burst));
+		mqtx__out_uint(p, OUT_JSON, "burst", NULL, burst);
 	}
 	mqtx__out_str(p, OUT_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
 	mqtx__out_uint(p, OUT_JSON, "mtu", NULL, pol->mtu);
@@ -344,8 +353,8 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_str(p, OUT_ANY, "linklayer", "linklayer %s ",
 			      pol->atm ? "atm" : "ethernet");
 	mqtx__out_nl(p);
-	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", 1);
-	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", 1);
+	mqtx__out_int(p, OUT_ANY, "ref", "\tref %lld ", tcf_act_ref(a));
+	mqtx__out_int(p, OUT_ANY, "bind", "bind %lld ", tcf_act_bind(a));
 	mqtx__out_nl(p);
 }
 

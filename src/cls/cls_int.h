@@ -56,17 +56,49 @@ struct tcf_action_ops {
 	void (*destroy)(struct tcf_action *a);
 };
 
-/* One action of a filter. @index is tc's action index, unique per kind. */
+#define TCF_COOKIE_MAX 16 /* TC_COOKIE_MAX_SIZE */
+
+/* What "actions replace" changes as a whole: the cookie and the kind's state. Published by
+ * RCU in struct tcf_action; the one it replaces is freed after a grace period. */
+struct tcf_act_params {
+	uint8_t cookie_len;
+	uint8_t cookie[TCF_COOKIE_MAX];
+	bool no_percpu; /* tc's flag, shown back; mqtx's counters are shared atomics either way */
+	_Alignas(16) unsigned char priv[]; /* the kind's (tcf_act_priv()) */
+};
+
+struct tcf_act_table;
+
+/*
+ * One action, in its kind's table (act_table.c) under @index, shared by the filters bound to
+ * it. @refcnt and @bindcnt are tc's "ref" and "bind": the table's own reference (an action
+ * made by "actions add") and each filter's; they change under the table's lock and are read
+ * without it. The counters are the action's, whichever filter ran it.
+ */
 struct tcf_action {
 	const struct tcf_action_ops *ops;
 	uint32_t index;
 	struct tcf_stats st;
-	/* private state follows */
+	struct tcf_act_params *_Atomic params;
+	atomic_uint refcnt, bindcnt;
+	struct tcf_act_table *table; /* NULL: in none (not yet, or its table is gone) */
 };
 
+/* The kind's state, read on the data path in a read section, or in a dump. */
 static inline void *tcf_act_priv(const struct tcf_action *a)
 {
-	return (char *)a + ALIGN_UP(sizeof(*a), 16);
+	return atomic_load_explicit(&((struct tcf_action *)a)->params, memory_order_acquire)->priv;
+}
+
+/* tc's "ref" and "bind" of @a, as its dump prints them. */
+static inline unsigned tcf_act_ref(const struct tcf_action *a)
+{
+	return atomic_load_explicit(&((struct tcf_action *)a)->refcnt, memory_order_relaxed);
+}
+
+static inline unsigned tcf_act_bind(const struct tcf_action *a)
+{
+	return atomic_load_explicit(&((struct tcf_action *)a)->bindcnt, memory_order_relaxed);
 }
 
 /* A filter's actions, run in order (Linux's tcf_exts). */
@@ -262,6 +294,7 @@ struct tcf_parse {
 	 * the device is there but may not be used, why in @why (a whole message) */
 	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
 	void *find_arg;
+	struct tcf_act_table *acts; /* where actions go (NULL: the process's own table) */
 	int exit;
 	char err[4096];
 	size_t errlen;
@@ -313,6 +346,11 @@ int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
 void mqtx__tcf_exts_free(struct tcf_exts *e);
 /* tc_print_action(): every action, its counters with -s. */
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
+/* tc_print_one_action(): @a after "action order N: " (@table: as "actions ls" lists it). */
+void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p);
+/* The words after an action's kind parser (tc's parse_action()): cookie, hw_stats, no_percpu;
+ * the cookie into @pa. */
+int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa);
 /* "classid"/"flowid" at the current word into f->classid. */
 int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 
@@ -321,9 +359,25 @@ int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 const struct tcf_proto_ops *mqtx__tcf_proto_kind(const char *kind);
 const struct tcf_action_ops *mqtx__tcf_action_kind(const char *kind);
 
-/* Action indexes, per kind, the lowest free from 1 (as Linux's idr of a kind's actions). */
-int mqtx__tcf_action_index_take(const struct tcf_action_ops *ops, uint32_t want, uint32_t *index);
-void mqtx__tcf_action_index_put(const struct tcf_action_ops *ops, uint32_t index);
+/* ---- the action tables (act_table.c) ---- */
+
+/* A new action of @ops, in no table, its state zeroed. */
+int mqtx__tcf_act_alloc(const struct tcf_action_ops *ops, struct tcf_action **out);
+/* Free an action that no table and no published filter holds (its kind's destroy first). */
+void mqtx__tcf_act_free(struct tcf_action *a);
+/*
+ * mqtx__tcf_act_bind() - a filter's action: @a (just parsed, index 0 for the lowest free)
+ * goes into @t bound once (ref 1 bind 1); where its kind already has an action of that index,
+ * @a is freed and *@out is the one there, bound once more (Linux's tcf_idr_check_alloc(),
+ * ACT_P_BOUND). Return: 0; -ENOMEM; -ENOSPC.
+ */
+int mqtx__tcf_act_bind(struct tcf_act_table *t, struct tcf_action *a, struct tcf_action **out);
+/* mqtx__tcf_act_lookup_bind() - bind to @ops's action @index of @t if there is one. */
+struct tcf_action *mqtx__tcf_act_lookup_bind(struct tcf_act_table *t,
+					     const struct tcf_action_ops *ops, uint32_t index);
+/* Drop a filter's binding (@bind) or the table's reference; the last one frees @a. Only once
+ * no read section can see @a through the holder (a filter retired after a grace period). */
+void mqtx__tcf_act_put(struct tcf_action *a, bool bind);
 
 /* ---- blocks (block.c) ---- */
 

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "base/rcu.h"
 #include "cls/cls_int.h"
+#include "cls/tcf.h"
 
 #define ACT_MAX 32 /* TCA_ACT_MAX_PRIO */
 
@@ -52,18 +54,10 @@ int mqtx__tcf_exts_exec(struct tcf_filter *f, struct tcf_pkt *pk, struct mqtx_tc
 
 /* ---- control path ---- */
 
-static void act_free(struct tcf_action *a)
-{
-	if (a->ops->destroy)
-		a->ops->destroy(a);
-	mqtx__tcf_action_index_put(a->ops, a->index);
-	mqtx__free(a);
-}
-
 void mqtx__tcf_exts_free(struct tcf_exts *e)
 {
 	for (unsigned i = 0; i < e->n; i++)
-		act_free(e->acts[i]);
+		mqtx__tcf_act_put(e->acts[i], true);
 	mqtx__free(e->acts);
 	e->acts = NULL;
 	e->n = 0;
@@ -77,24 +71,28 @@ static bool new_cmd(const char *w)
 	       mqtx__tc_matches(w, "add");
 }
 
-static int act_alloc(const struct tcf_action_ops *ops, struct tcf_action **out)
+/* "KIND index N" naming an action of the table: the filter binds to it, whatever the kind's
+ * parser would make of the words (Linux ignores them for an action that exists). */
+static struct tcf_action *bind_by_index(const struct tcf_action_ops *ops, struct tcf_parse *ps)
 {
-	struct tcf_action *a = mqtx__zalloc(ALIGN_UP(sizeof(*a), 16) + ops->priv_size);
+	const char *w = tcf_word(ps);
+	struct tcf_action *a;
+	uint32_t index;
 
-	if (!a)
-		return -ENOMEM;
-	a->ops = ops;
-	*out = a;
-	return 0;
+	if (!w || !mqtx__tc_matches(w, "index") || ps->i + 1 >= ps->argc ||
+	    mqtx__tc_get_u32(ps->argv[ps->i + 1], &index, 10) || !index)
+		return NULL;
+	a = mqtx__tcf_act_lookup_bind(ps->acts, ops, index);
+	if (a)
+		ps->i += 2;
+	return a;
 }
 
 /* One action at the current word: its kind (a verdict word is gact's), then its words. */
-static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
+static int parse_kind(struct tcf_parse *ps, const struct tcf_action_ops **out)
 {
 	const char *w = tcf_word(ps);
 	const struct tcf_action_ops *ops = mqtx__tcf_action_kind(w);
-	struct tcf_action *a;
-	int err;
 
 	/* tc takes an unknown kind for gact, whose parser then refuses the word; a kind's
 	 * parser moves past its name to its words, which must be there (NEXT_ARG()). */
@@ -102,25 +100,53 @@ static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 		ops = mqtx__tcf_action_kind("gact");
 	else if (mqtx__tcf_next(ps))
 		return -EINVAL;
-	err = act_alloc(ops, &a);
+	*out = ops;
+	return 0;
+}
+
+/* The kind's words and the options after them into a new action in no table. */
+static int parse_new(const struct tcf_action_ops *ops, struct tcf_parse *ps,
+		     struct tcf_action **out)
+{
+	struct tcf_action *a;
+	int err = mqtx__tcf_act_alloc(ops, &a);
+
 	if (err)
 		return err;
 	err = ops->parse(a, ps);
 	if (!err)
-		err = mqtx__tcf_action_index_take(ops, a->index, &a->index);
-	if (err == -EEXIST)
-		mqtx__tcf_perr(
-			ps, MQTX_TC_EXIT_PARSE,
-			"%s: action index %u is taken (actions are not shared between filters)",
-			ops->kind, a->index);
+		err = mqtx__tcf_act_options(ps, atomic_load(&a->params));
 	if (err) {
-		if (ops->destroy)
-			ops->destroy(a);
-		mqtx__free(a);
+		mqtx__tcf_act_free(a);
 		return err;
 	}
 	*out = a;
 	return 0;
+}
+
+static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
+{
+	const struct tcf_action_ops *ops;
+	struct tcf_action *a;
+	int err = parse_kind(ps, &ops);
+
+	if (err)
+		return err;
+	*out = bind_by_index(ops, ps);
+	if (*out) {
+		struct tcf_act_params unused;
+
+		err = mqtx__tcf_act_options(ps, &unused);
+		if (err)
+			mqtx__tcf_act_put(*out, true);
+		return err;
+	}
+	err = parse_new(ops, ps, &a);
+	if (!err)
+		err = mqtx__tcf_act_bind(ps->acts, a, out);
+	if (err == -ENOSPC)
+		mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "Error: no action index is left.");
+	return err;
 }
 
 static int exts_add(struct tcf_exts *e, struct tcf_action *a)
@@ -137,21 +163,133 @@ static int exts_add(struct tcf_exts *e, struct tcf_action *a)
 	return 0;
 }
 
-/* The optional words after an action that tc takes and mqtx has no use for. */
-static int skip_act_options(struct tcf_parse *ps)
+/* tc's hex2mem(): pairs of hex digits. */
+static int parse_cookie(const char *s, struct tcf_act_params *pa)
 {
+	size_t n = strlen(s);
+
+	if (n % 2)
+		return -EINVAL;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v = 0;
+
+		for (int k = 0; k < 2; k++) {
+			char c = s[2 * i + (size_t)k];
+
+			if (c >= '0' && c <= '9')
+				v = v * 16 + (unsigned)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				v = v * 16 + (unsigned)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				v = v * 16 + (unsigned)(c - 'A' + 10);
+			else
+				return -EINVAL;
+		}
+		pa->cookie[i] = (uint8_t)v;
+	}
+	pa->cookie_len = (uint8_t)(n / 2);
+	return 0;
+}
+
+int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa)
+{
+	const char *w = tcf_word(ps);
+
+	pa->cookie_len = 0;
+	pa->no_percpu = false;
+	if (w && !strcmp(w, "cookie")) {
+		size_t n;
+
+		if (mqtx__tcf_next(ps))
+			return -EINVAL;
+		w = tcf_word(ps);
+		n = strlen(w);
+		if (n > 2 * TCF_COOKIE_MAX)
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: argument \"%s\" is wrong: %zu Max allowed size %d", w, n,
+				2 * TCF_COOKIE_MAX);
+		if (parse_cookie(w, pa))
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: argument \"%s\" is wrong: cookie must be a hex "
+				"string\n\n",
+				w);
+		ps->i++;
+	}
+	w = tcf_word(ps);
+	if (w && mqtx__tc_matches(w, "hw_stats")) {
+		if (mqtx__tcf_next(ps))
+			return -EINVAL;
+		w = tcf_word(ps);
+		if (!mqtx__tc_matches(w, "immediate") && !mqtx__tc_matches(w, "delayed") &&
+		    !mqtx__tc_matches(w, "disabled"))
+			return mqtx__tcf_perr(
+				ps, MQTX_TC_EXIT_ABORT,
+				"Error: argument \"%s\" is wrong: value is invalid\n\n", w);
+		ps->i++;
+	}
+	w = tcf_word(ps);
+	if (w && !strcmp(w, "no_percpu")) {
+		pa->no_percpu = true;
+		ps->i++;
+	}
+	return 0;
+}
+
+int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
+{
+	bool expect = false;
 	const char *w;
 
 	while ((w = tcf_word(ps))) {
-		if (!strcmp(w, "no_percpu")) {
+		int at = ps->argc - ps->i;
+		const char *kind = w;
+		const struct tcf_action_ops *ops;
+		struct tcf_action *a, **v;
+		int err;
+
+		if (!strcmp(w, "action")) {
 			ps->i++;
-		} else if (mqtx__tc_matches(w, "hw_stats")) {
-			if (mqtx__tcf_next(ps))
-				return -EINVAL;
-			ps->i++;
-		} else {
-			break;
+			expect = true;
+			continue;
 		}
+		if (!strcmp(w, "flowid") || !strcmp(w, "classid") || new_cmd(w))
+			break;
+		if (!strcmp(w, "help"))
+			return -EINVAL;
+		expect = false;
+		if (rq->n == ACT_MAX)
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "Too many actions: at most %d", ACT_MAX);
+		err = parse_kind(ps, &ops);
+		if (!err)
+			err = parse_new(ops, ps, &a);
+		if (!err) {
+			v = mqtx__alloc((rq->n + 1) * sizeof(*v));
+			if (!v) {
+				mqtx__tcf_act_free(a);
+				return -ENOMEM;
+			}
+			if (rq->n)
+				memcpy(v, rq->acts, rq->n * sizeof(*v));
+			v[rq->n++] = a;
+			mqtx__free(rq->acts);
+			rq->acts = v;
+		}
+		if (err) {
+			if (err == -ENOMEM || ps->exit == MQTX_TC_EXIT_REFUSED)
+				return err;
+			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+					      "parse_action: bad value (%d:%s)!", at, kind);
+		}
+	}
+	if (expect)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
+	if (!rq->n) { /* parse_action() refuses nothing to parse without a word */
+		ps->exit = MQTX_TC_EXIT_PARSE;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -182,14 +320,12 @@ int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 					      "Too many actions: at most %d", ACT_MAX);
 		err = parse_one(ps, &a);
 		if (!err) {
-			err = skip_act_options(ps);
-			if (!err)
-				err = exts_add(e, a);
+			err = exts_add(e, a);
 			if (err)
-				act_free(a);
+				mqtx__tcf_act_put(a, true);
 		}
 		if (err) {
-			if (err == -ENOMEM)
+			if (err == -ENOMEM || ps->exit == MQTX_TC_EXIT_REFUSED)
 				return err;
 			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
 			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
@@ -203,41 +339,20 @@ int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 
 /* ---- printing ---- */
 
-/* print_tcstats2_attr() with the prefix "\t": an action's counters. */
-static void dump_stats(const struct tcf_action *a, struct tc_out *p)
-{
-	mqtx__out_text(p, "\tAction statistics:");
-	mqtx__out_nl(p);
-	mqtx__out_open(p, "stats");
-	mqtx__out_uint(p, OUT_ANY, "bytes", "\tSent %llu bytes", atomic_load(&a->st.bytes));
-	mqtx__out_uint(p, OUT_ANY, "packets", " %llu pkt", atomic_load(&a->st.packets));
-	mqtx__out_uint(p, OUT_ANY, "drops", " (dropped %llu", atomic_load(&a->st.drops));
-	mqtx__out_uint(p, OUT_ANY, "overlimits", ", overlimits %llu",
-		       atomic_load(&a->st.overlimits));
-	mqtx__out_uint(p, OUT_ANY, "requeues", " requeues %llu) ", 0);
-	mqtx__out_nl(p);
-	mqtx__out_uint(p, OUT_ANY, "backlog", "\tbacklog %llub", 0);
-	mqtx__out_uint(p, OUT_ANY, "qlen", " %llup", 0);
-	mqtx__out_text(p, " requeues 0");
-	mqtx__out_close(p);
-	mqtx__out_nl(p);
-}
-
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
 {
 	if (!e->n)
 		return;
 	mqtx__out_open_array(p, "actions");
+	/* "actions replace" frees the parameters it replaced after a grace period */
+	mqtx__rcu_read_lock();
 	for (unsigned i = 0; i < e->n; i++) {
-		const struct tcf_action *a = e->acts[i];
-
 		mqtx__out_open(p, NULL);
 		mqtx__out_nl(p);
 		mqtx__out_uint(p, OUT_ANY, "order", "\taction order %llu: ", i + 1);
-		a->ops->dump(a, p);
-		if (p->stats)
-			dump_stats(a, p);
+		mqtx__tcf_act_dump(e->acts[i], false, p);
 		mqtx__out_close(p);
 	}
+	mqtx__rcu_read_unlock();
 	mqtx__out_close_array(p);
 }

@@ -4,10 +4,14 @@
 #ifndef MQTX_CLS_TCF_H
 #define MQTX_CLS_TCF_H
 
+#include <pthread.h>
+
 #include <mqtx/cls.h>
 #include <mqtx/dev.h>
 
 struct tc_out;
+struct tcf_action;
+struct tcf_action_ops;
 struct tcf_parse;
 struct tcf_proto;
 struct tcf_proto_ops;
@@ -28,6 +32,7 @@ struct tcf_ruleset;
  * @find_dev, @find_arg: how a device name in an action (mirred) is found; NULL: none is. It
  *        returns the device, or NULL: there is none, or, with a message in @why, the caller
  *        may not send to it (the command is then refused).
+ * @acts: the action table the filter's actions go in or bind to (NULL: the process's own).
  */
 struct tcf_req {
 	int verb;
@@ -38,6 +43,7 @@ struct tcf_req {
 	char **argv;
 	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
 	void *find_arg;
+	struct tcf_act_table *acts;
 };
 
 /* Parents that name clsact's (or ingress's) hooks, as tc writes them. */
@@ -125,6 +131,66 @@ int mqtx__tcf_test(struct mqtx_tcf_block *b, struct mqtx_dev *dev, struct mqtx_p
 
 /** mqtx__tcf_dev_targeted() - whether a mirred action sends to @dev (which must then stay). */
 bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);
+
+/* ---- standalone actions (act_table.c): "tc actions" ---- */
+
+/*
+ * struct tcf_act_table - the actions of a context (Linux keeps one table per kind and
+ * network namespace): every action, by kind and index, whether a filter made it or "actions
+ * add". @lock is a leaf: nothing is taken inside it, and the data path never takes it.
+ */
+struct tcf_act_table {
+	pthread_mutex_t lock;
+	struct tcf_action **v; /* by kind name, then index */
+	unsigned n, cap;
+};
+
+void mqtx__tcf_act_table_init(struct tcf_act_table *t);
+/* Drop the table's references; the actions filters still hold leave the table with them. */
+void mqtx__tcf_act_table_fini(struct tcf_act_table *t);
+
+/* The actions of one "actions add|replace|change", parsed, in no table yet. */
+struct tcf_act_req {
+	unsigned n;
+	struct tcf_action **acts;
+};
+
+/**
+ * mqtx__tcf_act_parse() - tc's parse_action() for "actions add|change|replace": the actions
+ * at ps->argv[ps->i] up to the end or a word that starts another command. Return: 0; -EINVAL
+ * with tc's lines and exit in @ps; -ENOMEM.
+ */
+int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq);
+/**
+ * mqtx__tcf_act_commit() - put @rq's actions in @t: new ones with the table's reference (ref
+ * 1 bind 0), and with @replace an existing one takes the new parameters (its counters and
+ * bindings stay; the old parameters are freed after a grace period). All or nothing.
+ * Return: 0 (@rq is then empty); -EEXIST (without @replace); -ENOSPC; -ENOMEM.
+ */
+int mqtx__tcf_act_commit(struct tcf_act_table *t, struct tcf_act_req *rq, bool replace);
+void mqtx__tcf_act_req_free(struct tcf_act_req *rq);
+
+/**
+ * mqtx__tcf_act_show() - "actions get" (@n actions: @ops[i] @index[i]) or "actions ls" (@n
+ * 0: every action of @ops[0]) as tc prints what the kernel answers: "total acts N", then each
+ * action. Return: 0; -ENOENT: an action named is not there (nothing printed).
+ */
+int mqtx__tcf_act_show(struct tcf_act_table *t, const struct tcf_action_ops *const *ops,
+		       const uint32_t *index, unsigned n, struct tc_out *p);
+/**
+ * mqtx__tcf_act_delete() - "actions delete": every action named goes, or none. Return: 0;
+ * -ENOENT: one is not there; -EPERM: a filter is bound to one (Linux's tcf_idr_delete_index()).
+ */
+int mqtx__tcf_act_delete(struct tcf_act_table *t, const struct tcf_action_ops *const *ops,
+			 const uint32_t *index, unsigned n);
+/**
+ * mqtx__tcf_act_flush() - "actions flush action KIND": the kind's actions in index order up
+ * to the first a filter is bound to (Linux's tcf_del_walker()); *@rest: some stayed. Return: how many went;
+ * -EPERM when the first is bound (none went).
+ */
+int mqtx__tcf_act_flush(struct tcf_act_table *t, const struct tcf_action_ops *ops, bool *rest);
+/* The kind tc takes a word for: its name; any other word is gact (get_action_kind()). */
+const struct tcf_action_ops *mqtx__tcf_act_kind_of(const char *word);
 
 /* ---- rule sets (ruleset.c), for the change transaction ---- */
 

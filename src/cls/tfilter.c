@@ -423,6 +423,7 @@ int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf
 	ps->protocol = rq->protocol ? rq->protocol : MQTX_ETH_P_ALL;
 	ps->find_dev = rq->find_dev;
 	ps->find_arg = rq->find_arg;
+	ps->acts = rq->acts;
 	ps->parent = rq->parent;
 	err = parse_words(rq, ps, &pp->ops, &pp->handle, &pp->f);
 	if (!err)

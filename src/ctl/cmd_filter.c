@@ -57,7 +57,7 @@ static int parse_failed(const struct mqtx_ctl_call *a, const struct tcf_parse *p
 
 /* mirred's device names: the devices of the command's context that the caller may send to,
  * those it may change (a redirect feeds the device, and keeps it from being deleted). */
-static struct mqtx_dev *find_dev(void *arg, const char *name, char *why, size_t whylen)
+struct mqtx_dev *mqtx__ctl_mirred_dev(void *arg, const char *name, char *why, size_t whylen)
 {
 	const struct mqtx_ctl_call *c = arg;
 	struct mqtx_dev *dev = mqtx__ctl_find_dev(c->ctl, name);
@@ -125,8 +125,9 @@ static int modify(const struct mqtx_ctl_call *a, int verb)
 		  : mqtx__ctl_may_use_block(a, "RTNETLINK answers", c.block);
 	if (err)
 		return err;
-	c.rq.find_dev = find_dev;
+	c.rq.find_dev = mqtx__ctl_mirred_dev;
 	c.rq.find_arg = (void *)a;
+	c.rq.acts = &a->ctl->acts;
 	err = mqtx__tcf_prepare(&c.rq, &ps, &pp);
 	if (err)
 		return parse_failed(a, &ps, err);

@@ -27,6 +27,11 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
 	  "filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P] [ --proto P ] [ "
 	  "--dscp D ]" },
+	{ "actions", mqtx__ctl_cmd_action, NULL,
+	  "actions { add | change | replace } action KIND [ OPTIONS ] [ index N ] [ cookie HEX ] "
+	  "...\n"
+	  "actions { get | delete } action KIND index N ...\n"
+	  "actions { list | flush } action KIND" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
@@ -54,6 +59,7 @@ int mqtx_ctl_new(struct mqtx_ctl **out)
 	if (!ctl)
 		return -ENOMEM;
 	pthread_mutex_init(&ctl->lock, NULL);
+	mqtx__tcf_act_table_init(&ctl->acts);
 	*out = ctl;
 	return 0;
 }
@@ -69,6 +75,8 @@ void mqtx_ctl_free(struct mqtx_ctl *ctl)
 	pthread_mutex_unlock(&ctl->lock);
 	for (unsigned i = ctl->ndevs; i-- > 0;)
 		mqtx_dev_destroy(ctl->devs[i]);
+	/* after the devices: their filters' actions have left the table */
+	mqtx__tcf_act_table_fini(&ctl->acts);
 	mqtx__free(ctl->devs);
 	mqtx__free(ctl->dev_owners);
 	mqtx__free(ctl->blocks);

@@ -9,6 +9,7 @@
 #include <mqtx/sim_wifi.h>
 #include <mqtx/wme.h>
 
+#include "cls/tcf.h"
 #include "tc/tc.h"
 
 struct ctl_watch {
@@ -51,7 +52,8 @@ struct mqtx_ctl {
 	unsigned ncmds;
 	struct ctl_watch *watches;
 	unsigned nwatches;
-	struct mqtx_clock *clock; /* the devices dev add makes run on it (NULL: the real clock) */
+	struct mqtx_clock *clock;  /* the devices dev add makes run on it (NULL: the real clock) */
+	struct tcf_act_table acts; /* its actions, standalone or bound to its filters */
 };
 
 /* ---- the built-in commands (one file each), called by the dispatcher in ctl.c ---- */
@@ -64,6 +66,10 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
 /** mqtx__class_usage - what "class help" prints (ctl_util.c). */
 extern const char mqtx__class_usage[];
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
+int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_mirred_dev() - mirred's device @name for the call @arg (cmd_filter.c): NULL when
+ *  there is none, or, with a message in @why, when the caller may not send to it. */
+struct mqtx_dev *mqtx__ctl_mirred_dev(void *arg, const char *name, char *why, size_t whylen);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);

@@ -8,7 +8,7 @@
 
 #include "qdisc/htb.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tc_ticks.h"
+#include "base/tc_ticks.h"
 #include <mqtx/tc.h>
 
 #define HTB_LL_ETHERNET 1 /* TC_LINKLAYER_ETHERNET */

@@ -8,7 +8,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
-#include "qdisc/tc_ticks.h"
+#include "base/tc_ticks.h"
 #include "base/tbucket.h"
 #include <mqtx/tc.h>
 

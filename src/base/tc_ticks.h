@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* How tc turns a bucket into its words and back: the kernel keeps a depth in ns, reports it in
  * 64 ns ticks (PSCHED_NS2TICKS), and tc converts ticks and microseconds through unsigned ints,
- * truncating at each step (tc_core.c). tbf and htb show their buckets so. */
-#ifndef MQTX_QDISC_TC_TICKS_H
-#define MQTX_QDISC_TC_TICKS_H
+ * truncating at each step (tc_core.c). tbf, htb and police show their buckets so. */
+#ifndef MQTX_BASE_TC_TICKS_H
+#define MQTX_BASE_TC_TICKS_H
 
 #include <stdint.h>
 
