@@ -190,7 +190,7 @@ static void test_words(void **state)
 			       "\"htype\":\"ipv4\",\"offset\":8,\"cmd\":\"set\",\"val\":"
 			       "\"a000000\",\"mask\":\"ffffff\"},{\"htype\":\"network\","
 			       "\"offset\":12,\"cmd\":\"set\",\"val\":\"12340000\",\"mask\":"
-			       "\"ffff\"}]}"));
+			       "\"ffff\"}],\"used_hw_stats\":[\"disabled\"]}"));
 	assert_non_null(strstr(cx_rc(&t.c, 1,
 				     "filter add block 5 matchall action pedit munge offset "
 				     "2 u32 set 1"),

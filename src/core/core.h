@@ -188,7 +188,7 @@ static inline struct mqtx_spinlock *mqtx__qdisc_lock(struct mqtx_qdisc *q)
 	return &q->dev_queue->lock;
 }
 
-/* select.c: @pkt's flow hash, computed once and kept in it (read section held): false for a
+/* flowhash.c: @pkt's flow hash, computed once and kept in it (read section held): false for a
  * frame without a flow. */
 bool mqtx__pkt_hash(struct mqtx_dev *dev, struct mqtx_pkt *pkt);
 
