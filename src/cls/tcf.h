@@ -107,6 +107,36 @@ struct tcf_show {
 /** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p. */
 void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
 
+/* The highest chain index (Linux's TC_ACT_EXT_VAL_MASK). */
+#define TCF_CHAIN_MAX 0x0FFFFFFFu
+
+/**
+ * struct tcf_get - the filter "filter get" names: @chain, @prio, @protocol (0: any), @kind
+ * (NULL: any) and @handle, as the classifier parsed it.
+ */
+struct tcf_get {
+	uint32_t chain, prio, handle;
+	uint16_t protocol;
+	const char *kind;
+};
+
+/**
+ * mqtx__tcf_get() - print the filter @g names in @b as "filter show" prints it (@s says what
+ * to leave out), with Linux's tc_get_tfilter() checks. Return: 0, or -errno with the kernel's
+ * message in @ack (no such chain, priority, kind or handle).
+ */
+int mqtx__tcf_get(struct mqtx_tcf_block *b, const struct tcf_get *g, const struct tcf_show *s,
+		  struct tc_out *p, struct mqtx_extack *ack);
+
+/**
+ * mqtx__tcf_chains() - "chain get" (@get the index) or "chain show" (@get NULL: every chain,
+ * or only @s->chain with @s->has_chain): "chain parent P chain N" lines, as tc prints the
+ * kernel's chain messages (@s->parent or @s->block names the block). A chain exists while it
+ * holds filters. Return: 0, or -EINVAL with Linux's tc_ctl_chain() message in @ack.
+ */
+int mqtx__tcf_chains(struct mqtx_tcf_block *b, const struct tcf_show *s, const uint32_t *get,
+		     struct tc_out *p, struct mqtx_extack *ack);
+
 /** mqtx__tcf_block_find() - a reference to the shared block @index if it exists (put it with
  *  mqtx_tcf_block_put()). Return: 0 and *@out; -ENOENT. */
 int mqtx__tcf_block_find(uint32_t index, struct mqtx_tcf_block **out);

@@ -25,8 +25,13 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "filter { add | replace | change | del } { dev NAME { egress | ingress | parent X: } | "
 	  "block N }\n       [ protocol P ] [ prio N ] [ handle H ] [ chain C ] KIND [ OPTIONS ] "
 	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
+	  "filter get { dev NAME | block N } { egress | ingress | parent X: } protocol P prio N "
+	  "[ chain C ] handle H KIND\n"
 	  "filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P] [ --proto P ] [ "
 	  "--dscp D ]" },
+	{ "chain", mqtx__ctl_cmd_chain, NULL,
+	  "chain { show | get } { dev NAME | block N } [ egress | ingress | parent X: ] [ chain C "
+	  "]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"

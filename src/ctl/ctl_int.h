@@ -64,6 +64,11 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes);
 /** mqtx__class_usage - what "class help" prints (ctl_util.c). */
 extern const char mqtx__class_usage[];
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_cmd_chain() - "chain get|show" (cmd_filter.c). */
+int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_filter_get() - "filter get" (@chain false) or "chain get"; @c's words after
+ *  the verb. */
+int mqtx__ctl_filter_get(const struct mqtx_ctl_call *c, bool chain);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
