@@ -218,9 +218,22 @@ static const struct tcf_proto *find_tp(const struct tcf_ruleset *rs, uint32_t ch
 	return NULL;
 }
 
-static bool holds(const struct tcf_proto *tp, const struct tcf_filter *f)
+/* Free the filters of @tp that @now does not hold: both are in handle order, so one walk
+ * over the two finds them (a lookup per filter made a change of a large priority cost
+ * n log n). */
+static void free_unheld(const struct tcf_proto *tp, const struct tcf_proto *now)
 {
-	return tp && mqtx__tcf_proto_get(tp, f->handle) == f;
+	const struct tcf_root *r = now ? now->root : NULL;
+	unsigned j = 0;
+
+	for (unsigned k = 0; k < tp->root->n; k++) {
+		struct tcf_filter *f = tp->root->filters[k];
+
+		while (r && j < r->n && r->filters[j]->handle < f->handle)
+			j++;
+		if (!r || j == r->n || r->filters[j] != f)
+			mqtx__tcf_filter_free(tp->ops, f);
+	}
 }
 
 /*
@@ -238,9 +251,7 @@ void mqtx__tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
 
 			if (now == tp)
 				continue;
-			for (unsigned k = 0; k < tp->root->n; k++)
-				if (!holds(now, tp->root->filters[k]))
-					mqtx__tcf_filter_free(tp->ops, tp->root->filters[k]);
+			free_unheld(tp, now);
 			mqtx__tcf_proto_free(tp, false);
 		}
 	}
