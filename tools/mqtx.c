@@ -39,15 +39,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | filter | sta | ba | wme | gen | replay "
-		"|\n"
-		"                   hash | top | whatif }\n"
+		"       mqtx [ OPTIONS ] { -batch | -b } FILE\n"
+		"where  OBJECT := { dev | qdisc | class | filter | chain | sta | ba | wme | gen |\n"
+		"                   replay | hash | top | whatif }\n"
 		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
 		"                    -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead, as whatif\n"
-		"always runs.\n"
+		"always runs; -b FILE, or -batch FILE with -S, sends every line to mqtxd.\n"
 		"Try \"mqtx OBJECT help\".\n");
 }
 
