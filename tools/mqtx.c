@@ -42,8 +42,9 @@ static void usage(FILE *f)
 		"       mqtx [ OPTIONS ] { -batch | -b } FILE\n"
 		"where  OBJECT := { dev | qdisc | class | filter | chain | sta | ba | wme | gen |\n"
 		"                   replay | hash | top | whatif }\n"
-		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
-		"                    -force | -timeout SECS | -V[ersion] }\n"
+		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -br[ief] "
+		"|\n"
+		"                    -S PATH | -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead, as whatif\n"
 		"always runs; -b FILE, or -batch FILE with -S, sends every line to mqtxd.\n"
@@ -59,8 +60,9 @@ static void print_result(const struct result *r)
 		json_pretty(stdout, r->out);
 	else
 		fputs(r->out, stdout);
-	fputs(r->err, stderr);
+	/* tc's output comes before its error text where both go to one file */
 	fflush(stdout);
+	fputs(r->err, stderr);
 }
 
 static void sleep_ms(unsigned ms)
@@ -433,6 +435,8 @@ int main(int argc, char **argv)
 			flags |= MQTX_CTL_F_JSON;
 		else if (opt_is(a, "-details", 2))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (opt_is(a, "-brief", 3))
+			flags |= MQTX_CTL_F_BRIEF;
 		else if (opt_is(a, "-pretty", 2))
 			pretty = true;
 		else if (!strcmp(a, "-force"))

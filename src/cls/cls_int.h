@@ -121,6 +121,9 @@ struct tcf_proto;
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
  *         and return mqtx__tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
+ * @terse_dump: optional. Print a filter as the kernel's terse dump has it (tc -br: its handle,
+ *         flags and actions' kinds); without it "filter show -br" stops at the kind's first
+ *         filter, as Linux's tcf_fill_node() does.
  * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
  *         hash table, which the kernel walks as a filter).
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
@@ -137,6 +140,8 @@ struct tcf_proto_ops {
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+	void (*terse_dump)(const struct tcf_proto *tp, const struct tcf_filter *f,
+			   struct tc_out *p);
 	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	void (*free_filter)(struct tcf_filter *f);
 };
@@ -274,6 +279,8 @@ int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps);
 void mqtx__tcf_exts_free(struct tcf_exts *e);
 /* tc_print_action(): every action, its counters with -s. */
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
+/* tcf_exts_terse_dump() as tc prints it: each action's order, kind, and counters with -s. */
+void mqtx__tcf_exts_dump_terse(const struct tcf_exts *e, struct tc_out *p);
 /* "classid"/"flowid" at the current word into f->classid. */
 int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 

@@ -223,6 +223,23 @@ static void dump_stats(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_nl(p);
 }
 
+void mqtx__tcf_exts_dump_terse(const struct tcf_exts *e, struct tc_out *p)
+{
+	if (!e->n)
+		return;
+	mqtx__out_open_array(p, "actions");
+	for (unsigned i = 0; i < e->n; i++) {
+		mqtx__out_open(p, NULL);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "order", "\taction order %llu: ", i + 1);
+		mqtx__out_str(p, OUT_ANY, "kind", "%s ", e->acts[i]->ops->kind);
+		if (p->stats)
+			dump_stats(e->acts[i], p);
+		mqtx__out_close(p);
+	}
+	mqtx__out_close_array(p);
+}
+
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p)
 {
 	if (!e->n)

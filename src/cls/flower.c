@@ -265,4 +265,5 @@ const struct tcf_proto_ops mqtx__tcf_flower_ops = {
 	.free_index = fl_free_index,
 	.classify = fl_classify,
 	.dump = mqtx__fl_dump,
+	.terse_dump = mqtx__fl_terse_dump,
 };

@@ -47,7 +47,9 @@ static void show_filter(const struct tcf_show *s, const struct tcf_proto *tp,
 {
 	head(s, tp, p);
 	mqtx__out_open(p, "options");
-	if (f)
+	if (f && s->brief)
+		tp->ops->terse_dump(tp, f, p);
+	else if (f)
 		tp->ops->dump(tp, f, p);
 	else
 		tp->ops->dump_head(tp, p);
@@ -56,40 +58,46 @@ static void show_filter(const struct tcf_show *s, const struct tcf_proto *tp,
 	mqtx__out_close(p);
 }
 
-static void show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct tc_out *p)
+static int show_tp(const struct tcf_show *s, const struct tcf_proto *tp, struct tc_out *p)
 {
 	/* The kernel dumps the priority itself first, without options. */
 	head(s, tp, p);
 	mqtx__out_nl(p);
 	mqtx__out_close(p);
+	/* A terse dump of a kind without one fails at its first filter (tcf_fill_node()). */
+	if (s->brief && !tp->ops->terse_dump && (tp->ops->dump_head || tp->root->n))
+		return -EMSGSIZE;
 	/* what a classifier dumps of itself besides its filters (u32's hash table) */
 	if (tp->ops->dump_head)
 		show_filter(s, tp, NULL, p);
 	for (unsigned i = 0; i < tp->root->n; i++)
 		show_filter(s, tp, tp->root->filters[i], p);
+	return 0;
 }
 
-void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p)
+int mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p)
 {
 	const struct tcf_ruleset *rs;
+	int err = 0;
 
 	pthread_mutex_lock(&b->lock);
 	rs = tcf_block_rules(b);
-	for (unsigned c = 0; rs && c < rs->nchains; c++) {
+	for (unsigned c = 0; rs && c < rs->nchains && !err; c++) {
 		const struct tcf_chain *ch = &rs->chains[c];
 
 		if (s->has_chain && ch->index != s->chain)
 			continue;
-		for (unsigned t = 0; t < ch->n; t++) {
+		for (unsigned t = 0; t < ch->n && !err; t++) {
 			const struct tcf_proto *tp = ch->tps[t];
 
 			if ((s->prio && tp->prio != s->prio) ||
 			    (s->protocol && tp->protocol != s->protocol))
 				continue;
-			show_tp(s, tp, p);
+			err = show_tp(s, tp, p);
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
+	return err;
 }
 
 /* u32's root hash table, which the kernel's u32_get() finds as a filter (TC_U32_ROOT); u32

@@ -94,6 +94,7 @@ void mqtx__tcf_prep_free(struct tcf_prep *pp);
  * @parent: the parent to print ("egress ", "parent 1: "), or 0.
  * @prio, @protocol: list only these (and do not print them); 0: all.
  * @chain, @has_chain: list only that chain (and do not print it).
+ * @brief: tc -br: each filter as the kernel's terse dump has it.
  */
 struct tcf_show {
 	const char *dev;
@@ -102,10 +103,13 @@ struct tcf_show {
 	uint16_t protocol;
 	uint32_t chain;
 	bool has_chain;
+	bool brief;
 };
 
-/** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p. */
-void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
+/** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p; with @s->brief as
+ *  "tc -br filter show" does: -EMSGSIZE where a kind has no terse form (the rest is not
+ *  printed), else 0. */
+int mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
 
 /* The highest chain index (Linux's TC_ACT_EXT_VAL_MASK). */
 #define TCF_CHAIN_MAX 0x0FFFFFFFu

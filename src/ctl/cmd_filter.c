@@ -226,6 +226,7 @@ static int show(const struct mqtx_ctl_call *a, bool chains)
 {
 	struct show_args sa = { 0 };
 	struct mqtx_tcf_block *b = NULL;
+	int terse = 0;
 	struct mqtx_dev *dev = NULL;
 	struct mqtx_buf pb;
 	struct tc_out p;
@@ -246,6 +247,7 @@ static int show(const struct mqtx_ctl_call *a, bool chains)
 		mqtx_buf_printf(a->err, "Cannot find block \"%u\"\n", sa.block);
 		return MQTX_TC_EXIT_PARSE;
 	}
+	sa.s.brief = !chains && (a->flags & MQTX_CTL_F_BRIEF);
 	mqtx_buf_init(&pb);
 	mqtx__out_init(&p, &pb, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
 		       a->flags & MQTX_CTL_F_DETAILS);
@@ -264,14 +266,14 @@ static int show(const struct mqtx_ctl_call *a, bool chains)
 			if (chains)
 				show_chains(dev, b, &sa, &p);
 			else
-				mqtx__tcf_show(b, &sa.s, &p);
+				terse = mqtx__tcf_show(b, &sa.s, &p);
 		}
 		mqtx_dev_config_unlock(dev);
 	} else if (b) {
 		if (chains)
 			show_chains(NULL, b, &sa, &p);
 		else
-			mqtx__tcf_show(b, &sa.s, &p);
+			terse = mqtx__tcf_show(b, &sa.s, &p);
 		mqtx_tcf_block_put(b);
 	}
 	mqtx__out_close_array(&p);
@@ -282,6 +284,11 @@ static int show(const struct mqtx_ctl_call *a, bool chains)
 	rc = pb.nomem ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_OK;
 	if (pb.nomem)
 		mqtx_buf_printf(a->err, "Out of memory\n");
+	if (!pb.nomem && terse) {
+		/* What tc prints when the kernel's terse dump fails: EMSGSIZE, no more rules. */
+		mqtx_buf_printf(a->err, "Error: Buffer too small for object.\nDump terminated\n");
+		rc = MQTX_TC_EXIT_PARSE;
+	}
 	mqtx_buf_free(&pb);
 	return rc;
 }

@@ -170,6 +170,8 @@ static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
 			flags |= MQTX_CTL_F_JSON;
 		else if (mqtx__tc_matches(o, "details"))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (strlen(o) >= 2 && mqtx__tc_matches(o, "brief"))
+			flags |= MQTX_CTL_F_BRIEF;
 		else if (mqtx__tc_matches(o, "pretty"))
 			; /* tc's -p[retty]: the tool indents JSON; text is printed one way */
 		else {
