@@ -90,15 +90,20 @@ struct tcf_filter {
 	atomic_ullong tries;
 };
 
+struct tcf_store;
+
 /*
- * A classifier's rules of one priority: its filters in handle order, and after this header
- * whatever its lookup needs (flower's masks and hash tables), built by ops->build. Immutable
- * once published; a change builds a new root.
+ * A classifier's rules of one priority: its filters in handle order, and whatever its lookup
+ * needs (flower's masks and hash tables), built by ops->build. Immutable once published; a
+ * change builds a new root. @filters lies in @store, which a root made by appending one
+ * filter shares with the root before it (ruleset.c): what a root reads, filters[0..n), never
+ * changes.
  */
 struct tcf_root {
 	unsigned n;
 	struct tcf_filter **filters;
 	void *index; /* ops->build's lookup structure, freed by ops->free_index */
+	struct tcf_store *store;
 };
 
 struct tcf_proto;
@@ -117,7 +122,11 @@ struct tcf_proto;
  *         happens here or before: it may fail with -ENOMEM, or refuse a root the classifier
  *         cannot hold: -EEXIST for a second matchall, a duplicate flower key). 0 or -errno
  *         with a message in @ack.
- * @free_index: optional. Free what @build made.
+ * @append: optional. Make root->index from @old's index, @root being @old's filters and one
+ *         more, the last (the highest handle): what the two share is the classifier's to
+ *         count, and nothing @old's readers see may change. -EAGAIN when it cannot (@build
+ *         then makes it whole), -EEXIST or -ENOMEM as @build.
+ * @free_index: optional. Free what @build or @append made.
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
  *         and return mqtx__tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
@@ -136,6 +145,7 @@ struct tcf_proto_ops {
 	uint32_t (*auto_handle)(const struct tcf_root *root);
 	int (*parse)(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 	int (*build)(struct tcf_root *root, struct mqtx_extack *ack);
+	int (*append)(const struct tcf_root *old, struct tcf_root *root, struct mqtx_extack *ack);
 	void (*free_index)(void *index);
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);

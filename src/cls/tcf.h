@@ -165,6 +165,10 @@ bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev);
 int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
 			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
 			struct mqtx_extack *ack, struct tcf_proto **out);
+/* @old with @f appended (its handle above every other), sharing @old's filter array and,
+ * where the classifier can, its lookup: -EAGAIN when it cannot (make it whole instead). */
+int mqtx__tcf_proto_append(const struct tcf_proto *old, struct tcf_filter *f,
+			   struct mqtx_extack *ack, struct tcf_proto **out);
 void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters);
 struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle);
 uint32_t mqtx__tcf_proto_free_handle(const struct tcf_proto *tp);
