@@ -382,6 +382,23 @@ static const struct fault_case cases[] = {
 	  2 },
 	{ { CLSACT }, "filter add dev eth0 egress matchall action tunnel_key unset", 2 },
 	{ { CLSACT, MALL2 }, "-s -j filter show dev eth0 egress", 0 },
+	{ { CLSACT, MALL2 },
+	  "-s -j filter get dev eth0 egress protocol all prio 2 handle 1 matchall",
+	  0 },
+	{ { CLSACT, MALL2 },
+	  "filter get dev eth0 egress protocol all prio 2 handle 9 matchall",
+	  2 },
+	{ { CLSACT, MALL2 }, "-j chain get dev eth0 egress chain 0", 0 },
+	{ { CLSACT, MALL2 }, "chain show dev eth0 egress", 0 },
+	{ { CLSACT, FLOW1, FLOW2 }, "-br -s filter show dev eth0 egress", 0 },
+	/* appended after the highest handle: into a mask's shared arrays, and a new mask */
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter add dev eth0 egress protocol ip prio 4 handle 9 flower dst_ip 10.3.0.0/16 "
+	  "classid 1:3",
+	  0 },
+	{ { CLSACT, FLOW1, FLOW2 },
+	  "filter add dev eth0 egress protocol ip prio 4 handle 9 flower ip_proto tcp classid 1:3",
+	  0 },
 	{ { PRIO1 }, "filter add dev eth0 parent 1: protocol ip matchall classid 1:2", 0 },
 	{ { CLSACT },
 	  "filter add dev eth0 egress protocol ip prio 4 flower dst_ip 10.0.0.0/8 ip_proto tcp "

@@ -291,7 +291,7 @@ grep -c '^dev w3 q [0-7] ' "$T/top" | grep -qx 16 && ok "top: 2 x 8 queue lines"
 for o in sta ba wme; do
 	$MQTX $o help | head -1 | grep -q "^Usage: mqtx .*$o " && ok "$o help" || fail "$o help: $($MQTX $o help)"
 done
-$MQTX help | grep -q "^where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme |" && ok "mqtx help lists them" ||
+$MQTX help | grep -q "^where  OBJECT := { dev | qdisc | class | filter | chain | actions | sta | ba | wme |" && ok "mqtx help lists them" ||
 	fail "help: $($MQTX help)"
 $M dev help | grep -q "sim-wifi \[ rate RATE \]" && ok "dev help: sim-wifi" || fail "dev help"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Command files of mqtx -batch and mqtxd -c: read whole, split by the library's one splitter.
+// Command files of mqtx -batch and mqtxd -c: read whole, split by the library's one splitter;
+// or, for mqtx -b to mqtxd, line by line as tc reads its batch.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,4 +125,54 @@ nomem:
 	free(line);
 	batch_free(lines, n);
 	return -1;
+}
+
+struct batch_stream {
+	FILE *f;
+	const char *prog, *file;
+	int lineno;
+	char line[BATCH_LINE_MAX + 1];
+};
+
+struct batch_stream *batch_open(FILE *f, const char *prog, const char *file)
+{
+	struct batch_stream *s = malloc(sizeof(*s));
+
+	if (!s) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return NULL;
+	}
+	s->f = f;
+	s->prog = prog;
+	s->file = file;
+	s->lineno = 0;
+	return s;
+}
+
+void batch_close(struct batch_stream *s)
+{
+	free(s);
+}
+
+/* The next non-empty line; no limit on the file's size: it is never held whole. */
+int batch_next(struct batch_stream *s, struct batch_line *l)
+{
+	enum line_status st;
+	size_t len;
+
+	for (;;) {
+		errno = 0;
+		st = read_line(s->f, s->line, &len);
+		s->lineno++;
+		if (st == LINE_END)
+			return 0;
+		if (st != LINE_OK) {
+			report(st, errno, s->prog, s->file, s->lineno);
+			return -1;
+		}
+		*l = (struct batch_line){ .lineno = s->lineno };
+		if (split_line(s->line, len, l, s->prog, s->file) || l->argc)
+			return 1;
+		mqtx_ctl_split_free(l->argv);
+	}
 }

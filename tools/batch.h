@@ -32,4 +32,21 @@ int batch_read(FILE *f, const char *prog, const char *file, struct batch_line **
 /** batch_free() - free what batch_read() returned. */
 void batch_free(struct batch_line *lines, size_t n);
 
+/**
+ * batch_open() - read a command file line by line (mqtx -b to mqtxd, as tc reads its batch:
+ * each line runs before the next is read, and the file is never held whole, so its size has
+ * no limit). NULL when out of memory (reported). batch_close() - free it (not @f).
+ */
+struct batch_stream;
+struct batch_stream *batch_open(FILE *f, const char *prog, const char *file);
+void batch_close(struct batch_stream *s);
+
+/**
+ * batch_next() - the next non-empty line into @l (free l->argv with mqtx_ctl_split_free()):
+ * 1; a line that cannot be split is 1 with argv NULL, reported as batch_read() reports it.
+ * 0 at the end; -1 when the rest cannot be read (reported: a read error, a line longer than
+ * BATCH_LINE_MAX).
+ */
+int batch_next(struct batch_stream *s, struct batch_line *l);
+
 #endif

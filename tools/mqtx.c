@@ -39,15 +39,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mqtx [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       mqtx [ OPTIONS ] -batch FILE\n"
-		"where  OBJECT := { dev | qdisc | class | filter | actions | sta | ba | wme | gen "
+		"       mqtx [ OPTIONS ] { -batch | -b } FILE\n"
+		"where  OBJECT := { dev | qdisc | class | filter | chain | actions | sta | ba | "
+		"wme |\n"
+		"                   gen | replay | hash | top | whatif }\n"
+		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -br[ief] "
 		"|\n"
-		"                   replay | hash | top | whatif }\n"
-		"       OPTIONS := { -s[tatistics] | -j[son] | -p[retty] | -d[etails] | -S PATH |\n"
-		"                    -force | -timeout SECS | -V[ersion] }\n"
+		"                    -S PATH | -force | -timeout SECS | -V[ersion] }\n"
 		"Commands go to mqtxd on its control socket (-S PATH, $MQTX_SOCKET or the default\n"
 		"path); -batch FILE (\"-\": stdin) runs them in this process instead, as whatif\n"
-		"always runs.\n"
+		"always runs; -b FILE, or -batch FILE with -S, sends every line to mqtxd.\n"
 		"Try \"mqtx OBJECT help\".\n");
 }
 
@@ -60,8 +61,9 @@ static void print_result(const struct result *r)
 		json_pretty(stdout, r->out);
 	else
 		fputs(r->out, stdout);
-	fputs(r->err, stderr);
+	/* tc's output comes before its error text where both go to one file */
 	fflush(stdout);
+	fputs(r->err, stderr);
 }
 
 static void sleep_ms(unsigned ms)
@@ -315,6 +317,45 @@ static int run_batch(struct backend *b, const char *file, unsigned flags, bool f
 	return ret;
 }
 
+/*
+ * -b FILE, or -batch FILE with -S: every line to mqtxd, as tc sends each to the kernel: read,
+ * run and reported one at a time; the first that fails ends the batch unless -force. Exit 1
+ * when a line failed (tc's batch()), or the code of a wait a signal ended.
+ */
+static int run_batch_remote(struct backend *b, const char *file, unsigned flags, bool force)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	struct batch_stream *s;
+	struct batch_line l;
+	int rc, ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "Cannot open file \"%s\" for reading: %s\n", file, strerror(errno));
+		return MQTX_TC_EXIT_PARSE;
+	}
+	s = batch_open(f, "mqtx", file);
+	while (s && !interrupted && (rc = batch_next(s, &l)) > 0) {
+		rc = l.argv ? run_one(b, l.argc, l.argv, flags) : MQTX_TC_EXIT_PARSE;
+		mqtx_ctl_split_free(l.argv);
+		if (rc < 0) {
+			ret = rc;
+			break;
+		}
+		if (rc) {
+			fprintf(stderr, "Command failed %s:%d\n", file, l.lineno);
+			ret = 1;
+			if (!force)
+				break;
+		}
+	}
+	if (!s || rc < 0)
+		ret = ret < 0 ? ret : MQTX_TC_EXIT_PARSE;
+	batch_close(s);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
 static bool names_dev(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -388,7 +429,7 @@ int main(int argc, char **argv)
 	const char *batch = NULL, *sock = NULL;
 	char path[SOCKPATH_MAX], dir[SOCKPATH_MAX] = "", why[SOCKPATH_MAX + 128];
 	unsigned flags = 0;
-	bool force = false;
+	bool force = false, remote = false;
 	int i, code;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -400,6 +441,8 @@ int main(int argc, char **argv)
 			flags |= MQTX_CTL_F_JSON;
 		else if (opt_is(a, "-details", 2))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (opt_is(a, "-brief", 3))
+			flags |= MQTX_CTL_F_BRIEF;
 		else if (opt_is(a, "-pretty", 2))
 			pretty = true;
 		else if (!strcmp(a, "-force"))
@@ -408,7 +451,10 @@ int main(int argc, char **argv)
 			sock = argv[++i];
 		else if (!strcmp(a, "-batch") && i + 1 < argc)
 			batch = argv[++i];
-		else if (!strcmp(a, "-timeout") && i + 1 < argc) {
+		else if (!strcmp(a, "-b") && i + 1 < argc) {
+			batch = argv[++i];
+			remote = true;
+		} else if (!strcmp(a, "-timeout") && i + 1 < argc) {
 			if (parse_timeout(argv[++i], &b.timeout_ms))
 				return MQTX_TC_EXIT_PARSE;
 		} else if (opt_is(a, "-Version", 2) || !strcmp(a, "-version")) {
@@ -431,7 +477,7 @@ int main(int argc, char **argv)
 	if (!batch && needs_no_daemon(argc, argv))
 		return local_help(argc, argv, flags);
 	catch_signals();
-	if (batch) {
+	if (batch && !remote && !sock) {
 		if (backend_local(&b)) {
 			fprintf(stderr, "mqtx: out of memory\n");
 			return MQTX_TC_EXIT_REFUSED;
@@ -450,7 +496,7 @@ int main(int argc, char **argv)
 		return MQTX_TC_EXIT_REFUSED;
 	}
 	b.path = path;
-	code = run_one(&b, argc, argv, flags);
+	code = batch ? run_batch_remote(&b, batch, flags, force) : run_one(&b, argc, argv, flags);
 	if (b.fd >= 0)
 		close(b.fd);
 	return code < 0 ? die_by(-code) : code;

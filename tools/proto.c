@@ -210,8 +210,8 @@ char *proto_encode_req(unsigned flags, int argc, char **argv, size_t *len)
 
 int proto_decode_req(char *p, size_t len, unsigned *flags, int *argc, char **argv)
 {
-	const uint32_t known =
-		MQTX_CTL_F_STATS | MQTX_CTL_F_JSON | MQTX_CTL_F_DETAILS | PROTO_REQ_FILE;
+	const uint32_t known = MQTX_CTL_F_STATS | MQTX_CTL_F_JSON | MQTX_CTL_F_DETAILS |
+			       MQTX_CTL_F_BRIEF | PROTO_REQ_FILE;
 	uint32_t n;
 	size_t off = 8;
 

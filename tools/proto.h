@@ -5,7 +5,7 @@
  * payloads are big-endian u32.
  *
  * Request (client to daemon): one frame of at most MQTX_REQ_MAX payload bytes:
- *   u32 flags  MQTX_CTL_F_STATS, MQTX_CTL_F_JSON, MQTX_CTL_F_DETAILS, PROTO_REQ_FILE; no other
+ *   u32 flags  MQTX_CTL_F_STATS, _JSON, _DETAILS, _BRIEF, PROTO_REQ_FILE; no other
  *   u32 argc   at most MQTX_ARGC_MAX
  *   argc NUL-terminated words, which fill the payload exactly.
  * With PROTO_REQ_FILE the frame carries one open file descriptor (SCM_RIGHTS, sent with its

@@ -20,6 +20,7 @@ extern "C" {
 #define MQTX_CTL_F_STATS   0x1u /* -s */
 #define MQTX_CTL_F_JSON	   0x2u /* -j */
 #define MQTX_CTL_F_DETAILS 0x4u /* -d */
+#define MQTX_CTL_F_BRIEF   0x8u /* -br: filter show as tc -br prints it (terse dump) */
 
 /**
  * struct mqtx_buf - a growing text buffer (output and error text of a command).

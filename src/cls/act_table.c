@@ -111,19 +111,30 @@ static int reserve(struct tcf_act_table *t, unsigned more)
 	return 0;
 }
 
-/* The lowest free index of @ops from 1 (Linux's idr_alloc_u32() from 1). */
+/*
+ * The lowest free index of @ops from 1 (Linux's idr_alloc_u32() from 1). The kind's indexes
+ * rise by at least one a slot, so those without a gap below them are a prefix of its run: the
+ * first slot whose index is not its rank + 1 is found by halving (a batch of a million rules,
+ * each with an action, would otherwise walk the run a million times).
+ */
 static int free_index(const struct tcf_act_table *t, const struct tcf_action_ops *ops,
 		      uint32_t *index)
 {
-	unsigned at = find(t, ops, 1);
-	uint32_t x = 1;
+	unsigned first = find(t, ops, 1), lo = first, hi = find(t, ops, UINT32_MAX);
 
-	while (at < t->n && t->v[at]->ops == ops && t->v[at]->index == x) {
-		at++;
-		if (!++x)
-			return -ENOSPC;
+	if (hi < t->n && t->v[hi]->ops == ops)
+		hi++; /* UINT32_MAX itself is taken */
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->index == mid - first + 1u)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*index = x;
+	if (lo - first == UINT32_MAX)
+		return -ENOSPC;
+	*index = lo - first + 1u;
 	return 0;
 }
 
@@ -272,6 +283,23 @@ static void dump_stats(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_text(p, " requeues 0");
 	mqtx__out_close(p);
 	mqtx__out_nl(p);
+}
+
+void mqtx__tcf_exts_dump_terse(const struct tcf_exts *e, struct tc_out *p)
+{
+	if (!e->n)
+		return;
+	mqtx__out_open_array(p, "actions");
+	for (unsigned i = 0; i < e->n; i++) {
+		mqtx__out_open(p, NULL);
+		mqtx__out_nl(p);
+		mqtx__out_uint(p, OUT_ANY, "order", "\taction order %llu: ", i + 1);
+		mqtx__out_str(p, OUT_ANY, "kind", "%s ", e->acts[i]->ops->kind);
+		if (p->stats)
+			dump_stats(e->acts[i], p);
+		mqtx__out_close(p);
+	}
+	mqtx__out_close_array(p);
 }
 
 void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p)

@@ -122,15 +122,20 @@ struct tcf_filter {
 	atomic_ullong tries;
 };
 
+struct tcf_store;
+
 /*
- * A classifier's rules of one priority: its filters in handle order, and after this header
- * whatever its lookup needs (flower's masks and hash tables), built by ops->build. Immutable
- * once published; a change builds a new root.
+ * A classifier's rules of one priority: its filters in handle order, and whatever its lookup
+ * needs (flower's masks and hash tables), built by ops->build. Immutable once published; a
+ * change builds a new root. @filters lies in @store, which a root made by appending one
+ * filter shares with the root before it (ruleset.c): what a root reads, filters[0..n), never
+ * changes.
  */
 struct tcf_root {
 	unsigned n;
 	struct tcf_filter **filters;
 	void *index; /* ops->build's lookup structure, freed by ops->free_index */
+	struct tcf_store *store;
 };
 
 struct tcf_proto;
@@ -155,11 +160,19 @@ struct tcf_proto;
  *         happens here or before: it may fail with -ENOMEM, or refuse a root the classifier
  *         cannot hold: -EEXIST for a second matchall, a duplicate flower key). 0 or -errno
  *         with a message in @ack.
- * @free_index: optional. Free what @build made.
+ * @append: optional. Make root->index from @old's index, @root being @old's filters and one
+ *         more, the last (the highest handle): what the two share is the classifier's to
+ *         count, and nothing @old's readers see may change. -EAGAIN when it cannot (@build
+ *         then makes it whole), -EEXIST or -ENOMEM as @build.
+ * @free_index: optional. Free what @build or @append made.
  * @classify: required. The data path: find the filter for @pk in @tp->root; set res->classid
  *         and return mqtx__tcf_exts_exec(), or MQTX_ACT_UNSPEC when none matches.
  * @dump: required. Print a filter's options after "KIND chain N " (tc's print_fopt).
- * @dump_head: optional. Print an entry of the priority's own after its first line.
+ * @terse_dump: optional. Print a filter as the kernel's terse dump has it (tc -br: its handle,
+ *         flags and actions' kinds); without it "filter show -br" stops at the kind's first
+ *         filter, as Linux's tcf_fill_node() does.
+ * @dump_head: optional. Print an entry of the priority's own after its first line (u32's root
+ *         hash table, which the kernel walks as a filter).
  * @walk: optional. The @i-th entry of the priority in the order the kernel dumps it (u32: each
  *         hash table, then its nodes), or NULL past the last (absent: root->filters in order).
  * @may_delete: optional. Whether the filter of @handle may be deleted (u32 keeps its root
@@ -174,10 +187,13 @@ struct tcf_proto_ops {
 	uint32_t (*auto_handle)(const struct tcf_root *root);
 	int (*parse)(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 	int (*build)(struct tcf_root *root, struct mqtx_extack *ack);
+	int (*append)(const struct tcf_root *old, struct tcf_root *root, struct mqtx_extack *ack);
 	void (*free_index)(void *index);
 	int (*classify)(const struct tcf_proto *tp, struct tcf_pkt *pk,
 			struct mqtx_tcf_result *res);
 	void (*dump)(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+	void (*terse_dump)(const struct tcf_proto *tp, const struct tcf_filter *f,
+			   struct tc_out *p);
 	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	const struct tcf_filter *(*walk)(const struct tcf_proto *tp, unsigned i);
 	int (*prepare)(const struct tcf_root *root, struct tcf_filter **f,
@@ -351,6 +367,8 @@ void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p
 /* The words after an action's kind parser (tc's parse_action()): cookie, hw_stats, no_percpu;
  * the cookie into @pa. */
 int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa);
+/* tcf_exts_terse_dump() as tc prints it: each action's order, kind, and counters with -s. */
+void mqtx__tcf_exts_dump_terse(const struct tcf_exts *e, struct tc_out *p);
 /* "classid"/"flowid" at the current word into f->classid. */
 int mqtx__tcf_parse_classid(struct tcf_parse *ps, uint32_t *classid);
 

@@ -12,6 +12,17 @@
 
 #include "cls/flower.h"
 
+/*
+ * A mask's arrays, shared by the indexes an append made from one another (fl_append()): the
+ * new filter goes in the slot after the last an older index reads, its key in a table slot
+ * that was empty, which older readers skip (an index above their count). @used is the count
+ * of the longest index on them; only that one may append.
+ */
+struct fl_share {
+	atomic_uint refs;
+	unsigned used, cap;
+};
+
 /* One mask: its filters (in handle order) and, without ranges, the hash table of their keys. */
 struct fl_mask {
 	struct fl_key mask;
@@ -19,8 +30,9 @@ struct fl_mask {
 	unsigned first, nwords; /* the words of the key the mask covers */
 	unsigned n;
 	struct fl_filter **filters;
-	uint32_t tmask;	 /* table size - 1 (a power of two minus one); 0: no table */
-	uint32_t *table; /* index + 1 into filters; 0: empty */
+	uint32_t tmask;		 /* table size - 1 (a power of two minus one); 0: no table */
+	_Atomic uint32_t *table; /* index + 1 into filters; 0: empty */
+	struct fl_share *share;
 };
 
 struct fl_index {
@@ -127,8 +139,10 @@ static struct fl_filter *lookup(const struct fl_mask *m, const struct fl_key *k)
 				return m->filters[i];
 		return NULL;
 	}
-	for (i = masked_hash(m, k) & m->tmask; (slot = m->table[i]); i = (i + 1) & m->tmask)
-		if (masked_eq(m, k, m->filters[slot - 1]))
+	for (i = masked_hash(m, k) & m->tmask;
+	     (slot = atomic_load_explicit(&m->table[i], memory_order_relaxed));
+	     i = (i + 1) & m->tmask)
+		if (slot <= m->n && masked_eq(m, k, m->filters[slot - 1]))
 			return m->filters[slot - 1];
 	return NULL;
 }
@@ -176,46 +190,100 @@ static void mask_span(struct fl_mask *m)
 	m->nwords = first == FL_KEY_WORDS ? 0 : last - first + 1;
 }
 
-/* Fill @m's table; -EEXIST when two filters have one key (fl_ht_insert_unique()). */
-static int fill_table(struct fl_mask *m, struct mqtx_extack *ack)
+/* Put filter @k of @m in @m's table: the first empty slot of its probe, or -EEXIST when a
+ * filter @m counts has its key (fl_ht_insert_unique()). */
+static int table_insert(struct fl_mask *m, unsigned k, struct mqtx_extack *ack)
+{
+	const struct fl_filter *f = m->filters[k];
+	uint32_t i = masked_hash(m, &f->key) & m->tmask, slot;
+
+	for (; (slot = atomic_load_explicit(&m->table[i], memory_order_relaxed));
+	     i = (i + 1) & m->tmask) {
+		const struct fl_filter *o = m->filters[slot - 1];
+
+		if (slot > m->n || !masked_eq(m, &f->key, o))
+			continue;
+		mqtx_extack_set(ack,
+				"Filters 0x%x and 0x%x of this priority have the same key and mask",
+				o->f.handle, f->f.handle);
+		return -EEXIST;
+	}
+	atomic_store_explicit(&m->table[i], k + 1, memory_order_relaxed);
+	return 0;
+}
+
+/* Fill @m's table (sized for @cap filters); -EEXIST when two filters have one key. */
+static int fill_table(struct fl_mask *m, unsigned cap, struct mqtx_extack *ack)
 {
 	uint32_t size = 4;
+	unsigned n = m->n;
+	int err = 0;
 
 	if (m->ranges)
 		return 0;
-	while (size < 2 * m->n)
+	while (size < 2 * cap)
 		size *= 2;
 	m->table = mqtx__zalloc(size * sizeof(*m->table));
 	if (!m->table)
 		return -ENOMEM;
 	m->tmask = size - 1;
-	for (unsigned k = 0; k < m->n; k++) {
-		uint32_t i = masked_hash(m, &m->filters[k]->key) & m->tmask;
-
-		for (; m->table[i]; i = (i + 1) & m->tmask) {
-			const struct fl_filter *o = m->filters[m->table[i] - 1];
-
-			if (!masked_eq(m, &m->filters[k]->key, o))
-				continue;
-			mqtx_extack_set(ack,
-					"Filters 0x%x and 0x%x of this priority have the same key "
-					"and mask",
-					o->f.handle, m->filters[k]->f.handle);
-			return -EEXIST;
-		}
-		m->table[i] = k + 1;
+	for (unsigned k = 0; k < n && !err; k++) {
+		m->n = k; /* the filters before it are the ones it may clash with */
+		err = table_insert(m, k, ack);
 	}
-	return 0;
+	m->n = n;
+	return err;
+}
+
+static void mask_put(struct fl_mask *m)
+{
+	if (m->share && atomic_fetch_sub_explicit(&m->share->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	mqtx__free(m->filters);
+	mqtx__free((void *)m->table);
+	mqtx__free(m->share);
+}
+
+/* New arrays for @m with room for @cap filters: its filters, hashed. */
+static int mask_arrays(struct fl_mask *m, struct fl_filter *const *filters, unsigned cap,
+		       struct mqtx_extack *ack)
+{
+	int err;
+
+	m->table = NULL;
+	m->tmask = 0;
+	m->share = mqtx__zalloc(sizeof(*m->share));
+	m->filters = mqtx__alloc(cap * sizeof(*m->filters));
+	if (!m->share || !m->filters) {
+		mqtx__free(m->share);
+		mqtx__free(m->filters);
+		m->share = NULL;
+		m->filters = NULL;
+		return -ENOMEM;
+	}
+	if (m->n)
+		memcpy(m->filters, filters, m->n * sizeof(*filters));
+	atomic_init(&m->share->refs, 1);
+	m->share->used = m->n;
+	m->share->cap = cap;
+	err = fill_table(m, cap, ack);
+	if (err) {
+		mqtx__free((void *)m->table);
+		mqtx__free(m->filters);
+		mqtx__free(m->share);
+		m->share = NULL;
+		m->filters = NULL;
+		m->table = NULL;
+	}
+	return err;
 }
 
 static void fl_free_index(void *index)
 {
 	struct fl_index *ix = index;
 
-	for (unsigned i = 0; ix && i < ix->nmasks; i++) {
-		mqtx__free(ix->masks[i].filters);
-		mqtx__free(ix->masks[i].table);
-	}
+	for (unsigned i = 0; ix && i < ix->nmasks; i++)
+		mask_put(&ix->masks[i]);
 	mqtx__free(ix);
 }
 
@@ -247,12 +315,101 @@ static int fl_build(struct tcf_root *root, struct mqtx_extack *ack)
 		if (!err)
 			m->filters[m->n++] = f;
 	}
-	for (unsigned j = 0; j < ix->nmasks && !err; j++)
-		err = fill_table(&ix->masks[j], ack);
+	for (unsigned j = 0; j < ix->nmasks && !err; j++) {
+		struct fl_mask *m = &ix->masks[j];
+
+		m->share = mqtx__zalloc(sizeof(*m->share));
+		if (!m->share) {
+			err = -ENOMEM;
+			break;
+		}
+		atomic_init(&m->share->refs, 1);
+		m->share->used = m->n;
+		m->share->cap = root->n;
+		err = fill_table(m, root->n, ack);
+	}
 	if (err) {
 		fl_free_index(ix);
 		return err;
 	}
+	root->index = ix;
+	return 0;
+}
+
+/*
+ * @old's index and the last filter of @root: the masks' arrays shared, the filter put in its
+ * mask's where there is room (older readers never look past their own count), else that
+ * mask's arrays made anew twice as large; a new mask gets arrays of its own. O(1) but for
+ * the regrowths, which doubling makes O(1) a filter over a batch.
+ */
+static int fl_append(const struct tcf_root *old, struct tcf_root *root, struct mqtx_extack *ack)
+{
+	const struct fl_index *oi = old->index;
+	struct fl_filter *f = fl_of(root->filters[root->n - 1]);
+	unsigned nm = oi ? oi->nmasks : 0, j;
+	struct fl_index *ix;
+	struct fl_mask *m = NULL;
+	int err;
+
+	if (!oi)
+		return -EAGAIN;
+	ix = mqtx__alloc(sizeof(*ix) + (nm + 1) * sizeof(ix->masks[0]));
+	if (!ix)
+		return -ENOMEM;
+	memcpy(ix->masks, oi->masks, nm * sizeof(ix->masks[0]));
+	ix->nmasks = nm;
+	for (j = 0; j < nm && !m; j++)
+		if (same_mask(&ix->masks[j], f))
+			m = &ix->masks[j];
+	if (!m) {
+		m = &ix->masks[ix->nmasks++];
+		memset(m, 0, sizeof(*m));
+		m->mask = f->mask;
+		m->ranges = f->present & (FLK_SRC_RANGE | FLK_DST_RANGE);
+		mask_span(m);
+	}
+	if (m->share && m->share->used == m->n && m->n < m->share->cap &&
+	    (m->ranges || 2 * (m->n + 1) <= m->tmask + 1)) {
+		/* Room: the slot after the last any index reads. */
+		m->filters[m->n] = f;
+		err = m->ranges ? 0 : table_insert(m, m->n, ack);
+		if (err) {
+			mqtx__free(ix);
+			return err;
+		}
+		m->n++;
+		m->share->used = m->n;
+		atomic_fetch_add_explicit(&m->share->refs, 1, memory_order_relaxed);
+	} else {
+		struct fl_filter *const *had = m->filters;
+		unsigned n = m->n;
+
+		m->n = 0;
+		err = mask_arrays(m, had, 2 * (n + 1) < 8 ? 8 : 2 * (n + 1), ack);
+		if (!err) {
+			m->n = n;
+			if (n)
+				memcpy(m->filters, had, n * sizeof(*had));
+			m->filters[n] = f;
+			for (unsigned k = 0; k < n && !err; k++)
+				err = table_insert(m, k, ack) ? -EEXIST : 0;
+			if (!err && !m->ranges)
+				err = table_insert(m, n, ack);
+			m->n = n + 1;
+			m->share->used = m->n;
+			if (err)
+				mask_put(m);
+		}
+		if (err) {
+			mqtx__free(ix);
+			return err;
+		}
+	}
+	/* Every other mask's arrays are now read by this index too. */
+	for (j = 0; j < ix->nmasks; j++)
+		if (&ix->masks[j] != m)
+			atomic_fetch_add_explicit(&ix->masks[j].share->refs, 1,
+						  memory_order_relaxed);
 	root->index = ix;
 	return 0;
 }
@@ -262,7 +419,9 @@ const struct tcf_proto_ops mqtx__tcf_flower_ops = {
 	.usage = mqtx__fl_usage,
 	.parse = mqtx__fl_parse,
 	.build = fl_build,
+	.append = fl_append,
 	.free_index = fl_free_index,
 	.classify = fl_classify,
 	.dump = mqtx__fl_dump,
+	.terse_dump = mqtx__fl_terse_dump,
 };

@@ -49,5 +49,7 @@ int mqtx__fl_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **ou
 
 /* flower_dump.c */
 void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
+/* fl_terse_dump(): the handle, the flags and the actions' kinds (tc -br). */
+void mqtx__fl_terse_dump(const struct tcf_proto *tp, const struct tcf_filter *f, struct tc_out *p);
 
 #endif

@@ -243,3 +243,19 @@ void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, stru
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
 	mqtx__tcf_exts_dump(&f0->exts, p);
 }
+
+void mqtx__fl_terse_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_out *p)
+{
+	const struct fl_filter *f = fl_of(f0);
+
+	(void)tp;
+	if (f0->handle)
+		mqtx__out_uint(p, OUT_ANY, "handle", "handle 0x%llx ", f0->handle);
+	if (f->skip_hw) {
+		mqtx__out_nl(p);
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "  skip_hw", true);
+	}
+	mqtx__out_nl(p);
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
+	mqtx__tcf_exts_dump_terse(&f0->exts, p);
+}

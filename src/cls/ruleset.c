@@ -13,33 +13,119 @@
 
 /* ---- priorities ---- */
 
-int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
-			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
-			struct mqtx_extack *ack, struct tcf_proto **out)
-{
-	struct tcf_proto *tp;
-	struct tcf_root *root;
-	int err;
+/*
+ * The array a root's filters lie in. A root made by appending one filter to another's shares
+ * it (the new filter goes in the slot after the old root's last): appending stays O(1) where
+ * a copy of every pointer made loading a large priority cost the square of its size. @used is
+ * the length of the longest root made on it; only a root that long may append to it, so no
+ * slot a live root reads is ever written.
+ */
+struct tcf_store {
+	atomic_uint refs;
+	unsigned used, cap;
+	struct tcf_filter *slot[];
+};
 
-	tp = mqtx__zalloc(sizeof(*tp) + sizeof(*root) + n * sizeof(*filters));
-	if (!tp)
-		return -ENOMEM;
-	root = (struct tcf_root *)(tp + 1);
-	root->n = n;
-	root->filters = (struct tcf_filter **)(root + 1);
+static struct tcf_store *store_new(struct tcf_filter *const *filters, unsigned n)
+{
+	unsigned cap = n < 4 ? 8 : 2 * n;
+	struct tcf_store *st = mqtx__alloc(sizeof(*st) + cap * sizeof(st->slot[0]));
+
+	if (!st)
+		return NULL;
+	atomic_init(&st->refs, 1);
+	st->used = n;
+	st->cap = cap;
 	if (n)
-		memcpy(root->filters, filters, n * sizeof(*filters));
+		memcpy(st->slot, filters, n * sizeof(*filters));
+	return st;
+}
+
+static void store_put(struct tcf_store *st)
+{
+	if (st && atomic_fetch_sub_explicit(&st->refs, 1, memory_order_acq_rel) == 1)
+		mqtx__free(st);
+}
+
+static struct tcf_proto *tp_alloc(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
+				  uint32_t chain)
+{
+	struct tcf_proto *tp = mqtx__zalloc(sizeof(*tp) + sizeof(struct tcf_root));
+
+	if (!tp)
+		return NULL;
+	tp->root = (struct tcf_root *)(tp + 1);
 	tp->prio = prio;
 	tp->protocol = protocol;
 	tp->chain = chain;
 	tp->ops = ops;
-	tp->root = root;
+	return tp;
+}
+
+int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
+			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
+			struct mqtx_extack *ack, struct tcf_proto **out)
+{
+	struct tcf_proto *tp = tp_alloc(ops, prio, protocol, chain);
+	struct tcf_root *root;
+	int err;
+
+	if (!tp)
+		return -ENOMEM;
+	root = tp->root;
+	root->store = store_new(filters, n);
+	if (!root->store) {
+		mqtx__free(tp);
+		return -ENOMEM;
+	}
+	root->n = n;
+	root->filters = root->store->slot;
 	if (ops->build) {
 		err = ops->build(root, ack);
 		if (err) {
+			store_put(root->store);
 			mqtx__free(tp);
 			return err;
 		}
+	}
+	*out = tp;
+	return 0;
+}
+
+int mqtx__tcf_proto_append(const struct tcf_proto *old, struct tcf_filter *f,
+			   struct mqtx_extack *ack, struct tcf_proto **out)
+{
+	const struct tcf_root * or = old->root;
+	struct tcf_store *st = or->store;
+	struct tcf_proto *tp;
+	struct tcf_root *root;
+	int err = -EAGAIN;
+
+	if (st->used != or->n || st->cap == or->n ||
+	    (or->n && or->filters[or->n - 1]->handle >= f->handle))
+		return -EAGAIN;
+	tp = tp_alloc(old->ops, old->prio, old->protocol, old->chain);
+	if (!tp)
+		return -ENOMEM;
+	root = tp->root;
+	/* Past the end of every root made on @st: no reader looks at the slot. */
+	st->slot[or->n] = f;
+	st->used = or->n + 1;
+	atomic_fetch_add_explicit(&st->refs, 1, memory_order_relaxed);
+	root->store = st;
+	root->filters = st->slot;
+	root->n = or->n + 1;
+	if (old->ops->append)
+		err = old->ops->append(or, root, ack);
+	if (err == -EAGAIN && old->ops->build)
+		err = old->ops->build(root, ack);
+	else if (err == -EAGAIN)
+		err = 0;
+	if (err) {
+		/* @used stays: the slot may hold a stale pointer, never read again */
+		store_put(st);
+		mqtx__free(tp);
+		return err;
 	}
 	*out = tp;
 	return 0;
@@ -55,6 +141,7 @@ void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters)
 	if (filters)
 		for (unsigned i = 0; i < tp->root->n; i++)
 			mqtx__tcf_filter_free(tp->ops, tp->root->filters[i]);
+	store_put(tp->root->store);
 	mqtx__free(tp);
 }
 
@@ -218,9 +305,25 @@ static const struct tcf_proto *find_tp(const struct tcf_ruleset *rs, uint32_t ch
 	return NULL;
 }
 
-static bool holds(const struct tcf_proto *tp, const struct tcf_filter *f)
+/* Free the filters of @tp that @now does not hold: both are in handle order, so one walk
+ * over the two finds them (a lookup per filter made a change of a large priority cost
+ * n log n). */
+static void free_unheld(const struct tcf_proto *tp, const struct tcf_proto *now)
 {
-	return tp && mqtx__tcf_proto_get(tp, f->handle) == f;
+	const struct tcf_root *r = now ? now->root : NULL;
+	unsigned j = 0;
+
+	/* An append: the new root holds every filter of the old one. */
+	if (r && r->store == tp->root->store && r->n >= tp->root->n)
+		return;
+	for (unsigned k = 0; k < tp->root->n; k++) {
+		struct tcf_filter *f = tp->root->filters[k];
+
+		while (r && j < r->n && r->filters[j]->handle < f->handle)
+			j++;
+		if (!r || j == r->n || r->filters[j] != f)
+			mqtx__tcf_filter_free(tp->ops, f);
+	}
 }
 
 /*
@@ -238,9 +341,7 @@ void mqtx__tcf_rs_retire(struct tcf_ruleset *old, const struct tcf_ruleset *new)
 
 			if (now == tp)
 				continue;
-			for (unsigned k = 0; k < tp->root->n; k++)
-				if (!holds(now, tp->root->filters[k]))
-					mqtx__tcf_filter_free(tp->ops, tp->root->filters[k]);
+			free_unheld(tp, now);
 			mqtx__tcf_proto_free(tp, false);
 		}
 	}

@@ -100,6 +100,7 @@ void mqtx__tcf_prep_free(struct tcf_prep *pp);
  * @parent: the parent to print ("egress ", "parent 1: "), or 0.
  * @prio, @protocol: list only these (and do not print them); 0: all.
  * @chain, @has_chain: list only that chain (and do not print it).
+ * @brief: tc -br: each filter as the kernel's terse dump has it.
  */
 struct tcf_show {
 	const char *dev;
@@ -108,10 +109,43 @@ struct tcf_show {
 	uint16_t protocol;
 	uint32_t chain;
 	bool has_chain;
+	bool brief;
 };
 
-/** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p. */
-void mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
+/** mqtx__tcf_show() - print @b's rules as "tc filter show" does, into @p; with @s->brief as
+ *  "tc -br filter show" does: -EMSGSIZE where a kind has no terse form (the rest is not
+ *  printed), else 0. */
+int mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc_out *p);
+
+/* The highest chain index (Linux's TC_ACT_EXT_VAL_MASK). */
+#define TCF_CHAIN_MAX 0x0FFFFFFFu
+
+/**
+ * struct tcf_get - the filter "filter get" names: @chain, @prio, @protocol (0: any), @kind
+ * (NULL: any) and @handle, as the classifier parsed it.
+ */
+struct tcf_get {
+	uint32_t chain, prio, handle;
+	uint16_t protocol;
+	const char *kind;
+};
+
+/**
+ * mqtx__tcf_get() - print the filter @g names in @b as "filter show" prints it (@s says what
+ * to leave out), with Linux's tc_get_tfilter() checks. Return: 0, or -errno with the kernel's
+ * message in @ack (no such chain, priority, kind or handle).
+ */
+int mqtx__tcf_get(struct mqtx_tcf_block *b, const struct tcf_get *g, const struct tcf_show *s,
+		  struct tc_out *p, struct mqtx_extack *ack);
+
+/**
+ * mqtx__tcf_chains() - "chain get" (@get the index) or "chain show" (@get NULL: every chain,
+ * or only @s->chain with @s->has_chain): "chain parent P chain N" lines, as tc prints the
+ * kernel's chain messages (@s->parent or @s->block names the block). A chain exists while it
+ * holds filters. Return: 0, or -EINVAL with Linux's tc_ctl_chain() message in @ack.
+ */
+int mqtx__tcf_chains(struct mqtx_tcf_block *b, const struct tcf_show *s, const uint32_t *get,
+		     struct tc_out *p, struct mqtx_extack *ack);
 
 /** mqtx__tcf_block_find() - a reference to the shared block @index if it exists (put it with
  *  mqtx_tcf_block_put()). Return: 0 and *@out; -ENOENT. */
@@ -197,6 +231,10 @@ const struct tcf_action_ops *mqtx__tcf_act_kind_of(const char *word);
 int mqtx__tcf_proto_new(const struct tcf_proto_ops *ops, uint32_t prio, uint16_t protocol,
 			uint32_t chain, struct tcf_filter *const *filters, unsigned n,
 			struct mqtx_extack *ack, struct tcf_proto **out);
+/* @old with @f appended (its handle above every other), sharing @old's filter array and,
+ * where the classifier can, its lookup: -EAGAIN when it cannot (make it whole instead). */
+int mqtx__tcf_proto_append(const struct tcf_proto *old, struct tcf_filter *f,
+			   struct mqtx_extack *ack, struct tcf_proto **out);
 void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters);
 struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle);
 uint32_t mqtx__tcf_proto_free_handle(const struct tcf_proto *tp);

@@ -181,12 +181,16 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		if (!f->handle)
 			return -ENOSPC;
 	}
-	/* Prepare: the priority's new rules, its lookup built; then publish. */
-	err = mqtx__tcf_proto_filters(tp, f, NULL, &arr, &n);
-	if (err)
-		return err;
-	err = mqtx__tcf_proto_new(ops, prio, protocol, rq->chain, arr, n, ack, &ntp);
-	mqtx__free(arr);
+	/* Prepare: the priority's new rules, its lookup built; then publish. A new highest
+	 * handle (a batch's adds) is appended, without a copy of the others. */
+	err = tp && !old ? mqtx__tcf_proto_append(tp, f, ack, &ntp) : -EAGAIN;
+	if (err == -EAGAIN) {
+		err = mqtx__tcf_proto_filters(tp, f, NULL, &arr, &n);
+		if (err)
+			return err;
+		err = mqtx__tcf_proto_new(ops, prio, protocol, rq->chain, arr, n, ack, &ntp);
+		mqtx__free(arr);
+	}
 	if (err)
 		return err;
 	err = publish(b, rs, rq->chain, tp, ntp, false);

@@ -20,6 +20,9 @@
 	"\n"                                                                                    \
 	"       mqtx filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]\n" \
 	"       mqtx filter show [ block BLOCK_INDEX ]\n"                                       \
+	"       mqtx filter get { dev STRING | block BLOCK_INDEX } { root | ingress | egress |" \
+	" parent CLASSID }\n"                                                                   \
+	"       protocol PROTO pref PRIO [ chain CHAIN_INDEX ] handle FILTERID FILTER_TYPE\n"   \
 	"       mqtx filter test dev STRING [ egress | ingress ] --src A[:P] --dst A[:P] ...\n" \
 	"Where:\n"                                                                              \
 	"FILTER_TYPE := { matchall | flower | u32 | basic }\n"                                  \
@@ -201,10 +204,30 @@ static int show_word(const struct mqtx_ctl_call *a, struct show_args *sa, int *i
 	return 0;
 }
 
-static int show(const struct mqtx_ctl_call *a)
+/* "chain show": the kernel names the block by its qdisc's handle (or its index), which tc
+ * leaves out when it is the parent the command named. */
+static void show_chains(struct mqtx_dev *dev, struct mqtx_tcf_block *b, struct show_args *sa,
+			struct tc_out *p)
+{
+	struct tcf_show s = sa->s;
+	uint32_t q = 0;
+
+	if (dev && !mqtx_tcf_block_index(b)) {
+		struct mqtx_qdisc *root = mqtx__qtree_root(dev);
+
+		q = !sa->parent || sa->parent == MQTX_H_ROOT ? (root ? root->handle : 0)
+							     : MQTX_H_MAJ(sa->parent);
+	}
+	s.parent = q != sa->parent ? q : 0;
+	s.block = q || sa->block ? 0 : mqtx_tcf_block_index(b);
+	mqtx__tcf_chains(b, &s, NULL, p, &(struct mqtx_extack){ "" });
+}
+
+static int show(const struct mqtx_ctl_call *a, bool chains)
 {
 	struct show_args sa = { 0 };
 	struct mqtx_tcf_block *b = NULL;
+	int terse = 0;
 	struct mqtx_dev *dev = NULL;
 	struct mqtx_buf pb;
 	struct tc_out p;
@@ -225,6 +248,7 @@ static int show(const struct mqtx_ctl_call *a)
 		mqtx_buf_printf(a->err, "Cannot find block \"%u\"\n", sa.block);
 		return MQTX_TC_EXIT_PARSE;
 	}
+	sa.s.brief = !chains && (a->flags & MQTX_CTL_F_BRIEF);
 	mqtx_buf_init(&pb);
 	mqtx__out_init(&p, &pb, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
 		       a->flags & MQTX_CTL_F_DETAILS);
@@ -240,11 +264,17 @@ static int show(const struct mqtx_ctl_call *a)
 			/* Without a parent the kernel names the root's handle on each line. */
 			if (!sa.parent && root)
 				sa.s.parent = root->handle;
-			mqtx__tcf_show(b, &sa.s, &p);
+			if (chains)
+				show_chains(dev, b, &sa, &p);
+			else
+				terse = mqtx__tcf_show(b, &sa.s, &p);
 		}
 		mqtx_dev_config_unlock(dev);
 	} else if (b) {
-		mqtx__tcf_show(b, &sa.s, &p);
+		if (chains)
+			show_chains(NULL, b, &sa, &p);
+		else
+			terse = mqtx__tcf_show(b, &sa.s, &p);
 		mqtx_tcf_block_put(b);
 	}
 	mqtx__out_close_array(&p);
@@ -255,8 +285,163 @@ static int show(const struct mqtx_ctl_call *a)
 	rc = pb.nomem ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_OK;
 	if (pb.nomem)
 		mqtx_buf_printf(a->err, "Out of memory\n");
+	if (!pb.nomem && terse) {
+		/* What tc prints when the kernel's terse dump fails: EMSGSIZE, no more rules. */
+		mqtx_buf_printf(a->err, "Error: Buffer too small for object.\nDump terminated\n");
+		rc = MQTX_TC_EXIT_PARSE;
+	}
 	mqtx_buf_free(&pb);
 	return rc;
+}
+
+/* ---- get ---- */
+
+/* tc_filter_get()'s checks of the head, in its order; 0 or the exit code. */
+static int get_head(const struct mqtx_ctl_call *a, const struct tcf_cmd *c, bool chain)
+{
+	const char *why = NULL;
+
+	if (!chain && !c->has_protocol)
+		why = "Must specify filter protocol";
+	else if (!chain && !c->rq.prio)
+		why = "Must specify filter priority";
+	else if (!c->parent)
+		why = "Must specify filter parent";
+	else if (!chain && !c->rq.kind)
+		why = "Must specify filter type";
+	else if (!c->dev && !c->block)
+		why = "Must specify netdevice \"dev\" or block index \"block\"";
+	if (why) {
+		mqtx_buf_printf(a->err, "%s\n", why);
+		return MQTX_TC_EXIT_ABORT;
+	}
+	return 0;
+}
+
+/* The root qdisc's handle (what "root" names), 0 without one. Config lock held. */
+static uint32_t root_handle(struct mqtx_dev *dev)
+{
+	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
+
+	return q ? q->handle : 0;
+}
+
+/* Print the rule or chain a get names in @b into @pb. */
+static int get_print(const struct mqtx_ctl_call *a, struct mqtx_dev *dev, struct mqtx_tcf_block *b,
+		     const struct tcf_cmd *c, uint32_t handle, bool chain, struct mqtx_buf *pb,
+		     struct mqtx_extack *ack)
+{
+	struct tcf_show s = { .parent = c->parent };
+	struct tc_out p;
+	int err;
+
+	mqtx__out_init(&p, pb, a->flags & MQTX_CTL_F_JSON, a->flags & MQTX_CTL_F_STATS,
+		       a->flags & MQTX_CTL_F_DETAILS);
+	mqtx__out_open_array(&p, NULL);
+	if (chain) {
+		/* tc_chain_fill_node(): the block named by its qdisc's handle, or its index */
+		s.parent = !dev || mqtx_tcf_block_index(b) ? 0
+			   : c->parent == MQTX_H_ROOT	   ? root_handle(dev)
+							   : MQTX_H_MAJ(c->parent);
+		s.block = s.parent ? 0 : mqtx_tcf_block_index(b);
+		err = mqtx__tcf_chains(b, &s, &c->rq.chain, &p, ack);
+	} else {
+		struct tcf_get g = { .chain = c->rq.chain,
+				     .prio = c->rq.prio,
+				     .protocol = c->rq.protocol,
+				     .kind = c->rq.kind,
+				     .handle = handle };
+
+		err = mqtx__tcf_get(b, &g, &s, &p, ack);
+	}
+	mqtx__out_close_array(&p);
+	return err;
+}
+
+/* The block a get reads (a device's by its parent, a shared one by index) and its print. */
+static int get_run(const struct mqtx_ctl_call *a, struct mqtx_dev *dev, const struct tcf_cmd *c,
+		   uint32_t handle, bool chain, struct mqtx_buf *pb, struct mqtx_extack *ack)
+{
+	struct mqtx_tcf_block *b;
+	int err;
+
+	if (!dev) {
+		if (mqtx__tcf_block_find(c->block, &b)) {
+			mqtx_extack_set(ack, "Block of given index was not found");
+			return -EINVAL;
+		}
+		err = get_print(a, NULL, b, c, handle, chain, pb, ack);
+		mqtx_tcf_block_put(b);
+		return err;
+	}
+	mqtx_dev_config_lock(dev);
+	err = mqtx__ctl_filter_block(dev, c->parent, true, &b, ack);
+	if (!err)
+		err = get_print(a, dev, b, c, handle, chain, pb, ack);
+	mqtx_dev_config_unlock(dev);
+	return err;
+}
+
+/*
+ * "filter get" (@chain false) and "chain get": the head as tc_filter_get() reads it; a filter's
+ * handle is read by its classifier, whose options are parsed and must then be none; the rule
+ * printed as "filter show" prints it, with what the command named left out but the parent.
+ */
+int mqtx__ctl_filter_get(const struct mqtx_ctl_call *a, bool chain)
+{
+	struct mqtx_extack ack = { "" };
+	struct tcf_prep pp = { 0 };
+	struct mqtx_dev *dev = NULL;
+	struct tcf_parse ps;
+	struct mqtx_buf pb;
+	struct tcf_cmd c;
+	int err, rc;
+
+	err = mqtx__tcf_parse_head(a->argc, a->argv, 0, &c, &ps);
+	if (err)
+		return parse_failed(a, &ps, err);
+	if (c.rq.kind && mqtx__tc_matches(c.rq.kind, "help")) {
+		mqtx_buf_printf(a->err, "%s", FILTER_USAGE);
+		return MQTX_TC_EXIT_OK;
+	}
+	rc = get_head(a, &c, chain);
+	if (rc)
+		return rc;
+	if (c.dev && !(dev = mqtx_ctl_call_dev(a, c.dev)))
+		return MQTX_TC_EXIT_PARSE;
+	if (!chain) {
+		err = mqtx__tcf_prepare(&c.rq, &ps, &pp);
+		if (err)
+			return parse_failed(a, &ps, err);
+		mqtx__tcf_prep_free(&pp);
+		if (!c.rq.handle) {
+			mqtx_buf_printf(a->err, "Must specify filter \"handle\"\n");
+			return MQTX_TC_EXIT_ABORT;
+		}
+	}
+	if (c.rq.argc) {
+		if (mqtx__tc_matches(c.rq.argv[0], "help"))
+			mqtx_buf_printf(a->err, "%s", FILTER_USAGE);
+		mqtx_buf_printf(a->err,
+				"Garbage instead of arguments \"%s ...\". Try \"mqtx %s help\".\n",
+				c.rq.argv[0], chain ? "chain" : "filter");
+		return MQTX_TC_EXIT_ABORT;
+	}
+	mqtx_buf_init(&pb);
+	err = get_run(a, dev, &c, pp.handle, chain, &pb, &ack);
+	if (err) {
+		mqtx_buf_free(&pb);
+		return refused(a, err, &ack);
+	}
+	if (pb.nomem) {
+		mqtx_buf_free(&pb);
+		mqtx_buf_printf(a->err, "Out of memory\n");
+		return MQTX_TC_EXIT_REFUSED;
+	}
+	mqtx_buf_printf(a->out, "%s%s", pb.data ? pb.data : "",
+			a->flags & MQTX_CTL_F_JSON ? "\n" : "");
+	mqtx_buf_free(&pb);
+	return MQTX_TC_EXIT_OK;
 }
 
 /* ---- the command ---- */
@@ -284,7 +469,9 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 		return modify(a, MQTX_TCF_DELETE);
 	if (mqtx__tc_matches(verb, "show") || mqtx__tc_matches(verb, "list") ||
 	    !strcmp(verb, "lst"))
-		return show(a);
+		return show(a, false);
+	if (mqtx__tc_matches(verb, "get"))
+		return mqtx__ctl_filter_get(a, false);
 	if (!strcmp(verb, "test"))
 		return mqtx__ctl_filter_test(a);
 	if (mqtx__tc_matches(verb, "help")) {
@@ -292,5 +479,38 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 		return MQTX_TC_EXIT_OK;
 	}
 	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx filter help\".\n", verb);
+	return MQTX_TC_EXIT_ABORT;
+}
+
+#define CHAIN_USAGE                                                                               \
+	"Usage: mqtx chain [ list | show ] { dev STRING | block BLOCK_INDEX } [ root | ingress |" \
+	" egress | parent CLASSID ] [ chain CHAIN_INDEX ]\n"                                      \
+	"       mqtx chain get { dev STRING | block BLOCK_INDEX } { root | ingress | egress |"    \
+	" parent CLASSID } chain CHAIN_INDEX\n"                                                   \
+	"A chain exists while it holds filters: filter add ... chain N makes it.\n"
+
+int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg)
+{
+	struct mqtx_ctl_call call = *c, *a = &call;
+	const char *verb;
+
+	(void)arg;
+	a->argc--;
+	a->argv++;
+	verb = a->argc ? a->argv[0] : "show";
+	if (a->argc) {
+		a->argc--;
+		a->argv++;
+	}
+	if (mqtx__tc_matches(verb, "get"))
+		return mqtx__ctl_filter_get(a, true);
+	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
+	    mqtx__tc_matches(verb, "lst"))
+		return show(a, true);
+	if (mqtx__tc_matches(verb, "help")) {
+		mqtx_buf_printf(a->out, "%s", CHAIN_USAGE);
+		return MQTX_TC_EXIT_OK;
+	}
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx chain help\".\n", verb);
 	return MQTX_TC_EXIT_ABORT;
 }

@@ -25,6 +25,8 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "filter { add | replace | change | del } { dev NAME { egress | ingress | parent X: } | "
 	  "block N }\n       [ protocol P ] [ prio N ] [ handle H ] [ chain C ] KIND [ OPTIONS ] "
 	  "[ action ... ]\nfilter show { dev NAME [ egress | ingress | parent X: ] | block N }\n"
+	  "filter get { dev NAME | block N } { egress | ingress | parent X: } protocol P prio N "
+	  "[ chain C ] handle H KIND\n"
 	  "filter test dev NAME [ egress | ingress ] --src A[:P] --dst A[:P] [ --proto P ] [ "
 	  "--dscp D ]" },
 	{ "actions", mqtx__ctl_cmd_action, NULL,
@@ -32,6 +34,9 @@ static const struct mqtx_ctl_cmd builtin[] = {
 	  "...\n"
 	  "actions { get | delete } action KIND index N ...\n"
 	  "actions { list | flush } action KIND" },
+	{ "chain", mqtx__ctl_cmd_chain, NULL,
+	  "chain { show | get } { dev NAME | block N } [ egress | ingress | parent X: ] [ chain C "
+	  "]" },
 	{ "dev", mqtx__ctl_cmd_dev, NULL,
 	  "dev add NAME type KIND [ txqueues N ] ... [ up ]\n"
 	  "dev set NAME { up | down | txqueues N | hash ALGO | acm ACS | qosmap MAP | ... }\n"
@@ -173,6 +178,8 @@ static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
 			flags |= MQTX_CTL_F_JSON;
 		else if (mqtx__tc_matches(o, "details"))
 			flags |= MQTX_CTL_F_DETAILS;
+		else if (strlen(o) >= 2 && mqtx__tc_matches(o, "brief"))
+			flags |= MQTX_CTL_F_BRIEF;
 		else if (mqtx__tc_matches(o, "pretty"))
 			; /* tc's -p[retty]: the tool indents JSON; text is printed one way */
 		else {
