@@ -10,6 +10,7 @@
  * rules=N loaded=L seconds=S rules_per_s=R complete=0|1".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,12 +34,17 @@ static double now_s(void)
 }
 
 /* Run @argv with @in as its standard input (-1: ours); @keep_out, our end of that pipe, is
- * closed in the child, or the child would never see the end of its input. */
-static pid_t spawn(char *const argv[], int in, int keep_out)
+ * closed in the child, or the child would never see the end of its input. @quiet: its standard
+ * output goes to /dev/null. */
+static pid_t spawn(char *const argv[], int in, int keep_out, bool quiet)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		int null = quiet ? open("/dev/null", O_WRONLY) : -1;
+
+		if (null >= 0)
+			dup2(null, 1);
 		if (keep_out >= 0)
 			close(keep_out);
 		if (in >= 0) {
@@ -79,7 +85,7 @@ int main(int argc, char **argv)
 	snprintf(mqtx_bin, sizeof(mqtx_bin), "%s/mqtx", MQTX_TOOLS_DIR);
 	/* mqtxd's own lines (it serves, it stops) are not the bench's line */
 	fflush(stdout);
-	d = spawn((char *[]){ mqtxd, "-S", sock, NULL }, -1, -1);
+	d = spawn((char *[]){ mqtxd, "-S", sock, NULL }, -1, -1, true);
 	for (int i = 0; i < 400 && access(sock, F_OK); i++)
 		usleep(10000);
 	if (mqtx(sock, "dev add d0 type null up") || mqtx(sock, "qdisc add dev d0 clsact")) {
@@ -90,7 +96,7 @@ int main(int argc, char **argv)
 	if (pipe(fd))
 		return perror("pipe"), 1;
 	t0 = now_s();
-	c = spawn((char *[]){ mqtx_bin, "-S", sock, "-b", "-", NULL }, fd[0], fd[1]);
+	c = spawn((char *[]){ mqtx_bin, "-S", sock, "-b", "-", NULL }, fd[0], fd[1], false);
 	close(fd[0]);
 	w = fdopen(fd[1], "w");
 	for (; fed < rules; fed++) {

@@ -67,28 +67,40 @@ struct bench_job {
 } __attribute__((aligned(64)));
 
 /* The library's XPS on @dev for the senders @first..@last - 1 of @jobs: each queue to the CPUs
- * of the senders whose map has it (sender t runs on the t-th usable CPU, bench_pin()). */
+ * of the senders whose map has it (sender t runs on the t-th usable CPU, bench_pin()). Where
+ * every CPU would have every queue (one sender on a multiqueue device), no map at all: the
+ * same choice by flow hash, as Linux without XPS, without the lookup. */
 static inline void bench_set_xps(struct mqtx_dev *dev, const struct bench_job *jobs, unsigned first,
 				 unsigned last, unsigned queues)
 {
-	for (unsigned q = 0; q < queues; q++) {
-		unsigned cpus[BENCH_MAX_CPUS], n = 0;
+	unsigned cpus[BENCH_MAX_QUEUES][BENCH_MAX_CPUS], n[BENCH_MAX_QUEUES], all = 0, full = 0;
 
+	for (unsigned t = first; t < last; t++) {
+		unsigned cpu = (unsigned)bench_cpus[t % bench_ncpu()], i = 0;
+
+		while (i < t - first && (unsigned)bench_cpus[(first + i) % bench_ncpu()] != cpu)
+			i++;
+		all += i == t - first; /* a CPU not seen before */
+	}
+	for (unsigned q = 0; q < queues; q++) {
+		n[q] = 0;
 		for (unsigned t = first; t < last; t++) {
 			unsigned cpu = (unsigned)bench_cpus[t % bench_ncpu()], k = 0, i = 0;
 
 			while (k < jobs[t].xps.n && jobs[t].xps.q[k] != q)
 				k++;
-			while (i < n && cpus[i] != cpu)
+			while (i < n[q] && cpus[q][i] != cpu)
 				i++;
-			if (k < jobs[t].xps.n && i == n)
-				cpus[n++] = cpu;
+			if (k < jobs[t].xps.n && i == n[q])
+				cpus[q][n[q]++] = cpu;
 		}
-		if (mqtx_dev_set_xps(dev, q, cpus, n)) {
+		full += n[q] == all;
+	}
+	for (unsigned q = 0; q < queues; q++)
+		if (mqtx_dev_set_xps(dev, q, cpus[q], full == queues ? 0 : n[q])) {
 			fprintf(stderr, "bench: cannot set the XPS map of queue %u\n", q);
 			exit(1);
 		}
-	}
 }
 
 /* What one timed window measured. @cpu: the senders' CPU seconds in it (spinning included);

@@ -551,6 +551,15 @@ static void test_owners(void **state)
 		{ "dev del eth0", "dev del: Operation not permitted (device eth0 belongs to the "
 				  "server)\n" },
 	};
+	static const struct {
+		const char *verb, *line;
+	} act_verbs[] = {
+		{ "add", "actions add action gact drop index 5" },
+		{ "change", "actions change action gact drop index 4" },
+		{ "replace", "actions replace action gact drop index 4" },
+		{ "delete", "actions delete action gact index 4" },
+		{ "flush", "actions flush action gact" },
+	};
 	struct mqtx_ctl *ctl = fixture_ctl();
 	char *o, *e;
 
@@ -591,6 +600,22 @@ static void test_owners(void **state)
 	allowed(ctl, UID_A, "filter add block 9 matchall action pass");
 	denied(ctl, UID_B, "filter add block 9 prio 3 matchall action drop",
 	       "RTNETLINK answers: " OF_A("block 9"));
+	/* The table of standalone actions is the server's: clients list it, only root changes
+	 * it (a client's filters carry their own actions). */
+	allowed(ctl, 0, "actions add action gact pass index 4");
+	for (size_t i = 0; i < sizeof(act_verbs) / sizeof(act_verbs[0]); i++) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "actions %s: Operation not permitted (the table of standalone actions "
+			 "belongs to the server)\n",
+			 act_verbs[i].verb);
+		denied(ctl, UID_A, act_verbs[i].line, msg);
+	}
+	assert_int_equal(run_req(ctl, "actions ls action gact", -1, UID_B, 0, 0, &o, &e), 0);
+	assert_non_null(strstr(o, "index 4 ref 1 bind 0"));
+	free(o), free(e);
+	allowed(ctl, 0, "actions delete action gact index 4");
 	/* A changes and deletes all of its own. */
 	allowed(ctl, UID_A, "filter add block 5 prio 2 matchall action drop");
 	allowed(ctl, UID_A, "gen stop all");

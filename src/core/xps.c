@@ -142,7 +142,7 @@ int mqtx__xps_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t qoffset
 {
 	struct mqtx_xps *x = atomic_load_explicit(&dev->xps, memory_order_acquire);
 	const uint16_t *q;
-	unsigned cpu, n, in = 0, k;
+	unsigned cpu, lo, hi, k;
 	int c;
 
 	if (likely(!x))
@@ -152,20 +152,18 @@ int mqtx__xps_queue(struct mqtx_dev *dev, struct mqtx_pkt *pkt, uint32_t qoffset
 		return -1;
 	cpu = (unsigned)c;
 	q = x->q + x->off[cpu];
-	n = x->off[cpu + 1] - x->off[cpu];
-	for (unsigned i = 0; i < n; i++)
-		in += q[i] >= qoffset && q[i] < qoffset + qcount;
-	if (!in)
+	/* A CPU's queues ascend: those of the range are one run (all of them without classes). */
+	lo = 0;
+	hi = x->off[cpu + 1] - x->off[cpu];
+	while (lo < hi && q[lo] < qoffset)
+		lo++;
+	while (hi > lo && q[hi - 1] >= qoffset + qcount)
+		hi--;
+	if (lo == hi)
 		return -1;
 	/* The hash only to choose among several (get_xps_queue() hashes only then). */
-	k = in > 1 && mqtx__pkt_hash(dev, pkt) ? mqtx_reciprocal_scale(pkt->hash, in) : 0;
-	for (unsigned i = 0; i < n; i++) {
-		if (q[i] < qoffset || q[i] >= qoffset + qcount)
-			continue;
-		if (!k--)
-			return q[i];
-	}
-	return -1;
+	k = hi - lo > 1 && mqtx__pkt_hash(dev, pkt) ? mqtx_reciprocal_scale(pkt->hash, hi - lo) : 0;
+	return q[lo + k];
 }
 
 int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries)

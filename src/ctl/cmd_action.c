@@ -246,6 +246,23 @@ static int list_or_flush(const struct mqtx_ctl_call *a, int i, bool flush)
 	return MQTX_TC_EXIT_OK;
 }
 
+/*
+ * The table of standalone actions is the daemon's, shared by every client as the kernel's is
+ * by a network namespace, and an action in it may be bound by filters of any device: only root
+ * and the daemon's admin add, change, replace, delete or flush its actions; any client lists
+ * and gets them. A client's filters still carry actions of their own.
+ */
+static int may_change(const struct mqtx_ctl_call *a, const char *verb)
+{
+	static const struct ctl_owner server = { .client = false };
+	char label[32];
+
+	if (mqtx__ctl_owns(a, &server))
+		return 0;
+	snprintf(label, sizeof(label), "actions %s", verb);
+	return mqtx__ctl_eperm(a, label, "the table of standalone actions", &server);
+}
+
 int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg)
 {
 	struct mqtx_ctl_call call = *c, *a = &call;
@@ -257,6 +274,11 @@ int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg)
 	while (!rc && i < a->argc) {
 		const char *verb = a->argv[i];
 
+		if ((mqtx__tc_matches(verb, "add") || mqtx__tc_matches(verb, "change") ||
+		     mqtx__tc_matches(verb, "replace") || mqtx__tc_matches(verb, "delete") ||
+		     mqtx__tc_matches(verb, "flush")) &&
+		    may_change(a, verb))
+			return MQTX_TC_EXIT_REFUSED;
 		if (mqtx__tc_matches(verb, "add")) {
 			rc = modify(a, &i, false);
 		} else if (mqtx__tc_matches(verb, "change") || mqtx__tc_matches(verb, "replace")) {
