@@ -114,7 +114,7 @@ static const struct fault_case cases[] = {
 	  "qdisc add dev eth0 root handle 1: netem delay 10ms 1ms distribution normal loss 1% "
 	  "rate 1mbit slot 1ms 2ms seed 5",
 	  0 },
-	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 netem delay 5ms duplicate 1%", 0 },
+	{ { MQ1 }, "qdisc add dev eth0 parent 1:2 netem delay 5ms duplicate 1% seed 7", 0 },
 	{ {}, "qdisc add dev eth0 root handle 1: mq", 0 },
 	{ {}, "qdisc add dev eth0 root handle 1: mqprio num_tc 2 map 0 1 queues 2@0 2@2 hw 0", 0 },
 	{ {}, "qdisc add dev eth0 root noqueue", 0 },

@@ -55,11 +55,9 @@ static unsigned send_n(struct vt *t, uint32_t len, unsigned n)
 static void hook_stats(struct vt *t, const char *hook, uint64_t *bytes, uint64_t *pkts,
 		       uint64_t *drops, uint64_t *over)
 {
-	char cmd[64];
 	const char *s;
 
-	snprintf(cmd, sizeof(cmd), "-s filter show dev v0 %s", hook);
-	cx_ok(&t->c, cmd);
+	cx_ok(&t->c, "-s filter show dev v0 %s", hook);
 	s = strstr(t->c.out, "\tSent ");
 	assert_non_null(s);
 	assert_int_equal(sscanf(s, "\tSent %lu bytes %lu pkt (dropped %lu, overlimits %lu", bytes,
