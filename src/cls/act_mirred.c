@@ -319,9 +319,7 @@ static void mirred_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_str(p, OUT_ANY, "to_dev", " to device %s)", mqtx_dev_name(m->dev));
 	mqtx__tcf_print_control(p, " ", m->verdict, "");
 	mqtx__out_nl(p);
-	mqtx__out_uint(p, OUT_ANY, "index", "\tindex %llu", a->index);
-	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", tcf_act_ref(a));
-	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
+	mqtx__tcf_act_dump_index(a, "	", p);
 	mqtx__out_nl(p);
 }
 

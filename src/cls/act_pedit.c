@@ -584,9 +584,7 @@ static void pedit_dump(const struct tcf_action *a, struct tc_out *p)
 	mqtx__out_str(p, OUT_ANY, "kind", " %s ", "pedit");
 	mqtx__tcf_print_control(p, "action ", e->verdict, " ");
 	mqtx__out_uint(p, OUT_ANY, "nkeys", "keys %llu\n", e->nkeys);
-	mqtx__out_uint(p, OUT_ANY, "index", " \t index %llu", a->index);
-	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", tcf_act_ref(a));
-	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
+	mqtx__tcf_act_dump_index(a, " 	 ", p);
 	mqtx__out_open_array(p, "keys");
 	for (unsigned i = 0; i < e->nkeys; i++) {
 		const struct pkey *k = &e->keys[i];

@@ -168,9 +168,7 @@ static void skbedit_dump(const struct tcf_action *a, struct tc_out *p)
 	}
 	mqtx__tcf_print_control(p, " ", e->verdict, "");
 	mqtx__out_nl(p);
-	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
-	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", tcf_act_ref(a));
-	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
+	mqtx__tcf_act_dump_index(a, "	 ", p);
 	mqtx__out_nl(p);
 }
 

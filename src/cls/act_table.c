@@ -302,6 +302,14 @@ void mqtx__tcf_exts_dump_terse(const struct tcf_exts *e, struct tc_out *p)
 	mqtx__out_close_array(p);
 }
 
+void mqtx__tcf_act_dump_index(const struct tcf_action *a, const char *lead, struct tc_out *p)
+{
+	mqtx__out_text(p, "%s", lead);
+	mqtx__out_uint(p, OUT_ANY, "index", "index %llu", a->index);
+	mqtx__out_int(p, OUT_ANY, "ref", " ref %lld", tcf_act_ref(a));
+	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
+}
+
 void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p)
 {
 	const struct tcf_act_params *pa = atomic_load(&((struct tcf_action *)a)->params);

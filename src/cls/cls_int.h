@@ -364,6 +364,9 @@ void mqtx__tcf_exts_free(struct tcf_exts *e);
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
 /* tc_print_one_action(): @a after "action order N: " (@table: as "actions ls" lists it). */
 void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p);
+/* An action's "index N ref R bind B" after @lead, the spacing tc's printer of its kind puts
+ * before "index" (text only). */
+void mqtx__tcf_act_dump_index(const struct tcf_action *a, const char *lead, struct tc_out *p);
 /* The words after an action's kind parser (tc's parse_action()): cookie, hw_stats, no_percpu;
  * the cookie into @pa. */
 int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa);
