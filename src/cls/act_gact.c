@@ -126,13 +126,8 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 			return gact_usage(ps);
 		}
 	}
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal \"index\"");
-		ps->i++;
-	}
+	if (mqtx__tcf_act_index(ps, a, "", 10) < 0)
+		return -EINVAL;
 	return 0;
 }
 

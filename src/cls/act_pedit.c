@@ -561,14 +561,8 @@ static int pedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 	w = tcf_word(ps);
 	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &p->verdict, false))
 		return -EINVAL;
-	w = tcf_word(ps);
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Pedit: Illegal \"index\"");
-		ps->i++;
-	}
+	if (mqtx__tcf_act_index(ps, a, "Pedit: ", 10) < 0)
+		return -EINVAL;
 	if (!p->nkeys)
 		return mqtx__tcf_refuse_late(ps,
 					     "Error: act_pedit: Pedit requires keys to be passed.");

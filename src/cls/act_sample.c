@@ -22,21 +22,6 @@
 	"Error: sample: not supported: the samples go to psample, a channel of the kernel's to " \
 	"user space, and mqtx runs in user space."
 
-struct sample {
-	int verdict;
-};
-
-/* ---- data path: never runs (the parse refuses every sample action) ---- */
-
-static int sample_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
-{
-	const struct sample *s = tcf_act_priv(a);
-
-	(void)pk;
-	(void)res;
-	return s->verdict;
-}
-
 /* ---- control path ---- */
 
 static int usage_exit(struct tcf_parse *ps)
@@ -51,12 +36,11 @@ static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 	static const char *const words[] = { "rate", "group", "trunc" };
 	static const char *const bad[] = { "Illegal rate %s", "Illegal group num %s",
 					   "Illegal truncation size %s" };
-	struct sample *s = tcf_act_priv(a);
+	int verdict = MQTX_ACT_PIPE; /* read as tc reads it; the action is refused */
 	bool set[3] = { false, false, false };
 	const char *w;
 	uint32_t v;
 
-	s->verdict = MQTX_ACT_PIPE;
 	while ((w = tcf_word(ps))) {
 		size_t k;
 
@@ -78,16 +62,10 @@ static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 		ps->i++;
 	}
 	w = tcf_word(ps);
-	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &s->verdict, false))
+	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &verdict, false))
 		return -EINVAL;
-	w = tcf_word(ps);
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "sample: Illegal \"index\"");
-		ps->i++;
-	}
+	if (mqtx__tcf_act_index(ps, a, "sample: ", 10) < 0)
+		return -EINVAL;
 	if (!a->index && (!set[0] || !set[1])) {
 		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "param \"%s\" not set",
 			       set[1] ? "rate" : "group");
@@ -96,19 +74,10 @@ static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 	return mqtx__tcf_refuse_late(ps, SAMPLE_REFUSED);
 }
 
-static void sample_dump(const struct tcf_action *a, struct tc_out *p)
-{
-	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "sample");
-	mqtx__out_nl(p);
-	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
-	mqtx__out_nl(p);
-}
-
 const struct tcf_action_ops mqtx__tcf_sample_ops = {
 	.kind = "sample",
 	.usage = SAMPLE_USAGE,
-	.priv_size = sizeof(struct sample),
 	.parse = sample_parse,
-	.act = sample_act,
-	.dump = sample_dump,
+	.act = mqtx__tcf_refused_act,
+	.dump = mqtx__tcf_refused_dump,
 };

@@ -183,15 +183,10 @@ static int skbmod_parse(struct tcf_action *a, struct tcf_parse *ps)
 	w = tcf_word(ps);
 	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &m->verdict, false))
 		return -EINVAL;
-	w = tcf_word(ps);
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 0))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbmod: Illegal \"index\"");
-		ok++;
-		ps->i++;
-	}
+	rc = mqtx__tcf_act_index(ps, a, "skbmod: ", 0);
+	if (rc < 0)
+		return -EINVAL;
+	ok += rc;
 	if (!ok) {
 		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbmod requires at least one option");
 		return usage_exit(ps);

@@ -310,6 +310,22 @@ void mqtx__tcf_act_dump_index(const struct tcf_action *a, const char *lead, stru
 	mqtx__out_int(p, OUT_ANY, "bind", " bind %lld", tcf_act_bind(a));
 }
 
+int mqtx__tcf_refused_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
+{
+	(void)a;
+	(void)pk;
+	(void)res;
+	return MQTX_ACT_PIPE;
+}
+
+void mqtx__tcf_refused_dump(const struct tcf_action *a, struct tc_out *p)
+{
+	mqtx__out_str(p, OUT_ANY, "kind", "%s ", a->ops->kind);
+	mqtx__out_nl(p);
+	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
+	mqtx__out_nl(p);
+}
+
 void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p)
 {
 	const struct tcf_act_params *pa = atomic_load(&((struct tcf_action *)a)->params);

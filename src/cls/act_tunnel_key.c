@@ -23,21 +23,6 @@
 	"Error: tunnel_key: not supported: mqtx has no tunnel devices (vxlan, geneve, erspan) to " \
 	"encapsulate with the metadata it sets."
 
-struct tunnel_key {
-	int verdict;
-};
-
-/* ---- data path: never runs (the parse refuses every tunnel_key action) ---- */
-
-static int tunnel_key_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
-{
-	const struct tunnel_key *t = tcf_act_priv(a);
-
-	(void)pk;
-	(void)res;
-	return t->verdict;
-}
-
 /* ---- control path ---- */
 
 /* tc's words, and whether each takes a value. */
@@ -54,10 +39,9 @@ static const struct {
 
 static int tunnel_key_parse(struct tcf_action *a, struct tcf_parse *ps)
 {
-	struct tunnel_key *t = tcf_act_priv(a);
+	int verdict = MQTX_ACT_PIPE; /* read as tc reads it; the action is refused */
 	const char *w;
 
-	t->verdict = MQTX_ACT_PIPE;
 	while ((w = tcf_word(ps))) {
 		size_t k;
 
@@ -76,33 +60,17 @@ static int tunnel_key_parse(struct tcf_action *a, struct tcf_parse *ps)
 		ps->i++;
 	}
 	w = tcf_word(ps);
-	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &t->verdict, false))
+	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &verdict, false))
 		return -EINVAL;
-	w = tcf_word(ps);
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					      "tunnel_key: Illegal \"index\"");
-		ps->i++;
-	}
+	if (mqtx__tcf_act_index(ps, a, "tunnel_key: ", 10) < 0)
+		return -EINVAL;
 	return mqtx__tcf_refuse_late(ps, TUNNEL_KEY_REFUSED);
-}
-
-static void tunnel_key_dump(const struct tcf_action *a, struct tc_out *p)
-{
-	mqtx__out_str(p, OUT_ANY, "kind", "%s ", "tunnel_key");
-	mqtx__out_nl(p);
-	mqtx__out_uint(p, OUT_ANY, "index", "\t index %llu", a->index);
-	mqtx__out_nl(p);
 }
 
 const struct tcf_action_ops mqtx__tcf_tunnel_key_ops = {
 	.kind = "tunnel_key",
 	.usage = TUNNEL_KEY_USAGE,
-	.priv_size = sizeof(struct tunnel_key),
 	.parse = tunnel_key_parse,
-	.act = tunnel_key_act,
-	.dump = tunnel_key_dump,
+	.act = mqtx__tcf_refused_act,
+	.dump = mqtx__tcf_refused_dump,
 };

@@ -300,14 +300,8 @@ static int vlan_parse(struct tcf_action *a, struct tcf_parse *ps)
 	w = tcf_word(ps);
 	if (w && mqtx__tcf_is_control(w) && mqtx__tcf_parse_control(ps, &v->verdict, false))
 		return -EINVAL;
-	w = tcf_word(ps);
-	if (w && mqtx__tc_matches(w, "index")) {
-		if (mqtx__tcf_next(ps))
-			return -EINVAL;
-		if (mqtx__tc_get_u32(tcf_word(ps), &a->index, 10))
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "vlan: Illegal \"index\"");
-		ps->i++;
-	}
+	if (mqtx__tcf_act_index(ps, a, "vlan: ", 10) < 0)
+		return -EINVAL;
 	return check(v, ps);
 }
 

@@ -337,6 +337,10 @@ static inline const char *tcf_word(const struct tcf_parse *ps)
 /* NEXT_ARG(): move to the value of the current option; -EINVAL (tc's "Command line is not
  * complete", exit 255) when there is none. */
 int mqtx__tcf_next(struct tcf_parse *ps);
+/* An action's closing "index N" (base @base), when the current word is "index": into
+ * @a->index, past it. 1 when one was read, 0 when the word is another, -EINVAL with tc's
+ * "@who Illegal "index"" (@who: the kind's prefix, "" for none). */
+int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int mqtx__tcf_proto_parse(const char *s, uint16_t *proto);
 const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len);
@@ -364,6 +368,10 @@ void mqtx__tcf_exts_free(struct tcf_exts *e);
 void mqtx__tcf_exts_dump(const struct tcf_exts *e, struct tc_out *p);
 /* tc_print_one_action(): @a after "action order N: " (@table: as "actions ls" lists it). */
 void mqtx__tcf_act_dump(const struct tcf_action *a, bool table, struct tc_out *p);
+/* The act and dump of a kind tc knows and mqtx refuses (tunnel_key, sample): its parse refuses
+ * every action, so neither runs; they keep the ops table whole. */
+int mqtx__tcf_refused_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res);
+void mqtx__tcf_refused_dump(const struct tcf_action *a, struct tc_out *p);
 /* An action's "index N ref R bind B" after @lead, the spacing tc's printer of its kind puts
  * before "index" (text only). */
 void mqtx__tcf_act_dump_index(const struct tcf_action *a, const char *lead, struct tc_out *p);

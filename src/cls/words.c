@@ -71,6 +71,20 @@ int mqtx__tcf_next(struct tcf_parse *ps)
 	return 0;
 }
 
+int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base)
+{
+	const char *w = tcf_word(ps);
+
+	if (!w || !mqtx__tc_matches(w, "index"))
+		return 0;
+	if (mqtx__tcf_next(ps))
+		return -EINVAL;
+	if (mqtx__tc_get_u32(tcf_word(ps), &a->index, base))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%sIllegal \"index\"", who);
+	ps->i++;
+	return 1;
+}
+
 /* ---- protocols (ll_proto_a2n / ll_proto_n2a) ---- */
 
 static const struct {
