@@ -357,10 +357,12 @@ static unsigned enqueue_pkts(struct mqtx_qdisc *q, struct mqtx_pkt **pkts, unsig
 
 		*rc = q->ops->enqueue(q, pkts[i], to_free);
 		accepted += *rc != MQTX_XMIT_DROP;
-		if (counting && *rc == MQTX_XMIT_DROP)
+		if (unlikely(counting) && *rc == MQTX_XMIT_DROP)
 			*refused_bytes += len;
 	}
-	refused_counted = counting;
+	/* Only a counting burst reads it, having cleared it first: no store on any other. */
+	if (unlikely(counting))
+		refused_counted = true;
 	return accepted;
 }
 
