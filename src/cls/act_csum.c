@@ -384,11 +384,8 @@ static int csum_parse(struct tcf_action *a, struct tcf_parse *ps)
 				return parse_index(a, ps);
 			continue;
 		}
-		if (w && mqtx__tc_matches(w, "help")) {
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", CSUM_USAGE);
-			ps->exit = MQTX_TC_EXIT_ABORT;
-			return -EINVAL;
-		}
+		if (w && mqtx__tc_matches(w, "help"))
+			return mqtx__tcf_usage_exit(ps, CSUM_USAGE);
 		break;
 	}
 	if (!c->flags)

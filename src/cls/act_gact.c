@@ -75,13 +75,6 @@ static int gact_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 /* ---- control path ---- */
 
-static int gact_usage(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_gact_ops.usage);
-	ps->exit = MQTX_TC_EXIT_ABORT; /* usage() exits -1 */
-	return -EINVAL;
-}
-
 static int parse_random(struct gact *g, struct tcf_parse *ps)
 {
 	const char *w;
@@ -98,7 +91,7 @@ static int parse_random(struct gact *g, struct tcf_parse *ps)
 	if (mqtx__tcf_next(ps))
 		return -EINVAL;
 	if (mqtx__tcf_parse_control(ps, &g->pverdict, false))
-		return gact_usage(ps);
+		return mqtx__tcf_usage_exit(ps, mqtx__tcf_gact_ops.usage);
 	if (!tcf_word(ps) || mqtx__tc_get_u16(tcf_word(ps), &g->pval, 10) || g->pval > 10000)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal probability val  0x%x",
 				      g->pval);
@@ -116,14 +109,14 @@ static int gact_parse(struct tcf_action *a, struct tcf_parse *ps)
 				      "Command line is not complete. Try option \"help\"");
 	if (!mqtx__tc_matches(w, "index")) {
 		if (mqtx__tcf_parse_control(ps, &g->verdict, false))
-			return gact_usage(ps);
+			return mqtx__tcf_usage_exit(ps, mqtx__tcf_gact_ops.usage);
 		w = tcf_word(ps);
 		if (w && mqtx__tc_matches(w, "random")) {
 			if (parse_random(g, ps))
 				return -EINVAL;
 			w = tcf_word(ps);
 		} else if (w && mqtx__tc_matches(w, "help")) {
-			return gact_usage(ps);
+			return mqtx__tcf_usage_exit(ps, mqtx__tcf_gact_ops.usage);
 		}
 	}
 	if (mqtx__tcf_act_index(ps, a, "", 10) < 0)

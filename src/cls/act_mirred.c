@@ -254,11 +254,8 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 
 	if (!mqtx__tc_matches(w, "egress") && !mqtx__tc_matches(w, "ingress") &&
 	    !mqtx__tc_matches(w, "index")) {
-		if (mqtx__tc_matches(w, "help")) {
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_mirred_ops.usage);
-			ps->exit = MQTX_TC_EXIT_ABORT;
-			return -EINVAL;
-		}
+		if (mqtx__tc_matches(w, "help"))
+			return mqtx__tcf_usage_exit(ps, mqtx__tcf_mirred_ops.usage);
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "mirred option not supported %s", w);
 	}
 	while (!err && !done && tcf_word(ps))

@@ -515,13 +515,6 @@ static int parse_munge(struct pedit *p, struct tcf_parse *ps)
 	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", PEDIT_USAGE);
 }
 
-static int usage_exit(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", PEDIT_USAGE);
-	ps->exit = MQTX_TC_EXIT_ABORT;
-	return -EINVAL;
-}
-
 /* After "pedit": "ex" first, if at all. */
 static int parse_ex(struct pedit *p, struct tcf_parse *ps, int ok)
 {
@@ -549,7 +542,7 @@ static int pedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 			if (mqtx__tcf_next(ps) || parse_ex(p, ps, ++ok))
 				return -EINVAL;
 		} else if (mqtx__tc_matches(w, "help")) {
-			return usage_exit(ps);
+			return mqtx__tcf_usage_exit(ps, PEDIT_USAGE);
 		} else if (mqtx__tc_matches(w, "munge")) {
 			if (mqtx__tcf_next(ps) || parse_munge(p, ps))
 				return -EINVAL;

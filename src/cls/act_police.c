@@ -246,9 +246,7 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				      "Error: police: \"%s\" is not supported.", w);
 	} else if (!strcmp(w, "help")) {
-		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_police_ops.usage);
-		ps->exit = MQTX_TC_EXIT_ABORT;
-		return -EINVAL;
+		return mqtx__tcf_usage_exit(ps, mqtx__tcf_police_ops.usage);
 	} else {
 		return 1;
 	}

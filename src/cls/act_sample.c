@@ -24,13 +24,6 @@
 
 /* ---- control path ---- */
 
-static int usage_exit(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", SAMPLE_USAGE);
-	ps->exit = MQTX_TC_EXIT_ABORT;
-	return -EINVAL;
-}
-
 static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 {
 	static const char *const words[] = { "rate", "group", "trunc" };
@@ -49,14 +42,14 @@ static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 				break;
 		if (k == ARRAY_SIZE(words)) {
 			if (mqtx__tc_matches(w, "help"))
-				return usage_exit(ps);
+				return mqtx__tcf_usage_exit(ps, SAMPLE_USAGE);
 			break;
 		}
 		if (mqtx__tcf_next(ps))
 			return -EINVAL;
 		if (mqtx__tc_get_u32(tcf_word(ps), &v, 10)) {
 			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, bad[k], tcf_word(ps));
-			return usage_exit(ps);
+			return mqtx__tcf_usage_exit(ps, SAMPLE_USAGE);
 		}
 		set[k] = true;
 		ps->i++;
@@ -69,7 +62,7 @@ static int sample_parse(struct tcf_action *a, struct tcf_parse *ps)
 	if (!a->index && (!set[0] || !set[1])) {
 		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "param \"%s\" not set",
 			       set[1] ? "rate" : "group");
-		return usage_exit(ps);
+		return mqtx__tcf_usage_exit(ps, SAMPLE_USAGE);
 	}
 	return mqtx__tcf_refuse_late(ps, SAMPLE_REFUSED);
 }

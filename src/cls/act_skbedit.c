@@ -58,13 +58,6 @@ static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf
 
 /* ---- control path ---- */
 
-static int usage(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_skbedit_ops.usage);
-	ps->exit = MQTX_TC_EXIT_ABORT;
-	return -EINVAL;
-}
-
 static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 {
 	char buf[32], *slash;
@@ -113,7 +106,7 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				      "Error: skbedit: \"%s\" is not supported.", w);
 	} else if (mqtx__tc_matches(w, "help")) {
-		return usage(ps);
+		return mqtx__tcf_usage_exit(ps, mqtx__tcf_skbedit_ops.usage);
 	} else {
 		return 1;
 	}

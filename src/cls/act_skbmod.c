@@ -114,13 +114,6 @@ static int skbmod_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 
 /* ---- control path ---- */
 
-static int usage_exit(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", SKBMOD_USAGE);
-	ps->exit = MQTX_TC_EXIT_ABORT;
-	return -EINVAL;
-}
-
 /* One word of skbmod's: 0 taken, 1 not skbmod's; *@ok counts the settings given. */
 static int parse_word(struct skbmod *m, struct tcf_parse *ps, unsigned *given, int *ok)
 {
@@ -155,7 +148,7 @@ static int parse_word(struct skbmod *m, struct tcf_parse *ps, unsigned *given, i
 	} else if (mqtx__tc_matches(w, "ecn")) {
 		*given |= SKBMOD_ECN;
 	} else if (mqtx__tc_matches(w, "help")) {
-		return usage_exit(ps);
+		return mqtx__tcf_usage_exit(ps, SKBMOD_USAGE);
 	} else {
 		return 1;
 	}
@@ -189,7 +182,7 @@ static int skbmod_parse(struct tcf_action *a, struct tcf_parse *ps)
 	ok += rc;
 	if (!ok) {
 		mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "skbmod requires at least one option");
-		return usage_exit(ps);
+		return mqtx__tcf_usage_exit(ps, SKBMOD_USAGE);
 	}
 	/* tc sends no etype 0; tcf_skbmod_init(): swap alone, or ecn alone, or the fields */
 	if (!m->etype)

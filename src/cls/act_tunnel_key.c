@@ -45,11 +45,8 @@ static int tunnel_key_parse(struct tcf_action *a, struct tcf_parse *ps)
 	while ((w = tcf_word(ps))) {
 		size_t k;
 
-		if (mqtx__tc_matches(w, "help")) {
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", TUNNEL_KEY_USAGE);
-			ps->exit = MQTX_TC_EXIT_ABORT;
-			return -EINVAL;
-		}
+		if (mqtx__tc_matches(w, "help"))
+			return mqtx__tcf_usage_exit(ps, TUNNEL_KEY_USAGE);
 		for (k = 0; k < ARRAY_SIZE(words); k++)
 			if (!strcmp(w, words[k].word))
 				break;

@@ -169,13 +169,6 @@ static int vlan_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_re
 
 /* ---- control path ---- */
 
-static int usage_exit(struct tcf_parse *ps)
-{
-	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", VLAN_USAGE);
-	ps->exit = MQTX_TC_EXIT_ABORT;
-	return -EINVAL;
-}
-
 /* tc's invarg(): the message, exit 255. */
 static int invarg(struct tcf_parse *ps, const char *why)
 {
@@ -244,7 +237,7 @@ static int parse_word(struct vlan *v, struct tcf_parse *ps)
 			return invarg(ps, dst ? "dst_mac is invalid" : "src_mac is invalid");
 		*(dst ? &v->has_dst : &v->has_src) = true;
 	} else if (mqtx__tc_matches(w, "help")) {
-		return usage_exit(ps);
+		return mqtx__tcf_usage_exit(ps, VLAN_USAGE);
 	} else {
 		return 1;
 	}

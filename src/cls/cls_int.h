@@ -341,6 +341,8 @@ int mqtx__tcf_next(struct tcf_parse *ps);
  * @a->index, past it. 1 when one was read, 0 when the word is another, -EINVAL with tc's
  * "@who Illegal "index"" (@who: the kind's prefix, "" for none). */
 int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base);
+/* An action kind's usage() in tc: @usage as the message, exit 255. Returns -EINVAL. */
+int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int mqtx__tcf_proto_parse(const char *s, uint16_t *proto);
 const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len);

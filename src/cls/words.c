@@ -85,6 +85,13 @@ int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *
 	return 1;
 }
 
+int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage)
+{
+	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", usage);
+	ps->exit = MQTX_TC_EXIT_ABORT; /* tc's usage() exits -1 */
+	return -EINVAL;
+}
+
 /* ---- protocols (ll_proto_a2n / ll_proto_n2a) ---- */
 
 static const struct {
