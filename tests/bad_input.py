@@ -15,6 +15,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mqtx_client import limit  # noqa: E402
+
 PRELUDE = ['dev add eth0 type null txqueues 4 up', 'dev add lo1 type null up',
            'dev add s0 type sim txqueues 2 ring 64 up', 'dev add down0 type null txqueues 2']
 
@@ -75,13 +79,13 @@ def run_users(c, args, tmp):
             who = [] if uid == '0' else ['setpriv', '--reuid=' + uid,
                                          '--regid=%d' % GROUP, '--clear-groups']
             p = subprocess.run(who + [mqtx, '-S', sock] + cmd.split(), capture_output=True,
-                               text=True, timeout=60)
+                               text=True, timeout=limit(60))
         out = ''.join(subprocess.run([mqtx, '-S', sock] + cmd.split(), capture_output=True,
-                                     text=True, timeout=60).stdout for cmd in c['show'])
+                                     text=True, timeout=limit(60)).stdout for cmd in c['show'])
         return p.returncode, p.stderr, out
     finally:
         d.terminate()
-        d.communicate(timeout=30)
+        d.communicate(timeout=limit(30))
 
 
 def run_case(c, args, tmp, data):
@@ -99,14 +103,14 @@ def run_case(c, args, tmp, data):
             fh.write(''.join(expand(l, tmp, data).replace('\\0', '\0') + '\n'
                              for l in c['config']))
         p = subprocess.run([args.mqtxd, '-S', os.path.join(tmp, 'sock'), '-c', cfg],
-                           capture_output=True, text=True, timeout=30)
+                           capture_output=True, text=True, timeout=limit(30))
         return p.returncode, p.stderr.replace(cfg, '@CONFIG@'), ''
     batch = os.path.join(tmp, 'batch')
     lines = c['batch'] if c['batch'] else PRELUDE + c['cmd']
     with open(batch, 'w', encoding='utf-8', newline='') as fh:
         fh.write(''.join(expand(l, tmp, data).replace('\\0', '\0') + '\n' for l in lines))
     p = subprocess.run([args.mqtx, '-batch', batch], capture_output=True, text=True,
-                       timeout=60)
+                       timeout=limit(60))
     err = p.stderr.replace(batch, '@BATCH@').replace(tmp, '@TMP@').replace(data, '@DATA@')
     # What is not a message: the line that says which command failed, and a job's progress.
     err = '\n'.join(l for l in err.splitlines() if not l.startswith('Command failed ') and
@@ -117,7 +121,7 @@ def run_case(c, args, tmp, data):
             fh.write(''.join(expand(l, tmp, data) + '\n' for l in PRELUDE + c['cmd'] +
                              c['show']))
         q = subprocess.run([args.mqtx, '-force', '-batch', batch], capture_output=True,
-                           text=True, timeout=60)
+                           text=True, timeout=limit(60))
         out = q.stdout
     return p.returncode, err, out
 

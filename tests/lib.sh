@@ -7,6 +7,10 @@
 # mqtxd of the test's own, which goes at exit too. A test that starts more processes defines
 # cleanup_more, run at exit first. Needs $MQTX and $MQTXD.
 
+# How much slower than a quiet machine this run may be (scripts/run-tests sets it from the
+# load and a sanitizer's slowdown): every wait's bound is a multiple of it.
+SLOW=${MQTX_TEST_SLOW:-1}
+
 # t_begin NAME: $T, $S, $M (mqtx on $S, to be word-split), the counters and the exit trap.
 t_begin() {
 	: "${MQTX:?}" "${MQTXD:?}"
@@ -54,7 +58,7 @@ start() {
 	rm -f "$S"
 	"$MQTXD" -S "$S" "$@" >"$T/daemon.out" 2>"$T/daemon.err" &
 	DPID=$!
-	for _ in $(seq 600); do [ -S "$S" ] && return 0; sleep 0.05; done
+	for _ in $(seq $((600 * SLOW))); do [ -S "$S" ] && return 0; sleep 0.05; done
 	fail "mqtxd did not create $S: $(cat "$T/daemon.err")"
 	return 1
 }

@@ -3,9 +3,36 @@
 # command, where an mqtx process per command cost more than the command (a sanitized mqtx
 # starts in tens of milliseconds; the runners send over a thousand). The protocol is the one
 # tools/proto.h describes; what mqtx itself does around a command is in tools/mqtx.c.
+import os
 import select
 import socket
 import struct
+import subprocess
+import time
+
+# How much slower than a quiet machine this run may be (scripts/run-tests: the load and a
+# sanitizer's slowdown): every timeout of the runners is a multiple of it.
+SLOW = max(1, int(os.environ.get('MQTX_TEST_SLOW') or 1))
+
+
+def limit(secs):
+    """A timeout of @secs on a quiet machine, stretched for this run."""
+    return secs * SLOW
+
+
+def start_daemon(mqtxd, sock, log):
+    """An mqtxd serving @sock, its output to the file @log, once its socket exists."""
+    d = subprocess.Popen([mqtxd, '-S', sock], stdout=log, stderr=log)
+    end = time.monotonic() + limit(30)
+    while time.monotonic() < end:
+        if os.path.exists(sock):
+            return d
+        if d.poll() is not None:
+            break
+        time.sleep(0.025)
+    d.kill()
+    raise SystemExit('mqtxd did not come up')
+
 
 PROTO_OUT, PROTO_ERR, PROTO_END = 1, 2, 3
 F_STATS, F_JSON, F_DETAILS = 0x1, 0x2, 0x4  # MQTX_CTL_F_* of <mqtx/ctl.h>
@@ -38,7 +65,7 @@ class Client:
     """Commands to the mqtxd on @path, one at a time on one connection."""
 
     def __init__(self, path, timeout=30):
-        self.path, self.timeout, self.sock = path, timeout, None
+        self.path, self.timeout, self.sock = path, limit(timeout), None
 
     def close(self):
         if self.sock:

@@ -14,11 +14,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mqtx_client import Client  # noqa: E402
+from mqtx_client import Client, limit, start_daemon  # noqa: E402
 
 D = 'mqp0'
 # Which show commands are compared after each scenario. Not "-j class show": tc 6.1 prints
@@ -43,9 +42,9 @@ def run(argv):
     """A command of the kernel's side: (exit code, output, error text)."""
     try:
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           errors='replace', timeout=30)
+                           errors='replace', timeout=limit(30))
     except subprocess.TimeoutExpired:
-        return -1, '', '%s: timed out after 30 s' % ' '.join(argv)
+        return -1, '', '%s: timed out after %d s' % (' '.join(argv), limit(30))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -223,18 +222,6 @@ def scenarios(text):
     return found
 
 
-def start_daemon(mqtxd, sock, log):
-    d = subprocess.Popen([mqtxd, '-S', sock], stdout=log, stderr=log)
-    for _ in range(1200):
-        if os.path.exists(sock):
-            return d
-        if d.poll() is not None:
-            break
-        time.sleep(0.025)
-    d.kill()
-    raise SystemExit('mqtxd did not come up')
-
-
 def main():
     text = sys.stdin.read()
     # The kinds of mqtx this kernel lacks (it may be built without them): their refusals by
@@ -260,7 +247,7 @@ def main():
         if d.poll() is None:
             d.send_signal(signal.SIGTERM)
             try:
-                rc = d.wait(timeout=10)
+                rc = d.wait(timeout=limit(10))
             except subprocess.TimeoutExpired:
                 d.kill()
                 rc = -1

@@ -17,11 +17,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mqtx_client import Client, passes_through  # noqa: E402
+from mqtx_client import Client, limit, passes_through, start_daemon  # noqa: E402
 
 # The runner's connection to mqtxd, or None with --per-process.
 client = None
@@ -32,6 +31,7 @@ def run(cmd, env, timeout=30):
     killed with everything it started."""
     p = subprocess.Popen(cmd, shell=True, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
+    timeout = limit(timeout)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -95,18 +95,6 @@ def run_case(tc, env):
     if tmsg and ok:
         ok, msg = False, tmsg
     return ok, msg
-
-
-def start_daemon(mqtxd, sock, log):
-    d = subprocess.Popen([mqtxd, '-S', sock], stdout=log, stderr=log)
-    for _ in range(200):
-        if os.path.exists(sock):
-            return d
-        if d.poll() is not None:
-            break
-        time.sleep(0.025)
-    d.kill()
-    raise SystemExit('mqtxd did not come up')
 
 
 def main():
@@ -176,7 +164,7 @@ def main():
         if d.poll() is None:
             d.send_signal(signal.SIGTERM)
             try:
-                rc = d.wait(timeout=10)
+                rc = d.wait(timeout=limit(10))
             except subprocess.TimeoutExpired:
                 d.kill()
                 rc = -1

@@ -113,7 +113,7 @@ $M dev show g0 | grep -q "^g0: <UP> " && ok "nothing to attach to: g0 stays as i
 	fail "g0 after a refused up: $($M dev show g0)"
 # A send finds the interface gone: the device goes down (a helper thread closes it).
 $M gen dev g0 count 5 >/dev/null 2>&1
-for _ in $(seq 100); do $M dev show g0 | grep -q "^g0: <DOWN>" && break; sleep 0.05; done
+for _ in $(seq $((100 * SLOW))); do $M dev show g0 | grep -q "^g0: <DOWN>" && break; sleep 0.05; done
 # Made again but down: af_packet does not bring it up, and a failed up changes nothing.
 ip link add mqr0 numtxqueues 2 numrxqueues 2 type veth peer mqr1 numtxqueues 2 numrxqueues 2
 expect 2 "dev set: g0: mqr0: the interface is down" -- $M dev set g0 up

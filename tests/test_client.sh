@@ -39,7 +39,7 @@ if mode in bad:
 time.sleep(120)
 PY
 	FPID=$!
-	for _ in $(seq 600); do [ -S "$T/fake.sock" ] && return 0; sleep 0.05; done
+	for _ in $(seq $((600 * SLOW))); do [ -S "$T/fake.sock" ] && return 0; sleep 0.05; done
 	fail "the fake server did not start"
 }
 fake_done() { { kill "$FPID"; wait "$FPID"; } 2>/dev/null; FPID=; }
@@ -71,8 +71,8 @@ for sig in INT:2 TERM:15; do
 	fake silent
 	"$MQTX" -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err" &
 	cpid=$!
-	watch $cpid 30
-	for _ in $(seq 600); do [ -e "$T/fake.got" ] && break; sleep 0.05; done
+	watch $cpid $((30 * SLOW))
+	for _ in $(seq $((600 * SLOW))); do [ -e "$T/fake.got" ] && break; sleep 0.05; done
 	kill -$sig $cpid
 	{ wait $cpid; } 2>/dev/null; rc=$?
 	unwatch
@@ -85,7 +85,7 @@ done
 
 # ---- -timeout bounds the wait ----
 fake silent
-timeout 30 "$MQTX" -timeout 1 -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
+timeout $((30 * SLOW)) "$MQTX" -timeout 1 -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "no reply from mqtxd within 1 s" "$T/err" &&
 	ok "-timeout 1: exit 2 with a message" || fail "-timeout: exit $rc: $(cat "$T/err")"
 fake_done
@@ -96,7 +96,7 @@ fake_done
 # ---- a malformed reply is refused, not believed ----
 for m in code-300 empty-chunk unknown-type long-end huge-chunk; do
 	fake $m
-	timeout 30 "$MQTX" -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
+	timeout $((30 * SLOW)) "$MQTX" -S "$T/fake.sock" dev show >"$T/out" 2>"$T/err"; rc=$?
 	[ $rc -eq 2 ] && grep -q "Protocol error" "$T/err" && ok "reply $m: refused" ||
 		fail "reply $m: exit $rc: $(cat "$T/err")"
 	fake_done
@@ -107,8 +107,8 @@ start || exit 1
 "$MQTX" -S "$S" dev add eth0 type null up
 "$MQTX" -S "$S" gen dev eth0 rate 1000pps >"$T/gen.out" 2>"$T/gen.err" &
 cpid=$!
-watch $cpid 30
-for _ in $(seq 600); do grep -q started "$T/gen.out" && break; sleep 0.05; done
+watch $cpid $((30 * SLOW))
+for _ in $(seq $((600 * SLOW))); do grep -q started "$T/gen.out" && break; sleep 0.05; done
 kill -INT $cpid
 { wait $cpid; } 2>/dev/null; rc=$?
 unwatch

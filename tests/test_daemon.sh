@@ -104,7 +104,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# A replay's file is opened with the client's permissions, not the daemon's (root's).
 	"$MQTXD" -S "$T/g.sock" -g "$(getent group 65534 | cut -d: -f1)" >"$T/g.out" 2>&1 &
 	GPID=$!
-	for _ in $(seq 100); do [ -S "$T/g.sock" ] && break; sleep 0.05; done
+	for _ in $(seq $((100 * SLOW))); do [ -S "$T/g.sock" ] && break; sleep 0.05; done
 	cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/secret.pcap"
 	cp "$MQTX_SRCDIR/tests/data/good.pcap" "$T/public.pcap"
 	chmod 600 "$T/secret.pcap"
@@ -122,7 +122,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# no file at all). The socket is opened to all, so that the daemon decides, not its mode.
 	"$MQTXD" -S "$T/g2.sock" -g 4242 >"$T/g2.out" 2>&1 &
 	GPID=$!
-	for _ in $(seq 100); do [ -S "$T/g2.sock" ] && break; sleep 0.05; done
+	for _ in $(seq $((100 * SLOW))); do [ -S "$T/g2.sock" ] && break; sleep 0.05; done
 	[ "$(stat -c %g "$T/g2.sock")" = 4242 ] && ok "-g 4242: the socket's group" ||
 		fail "-g 4242: $(cat "$T/g2.out")"
 	chmod 666 "$T/g2.sock"
@@ -143,7 +143,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	echo "dev add cfg0 type null up" >"$T/own.conf"
 	"$MQTXD" -S "$T/own.sock" -g 4242 -c "$T/own.conf" >"$T/own.out" 2>&1 &
 	GPID=$!
-	for _ in $(seq 100); do [ -S "$T/own.sock" ] && break; sleep 0.05; done
+	for _ in $(seq $((100 * SLOW))); do [ -S "$T/own.sock" ] && break; sleep 0.05; done
 	as() { # UID CMD...: mqtx as UID, a member of group 4242 only
 		u=$1; shift
 		setpriv --reuid="$u" --regid=4242 --clear-groups "$T/bin/mqtx" -S "$T/own.sock" "$@"
@@ -217,11 +217,11 @@ expect_rc 1 "oversized command from mqtx" -- "$MQTX" -S "$S" dev add $big
 
 # ---- a replay's file is opened by the client, never by the daemon ----
 mkfifo "$T/fifo"
-timeout 30 "$MQTX" -S "$S" replay "$T/fifo" dev eth0 >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTX" -S "$S" replay "$T/fifo" dev eth0 >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "a FIFO, not a capture file" "$T/out" && ok "a FIFO is refused at once" ||
 	fail "replay of a FIFO: exit $rc: $(cat "$T/out")"
 : <>"$T/fifo" # had the daemon opened it, this lets it go
-expect_rc 0 "the daemon serves after a FIFO" -- timeout 30 "$MQTX" -S "$S" dev show eth0
+expect_rc 0 "the daemon serves after a FIFO" -- timeout $((30 * SLOW)) "$MQTX" -S "$S" dev show eth0
 r=$(raw fifo-fd "$T/fifo" text)
 case "$r" in "1
 replay: x: a FIFO, not a capture file") ok "a FIFO's descriptor sent by hand is refused" ;;
@@ -328,7 +328,7 @@ printf 'dev add bad0 type null\ndev add bad0 type frob\n' >"$T/bad"
 expect_rc 0 "--daemon serves" -- "$MQTX" -S "$S" dev add d0 type null
 pid=$(python3 -c 'import socket,struct,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0])' "$S")
 kill -TERM "$pid"
-for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+for _ in $(seq $((100 * SLOW))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$pid" 2>/dev/null && fail "--daemon: still running after SIGTERM" || ok "--daemon: stopped"
 
 t_end

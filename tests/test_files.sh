@@ -28,7 +28,7 @@ stranger() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 run() {
 	desc=$1 code=$2 pat=$3
 	shift 4
-	timeout 20 "$@" >"$T/out" 2>&1
+	timeout $((20 * SLOW)) "$@" >"$T/out" 2>&1
 	rc=$?
 	if [ $rc -eq "$code" ] && { [ -z "$pat" ] || grep -Eq -- "$pat" "$T/out"; }; then
 		ok "$desc"
@@ -148,10 +148,10 @@ is_pcap "$T/shared/mine.pcap" && [ "$(tshark -r "$T/shared/mine.pcap" 2>/dev/nul
 
 # ---- FIFOs and devices: refused at once, nothing removed that was not created ----
 mkfifo -m 666 "$T/fifo"
-timeout 20 $M dev add f1 type pcap file "$T/fifo" >"$T/fifo.out" 2>&1 &
+timeout $((20 * SLOW)) $M dev add f1 type pcap file "$T/fifo" >"$T/fifo.out" 2>&1 &
 fpid=$!
 # Until that command is refused, or a thread of the daemon waits for the FIFO's reader.
-for _ in $(seq 400); do
+for _ in $(seq $((400 * SLOW))); do
 	kill -0 $fpid 2>/dev/null || break
 	grep -qs wait_for_partner /proc/"$DPID"/task/*/wchan && break
 	sleep 0.05
@@ -177,11 +177,11 @@ run "a device, -batch: refused" 2 "full: a character device, not a regular file"
 
 # ---- a relative path is the client's, and a failed command removes what its client made ----
 mkdir "$T/cwd"
-(cd "$T/cwd" && timeout 20 $M dev add rel type pcap file rel.pcap) >"$T/out" 2>&1
+(cd "$T/cwd" && timeout $((20 * SLOW)) $M dev add rel type pcap file rel.pcap) >"$T/out" 2>&1
 [ -f "$T/cwd/rel.pcap" ] && is_pcap "$T/cwd/rel.pcap" && ok "a relative path is the client's" ||
 	fail "relative path: $(cat "$T/out"; ls "$T/cwd" "$T/dcwd")"
 absent "nothing in the daemon's directory" "$T/dcwd/rel.pcap"
-(cd "$T/cwd" && timeout 20 $M dev add rel type pcap file again.pcap) >"$T/out" 2>&1
+(cd "$T/cwd" && timeout $((20 * SLOW)) $M dev add rel type pcap file again.pcap) >"$T/out" 2>&1
 grep -q 'device "rel" already exists' "$T/out" && ok "a refused dev add says why" ||
 	fail "dev add of a taken name: $(cat "$T/out")"
 absent "the file of a refused dev add is removed" "$T/cwd/again.pcap"

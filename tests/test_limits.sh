@@ -8,11 +8,11 @@ set -u
 . "$(dirname "$0")/lib.sh"
 t_begin limits
 U=$(id -u)
-m() { timeout 60 "$MQTX" -S "$S" "$@"; }
+m() { timeout $((60 * SLOW)) "$MQTX" -S "$S" "$@"; }
 # until SECS CMD...: run CMD until it succeeds, for at most SECS (a failure bound)
 until_ok() {
 	secs=$1; shift
-	for _ in $(seq $((secs * 10))); do "$@" >"$T/until.out" 2>&1 && return 0; sleep 0.1; done
+	for _ in $(seq $((secs * 10 * SLOW))); do "$@" >"$T/until.out" 2>&1 && return 0; sleep 0.1; done
 	return 1
 }
 
@@ -81,7 +81,7 @@ case "$r" in "cut after"*) ok "a dribbled request is dropped ($r)" ;; *) fail "d
 grep -q "uid $U (pid [0-9]*): its request did not arrive in time; connection closed" \
 	"$T/daemon.err" && ok "the log says why" || fail "log: $(cat "$T/daemon.err")"
 # A client idle longer than that between two commands (top) reconnects by itself.
-timeout 60 "$MQTX" -S "$S" top interval 2.5 count 2 >"$T/top.out" 2>&1; rc=$?
+timeout $((60 * SLOW)) "$MQTX" -S "$S" top interval 2.5 count 2 >"$T/top.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^(no devices)' "$T/top.out")" -eq 2 ] &&
 	ok "mqtx reconnects after the daemon closed its idle connection" ||
 	fail "top across an idle close: exit $rc: $(cat "$T/top.out")"
@@ -90,7 +90,7 @@ mkfifo "$T/hold"
 client hold 64 <"$T/hold" >"$T/hold.out" &
 hpid=$!
 exec 3>"$T/hold"
-for _ in $(seq 600); do grep -q holding "$T/hold.out" && break; sleep 0.05; done
+for _ in $(seq $((600 * SLOW))); do grep -q holding "$T/hold.out" && break; sleep 0.05; done
 until_ok 30 "$MQTX" -S "$S" dev show && ok "64 idle connections give their slots back" ||
 	fail "still no slot: $(cat "$T/until.out")"
 exec 3>&-
@@ -103,7 +103,7 @@ mkfifo "$T/hold3"
 client hold 3 <"$T/hold3" >"$T/hold3.out" &
 hpid=$!
 exec 3>"$T/hold3"
-for _ in $(seq 600); do grep -q holding "$T/hold3.out" && break; sleep 0.05; done
+for _ in $(seq $((600 * SLOW))); do grep -q holding "$T/hold3.out" && break; sleep 0.05; done
 m dev show >"$T/out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "uid $U has 3 connections open, its limit (mqtxd --limit clients)" \
 	"$T/out" && ok "a 4th connection of one user is refused" ||
@@ -120,7 +120,7 @@ start -c "$T/big.conf" -L reply=1 -L clients=1 || exit 1
 # leave the client asleep for 30 s holding the test's standard error, which meson waits for.
 python3 "$T/client.py" "$S" no-read >"$T/nr.out" &
 npid=$!
-for _ in $(seq 600); do grep -q sent "$T/nr.out" && break; sleep 0.05; done
+for _ in $(seq $((600 * SLOW))); do grep -q sent "$T/nr.out" && break; sleep 0.05; done
 until_ok 30 "$MQTX" -S "$S" dev show big1 && ok "a client not reading its reply is dropped" ||
 	fail "the slot of a client not reading stays: $(cat "$T/until.out")"
 grep -q "took too long to read its reply" "$T/daemon.err" && ok "the log says why" ||

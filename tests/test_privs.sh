@@ -5,6 +5,7 @@
 # inheritable or ambient ones; no_new_privs), TAP and AF_PACKET devices are still created by
 # commands, what needed a dropped capability is refused, and --keep-caps keeps them all.
 set -u
+SLOW=${MQTX_TEST_SLOW:-1} # the bound of every wait, stretched as tests/lib.sh says
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to have capabilities to drop"; exit 77; }
 if [ -z "${MQTX_IN_NETNS:-}" ]; then
 	unshare -n true 2>/dev/null || { echo "SKIP: no network namespaces here"; exit 77; }
@@ -31,7 +32,7 @@ start() { # ARGS...: start mqtxd, wait for its socket
 	"$MQTXD" -S "$S" "$@" >"$T/mqtxd.log" 2>&1 &
 	pid=$!
 	i=0
-	while [ ! -S "$S" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ ! -S "$S" ] && [ $i -lt $((200 * SLOW)) ]; do sleep 0.05; i=$((i + 1)); done
 }
 stop() {
 	kill -TERM "$pid" && wait "$pid"

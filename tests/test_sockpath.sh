@@ -5,6 +5,7 @@
 # daemon's is replaced or unlinked; mqtx talks only to a server run by root or by its user.
 # Needs $MQTX and $MQTXD; the checks with a second user (nobody) need root.
 set -u
+SLOW=${MQTX_TEST_SLOW:-1} # the bound of every wait, stretched as tests/lib.sh says
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-sockpath-test.XXXXXX)
 S=$T/mqtx.sock
@@ -19,7 +20,7 @@ unset MQTX_SOCKET
 
 fail() { echo "not ok: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
-wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+wait_for() { for _ in $(seq $((600 * SLOW))); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 # daemon NAME ARGS: start mqtxd in the background, its output in $T/NAME.err; $! is kept
 daemon() {
 	name=$1; shift
@@ -78,14 +79,14 @@ XDG_RUNTIME_DIR=$T/xdg "$MQTX" dev show >"$T/out" 2>&1; rc=$?
 	"$T/out" && ok "mqtx refuses a directory others may write" ||
 	fail "mqtx: $rc $(cat "$T/out")"
 { kill $l; wait $l; } 2>/dev/null
-XDG_RUNTIME_DIR=$T/xdg timeout 30 "$MQTXD" >"$T/out" 2>&1; rc=$?
+XDG_RUNTIME_DIR=$T/xdg timeout $((30 * SLOW)) "$MQTXD" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "has mode 0777: others may write to it" "$T/out" &&
 	ok "mqtxd refuses it too" || fail "mqtxd: $rc $(cat "$T/out")"
 # A symbolic link in its place is not followed.
 rm -rf "$T/xdg/mqtx"
 mkdir -m 700 "$T/elsewhere"
 ln -s "$T/elsewhere" "$T/xdg/mqtx"
-XDG_RUNTIME_DIR=$T/xdg timeout 30 "$MQTXD" >"$T/out" 2>&1; rc=$?
+XDG_RUNTIME_DIR=$T/xdg timeout $((30 * SLOW)) "$MQTXD" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "is a symbolic link or not a directory" "$T/out" &&
 	[ -z "$(ls "$T/elsewhere")" ] && ok "mqtxd refuses a symbolic link for its directory" ||
 	fail "symlinked directory: $rc $(cat "$T/out")"
@@ -98,7 +99,7 @@ rm "$T/xdg/mqtx"
 daemon first -S "$S"
 first=$LAST
 wait_for "$S" || fail "first daemon: $(cat "$T/first.err")"
-timeout 30 "$MQTXD" -S "$S" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$S" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "$S: another mqtxd (pid $first) serves it: it holds $S.lock" "$T/out" &&
 	ok "a second daemon is refused and told who serves" || fail "second: $rc $(cat "$T/out")"
 stop $first
@@ -108,7 +109,7 @@ stop $first
 python3 "$T/helper.py" hold-lock "$S.lock" &
 h=$!
 wait_for "$S.lock.held"
-timeout 30 "$MQTXD" -S "$S" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$S" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "another mqtxd (pid 4242) serves it" "$T/out" && [ ! -e "$S" ] &&
 	ok "a held lock keeps it off" || fail "held lock: $rc $(cat "$T/out")"
 { kill $h; wait $h; } 2>/dev/null
@@ -117,7 +118,7 @@ rm -f "$S.lock" "$S.lock.held"
 for i in 1 2 3 4; do
 	("$MQTXD" -S "$S" >"$T/race$i.out" 2>"$T/race$i.err"; echo $? >"$T/race$i.rc") &
 done
-for _ in $(seq 600); do [ "$(ls "$T" | grep -c '^race.\.rc$')" -ge 3 ] && break; sleep 0.05; done
+for _ in $(seq $((600 * SLOW))); do [ "$(ls "$T" | grep -c '^race.\.rc$')" -ge 3 ] && break; sleep 0.05; done
 lost=$(cat "$T"/race*.rc 2>/dev/null | grep -c '^1$')
 named=$(grep -l "another mqtxd (pid [0-9]*) serves it" "$T"/race*.err | wc -l)
 "$MQTX" -S "$S" dev show >"$T/out" 2>&1 && [ "$lost" -eq 3 ] && [ "$named" -eq 3 ] &&
@@ -125,34 +126,34 @@ named=$(grep -l "another mqtxd (pid [0-9]*) serves it" "$T"/race*.err | wc -l)
 	fail "race: $lost exited, $named named the holder: $(cat "$T"/race*.err)"
 WINNER=$(serve_pid "$S") # not a job of this shell (its subshell is)
 kill -TERM "$WINNER"
-for _ in $(seq 600); do [ -e "$S" ] || break; sleep 0.05; done
+for _ in $(seq $((600 * SLOW))); do [ -e "$S" ] || break; sleep 0.05; done
 WINNER=
 
 # ---- nothing that is not the daemon's is replaced or unlinked ----
 echo keep >"$T/file"
-timeout 30 "$MQTXD" -S "$T/file" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$T/file" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "exists and is not a socket; not replacing it" "$T/out" &&
 	[ "$(cat "$T/file")" = keep ] && ok "a regular file at -S PATH is left alone" ||
 	fail "regular file: $rc $(cat "$T/out")"
 ln -s "$T/file" "$T/link"
-timeout 30 "$MQTXD" -S "$T/link" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$T/link" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && [ -L "$T/link" ] && [ "$(cat "$T/file")" = keep ] &&
 	ok "a symbolic link at -S PATH is left alone" || fail "symlink: $rc $(cat "$T/out")"
 ln -s "$T/file" "$T/l.sock.lock"
-timeout 30 "$MQTXD" -S "$T/l.sock" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$T/l.sock" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "l.sock.lock: a symbolic link" "$T/out" && [ "$(cat "$T/file")" = keep ] &&
 	ok "a symbolic link for the lock file is refused" ||
 	fail "symlinked lock: $rc $(cat "$T/out")"
 listener "$T/live.sock"
 l=$LAST
-timeout 30 "$MQTXD" -S "$T/live.sock" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$T/live.sock" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "answers on it; not replacing it" "$T/out" &&
 	ok "a socket something answers on is left alone" || fail "live socket: $rc $(cat "$T/out")"
 { kill $l; wait $l; } 2>/dev/null
 daemon stale -S "$T/live.sock"
 s=$LAST
 wait_for "$T/live.sock.lock"
-for _ in $(seq 600); do
+for _ in $(seq $((600 * SLOW))); do
 	"$MQTX" -S "$T/live.sock" dev show >/dev/null 2>&1 && break
 	sleep 0.05
 done
@@ -198,7 +199,7 @@ wait_for "$T/nb/x.sock"
 kill -9 $nb
 wait $nb 2>/dev/null
 rm "$T/nb/x.sock.lock"
-timeout 30 "$MQTXD" -S "$T/nb/x.sock" >"$T/out" 2>&1; rc=$?
+timeout $((30 * SLOW)) "$MQTXD" -S "$T/nb/x.sock" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "is a socket of uid 65534; not replacing it" "$T/out" &&
 	[ "$(stat -c %u "$T/nb/x.sock")" = 65534 ] && ok "another user's socket is left alone" ||
 	fail "another user's socket: $rc $(cat "$T/out")"
@@ -220,7 +221,7 @@ rm -rf "$T/xdg/mqtx"
 # A directory of another user is not a private directory of ours.
 mkdir -m 700 "$T/xdg/mqtx"
 chown 65534 "$T/xdg/mqtx"
-XDG_RUNTIME_DIR=$T/xdg timeout 30 "$MQTXD" >"$T/out" 2>&1; rc=$?
+XDG_RUNTIME_DIR=$T/xdg timeout $((30 * SLOW)) "$MQTXD" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "xdg/mqtx is owned by uid 65534, not by uid 0; not a private directory" \
 	"$T/out" && ok "mqtxd refuses a directory of another user" ||
 	fail "dir owner: $rc $(cat "$T/out")"

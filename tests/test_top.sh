@@ -5,6 +5,7 @@
 # on a pipe it prints periodic lines, the first sample's rates measured; with -j, JSON Lines.
 # Needs $MQTX, $MQTXD; tmux (skips without it).
 set -u
+SLOW=${MQTX_TEST_SLOW:-1} # the bound of every wait, stretched as tests/lib.sh says
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-top-test.XXXXXX)
 S=$T/mqtx.sock
@@ -21,7 +22,7 @@ ok() { echo "ok: $*"; }
 
 "$MQTXD" -S "$S" >"$T/daemon.out" 2>"$T/daemon.err" &
 DPID=$!
-for _ in $(seq 100); do [ -S "$S" ] && break; sleep 0.05; done
+for _ in $(seq $((100 * SLOW))); do [ -S "$S" ] && break; sleep 0.05; done
 "$MQTX" -S "$S" dev add eth0 type null txqueues 4 up
 "$MQTX" -S "$S" gen dev eth0 flows 64 rate 4000pps detach >/dev/null
 
@@ -54,7 +55,7 @@ fi
 # fall before the first draw or in the middle of a redraw, more often the slower the build (a
 # sanitizer's) and the busier the machine. Gives up after 20 s; the assertions then say why.
 capture() {
-	for _ in $(seq 200); do
+	for _ in $(seq $((200 * SLOW))); do
 		$TM capture-pane -p >"$1" 2>/dev/null && [ "$(grep -cE "$2" "$1")" -eq "${3:-1}" ] && return
 		sleep 0.1
 	done
@@ -95,7 +96,7 @@ grep -qE '^\+[0-9]+ more' "$T/small" && ok "80x24: a +N more line" || fail "80x2
 r=$(grep -cE '^ +[0-9]+ run ' "$T/small")
 [ "$r" -ge 10 ] && ok "80x24: $r queue rows" || fail "80x24: $r rows: $(cat "$T/small")"
 $TM send-keys q
-for _ in $(seq 200); do
+for _ in $(seq $((200 * SLOW))); do
 	$TM capture-pane -p | grep -q TOP-ENDED && break
 	sleep 0.1
 done
