@@ -98,6 +98,8 @@ static struct mqtx_pkt *flow_pop(struct fqc_flow *f)
 	f->head = pkt->next;
 	if (!f->head)
 		f->tail = NULL;
+	else
+		__builtin_prefetch(f->head, 1); /* this flow's next turn: a line long gone cold */
 	pkt->next = NULL;
 	return pkt;
 }
