@@ -266,10 +266,12 @@ V=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$MQTX_SRCDIR/meson.build")
 # ---- two clients racing ----
 race() {
 	for i in $(seq 25); do
-		"$MQTX" -S "$S" dev add "r$1x$i" type null txqueues 2 up >/dev/null 2>&1 || echo "add r$1x$i failed"
+		"$MQTX" -S "$S" dev add "r$1x$i" type null txqueues 2 up >"$T/race.$1.out" 2>&1 ||
+			echo "add r$1x$i failed: $(cat "$T/race.$1.out")"
 		"$MQTX" -S "$S" dev add same type null >/dev/null 2>&1
 		"$MQTX" -S "$S" dev del same >/dev/null 2>&1
-		"$MQTX" -S "$S" gen dev "r$1x$i" count 50 >/dev/null 2>&1 || echo "gen r$1x$i failed"
+		"$MQTX" -S "$S" gen dev "r$1x$i" count 50 >"$T/race.$1.out" 2>&1 ||
+			echo "gen r$1x$i failed: $(cat "$T/race.$1.out")"
 	done
 }
 race a >"$T/race.a" & ra=$!

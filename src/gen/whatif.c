@@ -37,6 +37,7 @@ struct run {
 	struct mqtx_whatif_result *r;
 	struct mqtx_pkt_pool *pools[POOLS_MAX];
 	unsigned npools;
+	struct mqtx_pkt_pool *warm; /* the pool of the packet freed last */
 	uint32_t data_room;
 	/* drops of the device before the run, and those put down to a reason since */
 	uint64_t base[MQTX_DROP_REASON_MAX], told[MQTX_DROP_REASON_MAX];
@@ -109,6 +110,7 @@ static void released(void *arg, struct mqtx_pkt *pkt)
 	unsigned r = pkt->drop_reason;
 	struct mqtx_whatif_acc *q;
 
+	w->warm = pkt->pool;
 	if (r == MARK_DONE)
 		return;
 	if (r >= MQTX_DROP_REASON_MAX)
@@ -122,13 +124,18 @@ static void released(void *arg, struct mqtx_pkt *pkt)
 	q->bytes += pkt->len;
 }
 
+/* A packet from the pool of the packet freed last (its line is still in the cache: a pool
+ * gives back the packet it took back last), else from the first pool that has one, else from a
+ * new pool. */
 static struct mqtx_pkt *take_pkt(struct run *w)
 {
 	struct mqtx_pool_cfg pc = { .data_room = w->data_room };
 	struct mqtx_pkt *pkt;
 
+	if (w->warm && (pkt = mqtx_pkt_alloc(w->warm)))
+		return pkt;
 	for (unsigned i = 0; i < w->npools; i++)
-		if ((pkt = mqtx_pkt_alloc(w->pools[i])))
+		if (w->pools[i] != w->warm && (pkt = mqtx_pkt_alloc(w->pools[i])))
 			return pkt;
 	if (w->npools == POOLS_MAX)
 		return NULL;
@@ -136,7 +143,8 @@ static struct mqtx_pkt *take_pkt(struct run *w)
 	if (mqtx_pool_create(&pc, &w->pools[w->npools]))
 		return NULL;
 	mqtx__pool_set_release(w->pools[w->npools], released, w);
-	return mqtx_pkt_alloc(w->pools[w->npools++]);
+	w->warm = w->pools[w->npools++];
+	return mqtx_pkt_alloc(w->warm);
 }
 
 /* ---- the backlog curves ---- */
