@@ -84,8 +84,15 @@ struct mqtx_replay_cfg {
 int mqtx__replay_open(const char *path, char *msg, size_t msglen);
 
 /**
+ * mqtx__replay_check_file() - without reading it: @fd must be a regular file (a FIFO or a device
+ * could block a reader or never end; a directory is no capture). @msg says what it is instead.
+ * Return: 0 or -EINVAL.
+ */
+int mqtx__replay_check_file(int fd, char *msg, size_t msglen);
+
+/**
  * mqtx__replay_check() - read the whole capture @fd once, from its start: it must be a regular
- * file (a FIFO, device or directory is refused without a read), its records intact and its link
+ * file (mqtx__replay_check_file()), its records intact and its link
  * type Ethernet or Linux cooked (SLL, SLL2). @msg receives "record N: what" (or what else is
  * wrong) on failure.
  * Return: the number of records that hold a frame (see mqtx__cooked_len()), or -EINVAL.

@@ -92,14 +92,9 @@ pcap_t *mqtx__replay_reader(int fd, char *msg, size_t msglen)
 	return p;
 }
 
-long mqtx__replay_check(int fd, char *msg, size_t msglen)
+int mqtx__replay_check_file(int fd, char *msg, size_t msglen)
 {
-	struct pcap_pkthdr *h;
-	const u_char *data;
 	struct stat st;
-	long n = 0, rec = 0;
-	pcap_t *p;
-	int rc;
 
 	msg[0] = '\0';
 	if (fstat(fd, &st)) {
@@ -111,6 +106,19 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s, not a capture file", file_type(st.st_mode));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+long mqtx__replay_check(int fd, char *msg, size_t msglen)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	long n = 0, rec = 0;
+	pcap_t *p;
+	int rc;
+
+	if (mqtx__replay_check_file(fd, msg, msglen))
+		return -EINVAL;
 	p = mqtx__replay_reader(fd, msg, msglen);
 	if (!p)
 		return -EINVAL;

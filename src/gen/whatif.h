@@ -84,9 +84,10 @@ struct mqtx_whatif_capture {
 };
 
 /**
- * mqtx__whatif_scan() - read the capture @fd (checked by mqtx__replay_check()) once, from its
- * start, and find its @nflows biggest flows. Memory grows with the distinct flows, not with the
- * capture's length.
+ * mqtx__whatif_scan() - read the capture @fd (a regular file: mqtx__replay_check_file()) once,
+ * from its start, and find its @nflows biggest flows; a cut record or a link type that cannot be
+ * replayed fails it as mqtx__replay_check() would. Memory grows with the distinct flows, not
+ * with the capture's length.
  * Return: 0 and *@out (mqtx__whatif_capture_free()); -ENOMEM; -EINVAL with @msg.
  */
 int mqtx__whatif_scan(int fd, unsigned nflows, struct mqtx_whatif_capture **out, char *msg,
