@@ -442,6 +442,19 @@ static const struct fault_case cases[] = {
 	    "match tcp dst 22 0xffff classid 1:1" },
 	  "filter del dev eth0 egress protocol ip prio 5 handle 2: u32",
 	  0 },
+	/* u32's tables are the block's: a new priority and a node in another's table, together */
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1" },
+	  "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 flowid 1:1",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1",
+	    "filter add dev eth0 egress protocol ip prio 6 u32 match u8 0 0 flowid 1:2" },
+	  "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 link 2:",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1",
+	    "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 "
+	    "flowid 1:1" },
+	  "filter del dev eth0 egress protocol ip prio 6 handle 2::800 u32",
+	  0 },
 	{ { CLSACT },
 	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "
 	  "meta(nf_mark gt 3) or meta(vlan eq 2) ) classid 1:2 action drop",
