@@ -253,6 +253,10 @@ static const struct fault_case cases[] = {
 	{ { HTB1, HTB11, "class add dev eth0 parent 1:1 classid 1:10 htb rate 1mbit" },
 	  "class del dev eth0 classid 1:1",
 	  2 },
+	{ { HTB1, HTB11, "class add dev eth0 parent 1:1 classid 1:10 htb rate 1mbit",
+	    "filter add dev eth0 parent 1: prio 1 matchall classid 1:10" },
+	  "class del dev eth0 classid 1:10",
+	  2 },
 	{ { HTB1, HTB11 }, "qdisc add dev eth0 parent 1:1 handle 10: fq_codel", 0 },
 	{ {}, "qdisc add dev eth0 root handle 1: ets bands 4 strict 1 quanta 1000 2000", 0 },
 	{ { "qdisc add dev eth0 root handle 1: ets bands 3 strict 1" },
@@ -437,6 +441,19 @@ static const struct fault_case cases[] = {
 	    "filter add dev eth0 egress protocol ip prio 5 u32 ht 2: sample ip dst 10.0.0.7 "
 	    "match tcp dst 22 0xffff classid 1:1" },
 	  "filter del dev eth0 egress protocol ip prio 5 handle 2: u32",
+	  0 },
+	/* u32's tables are the block's: a new priority and a node in another's table, together */
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1" },
+	  "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 flowid 1:1",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1",
+	    "filter add dev eth0 egress protocol ip prio 6 u32 match u8 0 0 flowid 1:2" },
+	  "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 link 2:",
+	  0 },
+	{ { CLSACT, "filter add dev eth0 egress protocol ip prio 5 handle 2: u32 divisor 1",
+	    "filter add dev eth0 egress protocol ip prio 6 u32 ht 2: match ip src 1.1.1.1 "
+	    "flowid 1:1" },
+	  "filter del dev eth0 egress protocol ip prio 6 handle 2::800 u32",
 	  0 },
 	{ { CLSACT },
 	  "filter add dev eth0 egress prio 6 basic match meta(priority eq 5) and not ( "

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include <mqtx/cls.h>
+
 #include "sched/qtree.h"
 #include "qdisc_mt.h"
 #include "test_qdisc_util.h"
@@ -258,6 +260,48 @@ static void test_class_changes(void **state)
 	tq_teardown(&t);
 }
 
+/* A filter that names a class binds it (tcf_bind_filter()): the class may not go while one
+ * does, whether the filter is on the qdisc or on another class; a shared block binds
+ * nothing; once the filters are gone the class may go. */
+static void test_bound_class(void **state)
+{
+	char *add[] = { "prio", "1", "matchall", "classid", "1:10" };
+	char *del[] = { "prio", "1" };
+	struct mqtx_extack ack = { "" };
+	const struct mqtx_class_ops *cl;
+	struct mqtx_tcf_block *qb, *cb, *shared;
+	struct tq t;
+
+	(void)state;
+	tq_setup(&t, 100, 1500);
+	assert_int_equal(tq_create(&t, &mqtx__htb_qdisc_ops, ""), 0);
+	cl = t.q->ops->cl_ops;
+	assert_int_equal(htb_cls(&t, 1, MQTX_H_ROOT, "rate 10mbit", NULL), 0);
+	assert_int_equal(htb_cls(&t, 0x10, 0x10001, "rate 1mbit", NULL), 0);
+	qb = cl->tcf_block(t.q, 0, &ack);
+	cb = cl->tcf_block(t.q, 1, &ack);
+	assert_non_null(qb);
+	assert_non_null(cb);
+	assert_int_equal(mqtx_tcf_block_bound(qb, 0x10010), 0);
+	assert_int_equal(mqtx_tcf_change(qb, MQTX_TCF_ADD, 5, add, &ack), 0);
+	assert_int_equal(mqtx_tcf_block_bound(qb, 0x10010), 1);
+	assert_int_equal(mqtx_tcf_block_bound(qb, 0x10001), 0);
+	assert_int_equal(cl->delete (t.q, 0x10, &ack), -EBUSY);
+	assert_string_equal(ack.msg, "HTB class in use");
+	assert_true(cl->find(t.q, 0x10));
+	assert_int_equal(mqtx_tcf_change(qb, MQTX_TCF_DELETE, 2, del, &ack), 0);
+	assert_int_equal(mqtx_tcf_change(cb, MQTX_TCF_ADD, 5, add, &ack), 0);
+	assert_int_equal(cl->delete (t.q, 0x10, &ack), -EBUSY);
+	assert_int_equal(mqtx_tcf_change(cb, MQTX_TCF_DELETE, 2, del, &ack), 0);
+	assert_int_equal(mqtx_tcf_block_get(77, &shared), 0);
+	assert_int_equal(mqtx_tcf_change(shared, MQTX_TCF_ADD, 5, add, &ack), 0);
+	assert_int_equal(mqtx_tcf_block_bound(shared, 0x10010), 0);
+	mqtx_tcf_block_put(shared);
+	assert_int_equal(cl->delete (t.q, 0x10, &ack), 0);
+	assert_false(cl->find(t.q, 0x10));
+	tq_teardown(&t);
+}
+
 /* Live replace: a leaf's packets held back by its tokens move into the qdisc grafted on the
  * class, and leave on the class's schedule (the root's replace under traffic is the stress
  * test's). */
@@ -346,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_two_children_share),
 		cmocka_unit_test(test_classify_and_direct),
 		cmocka_unit_test(test_class_changes),
+		cmocka_unit_test(test_bound_class),
 		cmocka_unit_test(test_replace_carries_backlog),
 		cmocka_unit_test(test_watchdog_and_root_replace),
 		cmocka_unit_test(test_conservation_threads),

@@ -214,6 +214,80 @@ static void test_counts(void **state)
 	cx_teardown(&c);
 }
 
+/* The hash tables of a block are shared by its u32 priorities (Linux's tc_u_common): each
+ * priority's root table has a handle of its own (800:, then 801:, 802:), a node of one priority
+ * may link to, or be placed in, a table another made, and the packets that reach the table
+ * through the link count on its nodes, which the dump shows with the table's priority. */
+static void test_shared_tables(void **state)
+{
+	const char *out;
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	cx_ok(&c, "qdisc add dev eth0 clsact");
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 10 handle 5: u32 divisor 1");
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 10 u32 ht 5: match udp dst 53 "
+		  "0xffff flowid 1:5 action ok");
+	/* prio 20's root is 801:; its node reaches 5: after the IP header */
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 20 u32 match ip protocol 17 0xff "
+		  "offset plus 20 link 5:");
+	/* a node of prio 30 goes in prio 10's table 5:, after 5::800 */
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 30 u32 ht 5: match udp dst 54 "
+		  "0xffff flowid 1:6 action ok");
+	assert_int_equal(cx_send(&c, c.dev, TO("10.0.1.2", 53), 6), 6);
+	assert_int_equal(cx_send(&c, c.dev, TO("10.0.1.2", 54), 3), 3);
+	assert_int_equal(cx_send(&c, c.dev, TO("10.0.1.2", 55), 2), 2);
+	out = cx_ok(&c, "-s filter show dev eth0 egress");
+	/* prio 10's own root table is empty: every packet reaches 5: through prio 20's link */
+	assert_non_null(strstr(out, "pref 10 u32 chain 0 fh 5: ht divisor 1 \n"));
+	assert_non_null(strstr(out,
+			       "pref 10 u32 chain 0 fh 5::800 order 2048 key ht 5 bkt 0 flowid "
+			       "1:5 not_in_hw (rule hit 11 success 6)"));
+	assert_non_null(strstr(out,
+			       "pref 10 u32 chain 0 fh 5::801 order 2049 key ht 5 bkt 0 flowid "
+			       "1:6 not_in_hw (rule hit 5 success 3)"));
+	assert_non_null(strstr(out, "pref 10 u32 chain 0 fh 800: ht divisor 1 \n"));
+	assert_non_null(strstr(out, "pref 20 u32 chain 0 fh 801::800 order 2048 key ht 801 bkt 0 "
+				    "link 5: not_in_hw (rule hit 11 success 0)"));
+	assert_non_null(strstr(out, "pref 30 u32 chain 0 fh 802: ht divisor 1 \n"));
+	assert_null(strstr(out, "pref 30 u32 chain 0 fh 5:"));
+	/* a node is named by its handle from any u32 priority of the block */
+	cx_ok(&c, "filter replace dev eth0 egress protocol ip prio 30 handle 5::801 u32 flowid 1:7 "
+		  "action ok");
+	out = cx_ok(&c, "-s filter show dev eth0 egress");
+	assert_non_null(strstr(out,
+			       "pref 10 u32 chain 0 fh 5::801 order 2049 key ht 5 bkt 0 flowid "
+			       "1:7 not_in_hw (rule hit 5 success 3)"));
+	/* the table is in use by prio 20's node, whichever priority asks; so is its priority */
+	out = cx_rc(&c, 2, "filter del dev eth0 egress prio 10 handle 5: u32");
+	assert_non_null(strstr(out, "Error: cls_u32: Can not delete in-use filter. (5:)"));
+	cx_rc(&c, 2, "filter del dev eth0 egress prio 30 handle 5: u32");
+	cx_rc(&c, 2, "filter del dev eth0 egress prio 10");
+	/* a root table is never linked to, nor deleted */
+	cx_rc(&c, 2,
+	      "filter add dev eth0 egress protocol ip prio 30 u32 match u8 0 0 "
+	      "link 800:");
+	cx_rc(&c, 2, "filter del dev eth0 egress prio 30 handle 800: u32");
+	/* without the link, nothing reaches 5: */
+	cx_ok(&c, "filter del dev eth0 egress prio 20");
+	assert_int_equal(cx_send(&c, c.dev, TO("10.0.1.2", 53), 4), 4);
+	out = cx_ok(&c, "-s filter show dev eth0 egress");
+	assert_non_null(strstr(out,
+			       "fh 5::800 order 2048 key ht 5 bkt 0 flowid 1:5 not_in_hw (rule "
+			       "hit 11 success 6)"));
+	/* the table goes, from the priority of another; its nodes with it */
+	cx_ok(&c, "filter del dev eth0 egress prio 30 handle 5: u32");
+	out = cx_ok(&c, "filter show dev eth0 egress");
+	assert_null(strstr(out, "fh 5:"));
+	assert_non_null(strstr(out, "pref 10 u32 chain 0 fh 800: ht divisor 1 \n"));
+	/* a new priority's root takes the next handle */
+	cx_ok(&c, "filter add dev eth0 egress protocol ip prio 40 u32 match u8 0 0 flowid 1:1");
+	out = cx_ok(&c, "filter show dev eth0 egress");
+	assert_non_null(strstr(out, "pref 40 u32 chain 0 fh 803::800 order 2048 key ht 803 "));
+	cx_teardown(&c);
+}
+
 /* A packet of @f with @text written into its UDP payload. */
 static struct mqtx_pkt *with_payload(struct cx *c, const struct flow *f, const char *text)
 {
@@ -310,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_deletions),
 		cmocka_unit_test(test_change_keeps_selector),
 		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_shared_tables),
 		cmocka_unit_test(test_ematch_kinds),
 		cmocka_unit_test(test_ematch_print_and_refuse),
 	};

@@ -66,6 +66,19 @@ MQTX_API void mqtx_tcf_block_put(struct mqtx_tcf_block *b);
 MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
 
 /**
+ * mqtx_tcf_block_bound() - how many filters of @b name class @classid ("classid" or
+ * "flowid"): the filters bound to that class of the qdisc that owns @b (Linux's
+ * tcf_bind_filter() and the class's filter_cnt). A classful qdisc refuses to delete a class
+ * while filters are bound to it. A shared block binds nothing, as in Linux, where its
+ * filters belong to no one qdisc.
+ * @b: the block (NULL: none are).
+ * @classid: the class, major and minor.
+ * Takes the block's lock: call it outside a read section of the data path.
+ * Return: the number of filters bound; 0 for a shared block.
+ */
+MQTX_API unsigned mqtx_tcf_block_bound(struct mqtx_tcf_block *b, uint32_t classid);
+
+/**
  * mqtx_tcf_classify() - run @pkt through the filters of @b (Linux's tcf_classify()): chain 0
  * in priority order, each filter whose protocol is all or the frame's ethertype, with the
  * actions of the one that matches. Lock-free: the rules are read under RCU, and a change of

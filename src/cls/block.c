@@ -152,6 +152,27 @@ uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b)
 	return b ? b->index : 0;
 }
 
+unsigned mqtx_tcf_block_bound(struct mqtx_tcf_block *b, uint32_t classid)
+{
+	const struct tcf_ruleset *rs;
+	unsigned n = 0;
+
+	/* tcf_bind_filter(): a shared block has no qdisc of its own, its filters bind nothing */
+	if (!b || b->index || !classid)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	rs = tcf_block_rules(b);
+	for (unsigned c = 0; rs && c < rs->nchains; c++)
+		for (unsigned t = 0; t < rs->chains[c].n; t++) {
+			const struct tcf_root *r = rs->chains[c].tps[t]->root;
+
+			for (unsigned i = 0; i < r->n; i++)
+				n += r->filters[i]->classid == classid;
+		}
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
 void mqtx__tcf_block_commit(struct mqtx_tcf_block *b, struct tcf_ruleset *rs)
 {
 	struct tcf_ruleset *old = atomic_exchange_explicit(&b->rs, rs, memory_order_acq_rel);

@@ -36,6 +36,7 @@ int mqtx__tcf_classify_rs(const struct tcf_ruleset *rs, struct tcf_pkt *pk,
 	const struct tcf_chain *c = mqtx__tcf_chain_find(rs, 0), *start = c;
 	unsigned loops = 0;
 
+	pk->rs = rs;
 	while (c) {
 		const struct tcf_chain *next = NULL;
 

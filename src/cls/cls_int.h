@@ -139,6 +139,24 @@ struct tcf_root {
 };
 
 struct tcf_proto;
+struct tcf_ruleset;
+
+/**
+ * struct tcf_mod - where a filter command acts, for a kind's @modify and @remove.
+ * @ops: the kind.
+ * @b: the block (its lock held); @rs its rules now.
+ * @tp: the priority the command names (NULL: it is to be made, as @prio, @protocol, @chain).
+ * @excl: the command is an add; @create: it may create (add, replace).
+ */
+struct tcf_mod {
+	const struct tcf_proto_ops *ops;
+	struct mqtx_tcf_block *b;
+	const struct tcf_ruleset *rs;
+	const struct tcf_proto *tp;
+	uint32_t chain, prio;
+	uint16_t protocol;
+	bool excl, create;
+};
 
 /**
  * struct tcf_proto_ops - a classifier kind (cls_*.c, one table each).
@@ -148,12 +166,6 @@ struct tcf_proto;
  *         -EINVAL (with tc's message in @ps).
  * @auto_handle: optional. The handle of a new filter given none (absent: the lowest free,
  *         from 1). 0 when none is left.
- * @prepare: optional. The kernel's decisions on a new filter *@f of the priority whose rules
- *         are @root (NULL: a new priority) before it is placed: @old is the filter of the same
- *         handle, if any (@excl: the command is an add). May set the handle (u32 places a node
- *         in a table's bucket), or put a filter of its own making in *@f, freeing the one
- *         there (u32's change of a node keeps the node's selector). 0 or -errno with a
- *         message in @ack; @auto_handle is not called when it leaves a handle.
  * @parse: required. A new filter of @handle from the kind's words at ps->argv[ps->i]: fill
  *         *@out (allocated with mqtx__tcf_filter_alloc()). 0 or -EINVAL (message and exit in @ps).
  * @build: optional. Make root->index from root->filters (every allocation of a change
@@ -175,8 +187,14 @@ struct tcf_proto;
  *         hash table, which the kernel walks as a filter).
  * @walk: optional. The @i-th entry of the priority in the order the kernel dumps it (u32: each
  *         hash table, then its nodes), or NULL past the last (absent: root->filters in order).
- * @may_delete: optional. Whether the filter of @handle may be deleted (u32 keeps its root
- *         table and a table a node links to): 0 or -errno with a message in @ack.
+ * @modify: optional. Add, replace or change the filter *@f where @m says, as the kernel
+ *         does when the kind's priorities share state (u32: the hash tables of a block, a
+ *         node going in the priority whose table holds it): place the filter, make the new
+ *         rules and publish them (mqtx__tcf_block_commit()), *@f NULL once published. Called
+ *         instead of the generic placement once the priority is found (or is to be made). 0
+ *         or -errno with a message in @ack; a failure publishes nothing.
+ * @remove: optional. Likewise for "filter del" of the filter @handle of @m->tp (0: the whole
+ *         priority), in place of the generic removal.
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
  *         its actions).
  */
@@ -196,9 +214,8 @@ struct tcf_proto_ops {
 			   struct tc_out *p);
 	void (*dump_head)(const struct tcf_proto *tp, struct tc_out *p);
 	const struct tcf_filter *(*walk)(const struct tcf_proto *tp, unsigned i);
-	int (*prepare)(const struct tcf_root *root, struct tcf_filter **f,
-		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack);
-	int (*may_delete)(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack);
+	int (*modify)(const struct tcf_mod *m, struct tcf_filter **f, struct mqtx_extack *ack);
+	int (*remove)(const struct tcf_mod *m, uint32_t handle, struct mqtx_extack *ack);
 	void (*free_filter)(struct tcf_filter *f);
 };
 
@@ -241,14 +258,15 @@ uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt);
 
 struct tcf_pkt {
 	struct mqtx_pkt *pkt;
-	struct mqtx_dev *dev; /* the device it is on (its clock), or NULL */
-	uint32_t len;	      /* what actions count and police (Linux's skb->len) */
-	uint16_t proto;	      /* the frame's ethertype (tc's skb->protocol) */
-	bool keyed;	      /* @key holds flower's key of the frame */
-	bool located;	      /* @l3 and @l4 hold the frame's header offsets */
-	uint16_t l3, l4;      /* the network and transport headers (l4 0: none) */
-	bool dry;	      /* "filter test": probes, no counters */
-	bool no_mac;	      /* an action took the Ethernet header off (vlan pop_eth) */
+	struct mqtx_dev *dev;	      /* the device it is on (its clock), or NULL */
+	uint32_t len;		      /* what actions count and police (Linux's skb->len) */
+	uint16_t proto;		      /* the frame's ethertype (tc's skb->protocol) */
+	bool keyed;		      /* @key holds flower's key of the frame */
+	bool located;		      /* @l3 and @l4 hold the frame's header offsets */
+	uint16_t l3, l4;	      /* the network and transport headers (l4 0: none) */
+	bool dry;		      /* "filter test": probes, no counters */
+	const struct tcf_ruleset *rs; /* the rules it runs through (u32's tables of the block) */
+	bool no_mac;		      /* an action took the Ethernet header off (vlan pop_eth) */
 	struct tcf_trace *tr;
 	struct fl_key key;
 };

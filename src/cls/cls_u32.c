@@ -24,7 +24,7 @@
 
 struct u32_ht;
 
-/* A node in its bucket, its link resolved. */
+/* A node in its bucket, its link resolved (NULL with n->link: a table of another priority). */
 struct u32_ent {
 	const struct u32_filter *n;
 	const struct u32_ht *down;
@@ -36,21 +36,16 @@ struct u32_ht {
 	uint32_t mask; /* divisor - 1 */
 	const struct u32_filter *tbl;
 	const unsigned *start;
+	const struct u32_ent *ents; /* its index's */
 };
 
 struct u32_index {
 	unsigned nht, nwalk;
-	struct u32_ht *ht; /* by handle */
-	const struct u32_ht *root;
+	struct u32_ht *ht;	   /* by handle */
+	const struct u32_ht *root; /* the priority's own root table */
 	struct u32_ent *ents;
 	const struct tcf_filter **walk; /* the dump's order */
 };
-
-/* What the dump shows of every priority's root table. */
-static struct u32_filter root_table = { .f.handle = U32_ROOT, .table = true, .divisor = 1 };
-
-/* Tables are dumped newest first, as Linux adds each at the head of its list. */
-static atomic_ullong tables_born;
 
 /* ---- data path ---- */
 
@@ -117,6 +112,37 @@ static bool link_offset(const struct u32_filter *n, const struct tcf_pkt *pk, in
 	return true;
 }
 
+static const struct u32_ht *ht_of(const struct u32_index *x, uint32_t handle)
+{
+	unsigned lo = 0, hi = x->nht;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (x->ht[mid].handle < U32_HTID(handle))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nht && x->ht[lo].handle == U32_HTID(handle) ? &x->ht[lo] : NULL;
+}
+
+/* The table @htid of another u32 priority of the rules the packet runs through (the block's
+ * tables are shared); NULL when none has it (a chain flushed under the link). */
+static const struct u32_ht *foreign(const struct tcf_ruleset *rs, uint32_t htid)
+{
+	const struct u32_ht *ht;
+
+	for (unsigned c = 0; rs && c < rs->nchains; c++)
+		for (unsigned t = 0; t < rs->chains[c].n; t++) {
+			const struct tcf_proto *tp = rs->chains[c].tps[t];
+
+			if (tp->ops == &mqtx__tcf_u32_ops && (ht = ht_of(tp->root->index, htid)))
+				return ht;
+		}
+	return NULL;
+}
+
 /* u32_classify(): the walk from the root table's bucket through the tables nodes link to. */
 static int u32_classify(const struct tcf_proto *tp, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
@@ -136,9 +162,11 @@ static int u32_classify(const struct tcf_proto *tp, struct tcf_pkt *pk, struct m
 		locate(pk);
 	off = pk->l3;
 	ht = x->root;
+	if (!ht)
+		return MQTX_ACT_UNSPEC;
 next_ht:
-	e = &x->ents[ht->start[sel]];
-	end = &x->ents[ht->start[sel + 1]];
+	e = &ht->ents[ht->start[sel]];
+	end = &ht->ents[ht->start[sel + 1]];
 	for (; e < end; e++) {
 		n = e->n;
 		count(&n->f.tries, pk);
@@ -156,7 +184,7 @@ next_ht:
 				goto next_node;
 			count(&k->hits, pk);
 		}
-		if (!e->down) {
+		if (!n->link) {
 		check_terminal:
 			if (n->sel.flags & U32_TERMINAL && indev_ok(n, pk)) {
 				v = tcf_filter_hit(tp, (struct tcf_filter *)&n->f, pk, res);
@@ -170,7 +198,9 @@ next_ht:
 		stack[depth].e = e;
 		stack[depth].end = end;
 		stack[depth++].off = off;
-		ht = e->down;
+		ht = e->down ? e->down : foreign(pk->rs, n->link);
+		if (!ht)
+			return MQTX_ACT_UNSPEC;
 		if (!bucket(n, ht, pk, off, &sel) || !link_offset(n, pk, off, &off2))
 			return MQTX_ACT_UNSPEC;
 		if (n->sel.flags & U32_EAT) {
@@ -192,11 +222,12 @@ next_ht:
 	return MQTX_ACT_UNSPEC;
 }
 
-/* ---- control path: the kernel's decisions (u32_change(), u32_delete()) ---- */
+/* ---- the index ---- */
 
-static const struct u32_filter *find(const struct tcf_root *r, uint32_t handle, unsigned *at)
+/* The filter of @r with @handle, or NULL. */
+static const struct tcf_filter *find_in(const struct tcf_root *r, uint32_t handle)
 {
-	unsigned lo = 0, hi = r ? r->n : 0;
+	unsigned lo = 0, hi = r->n;
 
 	while (lo < hi) {
 		unsigned mid = (lo + hi) / 2;
@@ -206,216 +237,7 @@ static const struct u32_filter *find(const struct tcf_root *r, uint32_t handle, 
 		else
 			hi = mid;
 	}
-	if (at)
-		*at = lo;
-	return r && lo < r->n && r->filters[lo]->handle == handle ? u32_of(r->filters[lo]) : NULL;
-}
-
-/* The table of @htid (its TABLE part), the root's included. */
-static const struct u32_filter *table(const struct tcf_root *r, uint32_t htid)
-{
-	const struct u32_filter *t;
-
-	if (U32_HTID(htid) == U32_ROOT)
-		return &root_table;
-	t = find(r, U32_HTID(htid), NULL);
-	return t && t->table ? t : NULL;
-}
-
-/* gen_new_htid(): after the highest automatic table (801: to fff:), else the lowest free. */
-static uint32_t new_htid(const struct tcf_root *r)
-{
-	uint32_t top = 0;
-
-	for (unsigned i = 0; r && i < r->n; i++)
-		if (u32_of(r->filters[i])->table && r->filters[i]->handle & U32_ROOT)
-			top = (r->filters[i]->handle >> 20) & 0x7FF;
-	for (uint32_t id = top + 1, tries = 0; tries < 0x7FF; id = id % 0x7FF + 1, tries++)
-		if (!table(r, (id | 0x800) << 20))
-			return (id | 0x800) << 20;
-	return 0;
-}
-
-/* gen_new_kid(): the lowest free node from 0x800 in the bucket of @htid, else from 1. */
-static uint32_t new_kid(const struct tcf_root *r, uint32_t htid)
-{
-	uint32_t from[2] = { htid | 0x800, htid | 1 };
-
-	for (int k = 0; k < 2; k++) {
-		uint32_t h = from[k];
-		unsigned at;
-
-		find(r, h, &at);
-		for (; r && at < r->n && r->filters[at]->handle == h && U32_NODE(h) < 0xFFF; at++)
-			h++;
-		if (!find(r, h, NULL))
-			return h;
-	}
-	return 0;
-}
-
-static int fail(struct mqtx_extack *ack, int err, const char *msg)
-{
-	mqtx_extack_set(ack, "%s", msg);
-	return err;
-}
-
-/* The kernel's message, and the handle it is about. */
-static int failh(struct mqtx_extack *ack, int err, const char *msg, uint32_t h)
-{
-	char b[24];
-
-	mqtx_extack_set(ack, "%s. (%s)", msg, mqtx__u32_handle_fmt(h, b, sizeof(b)));
-	return err;
-}
-
-static int check_link(const struct tcf_root *r, const struct u32_filter *u, struct mqtx_extack *ack)
-{
-	if (!u->link)
-		return 0;
-	if (U32_KEY(u->link))
-		return failh(ack, -EINVAL, "cls_u32: u32 Link handle must be a hash table",
-			     u->link);
-	if (U32_HTID(u->link) == U32_ROOT)
-		return failh(ack, -EINVAL, "cls_u32: Not linking to root node", u->link);
-	if (!table(r, u->link))
-		return failh(ack, -EINVAL, "cls_u32: Link hash table not found", u->link);
-	return 0;
-}
-
-/* A new table: its handle given (a table's, not taken) or the next automatic one. */
-static int place_table(const struct tcf_root *r, struct u32_filter *u, struct mqtx_extack *ack)
-{
-	if (U32_KEY(u->f.handle))
-		return failh(ack, -EINVAL, "cls_u32: Divisor can only be used on a hash table",
-			     u->f.handle);
-	if (!u->f.handle)
-		u->f.handle = new_htid(r);
-	if (!u->f.handle)
-		return -ENOMEM;
-	u->born = atomic_fetch_add(&tables_born, 1) + 1;
-	return 0;
-}
-
-/* A new node: its table and bucket, then its handle (u32_change()'s comment explains). */
-static int place_node(const struct tcf_root *r, struct u32_filter *u, struct mqtx_extack *ack)
-{
-	uint32_t htid = u->htid, handle = u->f.handle;
-	const struct u32_filter *t = &root_table;
-
-	if (!htid || U32_HTID(htid) == 0xFFF00000u) {
-		htid = U32_ROOT;
-	} else if (!(t = table(r, htid))) {
-		return failh(ack, -EINVAL, "cls_u32: Specified hash table not found", htid);
-	}
-	if (U32_HASH(htid) >= t->divisor)
-		return failh(ack, -EINVAL,
-			     "cls_u32: Specified hash table buckets exceed configured value", htid);
-	if (handle && U32_HTID(handle) && U32_HTID(handle ^ htid))
-		return failh(ack, -EINVAL, "cls_u32: Handle specified hash table address mismatch",
-			     handle);
-	if (handle && U32_NODE(handle)) {
-		handle = htid | U32_NODE(handle);
-		if (find(r, handle, NULL))
-			return -ENOSPC;
-	} else if (!(handle = new_kid(r, htid))) {
-		return failh(ack, -ENOSPC, "cls_u32: Hash table node ID pool exhausted", htid);
-	}
-	if (!u->sel_ok)
-		return fail(ack, -EINVAL, "cls_u32: Selector not specified");
-	if (u->sel.offshift >= 16) {
-		mqtx_extack_set(ack, "cls_u32: offshift must be less than 16. (shift %u)",
-				u->sel.offshift);
-		return -EINVAL;
-	}
-	u->f.handle = handle;
-	u->htid = U32_HTID(handle) | (handle & 0xFF000);
-	return check_link(r, u, ack);
-}
-
-/*
- * A change of node @old (u32_init_knode() and u32_set_parms()): the node keeps its selector,
- * mark, table and flags, and its counters go on; it takes the command's actions and class,
- * and its link and input device when the command gives them. The new filter replaces *@fp.
- */
-static int change_node(const struct tcf_root *r, struct tcf_filter **fp,
-		       const struct u32_filter *old, struct mqtx_extack *ack)
-{
-	struct u32_filter *u = u32_of(*fp), *n;
-	size_t keys = old->sel.nkeys * sizeof(struct u32_key);
-	int err;
-
-	if (u->skip_hw != old->skip_hw)
-		return fail(ack, -EINVAL, "cls_u32: Key node flags do not match passed flags");
-	n = (struct u32_filter *)mqtx__tcf_filter_alloc(sizeof(*n) + keys, old->f.handle);
-	if (!n)
-		return -ENOMEM;
-	n->htid = old->htid;
-	n->link = u->link ? u->link : old->link;
-	n->skip_hw = old->skip_hw;
-	n->has_mark = old->has_mark;
-	n->mark = old->mark;
-	n->mark_mask = old->mark_mask;
-	memcpy(n->indev, u->indev[0] ? u->indev : old->indev, sizeof(n->indev));
-	n->sel = old->sel;
-	memcpy(n->keys, old->keys, keys);
-	for (unsigned i = 0; i < old->sel.nkeys; i++)
-		atomic_init(&n->keys[i].hits, atomic_load(&old->keys[i].hits));
-	atomic_init(&n->mark_hits, atomic_load(&old->mark_hits));
-	atomic_init(&n->f.tries, atomic_load(&old->f.tries));
-	atomic_init(&n->f.hits, atomic_load(&old->f.hits));
-	err = check_link(r, n, ack);
-	if (err) {
-		mqtx__tcf_filter_free(NULL, &n->f);
-		return err;
-	}
-	n->f.classid = u->f.classid;
-	n->f.exts = u->f.exts;
-	u->f.exts = (struct tcf_exts){ 0 };
-	mqtx__tcf_filter_free(NULL, &u->f);
-	*fp = &n->f;
-	return 0;
-}
-
-static int u32_prepare(const struct tcf_root *r, struct tcf_filter **fp,
-		       const struct tcf_filter *old, bool excl, struct mqtx_extack *ack)
-{
-	struct u32_filter *u = u32_of(*fp);
-
-	if (!old && u->f.handle == U32_ROOT) { /* u32_get() finds the root table */
-		if (excl)
-			return fail(ack, -EEXIST, "Filter already exists");
-		old = &root_table.f;
-	}
-	if (!old)
-		return u->table ? place_table(r, u, ack) : place_node(r, u, ack);
-	if (!U32_KEY(old->handle))
-		return failh(ack, -EINVAL, "cls_u32: Key node id cannot be zero", old->handle);
-	return change_node(r, fp, u32_of(old), ack);
-}
-
-static int u32_may_delete(const struct tcf_proto *tp, uint32_t handle, struct mqtx_extack *ack)
-{
-	const struct tcf_root *r = tp->root;
-
-	if (U32_KEY(handle))
-		return 0;
-	if (U32_HTID(handle) == U32_ROOT)
-		return failh(ack, -EINVAL, "cls_u32: Not allowed to delete root node", handle);
-	for (unsigned i = 0; i < r->n; i++)
-		if (u32_of(r->filters[i])->link == handle)
-			return failh(ack, -EBUSY, "cls_u32: Can not delete in-use filter", handle);
-	return 0;
-}
-
-/* ---- the index ---- */
-
-static const struct u32_ht *ht_of(const struct u32_index *x, uint32_t handle)
-{
-	for (unsigned i = 0; i < x->nht; i++)
-		if (x->ht[i].handle == U32_HTID(handle))
-			return &x->ht[i];
-	return NULL;
+	return lo < r->n && r->filters[lo]->handle == handle ? r->filters[lo] : NULL;
 }
 
 /* Drop the nodes of a table that is gone (a table's deletion takes its nodes). */
@@ -426,7 +248,9 @@ static void compact(struct tcf_root *r)
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct u32_filter *u = u32_of(r->filters[i]);
 
-		if (u->table || table(r, u->f.handle))
+		const struct tcf_filter *t = find_in(r, U32_HTID(u->f.handle));
+
+		if (u->table || (t && u32_of(t)->table))
 			r->filters[k++] = r->filters[i];
 	}
 	r->n = k;
@@ -441,6 +265,7 @@ static void fill_buckets(struct u32_index *x, unsigned *starts, unsigned nnodes)
 		struct u32_ht *h = &x->ht[t];
 
 		h->start = starts;
+		h->ents = x->ents;
 		for (uint32_t b = 0; b <= h->mask; b++) {
 			starts[b] = pos;
 			while (pos < nnodes && U32_HTID(x->ents[pos].n->f.handle) == h->handle &&
@@ -454,7 +279,8 @@ static void fill_buckets(struct u32_index *x, unsigned *starts, unsigned nnodes)
 	}
 }
 
-/* The dump's order: tables newest first, the root last, each followed by its nodes. */
+/* The dump's order: the priority's tables newest first (its root among them, made with it),
+ * each followed by its nodes. */
 static void fill_walk(struct u32_index *x)
 {
 	unsigned k = 0;
@@ -475,20 +301,18 @@ static void fill_walk(struct u32_index *x)
 		x->walk[k++] = &h->tbl->f;
 		for (unsigned i = h->start[0]; i < h->start[h->mask + 1]; i++)
 			x->walk[k++] = &x->ents[i].n->f;
-		if (h == x->root)
-			break;
 	}
 	x->nwalk = k;
 }
 
 static int u32_build(struct tcf_root *r, struct mqtx_extack *ack)
 {
-	unsigned nht = 1, nnodes = 0, nstarts = 2, t = 0, k = 0;
+	unsigned nht = 0, nnodes = 0, nstarts = 0, t = 0, k = 0;
 	struct u32_index *x;
 	unsigned *starts;
 	size_t size;
-	bool root_placed = false;
 
+	(void)ack;
 	compact(r);
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct u32_filter *u = u32_of(r->filters[i]);
@@ -507,29 +331,23 @@ static int u32_build(struct tcf_root *r, struct mqtx_extack *ack)
 	x->walk = (const struct tcf_filter **)(x->ents + nnodes);
 	starts = (unsigned *)(x->walk + nht + nnodes);
 	x->nht = nht;
-	/* the tables in handle order, the root's among them */
-	for (unsigned i = 0; i <= r->n; i++) {
-		const struct u32_filter *u = i < r->n ? u32_of(r->filters[i]) : NULL;
+	/* the tables in handle order, the root's among them; the nodes in handle order */
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct u32_filter *u = u32_of(r->filters[i]);
 
-		if (!root_placed && (!u || u->f.handle > U32_ROOT)) {
-			x->ht[t++] = (struct u32_ht){ .handle = U32_ROOT, .tbl = &root_table };
-			root_placed = true;
-		}
-		if (u && u->table)
+		if (u->table)
 			x->ht[t++] = (struct u32_ht){ .handle = u->f.handle,
 						      .mask = u->divisor - 1,
 						      .tbl = u };
-		else if (u)
+		else
 			x->ents[k++].n = u;
+		if (u->root)
+			x->root = &x->ht[t - 1];
 	}
-	x->root = ht_of(x, U32_ROOT);
-	for (unsigned i = 0; i < nnodes; i++) {
-		if (x->ents[i].n->link && !(x->ents[i].down = ht_of(x, x->ents[i].n->link))) {
-			mqtx__free(x);
-			mqtx_extack_set(ack, "cls_u32: Link hash table not found");
-			return -EINVAL;
-		}
-	}
+	/* a link to a table of another priority is found at its use (foreign()) */
+	for (unsigned i = 0; i < nnodes; i++)
+		if (x->ents[i].n->link)
+			x->ents[i].down = ht_of(x, x->ents[i].n->link);
 	fill_buckets(x, starts, nnodes);
 	fill_walk(x);
 	r->index = x;
@@ -651,11 +469,11 @@ const struct tcf_proto_ops mqtx__tcf_u32_ops = {
 	.usage = mqtx__u32_usage,
 	.parse_handle = mqtx__u32_parse_handle,
 	.parse = mqtx__u32_parse,
-	.prepare = u32_prepare,
+	.modify = mqtx__u32_modify,
 	.build = u32_build,
 	.free_index = u32_free_index,
 	.classify = u32_classify,
 	.dump = u32_dump,
 	.walk = u32_walk,
-	.may_delete = u32_may_delete,
+	.remove = mqtx__u32_remove,
 };

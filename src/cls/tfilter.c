@@ -155,6 +155,19 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		ops = tp->ops;
 		protocol = tp->protocol;
 	}
+	if (ops->modify && f) {
+		struct tcf_mod m = { .ops = ops,
+				     .b = b,
+				     .rs = rs,
+				     .tp = tp,
+				     .chain = rq->chain,
+				     .prio = prio,
+				     .protocol = protocol,
+				     .excl = excl,
+				     .create = create };
+
+		return ops->modify(&m, fp, ack);
+	}
 	if (tp && f && f->handle)
 		old = mqtx__tcf_proto_get(tp, f->handle);
 	if (!old && !create) {
@@ -168,12 +181,6 @@ static int new_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 	}
 	if (!f)
 		return -EINVAL; /* no options to change it with (the kernel's answer) */
-	if (ops->prepare) {
-		err = ops->prepare(tp ? tp->root : NULL, fp, old, excl, ack);
-		if (err)
-			return err;
-		f = *fp; /* it may have made the filter anew */
-	}
 	if (!f->handle) {
 		f->handle = ops->auto_handle ? ops->auto_handle(tp ? tp->root : NULL)
 			    : tp	     ? mqtx__tcf_proto_free_handle(tp)
@@ -238,10 +245,19 @@ static int del_filter(struct mqtx_tcf_block *b, const struct tcf_req *rq,
 		mqtx_extack_set(ack, "Specified filter kind does not match existing one");
 		return -EINVAL;
 	}
+	if (tp->ops->remove) {
+		struct tcf_mod m = { .ops = tp->ops,
+				     .b = b,
+				     .rs = rs,
+				     .tp = tp,
+				     .chain = rq->chain,
+				     .prio = tp->prio,
+				     .protocol = tp->protocol };
+
+		return tp->ops->remove(&m, handle, ack);
+	}
 	if (!handle)
 		return publish(b, rs, rq->chain, tp, NULL, false);
-	if (tp->ops->may_delete && (err = tp->ops->may_delete(tp, handle, ack)))
-		return err;
 	f = mqtx__tcf_proto_get(tp, handle);
 	if (!f) {
 		mqtx_extack_set(ack, "Specified filter handle not found");

@@ -7,7 +7,8 @@
 #include "cls/cls_int.h"
 
 #define U32_KEYS_MAX 128
-#define U32_ROOT     0x80000000u /* 800:, the table every priority starts with */
+#define U32_ROOT     0x80000000u /* 800:, the root table of a block's first u32 priority */
+#define U32_SELF     0xFFF00000u /* TC_U32_ROOT: "ht fff:", the priority's own root table */
 #define U32_HTID(h)  ((h)&0xFFF00000u)
 #define U32_HASH(h)  (((h) >> 12) & 0xFFu)
 #define U32_NODE(h)  ((h)&0xFFFu)
@@ -45,6 +46,7 @@ struct u32_sel {
 struct u32_filter {
 	struct tcf_filter f;
 	bool table;
+	bool root;	  /* a priority's root table (u32_init()): made with it, never deleted */
 	unsigned divisor; /* a table's buckets, 1..256 */
 	uint64_t born;	  /* a table's creation, for the order of the dump (newest first) */
 	uint32_t htid;	  /* a node's table and bucket (ht, sample), 0: the root's bucket 0 */
@@ -68,6 +70,10 @@ extern const char mqtx__u32_usage[];
 /* cls_u32_parse.c: a filter from tc's words (u32_parse_opt()), the handle (get_u32_handle()). */
 int mqtx__u32_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out);
 int mqtx__u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps);
+/* cls_u32_ctl.c: the kernel's decisions (u32_change(), u32_delete()) over the tables that every
+ * u32 priority of a block shares (Linux's tc_u_common) */
+int mqtx__u32_modify(const struct tcf_mod *m, struct tcf_filter **fp, struct mqtx_extack *ack);
+int mqtx__u32_remove(const struct tcf_mod *m, uint32_t handle, struct mqtx_extack *ack);
 /* sprint_u32_handle(): "800:", "800::801", "2:5:800" */
 const char *mqtx__u32_handle_fmt(uint32_t h, char *buf, size_t len);
 

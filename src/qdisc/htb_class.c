@@ -531,6 +531,18 @@ static void inner_to_leaf(struct htb_priv *p, struct htb_class *parent, struct m
 	parent->cmode = HTB_CAN_SEND;
 }
 
+/* qdisc_class_in_use(): filters on the qdisc or on any of its classes name @cl (htb_bind_filter()
+ * counts each in the class's filter_cnt; mqtx counts the rules in place). */
+static bool in_use(struct mqtx_qdisc *q, const struct htb_class *cl)
+{
+	struct htb_priv *p = mqtx_qdisc_priv(q);
+
+	if (mqtx_tcf_block_bound(p->block, cl->classid))
+		return true;
+	for_each_class(p, i, c) if (mqtx_tcf_block_bound(c->block, cl->classid)) return true;
+	return false;
+}
+
 static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extack *ack)
 {
 	struct htb_priv *p = mqtx_qdisc_priv(q);
@@ -540,7 +552,7 @@ static int htb_cl_delete(struct mqtx_qdisc *q, uint32_t minor, struct mqtx_extac
 	bool last = !cl->level && cl->parent && cl->parent->children == 1;
 	int err;
 
-	if (cl->children)
+	if (cl->children || in_use(q, cl))
 		return mqtx_extack_set(ack, "HTB class in use"), -EBUSY;
 	if (last) {
 		err = mqtx_qdisc_create(q->dev, q->dev_queue, &mqtx__pfifo_qdisc_ops, 0, NULL, ack,
