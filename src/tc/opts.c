@@ -60,14 +60,26 @@ DEFINE_OPT(u8, uint8_t, UINT8_MAX)
 DEFINE_OPT(u32, uint32_t, UINT32_MAX)
 DEFINE_OPT(u64, uint64_t, UINT64_MAX)
 
-int mqtx__tc_opt_dec(const char *v, void *field, const struct tc_opt *o)
+/* mqtx_tc_parse_u32() (base 0) or mqtx_tc_parse_u32_dec() within the row's bounds. */
+static int unsigned_in(const char *v, bool dec, void *field, const struct tc_opt *o)
 {
 	uint32_t x;
 
-	if (mqtx_tc_parse_u32_dec(v, &x) || x < o->min || (o->max && x > o->max))
+	if ((dec ? mqtx_tc_parse_u32_dec(v, &x) : mqtx_tc_parse_u32(v, &x)) || x < o->min ||
+	    (o->max && x > o->max))
 		return -EINVAL;
 	*(uint32_t *)field = x;
 	return 0;
+}
+
+int mqtx__tc_opt_dec(const char *v, void *field, const struct tc_opt *o)
+{
+	return unsigned_in(v, true, field, o);
+}
+
+int mqtx__tc_opt_unsigned(const char *v, void *field, const struct tc_opt *o)
+{
+	return unsigned_in(v, false, field, o);
 }
 
 int mqtx__tc_opt_tc_u32(const char *v, void *field, const struct tc_opt *o)

@@ -115,17 +115,17 @@ const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const c
 int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
 
 /* The value parsers of the tables: the word itself (const char *); numbers (mqtx__parse_u64())
- * within [min, max] into an int, a uint8_t, a uint32_t or a uint64_t; decimal numbers
- * (mqtx_tc_parse_u32_dec()) within [min, max] into a uint32_t; tc's get_u32(base 0) within
- * [min, max] into a uint32_t; a class id (mqtx__classid_parse()) into a uint32_t; any word,
- * read and ignored (what tc takes and does nothing with); a time (mqtx_tc_parse_time()) and a
- * bit rate (mqtx_tc_parse_rate_bits()) into a uint64_t, at least min; a MAC (mqtx__parse_mac())
- * into a uint8_t[6]; "on" or "off" into a bool; one of the row's @words, its index into an int
- * (or an enum). */
+ * within [min, max] into an int, a uint8_t, a uint32_t or a uint64_t; numbers of
+ * mqtx_tc_parse_u32_dec() (decimal), of mqtx_tc_parse_u32() (base 0) and of tc's get_u32()
+ * (base 0) within [min, max] into a uint32_t; a class id (mqtx__classid_parse()) into a
+ * uint32_t; any word, read and ignored (what tc takes and does nothing with); a time
+ * (mqtx_tc_parse_time()) and a bit rate (mqtx_tc_parse_rate_bits()) into a uint64_t, at least
+ * min; a MAC (mqtx__parse_mac()) into a uint8_t[6]; "on" or "off" into a bool; one of the
+ * row's @words, its index into an int (or an enum). */
 tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32, mqtx__tc_opt_u64,
-	mqtx__tc_opt_dec, mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid, mqtx__tc_opt_ignore,
-	mqtx__tc_opt_time, mqtx__tc_opt_rate_bits, mqtx__tc_opt_mac, mqtx__tc_opt_onoff,
-	mqtx__tc_opt_word;
+	mqtx__tc_opt_dec, mqtx__tc_opt_unsigned, mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid,
+	mqtx__tc_opt_ignore, mqtx__tc_opt_time, mqtx__tc_opt_rate_bits, mqtx__tc_opt_mac,
+	mqtx__tc_opt_onoff, mqtx__tc_opt_word;
 
 /* An address with a port maybe, as "hash" and "filter test" take them. */
 struct tc_endpoint {
