@@ -80,18 +80,30 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-static int num_opt(const char *w, const char *v, uint64_t lo, uint64_t hi, uint32_t *dst,
-		   struct mqtx_buf *err)
+/* A bad value of a row: its bounds, or what it wants (the words of dev set). */
+static int opt_bad(const struct tc_opt *o, const char *v, struct mqtx_buf *err)
 {
-	uint64_t x;
+	if (o->hint)
+		mqtx_buf_printf(err, "dev set: invalid %s \"%s\" (%s)\n", o->word, v ? v : "",
+				o->hint);
+	else
+		mqtx_buf_printf(err, "dev: invalid %s \"%s\" (%llu..%llu)\n", o->word, v ? v : "",
+				(unsigned long long)o->min, (unsigned long long)o->max);
+	return -1;
+}
 
-	if (!v || mqtx__parse_u64(v, &x) || x < lo || x > hi) {
-		mqtx_buf_printf(err, "dev: invalid %s \"%s\" (%llu..%llu)\n", w, v ? v : "",
-				(unsigned long long)lo, (unsigned long long)hi);
-		return -1;
-	}
-	*dst = (uint32_t)x;
-	return 0;
+/* "WORD VALUE" at @argv[0] by the rows @t[0..n): the words used (2), 0 if not one, -1. */
+static int opt_word(const struct tc_opt *t, size_t n, int argc, char **argv, void *base,
+		    struct mqtx_buf *err)
+{
+	const struct tc_opt *o = mqtx__tc_opt_find(t, n, argv[0]);
+	const char *v = argc > 1 ? argv[1] : NULL;
+
+	if (!o)
+		return 0;
+	if (!v || mqtx__tc_opt_apply(o, v, base))
+		return opt_bad(o, v, err);
+	return 2;
 }
 
 struct dev_add {
@@ -107,10 +119,22 @@ struct dev_add {
 	bool opened, created;
 };
 
+#define ADD(m) offsetof(struct dev_add, cfg.m)
+
+/* The numbers of dev add, as ip link add takes them. */
+static const struct tc_opt add_opts[] = {
+	{ "txqueues", mqtx__tc_opt_u32, ADD(real_num_txq), .min = 1, .max = MQTX_MAX_TXQ },
+	{ "maxqueues", mqtx__tc_opt_u32, ADD(num_txq), .min = 1, .max = MQTX_MAX_TXQ },
+	{ "txqueuelen", mqtx__tc_opt_u32, ADD(tx_queue_len), .min = 1, .max = 1u << 24 },
+	{ "qlen", mqtx__tc_opt_u32, ADD(tx_queue_len), .min = 1, .max = 1u << 24 },
+	{ "mtu", mqtx__tc_opt_u32, ADD(mtu), .min = 68, .max = 9000 },
+	{ "quota", mqtx__tc_opt_u32, ADD(quota), .min = 1, .max = 65536 },
+};
+
 /* A common word of dev add; returns words used, 0 if unknown, -1 after a message. */
 static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
 {
-	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+	const char *w = argv[0];
 
 	if (!strcmp(w, "up"))
 		return a->up = true, 1;
@@ -124,17 +148,7 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 		a->has_hash = true;
 		return n;
 	}
-	if (!strcmp(w, "txqueues"))
-		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.real_num_txq, err) ?: 2;
-	if (!strcmp(w, "maxqueues"))
-		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.num_txq, err) ?: 2;
-	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
-		return num_opt(w, v, 1, 1u << 24, &a->cfg.tx_queue_len, err) ?: 2;
-	if (!strcmp(w, "mtu"))
-		return num_opt(w, v, 68, 9000, &a->cfg.mtu, err) ?: 2;
-	if (!strcmp(w, "quota"))
-		return num_opt(w, v, 1, 65536, &a->cfg.quota, err) ?: 2;
-	return 0;
+	return opt_word(add_opts, ARRAY_SIZE(add_opts), argc, argv, a, err);
 }
 
 static bool has_word(int argc, char **argv, const char *w)
@@ -381,35 +395,34 @@ struct dev_set {
 	struct xps_set xps;	      /* xps or flowcache */
 };
 
-/* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
- * sets (ip link set, ethtool -G/-C). Returns the words used, 0 if not one of them, -1. */
-static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv, struct mqtx_buf *err)
+/* A bit rate, not a packet rate, into a uint64_t. */
+static int parse_bit_rate(const char *v, void *field, const struct tc_opt *o)
 {
-	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
 	uint64_t pps = 0;
 
-	if (!strcmp(w, "mtu"))
-		return chg->mask |= MQTX_DEV_SET_MTU, num_opt(w, v, 68, 65535, &chg->mtu, err) ?: 2;
-	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
-		return chg->mask |= MQTX_DEV_SET_TXQUEUELEN,
-		       num_opt(w, v, 1, 1u << 24, &chg->tx_queue_len, err) ?: 2;
-	if (!strcmp(w, "ring"))
-		return chg->mask |= MQTX_DEV_SET_RING,
-		       num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
-	if (strcmp(w, "coalesce") && strcmp(w, "rate"))
-		return 0;
-	if (w[0] == 'c' && v && !mqtx_tc_parse_time(v, &chg->coalesce_ns)) {
-		chg->mask |= MQTX_DEV_SET_COALESCE;
-		return 2;
-	}
-	if (w[0] == 'r' && v && !mqtx__parse_rate(v, &chg->rate_bps, &pps) && !pps) {
-		chg->mask |= MQTX_DEV_SET_RATE;
-		return 2;
-	}
-	mqtx_buf_printf(err, "dev set: invalid %s \"%s\"%s\n", w, v ? v : "",
-			w[0] == 'r' ? " (a bit rate such as 1gbit)" : " (a time such as 20us)");
-	return -1;
+	(void)o;
+	if (mqtx__parse_rate(v, field, &pps) || pps)
+		return -EINVAL;
+	return 0;
 }
+
+#define SETTING(m) offsetof(struct dev_set, chg.m), .flags = TC_OPT_GIVEN(struct dev_set, chg.mask)
+
+/* What mqtx_dev_change() sets (ip link set, ethtool -G/-C). */
+static const struct tc_opt setting_opts[] = {
+	{ "mtu", mqtx__tc_opt_u32, SETTING(mtu), .min = 68, .max = 65535,
+	  .flag = MQTX_DEV_SET_MTU },
+	{ "txqueuelen", mqtx__tc_opt_u32, SETTING(tx_queue_len), .min = 1, .max = 1u << 24,
+	  .flag = MQTX_DEV_SET_TXQUEUELEN },
+	{ "qlen", mqtx__tc_opt_u32, SETTING(tx_queue_len), .min = 1, .max = 1u << 24,
+	  .flag = MQTX_DEV_SET_TXQUEUELEN },
+	{ "ring", mqtx__tc_opt_u32, SETTING(ring), .min = 1, .max = 65536,
+	  .flag = MQTX_DEV_SET_RING },
+	{ "coalesce", mqtx__tc_opt_time, SETTING(coalesce_ns), .flag = MQTX_DEV_SET_COALESCE,
+	  .hint = "a time such as 20us" },
+	{ "rate", parse_bit_rate, SETTING(rate_bps), .flag = MQTX_DEV_SET_RATE,
+	  .hint = "a bit rate such as 1gbit" },
+};
 
 static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
 		     struct mqtx_buf *err)
@@ -419,8 +432,12 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->up = argv[i][0] == 'u';
 			i++;
 		} else if (!strcmp(argv[i], "txqueues")) {
-			if (num_opt("txqueues", i + 1 < argc ? argv[i + 1] : NULL, 1,
-				    mqtx_dev_num_txq(dev), &o->txq, err))
+			/* within the queues the device has */
+			const struct tc_opt row = { "txqueues", mqtx__tc_opt_u32,
+						    offsetof(struct dev_set, txq), .min = 1,
+						    .max = mqtx_dev_num_txq(dev) };
+
+			if (opt_word(&row, 1, argc - i, argv + i, o, err) < 0)
 				return MQTX_TC_EXIT_PARSE;
 			i += 2;
 		} else if (!strcmp(argv[i], "hash")) {
@@ -435,7 +452,8 @@ static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **a
 			o->has_hash = true;
 			i += n;
 		} else {
-			int n = set_setting(&o->chg, argc - i, argv + i, err);
+			int n = opt_word(setting_opts, ARRAY_SIZE(setting_opts), argc - i, argv + i,
+					 o, err);
 
 			if (n == 0)
 				n = mqtx__wme_set_word(&o->wme, argc - i, argv + i, err);
