@@ -816,38 +816,47 @@ static void show_dev(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 	mqtx__out_close(p);
 }
 
-/* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
-static void stats_json(struct mqtx_dev *dev, struct tc_out *p)
+/* "dev stats": one line per device and per queue, fixed fields, for scripts; with -j the
+ * same counters as a JSON object, for mqtx top and scripts, with the driver's own. */
+static void show_stats(struct mqtx_dev *dev, struct tc_out *p)
 {
 	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 
-	show_head(dev, p);
-	mqtx__out_uint(p, OUT_JSON, "txqueuelen", NULL, mqtx_dev_tx_queue_len(dev));
-	mqtx__out_uint(p, OUT_JSON, "now", NULL, mqtx_clock_now(mqtx_dev_clock(dev)));
-	show_queues(dev, false, p);
-	if (k && k->stats)
-		k->stats(dev, p);
-	mqtx__out_close(p);
-}
-
-/* "dev stats": one line per device and per queue, fixed fields, for scripts. */
-static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
-{
-	mqtx_buf_printf(out, "dev %s up %d kind %s txq %u qlen_limit %u now %llu\n",
-			mqtx_dev_name(dev), mqtx_dev_is_up(dev), mqtx_dev_ops(dev)->kind,
-			mqtx_dev_real_num_txq(dev), mqtx_dev_tx_queue_len(dev),
-			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_ANY, "name", "dev %s", mqtx_dev_name(dev));
+	mqtx__out_uint(p, OUT_FP, NULL, " up %llu", mqtx_dev_is_up(dev));
+	mqtx__out_bool(p, OUT_JSON, "up", NULL, mqtx_dev_is_up(dev));
+	mqtx__out_str(p, OUT_ANY, "kind", " kind %s", mqtx_dev_ops(dev)->kind);
+	mqtx__out_uint(p, OUT_ANY, "txqueues", " txq %llu", mqtx_dev_real_num_txq(dev));
+	mqtx__out_uint(p, OUT_ANY, "txqueuelen", " qlen_limit %llu", mqtx_dev_tx_queue_len(dev));
+	mqtx__out_uint(p, OUT_ANY, "now", " now %llu", mqtx_clock_now(mqtx_dev_clock(dev)));
+	mqtx__out_nl(p);
+	mqtx__out_open_array(p, "queues");
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
+		char state[48];
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
-		mqtx_buf_printf(out, "q %u %llu %llu %llu %llu %llu %llu %u %u %u\n", i,
-				(unsigned long long)st.packets, (unsigned long long)st.bytes,
-				(unsigned long long)mqtx_txq_stats_drops(&st),
-				(unsigned long long)st.requeues, (unsigned long long)st.qlen,
-				(unsigned long long)st.backlog, st.state, st.bql_limit,
-				st.bql_inflight);
+		state_words(st.state, state, sizeof(state));
+		mqtx__out_open(p, NULL);
+		mqtx__out_uint(p, OUT_ANY, "queue", "q %llu", i);
+		mqtx__out_str(p, OUT_JSON, "state", NULL, state);
+		mqtx__out_uint(p, OUT_ANY, "packets", " %llu", st.packets);
+		mqtx__out_uint(p, OUT_ANY, "bytes", " %llu", st.bytes);
+		mqtx__out_uint(p, OUT_ANY, "drops", " %llu", mqtx_txq_stats_drops(&st));
+		mqtx__out_uint(p, OUT_ANY, "requeues", " %llu", st.requeues);
+		mqtx__out_uint(p, OUT_ANY, "qlen", " %llu", st.qlen);
+		mqtx__out_uint(p, OUT_ANY, "backlog", " %llu", st.backlog);
+		mqtx__out_uint(p, OUT_FP, NULL, " %llu", st.state);
+		mqtx__out_uint(p, OUT_ANY, "bql_limit", " %llu", st.bql_limit);
+		mqtx__out_uint(p, OUT_ANY, "bql_inflight", " %llu", st.bql_inflight);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
 	}
+	mqtx__out_close_array(p);
+	if (p->json && k && k->stats)
+		k->stats(dev, p);
+	mqtx__out_close(p);
 }
 
 static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats)
@@ -872,10 +881,8 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 		       flags & MQTX_CTL_F_DETAILS);
 	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < n; i++) {
-		if (stats && p.json)
-			stats_json(devs[i], &p);
-		else if (stats)
-			show_stats(devs[i], out);
+		if (stats)
+			show_stats(devs[i], &p);
 		else
 			show_dev(devs[i], flags, &p);
 	}
