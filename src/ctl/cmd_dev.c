@@ -424,73 +424,78 @@ static const struct tc_opt setting_opts[] = {
 	  .hint = "a bit rate such as 1gbit" },
 };
 
-static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
-		     struct mqtx_buf *err)
+/* One word of dev set (and its values) into @o: the words used, 0 if unknown, -1. */
+static int set_word(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
+		    struct mqtx_buf *err)
 {
-	for (int i = 0; i < argc;) {
-		if (!strcmp(argv[i], "up") || !strcmp(argv[i], "down")) {
-			o->up = argv[i][0] == 'u';
-			i++;
-		} else if (!strcmp(argv[i], "txqueues")) {
-			/* within the queues the device has */
-			const struct tc_opt row = { "txqueues", mqtx__tc_opt_u32,
-						    offsetof(struct dev_set, txq), .min = 1,
-						    .max = mqtx_dev_num_txq(dev) };
+	/* txqueues: within the queues the device has */
+	const struct tc_opt txqueues = { "txqueues", mqtx__tc_opt_u32,
+					 offsetof(struct dev_set, txq), .min = 1,
+					 .max = mqtx_dev_num_txq(dev) };
+	int n;
 
-			if (opt_word(&row, 1, argc - i, argv + i, o, err) < 0)
-				return MQTX_TC_EXIT_PARSE;
-			i += 2;
-		} else if (!strcmp(argv[i], "hash")) {
-			int n;
-
-			mqtx_dev_hash_cfg(dev, &o->hash);
-			o->hash.key_len = 0;
-			o->hash.l4 = false;
-			n = mqtx__parse_hash_words(argc - i, argv + i, &o->hash, err);
-			if (n < 0)
-				return MQTX_TC_EXIT_PARSE;
-			o->has_hash = true;
-			i += n;
-		} else {
-			int n = opt_word(setting_opts, ARRAY_SIZE(setting_opts), argc - i, argv + i,
-					 o, err);
-
-			if (n == 0)
-				n = mqtx__wme_set_word(&o->wme, argc - i, argv + i, err);
-			if (n == 0)
-				n = mqtx__xps_set_word(&o->xps, dev, argc - i, argv + i, err);
-			if (n < 0)
-				return MQTX_TC_EXIT_PARSE;
-			if (n == 0) {
-				mqtx_buf_printf(err,
-						"dev set: what is \"%s\"? Try \"mqtx dev "
-						"help\".\n",
-						argv[i]);
-				return MQTX_TC_EXIT_PARSE;
-			}
-			i += n;
-		}
+	if (!strcmp(argv[0], "up") || !strcmp(argv[0], "down")) {
+		o->up = argv[0][0] == 'u';
+		return 1;
 	}
+	if (!strcmp(argv[0], "hash")) {
+		mqtx_dev_hash_cfg(dev, &o->hash);
+		o->hash.key_len = 0;
+		o->hash.l4 = false;
+		o->has_hash = true;
+		return mqtx__parse_hash_words(argc, argv, &o->hash, err);
+	}
+	n = opt_word(&txqueues, 1, argc, argv, o, err);
+	if (n == 0)
+		n = opt_word(setting_opts, ARRAY_SIZE(setting_opts), argc, argv, o, err);
+	if (n == 0)
+		n = mqtx__wme_set_word(&o->wme, argc, argv, err);
+	if (n == 0)
+		n = mqtx__xps_set_word(&o->xps, dev, argc, argv, err);
+	return n;
+}
+
+/* The settings that go in a command of their own; 0, or -1 after a message. */
+static int set_alone(const struct dev_set *o, struct mqtx_buf *err)
+{
 	/* A change that fails after the device went up or down could not be undone. */
 	if (o->chg.mask && o->up >= 0) {
 		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
 				     "mtu, txqueuelen, ring, coalesce or rate\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	/* WME settings are all or nothing among themselves (mqtx__wme_set_apply()). */
 	if (o->wme.mask && (o->chg.mask || o->up >= 0 || o->txq || o->has_hash)) {
 		mqtx_buf_printf(err,
 				"dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a "
 				"command of their own\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	/* One call each, which changes all or nothing. */
 	if ((o->xps.txq >= 0 || o->xps.flowcache >= 0) &&
 	    (o->chg.mask || o->up >= 0 || o->txq || o->has_hash || o->wme.mask)) {
 		mqtx_buf_printf(err, "dev set: give xps or flowcache in a command of its own\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	return 0;
+}
+
+static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
+		     struct mqtx_buf *err)
+{
+	for (int i = 0; i < argc;) {
+		int n = set_word(o, dev, argc - i, argv + i, err);
+
+		if (n < 0)
+			return MQTX_TC_EXIT_PARSE;
+		if (n == 0) {
+			mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev help\".\n",
+					argv[i]);
+			return MQTX_TC_EXIT_PARSE;
+		}
+		i += n;
+	}
+	return set_alone(o, err) ? MQTX_TC_EXIT_PARSE : 0;
 }
 
 /*
