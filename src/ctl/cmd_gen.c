@@ -21,7 +21,8 @@
 struct gen_args {
 	struct mqtx_gen_cfg cfg;
 	int af[2]; /* the family given for the source and the destination; 0: none */
-	bool size_given, dmac;
+	bool size_given, dmac, help;
+	const char *dev, *sta;
 };
 
 /*
@@ -258,6 +259,36 @@ static int gen_sta(const struct mqtx_ctl_call *c, struct mqtx_dev *dev, const ch
 	return err ? MQTX_TC_EXIT_REFUSED : 0;
 }
 
+/* The words after "gen" into @a; 0 (@a->help: "help" was among them), or an exit code after a
+ * message. */
+static int gen_parse(int argc, char **argv, struct gen_args *a, struct mqtx_buf *err)
+{
+	mqtx_gen_cfg_default(&a->cfg);
+	for (int i = 1; i < argc; i += 2) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc;
+
+		if (!strcmp(argv[i], "help")) {
+			a->help = true;
+			return 0;
+		}
+		if (!strcmp(argv[i], "detach")) {
+			i--; /* the tool's word: return at once; the library always does */
+		} else if (!strcmp(argv[i], "dev")) {
+			if (!v) {
+				mqtx_buf_printf(err, "gen: invalid dev \"\"\n");
+				return MQTX_TC_EXIT_PARSE;
+			}
+			a->dev = v;
+		} else if (!strcmp(argv[i], "sta")) {
+			a->sta = v ? v : "";
+		} else if ((rc = gen_opt(a, argv[i], v, err))) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 {
 	struct mqtx_jobs *s = arg;
@@ -265,7 +296,6 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 	char **argv = c->argv;
 	int argc = c->argc;
 	struct gen_args a = { .af = { 0, 0 } };
-	const char *name = NULL, *sta = NULL;
 	struct job_prep prep;
 	struct mqtx_dev *dev;
 	struct mqtx_job *job;
@@ -278,41 +308,21 @@ static int cmd_gen(const struct mqtx_ctl_call *c, void *arg)
 		gen_usage(argc < 2 ? err : out);
 		return argc < 2 ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_OK;
 	}
-	mqtx_gen_cfg_default(&a.cfg);
-	for (int i = 1; i < argc; i += 2) {
-		if (!strcmp(argv[i], "help")) {
+	rc = gen_parse(argc, argv, &a, err);
+	if (rc || a.help) {
+		if (a.help)
 			gen_usage(out);
-			return MQTX_TC_EXIT_OK;
-		}
-		if (!strcmp(argv[i], "detach")) {
-			i--; /* the tool's word: return at once; the library always does */
-			continue;
-		}
-		if (!strcmp(argv[i], "dev")) {
-			if (i + 1 >= argc) {
-				mqtx_buf_printf(err, "gen: invalid dev \"\"\n");
-				return MQTX_TC_EXIT_PARSE;
-			}
-			name = argv[i + 1];
-			continue;
-		}
-		if (!strcmp(argv[i], "sta")) {
-			sta = i + 1 < argc ? argv[i + 1] : "";
-			continue;
-		}
-		rc = gen_opt(&a, argv[i], i + 1 < argc ? argv[i + 1] : NULL, err);
-		if (rc)
-			return rc;
+		return rc;
 	}
-	if (sta && a.dmac) {
+	if (a.sta && a.dmac) {
 		mqtx_buf_printf(err, "gen: give sta or dmac, not both\n");
 		return MQTX_TC_EXIT_PARSE;
 	}
 	rc = settle_family(&a, err);
 	if (!rc)
-		rc = mqtx__jobs_dev(c, name, &dev);
-	if (!rc && sta)
-		rc = gen_sta(c, dev, sta, &a.cfg);
+		rc = mqtx__jobs_dev(c, a.dev, &dev);
+	if (!rc && a.sta)
+		rc = gen_sta(c, dev, a.sta, &a.cfg);
 	if (rc)
 		return rc;
 	max = mqtx_dev_mtu(dev) + 18 + (a.cfg.vlan >= 0 ? 4 : 0);
