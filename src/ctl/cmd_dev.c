@@ -80,18 +80,30 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-static int num_opt(const char *w, const char *v, uint64_t lo, uint64_t hi, uint32_t *dst,
-		   struct mqtx_buf *err)
+/* A bad value of a row: its bounds, or what it wants (the words of dev set). */
+static int opt_bad(const struct tc_opt *o, const char *v, struct mqtx_buf *err)
 {
-	uint64_t x;
+	if (o->hint)
+		mqtx_buf_printf(err, "dev set: invalid %s \"%s\" (%s)\n", o->word, v ? v : "",
+				o->hint);
+	else
+		mqtx_buf_printf(err, "dev: invalid %s \"%s\" (%llu..%llu)\n", o->word, v ? v : "",
+				(unsigned long long)o->min, (unsigned long long)o->max);
+	return -1;
+}
 
-	if (!v || mqtx__parse_u64(v, &x) || x < lo || x > hi) {
-		mqtx_buf_printf(err, "dev: invalid %s \"%s\" (%llu..%llu)\n", w, v ? v : "",
-				(unsigned long long)lo, (unsigned long long)hi);
-		return -1;
-	}
-	*dst = (uint32_t)x;
-	return 0;
+/* "WORD VALUE" at @argv[0] by the rows @t[0..n): the words used (2), 0 if not one, -1. */
+static int opt_word(const struct tc_opt *t, size_t n, int argc, char **argv, void *base,
+		    struct mqtx_buf *err)
+{
+	const struct tc_opt *o = mqtx__tc_opt_find(t, n, argv[0]);
+	const char *v = argc > 1 ? argv[1] : NULL;
+
+	if (!o)
+		return 0;
+	if (!v || mqtx__tc_opt_apply(o, v, base))
+		return opt_bad(o, v, err);
+	return 2;
 }
 
 struct dev_add {
@@ -107,10 +119,22 @@ struct dev_add {
 	bool opened, created;
 };
 
+#define ADD(m) offsetof(struct dev_add, cfg.m)
+
+/* The numbers of dev add, as ip link add takes them. */
+static const struct tc_opt add_opts[] = {
+	{ "txqueues", mqtx__tc_opt_u32, ADD(real_num_txq), .min = 1, .max = MQTX_MAX_TXQ },
+	{ "maxqueues", mqtx__tc_opt_u32, ADD(num_txq), .min = 1, .max = MQTX_MAX_TXQ },
+	{ "txqueuelen", mqtx__tc_opt_u32, ADD(tx_queue_len), .min = 1, .max = 1u << 24 },
+	{ "qlen", mqtx__tc_opt_u32, ADD(tx_queue_len), .min = 1, .max = 1u << 24 },
+	{ "mtu", mqtx__tc_opt_u32, ADD(mtu), .min = 68, .max = 9000 },
+	{ "quota", mqtx__tc_opt_u32, ADD(quota), .min = 1, .max = 65536 },
+};
+
 /* A common word of dev add; returns words used, 0 if unknown, -1 after a message. */
 static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf *err)
 {
-	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+	const char *w = argv[0];
 
 	if (!strcmp(w, "up"))
 		return a->up = true, 1;
@@ -124,17 +148,7 @@ static int add_common(struct dev_add *a, int argc, char **argv, struct mqtx_buf 
 		a->has_hash = true;
 		return n;
 	}
-	if (!strcmp(w, "txqueues"))
-		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.real_num_txq, err) ?: 2;
-	if (!strcmp(w, "maxqueues"))
-		return num_opt(w, v, 1, MQTX_MAX_TXQ, &a->cfg.num_txq, err) ?: 2;
-	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
-		return num_opt(w, v, 1, 1u << 24, &a->cfg.tx_queue_len, err) ?: 2;
-	if (!strcmp(w, "mtu"))
-		return num_opt(w, v, 68, 9000, &a->cfg.mtu, err) ?: 2;
-	if (!strcmp(w, "quota"))
-		return num_opt(w, v, 1, 65536, &a->cfg.quota, err) ?: 2;
-	return 0;
+	return opt_word(add_opts, ARRAY_SIZE(add_opts), argc, argv, a, err);
 }
 
 static bool has_word(int argc, char **argv, const char *w)
@@ -381,98 +395,107 @@ struct dev_set {
 	struct xps_set xps;	      /* xps or flowcache */
 };
 
-/* "mtu M", "txqueuelen L", "ring D", "coalesce TIME", "rate RATE": what mqtx_dev_change()
- * sets (ip link set, ethtool -G/-C). Returns the words used, 0 if not one of them, -1. */
-static int set_setting(struct mqtx_dev_settings *chg, int argc, char **argv, struct mqtx_buf *err)
+/* A bit rate, not a packet rate, into a uint64_t. */
+static int parse_bit_rate(const char *v, void *field, const struct tc_opt *o)
 {
-	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
 	uint64_t pps = 0;
 
-	if (!strcmp(w, "mtu"))
-		return chg->mask |= MQTX_DEV_SET_MTU, num_opt(w, v, 68, 65535, &chg->mtu, err) ?: 2;
-	if (!strcmp(w, "txqueuelen") || !strcmp(w, "qlen"))
-		return chg->mask |= MQTX_DEV_SET_TXQUEUELEN,
-		       num_opt(w, v, 1, 1u << 24, &chg->tx_queue_len, err) ?: 2;
-	if (!strcmp(w, "ring"))
-		return chg->mask |= MQTX_DEV_SET_RING,
-		       num_opt(w, v, 1, 65536, &chg->ring, err) ?: 2;
-	if (strcmp(w, "coalesce") && strcmp(w, "rate"))
-		return 0;
-	if (w[0] == 'c' && v && !mqtx_tc_parse_time(v, &chg->coalesce_ns)) {
-		chg->mask |= MQTX_DEV_SET_COALESCE;
-		return 2;
-	}
-	if (w[0] == 'r' && v && !mqtx__parse_rate(v, &chg->rate_bps, &pps) && !pps) {
-		chg->mask |= MQTX_DEV_SET_RATE;
-		return 2;
-	}
-	mqtx_buf_printf(err, "dev set: invalid %s \"%s\"%s\n", w, v ? v : "",
-			w[0] == 'r' ? " (a bit rate such as 1gbit)" : " (a time such as 20us)");
-	return -1;
+	(void)o;
+	if (mqtx__parse_rate(v, field, &pps) || pps)
+		return -EINVAL;
+	return 0;
 }
 
-static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
-		     struct mqtx_buf *err)
+#define SETTING(m) offsetof(struct dev_set, chg.m), .flags = TC_OPT_GIVEN(struct dev_set, chg.mask)
+
+/* What mqtx_dev_change() sets (ip link set, ethtool -G/-C). */
+static const struct tc_opt setting_opts[] = {
+	{ "mtu", mqtx__tc_opt_u32, SETTING(mtu), .min = 68, .max = 65535,
+	  .flag = MQTX_DEV_SET_MTU },
+	{ "txqueuelen", mqtx__tc_opt_u32, SETTING(tx_queue_len), .min = 1, .max = 1u << 24,
+	  .flag = MQTX_DEV_SET_TXQUEUELEN },
+	{ "qlen", mqtx__tc_opt_u32, SETTING(tx_queue_len), .min = 1, .max = 1u << 24,
+	  .flag = MQTX_DEV_SET_TXQUEUELEN },
+	{ "ring", mqtx__tc_opt_u32, SETTING(ring), .min = 1, .max = 65536,
+	  .flag = MQTX_DEV_SET_RING },
+	{ "coalesce", mqtx__tc_opt_time, SETTING(coalesce_ns), .flag = MQTX_DEV_SET_COALESCE,
+	  .hint = "a time such as 20us" },
+	{ "rate", parse_bit_rate, SETTING(rate_bps), .flag = MQTX_DEV_SET_RATE,
+	  .hint = "a bit rate such as 1gbit" },
+};
+
+/* One word of dev set (and its values) into @o: the words used, 0 if unknown, -1. */
+static int set_word(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
+		    struct mqtx_buf *err)
 {
-	for (int i = 0; i < argc;) {
-		if (!strcmp(argv[i], "up") || !strcmp(argv[i], "down")) {
-			o->up = argv[i][0] == 'u';
-			i++;
-		} else if (!strcmp(argv[i], "txqueues")) {
-			if (num_opt("txqueues", i + 1 < argc ? argv[i + 1] : NULL, 1,
-				    mqtx_dev_num_txq(dev), &o->txq, err))
-				return MQTX_TC_EXIT_PARSE;
-			i += 2;
-		} else if (!strcmp(argv[i], "hash")) {
-			int n;
+	/* txqueues: within the queues the device has */
+	const struct tc_opt txqueues = { "txqueues", mqtx__tc_opt_u32,
+					 offsetof(struct dev_set, txq), .min = 1,
+					 .max = mqtx_dev_num_txq(dev) };
+	int n;
 
-			mqtx_dev_hash_cfg(dev, &o->hash);
-			o->hash.key_len = 0;
-			o->hash.l4 = false;
-			n = mqtx__parse_hash_words(argc - i, argv + i, &o->hash, err);
-			if (n < 0)
-				return MQTX_TC_EXIT_PARSE;
-			o->has_hash = true;
-			i += n;
-		} else {
-			int n = set_setting(&o->chg, argc - i, argv + i, err);
-
-			if (n == 0)
-				n = mqtx__wme_set_word(&o->wme, argc - i, argv + i, err);
-			if (n == 0)
-				n = mqtx__xps_set_word(&o->xps, dev, argc - i, argv + i, err);
-			if (n < 0)
-				return MQTX_TC_EXIT_PARSE;
-			if (n == 0) {
-				mqtx_buf_printf(err,
-						"dev set: what is \"%s\"? Try \"mqtx dev "
-						"help\".\n",
-						argv[i]);
-				return MQTX_TC_EXIT_PARSE;
-			}
-			i += n;
-		}
+	if (!strcmp(argv[0], "up") || !strcmp(argv[0], "down")) {
+		o->up = argv[0][0] == 'u';
+		return 1;
 	}
+	if (!strcmp(argv[0], "hash")) {
+		mqtx_dev_hash_cfg(dev, &o->hash);
+		o->hash.key_len = 0;
+		o->hash.l4 = false;
+		o->has_hash = true;
+		return mqtx__parse_hash_words(argc, argv, &o->hash, err);
+	}
+	n = opt_word(&txqueues, 1, argc, argv, o, err);
+	if (n == 0)
+		n = opt_word(setting_opts, ARRAY_SIZE(setting_opts), argc, argv, o, err);
+	if (n == 0)
+		n = mqtx__wme_set_word(&o->wme, argc, argv, err);
+	if (n == 0)
+		n = mqtx__xps_set_word(&o->xps, dev, argc, argv, err);
+	return n;
+}
+
+/* The settings that go in a command of their own; 0, or -1 after a message. */
+static int set_alone(const struct dev_set *o, struct mqtx_buf *err)
+{
 	/* A change that fails after the device went up or down could not be undone. */
 	if (o->chg.mask && o->up >= 0) {
 		mqtx_buf_printf(err, "dev set: give up or down in a command of its own, not with "
 				     "mtu, txqueuelen, ring, coalesce or rate\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	/* WME settings are all or nothing among themselves (mqtx__wme_set_apply()). */
 	if (o->wme.mask && (o->chg.mask || o->up >= 0 || o->txq || o->has_hash)) {
 		mqtx_buf_printf(err,
 				"dev set: give acm, qosmap, noadmit, legacy, tspec and ba in a "
 				"command of their own\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	/* One call each, which changes all or nothing. */
 	if ((o->xps.txq >= 0 || o->xps.flowcache >= 0) &&
 	    (o->chg.mask || o->up >= 0 || o->txq || o->has_hash || o->wme.mask)) {
 		mqtx_buf_printf(err, "dev set: give xps or flowcache in a command of its own\n");
-		return MQTX_TC_EXIT_PARSE;
+		return -1;
 	}
 	return 0;
+}
+
+static int set_parse(struct dev_set *o, struct mqtx_dev *dev, int argc, char **argv,
+		     struct mqtx_buf *err)
+{
+	for (int i = 0; i < argc;) {
+		int n = set_word(o, dev, argc - i, argv + i, err);
+
+		if (n < 0)
+			return MQTX_TC_EXIT_PARSE;
+		if (n == 0) {
+			mqtx_buf_printf(err, "dev set: what is \"%s\"? Try \"mqtx dev help\".\n",
+					argv[i]);
+			return MQTX_TC_EXIT_PARSE;
+		}
+		i += n;
+	}
+	return set_alone(o, err) ? MQTX_TC_EXIT_PARSE : 0;
 }
 
 /*
@@ -798,38 +821,47 @@ static void show_dev(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 	mqtx__out_close(p);
 }
 
-/* "dev stats -j": the same counters as a JSON object, for mqtx top and scripts. */
-static void stats_json(struct mqtx_dev *dev, struct tc_out *p)
+/* "dev stats": one line per device and per queue, fixed fields, for scripts; with -j the
+ * same counters as a JSON object, for mqtx top and scripts, with the driver's own. */
+static void show_stats(struct mqtx_dev *dev, struct tc_out *p)
 {
 	const struct dev_kind *k = mqtx__dev_kind_of(dev);
 
-	show_head(dev, p);
-	mqtx__out_uint(p, OUT_JSON, "txqueuelen", NULL, mqtx_dev_tx_queue_len(dev));
-	mqtx__out_uint(p, OUT_JSON, "now", NULL, mqtx_clock_now(mqtx_dev_clock(dev)));
-	show_queues(dev, false, p);
-	if (k && k->stats)
-		k->stats(dev, p);
-	mqtx__out_close(p);
-}
-
-/* "dev stats": one line per device and per queue, fixed fields, for scripts. */
-static void show_stats(struct mqtx_dev *dev, struct mqtx_buf *out)
-{
-	mqtx_buf_printf(out, "dev %s up %d kind %s txq %u qlen_limit %u now %llu\n",
-			mqtx_dev_name(dev), mqtx_dev_is_up(dev), mqtx_dev_ops(dev)->kind,
-			mqtx_dev_real_num_txq(dev), mqtx_dev_tx_queue_len(dev),
-			(unsigned long long)mqtx_clock_now(mqtx_dev_clock(dev)));
+	mqtx__out_open(p, NULL);
+	mqtx__out_str(p, OUT_ANY, "name", "dev %s", mqtx_dev_name(dev));
+	mqtx__out_uint(p, OUT_FP, NULL, " up %llu", mqtx_dev_is_up(dev));
+	mqtx__out_bool(p, OUT_JSON, "up", NULL, mqtx_dev_is_up(dev));
+	mqtx__out_str(p, OUT_ANY, "kind", " kind %s", mqtx_dev_ops(dev)->kind);
+	mqtx__out_uint(p, OUT_ANY, "txqueues", " txq %llu", mqtx_dev_real_num_txq(dev));
+	mqtx__out_uint(p, OUT_ANY, "txqueuelen", " qlen_limit %llu", mqtx_dev_tx_queue_len(dev));
+	mqtx__out_uint(p, OUT_ANY, "now", " now %llu", mqtx_clock_now(mqtx_dev_clock(dev)));
+	mqtx__out_nl(p);
+	mqtx__out_open_array(p, "queues");
 	for (uint32_t i = 0; i < mqtx_dev_real_num_txq(dev); i++) {
 		struct mqtx_txq_stats st;
+		char state[48];
 
 		mqtx_txq_get_stats(mqtx_dev_txq(dev, i), &st);
-		mqtx_buf_printf(out, "q %u %llu %llu %llu %llu %llu %llu %u %u %u\n", i,
-				(unsigned long long)st.packets, (unsigned long long)st.bytes,
-				(unsigned long long)mqtx_txq_stats_drops(&st),
-				(unsigned long long)st.requeues, (unsigned long long)st.qlen,
-				(unsigned long long)st.backlog, st.state, st.bql_limit,
-				st.bql_inflight);
+		state_words(st.state, state, sizeof(state));
+		mqtx__out_open(p, NULL);
+		mqtx__out_uint(p, OUT_ANY, "queue", "q %llu", i);
+		mqtx__out_str(p, OUT_JSON, "state", NULL, state);
+		mqtx__out_uint(p, OUT_ANY, "packets", " %llu", st.packets);
+		mqtx__out_uint(p, OUT_ANY, "bytes", " %llu", st.bytes);
+		mqtx__out_uint(p, OUT_ANY, "drops", " %llu", mqtx_txq_stats_drops(&st));
+		mqtx__out_uint(p, OUT_ANY, "requeues", " %llu", st.requeues);
+		mqtx__out_uint(p, OUT_ANY, "qlen", " %llu", st.qlen);
+		mqtx__out_uint(p, OUT_ANY, "backlog", " %llu", st.backlog);
+		mqtx__out_uint(p, OUT_FP, NULL, " %llu", st.state);
+		mqtx__out_uint(p, OUT_ANY, "bql_limit", " %llu", st.bql_limit);
+		mqtx__out_uint(p, OUT_ANY, "bql_inflight", " %llu", st.bql_inflight);
+		mqtx__out_close(p);
+		mqtx__out_nl(p);
 	}
+	mqtx__out_close_array(p);
+	if (p->json && k && k->stats)
+		k->stats(dev, p);
+	mqtx__out_close(p);
 }
 
 static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats)
@@ -854,10 +886,8 @@ static int dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool s
 		       flags & MQTX_CTL_F_DETAILS);
 	mqtx__out_open_array(&p, NULL);
 	for (unsigned i = 0; i < n; i++) {
-		if (stats && p.json)
-			stats_json(devs[i], &p);
-		else if (stats)
-			show_stats(devs[i], out);
+		if (stats)
+			show_stats(devs[i], &p);
 		else
 			show_dev(devs[i], flags, &p);
 	}

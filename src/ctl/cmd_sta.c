@@ -17,40 +17,56 @@ struct sta_args {
 	const char *dev;
 	uint8_t addr[6];
 	bool has_addr, has_tid, has_reserved;
-	int qos; /* -1: not given */
+	bool qos; /* on unless given */
 	uint32_t tid;
 	int reserved; /* -1: none */
+};
+
+/* A reserved TID: a number up to INT8_MAX, or none (-1), into an int. */
+static int parse_reserved(const char *v, void *field, const struct tc_opt *o)
+{
+	uint32_t x;
+
+	if (!strcmp(v, "none")) {
+		*(int *)field = -1;
+		return 0;
+	}
+	if (mqtx__tc_opt_dec(v, &x, o))
+		return -EINVAL;
+	*(int *)field = (int)x;
+	return 0;
+}
+
+#define ARG(m) offsetof(struct sta_args, m)
+
+static const struct tc_opt sta_opts[] = {
+	{ "dev", mqtx__tc_opt_str, ARG(dev) },
+	{ "qos", mqtx__tc_opt_onoff, ARG(qos) },
+	{ "tid", mqtx__tc_opt_dec, ARG(tid), .given = TC_OPT_GIVEN(struct sta_args, has_tid) },
+	{ "reserved-tid", parse_reserved, ARG(reserved), .max = INT8_MAX,
+	  .given = TC_OPT_GIVEN(struct sta_args, has_reserved) },
 };
 
 /* A word with a value; @what names the command in messages ("sta add"). 0 or -1. */
 static int sta_word(struct sta_args *a, const char *what, const char *w, const char *v,
 		    struct mqtx_buf *err)
 {
+	const struct tc_opt *o = mqtx__tc_opt_find(sta_opts, ARRAY_SIZE(sta_opts), w);
 	struct mqtx_extack ack = { "" };
-	uint32_t x;
 
-	if (!strcmp(w, "dev")) {
-		a->dev = v;
-	} else if (!strcmp(w, "addr") || !strcmp(w, "sta")) {
+	if (!strcmp(w, "addr") || !strcmp(w, "sta")) {
+		/* the library's parser: its message names the bad part */
 		if (mqtx_wme_mac_parse(v, a->addr, &ack)) {
 			mqtx_buf_printf(err, "%s: %s\n", what, ack.msg);
 			return -1;
 		}
 		a->has_addr = true;
-	} else if (!strcmp(w, "qos") && (!strcmp(v, "on") || !strcmp(v, "off"))) {
-		a->qos = v[1] == 'n';
-	} else if (!strcmp(w, "tid") && !mqtx_tc_parse_u32_dec(v, &a->tid)) {
-		a->has_tid = true;
-	} else if (!strcmp(w, "reserved-tid") &&
-		   (!strcmp(v, "none") || (!mqtx_tc_parse_u32_dec(v, &x) && x <= INT8_MAX))) {
-		a->reserved = strcmp(v, "none") ? (int)x : -1;
-		a->has_reserved = true;
-	} else if (!strcmp(w, "qos") || !strcmp(w, "tid") || !strcmp(w, "reserved-tid")) {
-		mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", what, w, v);
-		return -1;
-	} else {
+	} else if (!o) {
 		mqtx_buf_printf(err, "%s: what is \"%s\"? Try \"mqtx %.3s help\".\n", what, w,
 				what);
+		return -1;
+	} else if (mqtx__tc_opt_apply(o, v, a)) {
+		mqtx_buf_printf(err, "%s: invalid %s \"%s\"\n", what, w, v);
 		return -1;
 	}
 	return 0;
@@ -83,7 +99,7 @@ static int sta_parse(struct sta_args *a, const char *what, int argc, char **argv
 	char word[16];
 
 	memset(a, 0, sizeof(*a));
-	a->qos = -1;
+	a->qos = true;
 	a->reserved = -1;
 	for (int i = 0; i < argc; i += 2) {
 		snprintf(word, sizeof(word), " %s ", argv[i]);
@@ -332,7 +348,7 @@ int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__ctl_may_change_dev(c, what, dev))
 		return MQTX_TC_EXIT_REFUSED;
 	if (verb[0] == 'a')
-		err = mqtx_wme_sta_add(dev, a.addr, a.qos != 0, &ack);
+		err = mqtx_wme_sta_add(dev, a.addr, a.qos, &ack);
 	else if (verb[0] == 'd')
 		err = mqtx_wme_sta_del(dev, a.addr, &ack);
 	else

@@ -16,7 +16,9 @@
 /* A TSPEC's medium time when none is given: the whole second, in the 32 us units of ADDTS. */
 #define TSPEC_TIME_ALL 31250u
 
-static const char *const ba_modes[] = { "accept", "refuse", "silent" };
+/* As their enums count them: enum mqtx_sim_wifi_ba_mode, enum mqtx_wme_noadmit. */
+static const char *const ba_modes[] = { "accept", "refuse", "silent", NULL };
+static const char *const noadmit_modes[] = { "bk", "drop", NULL };
 static const uint8_t up_of_ac[MQTX_WME_NUM_AC] = { 7, 5, 0, 1 };
 static const char *const ac_lower[MQTX_WME_NUM_AC] = { "vo", "vi", "be", "bk" }; /* as typed */
 
@@ -127,9 +129,23 @@ bad:
 	return -1;
 }
 
+#define SET(m) offsetof(struct wme_set, m), .flags = TC_OPT_GIVEN(struct wme_set, mask)
+
+/* The words of one value each that no library parser reads. */
+static const struct tc_opt wme_set_opts[] = {
+	{ "noadmit", mqtx__tc_opt_word, SET(noadmit), .flag = WME_SET_NOADMIT,
+	  .words = noadmit_modes, .hint = "drop or bk" },
+	{ "legacy", mqtx__tc_opt_onoff, SET(legacy), .flag = WME_SET_LEGACY, .hint = "on or off" },
+	{ "ba", mqtx__tc_opt_word, SET(ba), .flag = WME_SET_BA, .words = ba_modes,
+	  .hint = "accept, refuse or silent" },
+	{ "ba-delay", mqtx__tc_opt_time, SET(ba_delay_ns), .min = 1, .flag = WME_SET_BA_DELAY,
+	  .hint = "a time such as 100us" },
+};
+
 int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf *err)
 {
 	const char *w = argv[0], *v = argc > 1 ? argv[1] : NULL;
+	const struct tc_opt *o;
 
 	if (!strcmp(w, "acm") || !strcmp(w, "qosmap"))
 		return set_list(s, w, v, err);
@@ -137,37 +153,12 @@ int mqtx__wme_set_word(struct wme_set *s, int argc, char **argv, struct mqtx_buf
 		return set_tspec(s, argc, argv, err);
 	if (!strcmp(w, "role"))
 		return set_role(s, argc, argv, err);
-	if (!strcmp(w, "noadmit")) {
-		if (!v || (strcmp(v, "drop") && strcmp(v, "bk")))
-			return set_bad(err, w, v, "drop or bk");
-		s->noadmit = v[0] == 'd' ? MQTX_WME_NOADMIT_DROP : MQTX_WME_NOADMIT_BK;
-		s->mask |= WME_SET_NOADMIT;
-		return 2;
-	}
-	if (!strcmp(w, "legacy")) {
-		if (!v || (strcmp(v, "on") && strcmp(v, "off")))
-			return set_bad(err, w, v, "on or off");
-		s->legacy = !strcmp(v, "on");
-		s->mask |= WME_SET_LEGACY;
-		return 2;
-	}
-	if (!strcmp(w, "ba")) {
-		for (size_t m = 0; v && m < ARRAY_SIZE(ba_modes); m++) {
-			if (!strcmp(v, ba_modes[m])) {
-				s->ba = (enum mqtx_sim_wifi_ba_mode)m;
-				s->mask |= WME_SET_BA;
-				return 2;
-			}
-		}
-		return set_bad(err, w, v, "accept, refuse or silent");
-	}
-	if (!strcmp(w, "ba-delay")) {
-		if (!v || mqtx_tc_parse_time(v, &s->ba_delay_ns) || !s->ba_delay_ns)
-			return set_bad(err, w, v, "a time such as 100us");
-		s->mask |= WME_SET_BA_DELAY;
-		return 2;
-	}
-	return 0;
+	o = mqtx__tc_opt_find(wme_set_opts, ARRAY_SIZE(wme_set_opts), w);
+	if (!o)
+		return 0;
+	if (!v || mqtx__tc_opt_apply(o, v, s))
+		return set_bad(err, w, v, o->hint);
+	return 2;
 }
 
 /*
@@ -308,18 +299,46 @@ static void wme_usage(struct mqtx_buf *b)
 			"ACM or QoS map.\n");
 }
 
-/* A number word of the query; 0, or -1 after a message. */
-static int query_num(const char *w, const char *v, uint32_t max, uint32_t *x, struct mqtx_buf *err)
+/* A number of the query into a uint8_t: mqtx_tc_parse_u32() within the row's bounds. */
+static int parse_u8(const char *v, void *field, const struct tc_opt *o)
 {
-	if (!v || mqtx_tc_parse_u32(v, x) || *x > max) {
-		mqtx_buf_printf(err, "wme classify: invalid %s \"%s\"\n", w, v ? v : "");
-		return -1;
-	}
+	uint32_t x;
+
+	if (mqtx__tc_opt_unsigned(v, &x, o))
+		return -EINVAL;
+	*(uint8_t *)field = (uint8_t)x;
 	return 0;
 }
 
-static int classify_parse(int argc, char **argv, struct mqtx_wme_query *q, const char **dev,
-			  struct mqtx_buf *err)
+struct classify_args {
+	struct mqtx_wme_query q;
+	const char *dev;
+};
+
+#define QUERY(m) \
+	offsetof(struct classify_args, q.m), .flags = TC_OPT_GIVEN(struct classify_args, q.flags)
+
+static const struct tc_opt classify_opts[] = {
+	{ "dev", mqtx__tc_opt_str, offsetof(struct classify_args, dev) },
+	{ "priority", mqtx__tc_opt_unsigned, QUERY(priority), .flag = MQTX_WME_Q_PRIORITY },
+	{ "vlan-pcp", parse_u8, QUERY(vlan_pcp), .max = 255, .flag = MQTX_WME_Q_VLAN },
+	{ "dscp", parse_u8, QUERY(dscp), .max = 255, .flag = MQTX_WME_Q_DSCP },
+};
+
+/* "sta MAC": the library's parser, whose message names the bad part. */
+static int classify_sta(struct mqtx_wme_query *q, const char *v, struct mqtx_buf *err)
+{
+	struct mqtx_extack ack = { "" };
+
+	if (mqtx_wme_mac_parse(v, q->sta, &ack)) {
+		mqtx_buf_printf(err, "wme classify: %s\n", ack.msg);
+		return -1;
+	}
+	q->flags |= MQTX_WME_Q_STA;
+	return 0;
+}
+
+static int classify_parse(int argc, char **argv, struct classify_args *a, struct mqtx_buf *err)
 {
 	static const struct {
 		const char *w;
@@ -329,39 +348,28 @@ static int classify_parse(int argc, char **argv, struct mqtx_wme_query *q, const
 		{ "mgmt", MQTX_WME_Q_MGMT },	 { "multicast", MQTX_WME_Q_MULTICAST },
 		{ "nonqos", MQTX_WME_Q_NONQOS },
 	};
-	struct mqtx_extack ack = { "" };
 
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint32_t x;
+		const struct tc_opt *o;
 		size_t k;
 
 		for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(w, kinds[k].w); k++)
 			;
 		if (k < ARRAY_SIZE(kinds)) {
-			q->flags |= kinds[k].flag;
+			a->q.flags |= kinds[k].flag;
 			continue;
 		}
-		if (!strcmp(w, "dev") && v) {
-			*dev = v;
-		} else if (!strcmp(w, "priority")) {
-			if (query_num(w, v, UINT32_MAX, &q->priority, err))
+		o = mqtx__tc_opt_find(classify_opts, ARRAY_SIZE(classify_opts), w);
+		if (!strcmp(w, "sta")) {
+			if (classify_sta(&a->q, v, err))
 				return -1;
-			q->flags |= MQTX_WME_Q_PRIORITY;
-		} else if (!strcmp(w, "vlan-pcp") || !strcmp(w, "dscp")) {
-			if (query_num(w, v, 255, &x, err))
-				return -1;
-			*(w[0] == 'v' ? &q->vlan_pcp : &q->dscp) = (uint8_t)x;
-			q->flags |= w[0] == 'v' ? MQTX_WME_Q_VLAN : MQTX_WME_Q_DSCP;
-		} else if (!strcmp(w, "sta")) {
-			if (mqtx_wme_mac_parse(v, q->sta, &ack)) {
-				mqtx_buf_printf(err, "wme classify: %s\n", ack.msg);
-				return -1;
-			}
-			q->flags |= MQTX_WME_Q_STA;
-		} else {
+		} else if (!o || (!v && o->parse == mqtx__tc_opt_str)) {
 			mqtx_buf_printf(
 				err, "wme classify: what is \"%s\"? Try \"mqtx wme help\".\n", w);
+			return -1;
+		} else if (!v || mqtx__tc_opt_apply(o, v, a)) {
+			mqtx_buf_printf(err, "wme classify: invalid %s \"%s\"\n", w, v ? v : "");
 			return -1;
 		}
 		i++;
@@ -369,22 +377,38 @@ static int classify_parse(int argc, char **argv, struct mqtx_wme_query *q, const
 	return 0;
 }
 
+/* The verdict: tc_out's text (the library's line) or its JSON object. */
+static void print_verdict(const struct mqtx_wme_verdict *v, struct tc_out *p)
+{
+	char line[64];
+
+	mqtx_wme_verdict_format(v, line, sizeof(line));
+	mqtx__out_str(p, OUT_FP, NULL, "%s\n", line);
+	mqtx__out_open(p, NULL);
+	mqtx__out_bool(p, OUT_JSON, "drop", NULL, v->drop);
+	mqtx__out_uint(p, OUT_JSON, "up", NULL, v->up);
+	mqtx__out_str(p, OUT_JSON, "ac", NULL, mqtx_wme_ac_name(v->ac));
+	mqtx__out_uint(p, OUT_JSON, "queue", NULL, v->queue);
+	mqtx__out_bool(p, OUT_JSON, "ampdu", NULL, v->ampdu);
+	mqtx__out_bool(p, OUT_JSON, "downgraded", NULL, v->downgraded);
+	mqtx__out_close(p);
+	mqtx__out_end(p);
+}
+
 static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
 {
+	struct classify_args a = { .dev = NULL };
 	struct mqtx_extack ack = { "" };
 	struct mqtx_wme_verdict v;
-	struct mqtx_wme_query q;
 	struct mqtx_dev *dev = NULL;
-	const char *name = NULL;
-	char line[64];
+	struct tc_out p;
 	int err;
 
-	memset(&q, 0, sizeof(q));
-	if (classify_parse(argc, argv, &q, &name, c->err))
+	if (classify_parse(argc, argv, &a, c->err))
 		return MQTX_TC_EXIT_PARSE;
-	if (name && !(dev = mqtx_ctl_call_dev(c, name)))
+	if (a.dev && !(dev = mqtx_ctl_call_dev(c, a.dev)))
 		return MQTX_TC_EXIT_PARSE;
-	err = mqtx_wme_classify(dev, &q, &v, &ack);
+	err = mqtx_wme_classify(dev, &a.q, &v, &ack);
 	if (err) {
 		mqtx_buf_printf(c->err, "wme classify: %s\n",
 				ack.msg[0] ? ack.msg : mqtx_strerror(err));
@@ -392,16 +416,8 @@ static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
 		 * one (no WME, no such station) refuses it. */
 		return err == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
-	if (!(c->flags & MQTX_CTL_F_JSON)) {
-		mqtx_wme_verdict_format(&v, line, sizeof(line));
-		mqtx_buf_printf(c->out, "%s\n", line);
-		return MQTX_TC_EXIT_OK;
-	}
-	mqtx_buf_printf(c->out,
-			"{\"drop\":%s,\"up\":%u,\"ac\":\"%s\",\"queue\":%u,\"ampdu\":%s,"
-			"\"downgraded\":%s}\n",
-			v.drop ? "true" : "false", v.up, mqtx_wme_ac_name(v.ac), v.queue,
-			v.ampdu ? "true" : "false", v.downgraded ? "true" : "false");
+	mqtx__out_init(&p, c->out, c->flags & MQTX_CTL_F_JSON, false, false);
+	print_verdict(&v, &p);
 	return MQTX_TC_EXIT_OK;
 }
 

@@ -28,7 +28,9 @@ struct swf_opt {
 
 _Static_assert(sizeof(struct swf_opt) <= KIND_OPT_MAX, "kind options fit");
 
-static const char *const ba_modes[] = { "accept", "refuse", "silent" };
+/* As their enums count them: enum mqtx_sim_wifi_ba_mode, enum mqtx_wme_noadmit. */
+static const char *const ba_modes[] = { "accept", "refuse", "silent", NULL };
+static const char *const noadmit_modes[] = { "bk", "drop", NULL };
 
 static int bad(struct mqtx_buf *err, const char *w, const char *v, const char *want)
 {
@@ -37,132 +39,103 @@ static int bad(struct mqtx_buf *err, const char *w, const char *v, const char *w
 	return -1;
 }
 
+/* The fields of one AC's "edca", and which of them the command gave (EDCA_*). */
+struct edca_words {
+	struct mqtx_sim_wifi_edca e;
+	unsigned set;
+};
+
+#define EDCA(m) offsetof(struct edca_words, e.m), .flags = TC_OPT_GIVEN(struct edca_words, set)
+
+static const struct tc_opt edca_opts[] = {
+	{ "aifsn", mqtx__tc_opt_dec, EDCA(aifsn), .max = 32767, .flag = EDCA_AIFSN,
+	  .hint = "1..15" },
+	{ "cwmin", mqtx__tc_opt_dec, EDCA(cwmin), .max = 32767, .flag = EDCA_CWMIN,
+	  .hint = "2^n - 1, 0..32767" },
+	{ "cwmax", mqtx__tc_opt_dec, EDCA(cwmax), .max = 32767, .flag = EDCA_CWMAX,
+	  .hint = "2^n - 1, 0..32767" },
+	{ "txop", mqtx__tc_opt_time, EDCA(txop_ns), .flag = EDCA_TXOP,
+	  .hint = "a time such as 1504us, or 0" },
+};
+
 /* "edca AC { aifsn N | cwmin N | cwmax N | txop TIME } ...": the words used, or -1. */
 static int parse_edca(struct swf_opt *o, int argc, char **argv, struct mqtx_buf *err)
 {
 	int ac = argc > 1 ? mqtx_wme_ac_parse(argv[1]) : -EINVAL, i = 2;
-	struct mqtx_sim_wifi_edca *e;
+	struct edca_words ew;
 
 	if (ac < 0)
 		return bad(err, "edca", argc > 1 ? argv[1] : NULL, "an AC: vo, vi, be or bk");
-	e = &o->sw.edca[ac];
+	ew.e = o->sw.edca[ac];
+	ew.set = o->edca_set[ac];
 	for (; i + 1 < argc; i += 2) {
-		const char *w = argv[i], *v = argv[i + 1];
-		uint32_t x;
+		const struct tc_opt *r =
+			mqtx__tc_opt_find(edca_opts, ARRAY_SIZE(edca_opts), argv[i]);
 
-		if (!strcmp(w, "txop")) {
-			if (mqtx_tc_parse_time(v, &e->txop_ns))
-				return bad(err, w, v, "a time such as 1504us, or 0");
-			o->edca_set[ac] |= EDCA_TXOP;
-			continue;
-		}
-		if (strcmp(w, "aifsn") && strcmp(w, "cwmin") && strcmp(w, "cwmax"))
+		if (!r)
 			break;
-		if (mqtx_tc_parse_u32_dec(v, &x) || x > 32767)
-			return bad(err, w, v, w[0] == 'a' ? "1..15" : "2^n - 1, 0..32767");
-		if (w[0] == 'a') {
-			e->aifsn = x;
-			o->edca_set[ac] |= EDCA_AIFSN;
-		} else if (w[3] == 'i') {
-			e->cwmin = x;
-			o->edca_set[ac] |= EDCA_CWMIN;
-		} else {
-			e->cwmax = x;
-			o->edca_set[ac] |= EDCA_CWMAX;
-		}
+		if (mqtx__tc_opt_apply(r, argv[i + 1], &ew))
+			return bad(err, argv[i], argv[i + 1], r->hint);
 	}
 	if (i == 2)
 		return bad(err, "edca", argv[1], "aifsn, cwmin, cwmax or txop must follow the AC");
+	o->sw.edca[ac] = ew.e;
+	o->edca_set[ac] = (uint8_t)ew.set;
 	return i;
 }
 
-/* WME's words: "aggqueues N", "stations N", "acm LIST", "noadmit drop|bk", "legacy on|off",
- * "role default|sta|ap", "bssid MAC". */
-static int parse_wme(struct swf_opt *o, const char *w, const char *v, struct mqtx_buf *err)
+/* WME's role: default, sta or ap, as the library names them. */
+static int parse_role(const char *v, void *field, const struct tc_opt *o)
 {
-	struct mqtx_extack ack = { "" };
-	uint32_t x;
-
-	if (!strcmp(w, "role")) {
-		for (x = MQTX_WME_ROLE_DEFAULT; x <= MQTX_WME_ROLE_AP; x++)
-			if (!strcmp(v, mqtx_wme_role_name((enum mqtx_wme_role)x)))
-				break;
-		if (x > MQTX_WME_ROLE_AP)
-			return bad(err, w, v, "default, sta or ap");
-		o->wme.role = (enum mqtx_wme_role)x;
-		return 2;
-	}
-	if (!strcmp(w, "bssid")) {
-		if (mqtx_wme_mac_parse(v, o->wme.bssid, &ack)) {
-			mqtx_buf_printf(err, "dev add: %s\n", ack.msg);
-			return -1;
+	(void)o;
+	for (int r = MQTX_WME_ROLE_DEFAULT; r <= MQTX_WME_ROLE_AP; r++) {
+		if (!strcmp(v, mqtx_wme_role_name((enum mqtx_wme_role)r))) {
+			*(enum mqtx_wme_role *)field = (enum mqtx_wme_role)r;
+			return 0;
 		}
-		return 2;
 	}
-	if (!strcmp(w, "aggqueues") || !strcmp(w, "stations")) {
-		bool agg = w[0] == 'a';
-
-		if (mqtx_tc_parse_u32_dec(v, &x) ||
-		    (agg ? x > MQTX_WME_MAX_AGG_QUEUES : !x || x > MQTX_WME_MAX_STATIONS))
-			return bad(err, w, v, agg ? "0..64" : "1..65536");
-		*(agg ? &o->wme.num_agg_queues : &o->wme.max_stations) = x;
-		o->has_agg |= agg;
-	} else if (!strcmp(w, "acm")) {
-		if (mqtx_wme_acm_parse(v, &o->wme.acm, &ack)) {
-			mqtx_buf_printf(err, "dev add: %s\n", ack.msg);
-			return -1;
-		}
-	} else if (!strcmp(w, "noadmit")) {
-		if (strcmp(v, "drop") && strcmp(v, "bk"))
-			return bad(err, w, v, "drop or bk");
-		o->wme.noadmit = v[0] == 'd' ? MQTX_WME_NOADMIT_DROP : MQTX_WME_NOADMIT_BK;
-	} else if (!strcmp(w, "legacy")) {
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return bad(err, w, v, "on or off");
-		o->wme.legacy = v[1] == 'n';
-	} else {
-		return 0;
-	}
-	return 2;
+	return -EINVAL;
 }
 
-/* The model's words: rate, ring, ampdu, ba, ba-delay, ba-timeout, seed, coalesce. */
-static int parse_model(struct mqtx_sim_wifi_cfg *c, const char *w, const char *v,
-		       struct mqtx_buf *err)
+#define WME(m) offsetof(struct swf_opt, wme.m)
+#define SW(m)  offsetof(struct swf_opt, sw.m)
+
+/* The words of one value each: WME's and the model's. */
+static const struct tc_opt swf_opts[] = {
+	{ "role", parse_role, WME(role), .hint = "default, sta or ap" },
+	{ "aggqueues", mqtx__tc_opt_dec, WME(num_agg_queues), .max = MQTX_WME_MAX_AGG_QUEUES,
+	  .given = TC_OPT_GIVEN(struct swf_opt, has_agg), .hint = "0..64" },
+	{ "stations", mqtx__tc_opt_dec, WME(max_stations), .min = 1, .max = MQTX_WME_MAX_STATIONS,
+	  .hint = "1..65536" },
+	{ "noadmit", mqtx__tc_opt_word, WME(noadmit), .words = noadmit_modes,
+	  .hint = "drop or bk" },
+	{ "legacy", mqtx__tc_opt_onoff, WME(legacy), .hint = "on or off" },
+	{ "rate", mqtx__tc_opt_rate_bits, SW(rate_bps), .min = 1,
+	  .hint = "a bit rate such as 54mbit" },
+	{ "ring", mqtx__tc_opt_dec, SW(ring), .min = 1, .max = MQTX_SIM_WIFI_RING_MAX,
+	  .hint = "1..65536" },
+	{ "ampdu", mqtx__tc_opt_dec, SW(ampdu_max), .min = 1, .max = MQTX_SIM_WIFI_AMPDU_MAX,
+	  .hint = "1..64" },
+	{ "ba", mqtx__tc_opt_word, SW(ba_mode), .words = ba_modes,
+	  .hint = "accept, refuse or silent" },
+	{ "ba-delay", mqtx__tc_opt_time, SW(ba_delay_ns), .min = 1,
+	  .hint = "a time such as 100us" },
+	{ "ba-timeout", mqtx__tc_opt_time, SW(ba_timeout_ns), .min = 1,
+	  .hint = "a time such as 100us" },
+	{ "coalesce", mqtx__tc_opt_time, SW(coalesce_ns), .min = 1,
+	  .hint = "a time such as 100us" },
+	{ "seed", mqtx__tc_opt_u64, SW(seed), .min = 1, .hint = "1..2^64-1" },
+};
+
+/* "bssid MAC", "acm LIST": the library's parsers, whose message names the bad part. */
+static int parse_lib(struct swf_opt *o, const char *w, const char *v, struct mqtx_buf *err)
 {
-	uint32_t x;
+	struct mqtx_extack ack = { "" };
 
-	if (!strcmp(w, "rate")) {
-		if (mqtx_tc_parse_rate_bits(v, &c->rate_bps) || !c->rate_bps)
-			return bad(err, w, v, "a bit rate such as 54mbit");
-	} else if (!strcmp(w, "ring")) {
-		if (mqtx_tc_parse_u32_dec(v, &x) || !x || x > MQTX_SIM_WIFI_RING_MAX)
-			return bad(err, w, v, "1..65536");
-		c->ring = x;
-	} else if (!strcmp(w, "ampdu")) {
-		if (mqtx_tc_parse_u32_dec(v, &x) || !x || x > MQTX_SIM_WIFI_AMPDU_MAX)
-			return bad(err, w, v, "1..64");
-		c->ampdu_max = x;
-	} else if (!strcmp(w, "ba")) {
-		size_t m = 0;
-
-		while (m < ARRAY_SIZE(ba_modes) && strcmp(v, ba_modes[m]))
-			m++;
-		if (m == ARRAY_SIZE(ba_modes))
-			return bad(err, w, v, "accept, refuse or silent");
-		c->ba_mode = (enum mqtx_sim_wifi_ba_mode)m;
-	} else if (!strcmp(w, "ba-delay") || !strcmp(w, "ba-timeout") || !strcmp(w, "coalesce")) {
-		uint64_t *t = w[0] == 'c'   ? &c->coalesce_ns
-			      : w[3] == 'd' ? &c->ba_delay_ns
-					    : &c->ba_timeout_ns;
-
-		if (mqtx_tc_parse_time(v, t) || !*t)
-			return bad(err, w, v, "a time such as 100us");
-	} else if (!strcmp(w, "seed")) {
-		if (mqtx__parse_u64(v, &c->seed) || !c->seed)
-			return bad(err, w, v, "1..2^64-1");
-	} else {
-		return 0;
+	if (w[0] == 'b' ? mqtx_wme_mac_parse(v, o->wme.bssid, &ack)
+			: mqtx_wme_acm_parse(v, &o->wme.acm, &ack)) {
+		mqtx_buf_printf(err, "dev add: %s\n", ack.msg);
+		return -1;
 	}
 	return 2;
 }
@@ -170,14 +143,20 @@ static int parse_model(struct mqtx_sim_wifi_cfg *c, const char *w, const char *v
 int mqtx__sim_wifi_parse(void *opt, int argc, char **argv, struct mqtx_buf *err)
 {
 	struct swf_opt *o = opt;
-	int n;
+	const struct tc_opt *r;
 
 	if (!strcmp(argv[0], "edca"))
 		return parse_edca(o, argc, argv, err);
 	if (argc < 2)
 		return 0;
-	n = parse_wme(o, argv[0], argv[1], err);
-	return n ? n : parse_model(&o->sw, argv[0], argv[1], err);
+	if (!strcmp(argv[0], "bssid") || !strcmp(argv[0], "acm"))
+		return parse_lib(o, argv[0], argv[1], err);
+	r = mqtx__tc_opt_find(swf_opts, ARRAY_SIZE(swf_opts), argv[0]);
+	if (!r)
+		return 0;
+	if (mqtx__tc_opt_apply(r, argv[1], o))
+		return bad(err, argv[0], argv[1], r->hint);
+	return 2;
 }
 
 int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqtx_dev **out,
@@ -206,67 +185,63 @@ int mqtx__sim_wifi_create(struct mqtx_dev_cfg *base, const void *opt, struct mqt
 
 /* ---- dev show ---- */
 
-static void show_text(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
+/* The model's settings beyond the first line, and EDCA's: in JSON inside the "sim_wifi"
+ * object, in text after WME's, with -d only. */
+static void show_model(const struct mqtx_sim_wifi_cfg *c, struct tc_out *p)
 {
-	struct mqtx_buf *out = p->buf;
+	char b[MQTX_TC_BUF];
 
-	struct mqtx_sim_wifi_cfg c;
-	char b[MQTX_TC_BUF], t[MQTX_TC_BUF];
+	mqtx__out_str(p, OUT_FP, NULL, "\n    model: ba-timeout %s",
+		      mqtx_tc_print_time(b, sizeof(b), c->ba_timeout_ns));
+	mqtx__out_uint(p, OUT_JSON, "ba_timeout_ns", NULL, c->ba_timeout_ns);
+	mqtx__out_uint(p, OUT_ANY, "seed", " seed %llu", c->seed);
+	mqtx__out_str(p, OUT_FP, NULL, " coalesce %s",
+		      mqtx_tc_print_time(b, sizeof(b), c->coalesce_ns));
+	mqtx__out_uint(p, OUT_JSON, "coalesce_ns", NULL, c->coalesce_ns);
+	mqtx__out_uint(p, OUT_FP, NULL, " stop_thresh %llu", c->stop_thresh);
+	mqtx__out_uint(p, OUT_FP, NULL, " wake_thresh %llu", c->wake_thresh);
+	mqtx__out_open_array(p, "edca");
+	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++) {
+		const struct mqtx_sim_wifi_edca *e = &c->edca[ac];
 
-	if (mqtx_sim_wifi_get_cfg(dev, &c))
-		return;
-	mqtx_buf_printf(out, " rate %s ring %u ampdu %u ba %s ba-delay %s",
-			mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8), c.ring, c.ampdu_max,
-			ba_modes[c.ba_mode], mqtx_tc_print_time(t, sizeof(t), c.ba_delay_ns));
-	mqtx__wme_show(dev, p);
-	if (!(flags & MQTX_CTL_F_DETAILS))
-		return;
-	mqtx_buf_printf(out,
-			"\n    model: ba-timeout %s seed %llu coalesce %s stop_thresh %u "
-			"wake_thresh %u",
-			mqtx_tc_print_time(b, sizeof(b), c.ba_timeout_ns),
-			(unsigned long long)c.seed, mqtx_tc_print_time(t, sizeof(t), c.coalesce_ns),
-			c.stop_thresh, c.wake_thresh);
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		mqtx_buf_printf(out, "\n    edca %s aifsn %u cwmin %u cwmax %u txop %s",
-				mqtx_wme_ac_name((enum mqtx_wme_ac)ac), c.edca[ac].aifsn,
-				c.edca[ac].cwmin, c.edca[ac].cwmax,
-				mqtx_tc_print_time(b, sizeof(b), c.edca[ac].txop_ns));
-}
-
-static void show_json(struct mqtx_dev *dev, struct tc_out *p)
-{
-	struct mqtx_buf *out = p->buf;
-
-	struct mqtx_sim_wifi_cfg c;
-
-	if (mqtx_sim_wifi_get_cfg(dev, &c))
-		return;
-	mqtx_buf_printf(out,
-			",\"sim_wifi\":{\"rate\":%llu,\"ring\":%u,\"ampdu\":%u,\"ba\":\"%s\","
-			"\"ba_delay_ns\":%llu,\"ba_timeout_ns\":%llu,\"seed\":%llu,"
-			"\"coalesce_ns\":%llu,\"edca\":[",
-			(unsigned long long)c.rate_bps, c.ring, c.ampdu_max, ba_modes[c.ba_mode],
-			(unsigned long long)c.ba_delay_ns, (unsigned long long)c.ba_timeout_ns,
-			(unsigned long long)c.seed, (unsigned long long)c.coalesce_ns);
-	for (unsigned ac = 0; ac < MQTX_WME_NUM_AC; ac++)
-		mqtx_buf_printf(out,
-				"%s{\"ac\":\"%s\",\"aifsn\":%u,\"cwmin\":%u,\"cwmax\":%u,"
-				"\"txop_ns\":%llu}",
-				ac ? "," : "", mqtx_wme_ac_name((enum mqtx_wme_ac)ac),
-				c.edca[ac].aifsn, c.edca[ac].cwmin, c.edca[ac].cwmax,
-				(unsigned long long)c.edca[ac].txop_ns);
-	mqtx_buf_printf(out, "]}");
-	mqtx__wme_show(dev, p);
+		mqtx__out_open(p, NULL);
+		mqtx__out_str(p, OUT_ANY, "ac", "\n    edca %s",
+			      mqtx_wme_ac_name((enum mqtx_wme_ac)ac));
+		mqtx__out_uint(p, OUT_ANY, "aifsn", " aifsn %llu", e->aifsn);
+		mqtx__out_uint(p, OUT_ANY, "cwmin", " cwmin %llu", e->cwmin);
+		mqtx__out_uint(p, OUT_ANY, "cwmax", " cwmax %llu", e->cwmax);
+		mqtx__out_str(p, OUT_FP, NULL, " txop %s",
+			      mqtx_tc_print_time(b, sizeof(b), e->txop_ns));
+		mqtx__out_uint(p, OUT_JSON, "txop_ns", NULL, e->txop_ns);
+		mqtx__out_close(p);
+	}
+	mqtx__out_close_array(p);
 }
 
 /* The medium's settings and WME's: in JSON all of them, in text the details with -d only. */
 void mqtx__sim_wifi_show(struct mqtx_dev *dev, unsigned flags, struct tc_out *p)
 {
+	struct mqtx_sim_wifi_cfg c;
+	char b[MQTX_TC_BUF];
+
+	if (mqtx_sim_wifi_get_cfg(dev, &c))
+		return;
+	mqtx__out_open(p, "sim_wifi");
+	mqtx__out_str(p, OUT_FP, NULL, " rate %s",
+		      mqtx_tc_print_rate(b, sizeof(b), c.rate_bps / 8));
+	mqtx__out_uint(p, OUT_JSON, "rate", NULL, c.rate_bps);
+	mqtx__out_uint(p, OUT_ANY, "ring", " ring %llu", c.ring);
+	mqtx__out_uint(p, OUT_ANY, "ampdu", " ampdu %llu", c.ampdu_max);
+	mqtx__out_str(p, OUT_ANY, "ba", " ba %s", ba_modes[c.ba_mode]);
+	mqtx__out_str(p, OUT_FP, NULL, " ba-delay %s",
+		      mqtx_tc_print_time(b, sizeof(b), c.ba_delay_ns));
+	mqtx__out_uint(p, OUT_JSON, "ba_delay_ns", NULL, c.ba_delay_ns);
 	if (p->json)
-		show_json(dev, p);
-	else
-		show_text(dev, flags, p);
+		show_model(&c, p);
+	mqtx__out_close(p);
+	mqtx__wme_show(dev, p);
+	if (!p->json && (flags & MQTX_CTL_F_DETAILS))
+		show_model(&c, p);
 }
 
 /* ---- dev show -s, dev stats -j: per AC, the medium's counters and WME's ---- */

@@ -17,10 +17,14 @@ const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const c
 
 int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base)
 {
-	if (o->parse(v, (char *)base + o->off, o))
-		return -EINVAL;
+	int err = o->parse(v, (char *)base + o->off, o);
+
+	if (err)
+		return err < 0 ? err : -EINVAL;
 	if (o->given)
 		*(bool *)((char *)base + o->given - 1) = true;
+	if (o->flags)
+		*(unsigned *)((char *)base + o->flags - 1) |= o->flag;
 	return 0;
 }
 
@@ -54,6 +58,29 @@ static int bounded(const char *v, const struct tc_opt *o, uint64_t limit, uint64
 DEFINE_OPT(int, int, INT32_MAX)
 DEFINE_OPT(u8, uint8_t, UINT8_MAX)
 DEFINE_OPT(u32, uint32_t, UINT32_MAX)
+DEFINE_OPT(u64, uint64_t, UINT64_MAX)
+
+/* mqtx_tc_parse_u32() (base 0) or mqtx_tc_parse_u32_dec() within the row's bounds. */
+static int unsigned_in(const char *v, bool dec, void *field, const struct tc_opt *o)
+{
+	uint32_t x;
+
+	if ((dec ? mqtx_tc_parse_u32_dec(v, &x) : mqtx_tc_parse_u32(v, &x)) || x < o->min ||
+	    (o->max && x > o->max))
+		return -EINVAL;
+	*(uint32_t *)field = x;
+	return 0;
+}
+
+int mqtx__tc_opt_dec(const char *v, void *field, const struct tc_opt *o)
+{
+	return unsigned_in(v, true, field, o);
+}
+
+int mqtx__tc_opt_unsigned(const char *v, void *field, const struct tc_opt *o)
+{
+	return unsigned_in(v, false, field, o);
+}
 
 int mqtx__tc_opt_tc_u32(const char *v, void *field, const struct tc_opt *o)
 {
@@ -83,4 +110,50 @@ int mqtx__tc_opt_endpoint(const char *v, void *field, const struct tc_opt *o)
 {
 	(void)o;
 	return mqtx__parse_endpoint(v, field);
+}
+
+int mqtx__tc_opt_time(const char *v, void *field, const struct tc_opt *o)
+{
+	uint64_t ns;
+
+	if (mqtx_tc_parse_time(v, &ns) || ns < o->min)
+		return -EINVAL;
+	*(uint64_t *)field = ns;
+	return 0;
+}
+
+int mqtx__tc_opt_rate_bits(const char *v, void *field, const struct tc_opt *o)
+{
+	uint64_t bps;
+
+	if (mqtx_tc_parse_rate_bits(v, &bps) || bps < o->min)
+		return -EINVAL;
+	*(uint64_t *)field = bps;
+	return 0;
+}
+
+int mqtx__tc_opt_mac(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return mqtx__parse_mac(v, field);
+}
+
+int mqtx__tc_opt_onoff(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return -EINVAL;
+	*(bool *)field = v[1] == 'n';
+	return 0;
+}
+
+int mqtx__tc_opt_word(const char *v, void *field, const struct tc_opt *o)
+{
+	for (int i = 0; o->words[i]; i++) {
+		if (!strcmp(v, o->words[i])) {
+			*(int *)field = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

@@ -84,6 +84,11 @@ typedef int tc_opt_fn(const char *v, void *field, const struct tc_opt *o);
  * @parse: reads the value into the field at @off of the caller's struct.
  * @min, @max: the bounds of a number (0, 0: any the field holds).
  * @given: TC_OPT_GIVEN(): a bool of the caller's struct set when the option is given; 0: none.
+ * @flags, @flag: TC_OPT_GIVEN() of an unsigned of the caller's struct that gets @flag when the
+ *                option is given (a mask of what a command changes); 0: none.
+ * @hint: what the value should be, for the caller's message about a bad one ("1..64");
+ *        NULL: the caller says it from the bounds, or not at all.
+ * @words: mqtx__tc_opt_word(): the words the value may be, NULL-terminated.
  */
 struct tc_opt {
 	const char *word;
@@ -92,6 +97,10 @@ struct tc_opt {
 	uint64_t min, max;
 	size_t given;
 	bool prefix;
+	size_t flags;
+	unsigned flag;
+	const char *hint;
+	const char *const *words;
 };
 
 #define TC_OPT_GIVEN(type, member) (offsetof(type, member) + 1)
@@ -99,15 +108,24 @@ struct tc_opt {
 /** mqtx__tc_opt_find() - the row of @t[0..n) for @word, or NULL. */
 const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const char *word);
 
-/** mqtx__tc_opt_apply() - @v into @base as row @o says. Return: 0, or -EINVAL. */
+/**
+ * mqtx__tc_opt_apply() - @v into @base as row @o says, and the row's @given and @flag set.
+ * Return: 0, or the parser's -errno (-EINVAL, or a parser's own, which the caller may name).
+ */
 int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
 
 /* The value parsers of the tables: the word itself (const char *); numbers (mqtx__parse_u64())
- * within [min, max] into an int, a uint8_t or a uint32_t; tc's get_u32(base 0) within
- * [min, max] into a uint32_t; a class id (mqtx__classid_parse()) into a uint32_t; any word,
- * read and ignored (what tc takes and does nothing with). */
-tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32,
-	mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid, mqtx__tc_opt_ignore;
+ * within [min, max] into an int, a uint8_t, a uint32_t or a uint64_t; numbers of
+ * mqtx_tc_parse_u32_dec() (decimal), of mqtx_tc_parse_u32() (base 0) and of tc's get_u32()
+ * (base 0) within [min, max] into a uint32_t; a class id (mqtx__classid_parse()) into a
+ * uint32_t; any word, read and ignored (what tc takes and does nothing with); a time
+ * (mqtx_tc_parse_time()) and a bit rate (mqtx_tc_parse_rate_bits()) into a uint64_t, at least
+ * min; a MAC (mqtx__parse_mac()) into a uint8_t[6]; "on" or "off" into a bool; one of the
+ * row's @words, its index into an int (or an enum). */
+tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32, mqtx__tc_opt_u64,
+	mqtx__tc_opt_dec, mqtx__tc_opt_unsigned, mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid,
+	mqtx__tc_opt_ignore, mqtx__tc_opt_time, mqtx__tc_opt_rate_bits, mqtx__tc_opt_mac,
+	mqtx__tc_opt_onoff, mqtx__tc_opt_word;
 
 /* An address with a port maybe, as "hash" and "filter test" take them. */
 struct tc_endpoint {
