@@ -232,6 +232,10 @@ struct mqtx_tcf_block {
 	pthread_mutex_t lock;		/* one change at a time (taken inside a config lock) */
 };
 
+/* block_ports.c, in a read section: the ports of the shared block @index (*@devs, a NULL among them
+ * is none), valid until the section ends. Return: how many; 0: none, or no such block. */
+unsigned mqtx__tcf_block_ports(uint32_t index, struct mqtx_dev *_Atomic const **devs);
+
 /* ---- a packet during classification ---- */
 
 struct tcf_trace;
