@@ -43,35 +43,58 @@ static void ports_publish(struct tcf_ports *t)
 	mqtx__free(old);
 }
 
+/* @old's entries but the one at @skip (none: old->n) and those a failed removal cleared, with
+ * @dev (if not NULL) put after the other ports of block @index: into *@out, NULL when none is
+ * left. Return: 0; -ENOMEM. */
+static int ports_rebuild(const struct tcf_ports *old, unsigned skip, uint32_t index,
+			 struct mqtx_dev *dev, struct tcf_ports **out)
+{
+	unsigned n = old ? old->n : 0, live = dev ? 1 : 0, j = 0;
+	struct tcf_ports *t;
+
+	for (unsigned i = 0; i < n; i++)
+		live += i != skip && atomic_load(&old->dev[i]);
+	*out = NULL;
+	if (!live)
+		return 0;
+	t = ports_alloc(live);
+	if (!t)
+		return -ENOMEM;
+	for (unsigned i = 0; i <= n; i++) {
+		struct mqtx_dev *d = i < n ? atomic_load(&old->dev[i]) : NULL;
+
+		if (dev && (i == n || old->index[i] > index)) {
+			t->index[j] = index;
+			atomic_init(&t->dev[j++], dev);
+			dev = NULL;
+		}
+		if (i == n || i == skip || !d)
+			continue;
+		t->index[j] = old->index[i];
+		atomic_init(&t->dev[j++], d);
+	}
+	*out = t;
+	return 0;
+}
+
 int mqtx_tcf_block_add_port(struct mqtx_tcf_block *b, struct mqtx_dev *dev)
 {
 	struct tcf_ports *old, *t;
-	unsigned n, at;
 	int err = 0;
 
 	if (!b || !b->index)
 		return 0; /* tcf_block_tracks_dev(): shared blocks only */
 	pthread_mutex_lock(&ports_lock);
 	old = atomic_load_explicit(&ports, memory_order_relaxed);
-	n = old ? old->n : 0;
-	for (at = 0; at < n && old->index[at] <= b->index; at++) {
-		if (old->index[at] == b->index && atomic_load(&old->dev[at]) == dev) {
+	for (unsigned i = 0; old && i < old->n; i++) {
+		if (old->index[i] == b->index && atomic_load(&old->dev[i]) == dev) {
 			err = -EBUSY; /* xa_insert() of an ifindex there already */
 			goto unlock;
 		}
 	}
-	t = ports_alloc(n + 1);
-	if (!t) {
-		err = -ENOMEM;
-		goto unlock;
-	}
-	for (unsigned i = 0, j = 0; i <= n; i++) {
-		bool here = i == at;
-
-		t->index[i] = here ? b->index : old->index[j];
-		atomic_init(&t->dev[i], here ? dev : atomic_load(&old->dev[j++]));
-	}
-	ports_publish(t);
+	err = ports_rebuild(old, old ? old->n : 0, b->index, dev, &t);
+	if (!err)
+		ports_publish(t);
 unlock:
 	pthread_mutex_unlock(&ports_lock);
 	return err;
@@ -79,7 +102,7 @@ unlock:
 
 void mqtx_tcf_block_del_port(struct mqtx_tcf_block *b, struct mqtx_dev *dev)
 {
-	struct tcf_ports *old, *t = NULL;
+	struct tcf_ports *old, *t;
 	unsigned at;
 
 	if (!b || !b->index)
@@ -91,20 +114,14 @@ void mqtx_tcf_block_del_port(struct mqtx_tcf_block *b, struct mqtx_dev *dev)
 			break;
 	if (!old || at == old->n)
 		goto unlock;
-	/* Smaller than what it replaces: on a failed allocation the entry is cleared in place
-	 * instead (a NULL device, which readers skip), so that a removal never fails. */
-	if (old->n > 1 && !(t = ports_alloc(old->n - 1))) {
+	if (!ports_rebuild(old, at, 0, NULL, &t)) {
+		ports_publish(t);
+	} else {
+		/* A removal cannot fail: without memory for a smaller snapshot the entry is
+		 * cleared in place (readers skip it, the next change drops it). */
 		atomic_store_explicit(&old->dev[at], NULL, memory_order_relaxed);
 		mqtx__rcu_synchronize();
-		goto unlock;
 	}
-	for (unsigned i = 0, j = 0; t && i < old->n; i++) {
-		if (i == at)
-			continue;
-		t->index[j] = old->index[i];
-		atomic_init(&t->dev[j++], atomic_load(&old->dev[i]));
-	}
-	ports_publish(t);
 unlock:
 	pthread_mutex_unlock(&ports_lock);
 }
