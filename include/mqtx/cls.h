@@ -96,8 +96,9 @@ MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
  * @res: the class, valid with MQTX_ACT_OK.
  * A redirect or mirror (mirred) hands the packet to the other device when the calling
  * thread's outermost transmit or receive call ends (mqtx_dev_xmit(), mqtx_dev_receive(): a
- * qdisc's enqueue runs inside one), with none of that path's locks held; called outside
- * them, before this call returns.
+ * qdisc's enqueue runs inside one; a receive ends its part before its handler gets the
+ * packet), with none of that path's locks held; called outside them, before this call
+ * returns.
  * Return: MQTX_ACT_OK (a filter matched), MQTX_ACT_UNSPEC (none did), MQTX_ACT_SHOT (drop it:
  * pkt->drop_reason is set), MQTX_ACT_STOLEN (@pkt is no longer the caller's).
  */
