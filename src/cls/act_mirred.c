@@ -360,6 +360,9 @@ static int mirred_parse(struct tcf_action *a, struct tcf_parse *ps)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", why);
 	if (mw.dev && !m->dev)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Cannot find device \"%s\"", mw.dev);
+	if (mw.blockid && ps->may_block &&
+	    !ps->may_block(ps->find_arg, mw.blockid, why, sizeof(why)))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED, "%s", why);
 	/* a mirror reads a verdict word (pipe if none); a redirect steals, whatever follows */
 	w = tcf_word(ps);
 	if (mw.mirror && w && mqtx__tcf_is_control(w) &&
