@@ -433,10 +433,16 @@ static void test_block_empty(void **state)
 	/* eth0 alone in block 21: nowhere to go, a drop without an overlimit */
 	cx_ok(&c, "qdisc add dev eth0 ingress_block 21 clsact");
 	cx_ok(&c, "filter add dev eth0 egress matchall action mirred egress redirect blockid 21");
+	cx_ok(&c, "filter test dev eth0 --src 10.0.0.1:1 --dst 10.0.0.2:2");
+	assert_non_null(strstr(c.out, "-> drop actions: mirred egress redirect blockid 21\n"));
 	assert_int_equal(cx_send(&c, c.dev, &udp12, 2), 0);
 	cx_ok(&c, "-s filter show dev eth0 egress");
 	assert_non_null(strstr(c.out, "Sent 120 bytes 2 pkt (dropped 2, overlimits 0 "));
 	cx_conserved(c.dev);
+	/* with another port, "filter test" says where it would go */
+	cx_ok(&c, "qdisc add dev lo1 ingress_block 21 clsact");
+	cx_ok(&c, "filter test dev eth0 --src 10.0.0.1:1 --dst 10.0.0.2:2");
+	assert_non_null(strstr(c.out, "verdict stolen"));
 	cx_teardown(&c);
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "base/rcu.h"
 #include "cls/cls_int.h"
 #include "cls/kinds.h"
 #include "cls/tcf.h"
@@ -221,20 +222,26 @@ static int mirred_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tc
 {
 	const struct mirred *m = tcf_act_priv(a);
 	struct mqtx_dev *to = m->dev, *d;
+	bool up;
 
 	(void)res;
 	if (!m->redirect)
 		return m->verdict;
 	if (!to) {
 		struct mqtx_dev *_Atomic const *ports;
-		unsigned n = mqtx__tcf_block_ports(m->blockid, &ports), i = 0;
+		unsigned n, i = 0;
 
+		/* "filter test" runs under the block's lock, not in a read section */
+		mqtx__rcu_read_lock();
+		n = mqtx__tcf_block_ports(m->blockid, &ports);
 		while ((d = next_port(ports, n, &i, pk->dev)))
 			to = d; /* the packet goes to the last */
+		up = to && mqtx_dev_is_up(to);
+		mqtx__rcu_read_unlock();
+	} else {
+		up = mqtx_dev_is_up(to);
 	}
-	if (!to || !mqtx_dev_is_up(to))
-		return shot(pk);
-	return MQTX_ACT_STOLEN;
+	return up ? MQTX_ACT_STOLEN : shot(pk);
 }
 
 /* ---- control path ---- */
