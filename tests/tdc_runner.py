@@ -74,6 +74,18 @@ def run_stage(stage, env, what):
     return None
 
 
+def json_match(out, exp):
+    """tdc's matchJSON: every key and list element @exp has, @out has with the same value
+    (more keys and trailing elements in @out are allowed)."""
+    if isinstance(exp, list):
+        return (isinstance(out, list) and len(exp) <= len(out) and
+                all(json_match(o, e) for o, e in zip(out, exp)))
+    if isinstance(exp, dict):
+        return isinstance(out, dict) and all(k in out and json_match(out[k], v)
+                                             for k, v in exp.items())
+    return out == exp
+
+
 def run_case(tc, env):
     """Return (ok, message)."""
     msg = run_stage(tc.get('setup'), env, 'setup')
@@ -85,6 +97,15 @@ def run_case(tc, env):
     if rc != int(tc['expExitCode']):
         ok, msg = False, 'command exited %d, expected %s: %s' % (rc, tc['expExitCode'],
                                                                  (err or out).strip())
+    elif tc.get('verifyCmd') and 'matchJSON' in tc:
+        vrc, vout, verr = execute(tc['verifyCmd'], env)
+        try:
+            got = json.loads(vout)
+        except ValueError as e:
+            got, msg = None, 'not JSON (%s): %s' % (e, vout + verr)
+        if got is None or not json_match(got, tc['matchJSON']):
+            ok, msg = False, msg or 'JSON %s does not match %s' % (vout.strip(),
+                                                                   json.dumps(tc['matchJSON']))
     elif tc.get('verifyCmd'):
         vrc, vout, verr = execute(tc['verifyCmd'], env)
         found = re.findall(tc['matchPattern'], vout, re.DOTALL | re.MULTILINE)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* police: exact in virtual time. Conform and exceed counts for known arrival patterns, the
- * peak rate over an MTU, the MTU alone, verdicts, and what is counted where. */
+ * peak rate over an MTU, the MTU alone, the packet rate, verdicts, and what is counted where. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -245,12 +245,126 @@ static void test_ingress_lengths(void **state)
 	vt_teardown(&t);
 }
 
+/*
+ * pkts_rate 10 pkts_burst 5: each packet costs 100 ms of a 500 ms bucket, full at the start,
+ * whatever their size. At T0 five of seven go; 250 ms later the bucket holds 250 ms: two of
+ * three; 10 s later it is full again, not beyond: five of seven.
+ */
+static void test_pkts_bucket(void **state)
+{
+	uint64_t pkts, drops, over;
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police pkts_rate 10 pkts_burst 5 "
+		    "conform-exceed drop/pass");
+	assert_int_equal(send_n(&t, 60, 4) + send_n(&t, 1400, 3), 5);
+	mqtx_clock_advance_to(t.clock, T0 + 250 * MS);
+	assert_int_equal(send_n(&t, 1400, 3), 2);
+	mqtx_clock_advance_to(t.clock, T0 + 10250 * MS);
+	assert_int_equal(send_n(&t, 100, 7), 5);
+	act_stats(&t, &pkts, &drops, &over);
+	assert_int_equal(pkts, 17);
+	assert_int_equal(drops, 5);
+	assert_int_equal(over, 5);
+	assert_int_equal(cx_stats(t.dev).txq.drops[MQTX_DROP_POLICE], 5);
+	cx_ok(&t.c, "filter show dev v0 egress");
+	assert_non_null(strstr(t.c.out, " police 0x1 rate 0bit burst 0b mtu 4096Mb pkts_rate 10 "
+					"pkts_burst 5 action drop overhead 0b \n"));
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/*
+ * 100 packets every 40 ms (25 a second) at pkts_rate 10 pkts_burst 5: the bucket loses 60 ms
+ * a packet until it runs dry, then one packet in two or three conforms; 44 in all, the burst
+ * plus the rate over the 3.96 s they span (5 + 39.6, rounded down).
+ */
+static void test_pkts_arrivals(void **state)
+{
+	unsigned ok = 0;
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police pkts_rate 10 pkts_burst 5 "
+		    "conform-exceed drop");
+	for (unsigned n = 0; n < 100; n++) {
+		mqtx_clock_advance_to(t.clock, T0 + n * 40 * MS);
+		ok += send_n(&t, 200, 1);
+	}
+	assert_int_equal(ok, 44);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/*
+ * The packet bucket is what tc makes of it: pkts_burst 2 at pkts_rate 3 is sent as the ticks of
+ * 666666 us, 666665984 ns, and a packet costs 333333333 ns (psched_pkt2t_ns()), so two at once
+ * do not fit: the second fits 682 ns after the first, not 681. An MTU still applies.
+ */
+static void test_pkts_ticks(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police pkts_rate 3 pkts_burst 2 "
+		    "mtu 1000 conform-exceed drop");
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 681);
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 682);
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 100 * 1000 * MS);
+	assert_int_equal(send_n(&t, 1001, 1), 0); /* beyond the MTU: no tokens spent */
+	assert_int_equal(send_n(&t, 1000, 1), 1);
+	cx_ok(&t.c, "filter show dev v0 egress");
+	assert_non_null(strstr(t.c.out, "mtu 1000b pkts_rate 3 pkts_burst 1 action drop "));
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* tc's words and checks of the packet rate; a burst of no tick is the kernel's to refuse. */
+static void test_pkts_words(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_rc(&t.c, 1, "filter add dev v0 egress matchall action police pkts_rate 1000");
+	assert_non_null(strstr(t.c.out, "'pkts_burst' requires 'pkts_rate'.\n"));
+	cx_rc(&t.c, 1, "filter add dev v0 egress matchall action police pkts_burst 10");
+	assert_non_null(strstr(t.c.out, "'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST"));
+	cx_rc(&t.c, 1,
+	      "filter add dev v0 egress matchall action police rate 1kbit burst 10k pkts_rate "
+	      "1000 pkts_burst 200");
+	assert_non_null(strstr(t.c.out, "'rate' and 'pkts_rate' are not allowed in same action."));
+	cx_rc(&t.c, 1,
+	      "filter add dev v0 egress matchall action police pkts_rate 9 pkts_burst 2 peakrate "
+	      "1mbit mtu 1000");
+	assert_non_null(strstr(t.c.out, "'peakrate' requires 'rate'.\n"));
+	cx_rc(&t.c, 255, "filter add dev v0 egress matchall action police pkts_rate 0x10");
+	assert_non_null(strstr(t.c.out, "Error: argument \"0x10\" is wrong: pkts_rate"));
+	cx_rc(&t.c, 255, "filter add dev v0 egress matchall action police pkts_rate 9 pkts_r 9");
+	assert_non_null(strstr(t.c.out, "Error: duplicate \"pkts_rate\": \"9\" is the second"));
+	cx_rc(&t.c, 2,
+	      "filter add dev v0 egress matchall action police pkts_rate 1000000000 pkts_burst 1");
+	assert_non_null(strstr(t.c.out, "RTNETLINK answers: Numerical result out of range"));
+	cx_ok(&t.c, "filter show dev v0 egress");
+	assert_string_equal(t.c.out, "");
+	vt_teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket),	 cmocka_unit_test(test_arrivals),
-		cmocka_unit_test(test_peak_mtu), cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_ingress),	 cmocka_unit_test(test_ingress_lengths),
+		cmocka_unit_test(test_bucket),	    cmocka_unit_test(test_arrivals),
+		cmocka_unit_test(test_peak_mtu),    cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_ingress),	    cmocka_unit_test(test_ingress_lengths),
+		cmocka_unit_test(test_pkts_bucket), cmocka_unit_test(test_pkts_arrivals),
+		cmocka_unit_test(test_pkts_ticks),  cmocka_unit_test(test_pkts_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

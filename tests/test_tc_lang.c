@@ -26,9 +26,17 @@ static void test_get_unsigned(void **state)
 {
 	uint32_t v32;
 	uint16_t v16;
+	uint64_t v64;
 	uint8_t v8;
 
 	(void)state;
+	assert_int_equal(mqtx__tc_get_u64("18446744073709551615", &v64, 10), 0);
+	assert_true(v64 == UINT64_MAX);
+	assert_int_equal(mqtx__tc_get_u64("18446744073709551616", &v64, 10), -EINVAL);
+	assert_int_equal(mqtx__tc_get_u64("-2", &v64, 10), 0); /* strtoull wraps, as in tc */
+	assert_true(v64 == UINT64_MAX - 1);
+	assert_int_equal(mqtx__tc_get_u64("0x10", &v64, 10), -EINVAL);
+	assert_int_equal(mqtx__tc_get_u64("", &v64, 10), -EINVAL);
 	assert_int_equal(mqtx__tc_get_u32("0x10", &v32, 0), 0);
 	assert_int_equal(v32, 16);
 	assert_int_equal(mqtx__tc_get_u32("010", &v32, 0), 0);

@@ -518,6 +518,15 @@ filter add dev D egress matchall action police rate 1mbit burst 10k/7
 filter add dev D egress matchall action police rate 1mbit burst 10k burst 20k
 filter add dev D egress matchall action police rate 1mbit burst 10k conform-exceed foo
 filter add dev D egress matchall action police rate 1mbit burst 10k what
+filter add dev D egress matchall action police pkts_rate 1000
+filter add dev D egress matchall action police pkts_burst 10
+filter add dev D egress matchall action police rate 1kbit burst 10k pkts_rate 1000 pkts_burst 200
+filter add dev D egress matchall action police pkts_rate 0 pkts_burst 10
+filter add dev D egress matchall action police pkts_rate x pkts_burst 10
+filter add dev D egress matchall action police pkts_rate 10 pkts_rate 10
+filter add dev D egress matchall action police pkts_rate 10 pkts_burst 0x10
+filter add dev D egress matchall action police pkts_rate 1000 pkts_burst 200 peakrate 1mbit mtu 1000
+filter add dev D egress matchall action police peakrate 1mbit mtu 1000
 filter add dev D egress matchall action gact foo
 filter add dev D egress matchall action vlan bad_mode
 filter add dev D egress matchall action vlan pop push

@@ -62,6 +62,25 @@ MQTX_API int mqtx_tcf_block_get(uint32_t index, struct mqtx_tcf_block **out);
  */
 MQTX_API void mqtx_tcf_block_put(struct mqtx_tcf_block *b);
 
+/**
+ * mqtx_tcf_block_add_port() - @dev becomes a port of the shared block @b: a mirred action that
+ * sends to the block ("mirred egress mirror blockid N") sends to each of its ports but the
+ * device the packet is on. clsact and ingress make the device they are on a port of each
+ * shared block they hold, as Linux's tcf_block_get_ext() fills block->ports. A private block
+ * (index 0) has no ports: nothing is done.
+ * Return: 0; -EBUSY: @dev is a port of @b already (Linux: "block dev insert failed"); -ENOMEM.
+ * Must not be called inside a read section of the data path.
+ */
+MQTX_API int mqtx_tcf_block_add_port(struct mqtx_tcf_block *b, struct mqtx_dev *dev);
+
+/**
+ * mqtx_tcf_block_del_port() - @dev is no longer a port of @b. On return no packet is being
+ * sent to @dev through @b (it waits for a grace period). NULL @b, a private block or a device
+ * that is no port of @b: nothing is done. Cannot fail. Must not be called inside a read section
+ * of the data path.
+ */
+MQTX_API void mqtx_tcf_block_del_port(struct mqtx_tcf_block *b, struct mqtx_dev *dev);
+
 /** mqtx_tcf_block_index() - the index of a shared block, 0 for a private one. */
 MQTX_API uint32_t mqtx_tcf_block_index(const struct mqtx_tcf_block *b);
 
@@ -90,8 +109,9 @@ MQTX_API unsigned mqtx_tcf_block_bound(struct mqtx_tcf_block *b, uint32_t classi
  * @res: the class, valid with MQTX_ACT_OK.
  * A redirect or mirror (mirred) hands the packet to the other device when the calling
  * thread's outermost transmit or receive call ends (mqtx_dev_xmit(), mqtx_dev_receive(): a
- * qdisc's enqueue runs inside one), with none of that path's locks held; called outside
- * them, before this call returns.
+ * qdisc's enqueue runs inside one; a receive ends its part before its handler gets the
+ * packet), with none of that path's locks held; called outside them, before this call
+ * returns.
  * Return: MQTX_ACT_OK (a filter matched), MQTX_ACT_UNSPEC (none did), MQTX_ACT_SHOT (drop it:
  * pkt->drop_reason is set), MQTX_ACT_STOLEN (@pkt is no longer the caller's).
  */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * police: a token-bucket policer, rate and burst, an optional peak rate over an MTU, and one
- * verdict for packets that conform and one for those that exceed (Linux's act_police.c). Time
- * is the packet's device clock, so in virtual time every decision is exact. Buckets are kept in
- * ns of transmission time, as tbf keeps them.
+ * police: a token-bucket policer, rate and burst, an optional peak rate over an MTU, or a
+ * packet rate and a burst of packets instead of bytes, and one verdict for packets that conform
+ * and one for those that exceed (Linux's act_police.c). Time is the packet's device clock, so
+ * in virtual time every decision is exact. Buckets are kept in ns of transmission time, as tbf
+ * keeps them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,11 +34,18 @@ struct police {
 	struct mqtx_ratecfg rate, peak; /* rate.rate 0: no bucket (an MTU check only) */
 	uint64_t burst, mtu;		/* bytes */
 	int64_t burst_ns, mtu_ptoks;	/* the buckets' depths */
+	uint64_t pps, pkts_burst;	/* packet rate (0: none) and its burst as given */
+	int64_t pkt_burst_ns, pkt_ns;	/* its bucket's depth, what one packet costs */
 	int exceed, conform;
 	bool atm;
 	/* state, under @lock: tokens and the time of the last conforming packet */
 	struct mqtx_spinlock lock;
-	int64_t toks, ptoks, t_c;
+	int64_t toks, ptoks, pkttoks, t_c;
+};
+
+/* The buckets a conforming packet leaves. */
+struct police_toks {
+	int64_t toks, ptoks, pkttoks;
 };
 
 /* ---- data path ---- */
@@ -48,33 +56,48 @@ static int64_t now_of(const struct tcf_pkt *pk)
 }
 
 /*
- * tcf_police_act(): a packet within the MTU conforms when both buckets, refilled by the time
- * since the last conforming packet (each up to its depth), hold its transmission time.
- * Returns the verdict; *@toks and *@ptoks what the buckets would hold after it.
+ * tcf_police_act(): a packet within the MTU conforms when each bucket, refilled by the time
+ * since the last conforming packet (up to its depth), holds its cost: transmission time at the
+ * rate and at the peak rate, or, with a packet rate instead of a byte rate, one packet's time.
+ * Returns the verdict; *@o what the buckets would hold after it.
  */
-static bool conforms(const struct police *pol, uint32_t len, int64_t now, int64_t *toks,
-		     int64_t *ptoks)
+static bool conforms(const struct police *pol, uint32_t len, int64_t now, struct police_toks *o)
 {
-	int64_t t, pt = 0;
+	int64_t t, pt = 0, kt = 0;
 
 	if (len > pol->mtu)
 		return false;
 	t = now - pol->t_c;
 	if (t > pol->burst_ns)
-		t = pol->burst_ns;
+		t = pol->burst_ns; /* 0 without a byte rate, as tcfp_burst is */
 	if (pol->peak.rate) {
 		pt = t + pol->ptoks;
 		if (pt > pol->mtu_ptoks)
 			pt = pol->mtu_ptoks;
 		pt -= mqtx__ratecfg_l2t_ns(&pol->peak, len);
 	}
-	t += pol->toks;
-	if (t > pol->burst_ns)
-		t = pol->burst_ns;
-	t -= mqtx__ratecfg_l2t_ns(&pol->rate, len);
-	*toks = t;
-	*ptoks = pt;
-	return (t | pt) >= 0;
+	if (pol->rate.rate) {
+		t += pol->toks;
+		if (t > pol->burst_ns)
+			t = pol->burst_ns;
+		t -= mqtx__ratecfg_l2t_ns(&pol->rate, len);
+	} else if (pol->pps) {
+		kt = now - pol->t_c;
+		if (kt > pol->pkt_burst_ns)
+			kt = pol->pkt_burst_ns;
+		kt += pol->pkttoks;
+		if (kt > pol->pkt_burst_ns)
+			kt = pol->pkt_burst_ns;
+		kt -= pol->pkt_ns;
+	}
+	*o = (struct police_toks){ t, pt, kt };
+	return (t | pt | kt) >= 0;
+}
+
+/* Whether a policer has a bucket, or checks the MTU alone. */
+static bool has_bucket(const struct police *pol)
+{
+	return pol->rate.rate || pol->pps;
 }
 
 static int verdict(struct tcf_pkt *pk, int v)
@@ -88,20 +111,22 @@ static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 {
 	struct police *pol = tcf_act_priv(a);
 	uint32_t len = pk->len;
-	int64_t now, toks, ptoks;
+	struct police_toks o;
+	int64_t now;
 	bool ok;
 
 	(void)res;
-	if (!pol->rate.rate) {
+	if (!has_bucket(pol)) {
 		ok = len <= pol->mtu; /* no bucket: only the MTU */
 	} else {
 		now = now_of(pk);
 		mqtx_spin_lock(&pol->lock);
-		ok = conforms(pol, len, now, &toks, &ptoks);
+		ok = conforms(pol, len, now, &o);
 		if (ok) {
 			pol->t_c = now;
-			pol->toks = toks;
-			pol->ptoks = ptoks;
+			pol->toks = o.toks;
+			pol->ptoks = o.ptoks;
+			pol->pkttoks = o.pkttoks;
 		}
 		mqtx_spin_unlock(&pol->lock);
 	}
@@ -115,13 +140,12 @@ static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 static int police_probe(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
 	struct police *pol = tcf_act_priv(a);
-	int64_t toks, ptoks;
+	struct police_toks o;
 	bool ok;
 
 	(void)res;
 	mqtx_spin_lock(&pol->lock);
-	ok = pol->rate.rate ? conforms(pol, pk->len, now_of(pk), &toks, &ptoks)
-			    : pk->len <= pol->mtu;
+	ok = has_bucket(pol) ? conforms(pol, pk->len, now_of(pk), &o) : pk->len <= pol->mtu;
 	mqtx_spin_unlock(&pol->lock);
 	return verdict(pk, ok ? pol->conform : pol->exceed);
 }
@@ -243,8 +267,16 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 	} else if (!strcmp(w, "conform-exceed")) {
 		return parse_slash(pol, ps);
 	} else if (mqtx__tc_matches(w, "pkts_rate") || mqtx__tc_matches(w, "pkts_burst")) {
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				      "Error: police: \"%s\" is not supported.", w);
+		bool rate = mqtx__tc_matches(w, "pkts_rate");
+		uint64_t *r = rate ? &pol->pps : &pol->pkts_burst;
+		const char *name = rate ? "pkts_rate" : "pkts_burst";
+
+		if (mqtx__tcf_next(ps))
+			return -EINVAL;
+		if (*r)
+			return duplicate(ps, name);
+		if (mqtx__tc_get_u64(tcf_word(ps), r, 10))
+			return invalid(ps, name);
 	} else if (!strcmp(w, "help")) {
 		return mqtx__tcf_usage_exit(ps, mqtx__tcf_police_ops.usage);
 	} else {
@@ -260,15 +292,25 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 	if (avrate)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
 				      "Error: police: \"avrate\" is not supported.");
-	if (!pol->rate.rate && !pol->mtu)
+	if (!pol->rate.rate && !pol->mtu && !pol->pps)
 		return mqtx__tcf_perr(
 			ps, MQTX_TC_EXIT_PARSE,
 			"'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified.");
 	if (pol->rate.rate && !pol->burst)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'burst' requires 'rate'.");
+	/* (tc's words for a missing pkts_burst) */
+	if (pol->pps && !pol->pkts_burst)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'pkts_burst' requires 'pkts_rate'.");
+	if (pol->pps && pol->rate.rate)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "'rate' and 'pkts_rate' are not allowed in same action.");
+	if (pol->peak.rate && !pol->rate.rate)
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "'peakrate' requires 'rate'.");
 	if (pol->peak.rate && !pol->mtu)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 				      "'mtu' is required, if 'peakrate' is requested.");
+	if (!pol->pps)
+		pol->pkts_burst = 0; /* tc sends a burst only with its rate */
 	/* tcf_action_check_ctrlact(): a number past TC_ACT_VALUE_MAX (8) is no verdict */
 	if (pol->exceed > 8 && (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_GOTO_CHAIN &&
 	    (pol->exceed & ~MQTX_ACT_EXT_MASK) != MQTX_ACT_JUMP)
@@ -280,9 +322,25 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 		pol->mtu = pol->rate.rate ? POLICE_DEFAULT_MTU : UINT32_MAX;
 	pol->burst_ns = mqtx__l2t_ns(pol->rate.rate, pol->burst);
 	pol->mtu_ptoks = mqtx__ratecfg_l2t_ns(&pol->peak, pol->mtu);
-	/* full buckets: t_c far enough back for any clock to refill them */
+	if (pol->pps) {
+		/* tc sends the packet burst as the ticks of that many "bytes" at pkts_rate; the
+		 * kernel's packet costs 1e9 / pkts_rate ns, psched_pkt2t_ns() of one packet */
+		pol->pkt_burst_ns = (int64_t)tc_xmit_ticks(pol->pps, pol->pkts_burst) << 6;
+		pol->pkt_ns = (int64_t)(MQTX_NSEC_PER_SEC / pol->pps);
+		/* TCA_POLICE_PKTBURST64 is at least 1 (police_policy), and no extack says so */
+		if (!pol->pkt_burst_ns)
+			return mqtx__tcf_refuse_late(
+				ps,
+				"RTNETLINK answers: Numerical result out of range (police: "
+				"pkts_burst %llu at pkts_rate %llu is no tick)",
+				(unsigned long long)pol->pkts_burst, (unsigned long long)pol->pps);
+	}
+	/* Full buckets: t_c far enough back for any clock to refill them. (Linux starts the
+	 * packet bucket empty at its creation time, a time on no device's clock here: the
+	 * same for a first packet at least pkts_burst / pkts_rate seconds later.) */
 	pol->toks = pol->burst_ns;
 	pol->ptoks = pol->mtu_ptoks;
+	pol->pkttoks = pol->pkt_burst_ns;
 	pol->t_c = INT64_MIN / 2;
 	mqtx_spin_init(&pol->lock);
 	return 0;
@@ -315,20 +373,22 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 {
 	const struct police *pol = tcf_act_priv(a);
 	char b[MQTX_TC_BUF];
+	uint64_t burst;
 
 	mqtx__out_str(p, OUT_JSON, "kind", NULL, "police");
 	mqtx__out_text(p, " police 0x%x ", a->index);
 	mqtx__out_uint(p, OUT_JSON, "index", NULL, a->index);
+	/* tc prints a rate and a burst, 0bit and 0b without a byte rate (print_police()) */
+	mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
+		      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
+	/* tc sends the burst as ticks and shows what they carry back (tc_core.c) */
+	burst = pol->rate.rate
+			? tc_bucket_size(pol->rate.rate,
+					 (int64_t)tc_xmit_ticks(pol->rate.rate, pol->burst) << 6)
+			: 0;
+	mqtx__out_str(p, OUT_FP, NULL, "burst %s ", mqtx_tc_print_size(b, sizeof(b), burst));
 	if (pol->rate.rate) {
-		mqtx__out_str(p, OUT_FP, NULL, "rate %s ",
-			      mqtx_tc_print_rate(b, sizeof(b), pol->rate.rate));
 		mqtx__out_uint(p, OUT_JSON, "rate", NULL, pol->rate.rate);
-		/* tc sends the burst as ticks and shows what they carry back (tc_core.c) */
-		uint64_t burst = tc_bucket_size(
-			pol->rate.rate, (int64_t)tc_xmit_ticks(pol->rate.rate, pol->burst) << 6);
-
-		mqtx__out_str(p, OUT_FP, NULL, "burst %s ",
-			      mqtx_tc_print_size(b, sizeof(b), burst));
 		mqtx__out_uint(p, OUT_JSON, "burst", NULL, burst);
 	}
 	mqtx__out_str(p, OUT_FP, NULL, "mtu %s ", mqtx_tc_print_size(b, sizeof(b), pol->mtu));
@@ -337,6 +397,11 @@ static void police_dump(const struct tcf_action *a, struct tc_out *p)
 		mqtx__out_str(p, OUT_FP, NULL, "peakrate %s ",
 			      mqtx_tc_print_rate(b, sizeof(b), pol->peak.rate));
 		mqtx__out_uint(p, OUT_JSON, "peakrate", NULL, pol->peak.rate);
+	}
+	if (pol->pps) {
+		mqtx__out_uint(p, OUT_ANY, "pkts_rate", "pkts_rate %llu ", pol->pps);
+		mqtx__out_uint(p, OUT_ANY, "pkts_burst", "pkts_burst %llu ",
+			       tc_bucket_size(pol->pps, pol->pkt_burst_ns));
 	}
 	mqtx__tcf_print_control(p, "action ", pol->exceed, "");
 	/* the kernel dumps the conform verdict only when it is not "pass" */

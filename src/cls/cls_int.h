@@ -249,6 +249,10 @@ struct mqtx_tcf_block {
 	pthread_mutex_t lock;		/* one change at a time (taken inside a config lock) */
 };
 
+/* block_ports.c, in a read section: the ports of the shared block @index (*@devs, a NULL among them
+ * is none), valid until the section ends. Return: how many; 0: none, or no such block. */
+unsigned mqtx__tcf_block_ports(uint32_t index, struct mqtx_dev *_Atomic const **devs);
+
 /* ---- a packet during classification ---- */
 
 struct tcf_trace;
@@ -327,6 +331,9 @@ struct tcf_parse {
 	/* mirred: the device a name stands for (the command layer's table), or NULL and, when
 	 * the device is there but may not be used, why in @why (a whole message) */
 	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
+	/* mirred: whether the caller may send to a shared block (NULL: it may), with @find_arg;
+	 * false with a whole message in @why */
+	bool (*may_block)(void *arg, uint32_t index, char *why, size_t whylen);
 	void *find_arg;
 	struct tcf_act_table *acts; /* where actions go (NULL: the process's own table) */
 	int exit;

@@ -32,6 +32,8 @@ struct tcf_ruleset;
  * @find_dev, @find_arg: how a device name in an action (mirred) is found; NULL: none is. It
  *        returns the device, or NULL: there is none, or, with a message in @why, the caller
  *        may not send to it (the command is then refused).
+ * @may_block: whether the caller may send to shared block @index (mirred's blockid), with
+ *        @find_arg; false with a message in @why. NULL: it may.
  * @acts: the action table the filter's actions go in or bind to (NULL: the process's own).
  */
 struct tcf_req {
@@ -42,6 +44,7 @@ struct tcf_req {
 	int argc;
 	char **argv;
 	struct mqtx_dev *(*find_dev)(void *arg, const char *name, char *why, size_t whylen);
+	bool (*may_block)(void *arg, uint32_t index, char *why, size_t whylen);
 	void *find_arg;
 	struct tcf_act_table *acts;
 };

@@ -442,6 +442,7 @@ int mqtx__tcf_prepare(const struct tcf_req *rq, struct tcf_parse *ps, struct tcf
 	mqtx__tcf_parse_init(ps, rq->argc, rq->argv);
 	ps->protocol = rq->protocol ? rq->protocol : MQTX_ETH_P_ALL;
 	ps->find_dev = rq->find_dev;
+	ps->may_block = rq->may_block;
 	ps->find_arg = rq->find_arg;
 	ps->acts = rq->acts;
 	ps->parent = rq->parent;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Packets a filter sends to another device (mirred), held back until the thread's outermost
- * transmit or receive call ends: sent then, in the order they were given, with none of the
+ * transmit or receive call ends (a receive's before its handler runs): sent then, inside
+ * that call's read section, in the order they were given, with none of the
  * locks of the path that classified them held (a classful qdisc's filters run under its
  * lock), and a chain of redirects (A to B to A ...) runs as a loop here, not as a recursion.
  * Each redirect counts on the packet; past MQTX_XMIT_RECURSION_MAX the filter drops it.

@@ -38,6 +38,10 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	uint32_t len = pkt->len;
 	int rc = MQTX_XMIT_SUCCESS;
 
+	/* What the filters send elsewhere goes in this read section, before the handler runs:
+	 * a device they found (a block's port) cannot be freed before it has the packet, and
+	 * the copies leave before the packet is delivered, as Linux's mirred sends them at once. */
+	mqtx__rcu_read_lock();
 	mqtx__fwd_enter();
 	mqtx_spin_lock(&dev->rxq.lock);
 	q = dev->rxq.qdisc;
@@ -59,6 +63,8 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 	mqtx_spin_unlock(&dev->rxq.lock);
 	/* Dropped by the ingress qdisc: counted on the receive side with its reason. */
 	mqtx__drops_free(dev, to_free, MQTX_DROP_KEEP);
+	mqtx__fwd_leave(); /* what its filters sent to other devices goes now */
+	mqtx__rcu_read_unlock();
 	if (!pkt) { /* dropped, or taken by a filter (a redirect, counted as such) */
 		rc = rc == MQTX_XMIT_DROP ? MQTX_XMIT_DROP : MQTX_XMIT_SUCCESS;
 	} else if (!fn) {
@@ -71,6 +77,5 @@ int mqtx_dev_receive(struct mqtx_dev *dev, struct mqtx_pkt *pkt)
 		fn(dev, pkt, arg);
 		rc = MQTX_XMIT_SUCCESS;
 	}
-	mqtx__fwd_leave(); /* what its filters sent to other devices goes now */
 	return rc;
 }

@@ -60,6 +60,7 @@ static int modify(const struct mqtx_ctl_call *a, int *i, bool replace)
 
 	mqtx__tcf_parse_init(&ps, a->argc - *i - 1, a->argv + *i + 1);
 	ps.find_dev = mqtx__ctl_mirred_dev;
+	ps.may_block = mqtx__ctl_mirred_block;
 	ps.find_arg = (void *)a;
 	err = mqtx__tcf_act_parse(&ps, &rq);
 	if (!err)

@@ -82,6 +82,26 @@ struct mqtx_dev *mqtx__ctl_mirred_dev(void *arg, const char *name, char *why, si
 	return NULL;
 }
 
+/* mirred's blocks: a shared block that exists is the caller's to send to when it may use it
+ * (a block made later is found when a packet comes, as Linux finds it). */
+bool mqtx__ctl_mirred_block(void *arg, uint32_t index, char *why, size_t whylen)
+{
+	const struct mqtx_ctl_call *c = arg;
+	struct mqtx_buf b;
+	bool ok;
+
+	mqtx_buf_init(&b);
+	ok = !mqtx__ctl_may_use_block(
+		&(struct mqtx_ctl_call){ .ctl = c->ctl, .req = c->req, .err = &b }, "Error: mirred",
+		index);
+	if (!ok)
+		snprintf(why, whylen, "%.*s", b.len ? (int)b.len - 1 : 0, b.data ? b.data : "");
+	if (!ok && !why[0])
+		snprintf(why, whylen, "Error: mirred: Operation not permitted (block %u)", index);
+	mqtx_buf_free(&b);
+	return ok;
+}
+
 /* ---- add, replace, change, delete ---- */
 
 static int apply(const struct mqtx_ctl_call *a, struct mqtx_dev *dev, const struct tcf_cmd *c,
@@ -129,6 +149,7 @@ static int modify(const struct mqtx_ctl_call *a, int verb)
 	if (err)
 		return err;
 	c.rq.find_dev = mqtx__ctl_mirred_dev;
+	c.rq.may_block = mqtx__ctl_mirred_block;
 	c.rq.find_arg = (void *)a;
 	c.rq.acts = &a->ctl->acts;
 	err = mqtx__tcf_prepare(&c.rq, &ps, &pp);

@@ -70,6 +70,9 @@ int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__ctl_mirred_dev() - mirred's device @name for the call @arg (cmd_filter.c): NULL when
  *  there is none, or, with a message in @why, when the caller may not send to it. */
 struct mqtx_dev *mqtx__ctl_mirred_dev(void *arg, const char *name, char *why, size_t whylen);
+/** mqtx__ctl_mirred_block() - whether the call @arg may send to shared block @index (mirred's
+ *  blockid; cmd_filter.c): false with a message in @why. */
+bool mqtx__ctl_mirred_block(void *arg, uint32_t index, char *why, size_t whylen);
 /** mqtx__ctl_cmd_chain() - "chain get|show" (cmd_filter.c). */
 int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg);
 /** mqtx__ctl_filter_get() - "filter get" (@chain false) or "chain get"; @c's words after

@@ -14,6 +14,7 @@
 
 struct clsact_priv {
 	struct mqtx_tcf_block *ingress, *egress;
+	bool in_port, eg_port;	   /* the device is a port of that block (mirred's blockid) */
 	struct mqtx_hook hook;	   /* the egress hook */
 	struct mqtx_pkt_list held; /* accepted, until the receive path takes them back */
 };
@@ -78,10 +79,17 @@ static int clsact_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack
 
 	(void)opt;
 	mqtx_pkt_list_init(&p->held);
+	p->hook = (struct mqtx_hook){ clsact_egress, q };
 	err = mqtx_tcf_block_get(q->ingress_block, &p->ingress);
+	/* tcf_block_get_ext(): the device becomes a port of each shared block, once */
+	if (!err && !(err = mqtx_tcf_block_add_port(p->ingress, q->dev)))
+		p->in_port = true;
 	if (!err)
 		err = mqtx_tcf_block_get(q->egress_block, &p->egress);
-	p->hook = (struct mqtx_hook){ clsact_egress, q };
+	if (!err && !(err = mqtx_tcf_block_add_port(p->egress, q->dev)))
+		p->eg_port = true;
+	if (err == -EBUSY)
+		return mqtx_extack_set(ack, "block dev insert failed"), err;
 	if (!err)
 		err = mqtx_dev_set_hook(q->dev, MQTX_HOOK_EGRESS, &p->hook);
 	if (err == -EBUSY)
@@ -94,6 +102,11 @@ static void clsact_destroy(struct mqtx_qdisc *q)
 	struct clsact_priv *p = mqtx_qdisc_priv(q);
 
 	mqtx_dev_clear_hook(q->dev, MQTX_HOOK_EGRESS, &p->hook);
+	if (p->in_port)
+		mqtx_tcf_block_del_port(p->ingress, q->dev);
+	if (p->eg_port)
+		mqtx_tcf_block_del_port(p->egress, q->dev);
+	p->in_port = p->eg_port = false;
 	mqtx_tcf_block_put(p->ingress);
 	mqtx_tcf_block_put(p->egress);
 	p->ingress = p->egress = NULL;

@@ -21,6 +21,7 @@ struct ingress_priv {
 	struct mqtx_tbucket tb;
 	struct mqtx_pkt_list held; /* accepted, until the receive path takes them back */
 	struct mqtx_tcf_block *block;
+	bool port; /* the device is a port of @block (mirred's blockid) */
 };
 
 /*
@@ -144,13 +145,21 @@ static int ingress_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extac
 
 	mqtx_pkt_list_init(&p->held);
 	err = ingress_configure(q, opt, false, ack);
-	return err ? err : mqtx_tcf_block_get(q->ingress_block, &p->block);
+	if (!err)
+		err = mqtx_tcf_block_get(q->ingress_block, &p->block);
+	/* tcf_block_get_ext(): the device becomes a port of a shared block */
+	if (!err && !(err = mqtx_tcf_block_add_port(p->block, q->dev)))
+		p->port = true;
+	return err;
 }
 
 static void ingress_destroy(struct mqtx_qdisc *q)
 {
 	struct ingress_priv *p = mqtx_qdisc_priv(q);
 
+	if (p->port)
+		mqtx_tcf_block_del_port(p->block, q->dev);
+	p->port = false;
 	mqtx_tcf_block_put(p->block);
 	p->block = NULL;
 }

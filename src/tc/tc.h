@@ -33,6 +33,9 @@ bool mqtx__tc_matches(const char *word, const char *full);
 int mqtx__tc_get_u32(const char *s, uint32_t *v, int base);
 int mqtx__tc_get_u16(const char *s, uint16_t *v, int base);
 int mqtx__tc_get_u8(const char *s, uint8_t *v, int base);
+/** mqtx__tc_get_u64() - tc's get_u64(): strtoull in @base, the whole word; a '-' wraps as
+ *  strtoull() wraps it ("-1" is 2^64 - 1). Return: 0, or -EINVAL. */
+int mqtx__tc_get_u64(const char *s, uint64_t *v, int base);
 /** mqtx__tc_get_integer() - tc's get_integer(): strtol in @base, the whole word, an int. */
 int mqtx__tc_get_integer(const char *s, int *v, int base);
 

@@ -45,6 +45,22 @@ DEFINE_GET(u32, uint32_t, 0xFFFFFFFFul)
 DEFINE_GET(u16, uint16_t, 0xFFFFul)
 DEFINE_GET(u8, uint8_t, 0xFFul)
 
+int mqtx__tc_get_u64(const char *s, uint64_t *v, int base)
+{
+	unsigned long long x;
+	char *end;
+
+	/* strtoull() as tc calls it: a '-' wraps ("-1" is the largest), only ERANGE refuses */
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (end == s || *end || (x == ULLONG_MAX && errno == ERANGE))
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
 int mqtx__tc_get_integer(const char *s, int *v, int base)
 {
 	char *end;
