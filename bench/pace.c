@@ -36,6 +36,18 @@ static void ctl_or_die(struct mqtx_ctl *ctl, const char *line)
 	mqtx_buf_free(&e);
 }
 
+/* The run stopped short: the device's counters say where its frames went, then exit. */
+static void stuck(struct mqtx_ctl *ctl)
+{
+	struct mqtx_buf o, e;
+
+	mqtx_buf_init(&o);
+	mqtx_buf_init(&e);
+	mqtx_ctl_exec_line(ctl, "dev show pace0", MQTX_CTL_F_STATS, &o, &e);
+	fprintf(stderr, "%s%s", o.data ? o.data : "", e.data ? e.data : "");
+	exit(1);
+}
+
 static double cpu_secs(void)
 {
 	struct rusage ru;
@@ -103,10 +115,17 @@ static void run(struct mqtx_ctl *ctl, unsigned pps, double secs, uint64_t wire)
 	t0 = bench_now();
 	c0 = cpu_secs();
 	ctl_or_die(ctl, line);
-	do {
+	for (uint64_t seen = 0, idle = 0; seen < count; idle++) {
 		bench_sleep(0.01);
 		mqtx_pcap_txq_stats(dev, -1, &st);
-	} while (st.packets < count);
+		if (st.packets > seen)
+			seen = st.packets, idle = 0;
+		if (idle == 500) { /* 5 s without a frame: say where they are */
+			fprintf(stderr, "pace: %llu of %llu frames written, none for 5 s\n",
+				(unsigned long long)seen, (unsigned long long)count);
+			stuck(ctl);
+		}
+	}
 	wall = bench_now() - t0;
 	cpu = cpu_secs() - c0;
 	ctl_or_die(ctl, "dev del pace0");

@@ -217,6 +217,43 @@ static void test_pcap_wall_clock_each_frame(void **state)
 	assert_int_equal(n, 2000);
 }
 
+/* On the real clock a wire completes lazily (by the next burst, or a millisecond after its frame
+ * ends) and at once for a stopped queue: a generator at top speed into 64-descriptor rings stops
+ * every queue and each stop is woken; every frame is written and, once the wire is idle,
+ * completed, and the device holds nothing. */
+static void test_pcap_real_wire_completes(void **state)
+{
+	struct mqtx_pcap_cfg pc = { .rate_bps = 1000000000, .ring = 64 };
+	struct mqtx_dev_cfg c = { .name = "pc6", .num_txq = NQ, .tx_queue_len = 100000 };
+	struct mqtx_ktxq_stats ks;
+	struct mqtx_gen_cfg cfg;
+	struct mqtx_job_stats js;
+	struct mqtx_dev *dev;
+	char path[128];
+	uint64_t end;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/r.pcap", dir);
+	pc.file = path;
+	assert_int_equal(mqtx_pcap_dev_create(&c, &pc, &dev), 0);
+	assert_int_equal(mqtx_dev_open(dev), 0);
+	mqtx_gen_cfg_default(&cfg);
+	cfg.count = 20000;
+	cfg.flows = 64;
+	assert_int_equal(kt_gen_run(dev, pool, &cfg, &js), 0);
+	assert_int_equal(js.sent, 20000);
+	end = kt_now_ms() + 20000; /* a failure bound: the last round is a millisecond away */
+	do
+		assert_int_equal(mqtx_dev_ktxq_stats(dev, -1, &ks), 0);
+	while (ks.completed < ks.packets && kt_now_ms() < end);
+	assert_int_equal(ks.packets, 20000);
+	assert_int_equal(ks.completed, 20000);
+	assert_true(ks.stops > 0);
+	assert_int_equal(ks.wakes, ks.stops);
+	assert_true(mqtx_dev_all_tx_empty(dev));
+	mqtx_dev_destroy(dev);
+}
+
 /* A process killed by SIGTERM in the middle leaves a valid file with every frame it sent. */
 static void test_pcapng_valid_after_sigterm(void **state)
 {
@@ -628,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_pcapng_queues_and_times),
 		cmocka_unit_test(test_pcap_gen_exact),
 		cmocka_unit_test(test_pcap_wall_clock_each_frame),
+		cmocka_unit_test(test_pcap_real_wire_completes),
 		cmocka_unit_test(test_pcapng_valid_after_sigterm),
 		cmocka_unit_test(test_pcap_full_disk),
 		cmocka_unit_test(test_pcapng_full_disk),

@@ -17,8 +17,14 @@
 #include "pcap_file.h"
 
 #define PC_STOP_THRESH 64
-#define PC_PATH_MAX    256
-#define PC_CHUNK       128 /* records per pwritev(): 3 iovecs each, well within IOV_MAX */
+/* On the real clock, frames the wire finished are completed by the next burst, and the wire's
+ * timer (a thread's wake-up, microseconds in a VM: more than a frame's time at 100 kpps) comes
+ * this long after the frame at the head finishes, to complete the last ones of a pause; a
+ * stopped queue still gets its round the instant room appears. A virtual clock completes every
+ * frame at its instant. */
+#define PC_LAZY_NS  1000000
+#define PC_PATH_MAX 256
+#define PC_CHUNK    128 /* records per pwritev(): 3 iovecs each, well within IOV_MAX */
 
 #define PC_PCAP_MAGIC_NS   0xa1b23c4du /* libpcap's magic for nanosecond timestamps */
 #define PC_LINKTYPE_EN10MB 1u
@@ -65,6 +71,7 @@ struct pc_priv {
 	struct mqtx_clock *clock;
 	struct mqtx_timer timer;
 	uint64_t next_at;
+	uint64_t lazy_ns; /* PC_LAZY_NS on the real clock, 0 on a virtual one */
 	struct pc_wire *w;
 	struct kq *q;
 };
@@ -282,6 +289,28 @@ static void pc_arm(struct pc_priv *p, uint64_t due)
 	}
 }
 
+/* Lock held. Complete the frames of queue @i that the wire finished by @now; wake the queue when
+ * room is back. Returns when the frame now at the head finishes (UINT64_MAX: none). */
+static uint64_t pc_reap(struct mqtx_dev *dev, struct pc_priv *p, uint32_t i, uint64_t now)
+{
+	struct pc_wire *w = &p->w[i];
+	uint32_t pkts = 0, bytes = 0;
+
+	while (w->count && w->ring[w->head].due <= now) {
+		bytes += w->ring[w->head].len;
+		pkts++;
+		w->head = (w->head + 1) % p->ring;
+		w->count--;
+	}
+	if (pkts) {
+		atomic_fetch_add_explicit(&p->q[i].completed, pkts, memory_order_relaxed);
+		mqtx_txq_completed(mqtx_dev_txq(dev, i), pkts, bytes);
+		if (p->ring - w->count >= p->ring / 4)
+			mqtx__kq_wake(&p->q[i], mqtx_dev_txq(dev, i));
+	}
+	return w->count ? w->ring[w->head].due : UINT64_MAX;
+}
+
 /* The wire finished frames: complete them, wake the queues that have room again. A timer
  * callback is a section: woken queues run at its end. */
 static void pc_timer_fn(struct mqtx_timer *t, void *arg)
@@ -294,23 +323,12 @@ static void pc_timer_fn(struct mqtx_timer *t, void *arg)
 	pthread_mutex_lock(&p->lock);
 	p->next_at = UINT64_MAX;
 	for (uint32_t i = 0; i < p->nq; i++) {
-		struct pc_wire *w = &p->w[i];
-		uint32_t pkts = 0, bytes = 0;
+		uint64_t due = pc_reap(dev, p, i, now);
 
-		while (w->count && w->ring[w->head].due <= now) {
-			bytes += w->ring[w->head].len;
-			pkts++;
-			w->head = (w->head + 1) % p->ring;
-			w->count--;
-		}
-		if (w->count && w->ring[w->head].due < next)
-			next = w->ring[w->head].due;
-		if (!pkts)
-			continue;
-		atomic_fetch_add_explicit(&p->q[i].completed, pkts, memory_order_relaxed);
-		mqtx_txq_completed(mqtx_dev_txq(dev, i), pkts, bytes);
-		if (p->ring - w->count >= p->ring / 4)
-			mqtx__kq_wake(&p->q[i], mqtx_dev_txq(dev, i));
+		if (due != UINT64_MAX && mqtx_txq_stopped(mqtx_dev_txq(dev, i)))
+			next = due < next ? due : next;
+		else if (due != UINT64_MAX && due + p->lazy_ns < next)
+			next = due + p->lazy_ns;
 	}
 	if (next != UINT64_MAX)
 		pc_arm(p, next);
@@ -358,7 +376,7 @@ static void pc_wire_put(struct pc_priv *p, struct mqtx_txq *txq, struct pc_wire 
 		mqtx_txq_sent(txq, pkts[j]->len, j + 1 < n);
 	}
 	if (n)
-		pc_arm(p, w->ring[w->head].due);
+		pc_arm(p, w->ring[w->head].due + p->lazy_ns);
 }
 
 static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
@@ -378,6 +396,8 @@ static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 	if (rate) {
 		/* Only the wire's timer frees room meanwhile: this much fits at least. */
 		pthread_mutex_lock(&p->lock);
+		if (p->lazy_ns)
+			pc_reap(dev, p, i, now);
 		if (n > p->ring - w->count)
 			n = p->ring - w->count; /* requeued: not while stop_thresh >= the burst */
 		pthread_mutex_unlock(&p->lock);
@@ -411,6 +431,9 @@ static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 			atomic_fetch_add_explicit(&q->stops, 1, memory_order_relaxed);
 			mqtx_txq_stop(txq);
 		}
+		/* Stopped (no room, or BQL's limit): the round comes when the head finishes. */
+		if (w->count && mqtx_txq_stopped(txq))
+			pc_arm(p, w->ring[w->head].due);
 		pthread_mutex_unlock(&p->lock);
 	}
 	atomic_fetch_add_explicit(&q->calls, 1, memory_order_relaxed);
@@ -657,6 +680,7 @@ static int pc_create(const struct mqtx_dev_cfg *base, const struct mqtx_pcap_cfg
 	p->nq = mqtx_dev_num_txq(dev);
 	p->clock = mqtx_dev_clock(dev);
 	p->next_at = UINT64_MAX;
+	p->lazy_ns = mqtx_clock_is_virtual(p->clock) ? 0 : PC_LAZY_NS;
 	mqtx_timer_init(&p->timer, p->clock, pc_timer_fn, dev);
 	err = pc_setup(dev, fd, pc->overwrite, msg, sizeof(msg));
 	if (err) {
