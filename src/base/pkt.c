@@ -15,8 +15,9 @@
 #define POOL_MAX_CACHE 4096u
 #define POOL_FRAME_MIN 512u
 #define POOL_FRAME_MAX 65536u
-/* A pool of at least a huge page starts on one and asks for huge pages. */
+/* A pool with this much of whole pages asks for transparent huge pages. */
 #define POOL_HUGE (2u << 20)
+#define POOL_PAGE 4096u
 
 struct pool_cache {
 	atomic_uint len;
@@ -76,6 +77,22 @@ static void pool_slot_release(int slot)
 	pthread_mutex_unlock(&pools_lock);
 }
 
+/*
+ * A queue's backlog visits its packets in no order of address, each a page or half a page from
+ * the next: on 4 KiB pages a TLB miss per packet. The whole pages of a big pool's area are advised
+ * MADV_HUGEPAGE; the kernel backs every 2 MiB-aligned stretch of them with a huge page where it
+ * has transparent huge pages. Advice only, and the area is not aligned for it: an allocator hook
+ * (a daemon's quota) would pay the alignment again in front of every pool.
+ */
+static void pool_advise_huge(char *mem, size_t size)
+{
+	uintptr_t start = ALIGN_UP((uintptr_t)mem, POOL_PAGE);
+	uintptr_t end = ((uintptr_t)mem + size) & ~(uintptr_t)(POOL_PAGE - 1);
+
+	if (end > start && end - start >= POOL_HUGE)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
 /* Packets of @elt bytes from @mem on, each at a multiple of @elt; 0 or -EINVAL/-ENOMEM. */
 static int pool_new(const struct mqtx_pool_cfg *cfg, uint32_t room, uint32_t head, size_t elt,
 		    size_t align, uint32_t frame, struct mqtx_pkt_pool **out)
@@ -99,19 +116,11 @@ static int pool_new(const struct mqtx_pool_cfg *cfg, uint32_t room, uint32_t hea
 	p->frame = frame;
 	atomic_init(&p->refs, 1);
 	mqtx_spin_init(&p->lock);
-	size = elt * cfg->count;
-	if (size >= POOL_HUGE) {
-		align = align > POOL_HUGE ? align : POOL_HUGE;
-		size = ALIGN_UP(size, POOL_HUGE);
-	}
-	p->mem = mqtx__alloc_aligned(ALIGN_UP(size, align), align);
+	size = ALIGN_UP(elt * cfg->count, align);
+	p->mem = mqtx__alloc_aligned(size, align);
 	if (!p->mem)
 		goto err_pool;
-	/* A queue's backlog visits its packets in no order of address, each a page or half a page
-	 * away from the next: on 4 KiB pages that is a TLB miss per packet. Advice only: no
-	 * transparent huge pages, no harm. */
-	if (size >= POOL_HUGE)
-		madvise(p->mem, size, MADV_HUGEPAGE);
+	pool_advise_huge(p->mem, size);
 	p->free_stack = mqtx__alloc(sizeof(*p->free_stack) * cfg->count);
 	if (!p->free_stack)
 		goto err_mem;
