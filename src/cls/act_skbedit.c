@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* skbedit: set a packet's TX queue, priority or mark (Linux's act_skbedit.c). On the egress
- * hook the queue it sets is the queue the packet leaves on: selection takes it as chosen. */
+ * hook the queue it sets is the queue the packet leaves on: selection takes it as chosen.
+ * inheritdsfield sets the priority from the IPv4/IPv6 DS field (its DSCP, as Linux's
+ * dsfield >> 2). ptype is kept and shown as tc shows it; it sets nothing: an mqtx packet has no
+ * packet type (skb->pkt_type is how the kernel's receive path saw a frame's destination). */
 #include <errno.h>
 #include <stdio.h>
 
@@ -11,6 +14,8 @@
 #define SKBEDIT_PRIO  0x2u
 #define SKBEDIT_MARK  0x4u
 #define SKBEDIT_MASK  0x8u
+#define SKBEDIT_PTYPE 0x10u
+#define SKBEDIT_DS    0x20u
 
 #define SKBEDIT_USAGE                                                    \
 	"Usage: ... skbedit <[QM] [PM] [MM] [PT] [IF]>\n"                \
@@ -27,14 +32,33 @@
 	"MASK = mask applied to firewall mark (0xffffffff by default)\n" \
 	"note: inheritdsfield maps DS field to skb->priority\n"
 
+/* The packet types tc names (linux/if_packet.h PACKET_HOST .. PACKET_OTHERHOST). */
+static const char *const ptype_names[] = { "host", "broadcast", "multicast", "otherhost" };
+
 struct skbedit {
 	unsigned flags;
-	uint16_t queue;
+	uint16_t queue, ptype;
 	uint32_t priority, mark, mask;
 	int verdict;
 };
 
 /* ---- data path ---- */
+
+/* The DSCP of an IPv4 or IPv6 packet (behind any VLAN tags) as its priority; another protocol,
+ * or a header cut short, leaves the priority as it is. */
+static void inherit_dsfield(struct mqtx_pkt *pkt)
+{
+	const uint8_t *d = pkt->data;
+	struct mqtx_flow_keys fk;
+	uint32_t l3;
+
+	mqtx_flow_dissect(d, pkt->len, &fk);
+	l3 = fk.l3_off;
+	if (fk.n_proto == 0x0800 && l3 && l3 + 20 <= pkt->len)
+		pkt->priority = d[l3 + 1] >> 2;
+	else if (fk.n_proto == 0x86dd && l3 && l3 + 40 <= pkt->len)
+		pkt->priority = (uint32_t)((d[l3] & 0xF) << 4 | d[l3 + 1] >> 4) >> 2;
+}
 
 static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
@@ -44,6 +68,8 @@ static int skbedit_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf
 	(void)res;
 	if (e->flags & SKBEDIT_PRIO)
 		pkt->priority = e->priority;
+	if (e->flags & SKBEDIT_DS)
+		inherit_dsfield(pkt);
 	if (e->flags & SKBEDIT_MARK)
 		pkt->mark = (pkt->mark & ~e->mask) | (e->mark & e->mask);
 	if (e->flags & SKBEDIT_QUEUE) {
@@ -102,9 +128,18 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 	} else if (mqtx__tc_matches(w, "mark")) {
 		if (mqtx__tcf_next(ps) || parse_mark(e, ps))
 			return -EINVAL;
-	} else if (mqtx__tc_matches(w, "ptype") || mqtx__tc_matches(w, "inheritdsfield")) {
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_REFUSED,
-				      "Error: skbedit: \"%s\" is not supported.", w);
+	} else if (mqtx__tc_matches(w, "ptype")) {
+		if (mqtx__tcf_next(ps))
+			return -EINVAL;
+		for (v = 0; v < 4 && !mqtx__tc_matches(tcf_word(ps), ptype_names[v]); v++)
+			;
+		if (v == 4)
+			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal ptype (%s)",
+					      tcf_word(ps));
+		e->ptype = (uint16_t)v;
+		e->flags |= SKBEDIT_PTYPE;
+	} else if (mqtx__tc_matches(w, "inheritdsfield")) {
+		e->flags |= SKBEDIT_DS;
 	} else if (mqtx__tc_matches(w, "help")) {
 		return mqtx__tcf_usage_exit(ps, mqtx__tcf_skbedit_ops.usage);
 	} else {
@@ -153,6 +188,10 @@ static void skbedit_dump(const struct tcf_action *a, struct tc_out *p)
 		snprintf(b, sizeof(b), "%#x", e->mask);
 		mqtx__out_str(p, OUT_ANY, "mask", "/%s", b);
 	}
+	if (e->flags & SKBEDIT_PTYPE)
+		mqtx__out_str(p, OUT_ANY, "ptype", " ptype %s", ptype_names[e->ptype]);
+	if (e->flags & SKBEDIT_DS)
+		mqtx__out_null(p, "inheritdsfield", " inheritdsfield");
 	mqtx__tcf_print_control(p, " ", e->verdict, "");
 	mqtx__out_nl(p);
 	mqtx__tcf_act_dump_index(a, "	 ", p);
