@@ -199,8 +199,8 @@ static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_w
 		return MQTX_CTL_EPARSE;
 	}
 	/* The scan reads every record, as the check of a replay does: one pass less. */
-	rc = mqtx__replay_check_file(*fd, msg, sizeof(msg)) ?:
-		     mqtx__whatif_scan(*fd, flows, cap, msg, sizeof(msg));
+	rc = mqtx__replay_check_file(*fd, msg, sizeof(msg))
+		     ?: mqtx__whatif_scan(*fd, flows, cap, msg, sizeof(msg));
 	if (rc) {
 		mqtx_buf_printf(err, "whatif: %s: %s\n", path, msg);
 		close(*fd);
