@@ -25,9 +25,21 @@
 _Static_assert(MQTX_WHATIF_FLOWS_MAX < FLOW_MASK, "the flow index and other fit");
 
 /* Packets come from pools made as the backlog needs them: the first holds POOL_FIRST packets,
- * each next one twice the one before. */
+ * each next one twice the one before; frames of up to SMALL_ROOM bytes from pools of their own,
+ * a quarter of the memory a packet of the device's MTU takes (what a deep queue of small frames
+ * keeps in the cache and the TLB, and what a new pool clears). */
 #define POOL_FIRST 1024
 #define POOLS_MAX  16
+#define SMALL_ROOM 256
+#define HEADROOM   128
+
+/* The pools of one size of packet. */
+struct pool_class {
+	struct mqtx_pkt_pool *pools[POOLS_MAX];
+	unsigned npools;
+	struct mqtx_pkt_pool *warm; /* the pool of this size's packet freed last */
+	uint32_t data_room;
+};
 
 struct run {
 	struct mqtx_dev *dev, *peer;
@@ -35,10 +47,7 @@ struct run {
 	uint64_t start; /* the clock when the first frame arrives */
 	const struct mqtx_whatif_capture *cap;
 	struct mqtx_whatif_result *r;
-	struct mqtx_pkt_pool *pools[POOLS_MAX];
-	unsigned npools;
-	struct mqtx_pkt_pool *warm; /* the pool of the packet freed last */
-	uint32_t data_room;
+	struct pool_class cls[2]; /* frames of up to SMALL_ROOM bytes, the others */
 	/* drops of the device before the run, and those put down to a reason since */
 	uint64_t base[MQTX_DROP_REASON_MAX], told[MQTX_DROP_REASON_MAX];
 	uint64_t last_bin; /* the backlog bin sampled last, + 1 (0: none yet) */
@@ -110,7 +119,9 @@ static void released(void *arg, struct mqtx_pkt *pkt)
 	unsigned r = pkt->drop_reason;
 	struct mqtx_whatif_acc *q;
 
-	w->warm = pkt->pool;
+	w->cls[pkt->buf_size > SMALL_ROOM + HEADROOM].warm = pkt->pool;
+	/* the next frame of its size is copied here: the line has been cold since its enqueue */
+	__builtin_prefetch(pkt->buf + HEADROOM, 1);
 	if (r == MARK_DONE)
 		return;
 	if (r >= MQTX_DROP_REASON_MAX)
@@ -124,27 +135,28 @@ static void released(void *arg, struct mqtx_pkt *pkt)
 	q->bytes += pkt->len;
 }
 
-/* A packet from the pool of the packet freed last (its line is still in the cache: a pool
- * gives back the packet it took back last), else from the first pool that has one, else from a
- * new pool. */
-static struct mqtx_pkt *take_pkt(struct run *w)
+/* A packet for a frame of @len bytes from the pool of its size whose packet was freed last (its
+ * lines are still in the cache: a pool gives back the packet it took back last), else from the
+ * first pool of its size that has one, else from a new pool. */
+static struct mqtx_pkt *take_pkt(struct run *w, uint32_t len)
 {
-	struct mqtx_pool_cfg pc = { .data_room = w->data_room };
+	struct pool_class *c = &w->cls[len > SMALL_ROOM];
+	struct mqtx_pool_cfg pc = { .data_room = c->data_room, .headroom = HEADROOM };
 	struct mqtx_pkt *pkt;
 
-	if (w->warm && (pkt = mqtx_pkt_alloc(w->warm)))
+	if (c->warm && (pkt = mqtx_pkt_alloc(c->warm)))
 		return pkt;
-	for (unsigned i = 0; i < w->npools; i++)
-		if (w->pools[i] != w->warm && (pkt = mqtx_pkt_alloc(w->pools[i])))
+	for (unsigned i = 0; i < c->npools; i++)
+		if (c->pools[i] != c->warm && (pkt = mqtx_pkt_alloc(c->pools[i])))
 			return pkt;
-	if (w->npools == POOLS_MAX)
+	if (c->npools == POOLS_MAX)
 		return NULL;
-	pc.count = POOL_FIRST << w->npools;
-	if (mqtx_pool_create(&pc, &w->pools[w->npools]))
+	pc.count = POOL_FIRST << c->npools;
+	if (mqtx_pool_create(&pc, &c->pools[c->npools]))
 		return NULL;
-	mqtx__pool_set_release(w->pools[w->npools], released, w);
-	w->warm = w->pools[w->npools++];
-	return mqtx_pkt_alloc(w->warm);
+	mqtx__pool_set_release(c->pools[c->npools], released, w);
+	c->warm = c->pools[c->npools++];
+	return mqtx_pkt_alloc(c->warm);
 }
 
 /* ---- the backlog curves ---- */
@@ -242,7 +254,7 @@ static int offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_ch
 		w->r->skipped++;
 		return 0;
 	}
-	pkt = take_pkt(w);
+	pkt = take_pkt(w, (uint32_t)len);
 	if (!pkt)
 		return -ENOMEM;
 	if (!mqtx_pkt_put(pkt, (uint32_t)len)) {
@@ -386,8 +398,9 @@ static void run_end(struct run *w)
 		set_peer(w->dev, NULL);
 		mqtx_dev_destroy(w->peer);
 	}
-	for (unsigned i = 0; i < w->npools; i++)
-		mqtx_pool_destroy(w->pools[i]);
+	for (unsigned c = 0; c < 2; c++)
+		for (unsigned i = 0; i < w->cls[c].npools; i++)
+			mqtx_pool_destroy(w->cls[c].pools[i]);
 }
 
 static int run_body(struct run *w, int fd, char *msg, size_t msglen)
@@ -398,7 +411,8 @@ static int run_body(struct run *w, int fd, char *msg, size_t msglen)
 	struct mqtx_dev_stats st;
 	int rc;
 
-	w->data_room = mqtx_dev_mtu(w->dev) + ETHER_HDR_LEN + 4;
+	w->cls[1].data_room = mqtx_dev_mtu(w->dev) + ETHER_HDR_LEN + 4;
+	w->cls[0].data_room = SMALL_ROOM < w->cls[1].data_room ? SMALL_ROOM : w->cls[1].data_room;
 	rc = mqtx_dev_create(&pc, &w->peer);
 	if (rc)
 		return rc;
