@@ -103,11 +103,21 @@ static struct softnet *my_softnet(void)
 	return &tls_sn;
 }
 
+/*
+ * A list's head is read without the lock to see that the list is empty (the common case of a
+ * section's end, and of every mqtx_tx_action() call): whoever writes it, under the lock, stores
+ * it atomically. A queue appended meanwhile by another thread is for that thread's kick.
+ */
+static bool sn_none(struct softnet *sn)
+{
+	return !__atomic_load_n(&sn->head, __ATOMIC_ACQUIRE);
+}
+
 static void sn_append(struct softnet *sn, struct mqtx_txq *txq)
 {
 	mqtx_spin_lock(&sn->lock);
 	txq->next_sched = NULL;
-	*sn->tailp = txq;
+	__atomic_store_n(sn->tailp, txq, __ATOMIC_RELEASE);
 	sn->tailp = &txq->next_sched;
 	mqtx_spin_unlock(&sn->lock);
 }
@@ -117,9 +127,11 @@ static struct mqtx_txq *sn_take(struct softnet *sn)
 {
 	struct mqtx_txq *txq;
 
+	if (sn_none(sn))
+		return NULL;
 	mqtx_spin_lock(&sn->lock);
 	txq = sn->head;
-	sn->head = NULL;
+	__atomic_store_n(&sn->head, NULL, __ATOMIC_RELAXED);
 	sn->tailp = &sn->head;
 	mqtx_spin_unlock(&sn->lock);
 	return txq;
@@ -129,6 +141,8 @@ static bool sn_empty(struct softnet *sn)
 {
 	bool empty;
 
+	if (sn_none(sn))
+		return true;
 	mqtx_spin_lock(&sn->lock);
 	empty = !sn->head;
 	mqtx_spin_unlock(&sn->lock);
@@ -399,7 +413,7 @@ void mqtx__sched_forget_dev(struct mqtx_dev *dev)
 		mqtx_spin_lock(&sn->lock);
 		for (pp = &sn->head; *pp;) {
 			if ((*pp)->dev == dev)
-				*pp = (*pp)->next_sched;
+				__atomic_store_n(pp, (*pp)->next_sched, __ATOMIC_RELAXED);
 			else
 				pp = &(*pp)->next_sched;
 		}
