@@ -280,15 +280,17 @@ static int offer(struct run *w, int dlt, const struct pcap_pkthdr *h, const u_ch
 
 static int stream(struct run *w, int fd, char *msg, size_t msglen)
 {
-	pcap_t *p = mqtx__replay_reader(fd, msg, msglen);
+	struct mqtx_replay_reader r;
 	struct pcap_pkthdr *h;
 	const u_char *data;
+	pcap_t *p;
 	uint64_t first = 0, t = 0, rec = 0;
 	bool nano;
 	int dlt, rc, err = 0;
 
-	if (!p)
+	if (mqtx__replay_reader(fd, &r, msg, msglen))
 		return -EINVAL;
+	p = r.p;
 	nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
 	dlt = pcap_datalink(p);
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1 && !err) {
@@ -310,7 +312,7 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 	else if (rc == PCAP_ERROR)
 		snprintf(msg, msglen, "record %llu: %s", (unsigned long long)rec + 1,
 			 pcap_geterr(p));
-	pcap_close(p);
+	mqtx__replay_close(&r);
 	return err ?: rc == PCAP_ERROR ? -EINVAL : 0;
 }
 

@@ -9,11 +9,23 @@
 
 #include <mqtx/dev.h>
 
+/* Bytes of the buffer under a capture's reader. */
+#define REPLAY_READ_BUF (1u << 20)
+
+/** struct mqtx_replay_reader - libpcap's reader of a capture and the buffer under it. */
+struct mqtx_replay_reader {
+	pcap_t *p;
+	char *buf;
+};
+
 /**
- * mqtx__replay_reader() - a reader of the capture @fd from its start (a duplicate of @fd, which
- * pcap_close() closes); only Ethernet and Linux cooked link types. @msg gets why on failure.
+ * mqtx__replay_reader() - @r reads the capture @fd from its start (a duplicate of @fd);
+ * only Ethernet and Linux cooked link types. @msg gets why on failure.
+ * Return: 0 (close it with mqtx__replay_close()), or -EINVAL.
  */
-pcap_t *mqtx__replay_reader(int fd, char *msg, size_t msglen);
+int mqtx__replay_reader(int fd, struct mqtx_replay_reader *r, char *msg, size_t msglen);
+/** mqtx__replay_close() - the reader, its descriptor and its buffer go. */
+void mqtx__replay_close(struct mqtx_replay_reader *r);
 /** mqtx__replay_ts_ns() - a record's timestamp in ns (@nano: the capture counts ns). */
 uint64_t mqtx__replay_ts_ns(const struct pcap_pkthdr *h, bool nano);
 

@@ -282,18 +282,17 @@ int mqtx__whatif_scan(int fd, unsigned nflows, struct mqtx_whatif_capture **out,
 {
 	struct mqtx_whatif_capture *c = mqtx__zalloc(sizeof(*c));
 	struct tuple_tab t = { 0 };
-	pcap_t *p;
+	struct mqtx_replay_reader r;
 	int rc;
 
 	if (!c)
 		return -ENOMEM;
-	p = mqtx__replay_reader(fd, msg, msglen);
-	if (!p) {
+	if (mqtx__replay_reader(fd, &r, msg, msglen)) {
 		mqtx__free(c);
 		return -EINVAL;
 	}
-	rc = tab_grow(&t) ?: scan_records(p, &t, c, msg, msglen);
-	pcap_close(p);
+	rc = tab_grow(&t) ?: scan_records(r.p, &t, c, msg, msglen);
+	mqtx__replay_close(&r);
 	c->tuples = t.n;
 	if (!rc)
 		rc = pick_biggest(&t, nflows, c);
