@@ -7,6 +7,7 @@
 #include <net/ethernet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,6 +75,7 @@ int mqtx__replay_reader(int fd, struct mqtx_replay_reader *r, char *msg, size_t 
 			close(d);
 		return -EINVAL;
 	}
+	__fsetlocking(f, FSETLOCKING_BYCALLER); /* one thread reads it: no lock per fread */
 	r->buf = mqtx__alloc(REPLAY_READ_BUF);
 	if (r->buf)
 		setvbuf(f, r->buf, _IOFBF, REPLAY_READ_BUF); /* else stdio's own, smaller */
