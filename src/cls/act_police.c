@@ -38,9 +38,11 @@ struct police {
 	int64_t pkt_burst_ns, pkt_ns;	/* its bucket's depth, what one packet costs */
 	int exceed, conform;
 	bool atm;
-	/* state, under @lock: tokens and the time of the last conforming packet */
+	/* state, under @lock: tokens, the time of the last conforming packet, and the clock of
+	 * the last packet's device (NULL: no packet yet), what a replace takes as now */
 	struct mqtx_spinlock lock;
 	int64_t toks, ptoks, pkttoks, t_c;
+	const struct mqtx_clock *clk;
 };
 
 /* The buckets a conforming packet leaves. */
@@ -50,9 +52,14 @@ struct police_toks {
 
 /* ---- data path ---- */
 
+static const struct mqtx_clock *clock_of(const struct tcf_pkt *pk)
+{
+	return pk->dev ? mqtx_dev_clock(pk->dev) : mqtx_clock_real();
+}
+
 static int64_t now_of(const struct tcf_pkt *pk)
 {
-	return (int64_t)mqtx_clock_now(pk->dev ? mqtx_dev_clock(pk->dev) : mqtx_clock_real());
+	return (int64_t)mqtx_clock_now(clock_of(pk));
 }
 
 /*
@@ -121,6 +128,7 @@ static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_
 	} else {
 		now = now_of(pk);
 		mqtx_spin_lock(&pol->lock);
+		pol->clk = clock_of(pk);
 		ok = conforms(pol, len, now, &o);
 		if (ok) {
 			pol->t_c = now;
@@ -346,6 +354,27 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 	return 0;
 }
 
+/*
+ * tcf_police_init() on a replace: the byte bucket starts full (and the peak bucket with a peak
+ * rate), as a new policer's do here, but the packet bucket keeps its tokens, and the time of
+ * the last conforming packet becomes now, so what the packet bucket would have refilled since
+ * is lost. Now is the clock of the last packet that ran through the policer (its device's); a
+ * policer no packet ran through yet is replaced as created. (A packet that runs through the
+ * old parameters after this, before they are published, spends tokens the new ones lose.)
+ */
+static void police_replace(struct tcf_action *a, const struct tcf_action *cur)
+{
+	struct police *pol = tcf_act_priv(a), *old = tcf_act_priv(cur);
+
+	mqtx_spin_lock(&old->lock);
+	if (old->clk) {
+		pol->clk = old->clk;
+		pol->t_c = (int64_t)mqtx_clock_now(old->clk);
+		pol->pkttoks = old->pkttoks;
+	}
+	mqtx_spin_unlock(&old->lock);
+}
+
 static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
 {
 	struct police *pol = tcf_act_priv(a);
@@ -429,4 +458,5 @@ const struct tcf_action_ops mqtx__tcf_police_ops = {
 	.act = police_act,
 	.probe = police_probe,
 	.dump = police_dump,
+	.replace = police_replace,
 };

@@ -41,6 +41,9 @@ struct tcf_stats {
  * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
  *         dev ifb0"); without it the kind's name stands.
  * @destroy: optional. Release what the action holds (freed after a grace period).
+ * @replace: optional. "actions replace" of an action there: what the new parameters @a take
+ *           over from those they replace, @cur's (a policer's tokens), called under the
+ *           table's lock just before @a's are published.
  * @usage: what tc's explain() of the action prints: after "help" and after the refusals that
  *         call for it (tc's usage()).
  */
@@ -54,6 +57,7 @@ struct tcf_action_ops {
 	void (*dump)(const struct tcf_action *a, struct tc_out *p);
 	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
 	void (*destroy)(struct tcf_action *a);
+	void (*replace)(struct tcf_action *a, const struct tcf_action *cur);
 };
 
 #define TCF_COOKIE_MAX 16 /* TC_COOKIE_MAX_SIZE */
