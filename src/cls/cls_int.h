@@ -201,6 +201,9 @@ struct tcf_mod {
  *         priority), in place of the generic removal.
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
  *         its actions).
+ * @find: optional. "filter get": the filter @handle names as the kind's get() finds it from
+ *         @tp in the block's rules @rs, printed as @tp's (u32: a table or node that any u32
+ *         priority of the block holds). Absent: @tp's own filter, in @walk's entries if any.
  */
 struct tcf_proto_ops {
 	const char *kind;
@@ -221,6 +224,8 @@ struct tcf_proto_ops {
 	int (*modify)(const struct tcf_mod *m, struct tcf_filter **f, struct mqtx_extack *ack);
 	int (*remove)(const struct tcf_mod *m, uint32_t handle, struct mqtx_extack *ack);
 	void (*free_filter)(struct tcf_filter *f);
+	const struct tcf_filter *(*find)(const struct tcf_ruleset *rs, const struct tcf_proto *tp,
+					 uint32_t handle);
 };
 
 /* One priority of a chain: a classifier, its protocol and its rules. Immutable. */
