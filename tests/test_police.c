@@ -374,6 +374,28 @@ static void test_replace_tokens(void **state)
 	vt_teardown(&t);
 }
 
+/* An MTU alone holds no packet tokens: a packet rate it is replaced with starts empty. */
+static void test_replace_mtu(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "actions add action police mtu 1000 conform-exceed drop index 1");
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police index 1");
+	assert_int_equal(send_n(&t, 100, 3), 3);
+	mqtx_clock_advance_to(t.clock, T0 + 50 * MS);
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
+		    "index 1");
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 150 * MS - 1);
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 150 * MS);
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
 /* A policer no packet ran through is replaced as it was created: its buckets full. */
 static void test_replace_unused(void **state)
 {
@@ -430,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_pkts_bucket),    cmocka_unit_test(test_pkts_arrivals),
 		cmocka_unit_test(test_pkts_ticks),     cmocka_unit_test(test_pkts_words),
 		cmocka_unit_test(test_replace_tokens), cmocka_unit_test(test_replace_unused),
+		cmocka_unit_test(test_replace_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
