@@ -326,6 +326,92 @@ static void test_pkts_ticks(void **state)
 	vt_teardown(&t);
 }
 
+/*
+ * "actions replace" of a policer (tcf_police_init()): the packet bucket keeps its tokens and
+ * refills from the time of the replace, not from the last conforming packet; the byte bucket
+ * starts full. pkts_rate 10: a packet costs 100 ms, pkts_burst 5 is 500 ms.
+ */
+static void test_replace_tokens(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "actions add action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
+		    "index 1");
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police index 1");
+	assert_int_equal(send_n(&t, 100, 6), 5); /* the bucket is empty */
+	mqtx_clock_advance_to(t.clock, T0 + 250 * MS);
+	/* 250 ms of refill are lost: the bucket holds nothing at the replace */
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
+		    "index 1");
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 350 * MS - 1);
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 350 * MS);
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	/* a packet 2 s on, after the bucket filled, leaves 400 ms in it: a replace 300 ms later
+	 * with a deeper burst keeps 400 ms, not 700 and not a full second */
+	mqtx_clock_advance_to(t.clock, T0 + 2000 * MS);
+	assert_int_equal(send_n(&t, 100, 1), 1);
+	mqtx_clock_advance_to(t.clock, T0 + 2300 * MS);
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 10 conform-exceed drop "
+		    "index 1");
+	assert_int_equal(send_n(&t, 100, 5), 4);
+	/* a byte rate instead: its bucket is full at once (1500 B at 1000 B/s) */
+	cx_ok(&t.c, "actions replace action police rate 8kbit burst 1500 conform-exceed drop "
+		    "index 1");
+	assert_int_equal(send_n(&t, 500, 4), 3);
+	/* and back to a packet rate: the byte policer left the packet bucket empty */
+	mqtx_clock_advance_to(t.clock, T0 + 2400 * MS);
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
+		    "index 1");
+	mqtx_clock_advance_to(t.clock, T0 + 2500 * MS - 1);
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 2500 * MS);
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* An MTU alone holds no packet tokens: a packet rate it is replaced with starts empty. */
+static void test_replace_mtu(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "actions add action police mtu 1000 conform-exceed drop index 1");
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police index 1");
+	assert_int_equal(send_n(&t, 100, 3), 3);
+	mqtx_clock_advance_to(t.clock, T0 + 50 * MS);
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
+		    "index 1");
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 150 * MS - 1);
+	assert_int_equal(send_n(&t, 100, 1), 0);
+	mqtx_clock_advance_to(t.clock, T0 + 150 * MS);
+	assert_int_equal(send_n(&t, 100, 2), 1);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
+/* A policer no packet ran through is replaced as it was created: its buckets full. */
+static void test_replace_unused(void **state)
+{
+	struct vt t;
+
+	(void)state;
+	vt_setup(&t);
+	cx_ok(&t.c, "actions add action police pkts_rate 10 pkts_burst 5 index 1");
+	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 3 conform-exceed drop "
+		    "index 1");
+	cx_ok(&t.c, "filter add dev v0 egress matchall action police index 1");
+	assert_int_equal(send_n(&t, 100, 4), 3);
+	cx_conserved(t.dev);
+	vt_teardown(&t);
+}
+
 /* tc's words and checks of the packet rate; a burst of no tick is the kernel's to refuse. */
 static void test_pkts_words(void **state)
 {
@@ -360,11 +446,13 @@ static void test_pkts_words(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket),	    cmocka_unit_test(test_arrivals),
-		cmocka_unit_test(test_peak_mtu),    cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_ingress),	    cmocka_unit_test(test_ingress_lengths),
-		cmocka_unit_test(test_pkts_bucket), cmocka_unit_test(test_pkts_arrivals),
-		cmocka_unit_test(test_pkts_ticks),  cmocka_unit_test(test_pkts_words),
+		cmocka_unit_test(test_bucket),	       cmocka_unit_test(test_arrivals),
+		cmocka_unit_test(test_peak_mtu),       cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_ingress),	       cmocka_unit_test(test_ingress_lengths),
+		cmocka_unit_test(test_pkts_bucket),    cmocka_unit_test(test_pkts_arrivals),
+		cmocka_unit_test(test_pkts_ticks),     cmocka_unit_test(test_pkts_words),
+		cmocka_unit_test(test_replace_tokens), cmocka_unit_test(test_replace_unused),
+		cmocka_unit_test(test_replace_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

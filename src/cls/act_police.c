@@ -41,6 +41,8 @@ struct police {
 	/* state, under @lock: tokens and the time of the last conforming packet */
 	struct mqtx_spinlock lock;
 	int64_t toks, ptoks, pkttoks, t_c;
+	/* the clock of the last packet's device (NULL: no packet yet), a replace's now */
+	_Atomic(const struct mqtx_clock *) clk;
 };
 
 /* The buckets a conforming packet leaves. */
@@ -50,9 +52,14 @@ struct police_toks {
 
 /* ---- data path ---- */
 
+static const struct mqtx_clock *clock_of(const struct tcf_pkt *pk)
+{
+	return pk->dev ? mqtx_dev_clock(pk->dev) : mqtx_clock_real();
+}
+
 static int64_t now_of(const struct tcf_pkt *pk)
 {
-	return (int64_t)mqtx_clock_now(pk->dev ? mqtx_dev_clock(pk->dev) : mqtx_clock_real());
+	return (int64_t)mqtx_clock_now(clock_of(pk));
 }
 
 /*
@@ -110,16 +117,20 @@ static int verdict(struct tcf_pkt *pk, int v)
 static int police_act(struct tcf_action *a, struct tcf_pkt *pk, struct mqtx_tcf_result *res)
 {
 	struct police *pol = tcf_act_priv(a);
+	const struct mqtx_clock *clk;
 	uint32_t len = pk->len;
 	struct police_toks o;
 	int64_t now;
 	bool ok;
 
 	(void)res;
+	clk = clock_of(pk);
+	if (atomic_load_explicit(&pol->clk, memory_order_relaxed) != clk)
+		atomic_store_explicit(&pol->clk, clk, memory_order_relaxed);
 	if (!has_bucket(pol)) {
 		ok = len <= pol->mtu; /* no bucket: only the MTU */
 	} else {
-		now = now_of(pk);
+		now = (int64_t)mqtx_clock_now(clk);
 		mqtx_spin_lock(&pol->lock);
 		ok = conforms(pol, len, now, &o);
 		if (ok) {
@@ -343,7 +354,31 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
 	pol->pkttoks = pol->pkt_burst_ns;
 	pol->t_c = INT64_MIN / 2;
 	mqtx_spin_init(&pol->lock);
+	atomic_init(&pol->clk, NULL);
 	return 0;
+}
+
+/*
+ * tcf_police_init() on a replace: the byte bucket starts full (and the peak bucket with a peak
+ * rate), as a new policer's do here, but the packet bucket keeps its tokens, and the time of
+ * the last conforming packet becomes now, so what the packet bucket would have refilled since
+ * is lost. Now is on the clock of the last packet that ran through the policer (its device's),
+ * with a bucket or without (an MTU alone); a policer no packet ran through yet is replaced as
+ * created. (A packet that runs through the
+ * old parameters after this, before they are published, spends tokens the new ones lose.)
+ */
+static void police_replace(struct tcf_action *a, const struct tcf_action *cur)
+{
+	struct police *pol = tcf_act_priv(a), *old = tcf_act_priv(cur);
+	const struct mqtx_clock *clk = atomic_load_explicit(&old->clk, memory_order_relaxed);
+
+	if (!clk)
+		return;
+	atomic_store_explicit(&pol->clk, clk, memory_order_relaxed);
+	mqtx_spin_lock(&old->lock);
+	pol->t_c = (int64_t)mqtx_clock_now(clk);
+	pol->pkttoks = old->pkttoks;
+	mqtx_spin_unlock(&old->lock);
 }
 
 static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
@@ -429,4 +464,5 @@ const struct tcf_action_ops mqtx__tcf_police_ops = {
 	.act = police_act,
 	.probe = police_probe,
 	.dump = police_dump,
+	.replace = police_replace,
 };

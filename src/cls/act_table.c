@@ -422,6 +422,8 @@ int mqtx__tcf_act_commit(struct tcf_act_table *t, struct tcf_act_req *rq, bool r
 				npa->cookie_len = pa->cookie_len;
 				memcpy(npa->cookie, pa->cookie, sizeof(npa->cookie));
 			}
+			if (a->ops->replace)
+				a->ops->replace(a, cur);
 
 			atomic_store_explicit(&cur->params, npa, memory_order_release);
 			atomic_store(&a->params, pa);

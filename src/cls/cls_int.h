@@ -41,6 +41,9 @@ struct tcf_stats {
  * @brief: optional. What it does in a few words, for "filter test" ("mirred egress redirect
  *         dev ifb0"); without it the kind's name stands.
  * @destroy: optional. Release what the action holds (freed after a grace period).
+ * @replace: optional. "actions replace" of an action there: what the new parameters @a take
+ *           over from those they replace, @cur's (a policer's tokens), called under the
+ *           table's lock just before @a's are published.
  * @usage: what tc's explain() of the action prints: after "help" and after the refusals that
  *         call for it (tc's usage()).
  */
@@ -54,6 +57,7 @@ struct tcf_action_ops {
 	void (*dump)(const struct tcf_action *a, struct tc_out *p);
 	void (*brief)(const struct tcf_action *a, char *buf, size_t len);
 	void (*destroy)(struct tcf_action *a);
+	void (*replace)(struct tcf_action *a, const struct tcf_action *cur);
 };
 
 #define TCF_COOKIE_MAX 16 /* TC_COOKIE_MAX_SIZE */
@@ -197,6 +201,9 @@ struct tcf_mod {
  *         priority), in place of the generic removal.
  * @free_filter: optional. Free what the classifier's part of @f holds (the core frees @f and
  *         its actions).
+ * @find: optional. "filter get": the filter @handle names as the kind's get() finds it from
+ *         @tp in the block's rules @rs, printed as @tp's (u32: a table or node that any u32
+ *         priority of the block holds). Absent: @tp's own filter, in @walk's entries if any.
  */
 struct tcf_proto_ops {
 	const char *kind;
@@ -217,6 +224,8 @@ struct tcf_proto_ops {
 	int (*modify)(const struct tcf_mod *m, struct tcf_filter **f, struct mqtx_extack *ack);
 	int (*remove)(const struct tcf_mod *m, uint32_t handle, struct mqtx_extack *ack);
 	void (*free_filter)(struct tcf_filter *f);
+	const struct tcf_filter *(*find)(const struct tcf_ruleset *rs, const struct tcf_proto *tp,
+					 uint32_t handle);
 };
 
 /* One priority of a chain: a classifier, its protocol and its rules. Immutable. */

@@ -476,4 +476,5 @@ const struct tcf_proto_ops mqtx__tcf_u32_ops = {
 	.dump = u32_dump,
 	.walk = u32_walk,
 	.remove = mqtx__u32_remove,
+	.find = mqtx__u32_find,
 };

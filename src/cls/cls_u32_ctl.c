@@ -386,6 +386,26 @@ free_root:
 	return err;
 }
 
+/* ---- get ---- */
+
+/*
+ * u32_get() for "filter get" of @tp: a table or node of any u32 priority of the block, found
+ * through the shared tables (tc prints it as @tp's); "fff:" is @tp's root table, and a node
+ * under "fff:" is none (u32_lookup_key() compares the whole handle).
+ */
+const struct tcf_filter *mqtx__u32_find(const struct tcf_ruleset *rs, const struct tcf_proto *tp,
+					uint32_t handle)
+{
+	struct u32_ctx x = { .ops = tp->ops, .rs = rs, .tp = tp };
+	const struct u32_filter *root = own_root(tp);
+	struct u32_at at;
+
+	if (!root || (U32_HTID(handle) == U32_SELF && U32_KEY(handle)))
+		return NULL;
+	x.self = root->f.handle;
+	return get(&x, handle, &at) ? &at.f->f : NULL;
+}
+
 /* ---- delete ---- */
 
 /* Whether a node of the block other than in @skip links to the table @htid (@skip NULL: any). */

@@ -107,12 +107,15 @@ int mqtx__tcf_show(struct mqtx_tcf_block *b, const struct tcf_show *s, struct tc
 	return err;
 }
 
-/* The filter of @handle, among what the kind walks where it has a walk (u32's hash tables are
- * filters of their own, as the kernel's u32_get() finds them). */
-static const struct tcf_filter *get_filter(const struct tcf_proto *tp, uint32_t handle)
+/* The filter of @handle as the kind's get() finds it (u32's, in any u32 priority of the block),
+ * else among what the kind walks where it has a walk, else among @tp's filters. */
+static const struct tcf_filter *get_filter(const struct tcf_ruleset *rs, const struct tcf_proto *tp,
+					   uint32_t handle)
 {
 	const struct tcf_filter *f;
 
+	if (tp->ops->find)
+		return tp->ops->find(rs, tp, handle);
 	if (!tp->ops->walk)
 		return mqtx__tcf_proto_get(tp, handle);
 	for (unsigned i = 0; (f = tp->ops->walk(tp, i)); i++)
@@ -158,7 +161,7 @@ int mqtx__tcf_get(struct mqtx_tcf_block *b, const struct tcf_get *g, const struc
 		err = -EINVAL;
 		goto out_unlock;
 	}
-	f = get_filter(tp, g->handle);
+	f = get_filter(tcf_block_rules(b), tp, g->handle);
 	if (f) {
 		show_filter(s, tp, f, p);
 	} else {

@@ -74,6 +74,8 @@ int mqtx__u32_parse_handle(const char *word, uint32_t *h, struct tcf_parse *ps);
  * u32 priority of a block shares (Linux's tc_u_common) */
 int mqtx__u32_modify(const struct tcf_mod *m, struct tcf_filter **fp, struct mqtx_extack *ack);
 int mqtx__u32_remove(const struct tcf_mod *m, uint32_t handle, struct mqtx_extack *ack);
+const struct tcf_filter *mqtx__u32_find(const struct tcf_ruleset *rs, const struct tcf_proto *tp,
+					uint32_t handle);
 /* sprint_u32_handle(): "800:", "800::801", "2:5:800" */
 const char *mqtx__u32_handle_fmt(uint32_t h, char *buf, size_t len);
 
