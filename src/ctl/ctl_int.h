@@ -79,6 +79,9 @@ int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg);
  *  the verb. */
 int mqtx__ctl_filter_get(const struct mqtx_ctl_call *c, bool chain);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_dev_show() - "dev show" (@stats false) or "dev stats" on the words @argv[0..@argc)
+ *  after the verb (cmd_dev_show.c). Returns an exit code. */
+int mqtx__ctl_dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg);
