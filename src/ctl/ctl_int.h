@@ -174,6 +174,15 @@ int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
 
 /**
+ * mqtx__ctl_opt_value() - the value of row @o, at @argv[*@i + 1], into @base, as tc's command
+ * loops read a keyword's: none is an incomplete command, a second (the row's @given set, or its
+ * parser's -EEXIST) tc's duparg() naming the word and the value, a bad one tc's invarg() with
+ * the row's @hint. *@i moves to the value. Return: 0, or an exit code after the message.
+ */
+int mqtx__ctl_opt_value(struct mqtx_buf *err, const struct tc_opt *o, int argc, char **argv, int *i,
+			void *base);
+
+/**
  * mqtx__ctl_ifname_ok() - whether @name may name a network interface, as iproute2's
  * check_ifname() has it: 1 to IFNAMSIZ - 1 (15) bytes, no '/' and no blank. Every name that
  * becomes a device's or an interface's is held to it.

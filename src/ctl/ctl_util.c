@@ -53,6 +53,23 @@ int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
 	return MQTX_TC_EXIT_ABORT;
 }
 
+int mqtx__ctl_opt_value(struct mqtx_buf *err, const struct tc_opt *o, int argc, char **argv, int *i,
+			void *base)
+{
+	const char *v;
+	int rc;
+
+	if (++*i >= argc)
+		return mqtx__ctl_incomplete(err);
+	v = argv[*i];
+	if (mqtx__tc_opt_given(o, base))
+		return mqtx__ctl_duparg(err, o->word, v);
+	rc = mqtx__tc_opt_apply(o, v, base);
+	if (rc == -EEXIST)
+		return mqtx__ctl_duparg(err, o->word, v);
+	return rc ? mqtx__ctl_invarg(err, v, o->hint) : MQTX_TC_EXIT_OK;
+}
+
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
 {
 	struct mqtx_ctl_call a = *c;
