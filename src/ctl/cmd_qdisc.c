@@ -306,16 +306,19 @@ struct qcmd {
 	char **optv;
 };
 
-static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const char *word)
-{
-	if (c->have_parent) {
-		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
-		return MQTX_TC_EXIT_ABORT;
-	}
-	c->have_parent = true;
-	c->parent = v;
-	return MQTX_TC_EXIT_OK;
-}
+#define QCMD(m) offsetof(struct qcmd, m)
+
+/* The keywords of tc_qdisc_modify() that take a value (root, ingress and handle have rules
+ * of their own). */
+static const struct tc_opt qcmd_opts[] = {
+	{ "dev", mqtx__tc_opt_str_once, QCMD(dev) },
+	{ "ingress_block", mqtx__tc_opt_unsigned, QCMD(blocks[0]), .min = 1,
+	  .hint = "invalid ingress block index value" },
+	{ "egress_block", mqtx__tc_opt_unsigned, QCMD(blocks[1]), .min = 1,
+	  .hint = "invalid egress block index value" },
+	{ "parent", mqtx__tc_opt_classid, QCMD(parent),
+	  .given = TC_OPT_GIVEN(struct qcmd, have_parent), .hint = "invalid parent ID" },
+};
 
 /* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
 static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcmd *c)
@@ -323,28 +326,20 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(qcmd_opts, ARRAY_SIZE(qcmd_opts), w);
+		int rc;
 
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				goto missing;
-			if (c->dev)
-				return mqtx__ctl_duparg(a->err, "dev", argv[i]);
-			c->dev = argv[i];
+		if (o) {
+			rc = mqtx__ctl_opt_value(a->err, o, argc, argv, &i, c);
+			if (rc)
+				return rc;
 		} else if (!strcmp(w, "root")) {
-			if (set_parent(a, c, MQTX_H_ROOT, "root"))
-				return MQTX_TC_EXIT_ABORT;
-		} else if (!strcmp(w, "ingress_block") || !strcmp(w, "egress_block")) {
-			if (++i >= argc)
-				goto missing;
-			if (mqtx_tc_parse_u32(argv[i], &v) || !v) {
-				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid %s block "
-						"index value\n",
-						argv[i], w[0] == 'i' ? "ingress" : "egress");
+			if (c->have_parent) {
+				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
 				return MQTX_TC_EXIT_ABORT;
 			}
-			c->blocks[w[0] == 'e'] = v;
+			c->have_parent = true;
+			c->parent = MQTX_H_ROOT;
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
 			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
 			 * are the kind's options. */
@@ -361,14 +356,6 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			c->optc = argc - i - 1;
 			c->optv = argv + i + 1;
 			break;
-		} else if (!strcmp(w, "parent")) {
-			if (++i >= argc)
-				goto missing;
-			if (c->have_parent)
-				return mqtx__ctl_duparg(a->err, "parent", argv[i]);
-			if (mqtx__classid_parse(argv[i], &v))
-				return mqtx__ctl_invarg(a->err, argv[i], "invalid parent ID");
-			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
 			/* tc checks before taking the value, a handle other than 0 given, and
 			 * its duparg() names the word "handle" as the second value: the value
@@ -383,7 +370,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (c->handle)
 				return mqtx__ctl_duparg(a->err, "handle", w);
 			if (++i >= argc)
-				goto missing;
+				return mqtx__ctl_incomplete(a->err);
 			if (mqtx__handle_parse(argv[i], &c->handle))
 				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
@@ -398,8 +385,6 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 		}
 	}
 	return MQTX_TC_EXIT_OK;
-missing:
-	return mqtx__ctl_incomplete(a->err);
 }
 
 /* The usage a kind carries in its ops, after a refusal that calls for it (and for "help"). */
