@@ -560,6 +560,45 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	return MQTX_TC_EXIT_OK;
 }
 
+/* A qdisc handle (mqtx__handle_parse()) into a uint32_t. */
+static int parse_handle(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return mqtx__handle_parse(v, field);
+}
+
+/* class show's "qdisc X:", once (-EEXIST before the value is read). */
+static int parse_handle_once(const char *v, void *field, const struct tc_opt *o)
+{
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	return parse_handle(v, field, o);
+}
+
+/* class show's "classid X:Y": a malformed one is refused before a second one is. */
+static int parse_classid_then_once(const char *v, void *field, const struct tc_opt *o)
+{
+	uint32_t x;
+
+	(void)o;
+	if (mqtx__classid_parse(v, &x))
+		return -EINVAL;
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	*(uint32_t *)field = x;
+	return 0;
+}
+
+#define SHOW(m) offsetof(struct show, m)
+
+/* The words of qdisc show that name one qdisc, by tc's matches(); root, ingress and clsact
+ * take no value. */
+static const struct tc_opt qshow_opts[] = {
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent), .prefix = true,
+	  .hint = "invalid parent ID" },
+	{ "handle", parse_handle, SHOW(handle), .prefix = true, .hint = "invalid handle ID" },
+};
+
 /*
  * The words of "qdisc show" as tc_qdisc_list() reads them: dev, one of root, ingress (or
  * clsact), parent and handle, invisible, help (the usage, and the listing goes on).
@@ -568,8 +607,9 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		bool is_parent = mqtx__tc_matches(w, "parent");
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(qshow_opts, ARRAY_SIZE(qshow_opts), w);
+		bool ingress = !strcmp(w, "ingress") || !strcmp(w, "clsact");
+		int rc;
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= a->argc)
@@ -581,44 +621,44 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			s->invisible = true;
 			continue;
 		}
-		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
-		    is_parent || mqtx__tc_matches(w, "handle")) {
-			if (s->parent)
-				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
-			if (s->handle)
-				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
-		} else if (mqtx__tc_matches(w, "help")) {
+		if (!o && !ingress && strcmp(w, "root")) {
+			if (!mqtx__tc_matches(w, "help")) {
+				mqtx_buf_printf(a->err,
+						"What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
+				return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+			}
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 			continue;
-		} else {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
-			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
-		if (!strcmp(w, "root")) {
-			s->parent = MQTX_H_ROOT;
-		} else if (w[0] == 'i' || w[0] == 'c') {
-			s->parent = MQTX_H_INGRESS;
-		} else if (++i >= a->argc) {
-			return mqtx__ctl_incomplete(a->err);
-		} else if (is_parent) {
-			if (mqtx__classid_parse(a->argv[i], &v))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid parent ID");
-			s->parent = v;
+		if (s->parent)
+			return mqtx__ctl_invarg(a->err, w, "parent is already specified");
+		if (s->handle)
+			return mqtx__ctl_invarg(a->err, w, "handle is already specified");
+		if (o) {
+			rc = mqtx__ctl_opt_value(a->err, o, a->argc, a->argv, &i, s);
+			if (rc)
+				return rc;
 		} else {
-			if (mqtx__handle_parse(a->argv[i], &v))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid handle ID");
-			s->handle = v;
+			s->parent = ingress ? MQTX_H_INGRESS : MQTX_H_ROOT;
 		}
 	}
 	return MQTX_TC_EXIT_OK;
 }
+
+/* The words of class show that take a value (dev is the caller's). */
+static const struct tc_opt cshow_opts[] = {
+	{ "qdisc", parse_handle_once, SHOW(handle), .hint = "invalid qdisc ID" },
+	{ "classid", parse_classid_then_once, SHOW(classid), .hint = "invalid class ID" },
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent), .hint = "invalid parent ID" },
+};
 
 /* The words of "class show" as tc_class_list() reads them. */
 static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(cshow_opts, ARRAY_SIZE(cshow_opts), w);
+		int rc;
 
 		if (mqtx__tc_matches(w, "help") && strcmp(w, "dev")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
@@ -632,35 +672,24 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 			s->parent = MQTX_H_ROOT;
 			continue;
 		}
-		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
-		    strcmp(w, "parent")) {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
-			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
-		}
-		if (!strcmp(w, "parent") && s->parent)
-			return mqtx__ctl_duparg(a->err, w, w);
-		if (++i >= a->argc)
-			return mqtx__ctl_incomplete(a->err);
 		if (!strcmp(w, "dev")) {
+			if (++i >= a->argc)
+				return mqtx__ctl_incomplete(a->err);
 			if (*devname)
 				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
 			*devname = a->argv[i];
-		} else if (!strcmp(w, "qdisc")) {
-			if (s->handle)
-				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
-			if (mqtx__handle_parse(a->argv[i], &s->handle))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid qdisc ID");
-		} else if (mqtx__classid_parse(a->argv[i], &v)) {
-			return mqtx__ctl_invarg(a->err, a->argv[i],
-						w[0] == 'c' ? "invalid class ID"
-							    : "invalid parent ID");
-		} else if (w[0] == 'c') {
-			if (s->classid)
-				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
-			s->classid = v;
-		} else {
-			s->parent = v;
+			continue;
 		}
+		if (!o) {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+		}
+		/* tc refuses a second parent before it looks for the value */
+		if (!strcmp(w, "parent") && s->parent)
+			return mqtx__ctl_duparg(a->err, w, w);
+		rc = mqtx__ctl_opt_value(a->err, o, a->argc, a->argv, &i, s);
+		if (rc)
+			return rc;
 	}
 	return MQTX_TC_EXIT_OK;
 }
