@@ -13,20 +13,28 @@ struct ccmd {
 	char **optv;
 };
 
+#define CCMD(m) offsetof(struct ccmd, m)
+
+/* The keywords of tc_class_modify() that take a value, each once. */
+static const struct tc_opt ccmd_opts[] = {
+	{ "dev", mqtx__tc_opt_str_once, CCMD(dev) },
+	{ "classid", mqtx__tc_opt_classid_once, CCMD(classid), .hint = "invalid class ID" },
+	{ "parent", mqtx__tc_opt_classid_once, CCMD(parent), .hint = "invalid parent ID" },
+};
+
 /* tc_class_modify()'s loop: keywords, then a kind, whose class options tc alone parses. */
 static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 {
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		uint32_t *slot = NULL;
+		const struct tc_opt *o = mqtx__tc_opt_find(ccmd_opts, ARRAY_SIZE(ccmd_opts), w);
+		int rc;
 
-		if (!strcmp(w, "dev")) {
-			if (++i >= a->argc)
-				return mqtx__ctl_incomplete(a->err);
-			if (c->dev)
-				return mqtx__ctl_duparg(a->err, "dev", a->argv[i]);
-			c->dev = a->argv[i];
+		if (o) {
+			rc = mqtx__ctl_opt_value(a->err, o, a->argc, a->argv, &i, c);
+			if (rc)
+				return rc;
 		} else if (!strcmp(w, "handle")) {
 			mqtx_buf_printf(a->err, "Error: try \"classid\" instead of \"handle\"\n");
 			return MQTX_TC_EXIT_ABORT;
@@ -37,16 +45,6 @@ static int parse_ccmd(struct mqtx_ctl_call *a, struct ccmd *c)
 				return MQTX_TC_EXIT_ABORT;
 			}
 			c->parent = MQTX_H_ROOT;
-		} else if (!strcmp(w, "classid") || !strcmp(w, "parent")) {
-			slot = w[0] == 'c' ? &c->classid : &c->parent;
-			if (++i >= a->argc)
-				return mqtx__ctl_incomplete(a->err);
-			if (*slot)
-				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
-			if (mqtx__classid_parse(a->argv[i], slot))
-				return mqtx__ctl_invarg(a->err, a->argv[i],
-							w[0] == 'c' ? "invalid class ID"
-								    : "invalid parent ID");
 		} else if (mqtx__tc_matches(w, "help")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage); /* and tc goes on */
 		} else {

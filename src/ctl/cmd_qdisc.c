@@ -306,16 +306,19 @@ struct qcmd {
 	char **optv;
 };
 
-static int set_parent(struct mqtx_ctl_call *a, struct qcmd *c, uint32_t v, const char *word)
-{
-	if (c->have_parent) {
-		mqtx_buf_printf(a->err, "Error: \"%s\" is duplicate parent ID\n", word);
-		return MQTX_TC_EXIT_ABORT;
-	}
-	c->have_parent = true;
-	c->parent = v;
-	return MQTX_TC_EXIT_OK;
-}
+#define QCMD(m) offsetof(struct qcmd, m)
+
+/* The keywords of tc_qdisc_modify() that take a value (root, ingress and handle have rules
+ * of their own). */
+static const struct tc_opt qcmd_opts[] = {
+	{ "dev", mqtx__tc_opt_str_once, QCMD(dev) },
+	{ "ingress_block", mqtx__tc_opt_unsigned, QCMD(blocks[0]), .min = 1,
+	  .hint = "invalid ingress block index value" },
+	{ "egress_block", mqtx__tc_opt_unsigned, QCMD(blocks[1]), .min = 1,
+	  .hint = "invalid egress block index value" },
+	{ "parent", mqtx__tc_opt_classid, QCMD(parent),
+	  .given = TC_OPT_GIVEN(struct qcmd, have_parent), .hint = "invalid parent ID" },
+};
 
 /* tc_qdisc_modify()'s loop: keywords, then the kind, then the kind's options. */
 static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcmd *c)
@@ -323,28 +326,20 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(qcmd_opts, ARRAY_SIZE(qcmd_opts), w);
+		int rc;
 
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				goto missing;
-			if (c->dev)
-				return mqtx__ctl_duparg(a->err, "dev", argv[i]);
-			c->dev = argv[i];
+		if (o) {
+			rc = mqtx__ctl_opt_value(a->err, o, argc, argv, &i, c);
+			if (rc)
+				return rc;
 		} else if (!strcmp(w, "root")) {
-			if (set_parent(a, c, MQTX_H_ROOT, "root"))
-				return MQTX_TC_EXIT_ABORT;
-		} else if (!strcmp(w, "ingress_block") || !strcmp(w, "egress_block")) {
-			if (++i >= argc)
-				goto missing;
-			if (mqtx_tc_parse_u32(argv[i], &v) || !v) {
-				mqtx_buf_printf(a->err,
-						"Error: argument \"%s\" is wrong: invalid %s block "
-						"index value\n",
-						argv[i], w[0] == 'i' ? "ingress" : "egress");
+			if (c->have_parent) {
+				mqtx_buf_printf(a->err, "Error: \"root\" is duplicate parent ID\n");
 				return MQTX_TC_EXIT_ABORT;
 			}
-			c->blocks[w[0] == 'e'] = v;
+			c->have_parent = true;
+			c->parent = MQTX_H_ROOT;
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
 			/* tc: parent ffff:fff1, handle ffff: and the kind in one word; what follows
 			 * are the kind's options. */
@@ -361,14 +356,6 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			c->optc = argc - i - 1;
 			c->optv = argv + i + 1;
 			break;
-		} else if (!strcmp(w, "parent")) {
-			if (++i >= argc)
-				goto missing;
-			if (c->have_parent)
-				return mqtx__ctl_duparg(a->err, "parent", argv[i]);
-			if (mqtx__classid_parse(argv[i], &v))
-				return mqtx__ctl_invarg(a->err, argv[i], "invalid parent ID");
-			set_parent(a, c, v, "parent");
 		} else if (!strcmp(w, "handle")) {
 			/* tc checks before taking the value, a handle other than 0 given, and
 			 * its duparg() names the word "handle" as the second value: the value
@@ -383,7 +370,7 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 			if (c->handle)
 				return mqtx__ctl_duparg(a->err, "handle", w);
 			if (++i >= argc)
-				goto missing;
+				return mqtx__ctl_incomplete(a->err);
 			if (mqtx__handle_parse(argv[i], &c->handle))
 				return mqtx__ctl_invarg(a->err, argv[i], "invalid qdisc ID");
 			c->have_handle = true;
@@ -398,8 +385,6 @@ static int parse_qcmd(struct mqtx_ctl_call *a, int argc, char **argv, struct qcm
 		}
 	}
 	return MQTX_TC_EXIT_OK;
-missing:
-	return mqtx__ctl_incomplete(a->err);
 }
 
 /* The usage a kind carries in its ops, after a refusal that calls for it (and for "help"). */
@@ -575,6 +560,45 @@ static int qdisc_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 	return MQTX_TC_EXIT_OK;
 }
 
+/* A qdisc handle (mqtx__handle_parse()) into a uint32_t. */
+static int parse_handle(const char *v, void *field, const struct tc_opt *o)
+{
+	(void)o;
+	return mqtx__handle_parse(v, field);
+}
+
+/* class show's "qdisc X:", once (-EEXIST before the value is read). */
+static int parse_handle_once(const char *v, void *field, const struct tc_opt *o)
+{
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	return parse_handle(v, field, o);
+}
+
+/* class show's "classid X:Y": a malformed one is refused before a second one is. */
+static int parse_classid_then_once(const char *v, void *field, const struct tc_opt *o)
+{
+	uint32_t x;
+
+	(void)o;
+	if (mqtx__classid_parse(v, &x))
+		return -EINVAL;
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	*(uint32_t *)field = x;
+	return 0;
+}
+
+#define SHOW(m) offsetof(struct show, m)
+
+/* The words of qdisc show that name one qdisc, by tc's matches(); root, ingress and clsact
+ * take no value. */
+static const struct tc_opt qshow_opts[] = {
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent), .prefix = true,
+	  .hint = "invalid parent ID" },
+	{ "handle", parse_handle, SHOW(handle), .prefix = true, .hint = "invalid handle ID" },
+};
+
 /*
  * The words of "qdisc show" as tc_qdisc_list() reads them: dev, one of root, ingress (or
  * clsact), parent and handle, invisible, help (the usage, and the listing goes on).
@@ -583,8 +607,9 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		bool is_parent = mqtx__tc_matches(w, "parent");
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(qshow_opts, ARRAY_SIZE(qshow_opts), w);
+		bool ingress = !strcmp(w, "ingress") || !strcmp(w, "clsact");
+		int rc;
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= a->argc)
@@ -596,44 +621,44 @@ static int show_words(struct mqtx_ctl_call *a, struct show *s, const char **devn
 			s->invisible = true;
 			continue;
 		}
-		if (!strcmp(w, "root") || !strcmp(w, "ingress") || !strcmp(w, "clsact") ||
-		    is_parent || mqtx__tc_matches(w, "handle")) {
-			if (s->parent)
-				return mqtx__ctl_invarg(a->err, w, "parent is already specified");
-			if (s->handle)
-				return mqtx__ctl_invarg(a->err, w, "handle is already specified");
-		} else if (mqtx__tc_matches(w, "help")) {
+		if (!o && !ingress && strcmp(w, "root")) {
+			if (!mqtx__tc_matches(w, "help")) {
+				mqtx_buf_printf(a->err,
+						"What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
+				return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+			}
 			mqtx_buf_printf(a->err, "%s", qdisc_usage);
 			continue;
-		} else {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx qdisc help\".\n", w);
-			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
 		}
-		if (!strcmp(w, "root")) {
-			s->parent = MQTX_H_ROOT;
-		} else if (w[0] == 'i' || w[0] == 'c') {
-			s->parent = MQTX_H_INGRESS;
-		} else if (++i >= a->argc) {
-			return mqtx__ctl_incomplete(a->err);
-		} else if (is_parent) {
-			if (mqtx__classid_parse(a->argv[i], &v))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid parent ID");
-			s->parent = v;
+		if (s->parent)
+			return mqtx__ctl_invarg(a->err, w, "parent is already specified");
+		if (s->handle)
+			return mqtx__ctl_invarg(a->err, w, "handle is already specified");
+		if (o) {
+			rc = mqtx__ctl_opt_value(a->err, o, a->argc, a->argv, &i, s);
+			if (rc)
+				return rc;
 		} else {
-			if (mqtx__handle_parse(a->argv[i], &v))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid handle ID");
-			s->handle = v;
+			s->parent = ingress ? MQTX_H_INGRESS : MQTX_H_ROOT;
 		}
 	}
 	return MQTX_TC_EXIT_OK;
 }
+
+/* The words of class show that take a value (dev is the caller's). */
+static const struct tc_opt cshow_opts[] = {
+	{ "qdisc", parse_handle_once, SHOW(handle), .hint = "invalid qdisc ID" },
+	{ "classid", parse_classid_then_once, SHOW(classid), .hint = "invalid class ID" },
+	{ "parent", mqtx__tc_opt_classid, SHOW(parent), .hint = "invalid parent ID" },
+};
 
 /* The words of "class show" as tc_class_list() reads them. */
 static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **devname)
 {
 	for (int i = 0; i < a->argc; i++) {
 		const char *w = a->argv[i];
-		uint32_t v;
+		const struct tc_opt *o = mqtx__tc_opt_find(cshow_opts, ARRAY_SIZE(cshow_opts), w);
+		int rc;
 
 		if (mqtx__tc_matches(w, "help") && strcmp(w, "dev")) {
 			mqtx_buf_printf(a->err, "%s", mqtx__class_usage);
@@ -647,35 +672,24 @@ static int class_words(struct mqtx_ctl_call *a, struct show *s, const char **dev
 			s->parent = MQTX_H_ROOT;
 			continue;
 		}
-		if (strcmp(w, "dev") && strcmp(w, "qdisc") && strcmp(w, "classid") &&
-		    strcmp(w, "parent")) {
-			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
-			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
-		}
-		if (!strcmp(w, "parent") && s->parent)
-			return mqtx__ctl_duparg(a->err, w, w);
-		if (++i >= a->argc)
-			return mqtx__ctl_incomplete(a->err);
 		if (!strcmp(w, "dev")) {
+			if (++i >= a->argc)
+				return mqtx__ctl_incomplete(a->err);
 			if (*devname)
 				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
 			*devname = a->argv[i];
-		} else if (!strcmp(w, "qdisc")) {
-			if (s->handle)
-				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
-			if (mqtx__handle_parse(a->argv[i], &s->handle))
-				return mqtx__ctl_invarg(a->err, a->argv[i], "invalid qdisc ID");
-		} else if (mqtx__classid_parse(a->argv[i], &v)) {
-			return mqtx__ctl_invarg(a->err, a->argv[i],
-						w[0] == 'c' ? "invalid class ID"
-							    : "invalid parent ID");
-		} else if (w[0] == 'c') {
-			if (s->classid)
-				return mqtx__ctl_duparg(a->err, w, a->argv[i]);
-			s->classid = v;
-		} else {
-			s->parent = v;
+			continue;
 		}
+		if (!o) {
+			mqtx_buf_printf(a->err, "What is \"%s\"? Try \"mqtx class help\".\n", w);
+			return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+		}
+		/* tc refuses a second parent before it looks for the value */
+		if (!strcmp(w, "parent") && s->parent)
+			return mqtx__ctl_duparg(a->err, w, w);
+		rc = mqtx__ctl_opt_value(a->err, o, a->argc, a->argv, &i, s);
+		if (rc)
+			return rc;
 	}
 	return MQTX_TC_EXIT_OK;
 }

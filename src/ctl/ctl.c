@@ -164,28 +164,35 @@ static int cmd_help(const struct mqtx_ctl_call *c, void *arg)
 	return MQTX_TC_EXIT_OK;
 }
 
-/* Leading options as tc takes them: -s[tatistics], -j[son], -d[etails]. */
+/* Leading options as tc takes them, each by tc's matches() from @min letters. */
+static const struct {
+	const char *word;
+	size_t min;
+	unsigned flag;
+} ctl_options[] = {
+	{ "statistics", 1, MQTX_CTL_F_STATS },
+	{ "json", 1, MQTX_CTL_F_JSON },
+	{ "details", 1, MQTX_CTL_F_DETAILS },
+	{ "brief", 2, MQTX_CTL_F_BRIEF },
+	{ "pretty", 1, 0 }, /* tc's -p[retty]: the tool indents JSON; text is printed one way */
+};
+
 static unsigned take_options(int *argc, char ***argv, unsigned flags, bool *bad)
 {
 	while (*argc > 0 && (*argv)[0][0] == '-') {
 		const char *o = (*argv)[0] + 1;
+		size_t k = 0;
 
 		if (*o == '-')
 			o++;
-		if (mqtx__tc_matches(o, "statistics"))
-			flags |= MQTX_CTL_F_STATS;
-		else if (mqtx__tc_matches(o, "json"))
-			flags |= MQTX_CTL_F_JSON;
-		else if (mqtx__tc_matches(o, "details"))
-			flags |= MQTX_CTL_F_DETAILS;
-		else if (strlen(o) >= 2 && mqtx__tc_matches(o, "brief"))
-			flags |= MQTX_CTL_F_BRIEF;
-		else if (mqtx__tc_matches(o, "pretty"))
-			; /* tc's -p[retty]: the tool indents JSON; text is printed one way */
-		else {
+		while (k < ARRAY_SIZE(ctl_options) && (strlen(o) < ctl_options[k].min ||
+						       !mqtx__tc_matches(o, ctl_options[k].word)))
+			k++;
+		if (k == ARRAY_SIZE(ctl_options)) {
 			*bad = true;
 			break;
 		}
+		flags |= ctl_options[k].flag;
 		(*argc)--;
 		(*argv)++;
 	}

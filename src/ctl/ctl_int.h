@@ -79,6 +79,9 @@ int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg);
  *  the verb. */
 int mqtx__ctl_filter_get(const struct mqtx_ctl_call *c, bool chain);
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg);
+/** mqtx__ctl_dev_show() - "dev show" (@stats false) or "dev stats" on the words @argv[0..@argc)
+ *  after the verb (cmd_dev_show.c). Returns an exit code. */
+int mqtx__ctl_dev_show(const struct mqtx_ctl_call *c, int argc, char **argv, bool stats);
 int mqtx__ctl_cmd_hash(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg);
 int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg);
@@ -169,6 +172,15 @@ const char *mqtx__wme_acm_format(uint8_t acm, char *buf);
 int mqtx__ctl_incomplete(struct mqtx_buf *err);
 int mqtx__ctl_invarg(struct mqtx_buf *err, const char *word, const char *why);
 int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val);
+
+/**
+ * mqtx__ctl_opt_value() - the value of row @o, at @argv[*@i + 1], into @base, as tc's command
+ * loops read a keyword's: none is an incomplete command, a second (the row's @given set, or its
+ * parser's -EEXIST) tc's duparg() naming the word and the value, a bad one tc's invarg() with
+ * the row's @hint. *@i moves to the value. Return: 0, or an exit code after the message.
+ */
+int mqtx__ctl_opt_value(struct mqtx_buf *err, const struct tc_opt *o, int argc, char **argv, int *i,
+			void *base);
 
 /**
  * mqtx__ctl_ifname_ok() - whether @name may name a network interface, as iproute2's

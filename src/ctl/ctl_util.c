@@ -53,6 +53,23 @@ int mqtx__ctl_duparg(struct mqtx_buf *err, const char *key, const char *val)
 	return MQTX_TC_EXIT_ABORT;
 }
 
+int mqtx__ctl_opt_value(struct mqtx_buf *err, const struct tc_opt *o, int argc, char **argv, int *i,
+			void *base)
+{
+	const char *v;
+	int rc;
+
+	if (++*i >= argc)
+		return mqtx__ctl_incomplete(err);
+	v = argv[*i];
+	if (mqtx__tc_opt_given(o, base))
+		return mqtx__ctl_duparg(err, o->word, v);
+	rc = mqtx__tc_opt_apply(o, v, base);
+	if (rc == -EEXIST)
+		return mqtx__ctl_duparg(err, o->word, v);
+	return rc ? mqtx__ctl_invarg(err, v, o->hint) : MQTX_TC_EXIT_OK;
+}
+
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
 {
 	struct mqtx_ctl_call a = *c;
@@ -375,44 +392,60 @@ static int parse_hex_key(const char *s, uint8_t *key, size_t n)
 	return 0;
 }
 
+/* The key of "hash ALGO key HEX": its 40 bytes, which are then the key's length. */
+static int parse_hash_key(const char *v, void *field, const struct tc_opt *o)
+{
+	struct mqtx_hash_cfg *h = field;
+
+	(void)o;
+	if (parse_hex_key(v, h->key, sizeof(h->key)))
+		return -EINVAL;
+	h->key_len = sizeof(h->key);
+	return 0;
+}
+
+static const char *const hash_algos[] = { "jhash", "toeplitz", "toeplitz-sym", NULL };
+
+static const struct tc_opt hash_algo = { "hash", mqtx__tc_opt_word,
+					 offsetof(struct mqtx_hash_cfg, algo),
+					 .words = hash_algos };
+
+/* What may follow the algorithm with a value ("l4" takes none). */
+static const struct tc_opt hash_opts[] = {
+	{ "seed", mqtx__tc_opt_u32, offsetof(struct mqtx_hash_cfg, seed) },
+	{ "key", parse_hash_key, 0, .hint = "80 hex digits" },
+};
+
 int mqtx__parse_hash_words(int argc, char **argv, struct mqtx_hash_cfg *h, struct mqtx_buf *err)
 {
-	int i = 1;
-	uint64_t x;
+	int i;
 
 	if (argc < 2) {
 		mqtx_buf_printf(err, "hash: an algorithm is required\n");
 		return -1;
 	}
-	if (!strcmp(argv[1], "jhash"))
-		h->algo = MQTX_HASH_JHASH;
-	else if (!strcmp(argv[1], "toeplitz"))
-		h->algo = MQTX_HASH_TOEPLITZ;
-	else if (!strcmp(argv[1], "toeplitz-sym"))
-		h->algo = MQTX_HASH_TOEPLITZ_SYM;
-	else {
+	if (mqtx__tc_opt_apply(&hash_algo, argv[1], h)) {
 		mqtx_buf_printf(err, "hash: unknown algorithm \"%s\"\n", argv[1]);
 		return -1;
 	}
 	for (i = 2; i < argc; i++) {
+		const struct tc_opt *o =
+			mqtx__tc_opt_find(hash_opts, ARRAY_SIZE(hash_opts), argv[i]);
+
 		if (!strcmp(argv[i], "l4")) {
 			h->l4 = true;
-		} else if (!strcmp(argv[i], "seed") && i + 1 < argc) {
-			if (mqtx__parse_u64(argv[++i], &x) || x > UINT32_MAX) {
-				mqtx_buf_printf(err, "hash: invalid seed \"%s\"\n", argv[i]);
-				return -1;
-			}
-			h->seed = (uint32_t)x;
-		} else if (!strcmp(argv[i], "key") && i + 1 < argc) {
-			if (parse_hex_key(argv[++i], h->key, sizeof(h->key))) {
-				mqtx_buf_printf(err, "hash: invalid key \"%s\" (80 hex digits)\n",
-						argv[i]);
-				return -1;
-			}
-			h->key_len = sizeof(h->key);
-		} else {
-			break;
+			continue;
 		}
+		if (!o || i + 1 >= argc)
+			break;
+		if (!mqtx__tc_opt_apply(o, argv[++i], h))
+			continue;
+		if (o->hint)
+			mqtx_buf_printf(err, "hash: invalid %s \"%s\" (%s)\n", o->word, argv[i],
+					o->hint);
+		else
+			mqtx_buf_printf(err, "hash: invalid %s \"%s\"\n", o->word, argv[i]);
+		return -1;
 	}
 	return i;
 }

@@ -29,43 +29,62 @@ struct whatif_args {
 	unsigned nconfigs, flows;
 };
 
+/* A configuration more, up to WHATIF_CONFIGS_MAX (-ENOSPC). */
+static int parse_config(const char *v, void *field, const struct tc_opt *o)
+{
+	struct whatif_args *a = field;
+
+	(void)o;
+	if (a->nconfigs == WHATIF_CONFIGS_MAX)
+		return -ENOSPC;
+	a->configs[a->nconfigs++] = v;
+	return 0;
+}
+
+/* The number of flows, once (-EEXIST). */
+static int parse_flows(const char *v, void *field, const struct tc_opt *o)
+{
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	return mqtx__tc_opt_u32(v, field, o);
+}
+
+#define ARG(m) offsetof(struct whatif_args, m)
+
+static const struct tc_opt whatif_opts[] = {
+	{ "config", parse_config, 0 },
+	{ "dev", mqtx__tc_opt_str_once, ARG(dev) },
+	{ "flows", parse_flows, ARG(flows), .min = 1, .max = MQTX_WHATIF_FLOWS_MAX },
+	{ "plot", mqtx__tc_opt_str_once, ARG(plot) },
+};
+
 /* The words after "whatif CAPTURE". Returns an exit code. */
 static int parse_words(int argc, char **argv, struct whatif_args *a, struct mqtx_buf *err)
 {
 	for (int i = 0; i < argc; i += 2) {
 		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
+		const struct tc_opt *o = mqtx__tc_opt_find(whatif_opts, ARRAY_SIZE(whatif_opts), w);
+		int rc;
 
-		if (strcmp(w, "config") && strcmp(w, "dev") && strcmp(w, "flows") &&
-		    strcmp(w, "plot")) {
+		if (!o) {
 			mqtx_buf_printf(err, "whatif: what is \"%s\"? Try \"mqtx whatif help\".\n",
 					w);
 			return MQTX_CTL_EPARSE;
 		}
 		if (!v)
 			return mqtx__ctl_incomplete(err);
-		if (!strcmp(w, "config")) {
-			if (a->nconfigs == WHATIF_CONFIGS_MAX) {
-				mqtx_buf_printf(err, "whatif: config \"%s\": at most %u configs\n",
-						v, WHATIF_CONFIGS_MAX);
-				return MQTX_CTL_EPARSE;
-			}
-			a->configs[a->nconfigs++] = v;
-		} else if (!strcmp(w, "flows")) {
-			if (a->flows)
-				return mqtx__ctl_duparg(err, w, v);
-			if (mqtx__parse_u64(v, &x) || !x || x > MQTX_WHATIF_FLOWS_MAX) {
-				mqtx_buf_printf(err, "whatif: invalid flows \"%s\" (1..%u)\n", v,
-						MQTX_WHATIF_FLOWS_MAX);
-				return MQTX_CTL_EPARSE;
-			}
-			a->flows = (unsigned)x;
-		} else {
-			const char **dst = !strcmp(w, "dev") ? &a->dev : &a->plot;
-
-			if (*dst)
-				return mqtx__ctl_duparg(err, w, v);
-			*dst = v;
+		rc = mqtx__tc_opt_apply(o, v, a);
+		if (rc == -EEXIST)
+			return mqtx__ctl_duparg(err, w, v);
+		if (rc == -ENOSPC) {
+			mqtx_buf_printf(err, "whatif: config \"%s\": at most %u configs\n", v,
+					WHATIF_CONFIGS_MAX);
+			return MQTX_CTL_EPARSE;
+		}
+		if (rc) {
+			mqtx_buf_printf(err, "whatif: invalid %s \"%s\" (%llu..%llu)\n", w, v,
+					(unsigned long long)o->min, (unsigned long long)o->max);
+			return MQTX_CTL_EPARSE;
 		}
 	}
 	if (!a->nconfigs) {

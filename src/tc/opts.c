@@ -28,6 +28,11 @@ int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base)
 	return 0;
 }
 
+bool mqtx__tc_opt_given(const struct tc_opt *o, const void *base)
+{
+	return o->given && *(const bool *)((const char *)base + o->given - 1);
+}
+
 int mqtx__tc_opt_str(const char *v, void *field, const struct tc_opt *o)
 {
 	(void)o;
@@ -104,6 +109,20 @@ int mqtx__tc_opt_classid(const char *v, void *field, const struct tc_opt *o)
 {
 	(void)o;
 	return mqtx__classid_parse(v, field);
+}
+
+int mqtx__tc_opt_str_once(const char *v, void *field, const struct tc_opt *o)
+{
+	if (*(const char **)field)
+		return -EEXIST;
+	return mqtx__tc_opt_str(v, field, o);
+}
+
+int mqtx__tc_opt_classid_once(const char *v, void *field, const struct tc_opt *o)
+{
+	if (*(uint32_t *)field)
+		return -EEXIST;
+	return mqtx__tc_opt_classid(v, field, o);
 }
 
 int mqtx__tc_opt_endpoint(const char *v, void *field, const struct tc_opt *o)

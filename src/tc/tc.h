@@ -117,6 +117,9 @@ const struct tc_opt *mqtx__tc_opt_find(const struct tc_opt *t, size_t n, const c
  */
 int mqtx__tc_opt_apply(const struct tc_opt *o, const char *v, void *base);
 
+/** mqtx__tc_opt_given() - whether row @o's @given bool of @base is set (an option given). */
+bool mqtx__tc_opt_given(const struct tc_opt *o, const void *base);
+
 /* The value parsers of the tables: the word itself (const char *); numbers (mqtx__parse_u64())
  * within [min, max] into an int, a uint8_t, a uint32_t or a uint64_t; numbers of
  * mqtx_tc_parse_u32_dec() (decimal), of mqtx_tc_parse_u32() (base 0) and of tc's get_u32()
@@ -129,6 +132,10 @@ tc_opt_fn mqtx__tc_opt_str, mqtx__tc_opt_int, mqtx__tc_opt_u8, mqtx__tc_opt_u32,
 	mqtx__tc_opt_dec, mqtx__tc_opt_unsigned, mqtx__tc_opt_tc_u32, mqtx__tc_opt_classid,
 	mqtx__tc_opt_ignore, mqtx__tc_opt_time, mqtx__tc_opt_rate_bits, mqtx__tc_opt_mac,
 	mqtx__tc_opt_onoff, mqtx__tc_opt_word;
+
+/* A value a command takes once, as tc's duparg() checks: the word (into a const char *) or a
+ * class id (into a uint32_t), -EEXIST when the field holds one already (not NULL, not 0). */
+tc_opt_fn mqtx__tc_opt_str_once, mqtx__tc_opt_classid_once;
 
 /* An address with a port maybe, as "hash" and "filter test" take them. */
 struct tc_endpoint {
