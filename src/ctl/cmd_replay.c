@@ -288,7 +288,7 @@ static int read_capture(const struct mqtx_ctl_call *c, struct mqtx_replay_cfg *c
 		if (fd >= 0)
 			close(fd);
 		mqtx_buf_printf(c->err, "replay: %s: %s\n", cfg->path, msg);
-		return MQTX_TC_EXIT_PARSE;
+		return cfg->records == -ENOMEM ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_PARSE;
 	}
 	cfg->fd = fd;
 	return 0;

@@ -95,7 +95,8 @@ int mqtx__replay_check_file(int fd, char *msg, size_t msglen);
  * file (mqtx__replay_check_file()), its records intact and its link
  * type Ethernet or Linux cooked (SLL, SLL2). @msg receives "record N: what" (or what else is
  * wrong) on failure.
- * Return: the number of records that hold a frame (see mqtx__cooked_len()), or -EINVAL.
+ * Return: the number of records that hold a frame (see mqtx__cooked_len()), -EINVAL, or -ENOMEM
+ * (@msg "out of memory").
  */
 long mqtx__replay_check(int fd, char *msg, size_t msglen);
 

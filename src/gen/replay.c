@@ -77,8 +77,12 @@ int mqtx__replay_reader(int fd, struct mqtx_replay_reader *r, char *msg, size_t 
 	}
 	__fsetlocking(f, FSETLOCKING_BYCALLER); /* one thread reads it: no lock per fread */
 	r->buf = mqtx__alloc(REPLAY_READ_BUF);
-	if (r->buf)
-		setvbuf(f, r->buf, _IOFBF, REPLAY_READ_BUF); /* else stdio's own, smaller */
+	if (!r->buf) {
+		fclose(f);
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	setvbuf(f, r->buf, _IOFBF, REPLAY_READ_BUF);
 	r->p = pcap_fopen_offline(f, ebuf);
 	if (!r->p) {
 		fclose(f);
@@ -139,8 +143,9 @@ long mqtx__replay_check(int fd, char *msg, size_t msglen)
 
 	if (mqtx__replay_check_file(fd, msg, msglen))
 		return -EINVAL;
-	if (mqtx__replay_reader(fd, &r, msg, msglen))
-		return -EINVAL;
+	rc = mqtx__replay_reader(fd, &r, msg, msglen);
+	if (rc)
+		return rc;
 	p = r.p;
 	/* libpcap reports a cut record or an impossible length as an error (-1); count from 1
 	 * as tcpdump and wireshark number records. */

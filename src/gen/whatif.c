@@ -288,8 +288,9 @@ static int stream(struct run *w, int fd, char *msg, size_t msglen)
 	bool nano;
 	int dlt, rc, err = 0;
 
-	if (mqtx__replay_reader(fd, &r, msg, msglen))
-		return -EINVAL;
+	rc = mqtx__replay_reader(fd, &r, msg, msglen);
+	if (rc)
+		return rc;
 	p = r.p;
 	nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
 	dlt = pcap_datalink(p);

@@ -21,7 +21,7 @@ struct mqtx_replay_reader {
 /**
  * mqtx__replay_reader() - @r reads the capture @fd from its start (a duplicate of @fd);
  * only Ethernet and Linux cooked link types. @msg gets why on failure.
- * Return: 0 (close it with mqtx__replay_close()), or -EINVAL.
+ * Return: 0 (close it with mqtx__replay_close()), -EINVAL, or -ENOMEM (its buffer).
  */
 int mqtx__replay_reader(int fd, struct mqtx_replay_reader *r, char *msg, size_t msglen);
 /** mqtx__replay_close() - the reader, its descriptor and its buffer go. */

@@ -287,9 +287,10 @@ int mqtx__whatif_scan(int fd, unsigned nflows, struct mqtx_whatif_capture **out,
 
 	if (!c)
 		return -ENOMEM;
-	if (mqtx__replay_reader(fd, &r, msg, msglen)) {
+	rc = mqtx__replay_reader(fd, &r, msg, msglen);
+	if (rc) {
 		mqtx__free(c);
-		return -EINVAL;
+		return rc;
 	}
 	rc = tab_grow(&t) ?: scan_records(r.p, &t, c, msg, msglen);
 	mqtx__replay_close(&r);
