@@ -59,7 +59,7 @@ static bool replayable(int dlt)
 
 /* A reader of the capture from its start. It reads a duplicate of @fd, which pcap_close() closes,
  * so that @fd stays open for the next pass. libpcap reads record by record; under it a buffer of
- * REPLAY_READ_BUF makes that a read(2) per megabyte, not per 4 KiB (a system call costs a
+ * REPLAY_READ_BUF makes that a read(2) per 256 KiB, not per 4 KiB (a system call costs a
  * microsecond or two in a VM, as much as a frame's whole path in a what-if run). */
 int mqtx__replay_reader(int fd, struct mqtx_replay_reader *r, char *msg, size_t msglen)
 {

@@ -10,7 +10,7 @@
 #include <mqtx/dev.h>
 
 /* Bytes of the buffer under a capture's reader. */
-#define REPLAY_READ_BUF (1u << 20)
+#define REPLAY_READ_BUF (256u << 10)
 
 /** struct mqtx_replay_reader - libpcap's reader of a capture and the buffer under it. */
 struct mqtx_replay_reader {
