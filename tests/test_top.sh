@@ -9,7 +9,7 @@ SLOW=${MQTX_TEST_SLOW:-1} # the bound of every wait, stretched as tests/lib.sh s
 : "${MQTX:?}" "${MQTXD:?}"
 T=$(mktemp -d /tmp/mqtx-top-test.XXXXXX)
 S=$T/mqtx.sock
-TM="tmux -L mqtx-top-$$"
+TM="tmux -S $T/tmux.sock" # its socket goes with $T
 fails=0
 cleanup() {
 	$TM kill-server 2>/dev/null
@@ -80,7 +80,7 @@ cmp -s "$T/screen1" "$T/screen2" && fail "the screen did not change between refr
 	ok "the view refreshes"
 $TM kill-server 2>/dev/null
 # A server of its own: a new session on a server that is still exiting can fail.
-TM="tmux -L mqtx-top-small-$$"
+TM="tmux -S $T/tmux-small.sock"
 
 # 80x24 with 40 queues: every row fits (a wrapped row would show as a line of its own), the
 # header stays on top, the queues that do not fit are counted; q quits.
