@@ -236,6 +236,15 @@ int mqtx__tcf_act_options(struct tcf_parse *ps, struct tcf_act_params *pa)
 	}
 	return 0;
 }
+/* An action that did not parse: out of memory or a refusal stands; anything else is tc's
+ * parse_action() failure at word @at of kind @kind. */
+static int action_failed(struct tcf_parse *ps, int err, int at, const char *kind)
+{
+	if (err == -ENOMEM || ps->exit == MQTX_TC_EXIT_REFUSED)
+		return err;
+	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
+	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "parse_action: bad value (%d:%s)!", at, kind);
+}
 
 int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
 {
@@ -277,13 +286,8 @@ int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
 			mqtx__free(rq->acts);
 			rq->acts = v;
 		}
-		if (err) {
-			if (err == -ENOMEM || ps->exit == MQTX_TC_EXIT_REFUSED)
-				return err;
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					      "parse_action: bad value (%d:%s)!", at, kind);
-		}
+		if (err)
+			return action_failed(ps, err, at, kind);
 	}
 	if (expect)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
@@ -324,13 +328,8 @@ int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 			if (err)
 				mqtx__tcf_act_put(a, true);
 		}
-		if (err) {
-			if (err == -ENOMEM || ps->exit == MQTX_TC_EXIT_REFUSED)
-				return err;
-			mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action parsing");
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					      "parse_action: bad value (%d:%s)!", at, kind);
-		}
+		if (err)
+			return action_failed(ps, err, at, kind);
 	}
 	if (expect)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
