@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mqtx/flow.h>
+
 #include "base/rcu.h"
 #include "core/core.h"
 #include "cls/cls_int.h"
@@ -24,6 +26,16 @@ uint16_t mqtx__tcf_frame_proto(const struct mqtx_pkt *pkt)
 	if (pkt->len < 14)
 		return 0;
 	return (uint16_t)(pkt->data[12] << 8 | pkt->data[13]);
+}
+
+void mqtx__tcf_locate(struct tcf_pkt *pk)
+{
+	struct mqtx_flow_keys fk;
+
+	mqtx_flow_dissect(pk->pkt->data, pk->pkt->len, &fk);
+	pk->l3 = fk.l3_off ? fk.l3_off : 14;
+	pk->l4 = fk.l4_off;
+	pk->located = true;
 }
 
 /*

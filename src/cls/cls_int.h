@@ -284,6 +284,10 @@ struct tcf_pkt {
 	struct fl_key key;
 };
 
+/* classify.c: @pk's network and transport header offsets (@l3, @l4), as the flow dissector
+ * finds them (l3 14 when it finds none); @located set. */
+void mqtx__tcf_locate(struct tcf_pkt *pk);
+
 /* An action changed the frame's headers: what the classifiers read of it is read again, and
  * the protocol is the frame's outer ethertype now (mqtx's frames carry their VLAN tags in the
  * payload, so a pushed tag is what the next filter sees). */

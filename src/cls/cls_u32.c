@@ -15,7 +15,6 @@
 #include <stdlib.h>
 
 #include <mqtx/dev.h>
-#include <mqtx/flow.h>
 
 #include "cls/kinds.h"
 #include "cls/u32.h"
@@ -48,16 +47,6 @@ struct u32_index {
 };
 
 /* ---- data path ---- */
-
-static void locate(struct tcf_pkt *pk)
-{
-	struct mqtx_flow_keys fk;
-
-	mqtx_flow_dissect(pk->pkt->data, pk->pkt->len, &fk);
-	pk->l3 = fk.l3_off ? fk.l3_off : 14;
-	pk->l4 = fk.l4_off;
-	pk->located = true;
-}
 
 /* skb_header_pointer_careful(): @n bytes at @off of the frame, or false past either end. */
 static inline bool peek(const struct mqtx_pkt *pkt, int off, void *to, unsigned n)
@@ -159,7 +148,7 @@ static int u32_classify(const struct tcf_proto *tp, struct tcf_pkt *pk, struct m
 	uint32_t w;
 
 	if (!pk->located)
-		locate(pk);
+		mqtx__tcf_locate(pk);
 	off = pk->l3;
 	ht = x->root;
 	if (!ht)

@@ -15,7 +15,6 @@
 #include <strings.h>
 
 #include <mqtx/dev.h>
-#include <mqtx/flow.h>
 
 #include "cls/em_int.h"
 
@@ -27,22 +26,12 @@ static const char *const op_names[] = { "eq", "gt", "lt" };
 
 /* ---- the packet's layers (tcf_get_base_ptr()) ---- */
 
-static void locate(struct tcf_pkt *pk)
-{
-	struct mqtx_flow_keys fk;
-
-	mqtx_flow_dissect(pk->pkt->data, pk->pkt->len, &fk);
-	pk->l3 = fk.l3_off ? fk.l3_off : 14;
-	pk->l4 = fk.l4_off;
-	pk->located = true;
-}
-
 static long layer_base(struct tcf_pkt *pk, unsigned layer)
 {
 	if (!layer)
 		return 0;
 	if (!pk->located)
-		locate(pk);
+		mqtx__tcf_locate(pk);
 	return layer == 1 || !pk->l4 ? pk->l3 : pk->l4;
 }
 
