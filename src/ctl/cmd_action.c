@@ -266,12 +266,10 @@ static int may_change(const struct mqtx_ctl_call *a, const char *verb)
 
 int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = *c, *a = &call;
+	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
 	int i = 0, rc = MQTX_TC_EXIT_OK;
 
 	(void)arg;
-	a->argc--;
-	a->argv++;
 	while (!rc && i < a->argc) {
 		const char *verb = a->argv[i];
 

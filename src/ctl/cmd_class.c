@@ -173,14 +173,10 @@ static int class_modify(struct mqtx_ctl_call *a, unsigned flags, bool del)
 
 int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
-	const char *verb = a->argc ? a->argv[0] : "show";
+	const char *verb;
+	struct mqtx_ctl_call call = mqtx__ctl_after_verb(c, "show", &verb), *a = &call;
 
 	(void)arg;
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
 	/* tc's do_class() order */
 	if (mqtx__tc_matches(verb, "add"))
 		return class_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
@@ -193,10 +189,5 @@ int mqtx__ctl_cmd_class(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
 	    mqtx__tc_matches(verb, "lst"))
 		return mqtx__ctl_show(a, true);
-	if (mqtx__tc_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "%s", mqtx__class_usage);
-		return MQTX_TC_EXIT_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx class help\".\n", verb);
-	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+	return mqtx__ctl_verb_other(a, "class", verb, mqtx__class_usage);
 }

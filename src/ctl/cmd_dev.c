@@ -637,25 +637,24 @@ static int dev_del(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 {
-	const char *verb = c->argc > 1 ? c->argv[1] : "show";
-	int n = c->argc > 2 ? c->argc - 2 : 0;
-	char **rest = c->argv + 2;
+	const char *verb;
+	const struct mqtx_ctl_call w = mqtx__ctl_after_verb(c, "show", &verb);
 
 	(void)arg;
-	if (!strcmp(verb, "help") || (c->argc > 2 && !strcmp(c->argv[c->argc - 1], "help"))) {
+	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
 		dev_usage(c->out);
 		return MQTX_TC_EXIT_OK;
 	}
 	if (!strcmp(verb, "add"))
-		return dev_add(c, n, rest);
+		return dev_add(c, w.argc, w.argv);
 	if (!strcmp(verb, "set"))
-		return dev_set(c, n, rest);
+		return dev_set(c, w.argc, w.argv);
 	if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
-		return dev_del(c, n, rest);
+		return dev_del(c, w.argc, w.argv);
 	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
-		return mqtx__ctl_dev_show(c, n, rest, false);
+		return mqtx__ctl_dev_show(c, w.argc, w.argv, false);
 	if (!strcmp(verb, "stats"))
-		return mqtx__ctl_dev_show(c, n, rest, true);
+		return mqtx__ctl_dev_show(c, w.argc, w.argv, true);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
 	return MQTX_TC_EXIT_PARSE;
 }

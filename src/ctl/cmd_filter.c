@@ -469,17 +469,10 @@ int mqtx__ctl_filter_get(const struct mqtx_ctl_call *a, bool chain)
 
 int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = *c, *a = &call;
 	const char *verb;
+	struct mqtx_ctl_call call = mqtx__ctl_after_verb(c, "show", &verb), *a = &call;
 
 	(void)arg;
-	a->argc--;
-	a->argv++;
-	verb = a->argc ? a->argv[0] : "show";
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
 	if (mqtx__tc_matches(verb, "add"))
 		return modify(a, MQTX_TCF_ADD);
 	if (mqtx__tc_matches(verb, "change"))
@@ -495,12 +488,7 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 		return mqtx__ctl_filter_get(a, false);
 	if (!strcmp(verb, "test"))
 		return mqtx__ctl_filter_test(a);
-	if (mqtx__tc_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "%s", FILTER_USAGE);
-		return MQTX_TC_EXIT_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx filter help\".\n", verb);
-	return MQTX_TC_EXIT_ABORT;
+	return mqtx__ctl_verb_other(a, "filter", verb, FILTER_USAGE);
 }
 
 #define CHAIN_USAGE                                                                               \
@@ -512,26 +500,14 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 
 int mqtx__ctl_cmd_chain(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = *c, *a = &call;
 	const char *verb;
+	struct mqtx_ctl_call call = mqtx__ctl_after_verb(c, "show", &verb), *a = &call;
 
 	(void)arg;
-	a->argc--;
-	a->argv++;
-	verb = a->argc ? a->argv[0] : "show";
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
 	if (mqtx__tc_matches(verb, "get"))
 		return mqtx__ctl_filter_get(a, true);
 	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
 	    mqtx__tc_matches(verb, "lst"))
 		return show(a, true);
-	if (mqtx__tc_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "%s", CHAIN_USAGE);
-		return MQTX_TC_EXIT_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx chain help\".\n", verb);
-	return MQTX_TC_EXIT_ABORT;
+	return mqtx__ctl_verb_other(a, "chain", verb, CHAIN_USAGE);
 }

@@ -728,14 +728,10 @@ int mqtx__ctl_show(struct mqtx_ctl_call *a, bool classes)
 
 int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 {
-	struct mqtx_ctl_call call = mqtx__ctl_after_name(c), *a = &call;
-	const char *verb = a->argc ? a->argv[0] : "show";
+	const char *verb;
+	struct mqtx_ctl_call call = mqtx__ctl_after_verb(c, "show", &verb), *a = &call;
 
 	(void)arg;
-	if (a->argc) {
-		a->argc--;
-		a->argv++;
-	}
 	if (mqtx__tc_matches(verb, "add"))
 		return qdisc_modify(a, MQTX_QREQ_CREATE | MQTX_QREQ_EXCL, false);
 	if (mqtx__tc_matches(verb, "change"))
@@ -750,10 +746,5 @@ int mqtx__ctl_cmd_qdisc(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__tc_matches(verb, "list") || mqtx__tc_matches(verb, "show") ||
 	    mqtx__tc_matches(verb, "lst"))
 		return mqtx__ctl_show(a, false);
-	if (mqtx__tc_matches(verb, "help")) {
-		mqtx_buf_printf(a->out, "%s", qdisc_usage);
-		return MQTX_TC_EXIT_OK;
-	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx qdisc help\".\n", verb);
-	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+	return mqtx__ctl_verb_other(a, "qdisc", verb, qdisc_usage);
 }

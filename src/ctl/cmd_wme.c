@@ -423,15 +423,16 @@ static int wme_classify(const struct mqtx_ctl_call *c, int argc, char **argv)
 
 int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
 {
-	const char *verb = c->argc > 1 ? c->argv[1] : "help";
+	const char *verb;
+	const struct mqtx_ctl_call w = mqtx__ctl_after_verb(c, "help", &verb);
 
 	(void)arg;
-	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
+	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
 		wme_usage(c->out);
 		return MQTX_TC_EXIT_OK;
 	}
 	if (mqtx__tc_matches(verb, "classify"))
-		return wme_classify(c, c->argc - 2, c->argv + 2);
+		return wme_classify(c, w.argc, w.argv);
 	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
 	return MQTX_TC_EXIT_PARSE;
 }

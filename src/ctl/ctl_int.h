@@ -199,6 +199,21 @@ int mqtx__ctl_ifname_check(struct mqtx_buf *err, const char *key, const char *na
 /** mqtx__ctl_after_name() - @c without the object's name: the words tc's do_OBJECT() sees. */
 struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c);
 
+/**
+ * mqtx__ctl_after_verb() - @c without the object's name and the verb after it: the words the
+ * verb's handler sees. *@verb is the verb, @none where the call ends at the object's name.
+ */
+struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const char *none,
+					  const char **verb);
+
+/**
+ * mqtx__ctl_verb_other() - what tc's do_OBJECT() does with a @verb none of the object's
+ * handlers took: "help" (or a prefix of it) prints @usage; any other word is unknown ("Command
+ * ... is unknown, try "mqtx @object help"."), MQTX_TC_EXIT_ABORT as tc's -1.
+ */
+int mqtx__ctl_verb_other(const struct mqtx_ctl_call *a, const char *object, const char *verb,
+			 const char *usage);
+
 /** mqtx__ctl_find_dev() - the device @name of @ctl, or NULL (no message). */
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name);
 

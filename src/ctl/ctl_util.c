@@ -79,6 +79,30 @@ struct mqtx_ctl_call mqtx__ctl_after_name(const struct mqtx_ctl_call *c)
 	return a;
 }
 
+struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const char *none,
+					  const char **verb)
+{
+	struct mqtx_ctl_call a = mqtx__ctl_after_name(c);
+
+	*verb = a.argc ? a.argv[0] : none;
+	if (a.argc) {
+		a.argc--;
+		a.argv++;
+	}
+	return a;
+}
+
+int mqtx__ctl_verb_other(const struct mqtx_ctl_call *a, const char *object, const char *verb,
+			 const char *usage)
+{
+	if (mqtx__tc_matches(verb, "help")) {
+		mqtx_buf_printf(a->out, "%s", usage);
+		return MQTX_TC_EXIT_OK;
+	}
+	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb, object);
+	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+}
+
 /* ---- the context's devices and watches ---- */
 
 struct mqtx_dev *mqtx__ctl_find_dev(struct mqtx_ctl *ctl, const char *name)
