@@ -182,28 +182,40 @@ static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, bool invi
 	return 0;
 }
 
+/*
+ * Call @fn on each qdisc of @s->dev's tree (@invisible: the invisible ones too) in the order a
+ * dump lists them: the root, then those below it in Linux's hash order (struct qorder). The
+ * caller holds the device's config lock. Returns 0, or -ENOMEM when the list could not be ordered (@fn not called).
+ */
+static int walk_qdiscs(struct show *s, bool invisible,
+		       void (*fn)(struct show *s, struct mqtx_qdisc *q))
+{
+	struct mqtx_qdisc *root = mqtx__qtree_root(s->dev);
+	struct qorder o;
+	int err;
+
+	if (!root)
+		return 0;
+	err = qorder_build(s->dev, root, invisible, &o);
+	if (err)
+		return err;
+	fn(s, root);
+	for (unsigned i = 0; i < o.n; i++)
+		fn(s, o.v[i]);
+	mqtx__free(o.v);
+	return 0;
+}
+
 /* Returns 0, or -ENOMEM when the list could not be ordered (nothing printed). */
 static int show_dev_qdiscs(struct show *s)
 {
-	struct mqtx_qdisc *root;
-	struct qorder o;
-	int err = 0;
+	int err;
 
 	mqtx_dev_config_lock(s->dev);
-	root = mqtx__qtree_root(s->dev);
-	if (root) {
-		err = qorder_build(s->dev, root, s->invisible, &o);
-		if (err)
-			goto unlock;
-		print_qdisc(s, root);
-		for (unsigned i = 0; i < o.n; i++)
-			print_qdisc(s, o.v[i]);
-		mqtx__free(o.v);
-	}
+	err = walk_qdiscs(s, s->invisible, print_qdisc);
 	/* Never brought up, or its root deleted while down: Linux's noop, which no dump lists. */
-	if (s->dev->rxq.qdisc)
+	if (!err && s->dev->rxq.qdisc)
 		print_qdisc(s, s->dev->rxq.qdisc);
-unlock:
 	mqtx_dev_config_unlock(s->dev);
 	return err;
 }
@@ -266,18 +278,10 @@ static void qdisc_classes(struct show *s, struct mqtx_qdisc *q)
 /* Returns 0, or -ENOMEM when the list could not be ordered (nothing printed). */
 static int show_dev_classes(struct show *s)
 {
-	struct mqtx_qdisc *root;
-	struct qorder o;
-	int err = 0;
+	int err;
 
 	mqtx_dev_config_lock(s->dev);
-	root = mqtx__qtree_root(s->dev);
-	if (root && !(err = qorder_build(s->dev, root, false, &o))) {
-		qdisc_classes(s, root);
-		for (unsigned i = 0; i < o.n; i++)
-			qdisc_classes(s, o.v[i]);
-		mqtx__free(o.v);
-	}
+	err = walk_qdiscs(s, false, qdisc_classes);
 	mqtx_dev_config_unlock(s->dev);
 	return err;
 }
