@@ -182,28 +182,47 @@ static void verdict_line(struct tc_out *p, int v, const struct mqtx_pkt *pkt)
 			      mqtx_drop_reason_name((enum mqtx_drop_reason)pkt->drop_reason));
 }
 
+/* The filter block of qdisc @q, when its kind has one. */
+static struct mqtx_tcf_block *qdisc_block(struct mqtx_qdisc *q)
+{
+	struct mqtx_extack ack;
+
+	if (!q->ops->cl_ops || !q->ops->cl_ops->tcf_block)
+		return NULL;
+	return q->ops->cl_ops->tcf_block(q, 0, &ack);
+}
+
+/* Run the filters of @q's block @b on @pkt, their hits in @p's array @key, each named after
+ * @q ("qdisc prio 40" and the hits' colon). Returns their verdict, their result in @res. */
+static int qdisc_block_test(struct mqtx_dev *dev, struct mqtx_qdisc *q, struct mqtx_tcf_block *b,
+			    const char *key, struct mqtx_pkt *pkt, struct mqtx_tcf_result *res,
+			    struct tc_out *p)
+{
+	char what[64], h[16];
+	int v;
+
+	mqtx__classid_fmt(q->handle, h, sizeof(h));
+	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
+	mqtx__out_open_array(p, key);
+	v = mqtx__tcf_test(b, dev, pkt, res, what, p);
+	mqtx__out_close_array(p);
+	return v;
+}
+
 /* The classful qdisc that holds queue @qi's packets, its filters and their class; its
  * filters' verdict (MQTX_ACT_UNSPEC without any). */
 static int qdisc_stage(struct mqtx_dev *dev, uint16_t qi, struct mqtx_pkt *pkt, struct tc_out *p)
 {
 	struct mqtx_qdisc *q = dev->txq[qi].qdisc_sleeping;
 	struct mqtx_tcf_result res;
-	struct mqtx_extack ack;
 	struct mqtx_tcf_block *b;
-	char what[64], h[16];
+	char h[16];
 	int v;
 
-	if (!q || !q->ops->cl_ops || !q->ops->cl_ops->tcf_block || (q->flags & MQTX_QF_INGRESS))
+	if (!q || (q->flags & MQTX_QF_INGRESS) || !(b = qdisc_block(q)))
 		return MQTX_ACT_UNSPEC;
-	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
-	if (!b)
-		return MQTX_ACT_UNSPEC;
+	v = qdisc_block_test(dev, q, b, "qdisc_filters", pkt, &res, p);
 	mqtx__classid_fmt(q->handle, h, sizeof(h));
-	/* "qdisc prio 40" and the hits' colon */
-	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	mqtx__out_open_array(p, "qdisc_filters");
-	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	mqtx__out_close_array(p);
 	mqtx__out_str(p, OUT_ANY, "qdisc", "qdisc %s ", q->ops->id);
 	mqtx__out_str(p, OUT_ANY, "handle", "%s ", h);
 	if (v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN) {
@@ -227,23 +246,14 @@ static int root_stage(struct mqtx_dev *dev, struct mqtx_pkt *pkt, struct tc_out 
 {
 	struct mqtx_qdisc *q = mqtx__qtree_root(dev);
 	struct mqtx_tcf_result res;
-	struct mqtx_extack ack;
 	struct mqtx_tcf_block *b;
-	char what[64], h[16];
 	uint32_t minor;
 	int v;
 
 	if ((pkt->flags & MQTX_PKT_F_QMAP_SET) || !q || !(q->flags & MQTX_QF_MQROOT) ||
-	    !q->ops->cl_ops || !q->ops->cl_ops->tcf_block)
+	    !(b = qdisc_block(q)))
 		return MQTX_ACT_UNSPEC;
-	b = q->ops->cl_ops->tcf_block(q, 0, &ack);
-	if (!b)
-		return MQTX_ACT_UNSPEC;
-	mqtx__classid_fmt(q->handle, h, sizeof(h));
-	snprintf(what, sizeof(what), "qdisc %s %.*s", q->ops->id, (int)strcspn(h, ":"), h);
-	mqtx__out_open_array(p, "root_filters");
-	v = mqtx__tcf_test(b, dev, pkt, &res, what, p);
-	mqtx__out_close_array(p);
+	v = qdisc_block_test(dev, q, b, "root_filters", pkt, &res, p);
 	if (v < 0 || v == MQTX_ACT_SHOT || v == MQTX_ACT_STOLEN)
 		return v;
 	if (MQTX_H_MAJ(res.classid) && MQTX_H_MAJ(res.classid) != MQTX_H_MAJ(q->handle))
