@@ -298,7 +298,91 @@ static int sta_show(const struct mqtx_ctl_call *c, const struct sta_args *a, boo
 	return rc;
 }
 
-/* ---- sta ---- */
+/* ---- the verbs that change a station: sta's and ba's ---- */
+
+/* The library's calls that change a station. */
+enum sta_op { OP_STA_ADD, OP_STA_DEL, OP_STA_SET, OP_BA_START, OP_BA_STOP };
+
+/* A verb that changes a station: the words it must and may have (sta_parse()'s), and the
+ * library's call that does it. */
+struct sta_verb {
+	const char *word, *alias; /* alias: another spelling, or NULL */
+	const char *need, *allow;
+	enum sta_op op;
+};
+
+static int sta_run(enum sta_op op, struct mqtx_dev *dev, const struct sta_args *a,
+		   struct mqtx_extack *ack)
+{
+	switch (op) {
+	case OP_STA_ADD:
+		return mqtx_wme_sta_add(dev, a->addr, a->qos, ack);
+	case OP_STA_DEL:
+		return mqtx_wme_sta_del(dev, a->addr, ack);
+	case OP_STA_SET:
+		return mqtx_wme_sta_set_reserved_tid(dev, a->addr, a->reserved, ack);
+	case OP_BA_START:
+		return mqtx_wme_ba_start(dev, a->addr, a->tid, ack);
+	case OP_BA_STOP:
+		break;
+	}
+	return mqtx_wme_ba_stop(dev, a->addr, a->tid, ack);
+}
+
+/* sta or ba: its usage, the words its show may have, the verbs that change a station. */
+struct sta_object {
+	const char *name;
+	void (*usage)(struct mqtx_buf *b);
+	const char *show_allow;
+	bool ba; /* show lists block-ack sessions */
+	const struct sta_verb *verbs;
+	size_t nverbs;
+};
+
+/* "OBJECT help" (or help last), "OBJECT show", or a verb of @o that changes a station. */
+static int sta_command(const struct mqtx_ctl_call *c, const struct sta_object *o)
+{
+	const char *verb;
+	const struct mqtx_ctl_call w = mqtx__ctl_after_verb(c, "show", &verb);
+	const struct sta_verb *v = NULL;
+	struct mqtx_extack ack = { "" };
+	char what[16], show[16];
+	struct mqtx_dev *dev;
+	struct sta_args a;
+	int rc, err;
+
+	snprintf(what, sizeof(what), "%s %s", o->name, verb);
+	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
+		o->usage(c->out);
+		return MQTX_TC_EXIT_OK;
+	}
+	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
+		snprintf(show, sizeof(show), "%s show", o->name);
+		rc = sta_parse(&a, show, w.argc, w.argv, " ", o->show_allow, c->err);
+		return rc ? rc : sta_show(c, &a, o->ba);
+	}
+	for (size_t i = 0; i < o->nverbs && !v; i++)
+		if (!strcmp(verb, o->verbs[i].word) ||
+		    (o->verbs[i].alias && !strcmp(verb, o->verbs[i].alias)))
+			v = &o->verbs[i];
+	if (!v) {
+		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb,
+				o->name);
+		return MQTX_TC_EXIT_PARSE;
+	}
+	rc = sta_parse(&a, what, w.argc, w.argv, v->need, v->allow, c->err);
+	if (rc)
+		return rc;
+	dev = mqtx_ctl_call_dev(c, a.dev);
+	if (!dev)
+		return MQTX_TC_EXIT_PARSE;
+	if (mqtx__ctl_may_change_dev(c, what, dev))
+		return MQTX_TC_EXIT_REFUSED;
+	err = sta_run(v->op, dev, &a, &ack);
+	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
+}
+
+/* ---- sta and ba ---- */
 
 static void sta_usage(struct mqtx_buf *b)
 {
@@ -310,54 +394,6 @@ static void sta_usage(struct mqtx_buf *b)
 			   "peer has WMM.\n");
 }
 
-int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
-{
-	const char *verb = c->argc > 1 ? c->argv[1] : "show";
-	int n = c->argc > 2 ? c->argc - 2 : 0, rc, err = 0;
-	struct mqtx_extack ack = { "" };
-	char **rest = c->argv + 2, what[16];
-	struct mqtx_dev *dev;
-	struct sta_args a;
-
-	(void)arg;
-	snprintf(what, sizeof(what), "sta %s", verb);
-	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
-		sta_usage(c->out);
-		return MQTX_TC_EXIT_OK;
-	}
-	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
-		rc = sta_parse(&a, "sta show", n, rest, " ", " dev addr ", c->err);
-		return rc ? rc : sta_show(c, &a, false);
-	}
-	if (!strcmp(verb, "add"))
-		rc = sta_parse(&a, what, n, rest, " dev addr ", " qos ", c->err);
-	else if (!strcmp(verb, "del") || !strcmp(verb, "delete"))
-		rc = sta_parse(&a, what, n, rest, " dev addr ", " ", c->err);
-	else if (!strcmp(verb, "set"))
-		rc = sta_parse(&a, what, n, rest, " dev addr reserved-tid ", " ", c->err);
-	else {
-		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx sta help\".\n",
-				verb);
-		return MQTX_TC_EXIT_PARSE;
-	}
-	if (rc)
-		return rc;
-	dev = mqtx_ctl_call_dev(c, a.dev);
-	if (!dev)
-		return MQTX_TC_EXIT_PARSE;
-	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_TC_EXIT_REFUSED;
-	if (verb[0] == 'a')
-		err = mqtx_wme_sta_add(dev, a.addr, a.qos, &ack);
-	else if (verb[0] == 'd')
-		err = mqtx_wme_sta_del(dev, a.addr, &ack);
-	else
-		err = mqtx_wme_sta_set_reserved_tid(dev, a.addr, a.reserved, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
-}
-
-/* ---- ba ---- */
-
 static void ba_usage(struct mqtx_buf *b)
 {
 	mqtx_buf_printf(b, "Usage: mqtx ba { start | stop } dev NAME sta MAC tid TID\n"
@@ -366,40 +402,29 @@ static void ba_usage(struct mqtx_buf *b)
 			   "until then).\n");
 }
 
+static const struct sta_verb sta_verbs[] = {
+	{ "add", NULL, " dev addr ", " qos ", OP_STA_ADD },
+	{ "del", "delete", " dev addr ", " ", OP_STA_DEL },
+	{ "set", NULL, " dev addr reserved-tid ", " ", OP_STA_SET },
+}, ba_verbs[] = {
+	{ "start", NULL, " dev sta tid ", " ", OP_BA_START },
+	{ "stop", NULL, " dev sta tid ", " ", OP_BA_STOP },
+};
+
+static const struct sta_object sta = { "sta", sta_usage, " dev addr ",
+				       false, sta_verbs, ARRAY_SIZE(sta_verbs) };
+static const struct sta_object ba = {
+	"ba", ba_usage, " dev ", true, ba_verbs, ARRAY_SIZE(ba_verbs)
+};
+
+int mqtx__ctl_cmd_sta(const struct mqtx_ctl_call *c, void *arg)
+{
+	(void)arg;
+	return sta_command(c, &sta);
+}
+
 int mqtx__ctl_cmd_ba(const struct mqtx_ctl_call *c, void *arg)
 {
-	const char *verb = c->argc > 1 ? c->argv[1] : "show";
-	int n = c->argc > 2 ? c->argc - 2 : 0, rc, err;
-	struct mqtx_extack ack = { "" };
-	char **rest = c->argv + 2, what[16];
-	struct mqtx_dev *dev;
-	struct sta_args a;
-
 	(void)arg;
-	snprintf(what, sizeof(what), "ba %s", verb);
-	if (!strcmp(verb, "help") || !strcmp(c->argv[c->argc - 1], "help")) {
-		ba_usage(c->out);
-		return MQTX_TC_EXIT_OK;
-	}
-	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls")) {
-		rc = sta_parse(&a, "ba show", n, rest, " ", " dev ", c->err);
-		return rc ? rc : sta_show(c, &a, true);
-	}
-	if (strcmp(verb, "start") && strcmp(verb, "stop")) {
-		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx ba help\".\n", verb);
-		return MQTX_TC_EXIT_PARSE;
-	}
-	rc = sta_parse(&a, what, n, rest, " dev sta tid ", " ", c->err);
-	if (rc)
-		return rc;
-	dev = mqtx_ctl_call_dev(c, a.dev);
-	if (!dev)
-		return MQTX_TC_EXIT_PARSE;
-	if (mqtx__ctl_may_change_dev(c, what, dev))
-		return MQTX_TC_EXIT_REFUSED;
-	if (!strcmp(verb, "start"))
-		err = mqtx_wme_ba_start(dev, a.addr, a.tid, &ack);
-	else
-		err = mqtx_wme_ba_stop(dev, a.addr, a.tid, &ack);
-	return err ? refused(c, what, err, &ack) : MQTX_TC_EXIT_OK;
+	return sta_command(c, &ba);
 }
