@@ -142,6 +142,8 @@ static void test_prio_classid(void **state)
 	assert_int_equal(drops(c.dev, MQTX_DROP_FILTER), 3);
 	cx_ok(&c, "filter show dev eth0");
 	assert_non_null(strstr(c.out, "filter parent 1: protocol ip pref 1 matchall chain 0 \n"));
+	cx_ok(&c, "filter ls dev eth0"); /* tc's do_filter(): a prefix of "lst" lists too */
+	assert_non_null(strstr(c.out, "filter parent 1: protocol ip pref 1 matchall chain 0 \n"));
 	/* filters go on the qdisc, not on a band */
 	cx_rc(&c, 2, "filter add dev eth0 parent 1:1 matchall action drop");
 	assert_non_null(strstr(c.out, "filters go on the qdisc"));

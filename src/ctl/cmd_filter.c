@@ -482,7 +482,7 @@ int mqtx__ctl_cmd_filter(const struct mqtx_ctl_call *c, void *arg)
 	if (mqtx__tc_matches(verb, "delete"))
 		return modify(a, MQTX_TCF_DELETE);
 	if (mqtx__tc_matches(verb, "show") || mqtx__tc_matches(verb, "list") ||
-	    !strcmp(verb, "lst"))
+	    mqtx__tc_matches(verb, "lst"))
 		return show(a, false);
 	if (mqtx__tc_matches(verb, "get"))
 		return mqtx__ctl_filter_get(a, false);
