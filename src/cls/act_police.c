@@ -182,12 +182,8 @@ static int size_cell(const char *s, uint64_t *size)
 	char buf[64], *slash;
 	uint32_t cell;
 
-	if (strlen(s) >= sizeof(buf))
+	if (mqtx__tc_split(s, buf, sizeof(buf), &slash))
 		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
 	if (mqtx_tc_parse_size(buf, size) ||
 	    (slash && (mqtx_tc_parse_u32(slash, &cell) || !cell || (cell & (cell - 1)))))
 		return -EINVAL;

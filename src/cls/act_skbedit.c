@@ -88,13 +88,8 @@ static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 {
 	char buf[32], *slash;
 
-	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
-	strcpy(buf, tcf_word(ps));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if (mqtx__tc_get_u32(buf, &e->mark, 0))
+	if (mqtx__tc_split(tcf_word(ps), buf, sizeof(buf), &slash) ||
+	    mqtx__tc_get_u32(buf, &e->mark, 0))
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	e->mask = 0xFFFFFFFFu;
 	if (slash) {
