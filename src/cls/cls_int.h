@@ -384,6 +384,16 @@ int mqtx__tcf_next(struct tcf_parse *ps);
 int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base);
 /* An action kind's usage() in tc: @usage as the message, exit 255. Returns -EINVAL. */
 int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage);
+/* One of a kind's own words at the current word, with what it takes after it: 0 taken,
+ * ps->i left on the last word it took; 1 not one of its words; or -EINVAL. */
+typedef int tcf_word_fn(void *priv, struct tcf_parse *ps);
+/*
+ * The loop of a tc kind's parser: @fn reads word after word up to the first that is not its
+ * own, "help" (any prefix of it when @help_prefix, as tc's matches(); else the whole word)
+ * prints @usage. Return: how many options @fn took, or -EINVAL.
+ */
+int mqtx__tcf_words(struct tcf_parse *ps, tcf_word_fn *fn, void *priv, bool help_prefix,
+		    const char *usage);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int mqtx__tcf_proto_parse(const char *s, uint16_t *proto);
 const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len);

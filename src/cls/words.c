@@ -92,6 +92,26 @@ int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage)
 	return -EINVAL;
 }
 
+int mqtx__tcf_words(struct tcf_parse *ps, tcf_word_fn *fn, void *priv, bool help_prefix,
+		    const char *usage)
+{
+	const char *w;
+	int n = 0, rc;
+
+	while ((w = tcf_word(ps))) {
+		if (help_prefix ? mqtx__tc_matches(w, "help") : !strcmp(w, "help"))
+			return mqtx__tcf_usage_exit(ps, usage);
+		rc = fn(priv, ps);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			break;
+		ps->i++; /* tc's argc--, argv++ past the option's last word */
+		n++;
+	}
+	return n;
+}
+
 /* ---- protocols (ll_proto_a2n / ll_proto_n2a) ---- */
 
 static const struct {
