@@ -382,6 +382,9 @@ int mqtx__tcf_next(struct tcf_parse *ps);
  * @a->index, past it. 1 when one was read, 0 when the word is another, -EINVAL with tc's
  * "@who Illegal "index"" (@who: the kind's prefix, "" for none). */
 int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base);
+/* A classifier's @parse_handle for a handle that is a number (base 0), with the message of
+ * tc's matchall and basic: "Illegal handle "@s", must be numeric.". */
+int mqtx__tcf_numeric_handle(const char *s, uint32_t *h, struct tcf_parse *ps);
 /* An action kind's usage() in tc: @usage as the message, exit 255. Returns -EINVAL. */
 int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage);
 /* One of a kind's own words at the current word, with what it takes after it: 0 taken,

@@ -85,6 +85,14 @@ int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *
 	return 1;
 }
 
+int mqtx__tcf_numeric_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
+{
+	if (mqtx__tc_get_u32(s, h, 0))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Illegal handle \"%s\", must be numeric.", s);
+	return 0;
+}
+
 int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage)
 {
 	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", usage);
