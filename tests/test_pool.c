@@ -176,6 +176,19 @@ static void test_alloc_free_bulk(void **state)
 	mqtx_pool_destroy(p);
 }
 
+/* Two packets of 16 bytes of headroom and 100 of data room. */
+static struct mqtx_pkt_pool *small_pool(void)
+{
+	struct mqtx_pkt_pool *p;
+
+	assert_int_equal(
+		mqtx_pool_create(
+			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
+			&p),
+		0);
+	return p;
+}
+
 static void test_bounds(void **state)
 {
 	struct mqtx_pkt_pool *p;
@@ -183,11 +196,7 @@ static void test_bounds(void **state)
 	uint8_t *d;
 
 	(void)state;
-	assert_int_equal(
-		mqtx_pool_create(
-			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
-			&p),
-		0);
+	p = small_pool();
 	k = mqtx_pkt_alloc(p);
 	assert_int_equal(k->buf_size, 116);
 	assert_int_equal(mqtx_pkt_headroom(k), 16);
@@ -244,11 +253,7 @@ static void test_copy(void **state)
 	struct mqtx_pkt *k, *c;
 
 	(void)state;
-	assert_int_equal(
-		mqtx_pool_create(
-			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
-			&p),
-		0);
+	p = small_pool();
 	k = mqtx_pkt_alloc(p);
 	for (unsigned i = 0; i < 40; i++)
 		mqtx_pkt_put(k, 1)[0] = (uint8_t)i;
