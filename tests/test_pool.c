@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Packet pool: creation rules and allocation failures, alloc/free/bulk, buffer bounds,
- * exhaustion, pools of frames and holds, and no heap allocation per packet on a warm transmit
- * path. */
+ * copies, exhaustion, pools of frames and holds, and no heap allocation per packet on a warm
+ * transmit path. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,6 +176,19 @@ static void test_alloc_free_bulk(void **state)
 	mqtx_pool_destroy(p);
 }
 
+/* Two packets of 16 bytes of headroom and 100 of data room. */
+static struct mqtx_pkt_pool *small_pool(void)
+{
+	struct mqtx_pkt_pool *p;
+
+	assert_int_equal(
+		mqtx_pool_create(
+			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
+			&p),
+		0);
+	return p;
+}
+
 static void test_bounds(void **state)
 {
 	struct mqtx_pkt_pool *p;
@@ -183,11 +196,7 @@ static void test_bounds(void **state)
 	uint8_t *d;
 
 	(void)state;
-	assert_int_equal(
-		mqtx_pool_create(
-			&(struct mqtx_pool_cfg){ .count = 2, .data_room = 100, .headroom = 16 },
-			&p),
-		0);
+	p = small_pool();
 	k = mqtx_pkt_alloc(p);
 	assert_int_equal(k->buf_size, 116);
 	assert_int_equal(mqtx_pkt_headroom(k), 16);
@@ -232,6 +241,51 @@ static void test_bounds(void **state)
 	assert_true((uint8_t *)k2 >= k->buf + k->buf_size || (uint8_t *)k >= k2->buf + 116);
 	mqtx_pkt_free(k);
 	mqtx_pkt_free(k2);
+	assert_int_equal(mqtx_pool_in_use(p), 0);
+	mqtx_pool_destroy(p);
+}
+
+/* A copy: the buffer to the frame's end at the same place, the metadata filters read, nothing
+ * of what a qdisc stamps; NULL once the pool is dry. */
+static void test_copy(void **state)
+{
+	struct mqtx_pkt_pool *p;
+	struct mqtx_pkt *k, *c;
+
+	(void)state;
+	p = small_pool();
+	k = mqtx_pkt_alloc(p);
+	for (unsigned i = 0; i < 40; i++)
+		mqtx_pkt_put(k, 1)[0] = (uint8_t)i;
+	memset(mqtx_pkt_push(k, 4), 0xee, 4);
+	k->queue_mapping = 3;
+	k->flags = MQTX_PKT_F_HASH_VALID;
+	k->hash = 0x12345678;
+	k->priority = 6;
+	k->mark = 7;
+	k->user = 8;
+	k->redirects = 2;
+	k->tstamp = 99;
+	mqtx_pkt_set_txtime(k, 1000);
+
+	c = mqtx_pkt_copy(k);
+	assert_non_null(c);
+	assert_ptr_not_equal(c, k);
+	assert_int_equal(mqtx_pkt_headroom(c), 12);
+	assert_int_equal(c->len, 44);
+	assert_memory_equal(c->data, k->data, 44);
+	assert_int_equal(c->queue_mapping, 3);
+	assert_int_equal(c->flags, MQTX_PKT_F_HASH_VALID);
+	assert_int_equal(c->hash, 0x12345678);
+	assert_int_equal(c->priority, 6);
+	assert_int_equal(c->mark, 7);
+	assert_int_equal(c->user, 8);
+	assert_int_equal(c->redirects, 2);
+	assert_int_equal(c->tstamp, 0);
+	assert_int_equal(mqtx_pkt_txtime(c), 0);
+	assert_null(mqtx_pkt_copy(k)); /* both packets are out */
+	mqtx_pkt_free(c);
+	mqtx_pkt_free(k);
 	assert_int_equal(mqtx_pool_in_use(p), 0);
 	mqtx_pool_destroy(p);
 }
@@ -494,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_create_enomem),
 		cmocka_unit_test(test_alloc_free_bulk),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_exhaustion),
 		cmocka_unit_test(test_frames_einval),
 		cmocka_unit_test(test_frames_layout),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The tc language's room: tc's prefix rule, the merged MAC parser, option tables, and the
- * printer that gives tc's text or its JSON from one sequence of calls. */
+/* The tc language's room: tc's prefix rule, two-part words, the merged MAC parser, option
+ * tables, and the printer that gives tc's text or its JSON from one sequence of calls. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,6 +50,28 @@ static void test_get_unsigned(void **state)
 	assert_int_equal(mqtx__tc_get_u8("255", &v8, 0), 0);
 	assert_int_equal(mqtx__tc_get_u8("256", &v8, 0), -EINVAL);
 	assert_int_equal(mqtx__tc_get_u8("1x", &v8, 0), -EINVAL);
+}
+
+/* "VALUE/MASK": cut at the first '/', the rest (more slashes too) after it; a word that does not
+ * fit the buffer is refused whole. */
+static void test_split(void **state)
+{
+	char buf[8], *rest;
+
+	(void)state;
+	assert_int_equal(mqtx__tc_split("1/ff", buf, sizeof(buf), &rest), 0);
+	assert_string_equal(buf, "1");
+	assert_string_equal(rest, "ff");
+	assert_int_equal(mqtx__tc_split("1/2/3", buf, sizeof(buf), &rest), 0);
+	assert_string_equal(buf, "1");
+	assert_string_equal(rest, "2/3");
+	assert_int_equal(mqtx__tc_split("1234567", buf, sizeof(buf), &rest), 0);
+	assert_string_equal(buf, "1234567");
+	assert_null(rest);
+	assert_int_equal(mqtx__tc_split("/", buf, sizeof(buf), &rest), 0);
+	assert_string_equal(buf, "");
+	assert_string_equal(rest, "");
+	assert_int_equal(mqtx__tc_split("12345678", buf, sizeof(buf), &rest), -EINVAL);
 }
 
 /* As tc's ll_addr_a2n(): each part "%x", at most ff, so "2:0:..." and "0x2:..." are one. */
@@ -184,9 +206,10 @@ static void test_out_fixed(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(test_matches), cmocka_unit_test(test_get_unsigned),
-	cmocka_unit_test(test_mac),	cmocka_unit_test(test_opts),
-	cmocka_unit_test(test_out),	cmocka_unit_test(test_out_fixed),
+	cmocka_unit_test(test_matches),	  cmocka_unit_test(test_get_unsigned),
+	cmocka_unit_test(test_split),	  cmocka_unit_test(test_mac),
+	cmocka_unit_test(test_opts),	  cmocka_unit_test(test_out),
+	cmocka_unit_test(test_out_fixed),
 };
 
 int main(void)

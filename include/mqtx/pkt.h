@@ -3,6 +3,8 @@
 #ifndef MQTX_PKT_H
 #define MQTX_PKT_H
 
+#include <string.h>
+
 #include <mqtx/common.h>
 
 #ifdef __cplusplus
@@ -250,6 +252,32 @@ static inline uint8_t *mqtx_pkt_pull(struct mqtx_pkt *pkt, uint32_t n)
 	pkt->data += n;
 	pkt->len -= n;
 	return pkt->data;
+}
+
+/**
+ * mqtx_pkt_copy() - a copy of @pkt from its own pool: its buffer up to the end of the frame
+ * (the headroom too, the frame at the same place) and the metadata a filter or qdisc reads
+ * (queue_mapping, flags, hash, priority, mark, user, redirects); the rest is as
+ * mqtx_pkt_alloc() leaves it. What mirred's mirror and netem's duplicate send.
+ * Return: the copy, or NULL when the pool is exhausted.
+ */
+static inline struct mqtx_pkt *mqtx_pkt_copy(const struct mqtx_pkt *pkt)
+{
+	struct mqtx_pkt *c = mqtx_pkt_alloc(pkt->pool);
+
+	if (!c)
+		return NULL;
+	memcpy(c->buf, pkt->buf, mqtx_pkt_headroom(pkt) + pkt->len);
+	c->data = c->buf + mqtx_pkt_headroom(pkt);
+	c->len = pkt->len;
+	c->queue_mapping = pkt->queue_mapping;
+	c->flags = pkt->flags;
+	c->hash = pkt->hash;
+	c->priority = pkt->priority;
+	c->mark = pkt->mark;
+	c->user = pkt->user;
+	c->redirects = pkt->redirects;
+	return c;
 }
 
 /** A FIFO of packets linked through ->next. */

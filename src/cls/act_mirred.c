@@ -107,30 +107,6 @@ bool mqtx__tcf_dev_targeted(const struct mqtx_dev *dev)
 
 /* ---- data path ---- */
 
-/* A copy of @pkt from its pool: the frame (at the same headroom) and what filters read. */
-static struct mqtx_pkt *pkt_copy(const struct mqtx_pkt *pkt)
-{
-	struct mqtx_pkt *c = mqtx_pkt_alloc(pkt->pool);
-	uint32_t head = mqtx_pkt_headroom(pkt);
-
-	if (!c)
-		return NULL;
-	if (mqtx_pkt_headroom(c) + mqtx_pkt_tailroom(c) < head + pkt->len) {
-		mqtx_pkt_free(c);
-		return NULL;
-	}
-	c->data = c->buf + head;
-	memcpy(mqtx_pkt_put(c, pkt->len), pkt->data, pkt->len);
-	c->queue_mapping = pkt->queue_mapping;
-	c->flags = pkt->flags;
-	c->hash = pkt->hash;
-	c->priority = pkt->priority;
-	c->mark = pkt->mark;
-	c->user = pkt->user;
-	c->redirects = pkt->redirects;
-	return c;
-}
-
 static int shot(struct tcf_pkt *pk)
 {
 	pk->pkt->drop_reason = MQTX_DROP_FILTER;
@@ -144,7 +120,7 @@ static bool to_dev(struct tcf_action *a, const struct mirred *m, struct mqtx_dev
 {
 	struct mqtx_pkt *c = pkt;
 
-	if (!mqtx_dev_is_up(to) || (!steal && !(c = pkt_copy(pkt)))) {
+	if (!mqtx_dev_is_up(to) || (!steal && !(c = mqtx_pkt_copy(pkt)))) {
 		/* Linux: "device is down", or no clone */
 		atomic_fetch_add_explicit(&a->st.overlimits, 1, memory_order_relaxed);
 		return false;

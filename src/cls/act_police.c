@@ -50,6 +50,12 @@ struct police_toks {
 	int64_t toks, ptoks, pkttoks;
 };
 
+/* What police's words go into: the action, and an avrate (read, then refused). */
+struct police_words {
+	struct tcf_action *a;
+	uint64_t avrate;
+};
+
 /* ---- data path ---- */
 
 static const struct mqtx_clock *clock_of(const struct tcf_pkt *pk)
@@ -182,12 +188,8 @@ static int size_cell(const char *s, uint64_t *size)
 	char buf[64], *slash;
 	uint32_t cell;
 
-	if (strlen(s) >= sizeof(buf))
+	if (mqtx__tc_split(s, buf, sizeof(buf), &slash))
 		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
 	if (mqtx_tc_parse_size(buf, size) ||
 	    (slash && (mqtx_tc_parse_u32(slash, &cell) || !cell || (cell & (cell - 1)))))
 		return -EINVAL;
@@ -212,14 +214,16 @@ static int parse_slash(struct police *pol, struct tcf_parse *ps)
 		ps->exit = MQTX_TC_EXIT_PARSE;
 		return -EINVAL;
 	}
-	ps->i++;
 	return 0;
 }
 
-/* One of police's words at the current word: 0, 1 when it is not one, or -EINVAL. */
-static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse *ps,
-		      uint64_t *avrate)
+/* One of police's words at the current word (a tcf_word_fn). */
+static int parse_word(void *priv, struct tcf_parse *ps)
 {
+	struct police_words *pw = priv;
+	struct tcf_action *a = pw->a;
+	struct police *pol = tcf_act_priv(a);
+	uint64_t *avrate = &pw->avrate;
 	const char *w = tcf_word(ps);
 	uint64_t v;
 
@@ -274,7 +278,9 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 		   mqtx__tc_matches(w, "shot") || mqtx__tc_matches(w, "continue") ||
 		   mqtx__tc_matches(w, "pass") || mqtx__tc_matches(w, "ok") ||
 		   mqtx__tc_matches(w, "pipe") || mqtx__tc_matches(w, "goto")) {
-		return mqtx__tcf_parse_control(ps, &pol->exceed, false);
+		if (mqtx__tcf_parse_control(ps, &pol->exceed, false))
+			return -EINVAL;
+		ps->i--; /* it moved past the verdict: back to its last word */
 	} else if (!strcmp(w, "conform-exceed")) {
 		return parse_slash(pol, ps);
 	} else if (mqtx__tc_matches(w, "pkts_rate") || mqtx__tc_matches(w, "pkts_burst")) {
@@ -288,12 +294,9 @@ static int parse_word(struct tcf_action *a, struct police *pol, struct tcf_parse
 			return duplicate(ps, name);
 		if (mqtx__tc_get_u64(tcf_word(ps), r, 10))
 			return invalid(ps, name);
-	} else if (!strcmp(w, "help")) {
-		return mqtx__tcf_usage_exit(ps, mqtx__tcf_police_ops.usage);
 	} else {
 		return 1;
 	}
-	ps->i++;
 	return 0;
 }
 
@@ -384,24 +387,18 @@ static void police_replace(struct tcf_action *a, const struct tcf_action *cur)
 static int police_parse(struct tcf_action *a, struct tcf_parse *ps)
 {
 	struct police *pol = tcf_act_priv(a);
-	uint64_t avrate = 0;
-	unsigned ok = 0;
-	int rc;
+	struct police_words pw = { .a = a };
+	int n;
 
 	pol->exceed = MQTX_ACT_RECLASSIFY; /* tc's TC_POLICE_RECLASSIFY */
 	pol->conform = MQTX_ACT_OK;
-	while (tcf_word(ps)) {
-		rc = parse_word(a, pol, ps, &avrate);
-		if (rc < 0)
-			return rc;
-		if (rc > 0)
-			break;
-		ok++;
-	}
-	if (!ok)
+	n = mqtx__tcf_words(ps, parse_word, &pw, false, mqtx__tcf_police_ops.usage);
+	if (n < 0)
+		return n;
+	if (!n)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_ABORT,
 				      "Command line is not complete. Try option \"help\"");
-	return police_finish(pol, avrate, ps);
+	return police_finish(pol, pw.avrate, ps);
 }
 
 static void police_dump(const struct tcf_action *a, struct tc_out *p)

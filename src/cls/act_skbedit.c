@@ -88,13 +88,8 @@ static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 {
 	char buf[32], *slash;
 
-	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
-	strcpy(buf, tcf_word(ps));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if (mqtx__tc_get_u32(buf, &e->mark, 0))
+	if (mqtx__tc_split(tcf_word(ps), buf, sizeof(buf), &slash) ||
+	    mqtx__tc_get_u32(buf, &e->mark, 0))
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "Illegal mark");
 	e->mask = 0xFFFFFFFFu;
 	if (slash) {
@@ -106,9 +101,10 @@ static int parse_mark(struct skbedit *e, struct tcf_parse *ps)
 	return 0;
 }
 
-/* One of skbedit's settings at the current word: 1 when it is none. */
-static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
+/* One of skbedit's settings at the current word (a tcf_word_fn). */
+static int parse_setting(void *priv, struct tcf_parse *ps)
 {
+	struct skbedit *e = priv;
 	const char *w = tcf_word(ps);
 	uint32_t v;
 
@@ -140,12 +136,9 @@ static int parse_setting(struct skbedit *e, struct tcf_parse *ps)
 		e->flags |= SKBEDIT_PTYPE;
 	} else if (mqtx__tc_matches(w, "inheritdsfield")) {
 		e->flags |= SKBEDIT_DS;
-	} else if (mqtx__tc_matches(w, "help")) {
-		return mqtx__tcf_usage_exit(ps, mqtx__tcf_skbedit_ops.usage);
 	} else {
 		return 1;
 	}
-	ps->i++;
 	return 0;
 }
 
@@ -153,12 +146,11 @@ static int skbedit_parse(struct tcf_action *a, struct tcf_parse *ps)
 {
 	struct skbedit *e = tcf_act_priv(a);
 	const char *w;
-	int rc = 0;
+	int rc;
 
 	e->verdict = MQTX_ACT_PIPE;
-	while (tcf_word(ps) && !(rc = parse_setting(e, ps)))
-		;
-	if (tcf_word(ps) && rc < 0)
+	rc = mqtx__tcf_words(ps, parse_setting, e, true, mqtx__tcf_skbedit_ops.usage);
+	if (rc < 0)
 		return rc;
 	/* parse_action_control_dflt(): a verdict word, else pipe */
 	w = tcf_word(ps);

@@ -90,14 +90,6 @@ static int basic_word(struct basic_filter *b, struct tcf_parse *ps)
 	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", mqtx__tcf_basic_ops.usage);
 }
 
-static int basic_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
-{
-	if (mqtx__tc_get_u32(s, h, 0))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				      "Illegal handle \"%s\", must be numeric.", s);
-	return 0;
-}
-
 static int basic_parse(struct tcf_parse *ps, uint32_t handle, struct tcf_filter **out)
 {
 	struct basic_filter *b = (struct basic_filter *)mqtx__tcf_filter_alloc(sizeof(*b), handle);
@@ -140,7 +132,7 @@ static void basic_dump(const struct tcf_proto *tp, const struct tcf_filter *f, s
 const struct tcf_proto_ops mqtx__tcf_basic_ops = {
 	.kind = "basic",
 	.usage = BASIC_USAGE,
-	.parse_handle = basic_parse_handle,
+	.parse_handle = mqtx__tcf_numeric_handle,
 	.parse = basic_parse,
 	.classify = basic_classify,
 	.dump = basic_dump,

@@ -142,6 +142,9 @@ struct tcf_root {
 	struct tcf_store *store;
 };
 
+/* The filter of @r with @handle (a binary search of its handle order), or NULL. */
+struct tcf_filter *mqtx__tcf_root_get(const struct tcf_root *r, uint32_t handle);
+
 struct tcf_proto;
 struct tcf_ruleset;
 
@@ -379,8 +382,21 @@ int mqtx__tcf_next(struct tcf_parse *ps);
  * @a->index, past it. 1 when one was read, 0 when the word is another, -EINVAL with tc's
  * "@who Illegal "index"" (@who: the kind's prefix, "" for none). */
 int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *who, int base);
+/* A classifier's @parse_handle for a handle that is a number (base 0), with the message of
+ * tc's matchall and basic: "Illegal handle "@s", must be numeric.". */
+int mqtx__tcf_numeric_handle(const char *s, uint32_t *h, struct tcf_parse *ps);
 /* An action kind's usage() in tc: @usage as the message, exit 255. Returns -EINVAL. */
 int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage);
+/* One of a kind's own words at the current word, with what it takes after it: 0 taken,
+ * ps->i left on the last word it took; 1 not one of its words; or -EINVAL. */
+typedef int tcf_word_fn(void *priv, struct tcf_parse *ps);
+/*
+ * The loop of a tc kind's parser: @fn reads word after word up to the first that is not its
+ * own, "help" (any prefix of it when @help_prefix, as tc's matches(); else the whole word)
+ * prints @usage. Return: how many options @fn took, or -EINVAL.
+ */
+int mqtx__tcf_words(struct tcf_parse *ps, tcf_word_fn *fn, void *priv, bool help_prefix,
+		    const char *usage);
 /* ll_proto_a2n() / ll_proto_n2a(): "ip", "all", "802.1q", or a number. */
 int mqtx__tcf_proto_parse(const char *s, uint16_t *proto);
 const char *mqtx__tcf_proto_name(uint16_t proto, char *buf, size_t len);

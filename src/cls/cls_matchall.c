@@ -33,14 +33,6 @@ static int mall_classify(const struct tcf_proto *tp, struct tcf_pkt *pk,
 
 /* ---- control path ---- */
 
-static int mall_parse_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
-{
-	if (mqtx__tc_get_u32(s, h, 0))
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-				      "Illegal handle \"%s\", must be numeric.", s);
-	return 0;
-}
-
 /* What the words left for the end: both flags are tc's error; skip_sw alone the kernel's, as
  * Linux's tc_setup_cb_add() refuses (EOPNOTSUPP) a filter that must be offloaded to a device
  * without offload. */
@@ -122,7 +114,7 @@ static void mall_dump(const struct tcf_proto *tp, const struct tcf_filter *f, st
 const struct tcf_proto_ops mqtx__tcf_matchall_ops = {
 	.kind = "matchall",
 	.usage = MALL_USAGE,
-	.parse_handle = mall_parse_handle,
+	.parse_handle = mqtx__tcf_numeric_handle,
 	.parse = mall_parse,
 	.build = mall_build,
 	.classify = mall_classify,

@@ -213,22 +213,6 @@ next_ht:
 
 /* ---- the index ---- */
 
-/* The filter of @r with @handle, or NULL. */
-static const struct tcf_filter *find_in(const struct tcf_root *r, uint32_t handle)
-{
-	unsigned lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (r->filters[mid]->handle < handle)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->n && r->filters[lo]->handle == handle ? r->filters[lo] : NULL;
-}
-
 /* Drop the nodes of a table that is gone (a table's deletion takes its nodes). */
 static void compact(struct tcf_root *r)
 {
@@ -237,7 +221,7 @@ static void compact(struct tcf_root *r)
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct u32_filter *u = u32_of(r->filters[i]);
 
-		const struct tcf_filter *t = find_in(r, U32_HTID(u->f.handle));
+		const struct tcf_filter *t = mqtx__tcf_root_get(r, U32_HTID(u->f.handle));
 
 		if (u->table || (t && u32_of(t)->table))
 			r->filters[k++] = r->filters[i];

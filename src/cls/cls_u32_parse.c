@@ -129,12 +129,8 @@ static int addr(struct sel_ctx *c, int family, int off)
 	uint8_t a[16] = { 0 };
 	char buf[64], *slash;
 
-	if (!w || strlen(w) >= sizeof(buf))
+	if (!w || mqtx__tc_split(w, buf, sizeof(buf), &slash))
 		return -EINVAL;
-	strcpy(buf, w);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
 	if (!strcmp(buf, "any") || !strcmp(buf, "all") || !strcmp(buf, "default"))
 		len = 0;
 	else if (inet_pton(family, buf, a) != 1)

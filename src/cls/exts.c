@@ -149,17 +149,18 @@ static int parse_one(struct tcf_parse *ps, struct tcf_action **out)
 	return err;
 }
 
-static int exts_add(struct tcf_exts *e, struct tcf_action *a)
+/* One more action at the end of a list of @n. */
+static int acts_append(unsigned *n, struct tcf_action ***acts, struct tcf_action *a)
 {
-	struct tcf_action **v = mqtx__alloc((e->n + 1) * sizeof(*v));
+	struct tcf_action **v = mqtx__alloc((*n + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	if (e->n)
-		memcpy(v, e->acts, e->n * sizeof(*v));
-	v[e->n++] = a;
-	mqtx__free(e->acts);
-	e->acts = v;
+	if (*n)
+		memcpy(v, *acts, *n * sizeof(*v));
+	v[(*n)++] = a;
+	mqtx__free(*acts);
+	*acts = v;
 	return 0;
 }
 
@@ -246,16 +247,19 @@ static int action_failed(struct tcf_parse *ps, int err, int at, const char *kind
 	return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "parse_action: bad value (%d:%s)!", at, kind);
 }
 
-int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
+/* tc's parse_action(): "[action] KIND WORDS..." again and again up to a filter's next word or
+ * another command, each action appended to the list of @n. A filter's actions (@bind) live in
+ * the table, binding to one there by index; "actions add" makes new ones in no table. */
+static int parse_list(struct tcf_parse *ps, bool bind, unsigned *n, struct tcf_action ***acts)
 {
-	bool expect = false;
+	bool expect = false; /* "action" seen, its kind not yet */
 	const char *w;
 
 	while ((w = tcf_word(ps))) {
 		int at = ps->argc - ps->i;
 		const char *kind = w;
 		const struct tcf_action_ops *ops;
-		struct tcf_action *a, **v;
+		struct tcf_action *a;
 		int err;
 
 		if (!strcmp(w, "action")) {
@@ -268,29 +272,37 @@ int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
 		if (!strcmp(w, "help"))
 			return -EINVAL;
 		expect = false;
-		if (rq->n == ACT_MAX)
+		if (*n == ACT_MAX)
 			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
 					      "Too many actions: at most %d", ACT_MAX);
-		err = parse_kind(ps, &ops);
-		if (!err)
-			err = parse_new(ops, ps, &a);
+		if (bind) {
+			err = parse_one(ps, &a);
+		} else {
+			err = parse_kind(ps, &ops);
+			if (!err)
+				err = parse_new(ops, ps, &a);
+		}
 		if (!err) {
-			v = mqtx__alloc((rq->n + 1) * sizeof(*v));
-			if (!v) {
+			err = acts_append(n, acts, a);
+			if (err && bind)
+				mqtx__tcf_act_put(a, true);
+			else if (err)
 				mqtx__tcf_act_free(a);
-				return -ENOMEM;
-			}
-			if (rq->n)
-				memcpy(v, rq->acts, rq->n * sizeof(*v));
-			v[rq->n++] = a;
-			mqtx__free(rq->acts);
-			rq->acts = v;
 		}
 		if (err)
 			return action_failed(ps, err, at, kind);
 	}
 	if (expect)
 		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
+	return 0;
+}
+
+int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
+{
+	int err = parse_list(ps, false, &rq->n, &rq->acts);
+
+	if (err)
+		return err;
 	if (!rq->n) { /* parse_action() refuses nothing to parse without a word */
 		ps->exit = MQTX_TC_EXIT_PARSE;
 		return -EINVAL;
@@ -300,40 +312,7 @@ int mqtx__tcf_act_parse(struct tcf_parse *ps, struct tcf_act_req *rq)
 
 int mqtx__tcf_exts_parse(struct tcf_exts *e, struct tcf_parse *ps)
 {
-	bool expect = false; /* "action" seen, its kind not yet */
-	const char *w;
-	int err = 0;
-
-	while ((w = tcf_word(ps))) {
-		int at = ps->argc - ps->i;
-		const char *kind = w;
-		struct tcf_action *a;
-
-		if (!strcmp(w, "action")) {
-			ps->i++;
-			expect = true;
-			continue;
-		}
-		if (!strcmp(w, "flowid") || !strcmp(w, "classid") || new_cmd(w))
-			break;
-		if (!strcmp(w, "help"))
-			return -EINVAL;
-		expect = false;
-		if (e->n == ACT_MAX)
-			return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
-					      "Too many actions: at most %d", ACT_MAX);
-		err = parse_one(ps, &a);
-		if (!err) {
-			err = exts_add(e, a);
-			if (err)
-				mqtx__tcf_act_put(a, true);
-		}
-		if (err)
-			return action_failed(ps, err, at, kind);
-	}
-	if (expect)
-		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "bad action empty 1");
-	return 0;
+	return parse_list(ps, true, &e->n, &e->acts);
 }
 
 /* ---- printing ---- */

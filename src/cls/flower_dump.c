@@ -216,6 +216,17 @@ static void keys(struct tc_out *p, const struct fl_filter *f)
 		ip_flags(p, f, k);
 }
 
+/* The offload flags, a line each: skip_hw when given, and not_in_hw (nothing is offloaded). */
+static void hw_flags(struct tc_out *p, const struct fl_filter *f)
+{
+	if (f->skip_hw) {
+		mqtx__out_nl(p);
+		mqtx__out_bool(p, OUT_ANY, "skip_hw", "  skip_hw", true);
+	}
+	mqtx__out_nl(p);
+	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
+}
+
 void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, struct tc_out *p)
 {
 	const struct fl_filter *f = fl_of(f0);
@@ -233,12 +244,7 @@ void mqtx__fl_dump(const struct tcf_proto *tp, const struct tcf_filter *f0, stru
 	mqtx__out_open(p, "keys");
 	keys(p, f);
 	mqtx__out_close(p);
-	if (f->skip_hw) {
-		mqtx__out_nl(p);
-		mqtx__out_bool(p, OUT_ANY, "skip_hw", "  skip_hw", true);
-	}
-	mqtx__out_nl(p);
-	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
+	hw_flags(p, f);
 	if (p->stats)
 		mqtx__out_uint(p, OUT_ANY, "rule_hit", " (rule hit %llu)", atomic_load(&f0->hits));
 	mqtx__tcf_exts_dump(&f0->exts, p);
@@ -251,11 +257,6 @@ void mqtx__fl_terse_dump(const struct tcf_proto *tp, const struct tcf_filter *f0
 	(void)tp;
 	if (f0->handle)
 		mqtx__out_uint(p, OUT_ANY, "handle", "handle 0x%llx ", f0->handle);
-	if (f->skip_hw) {
-		mqtx__out_nl(p);
-		mqtx__out_bool(p, OUT_ANY, "skip_hw", "  skip_hw", true);
-	}
-	mqtx__out_nl(p);
-	mqtx__out_bool(p, OUT_ANY, "not_in_hw", "  not_in_hw", true);
+	hw_flags(p, f);
 	mqtx__tcf_exts_dump_terse(&f0->exts, p);
 }

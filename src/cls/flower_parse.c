@@ -58,13 +58,7 @@ static int parse_masked_mac(const char *s, uint8_t *key, uint8_t *mask)
 	char buf[64], *slash;
 	uint32_t bits;
 
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if (mqtx__parse_mac(buf, key))
+	if (mqtx__tc_split(s, buf, sizeof(buf), &slash) || mqtx__parse_mac(buf, key))
 		return -EINVAL;
 	memset(mask, 0xFF, 6);
 	if (!slash)
@@ -86,12 +80,8 @@ static int parse_prefix(const char *s, int family, int *got, uint8_t *addr, uint
 	char buf[64], *slash;
 	uint32_t len, max;
 
-	if (strlen(s) >= sizeof(buf))
+	if (mqtx__tc_split(s, buf, sizeof(buf), &slash))
 		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
 	if (inet_pton(AF_INET, buf, addr) == 1)
 		*got = AF_INET;
 	else if (inet_pton(AF_INET6, buf, addr) == 1)
@@ -208,13 +198,8 @@ static int key_tos_ttl(struct flp *fp, struct tcf_parse *ps, const char *w)
 	char buf[32], *slash;
 	uint8_t v, m = 0xFF;
 
-	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return bad(ps, w);
-	strcpy(buf, tcf_word(ps));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if ((mqtx__tc_get_u8(buf, &v, 10) && mqtx__tc_get_u8(buf, &v, 16)) ||
+	if (mqtx__tc_split(tcf_word(ps), buf, sizeof(buf), &slash) ||
+	    (mqtx__tc_get_u8(buf, &v, 10) && mqtx__tc_get_u8(buf, &v, 16)) ||
 	    (slash && mqtx__tc_get_u8(slash, &m, 16)))
 		return bad(ps, w);
 	if (tos) {
@@ -303,13 +288,8 @@ static int key_tcp_flags(struct flp *fp, struct tcf_parse *ps, const char *w)
 	char buf[32], *slash;
 	uint16_t v, m = 0xFFF;
 
-	if (strlen(tcf_word(ps)) >= sizeof(buf))
-		return bad(ps, w);
-	strcpy(buf, tcf_word(ps));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = 0;
-	if (mqtx__tc_get_u16(buf, &v, 16) || v > 0xFFF ||
+	if (mqtx__tc_split(tcf_word(ps), buf, sizeof(buf), &slash) ||
+	    mqtx__tc_get_u16(buf, &v, 16) || v > 0xFFF ||
 	    (slash && (mqtx__tc_get_u16(slash, &m, 16) || m > 0xFFF)))
 		return bad(ps, w);
 	fp->f->key.tcp_flags = htons(v);

@@ -145,10 +145,8 @@ void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters)
 	mqtx__free(tp);
 }
 
-/* The filter of @tp with @handle, or NULL. */
-struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
+struct tcf_filter *mqtx__tcf_root_get(const struct tcf_root *r, uint32_t handle)
 {
-	const struct tcf_root *r = tp->root;
 	unsigned lo = 0, hi = r->n;
 
 	while (lo < hi) {
@@ -160,6 +158,12 @@ struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t hand
 			hi = mid;
 	}
 	return lo < r->n && r->filters[lo]->handle == handle ? r->filters[lo] : NULL;
+}
+
+/* The filter of @tp with @handle, or NULL. */
+struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
+{
+	return mqtx__tcf_root_get(tp->root, handle);
 }
 
 /* The lowest handle from 1 that no filter of @tp has (Linux's idr_alloc_u32 from 1). */

@@ -85,11 +85,39 @@ int mqtx__tcf_act_index(struct tcf_parse *ps, struct tcf_action *a, const char *
 	return 1;
 }
 
+int mqtx__tcf_numeric_handle(const char *s, uint32_t *h, struct tcf_parse *ps)
+{
+	if (mqtx__tc_get_u32(s, h, 0))
+		return mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE,
+				      "Illegal handle \"%s\", must be numeric.", s);
+	return 0;
+}
+
 int mqtx__tcf_usage_exit(struct tcf_parse *ps, const char *usage)
 {
 	mqtx__tcf_perr(ps, MQTX_TC_EXIT_PARSE, "%s", usage);
 	ps->exit = MQTX_TC_EXIT_ABORT; /* tc's usage() exits -1 */
 	return -EINVAL;
+}
+
+int mqtx__tcf_words(struct tcf_parse *ps, tcf_word_fn *fn, void *priv, bool help_prefix,
+		    const char *usage)
+{
+	const char *w;
+	int n = 0, rc;
+
+	while ((w = tcf_word(ps))) {
+		if (help_prefix ? mqtx__tc_matches(w, "help") : !strcmp(w, "help"))
+			return mqtx__tcf_usage_exit(ps, usage);
+		rc = fn(priv, ps);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			break;
+		ps->i++; /* tc's argc--, argv++ past the option's last word */
+		n++;
+	}
+	return n;
 }
 
 /* ---- protocols (ll_proto_a2n / ll_proto_n2a) ---- */

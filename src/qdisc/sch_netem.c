@@ -175,27 +175,6 @@ static struct mqtx_pkt *last_departure(struct netem_priv *p)
 	return last;
 }
 
-/* A copy of @pkt for duplication: buffer and metadata, from the same pool. */
-static struct mqtx_pkt *netem_copy(const struct mqtx_pkt *pkt)
-{
-	struct mqtx_pkt *c = mqtx_pkt_alloc(pkt->pool);
-	size_t used = (size_t)(pkt->data - pkt->buf) + pkt->len;
-
-	if (!c)
-		return NULL;
-	memcpy(c->buf, pkt->buf, used);
-	c->data = c->buf + (pkt->data - pkt->buf);
-	c->len = pkt->len;
-	c->queue_mapping = pkt->queue_mapping;
-	c->flags = pkt->flags;
-	c->hash = pkt->hash;
-	c->priority = pkt->priority;
-	c->mark = pkt->mark;
-	c->user = pkt->user;
-	c->redirects = pkt->redirects;
-	return c;
-}
-
 /* When @pkt leaves: now plus the delay drawn, or with a rate after the last queued packet's
  * departure and its own wire time (netem_enqueue). */
 static uint64_t departure(struct mqtx_qdisc *q, struct netem_priv *p, struct mqtx_pkt *pkt)
@@ -254,7 +233,7 @@ static int enqueue_one(struct mqtx_qdisc *q, struct mqtx_pkt *pkt, bool copy,
 	/* The duplicate is the frame as it came, queued before it (Linux queues it at the
 	 * root; mqtx at this netem). */
 	if (count > 1)
-		dup = netem_copy(pkt);
+		dup = mqtx_pkt_copy(pkt);
 	if (corrupt && pkt->len)
 		pkt->data[aux_below(p, pkt->len)] ^= (uint8_t)(1u << aux_below(p, 8));
 	if (dup)

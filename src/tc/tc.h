@@ -39,6 +39,14 @@ int mqtx__tc_get_u64(const char *s, uint64_t *v, int base);
 /** mqtx__tc_get_integer() - tc's get_integer(): strtol in @base, the whole word, an int. */
 int mqtx__tc_get_integer(const char *s, int *v, int base);
 
+/**
+ * mqtx__tc_split() - a word of two parts, "VALUE/MASK", "SIZE/CELL", "ADDR/LEN": @s copied into
+ * @buf (@size bytes), which then holds the part before the first '/'; *@rest the part after
+ * it, inside @buf, or NULL when there is no '/'.
+ * Return: 0, or -EINVAL when @s does not fit in @buf.
+ */
+int mqtx__tc_split(const char *s, char *buf, size_t size, char **rest);
+
 /** mqtx__parse_u64() - a decimal or 0x number (no sign). Return 0 or -EINVAL. */
 int mqtx__parse_u64(const char *s, uint64_t *v);
 

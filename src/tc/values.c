@@ -76,6 +76,19 @@ int mqtx__tc_get_integer(const char *s, int *v, int base)
 	return 0;
 }
 
+int mqtx__tc_split(const char *s, char *buf, size_t size, char **rest)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	*rest = strchr(buf, '/');
+	if (*rest)
+		*(*rest)++ = 0;
+	return 0;
+}
+
 int mqtx__parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned v[6];
