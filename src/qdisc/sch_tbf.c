@@ -8,6 +8,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
+#include "qdisc/watchdog.h"
 #include "base/tc_ticks.h"
 #include "base/tbucket.h"
 #include <mqtx/tc.h>
@@ -122,14 +123,6 @@ static struct mqtx_pkt *tbf_peek(struct mqtx_qdisc *q)
 	int64_t now, toks, ptoks;
 
 	return tbf_head(q, &now, &toks, &ptoks);
-}
-
-static void tbf_watchdog(struct mqtx_timer *t, void *arg)
-{
-	struct mqtx_qdisc *q = arg;
-
-	(void)t;
-	mqtx_txq_schedule(q->dev_queue);
 }
 
 /* ---- control path ---- */
@@ -392,7 +385,7 @@ static int tbf_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	int err;
 
 	mqtx_pkt_list_init(&p->list);
-	mqtx_timer_init(&p->watchdog, mqtx_dev_clock(q->dev), tbf_watchdog, q);
+	mqtx__qdisc_watchdog_init(&p->watchdog, q);
 	p->watchdog_ready = true;
 	p->t_c = (int64_t)mqtx_qdisc_now(q);
 	if (!opt) /* tbf_init: there is no default rate */
