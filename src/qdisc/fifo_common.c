@@ -66,34 +66,38 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 }
 
 /*
- * The control path of every FIFO; @bytes: bfifo's limit counts bytes, the others' packets.
- * One packet weighs a full-sized frame in bytes, else 1: the limit defaults to the device's
- * tx_queue_len of them, and Linux bypasses only a fifo that could hold one (fifo_init).
+ * The control path of every FIFO. bfifo's limit counts bytes, the others' packets (Linux tells
+ * them apart by the kind too: fifo_init's is_bfifo; by its name here, which keeps this file
+ * below the kinds that use it). One packet weighs a full-sized frame in bytes, else 1: the
+ * limit defaults to the device's tx_queue_len of them, and Linux bypasses only a fifo that
+ * could hold one (fifo_init).
  */
-static uint64_t fifo_unit(const struct mqtx_qdisc *q, bool bytes)
+static uint64_t fifo_unit(const struct mqtx_qdisc *q)
 {
-	return bytes ? mqtx__psched_mtu(q) : 1;
+	return strcmp(q->ops->id, "bfifo") == 0 ? mqtx__psched_mtu(q) : 1;
 }
 
-static void fifo_set_limit(struct mqtx_qdisc *q, uint64_t limit, bool bytes)
+static void fifo_set_limit(struct mqtx_qdisc *q, uint64_t limit)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
 
 	p->limit = limit;
-	if (limit >= fifo_unit(q, bytes))
+	if (limit >= fifo_unit(q))
 		q->flags |= MQTX_QF_CAN_BYPASS;
 	else
 		q->flags &= ~MQTX_QF_CAN_BYPASS;
 }
 
-static int fifo_init(struct mqtx_qdisc *q, const void *opt, bool bytes)
+int mqtx__fifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
-	uint64_t limit = (uint64_t)mqtx_dev_tx_queue_len(q->dev) * fifo_unit(q, bytes);
 
+	(void)ack;
 	mqtx_pkt_list_init(&p->list);
-	fifo_set_limit(q, o && o->has_limit ? o->limit : limit, bytes);
+	fifo_set_limit(q, o && o->has_limit
+				  ? o->limit
+				  : (uint64_t)mqtx_dev_tx_queue_len(q->dev) * fifo_unit(q));
 	return 0;
 }
 
@@ -102,44 +106,19 @@ static int fifo_init(struct mqtx_qdisc *q, const void *opt, bool bytes)
  * packets are refused until the queue is below it (Linux's fifo change is __fifo_init, which
  * stores the limit and drops nothing).
  */
-static int fifo_change(struct mqtx_qdisc *q, const void *opt, bool bytes)
+int mqtx__fifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
 
+	(void)to_free;
+	(void)ack;
 	if (o && o->has_limit) {
 		mqtx_qdisc_lock(q);
-		fifo_set_limit(q, o->limit, bytes);
+		fifo_set_limit(q, o->limit);
 		mqtx_qdisc_unlock(q);
 	}
 	return 0;
-}
-
-int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
-{
-	(void)ack;
-	return fifo_init(q, opt, false);
-}
-
-int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack)
-{
-	(void)to_free;
-	(void)ack;
-	return fifo_change(q, opt, false);
-}
-
-int mqtx__bfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
-{
-	(void)ack;
-	return fifo_init(q, opt, true);
-}
-
-int mqtx__bfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack)
-{
-	(void)to_free;
-	(void)ack;
-	return fifo_change(q, opt, true);
 }
 
 void mqtx__pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d)

@@ -47,12 +47,9 @@ struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);
  * full-sized frames in bytes for bfifo), change (stores the limit; what is queued above a
  * lowered one stays), and the packet-limited ones' dump ("limit Np"). pfifo and
  * pfifo_head_drop differ only in what a full queue drops. */
-int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
-int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack);
+int mqtx__fifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
+int mqtx__fifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack);
 void mqtx__pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d);
-int mqtx__bfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
-int mqtx__bfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack);
 
 #endif

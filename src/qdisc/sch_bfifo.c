@@ -38,8 +38,8 @@ const struct mqtx_qdisc_ops mqtx__bfifo_qdisc_ops = {
 	.dequeue = mqtx__fifo_dequeue,
 	.peek = mqtx__fifo_peek,
 	.parse = bfifo_parse,
-	.init = mqtx__bfifo_init,
-	.change = mqtx__bfifo_change,
+	.init = mqtx__fifo_init,
+	.change = mqtx__fifo_change,
 	.reset = mqtx__fifo_reset,
 	.dump = bfifo_dump,
 };
