@@ -111,15 +111,6 @@ static void vlog(enum mqtx_log_level level, const char *fmt, va_list ap)
 		logger.fn(level, buf, logger.arg);
 }
 
-void mqtx__log(enum mqtx_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(level, fmt, ap);
-	va_end(ap);
-}
-
 void mqtx_log(enum mqtx_log_level level, const char *fmt, ...)
 {
 	va_list ap;
@@ -128,6 +119,10 @@ void mqtx_log(enum mqtx_log_level level, const char *fmt, ...)
 	vlog(level, fmt, ap);
 	va_end(ap);
 }
+
+/* The library's own name for the same function: one body, and a hidden symbol the library's
+ * calls bind to inside it. */
+void mqtx__log(enum mqtx_log_level level, const char *fmt, ...) __attribute__((alias("mqtx_log")));
 
 void *mqtx_alloc(size_t size, size_t align)
 {

@@ -6,6 +6,7 @@
 #define _LGPL_SOURCE
 #include <urcu-bp.h>
 
+#include "base/internal.h"
 #include "base/rcu.h"
 
 /* ThreadSanitizer cannot see liburcu's grace period (plain loads of the readers' counters and
@@ -45,4 +46,12 @@ void mqtx__rcu_synchronize(void)
 {
 	urcu_bp_synchronize_rcu();
 	rcu_tsan_acquire();
+}
+
+void mqtx__rcu_retire(void *old)
+{
+	if (!old)
+		return;
+	mqtx__rcu_synchronize();
+	mqtx__free(old);
 }

@@ -54,10 +54,7 @@ int mqtx_dev_set_select_queue(struct mqtx_dev *dev, mqtx_select_fn fn, void *arg
 	mqtx__config_lock(dev);
 	old = atomic_exchange_explicit(&dev->select_hook, h, memory_order_acq_rel);
 	mqtx__config_unlock(dev);
-	if (old) {
-		mqtx__rcu_synchronize();
-		mqtx__free(old);
-	}
+	mqtx__rcu_retire(old);
 	return 0;
 }
 

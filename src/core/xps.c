@@ -109,10 +109,7 @@ int mqtx_dev_set_xps(struct mqtx_dev *dev, uint32_t txq, const unsigned *cpus, u
 	atomic_store_explicit(&dev->xps, x, memory_order_release);
 	steered_update(dev);
 	mqtx__config_unlock(dev);
-	if (old != x) {
-		mqtx__rcu_synchronize();
-		mqtx__free(old);
-	}
+	mqtx__rcu_retire(old); /* x is a new map, never old */
 	return 0;
 }
 
@@ -182,10 +179,7 @@ int mqtx_dev_set_flow_cache(struct mqtx_dev *dev, uint32_t entries)
 	old = atomic_exchange_explicit(&dev->flows, fc, memory_order_acq_rel);
 	steered_update(dev);
 	mqtx__config_unlock(dev);
-	if (old) {
-		mqtx__rcu_synchronize();
-		mqtx__free(old);
-	}
+	mqtx__rcu_retire(old);
 	return 0;
 }
 

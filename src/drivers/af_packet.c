@@ -88,9 +88,7 @@ static unsigned afp_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		if (mqtx_dev_failed(dev))
 			break;
 	}
-	atomic_fetch_add_explicit(&q->packets, sent, memory_order_relaxed);
-	atomic_fetch_add_explicit(&q->completed, sent, memory_order_relaxed);
-	atomic_fetch_add_explicit(&q->bytes, bytes, memory_order_relaxed);
+	mqtx__kq_sent(q, sent, bytes);
 	return i;
 }
 

@@ -206,6 +206,13 @@ void mqtx__kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q,
 
 /* ---- statistics ---- */
 
+void mqtx__kq_sent(struct kq *q, uint64_t pkts, uint64_t bytes)
+{
+	CNT_ADD(q->packets, pkts);
+	CNT_ADD(q->completed, pkts);
+	CNT_ADD(q->bytes, bytes);
+}
+
 void mqtx__kq_snapshot(const struct kq *q, struct mqtx_ktxq_stats *st)
 {
 	st->packets = CNT(q->packets);

@@ -58,6 +58,10 @@ void mqtx__kq_wake(struct kq *q, struct mqtx_txq *txq);
 void mqtx__kq_refused(struct mqtx_dev *dev, struct mqtx_txq *txq, struct kq *q,
 		      struct mqtx_pkt *pkt, int err, int ifindex);
 
+/* A burst's @pkts frames of @bytes that the kernel took and that were freed at once (a write
+ * or sendmmsg copies them): counted as sent and completed. */
+void mqtx__kq_sent(struct kq *q, uint64_t pkts, uint64_t bytes);
+
 /* Check that interface @ifindex still exists; if not, fail the device. true when gone. */
 bool mqtx__kq_check_gone(struct mqtx_dev *dev, int ifindex, int err);
 

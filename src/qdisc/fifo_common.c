@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Shared parts of the FIFOs: option parsing, dequeue, reset, trimming, and the whole control
- * path of the packet-limited ones (pfifo, pfifo_head_drop). */
+/* Shared parts of the FIFOs: option parsing, dequeue, reset, trimming, and the control path of
+ * all three (pfifo, pfifo_head_drop, bfifo). */
 #include <errno.h>
 #include <string.h>
 
@@ -65,27 +65,39 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 		mqtx_qdisc_drop(q, mqtx_qdisc_dequeue_head(q, l), MQTX_DROP_QDISC, to_free);
 }
 
-/* Packet-limited FIFOs: the limit counts packets and defaults to the device's tx_queue_len. */
-static void pkt_set_limit(struct mqtx_qdisc *q, uint64_t limit)
+/*
+ * The control path of every FIFO. bfifo's limit counts bytes, the others' packets (Linux tells
+ * them apart by the kind too: fifo_init's is_bfifo; by its name here, which keeps this file
+ * below the kinds that use it). One packet weighs a full-sized frame in bytes, else 1: the
+ * limit defaults to the device's tx_queue_len of them, and Linux bypasses only a fifo that
+ * could hold one (fifo_init).
+ */
+static uint64_t fifo_unit(const struct mqtx_qdisc *q)
+{
+	return strcmp(q->ops->id, "bfifo") == 0 ? mqtx__psched_mtu(q) : 1;
+}
+
+static void fifo_set_limit(struct mqtx_qdisc *q, uint64_t limit)
 {
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
 
 	p->limit = limit;
-	/* Linux bypasses only a fifo that can hold at least one packet (fifo_init). */
-	if (limit >= 1)
+	if (limit >= fifo_unit(q))
 		q->flags |= MQTX_QF_CAN_BYPASS;
 	else
 		q->flags &= ~MQTX_QF_CAN_BYPASS;
 }
 
-int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
+int mqtx__fifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
 	struct mqtx_fifo_priv *p = mqtx_qdisc_priv(q);
 
 	(void)ack;
 	mqtx_pkt_list_init(&p->list);
-	pkt_set_limit(q, o && o->has_limit ? o->limit : mqtx_dev_tx_queue_len(q->dev));
+	fifo_set_limit(q, o && o->has_limit
+				  ? o->limit
+				  : (uint64_t)mqtx_dev_tx_queue_len(q->dev) * fifo_unit(q));
 	return 0;
 }
 
@@ -94,8 +106,8 @@ int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *
  * packets are refused until the queue is below it (Linux's fifo change is __fifo_init, which
  * stores the limit and drops nothing).
  */
-int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack)
+int mqtx__fifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack)
 {
 	const struct mqtx_fifo_opt *o = opt;
 
@@ -103,7 +115,7 @@ int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **
 	(void)ack;
 	if (o && o->has_limit) {
 		mqtx_qdisc_lock(q);
-		pkt_set_limit(q, o->limit);
+		fifo_set_limit(q, o->limit);
 		mqtx_qdisc_unlock(q);
 	}
 	return 0;

@@ -43,12 +43,13 @@ void mqtx__fifo_trim(struct mqtx_qdisc *q, struct mqtx_pkt_list *l,
 struct mqtx_pkt *mqtx__fifo_dequeue(struct mqtx_qdisc *q);
 struct mqtx_pkt *mqtx__fifo_peek(struct mqtx_qdisc *q);
 
-/* The control path of packet-limited FIFOs (pfifo, pfifo_head_drop), which differ only in
- * what a full queue drops: init (limit default tx_queue_len), change (stores the limit; what is
- * queued above a lowered one stays), dump ("limit Np"). */
-int mqtx__pfifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
-int mqtx__pfifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
-		       struct mqtx_extack *ack);
+/* The control path of the FIFOs: init (the limit defaults to tx_queue_len packets, or as many
+ * full-sized frames in bytes for bfifo), change (stores the limit; what is queued above a
+ * lowered one stays), and the packet-limited ones' dump ("limit Np"). pfifo and
+ * pfifo_head_drop differ only in what a full queue drops. */
+int mqtx__fifo_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ack);
+int mqtx__fifo_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **to_free,
+		      struct mqtx_extack *ack);
 void mqtx__pfifo_dump(struct mqtx_qdisc *q, struct mqtx_dump *d);
 
 #endif

@@ -12,6 +12,7 @@
 #include "qdisc/fq.h"
 #include "qdisc/kinds.h"
 #include "qdisc/sch_fq.h"
+#include "qdisc/watchdog.h"
 #include <mqtx/tc.h>
 
 static struct fq_cb *fq_cb(const struct mqtx_pkt *pkt)
@@ -407,14 +408,6 @@ static struct mqtx_pkt *fq_peek(struct mqtx_qdisc *q)
 	return p->peeked;
 }
 
-static void fq_watchdog(struct mqtx_timer *t, void *arg)
-{
-	struct mqtx_qdisc *q = arg;
-
-	(void)t;
-	mqtx_txq_schedule(q->dev_queue);
-}
-
 /* ---- control path ---- */
 
 static void fq_defaults(struct mqtx_qdisc *q, struct fq_cfg *c)
@@ -491,7 +484,7 @@ static int fq_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *ac
 	int err;
 
 	mqtx_pkt_list_init(&p->internal.q);
-	mqtx_timer_init(&p->watchdog, mqtx_dev_clock(q->dev), fq_watchdog, q);
+	mqtx__qdisc_watchdog_init(&p->watchdog, q);
 	p->watchdog_ready = true;
 	p->time_next_delayed_flow = FQ_NO_TIME;
 	fq_defaults(q, &c);

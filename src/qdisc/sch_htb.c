@@ -12,6 +12,7 @@
 #include "qdisc/htb.h"
 #include "qdisc/kinds.h"
 #include "qdisc/peeked.h"
+#include "qdisc/watchdog.h"
 #include <mqtx/tc.h>
 
 #define HTB_VER	     0x30011 /* HTB_VER: tc's check and its "ver 3.17" */
@@ -245,14 +246,6 @@ static struct mqtx_pkt *dequeue_tree(struct mqtx_qdisc *q, int prio, int level)
 	return pkt;
 }
 
-static void htb_watchdog(struct mqtx_timer *t, void *arg)
-{
-	struct mqtx_qdisc *q = arg;
-
-	(void)t;
-	mqtx_txq_schedule(q->dev_queue);
-}
-
 /* htb_dequeue(): the direct queue first, then level by level, the due events first; nothing
  * to send while packets wait arms the watchdog for the next event. */
 static struct mqtx_pkt *htb_do_dequeue(struct mqtx_qdisc *q)
@@ -452,7 +445,7 @@ static int htb_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 
 	p->sch = q;
 	mqtx_pkt_list_init(&p->direct);
-	mqtx_timer_init(&p->watchdog, mqtx_dev_clock(q->dev), htb_watchdog, q);
+	mqtx__qdisc_watchdog_init(&p->watchdog, q);
 	p->watchdog_ready = true;
 	if (!o) { /* htb_init(): tc always sends the version */
 		mqtx_log(MQTX_LOG_ERR, "htb: needs its options (\"htb\" alone gives them)");

@@ -12,6 +12,7 @@
 #include "qdisc/codel.h"
 #include "qdisc/kinds.h"
 #include "qdisc/netem.h"
+#include "qdisc/watchdog.h"
 
 /* A queued packet's departure time, in its control block while netem holds it. */
 static inline uint64_t *tts(struct mqtx_pkt *pkt)
@@ -363,14 +364,6 @@ static struct mqtx_pkt *netem_peek(struct mqtx_qdisc *q)
 	return p->peeked;
 }
 
-static void netem_watchdog(struct mqtx_timer *t, void *arg)
-{
-	struct mqtx_qdisc *q = arg;
-
-	(void)t;
-	mqtx_txq_schedule(q->dev_queue);
-}
-
 /* ---- control path ---- */
 
 /* A change is refused before anything is applied where Linux refuses it (netem_change's
@@ -494,7 +487,7 @@ static int netem_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack 
 	mqtx_pkt_list_init(&p->front);
 	mqtx_pkt_list_init(&p->linear);
 	mqtx_pkt_list_init(&p->sorted);
-	mqtx_timer_init(&p->watchdog, mqtx_dev_clock(q->dev), netem_watchdog, q);
+	mqtx__qdisc_watchdog_init(&p->watchdog, q);
 	p->watchdog_ready = true;
 	/* netem_init(): an unseeded netem starts from a random seed */
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))

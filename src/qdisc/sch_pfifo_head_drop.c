@@ -32,8 +32,8 @@ const struct mqtx_qdisc_ops mqtx__pfifo_head_drop_qdisc_ops = {
 	.dequeue = mqtx__fifo_dequeue,
 	.peek = mqtx__fifo_peek,
 	.parse = phd_parse,
-	.init = mqtx__pfifo_init,
-	.change = mqtx__pfifo_change,
+	.init = mqtx__fifo_init,
+	.change = mqtx__fifo_change,
 	.reset = mqtx__fifo_reset,
 	.dump = mqtx__pfifo_dump,
 };

@@ -8,6 +8,7 @@
 
 #include "qdisc/fifo_common.h"
 #include "qdisc/kinds.h"
+#include "qdisc/watchdog.h"
 #include "base/tc_ticks.h"
 #include "base/tbucket.h"
 #include <mqtx/tc.h>
@@ -81,29 +82,35 @@ static bool tbf_conforms(const struct tbf_priv *p, const struct mqtx_pkt *pkt, i
 	return (t | pt) >= 0;
 }
 
-/* Lock held. Throttled: wake the queue when the tokens suffice (Linux's qdisc watchdog), and
- * count the dequeue that found a packet without tokens (tbf_dequeue's overlimit). */
-static void tbf_throttled(struct mqtx_qdisc *q, int64_t now, int64_t toks, int64_t ptoks)
+/*
+ * Lock held. The head if it may leave now, with the time and what both buckets would hold
+ * after it; else NULL, and when a packet waits without tokens, the watchdog set for when
+ * they suffice and an overlimit counted. Linux's tbf peeks by dequeuing
+ * (qdisc_peek_dequeued), so a peek that finds the head out of tokens does both too.
+ */
+static struct mqtx_pkt *tbf_head(struct mqtx_qdisc *q, int64_t *now, int64_t *toks, int64_t *ptoks)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
+	struct mqtx_pkt *pkt = p->list.head;
 
-	mqtx_timer_arm(&p->watchdog, (uint64_t)(now + (-toks > -ptoks ? -toks : -ptoks)));
+	if (!pkt)
+		return NULL;
+	*now = (int64_t)mqtx_qdisc_now(q);
+	if (tbf_conforms(p, pkt, *now, toks, ptoks))
+		return pkt;
+	mqtx_timer_arm(&p->watchdog, (uint64_t)(*now + (-*toks > -*ptoks ? -*toks : -*ptoks)));
 	q->overlimits++;
+	return NULL;
 }
 
 static struct mqtx_pkt *tbf_dequeue(struct mqtx_qdisc *q)
 {
 	struct tbf_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt = p->list.head;
 	int64_t now, toks, ptoks;
+	struct mqtx_pkt *pkt = tbf_head(q, &now, &toks, &ptoks);
 
 	if (!pkt)
 		return NULL;
-	now = (int64_t)mqtx_qdisc_now(q);
-	if (!tbf_conforms(p, pkt, now, &toks, &ptoks)) {
-		tbf_throttled(q, now, toks, ptoks);
-		return NULL;
-	}
 	mqtx_qdisc_dequeue_head(q, &p->list);
 	p->t_c = now;
 	p->tokens = toks;
@@ -111,29 +118,11 @@ static struct mqtx_pkt *tbf_dequeue(struct mqtx_qdisc *q)
 	return pkt;
 }
 
-/* What dequeue would return now. Linux's tbf peeks by dequeuing (qdisc_peek_dequeued), so a
- * peek that finds the head out of tokens arms the watchdog and counts an overlimit too. */
 static struct mqtx_pkt *tbf_peek(struct mqtx_qdisc *q)
 {
-	struct tbf_priv *p = mqtx_qdisc_priv(q);
-	struct mqtx_pkt *pkt = p->list.head;
 	int64_t now, toks, ptoks;
 
-	if (!pkt)
-		return NULL;
-	now = (int64_t)mqtx_qdisc_now(q);
-	if (tbf_conforms(p, pkt, now, &toks, &ptoks))
-		return pkt;
-	tbf_throttled(q, now, toks, ptoks);
-	return NULL;
-}
-
-static void tbf_watchdog(struct mqtx_timer *t, void *arg)
-{
-	struct mqtx_qdisc *q = arg;
-
-	(void)t;
-	mqtx_txq_schedule(q->dev_queue);
+	return tbf_head(q, &now, &toks, &ptoks);
 }
 
 /* ---- control path ---- */
@@ -396,7 +385,7 @@ static int tbf_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	int err;
 
 	mqtx_pkt_list_init(&p->list);
-	mqtx_timer_init(&p->watchdog, mqtx_dev_clock(q->dev), tbf_watchdog, q);
+	mqtx__qdisc_watchdog_init(&p->watchdog, q);
 	p->watchdog_ready = true;
 	p->t_c = (int64_t)mqtx_qdisc_now(q);
 	if (!opt) /* tbf_init: there is no default rate */

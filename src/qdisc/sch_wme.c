@@ -397,13 +397,20 @@ static void codel_params(struct mqtx_qdisc *q, const struct wme_qopt *o,
 		cp->ecn = o->ecn;
 }
 
-/* Lock held or not yet in use. Only a qdisc without deadlines may be bypassed: a bypassed frame
- * would reach the driver without its expiry. */
-static void set_bypass(struct mqtx_qdisc *q)
+/* Lock held or not yet in use. Take the limits and deadlines @o gives (NULL: none). Only a
+ * qdisc without deadlines may be bypassed: a bypassed frame would reach the driver without its
+ * expiry. */
+static void set_limits(struct mqtx_qdisc *q, const struct wme_qopt *o)
 {
 	struct wme_priv *p = mqtx_qdisc_priv(q);
 	bool any = false;
 
+	for (unsigned ac = 0; o && ac < NUM_AC; ac++) {
+		if (o->has_limit & (1u << ac))
+			p->limit[ac] = o->limit[ac];
+		if (o->has_deadline & (1u << ac))
+			p->deadline[ac] = o->deadline[ac];
+	}
 	for (unsigned ac = 0; ac < NUM_AC; ac++)
 		any |= p->deadline[ac] != 0;
 	if (any)
@@ -439,13 +446,7 @@ static int wme_init(struct mqtx_qdisc *q, const void *opt, struct mqtx_extack *a
 	p->limit[3] = txqlen > LIMIT_MAX / 4 ? LIMIT_MAX : 4 * txqlen;
 	p->deadline[0] = VO_DEADLINE;
 	p->deadline[1] = VI_DEADLINE;
-	for (unsigned ac = 0; o && ac < NUM_AC; ac++) {
-		if (o->has_limit & (1u << ac))
-			p->limit[ac] = o->limit[ac];
-		if (o->has_deadline & (1u << ac))
-			p->deadline[ac] = o->deadline[ac];
-	}
-	set_bypass(q);
+	set_limits(q, o);
 	if (!o || !o->fq)
 		return 0;
 	codel_params(q, o, NULL, &cp);
@@ -533,13 +534,7 @@ static int wme_change(struct mqtx_qdisc *q, const void *opt, struct mqtx_pkt **t
 			return err;
 	}
 	mqtx_qdisc_lock(q);
-	for (unsigned ac = 0; ac < NUM_AC; ac++) {
-		if (o->has_limit & (1u << ac))
-			p->limit[ac] = o->limit[ac];
-		if (o->has_deadline & (1u << ac))
-			p->deadline[ac] = o->deadline[ac];
-	}
-	set_bypass(q);
+	set_limits(q, o);
 	/* Everything comes out in arrival order and goes back into the new arrangement. */
 	mqtx_pkt_list_init(&all);
 	wme_extract(q, match_all, NULL, &all);

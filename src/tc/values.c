@@ -159,23 +159,28 @@ static int parse_ipv4(const char *s, size_t len, uint32_t *a)
 	return 0;
 }
 
-int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi)
+/* "A" or "A-B" with A <= B, each end read by @end from its @len characters. */
+static int parse_range(const char *s, int (*end)(const char *s, size_t len, uint32_t *v),
+		       uint32_t *lo, uint32_t *hi)
 {
 	const char *dash = strchr(s, '-');
 	uint32_t a, b;
 
-	if (!dash)
-		dash = s + strlen(s);
-	if (parse_ipv4(s, (size_t)(dash - s), &a))
+	if (end(s, dash ? (size_t)(dash - s) : strlen(s), &a))
 		return -EINVAL;
 	b = a;
-	if (*dash && parse_ipv4(dash + 1, strlen(dash + 1), &b))
+	if (dash && end(dash + 1, strlen(dash + 1), &b))
 		return -EINVAL;
 	if (b < a)
 		return -EINVAL;
 	*lo = a;
 	*hi = b;
 	return 0;
+}
+
+int mqtx__parse_ipv4_range(const char *s, uint32_t *lo, uint32_t *hi)
+{
+	return parse_range(s, parse_ipv4, lo, hi);
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -209,11 +214,10 @@ int mqtx__parse_ipv6_range(const char *s, uint8_t base[16], uint32_t *lo, uint32
 	return 0;
 }
 
-static int parse_port(const char *s, uint16_t *p)
+static int parse_port(const char *s, size_t len, uint32_t *p)
 {
 	uint64_t v;
 	char tmp[8];
-	size_t len = strcspn(s, "-");
 
 	if (len == 0 || len >= sizeof(tmp))
 		return -EINVAL;
@@ -221,26 +225,18 @@ static int parse_port(const char *s, uint16_t *p)
 	tmp[len] = '\0';
 	if (mqtx__parse_u64(tmp, &v) || v > 65535)
 		return -EINVAL;
-	*p = (uint16_t)v;
+	*p = (uint32_t)v;
 	return 0;
 }
 
 int mqtx__parse_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 {
-	const char *dash = strchr(s, '-');
-	uint16_t a, b;
+	uint32_t a, b;
 
-	if (parse_port(s, &a))
+	if (parse_range(s, parse_port, &a, &b))
 		return -EINVAL;
-	b = a;
-	if (dash && parse_port(dash + 1, &b))
-		return -EINVAL;
-	if (dash && strchr(dash + 1, '-'))
-		return -EINVAL;
-	if (b < a)
-		return -EINVAL;
-	*lo = a;
-	*hi = b;
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
 	return 0;
 }
 

@@ -289,10 +289,7 @@ int mqtx_wme_set_qos_map(struct mqtx_dev *dev, const struct mqtx_wme_qos_map *ma
 	}
 	old = atomic_exchange(&w->qos_map, m);
 	mqtx__wme_unlock(w);
-	if (old) {
-		mqtx__rcu_synchronize();
-		mqtx__free(old);
-	}
+	mqtx__rcu_retire(old);
 	return 0;
 }
 
