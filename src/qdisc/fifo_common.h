@@ -9,10 +9,10 @@
 #ifndef likely
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 /* What "qdisc add ... pfifo|bfifo|pfifo_head_drop help" prints: tc's explain() of q_fifo.c. */
 #define MQTX_FIFO_USAGE "Usage: ... <[p|b]fifo | pfifo_head_drop> [ limit NUMBER ]"
-
-#endif
 
 /* Ethernet's psched_mtu(): the device MTU plus the 14-byte hard header. */
 static inline uint32_t mqtx__psched_mtu(const struct mqtx_qdisc *q)
