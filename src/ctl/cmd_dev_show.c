@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* "dev show" and "dev stats": a device's state, settings, queues and counters, as text or JSON
  * from the same calls. */
-#include <ctype.h>
-#include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <mqtx/ctl.h>
 #include <mqtx/driver.h>
-#include <mqtx/ktxq.h>
-#include <mqtx/loopback.h>
-#include <mqtx/sim.h>
+#include <mqtx/tc.h>
 
 #include "base/internal.h"
-#include "cls/tcf.h"
 #include "core/core.h"
 #include "ctl/ctl_int.h"
 #include "ctl/dev_kinds.h"
-#include <mqtx/tc.h>
 
 static const char *hash_name(enum mqtx_hash_algo a)
 {
