@@ -67,7 +67,7 @@ static unsigned tap_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		if (r >= 0) {
 			bytes += pkt->len;
 			sent++;
-			mqtx_pkt_free(pkt);
+			mqtx_txq_consume(pkt);
 			continue;
 		}
 		if (errno == EINTR) {
