@@ -26,8 +26,6 @@ struct rec_priv {
 	unsigned calls;
 	bool last_more;
 	bool stop_on_refuse;
-	bool consume;	      /* done with packets through mqtx_txq_consume() */
-	uint32_t in_use_seen; /* the pool's packets in use as the last call returned */
 };
 
 static unsigned rec_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx_pkt **pkts,
@@ -46,14 +44,10 @@ static unsigned rec_xmit(struct mqtx_dev *dev, struct mqtx_txq *txq, struct mqtx
 			p->keep[qi][p->held[qi]++] = pkts[i];
 			if (p->held[qi] >= p->ring)
 				mqtx_txq_stop(txq);
-		} else if (p->consume) {
-			mqtx_txq_consume(pkts[i]);
 		} else {
 			mqtx_pkt_free(pkts[i]);
 		}
 	}
-	if (take && p->consume)
-		p->in_use_seen = mqtx_pool_in_use(pkts[0]->pool);
 	if (take < n && p->stop_on_refuse)
 		mqtx_txq_stop(txq);
 	return take;
@@ -613,62 +607,6 @@ static void test_pfifo_fast_bands(void **state)
 	unmake(f);
 }
 
-/* What a driver consumes goes back to the pool once the sender lets go of the queue's locks,
- * on each path to the driver: a direct transmit (the qdisc's lock held across the call), the
- * qdisc's run after a wake, a queue without a qdisc. Outside a driver call, at once. */
-static void test_consume_after_unlock(void **state)
-{
-	struct fixture *f = make(1, &rec_ops);
-	struct mqtx_txq *t0 = mqtx_dev_txq(f->dev, 0);
-	struct mqtx_dev_cfg cfg = { .name = "t1",
-				    .ops = &rec_ops,
-				    .num_txq = 1,
-				    .priv_size = sizeof(struct rec_priv),
-				    .flags = MQTX_DEV_F_NO_QUEUE };
-	struct mqtx_pkt *pkts[200];
-	struct mqtx_txq_stats st;
-	struct rec_priv *nq;
-	struct mqtx_dev *dev;
-
-	(void)state;
-	f->rec->consume = true;
-	mqtx_dev_open(f->dev);
-	for (unsigned i = 0; i < 200; i++)
-		pkts[i] = test_udp_pkt(f->pool, 1, 1, 1, i);
-	/* direct, in calls of 64: each one's packets still out as it returns, none after */
-	assert_int_equal(mqtx_dev_xmit_burst(f->dev, pkts, 200), 200);
-	assert_int_equal(f->rec->in_use_seen, 200 - 192);
-	assert_int_equal(mqtx_pool_in_use(f->pool), 0);
-	mqtx_txq_get_stats(t0, &st);
-	assert_int_equal(st.bypass, 200);
-	/* a backlog behind a stopped queue, run by its wake */
-	mqtx_txq_stop(t0);
-	for (unsigned i = 0; i < 10; i++)
-		mqtx_dev_xmit(f->dev, test_udp_pkt(f->pool, 1, 1, 1, i));
-	mqtx_bh_disable();
-	mqtx_txq_wake(t0);
-	mqtx_bh_enable();
-	assert_int_equal(f->rec->n, 210);
-	assert_int_equal(f->rec->in_use_seen, 10);
-	assert_int_equal(mqtx_pool_in_use(f->pool), 0);
-	/* a queue without a qdisc */
-	assert_int_equal(mqtx_dev_create(&cfg, &dev), 0);
-	nq = mqtx_dev_priv(dev);
-	nq->accept = UINT32_MAX;
-	nq->consume = true;
-	mqtx_dev_open(dev);
-	assert_int_equal(mqtx_dev_xmit(dev, test_udp_pkt(f->pool, 1, 1, 1, 0)), MQTX_XMIT_SUCCESS);
-	assert_int_equal(nq->n, 1);
-	assert_int_equal(nq->in_use_seen, 1);
-	assert_int_equal(mqtx_pool_in_use(f->pool), 0);
-	mqtx_dev_destroy(dev);
-	/* not in a driver call: at once */
-	pkts[0] = mqtx_pkt_alloc(f->pool);
-	mqtx_txq_consume(pkts[0]);
-	assert_int_equal(mqtx_pool_in_use(f->pool), 0);
-	unmake(f);
-}
-
 static void *take_and_return_all(void *arg)
 {
 	struct mqtx_pkt_pool *pool = arg;
@@ -716,7 +654,6 @@ int main(void)
 		cmocka_unit_test(test_close_purges_counted),
 		cmocka_unit_test(test_wake_while_down),
 		cmocka_unit_test(test_pfifo_fast_bands),
-		cmocka_unit_test(test_consume_after_unlock),
 		cmocka_unit_test(test_pool_cache_returned_at_exit),
 	};
 

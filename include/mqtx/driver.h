@@ -54,10 +54,7 @@ struct mqtx_dev_settings {
  *        the head of the queue and sent first later: a driver should stop its queue
  *        (mqtx_txq_stop) *before* its ring is full rather than refuse. @more says that more
  *        packets follow this burst for the same queue (defer the doorbell). Called with the
- *        queue's xmit lock held: one call per queue at a time. A sender that finds the qdisc
- *        empty calls it with the qdisc's lock held too (a direct transmit): a driver that
- *        sends into a device of its own meets that (re-entry is queued, see mqtx_dev_xmit),
- *        and what it frees of the packets it took belongs in mqtx_txq_consume_bulk().
+ *        queue's xmit lock held: one call per queue at a time; never with a queue lock held.
  * @select_queue: optional. Pick the TX queue for @pkt (like ndo_select_queue); the result is
  *        capped to real_num_txq. mqtx_dev_pick_tx() is the default to fall back on.
  * @inflight: optional. Packets of queue @txq the driver holds and has not completed; used by
@@ -131,22 +128,6 @@ MQTX_API void mqtx_txq_bql_reset(struct mqtx_txq *txq);
  */
 MQTX_API int mqtx_txq_set_bql(struct mqtx_txq *txq, uint32_t min_limit, uint32_t max_limit,
 			      uint64_t hold_ns);
-
-/**
- * mqtx_txq_consume_bulk() - the driver is done with @n packets it took (sent, copied out):
- * return them to their pools once this thread has let go of the queue locks it holds.
- * From xmit_burst, a driver that completes packets at once (a copy or a system call per
- * burst) keeps freeing them out of the time its queue's locks are held, which rival senders
- * of the queue wait for: Linux's dev_consume_skb_irq(), whose packets are freed from
- * net_tx_action() later. Anywhere else the packets are freed at once. NULL entries are skipped.
- */
-MQTX_API void mqtx_txq_consume_bulk(struct mqtx_pkt **pkts, unsigned n);
-
-/** mqtx_txq_consume() - mqtx_txq_consume_bulk() of one packet. */
-static inline void mqtx_txq_consume(struct mqtx_pkt *pkt)
-{
-	mqtx_txq_consume_bulk(&pkt, 1);
-}
 
 /**
  * mqtx_txq_drop_taken() - from xmit_burst only, on its own thread: the driver took @pkt (it is

@@ -60,38 +60,6 @@ static void sent_dropped(struct mqtx_txq *txq, unsigned sent, uint64_t bytes)
 	mqtx__drop_taken_bytes = 0;
 }
 
-/* Queue locks this thread holds across a driver call (direct transmits, nested through
- * drivers that send): while there is one, this thread never waits for another. */
-static MQTX_TLS unsigned direct_held;
-
-/* Packets drivers are done with (mqtx_txq_consume_bulk()), freed once this thread holds no
- * queue lock: a driver call inside a direct transmit holds the qdisc's lock, which the queue's
- * other senders wait for, and returning a burst to its pool is a good part of that call. */
-#define CONSUME_MAX (2 * MAX_BATCH)
-static MQTX_TLS struct {
-	unsigned in_driver, n;
-	struct mqtx_pkt *pkts[CONSUME_MAX];
-} consumed;
-
-void mqtx_txq_consume_bulk(struct mqtx_pkt **pkts, unsigned n)
-{
-	if (consumed.in_driver && n <= CONSUME_MAX - consumed.n) {
-		memcpy(consumed.pkts + consumed.n, pkts, n * sizeof(*pkts));
-		consumed.n += n;
-		return;
-	}
-	mqtx_pkt_free_bulk(pkts, n);
-}
-
-/* No queue lock held by this thread any more: free what its drivers consumed. */
-static inline void consumed_free(void)
-{
-	if (consumed.n && !direct_held) {
-		mqtx_pkt_free_bulk(consumed.pkts, consumed.n);
-		consumed.n = 0;
-	}
-}
-
 /*
  * Give @pkts to the driver of @txq under its xmit lock unless the queue is stopped or frozen.
  * Returns how many the driver took, and their bytes in *@bytes.
@@ -110,9 +78,7 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	mqtx_raw_lock(&txq->xmit_lock);
 	atomic_store_explicit(&txq->xmit_owner, mqtx__tid(), memory_order_relaxed);
 	if (!mqtx__txq_frozen_or_stopped(txq)) {
-		consumed.in_driver++;
 		sent = dev->ops->xmit_burst(dev, txq, pkts, n, more);
-		consumed.in_driver--;
 		if (unlikely(sent > n))
 			sent = n;
 		/* What the driver took and dropped (mqtx_txq_drop_taken) is a drop, not a send.
@@ -127,7 +93,6 @@ static unsigned hard_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned
 	}
 	atomic_store_explicit(&txq->xmit_owner, 0, memory_order_relaxed);
 	mqtx_raw_unlock(&txq->xmit_lock);
-	consumed_free();
 	*bytes = cum[sent];
 	return sent;
 }
@@ -331,6 +296,10 @@ static unsigned noqueue_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsig
 		drop_pkts(txq, pkts + sent, n - sent, MQTX_DROP_NOQUEUE);
 	return sent;
 }
+
+/* Queue locks this thread holds across a driver call (direct transmits, nested through
+ * drivers that send): while there is one, this thread never waits for another. */
+static MQTX_TLS unsigned direct_held;
 
 /*
  * Lock held, qdisc in service: run it, unless this thread holds another queue's lock across a
@@ -547,7 +516,6 @@ static unsigned txq_xmit(struct mqtx_txq *txq, struct mqtx_pkt **pkts, unsigned 
 		accepted = xmit_locked(q, txq, pkts, n, rc, busy, &to_free);
 	}
 	mqtx_spin_unlock(lock);
-	consumed_free();
 	if (unlikely(to_free != NULL))
 		mqtx__drops_free(txq->dev, to_free, MQTX_DROP_KEEP);
 	return accepted;

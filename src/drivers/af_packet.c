@@ -69,7 +69,7 @@ static unsigned afp_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		if (r > 0) {
 			for (int k = 0; k < r; k++)
 				bytes += pkts[i + k]->len;
-			mqtx_txq_consume_bulk(pkts + i, (unsigned)r);
+			mqtx_pkt_free_bulk(pkts + i, (unsigned)r);
 			sent += (unsigned)r;
 			i += (unsigned)r;
 			continue;

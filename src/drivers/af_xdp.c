@@ -211,7 +211,7 @@ static struct mqtx_pkt *xq_copy(struct xq *x, struct mqtx_pkt *pkt)
 	f->len = pkt->len;
 	f->cb[0] = XF_SPARE;
 	memcpy(f->data, pkt->data, pkt->len);
-	mqtx_txq_consume(pkt);
+	mqtx_pkt_free(pkt);
 	return f;
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The null driver: takes every packet, counts it and frees it once the queue's locks are let
- * go; can refuse every Nth burst (returning 0 without stopping, like NETDEV_TX_BUSY) to
- * exercise requeueing. */
+/* The null driver: takes every packet, counts it and frees it; can refuse every Nth burst
+ * (returning 0 without stopping, like NETDEV_TX_BUSY) to exercise requeueing. */
 #include <errno.h>
 
 #include <stdatomic.h>
@@ -57,7 +56,7 @@ static unsigned null_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, stru
 		return 0;
 	for (unsigned i = 0; i < n; i++)
 		bytes += pkts[i]->len;
-	mqtx_txq_consume_bulk(pkts, n);
+	mqtx_pkt_free_bulk(pkts, n);
 	cnt_add(&nq->packets, n);
 	cnt_add(&nq->bytes, bytes);
 	return n;

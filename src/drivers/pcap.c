@@ -414,7 +414,7 @@ static unsigned pc_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struct
 		}
 		for (unsigned j = k; j < k + ok; j++) {
 			bytes += pkts[j]->len;
-			mqtx_txq_consume(pkts[j]);
+			mqtx_pkt_free(pkts[j]);
 		}
 		written += ok;
 		k += c;

@@ -67,7 +67,7 @@ static unsigned tap_xmit_burst(struct mqtx_dev *dev, struct mqtx_txq *txq, struc
 		if (r >= 0) {
 			bytes += pkt->len;
 			sent++;
-			mqtx_txq_consume(pkt);
+			mqtx_pkt_free(pkt);
 			continue;
 		}
 		if (errno == EINTR) {
