@@ -54,7 +54,10 @@ struct mqtx_dev_settings {
  *        the head of the queue and sent first later: a driver should stop its queue
  *        (mqtx_txq_stop) *before* its ring is full rather than refuse. @more says that more
  *        packets follow this burst for the same queue (defer the doorbell). Called with the
- *        queue's xmit lock held: one call per queue at a time; never with a queue lock held.
+ *        queue's xmit lock held: one call per queue at a time. A sender that finds the qdisc
+ *        empty calls it with the qdisc's lock held too (a direct transmit), so the queue's
+ *        other senders wait for the call: a driver that sends into a device of its own finds
+ *        its own queue's packets queued until the call returns (see mqtx_dev_xmit()).
  * @select_queue: optional. Pick the TX queue for @pkt (like ndo_select_queue); the result is
  *        capped to real_num_txq. mqtx_dev_pick_tx() is the default to fall back on.
  * @inflight: optional. Packets of queue @txq the driver holds and has not completed; used by
