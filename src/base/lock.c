@@ -28,12 +28,19 @@
  * writes it on every unlock (some 200 ns of the owner's time each, measured on 2 cores): the
  * gaps between looks double. A new waiter looks FIRST_LOOKS times, gaps of 1 to SPIN_GAP_MAX
  * pauses (a little over a burst's driver call, a few microseconds), and parks. A woken one
- * looks WOKEN_LOOKS times, gaps growing to WOKEN_GAP_MAX pauses (some 0.5 ms in all, the
- * fairness period, so that it is awake when the hand-off comes), before it parks again: going
- * back to sleep clears WOKEN, so that the owner's next unlock pays a wake-up system call; a
- * long round trip keeps those rare, and sparse looks keep the owner's line at home. Two senders on one queue sent, of one sender's rate: with gaps of at most 64
- * pauses over 48 looks 0.69 (burst 32: 0.75); 256 over 12 looks 0.62 (0.74); 256 over 24
- * looks 0.82 (0.83); 256 over 48 looks 0.89 (0.86).
+ * looks WOKEN_LOOKS times, gaps growing to WOKEN_GAP_MAX pauses (1 to 2 ms in all, longer than
+ * the fairness period, so that it is awake when the hand-off comes), before it parks again:
+ * going back to sleep clears WOKEN, so that the owner's next unlock pays a wake-up system call.
+ * With a busy owner that is the costly part: the owner unlocks every few hundred nanoseconds,
+ * sooner than the waiter's futex wait reaches the kernel, so nearly every attempt to sleep is
+ * answered at once by a wake that finds nobody asleep (traced at 256-pause gaps: some 9 000
+ * such wakes a second per thread, and 5 000 waits that returned EAGAIN). Sparse looks over a
+ * round trip longer than the fairness period keep both rare and the owner's line at home; the
+ * price, a hand-off noticed up to one gap late, is smaller. Two senders on one queue sent, of
+ * one sender's rate (burst 1, then burst 32, medians of interleaved runs): gaps of at most 64
+ * pauses over 48 looks 0.69 and 0.75; 256 over 12 looks 0.62 and 0.74; 256 over 24 looks 0.82
+ * and 0.83; 256 over 48 looks 0.83 and 0.84; 512 over 48 0.89 and 0.90; 1024 over 48 0.88 and
+ * 0.98; 2048 over 48 0.96 and 1.04, where 8 senders at burst 1 fell from 0.82 to 0.74.
  *
  * No waiter ever yields its CPU (sched_yield()) instead of parking: under Linux's EEVDF
  * scheduler (6.6 and later) every yield moves the caller's virtual deadline a whole slice
@@ -44,7 +51,7 @@
  */
 #define SPIN_GAP_MAX  64
 #define FIRST_LOOKS   7
-#define WOKEN_GAP_MAX 256
+#define WOKEN_GAP_MAX 1024
 #define WOKEN_LOOKS   48
 /* Looks a thread that parked during a hand-off leaves it to the awake waiter it was meant for:
  * past the doubling gaps, so the waiter has had its next look. */
