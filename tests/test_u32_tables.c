@@ -137,6 +137,47 @@ static void test_deletions(void **state)
 	cx_teardown(&c);
 }
 
+/* Deleting one table takes its nodes and no other table's, wherever it sits among them. */
+static void test_table_deletion_keeps_others(void **state)
+{
+	static const unsigned sizes[] = { 3, 13 };
+	char w[96];
+	struct cx c;
+
+	(void)state;
+	cx_setup(&c);
+	for (unsigned z = 0; z < 2; z++) {
+		for (unsigned gone = 1; gone <= 6; gone++) {
+			struct mqtx_tcf_block *b;
+
+			assert_int_equal(mqtx_tcf_block_get(0, &b), 0);
+			for (unsigned t = 1; t <= 6; t++) {
+				snprintf(w, sizeof(w),
+					 "prio 1 protocol ip handle %u: u32 divisor 1", t);
+				add(b, w);
+				for (unsigned n = 1; n <= sizes[z]; n++) {
+					snprintf(w, sizeof(w),
+						 "prio 1 protocol ip handle %u:0:%u u32 ht %u: "
+						 "match u8 0 0 flowid 1:1",
+						 t, n, t);
+					add(b, w);
+				}
+			}
+			snprintf(w, sizeof(w), "prio 1 protocol ip handle %u: u32", gone);
+			assert_int_equal(change(b, MQTX_TCF_DELETE, w), 0);
+			for (unsigned t = 1; t <= 6; t++)
+				for (unsigned n = 1; n <= sizes[z]; n++) {
+					snprintf(w, sizeof(w),
+						 "prio 1 protocol ip handle %u:0:%u u32", t, n);
+					assert_int_equal(change(b, MQTX_TCF_DELETE, w),
+							 t == gone ? -ENOENT : 0);
+				}
+			mqtx_tcf_block_put(b);
+		}
+	}
+	cx_teardown(&c);
+}
+
 /* A change of a node keeps its selector (Linux ignores the new one) and takes the new class,
  * actions and link. */
 static void test_change_keeps_selector(void **state)
@@ -382,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_link_then_terminal),
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_deletions),
+		cmocka_unit_test(test_table_deletion_keeps_others),
 		cmocka_unit_test(test_change_keeps_selector),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_shared_tables),

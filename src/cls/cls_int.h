@@ -142,9 +142,6 @@ struct tcf_root {
 	struct tcf_store *store;
 };
 
-/* The filter of @r with @handle (a binary search of its handle order), or NULL. */
-struct tcf_filter *mqtx__tcf_root_get(const struct tcf_root *r, uint32_t handle);
-
 struct tcf_proto;
 struct tcf_ruleset;
 

@@ -213,17 +213,20 @@ next_ht:
 
 /* ---- the index ---- */
 
-/* Drop the nodes of a table that is gone (a table's deletion takes its nodes). */
+/* Drop the nodes of a table that is gone (a table's deletion takes its nodes). The filters are
+ * in handle order, and a table's handle (its htid, with no bucket or node) comes right before
+ * its nodes': a node stays if the last table passed is its own. */
 static void compact(struct tcf_root *r)
 {
+	uint32_t table = 0; /* no table has handle 0 */
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct u32_filter *u = u32_of(r->filters[i]);
 
-		const struct tcf_filter *t = mqtx__tcf_root_get(r, U32_HTID(u->f.handle));
-
-		if (u->table || (t && u32_of(t)->table))
+		if (u->table)
+			table = u->f.handle;
+		if (u->table || U32_HTID(u->f.handle) == table)
 			r->filters[k++] = r->filters[i];
 	}
 	r->n = k;

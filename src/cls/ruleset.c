@@ -145,7 +145,8 @@ void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters)
 	mqtx__free(tp);
 }
 
-struct tcf_filter *mqtx__tcf_root_get(const struct tcf_root *r, uint32_t handle)
+/* The filter of @r with @handle (a binary search of its handle order), or NULL. */
+static struct tcf_filter *root_get(const struct tcf_root *r, uint32_t handle)
 {
 	unsigned lo = 0, hi = r->n;
 
@@ -163,7 +164,7 @@ struct tcf_filter *mqtx__tcf_root_get(const struct tcf_root *r, uint32_t handle)
 /* The filter of @tp with @handle, or NULL. */
 struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
 {
-	return mqtx__tcf_root_get(tp->root, handle);
+	return root_get(tp->root, handle);
 }
 
 /* The lowest handle from 1 that no filter of @tp has (Linux's idr_alloc_u32 from 1). */
