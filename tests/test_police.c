@@ -326,6 +326,16 @@ static void test_pkts_ticks(void **state)
 	vt_teardown(&t);
 }
 
+/* An empty packet bucket gets its next token at @when exactly: nothing conforms a nanosecond
+ * before, one packet of two at @when. */
+static void one_token_at(struct vt *t, uint64_t when)
+{
+	mqtx_clock_advance_to(t->clock, when - 1);
+	assert_int_equal(send_n(t, 100, 1), 0);
+	mqtx_clock_advance_to(t->clock, when);
+	assert_int_equal(send_n(t, 100, 2), 1);
+}
+
 /*
  * "actions replace" of a policer (tcf_police_init()): the packet bucket keeps its tokens and
  * refills from the time of the replace, not from the last conforming packet; the byte bucket
@@ -346,10 +356,7 @@ static void test_replace_tokens(void **state)
 	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
 		    "index 1");
 	assert_int_equal(send_n(&t, 100, 1), 0);
-	mqtx_clock_advance_to(t.clock, T0 + 350 * MS - 1);
-	assert_int_equal(send_n(&t, 100, 1), 0);
-	mqtx_clock_advance_to(t.clock, T0 + 350 * MS);
-	assert_int_equal(send_n(&t, 100, 2), 1);
+	one_token_at(&t, T0 + 350 * MS);
 	/* a packet 2 s on, after the bucket filled, leaves 400 ms in it: a replace 300 ms later
 	 * with a deeper burst keeps 400 ms, not 700 and not a full second */
 	mqtx_clock_advance_to(t.clock, T0 + 2000 * MS);
@@ -366,10 +373,7 @@ static void test_replace_tokens(void **state)
 	mqtx_clock_advance_to(t.clock, T0 + 2400 * MS);
 	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
 		    "index 1");
-	mqtx_clock_advance_to(t.clock, T0 + 2500 * MS - 1);
-	assert_int_equal(send_n(&t, 100, 1), 0);
-	mqtx_clock_advance_to(t.clock, T0 + 2500 * MS);
-	assert_int_equal(send_n(&t, 100, 2), 1);
+	one_token_at(&t, T0 + 2500 * MS);
 	cx_conserved(t.dev);
 	vt_teardown(&t);
 }
@@ -388,10 +392,7 @@ static void test_replace_mtu(void **state)
 	cx_ok(&t.c, "actions replace action police pkts_rate 10 pkts_burst 5 conform-exceed drop "
 		    "index 1");
 	assert_int_equal(send_n(&t, 100, 1), 0);
-	mqtx_clock_advance_to(t.clock, T0 + 150 * MS - 1);
-	assert_int_equal(send_n(&t, 100, 1), 0);
-	mqtx_clock_advance_to(t.clock, T0 + 150 * MS);
-	assert_int_equal(send_n(&t, 100, 2), 1);
+	one_token_at(&t, T0 + 150 * MS);
 	cx_conserved(t.dev);
 	vt_teardown(&t);
 }

@@ -367,8 +367,8 @@ static int police_finish(struct police *pol, uint64_t avrate, struct tcf_parse *
  * the last conforming packet becomes now, so what the packet bucket would have refilled since
  * is lost. Now is on the clock of the last packet that ran through the policer (its device's),
  * with a bucket or without (an MTU alone); a policer no packet ran through yet is replaced as
- * created. (A packet that runs through the
- * old parameters after this, before they are published, spends tokens the new ones lose.)
+ * created. (A packet that runs through the old parameters after this, before they are
+ * published, spends tokens the new ones lose.)
  */
 static void police_replace(struct tcf_action *a, const struct tcf_action *cur)
 {

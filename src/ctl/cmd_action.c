@@ -195,8 +195,7 @@ static int get_or_delete(const struct mqtx_ctl_call *a, int i, bool get)
 	/* tc goes on from the word after the verb, which is no verb */
 	mqtx_buf_printf(a->err, TALK);
 	if (i + 1 < a->argc)
-		mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx actions help\".\n",
-				a->argv[i + 1]);
+		mqtx__ctl_unknown_verb(a->err, "actions", a->argv[i + 1], 0);
 	return MQTX_TC_EXIT_ABORT;
 }
 
@@ -294,10 +293,7 @@ int mqtx__ctl_cmd_action(const struct mqtx_ctl_call *c, void *arg)
 		} else if (mqtx__tc_matches(verb, "help")) {
 			return usage(a);
 		} else {
-			mqtx_buf_printf(a->err,
-					"Command \"%s\" is unknown, try \"mqtx actions help\".\n",
-					verb);
-			return MQTX_TC_EXIT_ABORT;
+			return mqtx__ctl_unknown_verb(a->err, "actions", verb, MQTX_TC_EXIT_ABORT);
 		}
 	}
 	return rc;

@@ -655,6 +655,5 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 		return mqtx__ctl_dev_show(c, w.argc, w.argv, false);
 	if (!strcmp(verb, "stats"))
 		return mqtx__ctl_dev_show(c, w.argc, w.argv, true);
-	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx dev help\".\n", verb);
-	return MQTX_TC_EXIT_PARSE;
+	return mqtx__ctl_unknown_verb(c->err, "dev", verb, MQTX_TC_EXIT_PARSE);
 }

@@ -324,9 +324,9 @@ static int sta_run(enum sta_op op, struct mqtx_dev *dev, const struct sta_args *
 	case OP_BA_START:
 		return mqtx_wme_ba_start(dev, a->addr, a->tid, ack);
 	case OP_BA_STOP:
-		break;
+		return mqtx_wme_ba_stop(dev, a->addr, a->tid, ack);
 	}
-	return mqtx_wme_ba_stop(dev, a->addr, a->tid, ack);
+	return -EINVAL; /* no other op */
 }
 
 /* sta or ba: its usage, the words its show may have, the verbs that change a station. */
@@ -365,11 +365,8 @@ static int sta_command(const struct mqtx_ctl_call *c, const struct sta_object *o
 		if (!strcmp(verb, o->verbs[i].word) ||
 		    (o->verbs[i].alias && !strcmp(verb, o->verbs[i].alias)))
 			v = &o->verbs[i];
-	if (!v) {
-		mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb,
-				o->name);
-		return MQTX_TC_EXIT_PARSE;
-	}
+	if (!v)
+		return mqtx__ctl_unknown_verb(c->err, o->name, verb, MQTX_TC_EXIT_PARSE);
 	rc = sta_parse(&a, what, w.argc, w.argv, v->need, v->allow, c->err);
 	if (rc)
 		return rc;

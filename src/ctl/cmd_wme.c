@@ -433,6 +433,5 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
 	}
 	if (mqtx__tc_matches(verb, "classify"))
 		return wme_classify(c, w.argc, w.argv);
-	mqtx_buf_printf(c->err, "Command \"%s\" is unknown, try \"mqtx wme help\".\n", verb);
-	return MQTX_TC_EXIT_PARSE;
+	return mqtx__ctl_unknown_verb(c->err, "wme", verb, MQTX_TC_EXIT_PARSE);
 }

@@ -207,6 +207,12 @@ struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const c
 					  const char **verb);
 
 /**
+ * mqtx__ctl_unknown_verb() - "Command "@verb" is unknown, try "mqtx @object help"." on @err.
+ * Returns @code: tc's objects exit 255 (tc's -1), mqtx's own (dev, wme, sta, ba) 1.
+ */
+int mqtx__ctl_unknown_verb(struct mqtx_buf *err, const char *object, const char *verb, int code);
+
+/**
  * mqtx__ctl_verb_other() - what tc's do_OBJECT() does with a @verb none of the object's
  * handlers took: "help" (or a prefix of it) prints @usage; any other word is unknown ("Command
  * ... is unknown, try "mqtx @object help"."), MQTX_TC_EXIT_ABORT as tc's -1.

@@ -92,6 +92,12 @@ struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const c
 	return a;
 }
 
+int mqtx__ctl_unknown_verb(struct mqtx_buf *err, const char *object, const char *verb, int code)
+{
+	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb, object);
+	return code;
+}
+
 int mqtx__ctl_verb_other(const struct mqtx_ctl_call *a, const char *object, const char *verb,
 			 const char *usage)
 {
@@ -99,8 +105,7 @@ int mqtx__ctl_verb_other(const struct mqtx_ctl_call *a, const char *object, cons
 		mqtx_buf_printf(a->out, "%s", usage);
 		return MQTX_TC_EXIT_OK;
 	}
-	mqtx_buf_printf(a->err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb, object);
-	return MQTX_TC_EXIT_ABORT; /* tc returns -1 */
+	return mqtx__ctl_unknown_verb(a->err, object, verb, MQTX_TC_EXIT_ABORT); /* tc's -1 */
 }
 
 /* ---- the context's devices and watches ---- */
