@@ -40,7 +40,8 @@ $(BUILD)-bench/build.ninja: | deps
 sanitize: $(BUILD)-asan/build.ninja
 	ninja -C $(BUILD)-asan
 	@scripts/bootstrap --check-extra
-	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/scripts/ubsan.supp SLOWDOWN=3 \
+	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/scripts/ubsan.supp \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp SLOWDOWN=3 \
 		scripts/run-tests $(BUILD)-asan
 
 $(BUILD)-asan/build.ninja: | deps

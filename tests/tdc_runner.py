@@ -118,6 +118,16 @@ def run_case(tc, env):
     return ok, msg
 
 
+def print_tail(path, most=40):
+    """The end of the daemon's log, as TAP comments: what it said before a failure."""
+    with open(path, errors='replace') as f:
+        lines = f.read().splitlines()[-most:]
+    if lines:
+        print('# the end of mqtxd\'s output:')
+    for line in lines:
+        print('#   ' + line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--mqtx', required=True)
@@ -193,6 +203,8 @@ def main():
                 print('# mqtxd exited %d on SIGTERM' % rc)
                 failed += 1
         log.close()
+        if failed:
+            print_tail(os.path.join(tmp, 'mqtxd.log'))
         shutil.rmtree(tmp, ignore_errors=True)
     print('# %d failed' % failed)
     return 1 if failed else 0
