@@ -404,6 +404,23 @@ static int local_help(int argc, char **argv, unsigned flags)
 	return code;
 }
 
+/* What option @a takes, for one given without it (the last word); NULL: none of these. */
+static const char *value_of(const char *a)
+{
+	static const struct {
+		const char *opt, *value;
+	} with_value[] = { { "-S", "PATH" },
+			   { "-socket", "PATH" },
+			   { "-batch", "FILE" },
+			   { "-b", "FILE" },
+			   { "-timeout", "SECS" } };
+
+	for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+		if (!strcmp(a, with_value[k].opt))
+			return with_value[k].value;
+	return NULL;
+}
+
 /* -timeout SECS: 0 waits forever. */
 static int parse_timeout(const char *v, int *ms)
 {
@@ -464,7 +481,15 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "Option \"%s\" is unknown, try \"mqtx -help\".\n", argv[i]);
+			const char *want = value_of(a);
+
+			if (want)
+				fprintf(stderr,
+					"Option \"%s\" wants a value (%s), try \"mqtx -help\".\n",
+					argv[i], want);
+			else
+				fprintf(stderr, "Option \"%s\" is unknown, try \"mqtx -help\".\n",
+					argv[i]);
 			return MQTX_TC_EXIT_PARSE;
 		}
 	}
