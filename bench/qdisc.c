@@ -55,7 +55,7 @@ static void ctl_or_die(struct mqtx_ctl *ctl, const char *line)
 
 	mqtx_buf_init(&o);
 	mqtx_buf_init(&e);
-	if (mqtx_ctl_exec_line(ctl, line, 0, &o, &e) != MQTX_CTL_OK) {
+	if (mqtx_ctl_exec_line(ctl, line, 0, &o, &e) != MQTX_TC_EXIT_OK) {
 		fprintf(stderr, "qdisc: \"%s\": %s", line, e.data ? e.data : "failed\n");
 		exit(1);
 	}

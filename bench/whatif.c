@@ -65,7 +65,7 @@ static char *exec_or_die(struct mqtx_ctl *ctl, const char *line, unsigned flags)
 
 	mqtx_buf_init(&o);
 	mqtx_buf_init(&e);
-	if (mqtx_ctl_exec_line(ctl, line, flags, &o, &e) != MQTX_CTL_OK) {
+	if (mqtx_ctl_exec_line(ctl, line, flags, &o, &e) != MQTX_TC_EXIT_OK) {
 		fprintf(stderr, "whatif: \"%s\": %s", line, e.data ? e.data : "failed\n");
 		exit(1);
 	}

@@ -44,15 +44,15 @@ static void test_dev_name_length(void **state)
 	assert_non_null(mqtx_ctl_dev(ctl, "abcdefghijklmno"));
 	free(out);
 	free(err);
-	refused(ctl, "dev add abcdefghijklmnop type null", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add abcdefghijklmnop type null", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"abcdefghijklmnop\" is wrong: \"name\" not a valid ifname\n");
-	refused(ctl, "dev add abcdefghijklmnopqrstuvwxyz012345 type null", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add abcdefghijklmnopqrstuvwxyz012345 type null", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"abcdefghijklmnopqrstuvwxyz012345\" is wrong: \"name\" not a "
 		"valid ifname\n");
-	refused(ctl, "dev add \"a b\" type null", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add \"a b\" type null", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"a b\" is wrong: \"name\" not a valid ifname\n");
 	/* A TAP takes the device's name when it has no ifname: the same rule, checked first. */
-	refused(ctl, "dev add abcdefghijklmnop type tap txqueues 1", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add abcdefghijklmnop type tap txqueues 1", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"abcdefghijklmnop\" is wrong: \"name\" not a valid ifname\n");
 	fixture_free(ctl);
 }
@@ -69,12 +69,12 @@ static void test_ifname_length(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		refused(ctl, lines[i], MQTX_CTL_EHANDLE,
+		refused(ctl, lines[i], MQTX_TC_EXIT_ABORT,
 			"Error: argument \"abcdefghijklmnop\" is wrong: \"ifname\" not a valid "
 			"ifname\n");
-	refused(ctl, "dev add p1 type af_packet ifname \"\"", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add p1 type af_packet ifname \"\"", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"\" is wrong: \"ifname\" not a valid ifname\n");
-	refused(ctl, "dev add p1 type af_packet ifname a/b", MQTX_CTL_EHANDLE,
+	refused(ctl, "dev add p1 type af_packet ifname a/b", MQTX_TC_EXIT_ABORT,
 		"Error: argument \"a/b\" is wrong: \"ifname\" not a valid ifname\n");
 	fixture_free(ctl);
 }
@@ -120,14 +120,14 @@ static void test_dev_named_once(void **state)
 	(void)state;
 	assert_int_equal(mqtx_dev_create(&cfg, &dev), 0);
 	assert_int_equal(mqtx_ctl_add_dev(ctl, dev), 0);
-	refused(ctl, "dev set p0 up", MQTX_CTL_EREFUSED,
+	refused(ctl, "dev set p0 up", MQTX_TC_EXIT_REFUSED,
 		"dev set: p0: veth7: the interface is gone\n");
 	assert_false(mqtx_dev_is_up(dev));
-	refused(ctl, "dev set p0 mtu 1400", MQTX_CTL_EREFUSED,
+	refused(ctl, "dev set p0 mtu 1400", MQTX_TC_EXIT_REFUSED,
 		"dev set: p0: veth7: cannot set mtu: no such interface\n");
 	assert_int_equal(mqtx_dev_mtu(dev), 1500);
 	/* A driver's kind, then the device: "tap: NAME: why" (a TAP takes the device's name). */
-	refused(ctl, "dev add t0 type tap txqueues 300", MQTX_CTL_EREFUSED,
+	refused(ctl, "dev add t0 type tap txqueues 300", MQTX_TC_EXIT_REFUSED,
 		"dev add: t0: tap: 300 queues, a TAP has at most 256\n");
 	fixture_free(ctl);
 }

@@ -1050,7 +1050,7 @@ static void test_split(void **state)
 	/* exec_line refuses the same line and changes nothing */
 	e.len = 0;
 	assert_int_equal(mqtx_ctl_exec_line(ctl, "dev add new0 type null txqueues \"4", 0, &o, &e),
-			 MQTX_CTL_EPARSE);
+			 MQTX_TC_EXIT_PARSE);
 	assert_non_null(strstr(e.data, "Unterminated quote"));
 	assert_null(mqtx_ctl_dev(ctl, "new0"));
 	assert_int_equal(mqtx_ctl_exec_line(ctl, "dev add \"new0\" type null", 0, &o, &e), 0);

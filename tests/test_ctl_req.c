@@ -80,7 +80,7 @@ static char *wait_done(struct mqtx_ctl *ctl, const char *kind, int id)
 	snprintf(line, sizeof(line), "%s show %d", kind, id);
 	for (int i = 0; i < 3000; i++) {
 		free(o);
-		assert_int_equal(fixture_run(ctl, line, &o, NULL), MQTX_CTL_OK);
+		assert_int_equal(fixture_run(ctl, line, &o, NULL), MQTX_TC_EXIT_OK);
 		if (!strstr(o, " running "))
 			return o;
 		usleep(10000);
@@ -139,7 +139,7 @@ static void test_replay_from_fd(void **state)
 	owner_dev(ctl, "r7", 7);
 	assert_int_equal(run_req(ctl, "replay no-such-name.pcap dev r7 topspeed loop 2", fd, 7, 0,
 				 0, &o, &e),
-			 MQTX_CTL_OK);
+			 MQTX_TC_EXIT_OK);
 	assert_non_null(strstr(o, "replay 1 started on r7"));
 	free(o), free(e);
 	o = wait_done(ctl, "replay", 1);
@@ -161,16 +161,16 @@ static void test_replay_needs_fd(void **state)
 
 	(void)state;
 	snprintf(line, sizeof(line), "replay %s/good.pcap dev eth0", data_dir);
-	assert_int_equal(run_req(ctl, line, -1, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
+	assert_int_equal(run_req(ctl, line, -1, 7, 0, 0, &o, &e), MQTX_TC_EXIT_PARSE);
 	assert_non_null(strstr(e, "the file must come open with the command"));
 	assert_string_equal(o, "");
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "dev show eth0", fd, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
+	assert_int_equal(run_req(ctl, "dev show eth0", fd, 7, 0, 0, &o, &e), MQTX_TC_EXIT_PARSE);
 	assert_non_null(strstr(e, "A file came with \"dev\", a command that names none"));
 	assert_string_equal(o, "");
 	assert_false(fd_is_open(fd));
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, "replay show", -1, 7, 0, 0, &o, &e), MQTX_CTL_OK);
+	assert_int_equal(run_req(ctl, "replay show", -1, 7, 0, 0, &o, &e), MQTX_TC_EXIT_OK);
 	assert_string_equal(o, "");
 	free(o), free(e);
 	fixture_free(ctl);
@@ -196,14 +196,14 @@ static void test_not_a_file(void **state)
 	for (int i = 0; i < 3; i++) {
 		assert_true(fds[i] >= 0);
 		assert_int_equal(run_req(ctl, "replay it dev eth0", fds[i], 7, 0, 0, &o, &e),
-				 MQTX_CTL_EPARSE);
+				 MQTX_TC_EXIT_PARSE);
 		if (!strstr(e, want[i]))
 			fail_msg("descriptor %d: \"%s\", want \"%s\"", i, e, want[i]);
 		free(o), free(e);
 	}
 	/* By name (mqtx -batch): the FIFO has no writer, so opening it to read would block. */
 	snprintf(line, sizeof(line), "replay %s dev eth0", fifo);
-	assert_int_equal(fixture_run(ctl, line, &o, &e), MQTX_CTL_EPARSE);
+	assert_int_equal(fixture_run(ctl, line, &o, &e), MQTX_TC_EXIT_PARSE);
 	assert_non_null(strstr(e, "a FIFO, not a capture file"));
 	free(o), free(e);
 	unlink(fifo);
@@ -224,18 +224,18 @@ static void test_dev_file(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/named.pcap", dir);
 	snprintf(line, sizeof(line), "dev add p0 type pcap file %s", path);
-	assert_int_equal(run_req(ctl, line, -1, 7, 0, 0, &o, &e), MQTX_CTL_EPARSE);
+	assert_int_equal(run_req(ctl, line, -1, 7, 0, 0, &o, &e), MQTX_TC_EXIT_PARSE);
 	assert_non_null(strstr(e, "named.pcap: the file must come open with the command"));
 	assert_int_equal(access(path, F_OK), -1);
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "dev add p0 type pcap file rel.pcap", -1, 0, 0, 0, &o, &e),
-			 MQTX_CTL_EPARSE);
+			 MQTX_TC_EXIT_PARSE);
 	assert_string_equal(e, "dev add: rel.pcap: a relative path must come open with the "
 			       "command (the server's working directory is not the client's; mqtx "
 			       "sends it)\n");
 	assert_int_equal(access("rel.pcap", F_OK), -1);
 	free(o), free(e);
-	assert_int_equal(run_req(ctl, line, -1, 0, 0, 0, &o, &e), MQTX_CTL_OK);
+	assert_int_equal(run_req(ctl, line, -1, 0, 0, 0, &o, &e), MQTX_TC_EXIT_OK);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 24); /* the header */
 	free(o), free(e);
@@ -245,14 +245,14 @@ static void test_dev_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(
 		run_req(ctl, "dev add p1 type pcap file elsewhere.pcap", fd, 7, 0, 0, &o, &e),
-		MQTX_CTL_OK);
+		MQTX_TC_EXIT_OK);
 	assert_false(fd_is_open(fd)); /* the device has its own copy */
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 24);
 	assert_int_equal(access("elsewhere.pcap", F_OK), -1);
 	free(o), free(e);
-	assert_int_equal(fixture_run(ctl, "dev del p0", NULL, NULL), MQTX_CTL_OK);
-	assert_int_equal(fixture_run(ctl, "dev del p1", NULL, NULL), MQTX_CTL_OK);
+	assert_int_equal(fixture_run(ctl, "dev del p0", NULL, NULL), MQTX_TC_EXIT_OK);
+	assert_int_equal(fixture_run(ctl, "dev del p1", NULL, NULL), MQTX_TC_EXIT_OK);
 	fixture_free(ctl);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/named.pcap", dir);
@@ -342,9 +342,9 @@ static void test_read_without_lock(void **state)
 	owner_dev(ctl, "r7", 7);
 	assert_int_equal(with_probe(ctl, "replay x dev r7 topspeed", open_data("good.pcap"),
 				    "capture checked"),
-			 MQTX_CTL_OK);
+			 MQTX_TC_EXIT_OK);
 	assert_int_equal(probe.during, 1);
-	assert_int_equal(probe.rc, MQTX_CTL_OK);
+	assert_int_equal(probe.rc, MQTX_TC_EXIT_OK);
 	fixture_free(ctl);
 }
 
@@ -359,9 +359,9 @@ static void test_dev_file_without_lock(void **state)
 	(void)state;
 	assert_int_equal(with_probe(ctl, "dev add p0 type pcap file x.pcap", fd,
 				    "a character device, not a regular file"),
-			 MQTX_CTL_EREFUSED);
+			 MQTX_TC_EXIT_REFUSED);
 	assert_int_equal(probe.during, 1);
-	assert_int_equal(probe.rc, MQTX_CTL_OK);
+	assert_int_equal(probe.rc, MQTX_TC_EXIT_OK);
 	fixture_free(ctl);
 }
 
@@ -379,12 +379,12 @@ static void test_job_limit(void **state)
 		free(o), free(e);
 	}
 	assert_int_equal(run_req(ctl, "gen dev j7 rate 10pps", -1, 7, 2, 0, &o, &e),
-			 MQTX_CTL_EREFUSED);
+			 MQTX_TC_EXIT_REFUSED);
 	assert_string_equal(e, "gen: uid 7 has 2 generators and replays running, its limit; stop "
 			       "one first\n");
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "replay x dev j7", open_data("good.pcap"), 7, 2, 0, &o, &e),
-			 MQTX_CTL_EREFUSED);
+			 MQTX_TC_EXIT_REFUSED);
 	assert_non_null(strstr(e, "replay: uid 7 has 2 generators"));
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "gen dev j8 rate 10pps", -1, 8, 2, 0, &o, &e), 0);
@@ -414,7 +414,7 @@ static void test_pool_limit(void **state)
 	assert_int_equal(run_req(ctl, "gen dev a7 count 1", -1, 7, 0, 1, &o, &e), 0);
 	free(o), free(e);
 	assert_int_equal(run_req(ctl, "gen dev b7 count 1", -1, 7, 0, 1, &o, &e),
-			 MQTX_CTL_EREFUSED);
+			 MQTX_TC_EXIT_REFUSED);
 	assert_string_equal(e, "gen: uid 7 holds 1 packet pools (one per device its jobs were the "
 			       "first to use), its limit; delete one of those devices first\n");
 	free(o), free(e);
@@ -474,7 +474,7 @@ static void denied(struct mqtx_ctl *ctl, unsigned owner, const char *line, const
 {
 	char *before = shown(ctl), *after, *o, *e;
 
-	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_CTL_EREFUSED)
+	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_TC_EXIT_REFUSED)
 		fail_msg("uid %u \"%s\": not refused: %s%s", owner, line, o, e);
 	if (strcmp(e, msg))
 		fail_msg("uid %u \"%s\": says \"%s\", not \"%s\"", owner, line, e, msg);
@@ -489,7 +489,7 @@ static void allowed(struct mqtx_ctl *ctl, unsigned owner, const char *line)
 {
 	char *o, *e;
 
-	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_CTL_OK)
+	if (run_req(ctl, line, -1, owner, 0, 0, &o, &e) != MQTX_TC_EXIT_OK)
 		fail_msg("uid %u \"%s\": %s", owner, line, e);
 	free(o), free(e);
 }
@@ -667,7 +667,7 @@ static void test_dev_file_owners(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(
 		run_req(ctl, "dev add pa type pcap file a.pcap up", fd, UID_A, 0, 0, &o, &e),
-		MQTX_CTL_OK);
+		MQTX_TC_EXIT_OK);
 	free(o), free(e);
 	denied(ctl, UID_B, "dev del pa", "dev del: " OF_A("device pa"));
 	denied(ctl, UID_B, "dev set pa down", "dev set: " OF_A("device pa"));
@@ -677,7 +677,7 @@ static void test_dev_file_owners(void **state)
 	fd = open(b, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(run_req(ctl, "dev add pa type pcap file b.pcap", fd, UID_B, 0, 0, &o, &e),
-			 MQTX_CTL_EREFUSED);
+			 MQTX_TC_EXIT_REFUSED);
 	assert_string_equal(e, "dev add: device \"pa\" already exists\n");
 	assert_false(fd_is_open(fd));
 	assert_int_equal(stat(b, &st), 0);

@@ -398,7 +398,7 @@ static void test_threads_and_replace(void **state)
 	assert_int_equal(mqtx_ctl_add_dev(ctl, m.dev), 0);
 	mqtx_buf_init(&o);
 	mqtx_buf_init(&e);
-	assert_int_equal(mqtx_ctl_exec_line(ctl, roots[0], 0, &o, &e), MQTX_CTL_OK);
+	assert_int_equal(mqtx_ctl_exec_line(ctl, roots[0], 0, &o, &e), MQTX_TC_EXIT_OK);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, mt_sender, &args[i]), 0);
 	for (int i = 1; i <= 20; i++) {
@@ -407,7 +407,7 @@ static void test_threads_and_replace(void **state)
 		/* under traffic: each replace waits for some packets sent since the last */
 		while (atomic_load(&m.sent) < at + 100)
 			sched_yield();
-		assert_int_equal(mqtx_ctl_exec_line(ctl, roots[i & 1], 0, &o, &e), MQTX_CTL_OK);
+		assert_int_equal(mqtx_ctl_exec_line(ctl, roots[i & 1], 0, &o, &e), MQTX_TC_EXIT_OK);
 	}
 	atomic_store(&m.stop, true);
 	for (int i = 0; i < 2; i++)

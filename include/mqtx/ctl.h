@@ -10,11 +10,7 @@
 extern "C" {
 #endif
 
-/* The exit codes of a command are tc's: enum mqtx_tc_exit (<mqtx/tc.h>). Older names: */
-#define MQTX_CTL_OK	  MQTX_TC_EXIT_OK
-#define MQTX_CTL_EPARSE	  MQTX_TC_EXIT_PARSE
-#define MQTX_CTL_EREFUSED MQTX_TC_EXIT_REFUSED
-#define MQTX_CTL_EHANDLE  MQTX_TC_EXIT_ABORT
+/* The exit codes of a command are tc's: enum mqtx_tc_exit (<mqtx/tc.h>). */
 
 /* Flags for mqtx_ctl_exec(). */
 #define MQTX_CTL_F_STATS   0x1u /* -s */

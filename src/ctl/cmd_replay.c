@@ -203,7 +203,7 @@ static int replay_opt(struct rargs *a, enum rword what, const char *w, const cha
 			if (!strcmp(mqtx__rword_refusals[k][0], w))
 				mqtx_buf_printf(err, "replay: \"%s\" is not supported: %s\n", w,
 						mqtx__rword_refusals[k][1]);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	case R_SMAC:
 	case R_DMAC:
 		if (mqtx__parse_mac(v, what == R_SMAC ? cfg->smac : cfg->dmac))
@@ -338,7 +338,7 @@ int mqtx__ctl_cmd_replay(const struct mqtx_ctl_call *c, void *arg)
 	if (rc < 0) {
 		mqtx_buf_printf(c->err,
 				"replay: which capture? Give its FILE (\"mqtx replay help\")\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	cfg.path = argv[rc];
 	rc = replay_opts(argc, argv, rc, &a, c->err);

@@ -69,7 +69,7 @@ static int parse_words(int argc, char **argv, struct whatif_args *a, struct mqtx
 		if (!o) {
 			mqtx_buf_printf(err, "whatif: what is \"%s\"? Try \"mqtx whatif help\".\n",
 					w);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (!v)
 			return mqtx__ctl_incomplete(err);
@@ -79,21 +79,21 @@ static int parse_words(int argc, char **argv, struct whatif_args *a, struct mqtx
 		if (rc == -ENOSPC) {
 			mqtx_buf_printf(err, "whatif: config \"%s\": at most %u configs\n", v,
 					WHATIF_CONFIGS_MAX);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 		if (rc) {
 			mqtx_buf_printf(err, "whatif: invalid %s \"%s\" (%llu..%llu)\n", w, v,
 					(unsigned long long)o->min, (unsigned long long)o->max);
-			return MQTX_CTL_EPARSE;
+			return MQTX_TC_EXIT_PARSE;
 		}
 	}
 	if (!a->nconfigs) {
 		mqtx_buf_printf(err, "whatif: \"config FILE\" is required\n");
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	if (!a->flows)
 		a->flows = MQTX_WHATIF_FLOWS_DEFAULT;
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* Run every line of the configuration @path in @ctl, as mqtxd -c would. */
@@ -101,11 +101,11 @@ static int run_config(struct mqtx_ctl *ctl, const char *path, char *line, struct
 {
 	FILE *f = fopen(path, "r");
 	struct mqtx_buf out, e;
-	int lineno = 0, rc = MQTX_CTL_OK;
+	int lineno = 0, rc = MQTX_TC_EXIT_OK;
 
 	if (!f) {
 		mqtx_buf_printf(err, "whatif: config \"%s\": %s\n", path, strerror(errno));
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	mqtx_buf_init(&out);
 	mqtx_buf_init(&e);
@@ -114,7 +114,7 @@ static int run_config(struct mqtx_ctl *ctl, const char *path, char *line, struct
 		if (!strchr(line, '\n') && !feof(f)) {
 			mqtx_buf_printf(err, "whatif: %s:%d: the line is longer than %d bytes\n",
 					path, lineno, CONFIG_LINE_MAX - 2);
-			rc = MQTX_CTL_EPARSE;
+			rc = MQTX_TC_EXIT_PARSE;
 			break;
 		}
 		rc = mqtx_ctl_exec_line(ctl, line, 0, &out, &e);
@@ -124,7 +124,7 @@ static int run_config(struct mqtx_ctl *ctl, const char *path, char *line, struct
 	}
 	if (!rc && ferror(f)) {
 		mqtx_buf_printf(err, "whatif: config \"%s\": cannot read\n", path);
-		rc = MQTX_CTL_EPARSE;
+		rc = MQTX_TC_EXIT_PARSE;
 	}
 	fclose(f);
 	mqtx_buf_free(&out);
@@ -156,7 +156,7 @@ static int run_one(const struct whatif_args *a, unsigned i, int fd,
 	if (mqtx_clock_new_virtual(0, &clk) || mqtx_ctl_new(&ctl)) {
 		mqtx_clock_free(clk);
 		mqtx_buf_printf(err, "whatif: out of memory\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	ctl->clock = clk;
 	rc = run_config(ctl, path, line, err);
@@ -166,7 +166,7 @@ static int run_one(const struct whatif_args *a, unsigned i, int fd,
 	if (!dev) {
 		mqtx_buf_printf(err, "whatif: config \"%s\" makes no device%s%s%s\n", path,
 				a->dev ? " \"" : "", a->dev ? a->dev : "", a->dev ? "\"" : "");
-		rc = MQTX_CTL_EPARSE;
+		rc = MQTX_TC_EXIT_PARSE;
 		goto free_ctl;
 	}
 	run->config = path;
@@ -175,7 +175,7 @@ static int run_one(const struct whatif_args *a, unsigned i, int fd,
 	run->wall_s = wall_now() - t0;
 	if (rc) {
 		mqtx_buf_printf(err, "whatif: config \"%s\": %s\n", path, msg);
-		rc = rc == -EINVAL ? MQTX_CTL_EPARSE : MQTX_CTL_EREFUSED;
+		rc = rc == -EINVAL ? MQTX_TC_EXIT_PARSE : MQTX_TC_EXIT_REFUSED;
 	}
 free_ctl:
 	mqtx_ctl_free(ctl);
@@ -192,7 +192,7 @@ static int write_plot(const struct whatif_args *a, const struct mqtx_whatif_capt
 
 	if (!f) {
 		mqtx_buf_printf(err, "whatif: plot \"%s\": %s\n", a->plot, strerror(errno));
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	for (unsigned i = 0; i < a->nconfigs; i++)
 		rs[i] = runs[i].r;
@@ -200,9 +200,9 @@ static int write_plot(const struct whatif_args *a, const struct mqtx_whatif_capt
 	if (fclose(f) || rc) {
 		mqtx_buf_printf(err, "whatif: plot \"%s\": cannot write\n", a->plot);
 		unlink(a->plot);
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 /* The capture, checked as replay checks it, then its flows. */
@@ -215,7 +215,7 @@ static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_w
 	*fd = mqtx__replay_open(path, msg, sizeof(msg));
 	if (*fd < 0) {
 		mqtx_buf_printf(err, "whatif: %s: %s\n", path, msg);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	/* The scan reads every record, as the check of a replay does: one pass less. */
 	rc = mqtx__replay_check_file(*fd, msg, sizeof(msg))
@@ -224,9 +224,9 @@ static int open_capture(const char *path, unsigned flows, int *fd, struct mqtx_w
 		mqtx_buf_printf(err, "whatif: %s: %s\n", path, msg);
 		close(*fd);
 		*fd = -1;
-		return rc == -ENOMEM ? MQTX_CTL_EREFUSED : MQTX_CTL_EPARSE;
+		return rc == -ENOMEM ? MQTX_TC_EXIT_REFUSED : MQTX_TC_EXIT_PARSE;
 	}
-	return MQTX_CTL_OK;
+	return MQTX_TC_EXIT_OK;
 }
 
 static int whatif_runs(const struct mqtx_ctl_call *c, const struct whatif_args *a)
@@ -238,7 +238,7 @@ static int whatif_runs(const struct mqtx_ctl_call *c, const struct whatif_args *
 
 	if (!line) {
 		mqtx_buf_printf(c->err, "whatif: out of memory\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	rc = open_capture(a->capture, a->flows, &fd, &cap, c->err);
 	for (unsigned i = 0; !rc && i < a->nconfigs; i++)
@@ -265,16 +265,16 @@ static int cmd_whatif(const struct mqtx_ctl_call *c, void *arg)
 	(void)arg;
 	if (c->argc >= 2 && !strcmp(c->argv[c->argc - 1], "help")) {
 		mqtx_buf_printf(c->out, "%s", usage);
-		return MQTX_CTL_OK;
+		return MQTX_TC_EXIT_OK;
 	}
 	if (c->req) {
 		/* It reads files by name: in the caller's process, with the caller's rights. */
 		mqtx_buf_printf(c->err, "whatif: runs in the mqtx process, not in mqtxd\n");
-		return MQTX_CTL_EREFUSED;
+		return MQTX_TC_EXIT_REFUSED;
 	}
 	if (c->argc < 2) {
 		mqtx_buf_printf(c->err, "whatif: a capture is required\n%s", usage);
-		return MQTX_CTL_EPARSE;
+		return MQTX_TC_EXIT_PARSE;
 	}
 	a.capture = c->argv[1];
 	rc = parse_words(c->argc - 2, c->argv + 2, &a, c->err);
