@@ -137,6 +137,24 @@ static void test_deletions(void **state)
 	cx_teardown(&c);
 }
 
+/* Six tables, 1: to 6:, of @nodes nodes each, into @b. */
+static void add_tables(struct mqtx_tcf_block *b, unsigned nodes)
+{
+	char w[96];
+
+	for (unsigned t = 1; t <= 6; t++) {
+		snprintf(w, sizeof(w), "prio 1 protocol ip handle %u: u32 divisor 1", t);
+		add(b, w);
+		for (unsigned n = 1; n <= nodes; n++) {
+			snprintf(w, sizeof(w),
+				 "prio 1 protocol ip handle %u:0:%u u32 ht %u: match u8 0 0 flowid "
+				 "1:1",
+				 t, n, t);
+			add(b, w);
+		}
+	}
+}
+
 /* Deleting one table takes its nodes and no other table's, wherever it sits among them. */
 static void test_table_deletion_keeps_others(void **state)
 {
@@ -151,18 +169,7 @@ static void test_table_deletion_keeps_others(void **state)
 			struct mqtx_tcf_block *b;
 
 			assert_int_equal(mqtx_tcf_block_get(0, &b), 0);
-			for (unsigned t = 1; t <= 6; t++) {
-				snprintf(w, sizeof(w),
-					 "prio 1 protocol ip handle %u: u32 divisor 1", t);
-				add(b, w);
-				for (unsigned n = 1; n <= sizes[z]; n++) {
-					snprintf(w, sizeof(w),
-						 "prio 1 protocol ip handle %u:0:%u u32 ht %u: "
-						 "match u8 0 0 flowid 1:1",
-						 t, n, t);
-					add(b, w);
-				}
-			}
+			add_tables(b, sizes[z]);
 			snprintf(w, sizeof(w), "prio 1 protocol ip handle %u: u32", gone);
 			assert_int_equal(change(b, MQTX_TCF_DELETE, w), 0);
 			for (unsigned t = 1; t <= 6; t++)

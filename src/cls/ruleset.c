@@ -145,9 +145,10 @@ void mqtx__tcf_proto_free(struct tcf_proto *tp, bool filters)
 	mqtx__free(tp);
 }
 
-/* The filter of @r with @handle (a binary search of its handle order), or NULL. */
-static struct tcf_filter *root_get(const struct tcf_root *r, uint32_t handle)
+/* The filter of @tp with @handle (a binary search of its handle order), or NULL. */
+struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
 {
+	const struct tcf_root *r = tp->root;
 	unsigned lo = 0, hi = r->n;
 
 	while (lo < hi) {
@@ -159,12 +160,6 @@ static struct tcf_filter *root_get(const struct tcf_root *r, uint32_t handle)
 			hi = mid;
 	}
 	return lo < r->n && r->filters[lo]->handle == handle ? r->filters[lo] : NULL;
-}
-
-/* The filter of @tp with @handle, or NULL. */
-struct tcf_filter *mqtx__tcf_proto_get(const struct tcf_proto *tp, uint32_t handle)
-{
-	return root_get(tp->root, handle);
 }
 
 /* The lowest handle from 1 that no filter of @tp has (Linux's idr_alloc_u32 from 1). */

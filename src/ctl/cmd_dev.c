@@ -641,7 +641,7 @@ int mqtx__ctl_cmd_dev(const struct mqtx_ctl_call *c, void *arg)
 	const struct mqtx_ctl_call w = mqtx__ctl_after_verb(c, "show", &verb);
 
 	(void)arg;
-	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
+	if (mqtx__ctl_asks_help(verb, &w)) {
 		dev_usage(c->out);
 		return MQTX_TC_EXIT_OK;
 	}

@@ -185,7 +185,8 @@ static int qorder_build(struct mqtx_dev *dev, struct mqtx_qdisc *root, bool invi
 /*
  * Call @fn on each qdisc of @s->dev's tree (@invisible: the invisible ones too) in the order a
  * dump lists them: the root, then those below it in Linux's hash order (struct qorder). The
- * caller holds the device's config lock. Returns 0, or -ENOMEM when the list could not be ordered (@fn not called).
+ * caller holds the device's config lock. Returns 0, or -ENOMEM when the list could not be
+ * ordered (@fn not called).
  */
 static int walk_qdiscs(struct show *s, bool invisible,
 		       void (*fn)(struct show *s, struct mqtx_qdisc *q))

@@ -352,7 +352,7 @@ static int sta_command(const struct mqtx_ctl_call *c, const struct sta_object *o
 	int rc, err;
 
 	snprintf(what, sizeof(what), "%s %s", o->name, verb);
-	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
+	if (mqtx__ctl_asks_help(verb, &w)) {
 		o->usage(c->out);
 		return MQTX_TC_EXIT_OK;
 	}

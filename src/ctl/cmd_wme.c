@@ -427,7 +427,7 @@ int mqtx__ctl_cmd_wme(const struct mqtx_ctl_call *c, void *arg)
 	const struct mqtx_ctl_call w = mqtx__ctl_after_verb(c, "help", &verb);
 
 	(void)arg;
-	if (!strcmp(verb, "help") || (w.argc && !strcmp(w.argv[w.argc - 1], "help"))) {
+	if (mqtx__ctl_asks_help(verb, &w)) {
 		wme_usage(c->out);
 		return MQTX_TC_EXIT_OK;
 	}

@@ -207,6 +207,12 @@ struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const c
 					  const char **verb);
 
 /**
+ * mqtx__ctl_asks_help() - whether a command of mqtx's own objects (dev, wme, sta, ba) asks for
+ * its usage: @verb "help", or "help" as the last of the words @w after it.
+ */
+bool mqtx__ctl_asks_help(const char *verb, const struct mqtx_ctl_call *w);
+
+/**
  * mqtx__ctl_unknown_verb() - "Command "@verb" is unknown, try "mqtx @object help"." on @err.
  * Returns @code: tc's objects exit 255 (tc's -1), mqtx's own (dev, wme, sta, ba) 1.
  */

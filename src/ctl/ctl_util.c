@@ -92,6 +92,11 @@ struct mqtx_ctl_call mqtx__ctl_after_verb(const struct mqtx_ctl_call *c, const c
 	return a;
 }
 
+bool mqtx__ctl_asks_help(const char *verb, const struct mqtx_ctl_call *w)
+{
+	return !strcmp(verb, "help") || (w->argc && !strcmp(w->argv[w->argc - 1], "help"));
+}
+
 int mqtx__ctl_unknown_verb(struct mqtx_buf *err, const char *object, const char *verb, int code)
 {
 	mqtx_buf_printf(err, "Command \"%s\" is unknown, try \"mqtx %s help\".\n", verb, object);
